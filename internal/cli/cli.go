@@ -1,0 +1,67 @@
+// Package cli is the glue shared by tracepriv's subcommands: output in text
+// or JSON, the random source chosen by --seed, progress bars, and errors
+// that map to exit status 1.
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/tracepriv/tracepriv/noise"
+)
+
+// Env carries the global flags into a subcommand.
+type Env struct {
+	JSON    bool
+	Seed    uint64
+	SeedSet bool
+	Quiet   bool
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+// Source returns the random source the user asked for: crypto/rand unless
+// --seed was given. A seeded source is announced on stderr, because its
+// output carries no privacy guarantee.
+func (e *Env) Source() noise.Source {
+	if e.SeedSet {
+		if !e.Quiet {
+			fmt.Fprintf(e.Stderr, "tracepriv: warning: using seeded randomness (--seed %d); output is reproducible and NOT private\n", e.Seed)
+		}
+		return noise.Seeded(e.Seed)
+	}
+	return noise.Secure()
+}
+
+// Emit prints v as indented JSON with --json, or calls text otherwise.
+func (e *Env) Emit(v any, text func(w io.Writer) error) error {
+	if e.JSON {
+		enc := json.NewEncoder(e.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	return text(e.Stdout)
+}
+
+// Progress returns a progress bar on stderr for long work. It is silent when
+// stderr is not a terminal, with --json, or with --quiet, so scripted output
+// stays clean.
+func (e *Env) Progress(total int, what string) *progressbar.ProgressBar {
+	f, ok := e.Stderr.(*os.File)
+	if e.JSON || e.Quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return progressbar.DefaultSilent(int64(total), what)
+	}
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+	)
+}
