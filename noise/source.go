@@ -1,7 +1,6 @@
 package noise
 
 import (
-	"bufio"
 	crand "crypto/rand"
 	"encoding/binary"
 	"fmt"
@@ -19,27 +18,35 @@ type Source interface {
 	Uint64() uint64
 }
 
-// secureSource reads crypto/rand through a buffer. It is safe for concurrent
-// use.
+// secureSource reads crypto/rand into a 4 KiB buffer and hands it out 8
+// bytes at a time. It is safe for concurrent use.
 type secureSource struct {
-	mu sync.Mutex
-	r  *bufio.Reader
-	b  [8]byte
+	mu  sync.Mutex
+	buf [4096]byte
+	off int // next unread byte; len(buf) means empty
 }
 
 // Secure returns a source backed by crypto/rand. It panics only if the
 // operating system's random source fails, as crypto/rand itself does.
 func Secure() Source {
-	return &secureSource{r: bufio.NewReaderSize(crand.Reader, 1<<12)}
+	return &secureSource{off: 4096}
 }
 
 func (s *secureSource) Uint64() uint64 {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := io.ReadFull(s.r, s.b[:]); err != nil {
-		panic("noise: crypto/rand failed: " + err.Error())
+	if s.off == len(s.buf) {
+		if _, err := io.ReadFull(crand.Reader, s.buf[:]); err != nil {
+			s.mu.Unlock()
+			panic("noise: crypto/rand failed: " + err.Error())
+		}
+		s.off = 0
 	}
-	return binary.LittleEndian.Uint64(s.b[:])
+	u := binary.LittleEndian.Uint64(s.buf[s.off:])
+	// Wipe what was handed out so the buffer never holds used randomness.
+	clear(s.buf[s.off : s.off+8])
+	s.off += 8
+	s.mu.Unlock()
+	return u
 }
 
 // seededSource is a deterministic ChaCha8 stream. It is NOT safe for

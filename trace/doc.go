@@ -1,7 +1,86 @@
 // Package trace is the location-trace model of tracepriv: timestamped WGS84
-// points of one user, their validation, and streaming readers and writers
-// for GeoLife PLT, CSV, GeoJSON and GPX 1.1.
+// points of one user, their validation and cleaning, and streaming readers
+// and writers for GeoLife PLT, CSV, GeoJSON and GPX 1.1.
 //
 // Timestamps are treated as public throughout tracepriv: mechanisms keep
 // them and design their noise from them, never from the coordinates.
+//
+// # Reading and writing
+//
+// NewReader returns a Reader in the shape of encoding/csv: Next yields one
+// trace at a time and io.EOF at the end. PLT and CSV are read line by line
+// and GPX token by token with encoding/xml, so memory stays bounded by the
+// largest trace; GeoJSON is decoded as a whole document (with
+// encoding/json's tokenizer, keeping byte offsets so errors still name a
+// line). ReadFile and WriteFile wrap them for files; WriteFile replaces its
+// target atomically.
+//
+// A bad record is a *ParseError naming the file, line, field and offending
+// text, e.g. `data/x.plt:12: field "lat": "39.9x" is not a number`. By
+// default the first one stops reading; with ReadOptions.Lenient bad records
+// are skipped and listed in the Report, so nothing is dropped silently.
+// Truncated files (a PLT header of fewer than six lines, an unterminated
+// XML or JSON document) are errors in both modes. A point that exactly
+// repeats the one before it is dropped and counted (Report.Deduplicated);
+// a point with the previous timestamp but another position is a bad record
+// (ErrTimeConflict).
+//
+// The formats:
+//
+//   - PLT (GeoLife 1.3): six header lines, then
+//     lat,lon,0,altitude_feet,days_since_1899-12-30,date,time. Altitude
+//     -777 means unknown (NaN); feet are converted to metres (1 ft =
+//     0.3048 m exactly). Times come from the date and time columns, in
+//     ReadOptions.Location (UTC by default), and must agree with the day
+//     number to within a second; the day number alone is used when they
+//     are empty. The writer keeps GeoLife's layout (CRLF, UTC) and puts
+//     sub-second time in the day number, so PLT round-trips times to the
+//     millisecond. A PLT file holds one trace.
+//   - CSV with a header row naming at least time, lat and lon (aliases such
+//     as t, latitude, lng are accepted) and optionally uid and alt; any
+//     other column becomes a point attribute, empty cells being absent.
+//     Times are RFC 3339 (zone-less times are in ReadOptions.Location) or
+//     Unix seconds, integer or fractional, parsed exactly to the
+//     nanosecond. A new trace starts whenever the uid changes. The writer
+//     emits RFC 3339 with as many fractional digits as needed.
+//   - GeoJSON: a Feature or FeatureCollection. A LineString feature is one
+//     trace, with a "times" property (RFC 3339 strings or Unix seconds, one
+//     per position) and optional "uid", "name", "alts" (altitudes, null
+//     when unknown) and "attrs" (one object per point). Point features with
+//     a "time" property are grouped by "uid" into traces and sorted by
+//     time; their other properties become attributes. A LineString's other
+//     properties are not read; other geometry types are bad records. The
+//     writer emits one LineString per trace, with altitude as the third
+//     coordinate when every point has one. Positions are decoded by hand
+//     rather than with paulmach/orb, whose two-dimensional points would
+//     drop altitude.
+//   - GPX 1.1: one trace per track segment (<trk><trkseg><trkpt>), with
+//     <ele> and a required <time>. Point <extensions> are flattened into
+//     attributes by leaf element name; waypoints and routes are not read.
+//     The writer emits valid GPX 1.1 with its namespace, times in UTC,
+//     longitude 180 as -180 (the schema's range is [-180, 180)), and the
+//     uid and attributes as tracepriv extensions (namespace
+//     https://github.com/tracepriv/tracepriv/gpx/1).
+//
+// Coordinates are written in the shortest form that parses back to the same
+// float64, so conversions between formats lose nothing but what a format
+// cannot hold (names in CSV and PLT, time zones in GPX and PLT, attributes
+// in PLT).
+//
+// # Operations
+//
+// Dedup keeps one point per timestamp and counts exact repeats apart from
+// conflicting fixes. Segment splits on time gaps, SegmentBySpeed keeps the
+// stretches whose every step is slower than a threshold (as the predictive
+// mechanism's case study selects slow movement), FilterSpeed drops outliers
+// reached at impossible speeds, Resample interpolates at regular times in
+// local east-north-up planes (package geo), and Summarize reports sampling
+// intervals, speeds and extent. Speeds are great-circle (haversine)
+// distances over time, in metres per second.
+//
+// References: Zheng et al., "GeoLife GPS Trajectories 1.3 User Guide",
+// Microsoft Research, 2011; RFC 7946 (GeoJSON); GPX 1.1 schema,
+// https://www.topografix.com/GPX/1/1/; RFC 3339; Hyndman and Fan, "Sample
+// quantiles in statistical packages", The American Statistician 50(4),
+// 1996 (the type 7 quantiles of Summarize).
 package trace

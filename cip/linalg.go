@@ -1,0 +1,81 @@
+package cip
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// checkPair validates a prior covariance and a noise covariance.
+func checkPair(sigma, sigmaG mat.Symmetric) (int, error) {
+	if sigma == nil || sigmaG == nil {
+		return 0, fmt.Errorf("cip: nil covariance")
+	}
+	n := sigma.SymmetricDim()
+	if n == 0 {
+		return 0, fmt.Errorf("cip: empty prior covariance")
+	}
+	if m := sigmaG.SymmetricDim(); m != n {
+		return 0, fmt.Errorf("cip: noise covariance is %dx%d, prior is %dx%d", m, m, n, n)
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			if a, b := sigma.At(i, j), sigmaG.At(i, j); math.IsNaN(a+b) || math.IsInf(a+b, 0) {
+				return 0, fmt.Errorf("cip: covariance entry (%d,%d) is not finite", i, j)
+			}
+		}
+	}
+	return n, nil
+}
+
+// addSym returns a + b.
+func addSym(a, b mat.Symmetric) *mat.SymDense {
+	var s mat.SymDense
+	s.AddSym(a, b)
+	return &s
+}
+
+// symmetrize returns (a + a^T)/2 of a square matrix.
+func symmetrize(a mat.Matrix) *mat.SymDense {
+	n, _ := a.Dims()
+	s := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, (a.At(i, j)+a.At(j, i))/2)
+		}
+	}
+	return s
+}
+
+// eigExtremes returns the smallest and largest eigenvalues of a.
+func eigExtremes(a mat.Symmetric) (lo, hi float64, err error) {
+	if a.SymmetricDim() == 1 {
+		v := a.At(0, 0)
+		return v, v, nil
+	}
+	var e mat.EigenSym
+	if !e.Factorize(a, false) {
+		return 0, 0, fmt.Errorf("cip: eigendecomposition did not converge")
+	}
+	v := e.Values(nil)
+	return v[0], v[len(v)-1], nil
+}
+
+// invSmall inverts a small symmetric positive definite matrix (k x k for
+// a secret of k coordinates), or reports that it is not positive definite.
+func invSmall(a mat.Symmetric) (*mat.SymDense, bool) {
+	var c mat.Cholesky
+	if !c.Factorize(a) {
+		return nil, false
+	}
+	var inv mat.SymDense
+	if err := c.InverseTo(&inv); err != nil {
+		var cond mat.Condition
+		if !errors.As(err, &cond) {
+			return nil, false
+		}
+	}
+	return &inv, true
+}

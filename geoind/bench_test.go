@@ -1,0 +1,90 @@
+package geoind
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// BenchmarkStep measures one predictive step (test + possible noise) with
+// the secure and the seeded source.
+func BenchmarkStep(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		src  noise.Source
+	}{{"secure", noise.Secure()}, {"seeded", noise.Seeded(1)}} {
+		b.Run(c.name, func(b *testing.B) {
+			m := &Mechanism{
+				Manager: FixedUtility{Params: Params{Epsilon: 1e9}, Accuracy: 3000},
+				Noise:   PlanarLaplace{Grid: 1},
+			}
+			st, err := m.Step(nil, Vec{}, time.Unix(0, 0), c.src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r := Run{st}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := m.Step(r, Vec{X: float64(i % 5000)}, time.Unix(60, 0), c.src); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		})
+	}
+}
+
+// BenchmarkSessionQuery measures a query on a session with a 30-step run
+// (the Lemma 2 replay is only done on Resume, not per query).
+func BenchmarkSessionQuery(b *testing.B) {
+	cfg := Config{Manager: "fixed-rate", Params: Params{Epsilon: 1e9, PR0: 0.5}, Rate: 1e-3,
+		Origin: LatLon{Lat: 39.9, Lon: 116.4}, Noise: PlanarLaplace{Grid: 1}}
+	s, err := NewSession(cfg, noise.Secure())
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Unix(1.2e9, 0)
+	for i := range 30 {
+		if _, err := s.Query(geo.Point{Lat: 39.98, Lon: 116.32}, t0.Add(time.Duration(i)*time.Minute)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		st := s.State()
+		s2, err := Resume(st, noise.Secure())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s2.Query(geo.Point{Lat: 39.98, Lon: 116.32}, t0.Add(time.Hour)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCaseStudy runs the full section V protocol (11 jump
+// probabilities × 10 samplings × 6 mechanisms) on the bundled 37-minute
+// GeoLife trace; `tracepriv repro predictive` does this for every trace.
+func BenchmarkCaseStudy(b *testing.B) {
+	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{Name: sample.Name})
+	if err != nil {
+		b.Fatal(err)
+	}
+	trs, err := trace.ReadAll(r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := DefaultCaseStudy()
+	src := noise.Seeded(1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := cs.Run(trs, src, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

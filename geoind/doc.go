@@ -1,0 +1,106 @@
+// Package geoind implements geo-indistinguishability for online location
+// queries: the planar Laplace mechanism and the predictive mechanism of
+// Chatzikokolakis, Palamidessi and Stronati, with its private test, budget
+// managers, skip strategies and a persistable Session.
+//
+// # Privacy notion
+//
+// Locations live on a tangent Plane with a public origin; d is the
+// Euclidean distance there (metres). A mechanism K is ε·d-private
+// (geo-indistinguishable) if K(x)(Z) <= e^{ε d(x,x')} K(x')(Z) for all
+// secrets x, x' and output sets Z. ε is per metre: ε = ε*/r* protects
+// within radius r* at level ε* (the paper's case study: ln 10 per 100 m).
+// Traces use d_∞(x, x') = max_i d(x_i, x'_i).
+//
+// # Noise mechanism N(ε)
+//
+// PlanarLaplace adds noise of density ε²/(2π)·e^{-ε‖z‖}, drawn by
+// noise.PlanarLaplace with the exact radius (E₁+E₂)/ε. Its accuracy is
+// α_N(δ) = C_ε⁻¹(δ) = -(W₋₁((δ-1)/e)+1)/ε (3.8897/ε at δ = 0.9) and its
+// mean error 2/ε (NoiseAccuracy, ExpectedError).
+//
+// Truncation (Region) remaps every output outside a rectangle to the
+// nearest point inside; it is post-processing of the release, so the
+// guarantee is unchanged and no probability mass depends on the secret
+// through a normaliser (rejection sampling would inflate ε near borders).
+//
+// Discretisation (Grid = u): the secret is snapped to the grid, noise is
+// added, and the result is remapped to the nearest in-region grid point.
+// In exact arithmetic that is post-processing too. The correction of
+// Andrés et al. (CCS'13, §5) pays for floating point, and we derive our own
+// bound for our sampler. Couple the implemented sample Ŷ with the ideal
+// Y = x + R(cos Θ, sin Θ): when R <= R_max, |Ŷ - Y| <= Δ, where Δ =
+// (R_max + 10^7 m)·2^-46 bounds the rounding of the angle 2πU, the radius
+// (E₁+E₂)/ε, sin/cos and the coordinate sums (each within a few ulps,
+// 2^-52, of its ideal value; 2^-46 leaves a factor 64). R_max is set by
+// P(R > R_max) = (1+εR_max)e^{-εR_max} = τ = 2^-64. Each output's preimage
+// S is an axis-aligned cell of side u (a half-strip or quadrant on the
+// region's border). Growing or shrinking S by Δ changes its ideal
+// probability by a factor within 1 ± η,
+//
+//	η = (4Δ/u)(1 + Δ/u)·e^{√2·ε(u+Δ)},
+//
+// because each band of width Δ along a side has, line by line, at most Δ/u
+// of the mass of the adjacent strip of width u inside S, at density ratio
+// at most e^{ε(u+Δ)} (corner squares: (Δ/u)², ratio e^{√2ε(u+Δ)}). Hence
+// for every output set Z,
+//
+//	P̂(Z|x) <= ((1+η)/(1-η))·e^{εd(x,x')}·P̂(Z|x') + τ(1 + ((1+η)/(1-η))e^{εd(x,x')}),
+//
+// and for grid secrets (d >= u when x ≠ x') the multiplicative factor is at
+// most e^{ε'd} with
+//
+//	ε' = ε + (1/u)·ln((1+η)/(1-η))                                   (GridCorrection)
+//
+// which has the form of Andrés et al.'s ε + (1/u)ln((q+2e^{εu})/(q-2e^{εu}))
+// with our own constants. The mechanism samples at ε_s = ε - c̄ (c̄ the
+// correction bounded over [ε/2, ε], SamplingEpsilon), so a grid release
+// budgeted at ε is ε-private between grid points up to the additive
+// τ(1+e^{εd}) ≈ 5·10^-20·(1+e^{εd}). Without a grid the release is the
+// textbook floating-point planar Laplace: exact in real arithmetic, with
+// the usual caveat about low-order bits (Mironov 2012); use a grid (1 m
+// costs a relative 10^-4 to 10^-6 of ε) for releases to untrusted parties.
+//
+// # Predictive mechanism
+//
+// A run r = [(z₁,b₁), …] lists reported values and public hard/easy flags.
+// At each step the budget Manager returns β(r) = (ε_θ, ε_N, l), the
+// Predictor guesses z̃ = Ω(r) (Parrot: the last reported value; Linear:
+// 2z₁ - z₀ over the last two hard values), and the Test
+//
+//	Θ(ε_θ, l, z̃)(x) = easy iff d(x, z̃) <= l + Lap(ε_θ)
+//
+// decides whether z̃ is reported (easy) or fresh noise N(ε_N) is (hard).
+// Θ is ε_θ·d-private because d(·, z̃) is 1-Lipschitz (Fact 1); it uses the
+// secure lattice Laplace of package noise (see Test for the resolution).
+// By Lemma 2 the run costs
+//
+//	ε_β(r) = Σ_i β_θ(r_<i) + b_i·β_N(r_<i)                            (Accounting)
+//
+// and with an ε-bounded manager PM is ε·d_∞-private (Theorem 3). Skip
+// strategies use the conventions Θ(0, -∞) (ModeNoise: straight to noise,
+// used at the first step when there is nothing to predict) and Θ(0, +∞)
+// (ModePredict: the prediction for free, when MaxSpeed × the time since
+// the last hard point is at most l; timestamps are public). ModePredict
+// steps carry no accuracy bound.
+//
+// The managers follow section IV-C with c_N = ε·α_N(δ), c_θ = ε·α_θ(δ)
+// (α_θ the one-sided Laplace quantile, ln 5/ε at 0.9), α_N = η(l + α_θ)
+// and γ = α_θ/l: FixedUtility (Fig. 6) sets ε_N = c_N/α, ε_θ =
+// η c_θ(1+1/γ)/α, l = c_θ/(γ ε_θ); FixedRate (Fig. 7) solves ρ = ε_θ +
+// (1-PR)ε_N. Both stop (ErrExhausted) when the budget left cannot pay a
+// hard step, so ε(r) <= ε always; FixedRate and IM at a fixed rate may
+// scale the last step down to the budget left.
+//
+// # References
+//
+// K. Chatzikokolakis, C. Palamidessi, M. Stronati. A predictive
+// differentially-private mechanism for mobility traces. PETS 2014.
+//
+// M. E. Andrés, N. E. Bordenabe, K. Chatzikokolakis, C. Palamidessi.
+// Geo-indistinguishability: differential privacy for location-based
+// systems. CCS 2013.
+//
+// I. Mironov. On significance of the least significant bits for
+// differential privacy. CCS 2012.
+package geoind

@@ -1,0 +1,166 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// DefaultMaxJitter is the largest diagonal jitter Factorize adds, relative
+// to the mean diagonal of the matrix. Beyond it the matrix is treated as
+// not positive definite: a larger perturbation would change the privacy
+// accounting by more than rounding does.
+const DefaultMaxJitter = 1e-6
+
+// ErrNotPositiveDefinite is returned (wrapped) when a matrix cannot be
+// factorised even with the largest permitted jitter.
+var ErrNotPositiveDefinite = errors.New("matrix is not positive definite")
+
+// Factor is a Cholesky factorisation of a symmetric positive definite
+// matrix, possibly of the matrix plus Jitter on its diagonal.
+type Factor struct {
+	chol   mat.Cholesky
+	jitter float64
+	n      int
+}
+
+// Jitter returns the absolute value added to the diagonal before the
+// factorisation succeeded; zero means the matrix was factorised as given.
+func (f *Factor) Jitter() float64 { return f.jitter }
+
+// Size returns the order of the factorised matrix.
+func (f *Factor) Size() int { return f.n }
+
+// Cholesky returns the underlying factorisation (of a + Jitter I).
+func (f *Factor) Cholesky() *mat.Cholesky { return &f.chol }
+
+// Factorize computes the Cholesky factorisation of a, adding the smallest
+// jitter from the ladder 0, 1e-15, 1e-14, ..., maxRel (all relative to the
+// mean diagonal of a) with which it succeeds. maxRel <= 0 means
+// DefaultMaxJitter. The jitter used is reported by Factor.Jitter.
+func Factorize(a mat.Symmetric, maxRel float64) (*Factor, error) {
+	if maxRel <= 0 {
+		maxRel = DefaultMaxJitter
+	}
+	n := a.SymmetricDim()
+	if n == 0 {
+		return nil, fmt.Errorf("gp: factorize: empty matrix")
+	}
+	scale := 0.0
+	for i := range n {
+		d := a.At(i, i)
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			return nil, fmt.Errorf("gp: factorize: diagonal entry %d is %v", i, d)
+		}
+		scale += d
+	}
+	scale /= float64(n)
+	if !(scale > 0) {
+		return nil, fmt.Errorf("gp: factorize: mean diagonal %v: %w", scale, ErrNotPositiveDefinite)
+	}
+	f := &Factor{n: n}
+	if f.chol.Factorize(a) {
+		return f, nil
+	}
+	work := mat.NewSymDense(n, nil)
+	for rel := 1e-15; rel <= maxRel*(1+1e-9); rel *= 10 {
+		work.CopySym(a)
+		j := rel * scale
+		for i := range n {
+			work.SetSym(i, i, work.At(i, i)+j)
+		}
+		if f.chol.Factorize(work) {
+			f.jitter = j
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("gp: factorize: no jitter up to %g x mean diagonal suffices: %w", maxRel, ErrNotPositiveDefinite)
+}
+
+// ignoreCondition drops mat.Condition errors: the solve has been carried
+// out, and near-singularity is already accounted for by the jitter.
+func ignoreCondition(err error) error {
+	var c mat.Condition
+	if errors.As(err, &c) {
+		return nil
+	}
+	return err
+}
+
+// SolveTo solves (a + Jitter I) x = b into dst.
+func (f *Factor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
+	return ignoreCondition(f.chol.SolveTo(dst, b))
+}
+
+// SolveVecTo solves (a + Jitter I) x = b into dst.
+func (f *Factor) SolveVecTo(dst *mat.VecDense, b mat.Vector) error {
+	return ignoreCondition(f.chol.SolveVecTo(dst, b))
+}
+
+// HalfSolveTo writes L^-1 b into dst, where a + Jitter I = L L^T. Then
+// b^T a^-1 b = (L^-1 b)^T (L^-1 b), which is how quadratic forms are
+// evaluated without cancellation.
+func (f *Factor) HalfSolveTo(dst *mat.Dense, b mat.Matrix) error {
+	var l mat.TriDense
+	f.chol.LTo(&l)
+	return ignoreCondition(dst.Solve(&l, b))
+}
+
+// LogDet returns log det(a + Jitter I).
+func (f *Factor) LogDet() float64 { return f.chol.LogDet() }
+
+// Quad returns b^T (a + Jitter I)^-1 b.
+func (f *Factor) Quad(b mat.Vector) (float64, error) {
+	var w mat.Dense
+	if err := f.HalfSolveTo(&w, b); err != nil {
+		return 0, err
+	}
+	q := 0.0
+	for i := range f.n {
+		v := w.At(i, 0)
+		q += v * v
+	}
+	return q, nil
+}
+
+// EigenFactor is an eigendecomposition a = V diag(values) V^T of a
+// symmetric positive semidefinite matrix, for callers that want
+// pseudo-inverse semantics instead of jitter.
+type EigenFactor struct {
+	Values  []float64
+	Vectors *mat.Dense
+	// Cutoff is the threshold below which eigenvalues are treated as zero
+	// by PseudoSolveVecTo: n * machine epsilon * the largest eigenvalue.
+	Cutoff float64
+}
+
+// FactorizeEigen eigendecomposes a. Eigenvalues are ascending.
+func FactorizeEigen(a mat.Symmetric) (*EigenFactor, error) {
+	var e mat.EigenSym
+	if !e.Factorize(a, true) {
+		return nil, fmt.Errorf("gp: eigendecomposition did not converge")
+	}
+	ef := &EigenFactor{Values: e.Values(nil), Vectors: &mat.Dense{}}
+	e.VectorsTo(ef.Vectors)
+	n := len(ef.Values)
+	ef.Cutoff = float64(n) * 0x1p-52 * math.Abs(ef.Values[n-1])
+	return ef, nil
+}
+
+// PseudoSolveVecTo writes the minimum-norm least-squares solution of
+// a x = b, ignoring eigenvalues below Cutoff, into dst.
+func (e *EigenFactor) PseudoSolveVecTo(dst *mat.VecDense, b mat.Vector) {
+	n := len(e.Values)
+	var c mat.VecDense
+	c.MulVec(e.Vectors.T(), b)
+	for i := range n {
+		if e.Values[i] > e.Cutoff {
+			c.SetVec(i, c.AtVec(i)/e.Values[i])
+		} else {
+			c.SetVec(i, 0)
+		}
+	}
+	dst.MulVec(e.Vectors, &c)
+}

@@ -1,0 +1,348 @@
+package gp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Series is one observed trace coordinate: values Y at times T.
+type Series struct {
+	T, Y []float64
+}
+
+// Bound is a closed interval [Lo, Hi] for a positive hyperparameter, in
+// natural units. Lo == Hi fixes the hyperparameter at that value.
+type Bound struct{ Lo, Hi float64 }
+
+// FitOptions configures Fit.
+type FitOptions struct {
+	// Bounds maps hyperparameter names (as in Kernel.Params) to bounds.
+	// Unlisted hyperparameters range over [1e-5, 1e5], as in scikit-learn.
+	Bounds map[string]Bound
+	// Noise is the nugget variance added to the Gram matrix: fixed when
+	// Noise.Lo == Noise.Hi, fitted otherwise (started at the geometric
+	// mean of the bounds). The zero value fixes it at 1e-10, scikit-learn's
+	// default alpha.
+	Noise Bound
+	// Restarts is the number of extra starting points after the kernel's
+	// own hyperparameters, placed deterministically (a Halton sequence in
+	// log space) so fits are reproducible.
+	Restarts int
+	// Standardize de-means each series and scales it to unit variance
+	// before fitting, as the paper's preprocessing does.
+	Standardize bool
+}
+
+// PaperFitOptions returns the options of Meehan and Chaudhuri's
+// preprocess_geolife.py: each series de-meaned and scaled to unit
+// (population) variance, RBF variance fixed at 1, lengthscale in [1, 40]
+// started at 8, nugget fixed at 0.0025 (scikit-learn's alpha in their
+// code). Their times are seconds from the start of the trace, so the
+// bounds are in seconds; l_eff is then the fitted lengthscale divided by
+// the trace's median sampling period (MedianPeriod).
+func PaperFitOptions() FitOptions {
+	return FitOptions{
+		Bounds:      map[string]Bound{"variance": {1, 1}, "lengthscale": {1, 40}},
+		Noise:       Bound{0.0025, 0.0025},
+		Standardize: true,
+	}
+}
+
+// FitResult is the outcome of Fit.
+type FitResult struct {
+	Kernel Kernel
+	Noise  float64
+	// LogLikelihood is the summed log marginal likelihood at the optimum
+	// (of the standardised data if Standardize was set).
+	LogLikelihood float64
+	// Starts is the number of optimisations run; Failed how many of them
+	// ended in an error or a non-finite likelihood.
+	Starts, Failed int
+	// MaxJitter is the largest diagonal jitter any likelihood evaluation at
+	// the optimum needed beyond the nugget.
+	MaxJitter float64
+}
+
+// Fit maximises the sum over data of the log marginal likelihood of k plus
+// a nugget, starting from k's hyperparameters and opts.Restarts other
+// points, and returns the best fit. All series share the hyperparameters;
+// fit series one at a time for per-trace fits as in the paper.
+func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
+	if err := Validate(k); err != nil {
+		return nil, err
+	}
+	if len(data) == 0 {
+		return nil, errors.New("gp: fit: no data")
+	}
+	series := make([]Series, len(data))
+	for i, s := range data {
+		if len(s.T) != len(s.Y) {
+			return nil, fmt.Errorf("gp: fit: series %d has %d times and %d values", i, len(s.T), len(s.Y))
+		}
+		if len(s.T) < 2 {
+			return nil, fmt.Errorf("gp: fit: series %d has %d points, need at least 2", i, len(s.T))
+		}
+		for j, y := range s.Y {
+			if math.IsNaN(y) || math.IsInf(y, 0) || math.IsNaN(s.T[j]) || math.IsInf(s.T[j], 0) {
+				return nil, fmt.Errorf("gp: fit: series %d point %d is not finite", i, j)
+			}
+		}
+		y := append([]float64(nil), s.Y...)
+		if opts.Standardize {
+			m := floats.Sum(y) / float64(len(y))
+			floats.AddConst(-m, y)
+			sd := math.Sqrt(floats.Dot(y, y) / float64(len(y)))
+			if sd > 0 {
+				floats.Scale(1/sd, y)
+			}
+		}
+		series[i] = Series{T: s.T, Y: y}
+	}
+
+	ps := k.Params()
+	np := len(ps) + 1 // the last parameter is the nugget
+	lo, hi := make([]float64, np), make([]float64, np)
+	init := make([]float64, np)
+	for i, p := range ps {
+		b, ok := opts.Bounds[p.Name]
+		if !ok {
+			b = Bound{1e-5, 1e5}
+		}
+		if !(b.Lo > 0) || b.Hi < b.Lo || math.IsInf(b.Hi, 0) {
+			return nil, fmt.Errorf("gp: fit: bad bounds [%v, %v] for %s", b.Lo, b.Hi, p.Name)
+		}
+		lo[i], hi[i] = math.Log(b.Lo), math.Log(b.Hi)
+		init[i] = math.Log(math.Min(math.Max(p.Value, b.Lo), b.Hi))
+	}
+	nb := opts.Noise
+	if nb == (Bound{}) {
+		nb = Bound{1e-10, 1e-10}
+	}
+	if !(nb.Lo > 0) || nb.Hi < nb.Lo {
+		return nil, fmt.Errorf("gp: fit: bad noise bounds [%v, %v]", nb.Lo, nb.Hi)
+	}
+	lo[np-1], hi[np-1] = math.Log(nb.Lo), math.Log(nb.Hi)
+	init[np-1] = (lo[np-1] + hi[np-1]) / 2
+
+	// natural maps log-space values back, exactly for fixed parameters so
+	// that a fixed nugget of 0.0025 stays 0.0025.
+	fixed := make([]float64, np)
+	for i, p := range ps {
+		if b, ok := opts.Bounds[p.Name]; ok && b.Lo == b.Hi {
+			fixed[i] = b.Lo
+		}
+	}
+	if nb.Lo == nb.Hi {
+		fixed[np-1] = nb.Lo
+	}
+	natural := func(th []float64, i int) float64 {
+		if fixed[i] > 0 {
+			return fixed[i]
+		}
+		return math.Exp(th[i])
+	}
+
+	// Free parameters are reparametrised as theta = lo + (hi-lo) sigmoid(u)
+	// so that an unconstrained optimiser respects the bounds.
+	var free []int
+	for i := range np {
+		if hi[i] > lo[i] {
+			free = append(free, i)
+		}
+	}
+	theta := func(u []float64) []float64 {
+		th := make([]float64, np)
+		for i := range np {
+			th[i] = lo[i]
+		}
+		for j, i := range free {
+			th[i] = lo[i] + (hi[i]-lo[i])*sigmoid(u[j])
+		}
+		return th
+	}
+	eval := func(th []float64, grad []float64) (float64, float64, error) {
+		vals := make([]float64, np-1)
+		for i := range vals {
+			vals[i] = natural(th, i)
+		}
+		kk, err := k.WithParams(vals)
+		if err != nil {
+			return 0, 0, err
+		}
+		return logLik(kk, natural(th, np-1), series, grad)
+	}
+
+	best := &FitResult{LogLikelihood: math.Inf(-1)}
+	var bestTheta []float64
+	starts := [][]float64{init}
+	for r := 1; r <= opts.Restarts; r++ {
+		st := make([]float64, np)
+		for i := range np {
+			st[i] = lo[i] + (hi[i]-lo[i])*halton(r, primes[i%len(primes)])
+		}
+		starts = append(starts, st)
+	}
+	for _, st := range starts {
+		best.Starts++
+		u0 := make([]float64, len(free))
+		for j, i := range free {
+			q := (st[i] - lo[i]) / (hi[i] - lo[i])
+			q = math.Min(math.Max(q, 1e-6), 1-1e-6)
+			u0[j] = math.Log(q / (1 - q))
+		}
+		var th []float64
+		if len(free) == 0 {
+			th = theta(nil)
+		} else {
+			prob := optimize.Problem{
+				Func: func(u []float64) float64 {
+					ll, _, err := eval(theta(u), nil)
+					if err != nil || math.IsNaN(ll) {
+						return math.Inf(1)
+					}
+					return -ll
+				},
+				Grad: func(g, u []float64) {
+					th := theta(u)
+					full := make([]float64, np)
+					_, _, err := eval(th, full)
+					for j, i := range free {
+						if err != nil {
+							g[j] = 0
+							continue
+						}
+						sg := sigmoid(u[j])
+						g[j] = -full[i] * (hi[i] - lo[i]) * sg * (1 - sg)
+					}
+				},
+			}
+			res, err := optimize.Minimize(prob, u0, &optimize.Settings{MajorIterations: 200}, &optimize.LBFGS{})
+			if res == nil {
+				best.Failed++
+				continue
+			}
+			_ = err // a line-search failure near the optimum still leaves a usable point
+			th = theta(res.X)
+		}
+		ll, jit, err := eval(th, nil)
+		if err != nil || math.IsNaN(ll) || math.IsInf(ll, 0) {
+			best.Failed++
+			continue
+		}
+		if ll > best.LogLikelihood {
+			best.LogLikelihood, best.MaxJitter = ll, jit
+			bestTheta = th
+		}
+	}
+	if bestTheta == nil {
+		return nil, fmt.Errorf("gp: fit: all %d starts failed", best.Starts)
+	}
+	vals := make([]float64, np-1)
+	for i := range vals {
+		vals[i] = natural(bestTheta, i)
+	}
+	kk, err := k.WithParams(vals)
+	if err != nil {
+		return nil, err
+	}
+	best.Kernel = kk
+	best.Noise = natural(bestTheta, np-1)
+	return best, nil
+}
+
+// LogMarginalLikelihood returns log p(y) for y ~ N(0, Gram(k, ts) + noise I),
+// and the diagonal jitter the factorisation needed beyond the nugget.
+func LogMarginalLikelihood(k Kernel, noise float64, s Series) (float64, float64, error) {
+	if len(s.T) != len(s.Y) || len(s.T) == 0 {
+		return 0, 0, fmt.Errorf("gp: series with %d times and %d values", len(s.T), len(s.Y))
+	}
+	return logLik(k, noise, []Series{s}, nil)
+}
+
+// logLik sums log marginal likelihoods; if grad is non-nil it receives the
+// gradient with respect to the log of each kernel parameter then the log
+// nugget.
+func logLik(k Kernel, noise float64, data []Series, grad []float64) (float64, float64, error) {
+	np := len(k.Params())
+	if grad != nil {
+		clear(grad)
+	}
+	total, maxJit := 0.0, 0.0
+	dk := make([]float64, np)
+	for _, s := range data {
+		n := len(s.T)
+		g := Gram(k, s.T)
+		for i := range n {
+			g.SetSym(i, i, g.At(i, i)+noise)
+		}
+		f, err := Factorize(g, 0)
+		if err != nil {
+			return math.NaN(), 0, err
+		}
+		maxJit = math.Max(maxJit, f.Jitter())
+		y := mat.NewVecDense(n, append([]float64(nil), s.Y...))
+		var alpha mat.VecDense
+		if err := f.SolveVecTo(&alpha, y); err != nil {
+			return math.NaN(), 0, err
+		}
+		total += -0.5*mat.Dot(y, &alpha) - 0.5*f.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
+		if grad == nil {
+			continue
+		}
+		var kinv mat.SymDense
+		if err := f.Cholesky().InverseTo(&kinv); err != nil && ignoreCondition(err) != nil {
+			return math.NaN(), 0, err
+		}
+		// d/dtheta = 1/2 sum_ij (alpha_i alpha_j - Kinv_ij) dK_ij.
+		for i := range n {
+			for j := i; j < n; j++ {
+				w := alpha.AtVec(i)*alpha.AtVec(j) - kinv.At(i, j)
+				if j != i {
+					w *= 2
+				}
+				k.Grad(dk, s.T[i], s.T[j])
+				for p := range np {
+					grad[p] += 0.5 * w * dk[p]
+				}
+				if i == j {
+					grad[np] += 0.5 * w * noise
+				}
+			}
+		}
+	}
+	return total, maxJit, nil
+}
+
+func sigmoid(u float64) float64 { return 1 / (1 + math.Exp(-u)) }
+
+var primes = []int{2, 3, 5, 7, 11, 13, 17, 19, 23, 29}
+
+// halton returns the i-th element of the van der Corput sequence in base b.
+func halton(i, b int) float64 {
+	f, r := 1.0, 0.0
+	for i > 0 {
+		f /= float64(b)
+		r += f * float64(i%b)
+		i /= b
+	}
+	return r
+}
+
+// FitEach fits every series separately with the same options, as the
+// paper does per trace and per coordinate.
+func FitEach(k Kernel, data []Series, opts FitOptions) ([]*FitResult, error) {
+	out := make([]*FitResult, len(data))
+	for i, s := range data {
+		r, err := Fit(k, []Series{s}, opts)
+		if err != nil {
+			return nil, fmt.Errorf("series %d: %w", i, err)
+		}
+		out[i] = r
+	}
+	return out, nil
+}

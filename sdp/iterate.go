@@ -1,0 +1,350 @@
+package sdp
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Operations on cone vectors under an NT scaling W = R R^T.
+
+// scaleS sets dst = R^-1 v R^-T (v / w): a primal direction in scaled space.
+func scaleS(dst, v cvec, sc scaling) {
+	for i := range v.lp {
+		dst.lp[i] = v.lp[i] / sc.lp.w[i]
+	}
+	for k, b := range v.blk {
+		congruenceGen(dst.blk[k], sc.blk[k].rinv, b)
+	}
+}
+
+// unscaleZ sets dst = R^-T v R^-1 (v / w): a scaled dual direction back in
+// the original space.
+func unscaleZ(dst, v cvec, sc scaling) {
+	for i := range v.lp {
+		dst.lp[i] = v.lp[i] / sc.lp.w[i]
+	}
+	for k, b := range v.blk {
+		congruenceGen(dst.blk[k], sc.blk[k].rinv.T(), b)
+	}
+}
+
+// congruenceGen sets dst = a m a^T, symmetrised against rounding. m is
+// expanded to a general matrix first: gonum's Dsymm is unblocked and several
+// times slower than its Dgemm.
+func congruenceGen(dst *mat.SymDense, a mat.Matrix, m *mat.SymDense) {
+	n := dst.SymmetricDim()
+	k := m.SymmetricDim()
+	md := mat.NewDense(k, k, nil)
+	rm := m.RawSymmetric()
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			v := rm.Data[i*rm.Stride+j]
+			md.Set(i, j, v)
+			md.Set(j, i, v)
+		}
+	}
+	var t, f mat.Dense
+	t.Mul(a, md)
+	f.Mul(&t, a.T())
+	rf := f.RawMatrix()
+	rd := dst.RawSymmetric()
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			rd.Data[i*rd.Stride+j] = 0.5 * (rf.Data[i*rf.Stride+j] + rf.Data[j*rf.Stride+i])
+		}
+	}
+}
+
+func norm2(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x * x
+	}
+	return math.Sqrt(s)
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// run is the homogeneous self-dual iteration of CVXOPT's conelp
+// (Vandenberghe 2010), with the NT scaling recomputed from
+// (s, z) at every iteration.
+func (cp *compiled) run(set Settings) (*Result, error) {
+	res := &Result{}
+	it, err := cp.initial()
+	if err != nil {
+		return nil, errRank
+	}
+	n, p := cp.n, cp.p
+	dg := float64(cp.degree())
+	resx0 := math.Max(1, norm2(cp.c))
+	resy0 := math.Max(1, norm2(cp.b))
+	resz0 := math.Max(1, cp.f0.norm())
+
+	fx := cp.newCvec()
+	ftz := make([]float64, n)
+	rx := make([]float64, n)
+	ry := make([]float64, p)
+	rz := cp.newCvec()
+	var rt float64
+	tmp := cp.newCvec()
+	ftmp := make([]float64, n)
+
+	type metrics struct {
+		pobj, dobj, gap, relgap, pres, dres float64
+	}
+	// The best iterate so far, by distance to the tolerances: late
+	// iterations can lose accuracy (the Schur complement's condition number
+	// grows like 1/mu), and then the best point is returned.
+	var best metrics
+	bestScore := math.Inf(1)
+	bestIter := it
+	score := func(m metrics) float64 {
+		return math.Max(math.Max(m.pres, m.dres)/set.FeasTol, m.relgap/set.GapTol)
+	}
+
+	finish := func(st Status, m metrics, at iterate, iters int) *Result {
+		res.Status = st
+		res.Iterations = iters
+		res.PrimalObj, res.DualObj = m.pobj, m.dobj
+		res.Gap, res.RelGap = m.gap, m.relgap
+		res.PrimalRes, res.DualRes = m.pres, m.dres
+		scaleX, scaleZ := 1/at.tau, 1/at.tau
+		switch st {
+		case PrimalInfeasible:
+			scaleX = 0
+			scaleZ = -1 / (dot(cp.bOrZero(), at.y) + at.z.dot(cp.f0))
+		case DualInfeasible:
+			scaleX = -1 / dot(cp.c, at.x)
+			scaleZ = 0
+		}
+		res.X = make([]float64, n)
+		for i := range res.X {
+			res.X[i] = at.x[i] * scaleX
+		}
+		res.Y = make([]float64, p)
+		for i := range res.Y {
+			res.Y[i] = at.y[i] * scaleZ
+		}
+		s := at.s.clone()
+		z := at.z.clone()
+		for i := range s.lp {
+			s.lp[i] *= scaleX
+			z.lp[i] *= scaleZ
+		}
+		for k := range s.blk {
+			s.blk[k].ScaleSym(scaleX, s.blk[k])
+			z.blk[k].ScaleSym(scaleZ, z.blk[k])
+		}
+		res.SLP, res.SBlocks, res.ZLP, res.ZBlocks = s.lp, s.blk, z.lp, z.blk
+		return res
+	}
+	finishErr := func(st Status, m metrics, at iterate, iters int) (*Result, error) {
+		return finish(st, m, at, iters), nil
+	}
+	fail := func(iters int) *Result {
+		if bestScore <= 1e3 {
+			return finish(NearOptimal, best, bestIter, iters)
+		}
+		return finish(NumericalProblems, best, bestIter, iters)
+	}
+
+	failErr := func(iters int) (*Result, error) { return fail(iters), nil }
+
+	for iter := 0; ; iter++ {
+		// Residuals of the embedding.
+		cp.applyF(fx, it.x)
+		cp.applyFT(ftz, it.z)
+		for i := range rx {
+			rx[i] = -ftz[i] + cp.c[i]*it.tau
+		}
+		if p > 0 {
+			aty := mat.NewVecDense(n, nil)
+			aty.MulVec(cp.a.T(), mat.NewVecDense(p, it.y))
+			ax := mat.NewVecDense(p, nil)
+			ax.MulVec(cp.a, mat.NewVecDense(n, it.x))
+			for i := range rx {
+				rx[i] += aty.AtVec(i)
+			}
+			for i := range ry {
+				ry[i] = -ax.AtVec(i) + cp.b[i]*it.tau
+			}
+		}
+		copy(rz.lp, fx.lp)
+		for k := range rz.blk {
+			rz.blk[k].CopySym(fx.blk[k])
+		}
+		rz.axpy(it.tau, cp.f0)
+		rz.axpy(-1, it.s)
+		cx := dot(cp.c, it.x)
+		by := dot(cp.bOrZero(), it.y)
+		hz := it.z.dot(cp.f0)
+		rt = -cx - by - hz - it.kap
+		sz := it.s.dot(it.z)
+		mu := (sz + it.tau*it.kap) / (dg + 1)
+
+		var m metrics
+		m.pobj = cx / it.tau
+		m.dobj = -(by + hz) / it.tau
+		m.gap = sz / (it.tau * it.tau)
+		m.relgap = math.Max(m.gap, math.Abs(m.pobj-m.dobj)) / (1 + math.Abs(m.pobj) + math.Abs(m.dobj))
+		m.pres = math.Max(norm2(ry)/resy0, rz.norm()/resz0) / it.tau
+		m.dres = norm2(rx) / resx0 / it.tau
+		pinf, dinf := math.Inf(1), math.Inf(1)
+		if by+hz < 0 {
+			for i := range ftmp {
+				ftmp[i] = rx[i] - cp.c[i]*it.tau
+			}
+			pinf = norm2(ftmp) / resx0 / -(by + hz)
+		}
+		if cx < 0 {
+			copy(tmp.lp, fx.lp)
+			for k := range tmp.blk {
+				tmp.blk[k].CopySym(fx.blk[k])
+			}
+			tmp.axpy(-1, it.s)
+			dinf = math.Max(norm2(cp.axOrNil(it.x))/resy0, tmp.norm()/resz0) / -cx
+		}
+		sc0 := score(m)
+		if sc0 < bestScore {
+			best, bestScore, bestIter = m, sc0, it
+		}
+		switch {
+		case m.pres <= set.FeasTol && m.dres <= set.FeasTol && m.relgap <= set.GapTol:
+			return finishErr(Optimal, m, it, iter)
+		case pinf <= set.FeasTol:
+			return finishErr(PrimalInfeasible, m, it, iter)
+		case dinf <= set.FeasTol:
+			return finishErr(DualInfeasible, m, it, iter)
+		case iter >= set.MaxIter:
+			if bestScore <= 1e3 {
+				return finishErr(NearOptimal, best, bestIter, iter)
+			}
+			return finishErr(MaxIterations, m, it, iter)
+		case bestScore <= 1e3 && sc0 > 100*bestScore:
+			// Diverging after coming close: rounding dominates.
+			return failErr(iter)
+		}
+
+		sc, err := ntScaling(it.s, it.z)
+		if err != nil {
+			return failErr(iter)
+		}
+		kk, err := cp.factor(sc)
+		if err != nil {
+			return failErr(iter)
+		}
+		nw, err := cp.newNewton(sc, kk, it)
+		if err != nil {
+			return failErr(iter)
+		}
+		bx := make([]float64, n)
+		for i := range bx {
+			bx[i] = -rx[i]
+		}
+		bry := make([]float64, p)
+		for i := range bry {
+			bry[i] = -ry[i]
+		}
+		bz := rz.clone()
+		bz.scale(-1)
+
+		var (
+			sigma        float64
+			dsa, dza     cvec // scaled affine directions
+			dtaua, dkapa float64
+			d            direction
+			alpha        float64
+		)
+		q := cp.newCvec()
+		for phase := 0; phase < 2; phase++ {
+			// Complementarity right-hand side in the scaled space:
+			// lambda o (dz~ + ds~) = -lambda o lambda + sigma mu e - ds~a o dz~a,
+			// stored as q = dz~ + ds~.
+			for i, l := range sc.lp.lambda {
+				r := -l*l + sigma*mu
+				if phase == 1 {
+					r -= dsa.lp[i] * dza.lp[i]
+				}
+				q.lp[i] = r / l
+			}
+			for k, bs := range sc.blk {
+				nb := len(bs.lambda)
+				var corr mat.Dense
+				if phase == 1 {
+					corr.Mul(dsa.blk[k], dza.blk[k])
+				}
+				for i := 0; i < nb; i++ {
+					for j := i; j < nb; j++ {
+						var r float64
+						if i == j {
+							r = -bs.lambda[i]*bs.lambda[i] + sigma*mu
+						}
+						if phase == 1 {
+							r -= 0.5 * (corr.At(i, j) + corr.At(j, i))
+						}
+						q.blk[k].SetSym(i, j, 2*r/(bs.lambda[i]+bs.lambda[j]))
+					}
+				}
+			}
+			bk := -it.tau*it.kap + sigma*mu
+			if phase == 1 {
+				bk -= dtaua * dkapa
+			}
+			d, err = nw.solveRefined(q, bx, bry, bz, -rt, bk)
+			if err != nil {
+				return failErr(iter)
+			}
+			// Largest step keeping every cone variable interior.
+			amax := math.Inf(1)
+			amax = maxStepLP(sc.lp.lambda, d.dss.lp, amax)
+			amax = maxStepLP(sc.lp.lambda, d.dzs.lp, amax)
+			for k, bs := range sc.blk {
+				amax = maxStepBlock(bs.lambda, d.dss.blk[k], amax)
+				amax = maxStepBlock(bs.lambda, d.dzs.blk[k], amax)
+			}
+			amax = maxStepLP([]float64{it.tau, it.kap}, []float64{d.dtau, d.dkap}, amax)
+			if phase == 0 {
+				a := math.Min(1, amax)
+				sigma = math.Pow(1-a, 3)
+				dsa, dza, dtaua, dkapa = d.dss, d.dzs, d.dtau, d.dkap
+				continue
+			}
+			alpha = math.Min(1, set.Step*amax)
+		}
+		if set.Trace != nil {
+			set.Trace(Iteration{Iter: iter, PrimalObj: m.pobj, DualObj: m.dobj, Gap: m.gap, PrimalRes: m.pres, DualRes: m.dres, Step: alpha})
+		}
+		if alpha < 1e-10 {
+			return failErr(iter)
+		}
+		dx, dy, ds, dz, dtau, dkap := d.dx, d.dy, d.ds, d.dz, d.dtau, d.dkap
+		next := iterate{x: make([]float64, n), y: make([]float64, p), s: it.s.clone(), z: it.z.clone()}
+		for i := range next.x {
+			next.x[i] = it.x[i] + alpha*dx[i]
+		}
+		for i := range next.y {
+			next.y[i] = it.y[i] + alpha*dy[i]
+		}
+		next.s.axpy(alpha, ds)
+		next.z.axpy(alpha, dz)
+		next.tau = it.tau + alpha*dtau
+		next.kap = it.kap + alpha*dkap
+		it = next
+	}
+}
+
+func (cp *compiled) axOrNil(x []float64) []float64 {
+	if cp.p == 0 {
+		return nil
+	}
+	out := mat.NewVecDense(cp.p, nil)
+	out.MulVec(cp.a, mat.NewVecDense(cp.n, x))
+	return out.RawVector().Data
+}

@@ -1,0 +1,51 @@
+package trace
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Format names a trace file format.
+type Format string
+
+// The formats tracepriv reads and writes.
+const (
+	PLT     Format = "plt"     // GeoLife PLT: one trace per file
+	CSV     Format = "csv"     // uid,time,lat,lon[,alt,...] with a header row
+	GeoJSON Format = "geojson" // FeatureCollection of LineStrings (or of Points)
+	GPX     Format = "gpx"     // GPX 1.1 tracks
+)
+
+// Formats lists every supported format.
+var Formats = []Format{PLT, CSV, GeoJSON, GPX}
+
+// ParseFormat returns the format called name (case-insensitive; "json" is
+// GeoJSON).
+func ParseFormat(name string) (Format, error) {
+	switch strings.ToLower(strings.TrimPrefix(strings.TrimSpace(name), ".")) {
+	case "plt":
+		return PLT, nil
+	case "csv":
+		return CSV, nil
+	case "geojson", "json":
+		return GeoJSON, nil
+	case "gpx":
+		return GPX, nil
+	}
+	return "", fmt.Errorf("unknown trace format %q (want plt, csv, geojson or gpx)", name)
+}
+
+// FormatFromPath returns the format implied by path's extension: .plt, .csv,
+// .geojson or .json, .gpx.
+func FormatFromPath(path string) (Format, error) {
+	ext := filepath.Ext(path)
+	if ext == "" {
+		return "", fmt.Errorf("%s: no file extension to tell the format from (use plt, csv, geojson or gpx)", path)
+	}
+	f, err := ParseFormat(ext)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}

@@ -1,0 +1,82 @@
+package trace
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
+)
+
+// Writer writes traces in one format. Close finishes the document (the
+// closing bracket of a GeoJSON collection, </gpx>) but does not close the
+// underlying io.Writer.
+type Writer interface {
+	Write(*Trace) error
+	Close() error
+}
+
+// NewWriter returns a Writer of format f on w. A PLT file holds exactly one
+// trace; CSV takes its attribute columns from the first trace written (use
+// WriteFile to cover all traces).
+func NewWriter(w io.Writer, f Format) (Writer, error) {
+	return newWriter(w, f, nil)
+}
+
+func newWriter(w io.Writer, f Format, csvAttrs []string) (Writer, error) {
+	switch f {
+	case PLT:
+		return &pltWriter{w: w}, nil
+	case CSV:
+		return newCSVWriter(w, csvAttrs), nil
+	case GeoJSON:
+		return &geojsonWriter{w: w}, nil
+	case GPX:
+		return &gpxWriter{w: w}, nil
+	}
+	return nil, fmt.Errorf("unknown trace format %q", f)
+}
+
+// WriteFile atomically writes traces to path in format f, or in the format
+// of path's extension if f is empty. Readers of path never see a partial
+// file.
+func WriteFile(path string, traces []*Trace, f Format) error {
+	if f == "" {
+		var err error
+		if f, err = FormatFromPath(path); err != nil {
+			return err
+		}
+	}
+	if f == PLT && len(traces) != 1 {
+		return fmt.Errorf("%s: PLT holds one trace per file, have %d", path, len(traces))
+	}
+	attrs := attrKeys(traces...)
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		tw, err := newWriter(w, f, attrs)
+		if err != nil {
+			return err
+		}
+		for _, t := range traces {
+			if err := tw.Write(t); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		if err := tw.Close(); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// strconvFloat formats v in the shortest form that parses back to v.
+func strconvFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
