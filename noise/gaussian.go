@@ -1,7 +1,10 @@
 package noise
 
 import (
+	"fmt"
 	"math"
+
+	"github.com/tracepriv/tracepriv/accountant"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -83,28 +86,22 @@ func (g Gaussian) Quantile(p float64) float64 {
 //
 //	δ = Φ(Δ/(2σ) - εσ/Δ) - e^ε Φ(-Δ/(2σ) - εσ/Δ).
 //
-// It returns NaN if sigma or l2 is not finite and > 0 or eps < 0.
+// The formula lives in accountant.GaussianDelta (one source of truth). It
+// returns NaN if sigma or l2 is not finite and > 0 or eps < 0.
 func DeltaForGaussian(sigma, eps, l2 float64) float64 {
 	if checkPositive("sigma", sigma) != nil || checkPositive("l2", l2) != nil || !(eps >= 0) {
 		return math.NaN()
 	}
-	a := l2 / (2 * sigma)
-	b := eps * sigma / l2
-	c := math.Exp(eps)
-	if math.IsInf(c, 1) || math.IsInf(b, 1) {
-		return 0 // both limits send δ to 0
+	d, err := accountant.GaussianDelta(sigma, eps, l2)
+	if err != nil {
+		return math.NaN()
 	}
-	d := phi(a-b) - c*phi(-a-b)
-	return math.Max(d, 0) // rounding can dip a hair below 0 in the far tail
+	return d
 }
 
-// phi is the standard normal CDF via Erfc, accurate in the lower tail.
-func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
-
-// SigmaForGaussian returns the smallest σ (to relative accuracy 1e-12, and
-// rounded up so that DeltaForGaussian(σ, eps, l2) <= delta) for which the
-// Gaussian mechanism is (eps, delta)-DP at L2 sensitivity l2, by bracketing
-// and bisection on the decreasing map σ -> δ(σ).
+// SigmaForGaussian returns the smallest σ for which the Gaussian mechanism
+// is (eps, delta)-DP at L2 sensitivity l2, rounded up so that
+// DeltaForGaussian(σ, eps, l2) <= delta; see accountant.GaussianSigma.
 func SigmaForGaussian(eps, delta, l2 float64) (float64, error) {
 	if !(eps >= 0) || math.IsInf(eps, 1) {
 		return 0, paramError("epsilon", eps, "finite and >= 0")
@@ -115,23 +112,9 @@ func SigmaForGaussian(eps, delta, l2 float64) (float64, error) {
 	if err := checkPositive("l2 sensitivity", l2); err != nil {
 		return 0, err
 	}
-	lo, hi := 0.0, l2
-	for DeltaForGaussian(hi, eps, l2) > delta {
-		lo, hi = hi, 2*hi
-		if math.IsInf(hi, 1) {
-			return 0, paramError("delta", delta, "reachable with a finite sigma")
-		}
+	s, err := accountant.GaussianSigma(eps, delta, l2)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrParam, err)
 	}
-	for hi-lo > 1e-12*hi {
-		mid := lo + (hi-lo)/2
-		if mid <= lo || mid >= hi {
-			break
-		}
-		if DeltaForGaussian(mid, eps, l2) > delta {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi, nil
+	return s, nil
 }
