@@ -46,9 +46,11 @@ func (o *PaperOptions) settings() *sdp.Settings {
 // mechanisms, certified by (E1) like every Design.
 type PaperDesign struct {
 	Design
-	// Beta is SDP_A's optimal value: the smallest eigenvalue of the
-	// surrogate At^+ (Ct + SigmaG) At^+T, whose inverse the paper takes as
-	// the loss factor. It is zero for SDP_B and Multiple Secrets.
+	// Beta is SDP_A's optimal value as solved (with the stabilised
+	// budget): the smallest eigenvalue of the surrogate
+	// At^+ (Ct + SigmaG) At^+T, whose inverse the paper takes as the loss
+	// factor (Predicted, set when there is no stabilisation). It is zero
+	// for SDP_B and Multiple Secrets.
 	Beta float64
 	// Raw is SDP_A's optimal noise X - Ct (original coordinate order)
 	// before the authors' read-back dropped its cross terms; nil for
@@ -142,6 +144,9 @@ func PaperSDPA(sigma mat.Symmetric, s Secret, budget float64, opts *PaperOptions
 	if err := out.certify(sigma, g, []Secret{s}); err != nil {
 		return nil, err
 	}
+	if stab == 1 && out.Beta > 0 {
+		out.Predicted = 1 / out.Beta
+	}
 	return out, nil
 }
 
@@ -224,9 +229,6 @@ func (d *PaperDesign) certifyAll(sigma mat.Symmetric, g *mat.SymDense, secrets [
 		worst = math.Max(worst, l)
 	}
 	d.Design = Design{SigmaG: g, Budget: mat.Trace(g), LossFactor: worst, Jitter: e.Jitter()}
-	if d.Beta > 0 {
-		d.Predicted = 1 / d.Beta
-	}
 	return ls, nil
 }
 

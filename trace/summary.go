@@ -1,11 +1,11 @@
 package trace
 
 import (
-	"math"
 	"slices"
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/internal/stats"
 )
 
 // Summary describes a trace: its size, time span, path length, sampling
@@ -96,21 +96,9 @@ func describe(x []float64) Stats {
 	return Stats{
 		N:      len(x),
 		Min:    x[0],
-		Median: quantile7(x, 0.5),
+		Median: stats.Quantile7(x, 0.5),
 		Mean:   sum / float64(len(x)),
-		P95:    quantile7(x, 0.95),
+		P95:    stats.Quantile7(x, 0.95),
 		Max:    x[len(x)-1],
 	}
-}
-
-// quantile7 is the type 7 quantile of sorted x: gonum's stat.Quantile
-// offers only the empirical (type 1) and type 4 definitions.
-func quantile7(x []float64, p float64) float64 {
-	h := p * float64(len(x)-1)
-	lo := math.Floor(h)
-	i := int(lo)
-	if i+1 >= len(x) {
-		return x[len(x)-1]
-	}
-	return x[i] + (h-lo)*(x[i+1]-x[i])
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
@@ -64,4 +65,13 @@ func (e *Env) Progress(total int, what string) *progressbar.ProgressBar {
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionClearOnFinish(),
 	)
+}
+
+// WriteJSONFile writes v as indented JSON to path, atomically.
+func WriteJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, append(b, '\n'), 0o644)
 }

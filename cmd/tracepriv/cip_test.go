@@ -1,0 +1,136 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/cip"
+	"github.com/tracepriv/tracepriv/gp"
+)
+
+// The acceptance interface of "cip design": the fields and the paper's
+// Figure 2a numbers at l_eff = 6.1 (cip-math.md's table).
+func TestCIPDesignInterface(t *testing.T) {
+	base := []string{"cip", "design", "--kernel", "rbf", "--n", "50", "--lengthscale", "6.1", "--secret", "24", "--budget", "1"}
+	paper := riskRunJSON(t, append(base, "--method", "paper")...)
+	opt := riskRunJSON(t, base...)
+	for _, v := range []map[string]any{paper, opt} {
+		for _, k := range []string{"loss_factor", "budget", "posterior_2sigma", "seconds"} {
+			riskNum(t, v, k)
+		}
+		if b := riskNum(t, v, "budget"); math.Abs(b-1) > 1e-9 {
+			t.Errorf("budget %v", b)
+		}
+	}
+	if l := riskNum(t, paper, "loss_factor"); math.Abs(l-21.6) > 0.05 {
+		t.Errorf("paper loss factor %v, want 21.6", l)
+	}
+	if l := riskNum(t, opt, "loss_factor"); math.Abs(l-7.72) > 0.005 {
+		t.Errorf("optimal loss factor %v, want 7.72", l)
+	}
+	if p := riskNum(t, opt, "posterior_2sigma"); math.Abs(p-0.68) > 0.005 {
+		t.Errorf("optimal posterior 2-sigma %v, want 0.68", p)
+	}
+	// epsilon = lambda/2 r^2 L.
+	e := riskRunJSON(t, append(base, "--lambda", "4", "--radius", "0.5")...)
+	if got, want := riskNum(t, e, "epsilon"), 4.0/2*0.25*riskNum(t, opt, "loss_factor"); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("epsilon %v, want %v", got, want)
+	}
+}
+
+// A design written with --noise-out is certified again by "cip loss", on
+// a trace's own timestamps.
+func TestCIPLossRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	noise := filepath.Join(dir, "g.csv")
+	times := "0,1,2,4,7,8,9,12,13,15,16,18"
+	d := riskRunJSON(t, "cip", "design", "--kernel", "matern52", "--times", times, "--lengthscale", "3",
+		"--secret", "5", "--budget", "0.5", "--noise-out", noise)
+	l := riskRunJSON(t, "cip", "loss", "--kernel", "matern52", "--times", times, "--lengthscale", "3",
+		"--secret", "5", "--noise", noise)
+	if a, b := riskNum(t, d, "loss_factor"), riskNum(t, l, "loss_factor"); math.Abs(a-b) > 1e-9*a {
+		t.Errorf("design says %v, loss says %v", a, b)
+	}
+	// Independent noise: Theorem 3.4 applies and equals (E1).
+	iid := riskRunJSON(t, "cip", "loss", "--kernel", "rbf", "--n", "30", "--lengthscale", "4", "--secret", "10", "--iid", "0.1")
+	th := iid["theorem_3_4_bound"].([]any)[0].(float64)
+	sigma := gp.Gram(gp.RBF{Variance: 1, Lengthscale: 4}, gp.Indices(30))
+	g, _ := cip.IndependentUniform(30, 3)
+	want, err := cip.LossFactor(sigma, g, cip.Basic(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := riskNum(t, iid, "loss_factor"); math.Abs(got-want) > 1e-9*want || math.Abs(th-want) > 1e-6*want {
+		t.Errorf("iid loss %v, Theorem 3.4 %v, library %v", got, th, want)
+	}
+}
+
+func TestCIPErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("1,0\n0,x\n"), 0o644)
+	asym := filepath.Join(dir, "asym.csv")
+	os.WriteFile(asym, []byte("1,0.5\n0,1\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--budget", "1"}, "--secret"},
+		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--secret", "10", "--budget", "1"}, "out of range"},
+		{[]string{"cip", "design", "--n", "10", "--secret", "3", "--budget", "1"}, "lengthscale"},
+		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--secret", "3"}, "--budget"},
+		{[]string{"cip", "design", "--n", "10", "--times", "1,2", "--lengthscale", "2", "--secret", "1", "--budget", "1"}, "exactly one"},
+		{[]string{"cip", "design", "--times", "0,2,1", "--lengthscale", "2", "--secret", "1", "--budget", "1"}, "not after"},
+		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--secret", "3", "--budget", "1", "--lambda", "2"}, "go together"},
+		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--secret", "3", "--budget", "1", "--method", "x"}, "--method"},
+		{[]string{"cip", "loss", "--n", "2", "--lengthscale", "2", "--secret", "1", "--noise", bad}, "bad.csv:2: column 2"},
+		{[]string{"cip", "loss", "--n", "2", "--lengthscale", "2", "--secret", "1", "--noise", asym}, "not symmetric"},
+		{[]string{"cip", "loss", "--n", "3", "--lengthscale", "2", "--secret", "1", "--noise", asym}, "asym.csv"},
+	} {
+		err := riskRunErr(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want it to mention %q", c.args, err, c.want)
+		}
+	}
+}
+
+// "repro cip" writes the panel's JSON and plots, with the l_eff band read
+// from the paper's fits when they are present.
+func TestReproCIPFigure(t *testing.T) {
+	dir := t.TempDir()
+	leff := filepath.Join(dir, "leff")
+	os.MkdirAll(leff, 0o755)
+	os.WriteFile(filepath.Join(leff, "l_eff_x.csv"), []byte("l_eff\n2\n4\n"), 0o644)
+	os.WriteFile(filepath.Join(leff, "l_eff_y.csv"), []byte("l_eff\n6\n8\n"), 0o644)
+	os.WriteFile(filepath.Join(leff, "l_eff_temp.csv"), []byte("l_eff\n1.1\n"), 0o644)
+	v := riskRunJSON(t, "repro", "cip", "--figure", "2a", "--out", dir, "--leff-data", leff)
+	if v["figure"] != "2a" {
+		t.Fatalf("figure %v", v["figure"])
+	}
+	pts := v["points"].([]any)
+	if len(pts) != 20 {
+		t.Fatalf("%d points", len(pts))
+	}
+	for _, k := range []string{"l_eff", "sdp", "ind_uniform", "ind_concentrated"} {
+		riskNum(t, pts[5].(map[string]any), k)
+	}
+	band := v["leff_band"].(map[string]any)
+	if band["q25"].(float64) != 3.5 || band["q75"].(float64) != 6.5 {
+		t.Errorf("band %v, want quartiles 3.5 and 6.5 of 2,4,6,8", band)
+	}
+	for _, ext := range []string{".json", ".svg", ".png"} {
+		if _, err := os.Stat(filepath.Join(dir, "fig2a"+ext)); err != nil {
+			t.Error(err)
+		}
+	}
+	if err := riskRunErr(t, "repro", "cip", "--figure", "2z"); err == nil || !strings.Contains(err.Error(), "2z") {
+		t.Errorf("bad figure: %v", err)
+	}
+	os.WriteFile(filepath.Join(leff, "l_eff_x.csv"), []byte("l_eff\n2\nabc\n"), 0o644)
+	if err := riskRunErr(t, "repro", "cip", "--figure", "2a", "--out", "", "--leff-data", leff); err == nil || !strings.Contains(err.Error(), "l_eff_x.csv:3") {
+		t.Errorf("bad l_eff CSV: %v", err)
+	}
+}

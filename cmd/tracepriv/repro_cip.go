@@ -1,0 +1,277 @@
+package main
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/reprocip"
+	"github.com/tracepriv/tracepriv/internal/stats"
+	"github.com/tracepriv/tracepriv/viz"
+)
+
+func init() { registerRepro(reproCIPCmd) }
+
+// leffBand is the spread of fitted effective lengthscales that the paper
+// shades on Figure 2 (GeoLife for RBF panels, home temperature for
+// periodic ones).
+type leffBand struct {
+	Source string  `json:"source"`
+	Values int     `json:"values"`
+	Q25    float64 `json:"q25"`
+	Median float64 `json:"median"`
+	Q75    float64 `json:"q75"`
+}
+
+type reproCIPFigure struct {
+	*reprocip.Result
+	Band  *leffBand `json:"leff_band,omitempty"`
+	Files []string  `json:"files,omitempty"`
+}
+
+func reproCIPCmd(env *cli.Env) *cobra.Command {
+	var (
+		figure, outDir, leffDir string
+		optimal                 bool
+	)
+	cmd := &cobra.Command{
+		Use:   "cip --figure 2a|...|2h|all [--out DIR]",
+		Short: "Figure 2 of Meehan & Chaudhuri (AISTATS 2021): SDP mechanisms vs Approach C",
+		Long: `Reproduce a panel of Figure 2 of Meehan & Chaudhuri with the authors' settings
+(figure_2.py): unit prior variance, kernel on sample indices, total noise
+0.02 n, their stabilisation factors. RBF, n = 50, lengthscale^2 in
+linspace(1, 100, 20): 2a basic secret {24}, 2b compound {24, 25}, 2c all 50
+basic secrets (Multiple Secrets), 2d 2a's mechanism against adversaries at
+0.5 l and 1.5 l. Periodic (period 24), n = 48, lengthscale^2 in
+linspace(0.25, 2.25, 20): 2e basic {24}, 2f compound {16, 32}, 2g all basic,
+2h misspecified. Indices are 0-based.
+
+Each point is the posterior 2-sigma interval of a Gaussian-process adversary
+(higher = more private) for the paper's SDP mechanism and the independent
+uniform / concentrated baselines at the same total noise, plus the exact
+(E1) loss factor of each design (lower = more private). --optimal adds
+tracepriv's optimal design at equal noise (basic-secret panels).
+
+Writes DIR/fig2X.json, .svg and .png (with the l_eff interquartile band of
+the GeoLife or temperature fits from --leff-data shaded, as in the paper).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var figs []reprocip.Figure
+			if figure == "all" {
+				figs = reprocip.Figures()
+			} else {
+				for _, id := range strings.Split(figure, ",") {
+					f, err := reprocip.Lookup(strings.TrimSpace(id))
+					if err != nil {
+						return fmt.Errorf("repro cip: --figure: %w", err)
+					}
+					figs = append(figs, f)
+				}
+			}
+			bands, err := loadLeffBands(leffDir, cmd.Flags().Changed("leff-data"))
+			if err != nil {
+				return fmt.Errorf("repro cip: %w", err)
+			}
+			if bands == nil && !env.Quiet {
+				fmt.Fprintf(env.Stderr, "tracepriv: note: %s not found; plots will have no l_eff band (set --leff-data)\n", leffDir)
+			}
+			var out []reproCIPFigure
+			for _, f := range figs {
+				bar := env.Progress(len(f.L2), "figure "+f.ID)
+				res, err := reprocip.Run(f, reprocip.Options{
+					Optimal:  optimal,
+					Progress: func(done, total int) { bar.Set(done) },
+				})
+				bar.Finish()
+				if err != nil {
+					return fmt.Errorf("repro cip: %w", err)
+				}
+				fo := reproCIPFigure{Result: res}
+				if bands != nil {
+					fo.Band = bands[f.Kernel]
+				}
+				if outDir != "" {
+					if err := writeCIPFigure(outDir, &fo); err != nil {
+						return fmt.Errorf("repro cip: %w", err)
+					}
+				}
+				out = append(out, fo)
+			}
+			var v any = out[0]
+			if len(out) > 1 {
+				v = map[string]any{"figures": out}
+			}
+			return env.Emit(v, func(w io.Writer) error { return cipFigureText(w, out) })
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&figure, "figure", "", "panel 2a..2h, a comma-separated list, or all")
+	f.StringVar(&outDir, "out", "repro-output/cip", "directory for fig2X.json/.svg/.png (empty: write nothing)")
+	f.StringVar(&leffDir, "leff-data", filepath.Join("..", "shared", "data", "meehan-leff"), "directory with the paper's fitted l_eff CSVs (l_eff_x.csv, l_eff_y.csv, l_eff_temp.csv)")
+	f.BoolVar(&optimal, "optimal", false, "also score tracepriv's optimal design at equal noise")
+	_ = cmd.MarkFlagRequired("figure")
+	return cmd
+}
+
+// loadLeffBands reads the paper's l_eff fits: x and y pooled for RBF
+// panels (as figure_2.py pools them), temperature for periodic ones. A
+// missing default directory gives nil; a missing directory the user named
+// is an error.
+func loadLeffBands(dir string, explicit bool) (map[string]*leffBand, error) {
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil, nil
+	}
+	read := func(names ...string) (*leffBand, error) {
+		var vals []float64
+		for _, name := range names {
+			v, err := readLeffCSV(filepath.Join(dir, name))
+			if err != nil {
+				return nil, err
+			}
+			vals = append(vals, v...)
+		}
+		slices.Sort(vals)
+		return &leffBand{Source: strings.Join(names, "+"), Values: len(vals),
+			Q25: stats.Quantile7(vals, 0.25), Median: stats.Quantile7(vals, 0.5), Q75: stats.Quantile7(vals, 0.75)}, nil
+	}
+	rbf, err := read("l_eff_x.csv", "l_eff_y.csv")
+	if err != nil {
+		return nil, err
+	}
+	per, err := read("l_eff_temp.csv")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]*leffBand{"rbf": rbf, "periodic": per}, nil
+}
+
+// readLeffCSV reads a one-column CSV with the header "l_eff".
+func readLeffCSV(path string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = 1
+	var out []float64
+	for line := 1; ; line++ {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if line == 1 {
+			if strings.TrimSpace(rec[0]) != "l_eff" {
+				return nil, fmt.Errorf("%s:1: header %q, want \"l_eff\"", path, rec[0])
+			}
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64)
+		if err != nil || !(v > 0) {
+			return nil, fmt.Errorf("%s:%d: field \"l_eff\": %q is not a positive number", path, line, rec[0])
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no values", path)
+	}
+	return out, nil
+}
+
+func writeCIPFigure(dir string, fo *reproCIPFigure) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	base := filepath.Join(dir, "fig"+fo.Figure)
+	series := func(get func(reprocip.Point) *float64) plotter.XYs {
+		var xy plotter.XYs
+		for _, p := range fo.Points {
+			if v := get(p); v != nil {
+				xy = append(xy, plotter.XY{X: p.LEff, Y: *v})
+			}
+		}
+		return xy
+	}
+	var lines []viz.Line
+	add := func(label string, dashed bool, get func(reprocip.Point) *float64) {
+		if xy := series(get); len(xy) > 0 {
+			lines = append(lines, viz.Line{Label: label, XY: xy, Dashed: dashed, Points: true})
+		}
+	}
+	add("SDP (paper)", false, func(p reprocip.Point) *float64 { return p.SDP })
+	add("Ind. Unif.", false, func(p reprocip.Point) *float64 { return p.IndUniform })
+	if !strings.HasPrefix(fo.Secret, "all") { // equal to uniform there
+		add("Ind. Conc.", false, func(p reprocip.Point) *float64 { return p.IndConcentrated })
+	}
+	add("SDP_A exact solve (no stab. factor)", true, func(p reprocip.Point) *float64 { return p.SDPExact })
+	add("Good prior", false, func(p reprocip.Point) *float64 { return p.GoodPrior })
+	add("Over corr. prior (adversary 0.5 l)", false, func(p reprocip.Point) *float64 { return p.OverCorr })
+	add("Under corr. prior (adversary 1.5 l)", false, func(p reprocip.Point) *float64 { return p.UnderCorr })
+	add("optimal (tracepriv)", true, func(p reprocip.Point) *float64 { return p.Optimal })
+	opt := viz.ChartOptions{
+		Title:  fmt.Sprintf("Figure %s: %s", fo.Figure, fo.Title),
+		XLabel: "prior dependence l_eff (samples)", YLabel: "posterior uncertainty interval (2 sigma)",
+	}
+	if fo.Band != nil {
+		opt.Band = &[2]float64{fo.Band.Q25, fo.Band.Q75}
+		opt.BandLabel = "middle 50% of fitted l_eff"
+		opt.Marker, opt.MarkerLabel = &fo.Band.Median, "median fitted l_eff"
+	}
+	p, err := viz.Chart(lines, opt)
+	if err != nil {
+		return err
+	}
+	for _, ext := range []string{".svg", ".png"} {
+		if err := viz.Save(p, base+ext, 0, 0); err != nil {
+			return err
+		}
+		fo.Files = append(fo.Files, base+ext)
+	}
+	fo.Files = append(fo.Files, base+".json")
+	return cli.WriteJSONFile(base+".json", fo)
+}
+
+func cipFigureText(w io.Writer, figs []reproCIPFigure) error {
+	num := func(v *float64) string {
+		if v == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*v, 'g', 4, 64)
+	}
+	loss := func(v *reprocip.Num) string {
+		if v == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(float64(*v), 'g', 4, 64)
+	}
+	for _, fo := range figs {
+		fmt.Fprintf(w, "Figure %s: %s (n = %d, budget %.3g, stab. factor %g) in %s\n", fo.Figure, fo.Title, fo.N, fo.BudgetPerUnit, fo.Stabilisation, time.Duration(fo.Seconds*float64(time.Second)).Round(time.Millisecond))
+		if fo.Band != nil {
+			fmt.Fprintf(w, "  fitted l_eff (%s): quartiles %.3g / %.3g / %.3g\n", fo.Band.Source, fo.Band.Q25, fo.Band.Median, fo.Band.Q75)
+		}
+		fmt.Fprintf(w, "  %6s %8s %9s %9s %9s %9s %9s %9s %10s\n", "l_eff", "budget", "sdp", "ind_unif", "ind_conc", "good", "over", "under", "L(sdp)")
+		for _, p := range fo.Points {
+			fmt.Fprintf(w, "  %6.3f %8.4g %9s %9s %9s %9s %9s %9s %10s\n", p.LEff, p.Budget, num(p.SDP), num(p.IndUniform), num(p.IndConcentrated),
+				num(p.GoodPrior), num(p.OverCorr), num(p.UnderCorr), loss(p.LossSDP))
+		}
+		for _, f := range fo.Files {
+			fmt.Fprintf(w, "  wrote %s\n", f)
+		}
+	}
+	return nil
+}

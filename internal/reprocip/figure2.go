@@ -1,0 +1,383 @@
+// Package reprocip reproduces Figure 2 of Meehan and Chaudhuri (AISTATS
+// 2021) with the cip package: the posterior uncertainty that a
+// Gaussian-process adversary keeps about a secret under the paper's SDP
+// mechanisms and the Approach C baselines, across a sweep of prior
+// dependence. The settings are the authors' (figure_2.py): unit prior
+// variance, kernel on sample indices, a total noise budget of 0.02 n, and
+// their stabilisation factors. It is the engine of "tracepriv repro cip".
+package reprocip
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/cip"
+	"github.com/tracepriv/tracepriv/gp"
+)
+
+// Kind is what a panel protects and measures.
+type Kind int
+
+const (
+	// BasicSecret: SDP_A for one location; metric 2 sqrt(posterior variance).
+	BasicSecret Kind = iota
+	// CompoundSecret: SDP_A for several locations; metric
+	// 2 sqrt(lambda_min(posterior block)).
+	CompoundSecret
+	// AllBasic: Multiple Secrets over every location; metric
+	// 2 sqrt(mean posterior variance).
+	AllBasic
+	// Misspecified: SDP_A for a basic secret designed at lengthscale l,
+	// scored by adversaries whose true lengthscale is l, 0.5 l and 1.5 l.
+	Misspecified
+)
+
+// Figure is one panel of Figure 2.
+type Figure struct {
+	ID, Title string
+	// Kernel is "rbf" or "periodic" (period Period), on indices 0..N-1.
+	Kernel string
+	N      int
+	Period float64
+	// L2 are the squared lengthscales swept (the paper's linspace).
+	L2     []float64
+	Kind   Kind
+	Secret cip.Secret
+	// Stab is the authors' stabilisation factor for this panel.
+	Stab float64
+}
+
+// Budget is the total noise of the panel: 0.02 n, the effective budget of
+// every panel (per secret for Multiple Secrets).
+func (f Figure) Budget() float64 { return 0.02 * float64(f.N) }
+
+// Prior returns the unit-variance prior covariance at lengthscale l.
+func (f Figure) Prior(l float64) *mat.SymDense {
+	var k gp.Kernel = gp.RBF{Variance: 1, Lengthscale: l}
+	if f.Kernel == "periodic" {
+		k = gp.Periodic{Variance: 1, Lengthscale: l, Period: f.Period}
+	}
+	return gp.Gram(k, gp.Indices(f.N))
+}
+
+// Figures returns the eight panels 2a-2h.
+func Figures() []Figure {
+	rbfL2 := floats.Span(make([]float64, 20), 1, 100)
+	perL2 := floats.Span(make([]float64, 20), 0.25, 2.25)
+	rbf := func(id, title string, kind Kind, s cip.Secret, stab float64) Figure {
+		return Figure{ID: id, Title: title, Kernel: "rbf", N: 50, L2: rbfL2, Kind: kind, Secret: s, Stab: stab}
+	}
+	per := func(id, title string, kind Kind, s cip.Secret, stab float64) Figure {
+		return Figure{ID: id, Title: title, Kernel: "periodic", N: 48, Period: 24, L2: perL2, Kind: kind, Secret: s, Stab: stab}
+	}
+	return []Figure{
+		rbf("2a", "RBF, basic secret {24}", BasicSecret, cip.Basic(24), 10),
+		rbf("2b", "RBF, compound secret {24, 25}", CompoundSecret, cip.Compound(24, 25), 1000),
+		rbf("2c", "RBF, all 50 basic secrets", AllBasic, cip.Secret{}, 1e4),
+		rbf("2d", "RBF, basic secret {24}, misspecified prior", Misspecified, cip.Basic(24), 10),
+		per("2e", "periodic, basic secret {24}", BasicSecret, cip.Basic(24), 10),
+		per("2f", "periodic, compound secret {16, 32}", CompoundSecret, cip.Compound(16, 32), 10),
+		per("2g", "periodic, all 48 basic secrets", AllBasic, cip.Secret{}, 1e4),
+		per("2h", "periodic, basic secret {24}, misspecified prior", Misspecified, cip.Basic(24), 10),
+	}
+}
+
+// Lookup returns the panel with the given ID ("2a".."2h").
+func Lookup(id string) (Figure, error) {
+	for _, f := range Figures() {
+		if f.ID == id {
+			return f, nil
+		}
+	}
+	return Figure{}, fmt.Errorf("reprocip: no figure %q (want one of 2a, 2b, ..., 2h)", id)
+}
+
+// Point is one lengthscale of a panel. Metrics are posterior 2-sigma
+// intervals (higher is more private); loss factors are the exact (E1)
+// loss factors of the same designs (lower is more private), the worst
+// over the secrets for AllBasic. Fields a panel does not compute are nil.
+type Point struct {
+	LEff float64 `json:"l_eff"`
+	// Budget is the total noise tr(SigmaG) of the SDP design, which every
+	// compared mechanism shares.
+	Budget float64 `json:"budget"`
+
+	SDP             *float64 `json:"sdp,omitempty"`
+	IndUniform      *float64 `json:"ind_uniform,omitempty"`
+	IndConcentrated *float64 `json:"ind_concentrated,omitempty"`
+	// SDPExact is SDP_A solved without the authors' stabilisation factor
+	// (compound panels, where the optimum is not unique).
+	SDPExact *float64 `json:"sdp_exact_solve,omitempty"`
+	// Optimal is tracepriv's optimal design (cip-math.md (E2)/(E3)) at the
+	// same total noise, when computed.
+	Optimal *float64 `json:"optimal,omitempty"`
+
+	GoodPrior *float64 `json:"good_prior,omitempty"`
+	OverCorr  *float64 `json:"over_corr,omitempty"`
+	UnderCorr *float64 `json:"under_corr,omitempty"`
+
+	LossSDP             *Num `json:"sdp_loss_factor,omitempty"`
+	LossIndUniform      *Num `json:"ind_uniform_loss_factor,omitempty"`
+	LossIndConcentrated *Num `json:"ind_concentrated_loss_factor,omitempty"`
+	LossSDPExact        *Num `json:"sdp_exact_solve_loss_factor,omitempty"`
+	LossOptimal         *Num `json:"optimal_loss_factor,omitempty"`
+
+	// Seconds is the time spent designing and scoring this point.
+	Seconds float64 `json:"seconds"`
+}
+
+// Result is a computed panel.
+type Result struct {
+	Figure string  `json:"figure"`
+	Title  string  `json:"title"`
+	Kernel string  `json:"kernel"`
+	N      int     `json:"n"`
+	Period float64 `json:"period,omitempty"`
+	// Secret is "basic {24}", "compound {24, 25}", "all basic" or
+	// "basic {24}, misspecified".
+	Secret        string  `json:"secret"`
+	BudgetPerUnit float64 `json:"budget"`
+	Stabilisation float64 `json:"stabilisation"`
+	Points        []Point `json:"points"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// Options tunes Run.
+type Options struct {
+	// Workers is the number of lengthscales computed in parallel (0 means
+	// GOMAXPROCS); the result does not depend on it.
+	Workers int
+	// Progress, if set, is called after each point with the count done.
+	Progress func(done, total int)
+	// Optimal also computes tracepriv's optimal design at equal total
+	// noise (basic secrets: (E2); other panels: OptimalSet).
+	Optimal bool
+	// OptimalSet designs budget-mode noise for a set of secrets (panels
+	// other than basic secrets) when Optimal is set; nil skips them.
+	OptimalSet func(sigma mat.Symmetric, secrets []cip.Secret, budget float64) (*mat.SymDense, error)
+}
+
+// Run computes every point of the panel.
+func Run(f Figure, opt Options) (*Result, error) {
+	start := time.Now()
+	res := &Result{Figure: f.ID, Title: f.Title, Kernel: f.Kernel, N: f.N, Period: f.Period,
+		Secret: secretLabel(f), BudgetPerUnit: f.Budget(), Stabilisation: f.Stab,
+		Points: make([]Point, len(f.L2))}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var (
+		mu   sync.Mutex
+		done int
+		errs = make([]error, len(f.L2))
+		jobs = make(chan int)
+		wg   sync.WaitGroup
+	)
+	for range min(workers, len(f.L2)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				t0 := time.Now()
+				p, err := point(f, math.Sqrt(f.L2[i]), opt)
+				p.Seconds = time.Since(t0).Seconds()
+				res.Points[i], errs[i] = p, err
+				mu.Lock()
+				done++
+				if opt.Progress != nil {
+					opt.Progress(done, len(f.L2))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range f.L2 {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("reprocip: figure %s, l_eff %.4g: %w", f.ID, math.Sqrt(f.L2[i]), err)
+		}
+	}
+	res.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+func secretLabel(f Figure) string {
+	switch f.Kind {
+	case AllBasic:
+		return "all basic"
+	case Misspecified:
+		return fmt.Sprintf("basic %v, misspecified", f.Secret.Indices)
+	case CompoundSecret:
+		return fmt.Sprintf("compound %v", f.Secret.Indices)
+	}
+	return fmt.Sprintf("basic %v", f.Secret.Indices)
+}
+
+// scorer measures designs against one prior and one secret set.
+type scorer struct {
+	sigma   *mat.SymDense
+	secrets []cip.Secret
+	kind    Kind
+}
+
+// score returns the panel's posterior metric and the worst (E1) loss
+// factor of noise g.
+func (s scorer) score(g *mat.SymDense) (metric, loss float64, err error) {
+	post, err := cip.NewPosterior(s.sigma, g)
+	if err != nil {
+		return 0, 0, err
+	}
+	if s.kind == AllBasic {
+		metric = post.MeanTwoSigma(nil)
+	} else if metric, err = post.TwoSigma(s.secrets[0]); err != nil {
+		return 0, 0, err
+	}
+	ls, err := cip.LossFactors(s.sigma, g, s.secrets)
+	if err != nil {
+		return 0, 0, err
+	}
+	return metric, floats.Max(ls), nil
+}
+
+func point(f Figure, l float64, opt Options) (Point, error) {
+	p := Point{LEff: l}
+	sigma := f.Prior(l)
+	paper := &cip.PaperOptions{Stabilisation: f.Stab}
+	sc := scorer{sigma: sigma, secrets: []cip.Secret{f.Secret}, kind: f.Kind}
+	var g *mat.SymDense
+	switch f.Kind {
+	case Misspecified:
+		d, err := cip.PaperSDPA(sigma, f.Secret, f.Budget(), paper)
+		if err != nil {
+			return p, err
+		}
+		p.Budget = d.Budget
+		for _, a := range []struct {
+			scale float64
+			dst   **float64
+		}{{1, &p.GoodPrior}, {0.5, &p.OverCorr}, {1.5, &p.UnderCorr}} {
+			adv := scorer{sigma: f.Prior(a.scale * l), secrets: sc.secrets, kind: BasicSecret}
+			m, _, err := adv.score(d.SigmaG)
+			if err != nil {
+				return p, err
+			}
+			*a.dst = &m
+		}
+		return p, nil
+	case AllBasic:
+		sc.secrets = cip.EveryPoint(f.N)
+		d, _, err := cip.PaperMultipleSecrets(sigma, sc.secrets, f.Budget(), paper)
+		if err != nil {
+			return p, err
+		}
+		g = d.SigmaG
+	default:
+		d, err := cip.PaperSDPA(sigma, f.Secret, f.Budget(), paper)
+		if err != nil {
+			return p, err
+		}
+		g = d.SigmaG
+		if f.Kind == CompoundSecret {
+			exact, err := cip.PaperSDPA(sigma, f.Secret, f.Budget(), nil)
+			if err != nil {
+				return p, err
+			}
+			if err := setScore(sc, exact.SigmaG, &p.SDPExact, &p.LossSDPExact); err != nil {
+				return p, err
+			}
+		}
+	}
+	p.Budget = mat.Trace(g)
+	if err := setScore(sc, g, &p.SDP, &p.LossSDP); err != nil {
+		return p, err
+	}
+	uni, err := cip.IndependentUniform(f.N, p.Budget)
+	if err != nil {
+		return p, err
+	}
+	if err := setScore(sc, uni, &p.IndUniform, &p.LossIndUniform); err != nil {
+		return p, err
+	}
+	// For all basic secrets the sensitive set is every point, so the
+	// concentrated baseline (the budget split evenly over the sensitive
+	// set) is the uniform one.
+	conc := uni
+	if f.Kind != AllBasic {
+		if conc, err = cip.IndependentConcentrated(f.N, f.Secret, p.Budget); err != nil {
+			return p, err
+		}
+	}
+	if err := setScore(sc, conc, &p.IndConcentrated, &p.LossIndConcentrated); err != nil {
+		return p, err
+	}
+	if opt.Optimal {
+		var og *mat.SymDense
+		switch {
+		case f.Kind == BasicSecret:
+			d, err := cip.OptimalBasic(sigma, f.Secret.Indices[0], p.Budget)
+			if err != nil {
+				return p, err
+			}
+			og = d.SigmaG
+		case opt.OptimalSet != nil:
+			if og, err = opt.OptimalSet(sigma, sc.secrets, p.Budget); err != nil {
+				return p, err
+			}
+		}
+		if og != nil {
+			if err := setScore(sc, og, &p.Optimal, &p.LossOptimal); err != nil {
+				return p, err
+			}
+		}
+	}
+	return p, nil
+}
+
+func setScore(sc scorer, g *mat.SymDense, metric **float64, loss **Num) error {
+	m, l, err := sc.score(g)
+	if err != nil {
+		return err
+	}
+	ln := Num(l)
+	*metric, *loss = &m, &ln
+	return nil
+}
+
+// Num is a float64 whose JSON form is a number, or the string "+Inf" for
+// an infinite loss factor (noise that leaves a secret unprotected), which
+// JSON numbers cannot express.
+type Num float64
+
+// MarshalJSON implements json.Marshaler.
+func (x Num) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(x), 1) {
+		return []byte(`"+Inf"`), nil
+	}
+	return json.Marshal(float64(x))
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (x *Num) UnmarshalJSON(b []byte) error {
+	if string(b) == `"+Inf"` {
+		*x = Num(math.Inf(1))
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*x = Num(f)
+	return nil
+}
