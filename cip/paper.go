@@ -158,24 +158,33 @@ func PaperSDPA(sigma mat.Symmetric, s Secret, budget float64, opts *PaperOptions
 // so that by Corollary 7.2.2 it keeps each F_i's protection of its own
 // secret. It returns the covariance and the interior-point iterations.
 func PaperSDPB(fs []*mat.SymDense, opts *PaperOptions) (*mat.SymDense, int, error) {
+	m, g, err := paperSDPBModel(fs)
+	if err != nil {
+		return nil, 0, err
+	}
+	sol, err := solveModel(m, opts, "SDP_B")
+	if err != nil {
+		return nil, 0, err
+	}
+	return sol.SymValue(g), sol.Result.Iterations, nil
+}
+
+// paperSDPBModel states SDP_B over the covariances fs.
+func paperSDPBModel(fs []*mat.SymDense) (*sdp.Model, *sdp.SymVar, error) {
 	if len(fs) == 0 {
-		return nil, 0, fmt.Errorf("cip: SDP_B needs at least one covariance")
+		return nil, nil, fmt.Errorf("cip: SDP_B needs at least one covariance")
 	}
 	n := fs[0].SymmetricDim()
 	m := sdp.NewModel()
 	g := m.SymVar(n)
 	for i, f := range fs {
 		if f.SymmetricDim() != n {
-			return nil, 0, fmt.Errorf("cip: SDP_B: covariance %d is %dx%d, the first is %dx%d", i, f.SymmetricDim(), f.SymmetricDim(), n, n)
+			return nil, nil, fmt.Errorf("cip: SDP_B: covariance %d is %dx%d, the first is %dx%d", i, f.SymmetricDim(), f.SymmetricDim(), n, n)
 		}
 		m.PSD(g.Expr().Minus(sdp.ConstMat(f)))
 	}
 	m.Minimize(g.Trace())
-	sol, err := solveModel(m, opts, "SDP_B")
-	if err != nil {
-		return nil, 0, err
-	}
-	return sol.SymValue(g), sol.Result.Iterations, nil
+	return m, g, nil
 }
 
 // PaperMultipleSecrets is the paper's Algorithm 1, Multiple Secrets: one

@@ -44,8 +44,9 @@
 // log-hyperparameter space with box bounds (a logistic reparametrisation),
 // using L-BFGS from gonum/optimize and deterministic restarts. The paper's
 // preprocessing (preprocess_geolife.py) fits one RBF per series with the
-// lengthscale in [1, 40] samples started at 8 on de-meaned, unit-variance
-// data; PaperFitOptions reproduces it.
+// lengthscale in [1, 40] seconds started at 8 on de-meaned, unit-variance
+// data (times in seconds from the start); PaperFitOptions reproduces it, and
+// package prior applies it to a corpus of traces.
 //
 // References:
 //   - C. E. Rasmussen and C. K. I. Williams, Gaussian Processes for Machine

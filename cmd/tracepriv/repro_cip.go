@@ -62,7 +62,7 @@ Each point is the posterior 2-sigma interval of a Gaussian-process adversary
 (higher = more private) for the paper's SDP mechanism and the independent
 uniform / concentrated baselines at the same total noise, plus the exact
 (E1) loss factor of each design (lower = more private). --optimal adds
-tracepriv's optimal design at equal noise (basic-secret panels).
+tracepriv's optimal design at equal total noise ((E2), or (E3) in budget mode).
 
 Writes DIR/fig2X.json, .svg and .png (with the l_eff interquartile band of
 the GeoLife or temperature fits from --leff-data shaded, as in the paper).`,

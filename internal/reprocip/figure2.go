@@ -157,11 +157,8 @@ type Options struct {
 	// Progress, if set, is called after each point with the count done.
 	Progress func(done, total int)
 	// Optimal also computes tracepriv's optimal design at equal total
-	// noise (basic secrets: (E2); other panels: OptimalSet).
+	// noise: (E2) for a basic secret, (E3) in budget mode otherwise.
 	Optimal bool
-	// OptimalSet designs budget-mode noise for a set of secrets (panels
-	// other than basic secrets) when Optimal is set; nil skips them.
-	OptimalSet func(sigma mat.Symmetric, secrets []cip.Secret, budget float64) (*mat.SymDense, error)
 }
 
 // Run computes every point of the panel.
@@ -324,22 +321,21 @@ func point(f Figure, l float64, opt Options) (Point, error) {
 	}
 	if opt.Optimal {
 		var og *mat.SymDense
-		switch {
-		case f.Kind == BasicSecret:
+		if f.Kind == BasicSecret {
 			d, err := cip.OptimalBasic(sigma, f.Secret.Indices[0], p.Budget)
 			if err != nil {
 				return p, err
 			}
 			og = d.SigmaG
-		case opt.OptimalSet != nil:
-			if og, err = opt.OptimalSet(sigma, sc.secrets, p.Budget); err != nil {
+		} else {
+			d, err := cip.OptimalBudget(sigma, sc.secrets, p.Budget, nil)
+			if err != nil {
 				return p, err
 			}
+			og = d.SigmaG
 		}
-		if og != nil {
-			if err := setScore(sc, og, &p.Optimal, &p.LossOptimal); err != nil {
-				return p, err
-			}
+		if err := setScore(sc, og, &p.Optimal, &p.LossOptimal); err != nil {
+			return p, err
 		}
 	}
 	return p, nil

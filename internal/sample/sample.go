@@ -17,3 +17,11 @@ const Name = "geolife-000-20081024020959.plt"
 //
 //go:embed geolife-000-20081024020959.plt
 var PLT []byte
+
+// Prior is the prior the demo sanitises with: an RBF GP prior per metric
+// dimension fitted by "tracepriv fit" on the GeoLife users 001-007 of
+// ../shared/data/geolife, so not on the sample's own user (the command that
+// made it is in prior.json's "fit" field and in the README).
+//
+//go:embed prior.json
+var Prior []byte

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/sample"
+)
+
+// fitCorpus writes the bundled sample trace and a file that is not a trace
+// into a directory tree.
+func fitCorpus(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "000")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, sample.Name), sample.PLT, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "README.txt"), []byte("not a trace\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestFitCommand(t *testing.T) {
+	dir := fitCorpus(t)
+	out := filepath.Join(t.TempDir(), "prior.json")
+	plot := filepath.Join(t.TempDir(), "leff.svg")
+	stdout, _, err := run(t, "fit", "--in", dir, "--kernel", "matern52", "--quantile", "0.8", "--out", out, "--plot", plot, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res fitOutput
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
+	}
+	p, err := gp.ReadPriorFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Kernel != "matern52" || p.Fit == nil || p.Fit.Quantile != 0.8 || p.Fit.Windows != res.Windows || res.Windows == 0 {
+		t.Errorf("prior %+v, fit %+v, %d windows in the output", p, p.Fit, res.Windows)
+	}
+	if res.Files != 1 || len(res.Ignored) != 1 || res.Traces != 1 || res.Points != 244 {
+		t.Errorf("files %d, ignored %v, traces %d, points %d", res.Files, res.Ignored, res.Traces, res.Points)
+	}
+	if res.PointsFitted+res.PointsThinned+res.PointsSkipped != res.Points {
+		t.Errorf("points not accounted for: %+v", res)
+	}
+	if !reflect.DeepEqual(res.Prior, p) {
+		t.Errorf("--json prior %+v differs from the file's %+v", res.Prior, p)
+	}
+	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("plot %s: %v", plot, err)
+	}
+
+	// The text summary names windows, skips, quartiles and the prior.
+	stdout, _, err = run(t, "fit", "--in", filepath.Join(dir, "000", sample.Name), "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"windows:", "l_eff quartiles", "paper, GeoLife", "prior: rbf, lengthscale", "wrote " + out} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestFitCommandGeoLife fits two real GeoLife files when the shared data
+// is present.
+func TestFitCommandGeoLife(t *testing.T) {
+	files := []string{
+		"../../../shared/data/geolife/001/20081027233029.plt",
+		"../../../shared/data/geolife/004/20081024092739.plt",
+	}
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("GeoLife data not found: %v", err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "prior.json")
+	stdout, _, err := run(t, "fit", "--in", files[0], "--in", files[1], "--out", out, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res fitOutput
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	p, err := gp.ReadPriorFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 2 || res.Windows < 10 || p.Fit.SamplingPeriod <= 0 || p.Lengthscale > 40 {
+		t.Errorf("files %d, windows %d, prior %+v", res.Files, res.Windows, p)
+	}
+}
+
+func TestFitCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.plt")
+	plt := strings.Replace(string(sample.PLT), "40.0", "40.x0", 1)
+	if err := os.WriteFile(bad, []byte(plt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "short.csv")
+	if err := os.WriteFile(short, []byte("time,lat,lon\n2008-10-24T02:00:00Z,39.98,116.32\n2008-10-24T02:00:05Z,39.98,116.33\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "prior.json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"fit", "--out", out}, "--in and --out are required"},
+		{[]string{"fit", "--in", bad, "--out", out}, `bad.plt:7: field "lat"`},
+		{[]string{"fit", "--in", filepath.Join(dir, "missing"), "--out", out}, "missing"},
+		{[]string{"fit", "--in", short, "--out", out}, "no window could be fitted"},
+		{[]string{"fit", "--in", short, "--out", out, "--quantile", "1"}, "quantile 1 is not in (0, 1)"},
+		{[]string{"fit", "--in", short, "--out", out, "--quantile", "0"}, "quantile 0 is not in (0, 1)"},
+		{[]string{"fit", "--in", short, "--out", out, "--max-points", "0"}, "--max-points 0"},
+		{[]string{"fit", "--in", short, "--out", out, "--min-points", "2"}, "minimum points 2"},
+		{[]string{"fit", "--in", short, "--out", out, "--min-duration", "400s"}, "durations"},
+		{[]string{"fit", "--in", short, "--out", out, "--kernel", "periodic"}, "periodic"},
+		{[]string{"fit", "--in", short, "--out", out, "--plot", "x.gif"}, "--plot x.gif"},
+		{[]string{"fit", "--in", t.TempDir(), "--out", out}, "no trace files"},
+	} {
+		_, _, err := run(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args[1:], err, c.want)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed fit left %s behind", out)
+	}
+}

@@ -1,0 +1,663 @@
+package prior
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/stats"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// Defaults of Options, those of Meehan and Chaudhuri's preprocess_geolife.py
+// (downsample_data(min_time=240, max_time=320, max_samps=50)) where they
+// have one.
+const (
+	DefaultMinDuration = 240 * time.Second
+	DefaultMaxDuration = 320 * time.Second
+	DefaultMaxPoints   = 50
+	// DefaultMinPoints has no counterpart in the authors' code: a
+	// lengthscale is not identified by a handful of points.
+	DefaultMinPoints = 10
+	// DefaultQuantile of the per-window l_eff: more dependence is the
+	// conservative choice (see the package documentation).
+	DefaultQuantile = 0.75
+	// DefaultInitLengthscale is where each fit starts, in seconds, as the
+	// authors' RBF(length_scale=8).
+	DefaultInitLengthscale = 8.0
+	// DefaultKernel is the paper's kernel.
+	DefaultKernel = "rbf"
+)
+
+// Reasons a candidate window is rejected: the keys of Report.Skipped and
+// gp.PriorFit.Skipped.
+const (
+	// SkipTooShort: no thinning of the window spans MinDuration (a gap or
+	// the end of the trace comes first).
+	SkipTooShort = "too_short"
+	// SkipTooFewPoints: the window spans MinDuration but with fewer than
+	// MinPoints points.
+	SkipTooFewPoints = "too_few_points"
+	// SkipNotIncreasing: some timestamp in the window is not after the one
+	// before it.
+	SkipNotIncreasing = "non_increasing_times"
+	// SkipInvalidPoint: some point has a non-finite or out-of-range
+	// latitude or longitude.
+	SkipInvalidPoint = "invalid_coordinates"
+	// SkipConstant: a coordinate varies by less than a millimetre (a
+	// device reporting one fixed position); standardising it would fit
+	// rounding noise. The authors drop zero-variance traces likewise.
+	SkipConstant = "constant_coordinate"
+	// SkipFitFailed: the likelihood optimisation failed (listed in
+	// Report.FitErrors).
+	SkipFitFailed = "fit_failed"
+	// SkipAfterFirst: with Options.PaperWindows, the rest of a trace after
+	// its first window, counted as one candidate per trace.
+	SkipAfterFirst = "after_first_window"
+)
+
+// minVariance is the per-coordinate variance (m^2) below which a window is
+// SkipConstant: (1 mm)^2, far below GPS resolution.
+const minVariance = 1e-6
+
+// maxFitErrors bounds Report.FitErrors; Report.Skipped still counts all.
+const maxFitErrors = 100
+
+// Options configures Fit. Zero fields take the defaults: the paper's
+// durations, points and fit options, consecutive windows, q = 0.75.
+type Options struct {
+	// Kernel is "rbf" (default), "matern32" or "matern52".
+	Kernel string
+	// MinDuration and MaxDuration bound the duration of a window (first to
+	// last fitted point); defaults 240 s and 320 s (set 1ns for no minimum).
+	MinDuration, MaxDuration time.Duration
+	// MaxPoints is the most points fitted per window (default 50): longer
+	// windows are thinned. MinPoints is the fewest (default 10).
+	MaxPoints, MinPoints int
+	// PaperWindows cuts as the authors' downsample_data instead of into
+	// consecutive windows: only the first window of each trace, thinned
+	// by their index rule (see the package documentation). For
+	// reproducing the paper's fits; the default uses all of the corpus.
+	PaperWindows bool
+	// Quantile q chooses the prior: the q quantile of the per-window l_eff
+	// and the 1-q quantile of the per-window variances. Default 0.75.
+	Quantile float64
+	// InitLengthscale is the starting lengthscale of every fit in seconds
+	// (default 8, as the authors).
+	InitLengthscale float64
+	// FitOptions overrides gp.PaperFitOptions (variance normalised to 1,
+	// lengthscale in [1, 40] s, nugget 0.0025). The fitted lengthscale is
+	// read from the kernel's "lengthscale" hyperparameter.
+	FitOptions *gp.FitOptions
+	// Workers is the number of windows fitted in parallel; 0 means
+	// runtime.GOMAXPROCS(0). Results do not depend on it.
+	Workers int
+	// Progress, if not nil, is called after each window is fitted with the
+	// number done and the total, always from the goroutine that called Fit.
+	Progress func(done, total int)
+	// Corpus names the input for gp.PriorFit.Corpus.
+	Corpus string
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Kernel == "" {
+		o.Kernel = DefaultKernel
+	}
+	if o.MinDuration == 0 {
+		o.MinDuration = DefaultMinDuration
+	}
+	if o.MaxDuration == 0 {
+		o.MaxDuration = DefaultMaxDuration
+	}
+	if o.MaxPoints == 0 {
+		o.MaxPoints = DefaultMaxPoints
+	}
+	if o.MinPoints == 0 {
+		o.MinPoints = DefaultMinPoints
+	}
+	if o.Quantile == 0 {
+		o.Quantile = DefaultQuantile
+	}
+	if o.InitLengthscale == 0 {
+		o.InitLengthscale = DefaultInitLengthscale
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case o.MinDuration < 0 || o.MaxDuration < o.MinDuration:
+		return o, fmt.Errorf("prior: durations [%v, %v] are not an interval of non-negative durations", o.MinDuration, o.MaxDuration)
+	case o.MaxDuration <= 0:
+		return o, fmt.Errorf("prior: maximum duration %v must be positive", o.MaxDuration)
+	case o.MinPoints < 3:
+		// Two points have one gap: no dependence to fit.
+		return o, fmt.Errorf("prior: minimum points %d must be at least 3", o.MinPoints)
+	case o.MaxPoints < o.MinPoints:
+		return o, fmt.Errorf("prior: maximum points %d is below the minimum %d", o.MaxPoints, o.MinPoints)
+	case !(o.Quantile > 0 && o.Quantile < 1):
+		return o, fmt.Errorf("prior: quantile %v is not in (0, 1)", o.Quantile)
+	case !(o.InitLengthscale > 0) || math.IsInf(o.InitLengthscale, 0):
+		return o, fmt.Errorf("prior: initial lengthscale %v s must be positive and finite", o.InitLengthscale)
+	case o.Workers < 0:
+		return o, fmt.Errorf("prior: %d workers", o.Workers)
+	}
+	return o, nil
+}
+
+// kernel returns the starting kernel of every fit.
+func (o Options) kernel() (gp.Kernel, error) {
+	switch o.Kernel {
+	case "rbf":
+		return gp.RBF{Variance: 1, Lengthscale: o.InitLengthscale}, nil
+	case "matern32":
+		return gp.Matern32{Variance: 1, Lengthscale: o.InitLengthscale}, nil
+	case "matern52":
+		return gp.Matern52{Variance: 1, Lengthscale: o.InitLengthscale}, nil
+	case "periodic":
+		return nil, errors.New(`prior: kernel "periodic" is not fitted from location traces (it needs a period); write the prior by hand`)
+	default:
+		return nil, fmt.Errorf("prior: kernel %q is not one of rbf, matern32, matern52", o.Kernel)
+	}
+}
+
+// Window is one candidate window of a trace that passed the checks that
+// need no fit: the points fitted, projected and de-meaned.
+type Window struct {
+	// Trace is the index of the trace in Fit's input, and Index the
+	// indices in it of the fitted points, increasing.
+	Trace int
+	Index []int
+	// T holds the fitted times in seconds from the window's first point.
+	T []float64
+	// East and North are the fitted positions in metres in the ENU plane
+	// at the window's first point, each de-meaned.
+	East, North []float64
+}
+
+// WindowFit is the outcome of one window's fit. Arrays hold the east then
+// the north coordinate.
+type WindowFit struct {
+	Trace int    `json:"trace"`
+	UID   string `json:"uid,omitempty"`
+	Name  string `json:"name,omitempty"`
+	// First and Last are the indices in the trace of the first and last
+	// fitted points; Points were fitted and Thinned points between them
+	// were not.
+	First   int `json:"first"`
+	Last    int `json:"last"`
+	Points  int `json:"points"`
+	Thinned int `json:"thinned"`
+	// Start is the time of the first fitted point.
+	Start     time.Time `json:"start"`
+	DurationS float64   `json:"duration_s"`
+	// PeriodS is the window's median sampling period in seconds
+	// (gp.MedianPeriod, the authors' choice).
+	PeriodS float64 `json:"period_s"`
+	// VarianceM2 is the population variance of each de-meaned coordinate
+	// in square metres, before normalisation.
+	VarianceM2 [2]float64 `json:"variance_m2"`
+	// LengthscaleS is the fitted lengthscale in seconds, and LEff that
+	// over PeriodS: the lengthscale in samples.
+	LengthscaleS [2]float64 `json:"lengthscale_s"`
+	LEff         [2]float64 `json:"l_eff"`
+	// Jitter is the largest diagonal jitter the factorisations needed at
+	// the optimum beyond the nugget.
+	Jitter float64 `json:"jitter"`
+}
+
+// Report describes a fit: every candidate window and point is accounted
+// for, fitted or skipped by reason.
+type Report struct {
+	Traces int `json:"traces"`
+	Points int `json:"points"`
+	// Candidates is the number of windows cut; Windows of them were fitted
+	// and the others are counted in Skipped by reason (the Skip* keys).
+	Candidates int            `json:"candidates"`
+	Windows    int            `json:"windows"`
+	Skipped    map[string]int `json:"skipped"`
+	// PointsFitted + PointsThinned + PointsSkipped = Points: points fitted,
+	// points between the fitted ones of a thinned window, and points of
+	// skipped windows.
+	PointsFitted  int `json:"points_fitted"`
+	PointsThinned int `json:"points_thinned"`
+	PointsSkipped int `json:"points_skipped"`
+	// Fits are the fitted windows in input order.
+	Fits []WindowFit `json:"fits,omitempty"`
+	// FitErrors describe the first failed fits (SkipFitFailed).
+	FitErrors []string `json:"fit_errors,omitempty"`
+	// LEffQuartiles are the 25th, 50th and 75th percentiles of the pooled
+	// east and north l_eff (as the paper pools them), LEffQuartilesEast
+	// and LEffQuartilesNorth those of each coordinate.
+	LEffQuartiles      [3]float64 `json:"l_eff_quartiles"`
+	LEffQuartilesEast  [3]float64 `json:"l_eff_quartiles_east"`
+	LEffQuartilesNorth [3]float64 `json:"l_eff_quartiles_north"`
+	// VarianceQuartiles are those of the pooled per-window variances (m^2).
+	VarianceQuartiles [3]float64 `json:"variance_m2_quartiles"`
+	// PeriodQuartiles are those of the windows' sampling periods (s).
+	PeriodQuartiles [3]float64 `json:"period_s_quartiles"`
+	// AtLowerBound and AtUpperBound count the coordinate fits whose
+	// lengthscale ended on a bound of the fit (the paper's upper quartile
+	// of 8.0 is the 40 s bound at a 5 s period).
+	AtLowerBound int `json:"at_lower_bound"`
+	AtUpperBound int `json:"at_upper_bound"`
+	// Censored is set when more than 1-q of the coordinate fits ended on
+	// the upper bound: the chosen l_eff is then that bound (over some
+	// period), a lower limit on the corpus's dependence rather than a
+	// measurement of it. Matern kernels, whose lengthscales run longer than
+	// the RBF's for the same correlation, often are under the paper's 40 s.
+	Censored bool `json:"censored"`
+	// MaxJitter is the largest Jitter of any fit.
+	MaxJitter float64 `json:"max_jitter"`
+	// Workers is how many windows were fitted in parallel.
+	Workers int `json:"workers"`
+}
+
+// LEff returns the pooled per-window l_eff: every window's east value, then
+// every window's north value, in input order.
+func (r *Report) LEff() []float64 {
+	out := make([]float64, 0, 2*len(r.Fits))
+	for d := range 2 {
+		for _, f := range r.Fits {
+			out = append(out, f.LEff[d])
+		}
+	}
+	return out
+}
+
+// Windows cuts traces into candidate windows as Fit does and returns those
+// that pass every check but the fit itself, with the report's counts
+// filled in so far (Candidates, Skipped, points). See the package
+// documentation for the rules.
+func Windows(traces []*trace.Trace, opt Options) ([]Window, *Report, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{Traces: len(traces), Skipped: map[string]int{}}
+	var ws []Window
+	for ti, t := range traces {
+		if t == nil {
+			return nil, nil, fmt.Errorf("prior: trace %d is nil", ti)
+		}
+		rep.Points += len(t.Points)
+		ws = cut(ws, ti, t.Points, opt, rep)
+	}
+	return ws, rep, nil
+}
+
+// skip records a rejected candidate of n points.
+func (r *Report) skip(reason string, n int) {
+	r.Skipped[reason]++
+	r.PointsSkipped += n
+}
+
+// cut appends the windows of one trace to ws. Windows are consecutive and
+// disjoint: each starts at the first point after the previous one.
+func cut(ws []Window, ti int, pts []trace.Point, opt Options, rep *Report) []Window {
+	for i := 0; i < len(pts); {
+		// The span: every point within MaxDuration of point i, in order.
+		j := i + 1
+		for j < len(pts) && pts[j].Time.Sub(pts[i].Time) <= opt.MaxDuration {
+			j++
+		}
+		rep.Candidates++
+		reason := check(pts[i:j])
+		var keep []int
+		if reason == "" {
+			if opt.PaperWindows {
+				keep, reason = thinPaper(pts[i:j], opt)
+			} else {
+				keep, reason = thin(pts[i:j], opt)
+			}
+		}
+		if reason != "" {
+			rep.skip(reason, j-i)
+			i = j
+		} else {
+			ws = append(ws, newWindow(ti, pts, i, keep))
+			last := i + keep[len(keep)-1]
+			// Points before the first kept one (paper mode) or between kept
+			// ones were thinned out.
+			rep.PointsThinned += (last - i + 1) - len(keep)
+			i = last + 1
+		}
+		if opt.PaperWindows && i < len(pts) {
+			// The rest of the trace counts as one skipped candidate.
+			rep.Candidates++
+			rep.skip(SkipAfterFirst, len(pts)-i)
+			break
+		}
+	}
+	return ws
+}
+
+// check returns why a span cannot be fitted, or "".
+func check(span []trace.Point) string {
+	for k, p := range span {
+		if k > 0 && !p.Time.After(span[k-1].Time) {
+			return SkipNotIncreasing
+		}
+		if p.Geo().Validate() != nil {
+			return SkipInvalidPoint
+		}
+	}
+	return ""
+}
+
+// newWindow projects and de-means the points pts[i+k] for k in keep.
+func newWindow(ti int, pts []trace.Point, i int, keep []int) Window {
+	w := Window{Trace: ti}
+	first := pts[i+keep[0]]
+	enu := geo.NewENU(first.Geo())
+	for _, k := range keep {
+		e, n := enu.Forward(pts[i+k].Geo())
+		w.Index = append(w.Index, i+k)
+		w.T = append(w.T, pts[i+k].Time.Sub(first.Time).Seconds())
+		w.East = append(w.East, e)
+		w.North = append(w.North, n)
+	}
+	demean(w.East)
+	demean(w.North)
+	return w
+}
+
+// thinPaper thins a span as the authors' downsample_data: a span of n >
+// MaxPoints points keeps the points (m+1) floor(n/MaxPoints) - 1 for m <
+// MaxPoints, and the window counts as long enough if its last point is
+// MinDuration after the span's first (kept or not).
+func thinPaper(span []trace.Point, opt Options) (keep []int, reason string) {
+	n := len(span)
+	if n <= opt.MaxPoints {
+		keep = make([]int, n)
+		for k := range keep {
+			keep[k] = k
+		}
+	} else {
+		stride := n / opt.MaxPoints
+		keep = make([]int, opt.MaxPoints)
+		for m := range keep {
+			keep[m] = (m+1)*stride - 1
+		}
+	}
+	if span[keep[len(keep)-1]].Time.Sub(span[0].Time) < opt.MinDuration {
+		return nil, SkipTooShort
+	}
+	if len(keep) < opt.MinPoints {
+		return nil, SkipTooFewPoints
+	}
+	return keep, ""
+}
+
+// thin chooses which points of a span (all within MaxDuration of the first,
+// times increasing) to fit, as offsets into span. A span of at most
+// MaxPoints points is fitted whole. A longer one is thinned: keep the first
+// point, then each point at least g = MinDuration/(MaxPoints-1) after the
+// last kept one, up to MaxPoints points. g is the finest spacing at which
+// MaxPoints points are sure to last MinDuration; on regular sampling it is a
+// stride (every 5th point at 1 s, every 2nd at 3 s, every point at 5 s), and
+// on GeoLife's 5 s sampling with bursts of 1-3 s fixes it drops the bursts
+// instead of halving the rate. A reason is returned if the span or the kept
+// points last less than MinDuration, or too few points are kept.
+func thin(span []trace.Point, opt Options) (keep []int, reason string) {
+	n := len(span)
+	if span[n-1].Time.Sub(span[0].Time) < opt.MinDuration {
+		return nil, SkipTooShort
+	}
+	if n <= opt.MaxPoints {
+		keep = make([]int, n)
+		for k := range keep {
+			keep[k] = k
+		}
+	} else {
+		// Rounded up so that (MaxPoints-1) g >= MinDuration exactly.
+		g := (opt.MinDuration + time.Duration(opt.MaxPoints-2)) / time.Duration(opt.MaxPoints-1)
+		keep = []int{0}
+		for k := 1; k < n && len(keep) < opt.MaxPoints; k++ {
+			if span[k].Time.Sub(span[keep[len(keep)-1]].Time) >= g {
+				keep = append(keep, k)
+			}
+		}
+	}
+	if len(keep) < opt.MinPoints {
+		return nil, SkipTooFewPoints
+	}
+	if span[keep[len(keep)-1]].Time.Sub(span[0].Time) < opt.MinDuration {
+		// Possible only when fewer than MaxPoints were kept and the last
+		// lies within g of the end of a span barely MinDuration long.
+		return nil, SkipTooShort
+	}
+	return keep, ""
+}
+
+func demean(x []float64) {
+	m := 0.0
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	for i := range x {
+		x[i] -= m
+	}
+}
+
+// popVariance is the mean square of de-meaned x (ddof 0, as numpy's var).
+func popVariance(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v * v
+	}
+	return s / float64(len(x))
+}
+
+// Fit fits a prior on a corpus of traces: it cuts the traces into windows,
+// fits each window's east and north coordinates by maximum likelihood in
+// parallel, and chooses the prior from the distribution of the fits (see the
+// package documentation). The report accounts for every window; it is
+// returned, as far as it got, with most errors.
+func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, nil, err
+	}
+	k0, err := opt.kernel()
+	if err != nil {
+		return nil, nil, err
+	}
+	fo := gp.PaperFitOptions()
+	fitDesc := fmt.Sprintf("paper fit options (variance normalised to 1, lengthscale in [1, 40] s from %g s, nugget 0.0025)", opt.InitLengthscale)
+	if opt.FitOptions != nil {
+		fo = *opt.FitOptions
+		fitDesc = "custom fit options"
+	}
+	cutDesc := "consecutive windows"
+	if opt.PaperWindows {
+		cutDesc = "the authors' windows (first of each trace)"
+	}
+	// gp.PriorFit has no fields for the windowing, so Method records it.
+	method := fmt.Sprintf("per-window MLE on %s of %v-%v with at most %d points (at least %d), %s",
+		cutDesc, opt.MinDuration, opt.MaxDuration, opt.MaxPoints, opt.MinPoints, fitDesc)
+	lb, hasBound := fo.Bounds["lengthscale"]
+	ws, rep, err := Windows(traces, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Workers = opt.Workers
+
+	type result struct {
+		fit    WindowFit
+		reason string
+		err    error
+	}
+	results := make([]result, len(ws))
+	fitOne := func(i int) {
+		w := ws[i]
+		t := traces[w.Trace]
+		first, last := w.Index[0], w.Index[len(w.Index)-1]
+		r := WindowFit{
+			Trace: w.Trace, UID: t.UID, Name: t.Name,
+			First: first, Last: last, Points: len(w.T), Thinned: last - first + 1 - len(w.T),
+			Start:     t.Points[first].Time,
+			DurationS: w.T[len(w.T)-1],
+		}
+		r.VarianceM2 = [2]float64{popVariance(w.East), popVariance(w.North)}
+		if min(r.VarianceM2[0], r.VarianceM2[1]) < minVariance {
+			results[i] = result{reason: SkipConstant}
+			return
+		}
+		period, err := gp.MedianPeriod(w.T)
+		if err != nil { // unreachable: times strictly increase
+			results[i] = result{reason: SkipFitFailed, err: err}
+			return
+		}
+		r.PeriodS = period
+		fits, err := gp.FitEach(k0, []gp.Series{{T: w.T, Y: w.East}, {T: w.T, Y: w.North}}, fo)
+		if err != nil {
+			results[i] = result{reason: SkipFitFailed, err: err}
+			return
+		}
+		for d, f := range fits {
+			l, ok := lengthscale(f.Kernel)
+			if !ok {
+				results[i] = result{reason: SkipFitFailed, err: fmt.Errorf("kernel %T has no lengthscale", f.Kernel)}
+				return
+			}
+			r.LengthscaleS[d] = l
+			r.LEff[d] = gp.EffectiveLengthscale(l, period)
+			r.Jitter = math.Max(r.Jitter, f.MaxJitter)
+		}
+		results[i] = result{fit: r}
+	}
+
+	// A pool of workers fits windows by index into results, so the outcome
+	// does not depend on scheduling; this goroutine only reports progress.
+	jobs := make(chan int)
+	done := make(chan struct{}, len(ws))
+	var wg sync.WaitGroup
+	for range min(opt.Workers, max(1, len(ws))) {
+		wg.Go(func() {
+			for i := range jobs {
+				fitOne(i)
+				done <- struct{}{}
+			}
+		})
+	}
+	go func() {
+		for i := range ws {
+			jobs <- i
+		}
+		close(jobs)
+	}()
+	for n := range len(ws) {
+		<-done
+		if opt.Progress != nil {
+			opt.Progress(n+1, len(ws))
+		}
+	}
+	wg.Wait()
+
+	for i, res := range results {
+		w := ws[i]
+		if res.reason != "" {
+			// The whole window is skipped, including the points Windows
+			// counted as thinned.
+			first, last := w.Index[0], w.Index[len(w.Index)-1]
+			rep.skip(res.reason, last-first+1)
+			rep.PointsThinned -= (last - first + 1) - len(w.T)
+			if res.err != nil && len(rep.FitErrors) < maxFitErrors {
+				t := traces[w.Trace]
+				rep.FitErrors = append(rep.FitErrors, fmt.Sprintf("trace %d (uid %q, name %q) points %d-%d: %v", w.Trace, t.UID, t.Name, first, last, res.err))
+			}
+			continue
+		}
+		rep.Windows++
+		rep.PointsFitted += len(w.T)
+		f := res.fit
+		rep.MaxJitter = math.Max(rep.MaxJitter, f.Jitter)
+		if hasBound {
+			for _, l := range f.LengthscaleS {
+				if l <= lb.Lo*(1+1e-6) {
+					rep.AtLowerBound++
+				}
+				if l >= lb.Hi*(1-1e-6) {
+					rep.AtUpperBound++
+				}
+			}
+		}
+		rep.Fits = append(rep.Fits, f)
+	}
+	if rep.Windows == 0 {
+		return nil, rep, fmt.Errorf("prior: no window could be fitted (%d candidates, skipped %v)", rep.Candidates, rep.Skipped)
+	}
+
+	leff := rep.LEff()
+	east, north := leff[:rep.Windows], leff[rep.Windows:]
+	var vars, periods []float64
+	for _, f := range rep.Fits {
+		vars = append(vars, f.VarianceM2[0], f.VarianceM2[1])
+		periods = append(periods, f.PeriodS)
+	}
+	rep.LEffQuartiles = quartiles(leff)
+	rep.LEffQuartilesEast = quartiles(east)
+	rep.LEffQuartilesNorth = quartiles(north)
+	rep.VarianceQuartiles = quartiles(vars)
+	rep.PeriodQuartiles = quartiles(periods)
+
+	lEff := quantile(leff, opt.Quantile)
+	rep.Censored = float64(rep.AtUpperBound) > (1-opt.Quantile)*float64(len(leff))
+	period := rep.PeriodQuartiles[1]
+	skipped := make(map[string]int, len(rep.Skipped))
+	for k, v := range rep.Skipped {
+		if v > 0 {
+			skipped[k] = v
+		}
+	}
+	p := &gp.Prior{
+		Version:     gp.PriorVersion,
+		Kernel:      opt.Kernel,
+		Variance:    quantile(vars, 1-opt.Quantile),
+		Lengthscale: lEff * period,
+		Fit: &gp.PriorFit{
+			Corpus:         opt.Corpus,
+			Windows:        rep.Windows,
+			Skipped:        skipped,
+			Quantile:       opt.Quantile,
+			LEff:           lEff,
+			SamplingPeriod: period,
+			LEffQuartiles:  rep.LEffQuartiles,
+			Method:         method,
+		},
+	}
+	if err := p.Validate(); err != nil {
+		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
+	}
+	return p, rep, nil
+}
+
+// lengthscale reads the "lengthscale" hyperparameter of k.
+func lengthscale(k gp.Kernel) (float64, bool) {
+	for _, p := range k.Params() {
+		if p.Name == "lengthscale" {
+			return p.Value, true
+		}
+	}
+	return 0, false
+}
+
+// quantile returns the q quantile of x by linear interpolation between
+// order statistics (type 7, numpy's default, with which the paper's
+// quartiles were computed). x is not modified.
+func quantile(x []float64, q float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	return stats.Quantile7(s, q)
+}
+
+func quartiles(x []float64) [3]float64 {
+	return [3]float64{quantile(x, 0.25), quantile(x, 0.5), quantile(x, 0.75)}
+}

@@ -1,0 +1,39 @@
+package prior_test
+
+import (
+	"bytes"
+	"fmt"
+	"log"
+
+	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/prior"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// Fit a prior on a corpus (here one bundled GeoLife trace; a real corpus
+// has thousands of windows and must not contain the traces to protect).
+func ExampleFit() {
+	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{Name: sample.Name})
+	if err != nil {
+		log.Fatal(err)
+	}
+	corpus, err := trace.ReadAll(r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, rep, err := prior.Fit(corpus, prior.Options{Corpus: sample.Name})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d windows fitted of %d, skipped %v\n", rep.Windows, rep.Candidates, rep.Skipped)
+	for _, f := range rep.Fits {
+		fmt.Printf("points %3d-%3d: %2d fitted at %.0f s, l_eff east %.2f north %.2f\n", f.First, f.Last, f.Points, f.PeriodS, f.LEff[0], f.LEff[1])
+	}
+	fmt.Printf("prior: %s, lengthscale %.1f s (l_eff %.2f at q = %v), variance %.0f m^2\n", p.Kernel, p.Lengthscale, p.Fit.LEff, p.Fit.Quantile, p.Variance)
+	// Output:
+	// 3 windows fitted of 6, skipped map[too_short:3]
+	// points   0- 51: 50 fitted at 5 s, l_eff east 3.94 north 1.35
+	// points  70-126: 50 fitted at 5 s, l_eff east 2.56 north 3.45
+	// points 176-228: 50 fitted at 5 s, l_eff east 1.05 north 1.44
+	// prior: rbf, lengthscale 16.1 s (l_eff 3.23 at q = 0.75), variance 249 m^2
+}
