@@ -13,7 +13,7 @@ type SetOptions struct {
 	// RelTol is the relative optimality gap the designer aims for, measured
 	// against its own dual lower bound (default 1e-7).
 	RelTol float64
-	// MaxIter bounds the Newton steps of the iterative solver (default 400).
+	// MaxIter bounds the Newton steps of the iterative solver (default 1000).
 	MaxIter int
 	// Progress, if set, is called after each Newton step with the steps
 	// done and MaxIter.
@@ -21,7 +21,7 @@ type SetOptions struct {
 }
 
 func (o *SetOptions) fill() SetOptions {
-	out := SetOptions{RelTol: 1e-7, MaxIter: 400}
+	out := SetOptions{RelTol: 1e-7, MaxIter: 1000}
 	if o == nil {
 		return out
 	}
@@ -58,10 +58,14 @@ type SetDesign struct {
 	// total noise that meets the targets, in budget mode the least Level
 	// reachable with the budget. Budget (target mode) or Level (budget
 	// mode) minus LowerBound bounds how far the design is from optimal.
+	// The dual is that of (E3) for the full Sigma (not its truncated
+	// spectrum), and the value is lowered by 1e-12 relative to cover
+	// rounding in its evaluation.
 	LowerBound float64
 	// Method names the algorithm that produced SigmaG: "proportional"
-	// (SigmaG = c Sigma, closed form) or "e3-barrier" (the reduced
-	// interior-point solve).
+	// (SigmaG = c Sigma, closed form; optimal when every coordinate is a
+	// basic secret with a common t_i Sigma_ii, otherwise a feasible
+	// fallback) or "e3-barrier" (the reduced interior-point solve).
 	Method string
 	// Iterations counts the Newton steps of the iterative solver.
 	Iterations int
@@ -75,21 +79,35 @@ type SetDesign struct {
 //
 // (cip-math's F_i = At_i At_i^T/t_i - Ct_i, with Ct_i = Sigma - At_i Sigma_SS At_i^T).
 // targets has one entry per secret, or a single common target; convert an
-// epsilon with TargetLossFactor. Secrets may be basic or compound and
-// overlap.
+// epsilon with TargetLossFactor (with the secret's KLoc). Secrets may be
+// basic or compound and may overlap.
 //
 // When every coordinate is a basic secret and t_i Sigma_ii is the same for
 // all of them, the optimum is SigmaG = c Sigma with c = 1/(t Sigma_ii):
 // every secret then has loss factor exactly 1/(c Sigma_ii), and the
 // multipliers mu_i = (1+c)^2 satisfy the KKT conditions, so the design is
-// optimal for any prior, regular or not. Otherwise (E3) is solved in the
-// coordinates of Sigma's spectrum (see e3IPM), restricted to the
-// directions the secrets reach when there are fewer secret coordinates
-// than directions.
+// optimal for any prior, regular sampling or not (Method "proportional",
+// O(n^2) plus the certificate).
+//
+// Otherwise (E3) is solved on the explained covariance
+// R = Sigma (Sigma + SigmaG)^-1 Sigma = L Q L^T, Sigma = L L^T from the
+// eigendecomposition of Sigma truncated at 1e-13 of its largest
+// eigenvalue, where every secret's constraint is a k_S x k_S LMI linear in
+// Q, the noise is SigmaG = L (Q^-1 - I) L^T and the objective
+// tr(Q^-1 Lambda) - tr Lambda (Method "e3-barrier"): a barrier method with
+// dense Newton steps on Q, restricted by column generation to the
+// directions the secrets need when they reach few of Sigma's directions.
+// The Newton system has k(k+1)/2 unknowns for a subspace of dimension k;
+// k is capped at 40 (r, the number of kept directions, is about
+// 2.5 x span / lengthscale, plus a few, for an RBF prior). Beyond the cap the better of
+// the capped solve and the proportional design c Sigma (feasible for any
+// secrets) is returned; LowerBound then shows how far from optimal it is.
 //
 // The returned losses are certified by Evaluator on the SigmaG returned
 // and are all at most their targets (SigmaG is scaled up if rounding left
-// one above); LowerBound is a proven lower bound on the optimum.
+// one above); LowerBound is a lower bound on the optimum from a dual
+// feasible point (see SetDesign). As for every Design, the certificate is
+// for SigmaG plus the reported Jitter on the diagonal.
 func OptimalTarget(sigma mat.Symmetric, secrets []Secret, targets []float64, opts *SetOptions) (*SetDesign, error) {
 	n, err := checkSet(sigma, secrets)
 	if err != nil {
@@ -113,17 +131,20 @@ func OptimalTarget(sigma mat.Symmetric, secrets []Secret, targets []float64, opt
 }
 
 // OptimalBudget returns the noise of total variance budget that minimises
-// the worst KLoc-weighted loss factor max_i KLoc_i L_i (for a 1-D trace,
-// the worst epsilon), i.e. (E3) with the common target as a variable:
+// the worst KLoc-weighted loss factor max_i KLoc_i L_i (the worst epsilon
+// when all secrets share lambda and r), i.e. (E3) with the common target
+// as a variable:
 //
 //	min s  s.t.  tr SigmaG <= budget,  L_i(SigmaG) <= s / KLoc_i.
 //
-// This is convex (the right-hand sides of (E3) are matrix-convex in t) and
-// is solved in one interior-point run rather than by bisection; the
-// result is scaled to tr SigmaG = budget exactly, which can only lower
-// the losses. With every coordinate a basic secret and Sigma_ii / KLoc_i
-// constant, the answer is the closed form SigmaG = budget Sigma / tr Sigma.
-// LowerBound is a proven lower bound on the least reachable Level.
+// This is convex (the right-hand sides of (E3) are matrix-convex in the
+// target) and is solved in one interior-point run rather than by
+// bisection; the result is scaled to tr SigmaG = budget exactly, which
+// can only lower the losses. With every coordinate a basic secret and
+// Sigma_ii / KLoc_i constant, the answer is the closed form
+// SigmaG = budget Sigma / tr Sigma. Level is the certified worst
+// KLoc_i L_i and LowerBound a lower bound on the least reachable Level.
+// See OptimalTarget for the method and its limits.
 func OptimalBudget(sigma mat.Symmetric, secrets []Secret, budget float64, opts *SetOptions) (*SetDesign, error) {
 	n, err := checkSet(sigma, secrets)
 	if err != nil {

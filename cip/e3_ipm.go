@@ -2,7 +2,6 @@ package cip
 
 import (
 	"errors"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
@@ -33,7 +32,7 @@ type e3IPM struct {
 	budget  bool
 	beta    float64
 	pairs   [][2]int
-	eta     []float64 // svec scaling: 1 on the diagonal, 1/sqrt2 off it, halved below
+	eta     []float64 // E_p = eta_p (e_a e_b^T + e_b e_a^T): 1/2 on the diagonal, 1/sqrt2 off it
 	nu      float64   // barrier parameter: the duality gap on the central path is nu/tau
 
 	iters    int
@@ -63,17 +62,16 @@ func newIPM(lam []float64, ls []*mat.Dense, blocks []*e3Block) *e3IPM {
 
 // ipmPoint caches what the barrier and its derivatives need at (Q, s).
 type ipmPoint struct {
-	q      *mat.SymDense
-	s      float64
-	a      *mat.SymDense   // Q^-1
-	c      *mat.SymDense   // (I - Q)^-1
-	f      float64         // tr(Q^-1 Lambda)
-	sinv   []*mat.SymDense // S_j^-1, S_j = B_j - L_j Q L_j^T
-	ldS    float64         // sum log det S_j + log det(I - Q)
-	omega  float64         // beta - f (budget mode)
-	bd1    []*mat.SymDense // dB_j/ds (budget mode)
-	bd2    []*mat.SymDense
-	target []float64
+	q     *mat.SymDense
+	s     float64
+	a     *mat.SymDense   // Q^-1
+	c     *mat.SymDense   // (I - Q)^-1
+	f     float64         // tr(Q^-1 Lambda)
+	sinv  []*mat.SymDense // S_j^-1, S_j = B_j - L_j Q L_j^T
+	ldS   float64         // sum log det S_j + log det(I - Q)
+	omega float64         // beta - f (budget mode)
+	bd1   []*mat.SymDense // dB_j/ds (budget mode)
+	bd2   []*mat.SymDense
 }
 
 func (p *e3IPM) target(j int, s float64) float64 {
@@ -207,9 +205,8 @@ func (p *e3IPM) unsvec(v []float64) *mat.SymDense {
 	return out
 }
 
-// newton assembles the gradient and Hessian of the barrier at pt and
-// returns the Newton step (dQ, ds) and the squared Newton decrement.
-// newtonStep is a Newton step and the factorised Hessian it came from.
+// newtonStep is a Newton step, its squared Newton decrement and the
+// factorised Hessian it came from.
 type newtonStep struct {
 	dq      *mat.SymDense
 	ds, dec float64
@@ -274,6 +271,11 @@ func (f *hessFactor) solve(b []float64, scale float64) []float64 {
 	return x
 }
 
+// newton assembles the gradient and Hessian of the barrier at pt in the
+// orthonormal svec basis E_p and returns the Newton step. The inverses it
+// uses (Q^-1, (I - Q)^-1, S_j^-1) are the barrier's derivatives; they are
+// k x k or k_j x k_j and bounded by the distance to the boundary, which the
+// line search controls.
 func (p *e3IPM) newton(pt *ipmPoint, tau float64) (*newtonStep, error) {
 	k, d := p.k, len(p.pairs)
 	nv := d
@@ -428,7 +430,7 @@ var errMaxIter = errors.New("cip: (E3) solver reached its Newton-step limit")
 func (p *e3IPM) solve(q *mat.SymDense, s float64, relTol float64) (*ipmPoint, float64, error) {
 	pt, ok := p.point(q, s, true)
 	if !ok {
-		return nil, 0, fmt.Errorf("cip: (E3) starting point is not strictly feasible")
+		return nil, 0, errNoInterior
 	}
 	const mu = 10
 	obj := func(pt *ipmPoint) float64 {
@@ -522,7 +524,6 @@ func (p *e3IPM) solve(q *mat.SymDense, s float64, relTol float64) (*ipmPoint, fl
 		tau = next
 	}
 }
-
 
 // fullSym returns a symmetric matrix as a full row-major slice.
 func fullSym(a *mat.SymDense) []float64 {

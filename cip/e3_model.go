@@ -43,6 +43,11 @@ func newSpectrum(sigma mat.Symmetric) (*e3Spectrum, error) {
 	if !(top > 0) {
 		return nil, fmt.Errorf("cip: Sigma has no positive eigenvalue")
 	}
+	// Rounding leaves eigenvalues of order n eps top of either sign; more
+	// negative than that, Sigma is not a covariance.
+	if vals[0] < -1e-8*top {
+		return nil, fmt.Errorf("cip: prior covariance is not positive semidefinite (eigenvalue %g)", vals[0])
+	}
 	sp := &e3Spectrum{n: n}
 	for i := range n {
 		sp.trSigma += sigma.At(i, i)

@@ -8,8 +8,16 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// maxNewtonDim bounds the subspace dimension k of the reduced problem:
+// its dense Newton system has k(k+1)/2 unknowns, so a step costs about
+// k^6 / 24 flops (k = 40: some 60 ms on the reference machine, and a
+// solve takes 40 to 80 steps).
+const maxNewtonDim = 40
+
 // solveE3 solves (E3) in target mode (ts != nil) or budget mode, certifies
-// the design and attaches the dual lower bound.
+// the design and attaches the dual lower bound. Problems whose reduced
+// Newton system would be too large fall back on the proportional design
+// c Sigma (feasible for any secrets), still certified and bounded.
 func solveE3(sigma mat.Symmetric, secrets []Secret, ts []float64, budget float64, o SetOptions) (*SetDesign, error) {
 	sp, err := newSpectrum(sigma)
 	if err != nil {
@@ -33,9 +41,49 @@ func solveE3(sigma mat.Symmetric, secrets []Secret, ts []float64, budget float64
 	if err != nil {
 		return nil, err
 	}
-	// Column generation: solve in the subspace, then add the directions
-	// the optimality conditions ask for, until the dual bound closes the
-	// gap or the subspace stops growing.
+	var res *e3Result
+	iters := 0
+	if _, k := sub.s.Dims(); k <= maxNewtonDim {
+		res, iters, err = columnGeneration(sp, sub, blocks, ts, budget, o)
+		// A target so small that the variance dropped from the spectrum
+		// exceeds what the secret may reveal leaves the reduced problem
+		// without an interior: the proportional design below still
+		// serves, and its bound shows the gap.
+		if err != nil && !errors.Is(err, errNoInterior) {
+			return nil, err
+		}
+	}
+	fb, err := proportionalFallback(sigma, sp, blocks, ts, budget)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil || fb.value < res.value {
+		// Keep the better bound: both are bounds on the same optimum.
+		if res != nil {
+			fb.lower = math.Max(fb.lower, res.lower)
+		}
+		res = fb
+	}
+	d := &SetDesign{Method: res.method, Iterations: iters, LowerBound: math.Max(res.lower, 0)}
+	d.Predicted = res.value
+	if ts != nil {
+		d.Targets = ts
+		if err := d.certifyTarget(sigma, secrets, res.noise); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	if err := d.certifyBudget(sigma, secrets, res.noise, budget); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// columnGeneration solves the reduced problem in a subspace, then adds the
+// directions the optimality conditions ask for, until the dual bound
+// closes the gap, the subspace stops growing, or it would exceed
+// maxNewtonDim.
+func columnGeneration(sp *e3Spectrum, sub *e3Subspace, blocks []*e3Block, ts []float64, budget float64, o SetOptions) (*e3Result, int, error) {
 	var res *e3Result
 	iters := 0
 	maxIter := o.MaxIter
@@ -43,13 +91,9 @@ func solveE3(sigma mat.Symmetric, secrets []Secret, ts []float64, budget float64
 		o.MaxIter = maxIter - iters
 		r, err := sub.solve(blocks, ts, budget, o)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		iters += r.iters
-		if dbgRounds {
-			_, kk := sub.s.Dims()
-			fmt.Printf("round %d k %d value %.10g lower %.10g iters %d\n", round, kk, r.value, r.lower, r.iters)
-		}
 		// Every round's bound is a bound on the full problem, and every
 		// round's design is feasible for it: keep the best of each.
 		lower := r.lower
@@ -60,33 +104,104 @@ func solveE3(sigma mat.Symmetric, secrets []Secret, ts []float64, budget float64
 			res = r
 		}
 		res.lower = lower
-		if res.value-res.lower <= o.RelTol*math.Abs(res.value) || round == maxRounds || r.stopped {
+		if _, k := sub.s.Dims(); res.value-res.lower <= o.RelTol*math.Abs(res.value) || k == sp.r || r.stopped {
 			break
 		}
 		next, err := sub.expand(r)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if next == nil {
 			break
 		}
+		// Each round restarts the interior-point method; once the
+		// subspace is not small, one solve in the full space is cheaper
+		// than more rounds.
+		if _, k := next.s.Dims(); (2*k >= sp.r || round+1 >= maxRounds) && sp.r <= maxNewtonDim {
+			next = fullSubspace(sp, sub.p)
+		}
+		if _, k := next.s.Dims(); k > maxNewtonDim {
+			break
+		}
 		sub = next
 	}
-	d := &SetDesign{Method: "e3-barrier", Iterations: iters, LowerBound: math.Max(res.lower, 0)}
-	g := res.noise
-	if ts != nil {
-		d.Targets = ts
-		d.Predicted = res.value
-		if err := d.certifyTarget(sigma, secrets, g); err != nil {
-			return nil, err
+	res.method = "e3-barrier"
+	return res, iters, nil
+}
+
+// proportionalFallback returns SigmaG = c Sigma, which gives every basic
+// secret loss factor 1/(c Sigma_ii) and a compound secret
+// lambda_max(Sigma_SS^-1)/c exactly, with the smallest c that meets the
+// targets (target mode) or c = budget / tr Sigma (budget mode), and the
+// dual bound at uniform multipliers Y_S = I, Z = 0:
+// N^2 / sum tr B_S - tr Sigma with N the nuclear norm of the stacked
+// Sigma_S: rows (for every point a basic secret, K = Sigma^2 and the
+// bound is exact when the design is optimal).
+func proportionalFallback(sigma mat.Symmetric, sp *e3Spectrum, blocks []*e3Block, ts []float64, budget float64) (*e3Result, error) {
+	// Worst-case factor: L_S(c Sigma) = w_S / c, w_S = 1/lambda_min(Sigma_SS).
+	w := make([]float64, len(blocks))
+	for j, b := range blocks {
+		w[j] = 1 / b.sig[0]
+		for _, v := range b.sig {
+			w[j] = math.Max(w[j], 1/v)
 		}
-		return d, nil
 	}
-	d.Predicted = res.value
-	if err := d.certifyBudget(sigma, secrets, g, budget); err != nil {
+	// N >= the nuclear norm of the rows compressed to the kept directions,
+	// Sigma_S: V = L_S Lambda^1/2, which keeps the bound valid and costs
+	// an SVD of (secret coordinates) x r, not x n.
+	rows := 0
+	for _, b := range blocks {
+		rows += len(b.idx)
+	}
+	f := mat.NewDense(rows, sp.r, nil)
+	at := 0
+	for _, b := range blocks {
+		for a := range b.idx {
+			for c := range sp.r {
+				f.Set(at, c, b.ls.At(a, c)*math.Sqrt(sp.lam[c]))
+			}
+			at++
+		}
+	}
+	nuc, err := nuclearNorm(f)
+	if err != nil {
 		return nil, err
 	}
-	return d, nil
+	eOf := func(ts []float64) float64 {
+		e := 0.0
+		for j, b := range blocks {
+			for _, s := range b.sig {
+				e += basicRHS(s, ts[j])
+			}
+		}
+		return e
+	}
+	bound := func(ts []float64) float64 { return nuc*nuc/eOf(ts) - sp.trSigma }
+	res := &e3Result{method: "proportional"}
+	if ts != nil {
+		c := 0.0
+		for j := range blocks {
+			c = math.Max(c, w[j]/ts[j])
+		}
+		res.noise = scaledSym(sigma, c)
+		res.value = c * sp.trSigma
+		res.lower = bound(ts)
+		return res, nil
+	}
+	c := budget / sp.trSigma
+	for j, b := range blocks {
+		res.value = math.Max(res.value, b.kloc*w[j]/c)
+	}
+	res.noise = scaledSym(sigma, c)
+	levelTargets := func(s float64) []float64 {
+		out := make([]float64, len(blocks))
+		for j, b := range blocks {
+			out[j] = s / b.kloc
+		}
+		return out
+	}
+	res.lower = bisectIncreasing(func(s float64) float64 { return -bound(levelTargets(s)) }, -budget, res.value)
+	return res, nil
 }
 
 // e3Subspace is the set of directions (columns of S, orthonormal in the
@@ -103,15 +218,11 @@ type e3Subspace struct {
 
 func newSubspace(sp *e3Spectrum, union []int) (*e3Subspace, error) {
 	r := sp.r
-	// Small problems are solved in the full space (the Newton system has
-	// r(r+1)/2 unknowns); column generation pays when the secrets reach
-	// few of many directions.
-	if r <= fullSpaceMax || 3*len(union) >= r {
-		s := mat.NewDense(r, r, nil)
-		for i := range r {
-			s.Set(i, i, 1)
-		}
-		return &e3Subspace{sp: sp, s: s}, nil
+	// Column generation pays when the secrets reach few of many
+	// directions; otherwise solve in the full space (the Newton system
+	// then has r(r+1)/2 unknowns).
+	if 3*len(union) >= r && r <= maxNewtonDim {
+		return fullSubspace(sp, len(union)), nil
 	}
 	lu := rowsOf(sp.l, union) // p x r
 	var svd mat.SVD
@@ -127,7 +238,21 @@ func newSubspace(sp *e3Spectrum, union []int) (*e3Subspace, error) {
 			k++
 		}
 	}
-	return newSubspaceFrom(sp, v.Slice(0, r, 0, k).(*mat.Dense))
+	sub, err := newSubspaceFrom(sp, v.Slice(0, r, 0, k).(*mat.Dense))
+	if err != nil {
+		return nil, err
+	}
+	sub.p = len(union)
+	return sub, nil
+}
+
+// fullSubspace is the whole space of the spectrum.
+func fullSubspace(sp *e3Spectrum, p int) *e3Subspace {
+	s := mat.NewDense(sp.r, sp.r, nil)
+	for i := range sp.r {
+		s.Set(i, i, 1)
+	}
+	return &e3Subspace{sp: sp, s: s, p: p}
 }
 
 // newSubspaceFrom rotates an orthonormal basis so that S^T Lambda S is
@@ -163,12 +288,9 @@ func rowsOf(a *mat.Dense, idx []int) *mat.Dense {
 	return out
 }
 
-// fullSpaceMax is the spectral rank up to which (E3) is solved in the
-// full space rather than by column generation.
-const fullSpaceMax = 0
-
-// maxRounds bounds the column-generation rounds of solveE3.
-const maxRounds = 30
+// maxRounds bounds the column-generation rounds of solveE3 before it
+// moves to the full space.
+const maxRounds = 6
 
 type e3Result struct {
 	qs    *mat.SymDense // the reduced solution Q_s
@@ -178,6 +300,7 @@ type e3Result struct {
 	iters int
 	// stopped is set when the Newton-step limit ended the solve.
 	stopped bool
+	method  string
 }
 
 // solve runs the barrier method in the subspace and converts the answer
@@ -359,12 +482,16 @@ func (sub *e3Subspace) solve(blocks []*e3Block, ts []float64, budget float64, o 
 	return res, nil
 }
 
+// errNoInterior reports a reduced problem without a strictly feasible
+// point.
+var errNoInterior = errors.New("cip: the reduced (E3) problem has no strictly feasible point")
+
 // feasibleScale returns alpha > 0 such that alpha L L^T ≺ B: half of
 // 1/lambda_max(R^-T L L^T R^-1) with B = R^T R, capped at 1.
 func feasibleScale(l *mat.Dense, b *mat.SymDense) (float64, error) {
 	var ch mat.Cholesky
 	if !ch.Factorize(b) {
-		return 0, fmt.Errorf("cip: a target is too small for the spectral truncation of Sigma (right-hand side not positive definite)")
+		return 0, errNoInterior
 	}
 	var ll mat.SymDense
 	ll.SymOuterK(1, l)
@@ -450,8 +577,11 @@ func (sub *e3Subspace) expand(res *e3Result) (*e3Subspace, error) {
 	var u mat.Dense
 	svd.UTo(&u)
 	var add []int
+	// Largest residual directions first, within the size the dense Newton
+	// system allows.
+	limit := min(r, max(maxNewtonDim, k))
 	for a, x := range vals {
-		if x > 1e-9*full && k+len(add) < r {
+		if x > 1e-9*full && k+len(add) < limit {
 			add = append(add, a)
 		}
 	}
@@ -482,7 +612,12 @@ func (sub *e3Subspace) expand(res *e3Result) (*e3Subspace, error) {
 	for j, c := range cols {
 		s.SetCol(j, c.RawVector().Data)
 	}
-	return newSubspaceFrom(sp, s)
+	ns, err := newSubspaceFrom(sp, s)
+	if err != nil {
+		return nil, err
+	}
+	ns.p = sub.p
+	return ns, nil
 }
 
 // rowProjector returns the orthogonal projector (k x k) onto the span of
@@ -520,5 +655,3 @@ func rowProjector(ls []*mat.Dense, k int) *mat.SymDense {
 	}
 	return pi
 }
-
-var dbgRounds bool

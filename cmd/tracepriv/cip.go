@@ -181,9 +181,12 @@ type cipReport struct {
 	// Theorem34 is the paper's bound, for noise without cross terms
 	// between a secret and the rest ("cip loss" only).
 	Theorem34 []float64 `json:"theorem_3_4_bound,omitempty"`
-	Jitter    float64   `json:"jitter"`
-	NoiseFile string    `json:"noise_file,omitempty"`
-	Seconds   float64   `json:"seconds"`
+	// LowerBound is the (E3) designer's proven lower bound on the least
+	// budget that meets the target (target mode).
+	LowerBound *float64 `json:"budget_lower_bound,omitempty"`
+	Jitter     float64  `json:"jitter"`
+	NoiseFile  string   `json:"noise_file,omitempty"`
+	Seconds    float64  `json:"seconds"`
 }
 
 // privacyFlags are the (lambda, r, delta) that turn loss factors into
@@ -359,22 +362,28 @@ when SigmaG has no cross terms between a secret and the rest.`,
 
 func cipDesignCmd(env *cli.Env) *cobra.Command {
 	var (
-		prior    cipPriorFlags
-		priv     privacyFlags
-		method   string
-		budget   float64
-		stab     float64
-		noiseOut string
+		prior     cipPriorFlags
+		priv      privacyFlags
+		method    string
+		budget    float64
+		stab      float64
+		targetEps float64
+		noiseOut  string
 	)
 	c := &cobra.Command{
-		Use:   "design [prior flags] (--secret I[,J...] | --all-secrets) --budget B [--method optimal|paper]",
+		Use:   "design [prior flags] (--secret I[,J...] | --all-secrets) (--budget B | --target-epsilon E --lambda L --radius R) [--method optimal|paper]",
 		Short: "Design Gaussian noise for CIP and certify its loss",
 		Long: `Design the noise covariance SigmaG of total variance --budget (tr SigmaG, the
 summed mean squared error) that protects the secrets, and certify its exact
 loss (E1) for every secret.
 
---method optimal (default): the least-loss design, cip-math.md (E2) for one
-basic secret.
+--method optimal (default): the exact optimum of cip-math.md: the closed form
+(E2) for one basic secret, the program (E3) for anything else (compound
+secrets, several secrets, --all-secrets). Budget mode (--budget B) minimises
+the worst epsilon at total noise B; target mode (--target-epsilon E --lambda
+L --radius R) finds the least total noise with epsilon <= E for every secret
+(a secret of k locations within R each), and reports (E3)'s proven lower
+bound on that least noise.
 --method paper: Meehan & Chaudhuri's SDP_A for one secret (solved exactly;
 --stab sets the authors' stabilisation factor) and Algorithm 1, Multiple
 Secrets (SDP_A per secret with --budget each, then SDP_B), for several; the
@@ -392,8 +401,15 @@ total noise of Multiple Secrets is then what SDP_B returns.
 			if err != nil {
 				return fmt.Errorf("cip design: %w", err)
 			}
-			if !f.Changed("budget") {
-				return errors.New("cip design: --budget is required")
+			target := f.Changed("target-epsilon")
+			if target == f.Changed("budget") {
+				return errors.New("cip design: give --budget B (least loss at that noise) or --target-epsilon E with --lambda and --radius (least noise for that loss)")
+			}
+			if target && (!f.Changed("lambda") || !(targetEps > 0)) {
+				return errors.New("cip design: --target-epsilon needs a positive value, --lambda and --radius")
+			}
+			if target && method == "paper" {
+				return errors.New("cip design: the paper's mechanisms have no target mode; use --budget")
 			}
 			var g *mat.SymDense
 			rep := cipReport{Method: method, Kernel: prior.kernel}
@@ -416,14 +432,47 @@ total noise of Multiple Secrets is then what SDP_B returns.
 					g, rep.Jitter = d.SigmaG, d.Jitter
 				}
 			case "optimal":
-				if len(secrets) != 1 || len(secrets[0].Indices) != 1 {
-					return errors.New("cip design: --method optimal handles one basic secret so far; use --method paper for others")
+				basic := len(secrets) == 1 && len(secrets[0].Indices) == 1
+				switch {
+				case target && basic:
+					t, err := cip.TargetLossFactor(targetEps, priv.lambda, priv.radius, 1)
+					if err != nil {
+						return fmt.Errorf("cip design: %w", err)
+					}
+					d, err := cip.OptimalBasicTarget(sigma, secrets[0].Indices[0], t)
+					if err != nil {
+						return fmt.Errorf("cip design: %w", err)
+					}
+					g, rep.Jitter = d.SigmaG, d.Jitter
+				case target:
+					ts := make([]float64, len(secrets))
+					for i, s := range secrets {
+						if ts[i], err = cip.TargetLossFactor(targetEps, priv.lambda, priv.radius, s.Locations()); err != nil {
+							return fmt.Errorf("cip design: %w", err)
+						}
+					}
+					bar := env.Progress(1, "(E3) target mode")
+					d, err := cip.OptimalTarget(sigma, secrets, ts, nil)
+					bar.Finish()
+					if err != nil {
+						return fmt.Errorf("cip design: %w", err)
+					}
+					g, rep.Jitter, rep.LowerBound, rep.Method = d.SigmaG, d.Jitter, ptr(d.LowerBound), "optimal ("+d.Method+")"
+				case basic:
+					d, err := cip.OptimalBasic(sigma, secrets[0].Indices[0], budget)
+					if err != nil {
+						return fmt.Errorf("cip design: %w", err)
+					}
+					g, rep.Jitter = d.SigmaG, d.Jitter
+				default:
+					bar := env.Progress(1, "(E3) budget mode")
+					d, err := cip.OptimalBudget(sigma, secrets, budget, nil)
+					bar.Finish()
+					if err != nil {
+						return fmt.Errorf("cip design: %w", err)
+					}
+					g, rep.Jitter, rep.Method = d.SigmaG, d.Jitter, "optimal ("+d.Method+")"
 				}
-				d, err := cip.OptimalBasic(sigma, secrets[0].Indices[0], budget)
-				if err != nil {
-					return fmt.Errorf("cip design: %w", err)
-				}
-				g, rep.Jitter = d.SigmaG, d.Jitter
 			default:
 				return fmt.Errorf("cip design: --method: %q is not optimal or paper", method)
 			}
@@ -447,7 +496,8 @@ total noise of Multiple Secrets is then what SDP_B returns.
 	prior.register(c.Flags())
 	priv.register(c.Flags())
 	c.Flags().StringVar(&method, "method", "optimal", "optimal (tracepriv's exact optimum) or paper (Meehan & Chaudhuri's SDPs)")
-	c.Flags().Float64Var(&budget, "budget", 0, "total noise variance tr(SigmaG)")
+	c.Flags().Float64Var(&budget, "budget", 0, "budget mode: total noise variance tr(SigmaG)")
+	c.Flags().Float64Var(&targetEps, "target-epsilon", 0, "target mode: the least noise with epsilon <= E for every secret at --lambda, --radius")
 	c.Flags().Float64Var(&stab, "stab", 1, "with --method paper: the authors' stabilisation factor (1 = exact solve)")
 	c.Flags().StringVar(&noiseOut, "noise-out", "", "write the noise covariance as a CSV matrix")
 	return c

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,5 +133,34 @@ func TestReproCIPFigure(t *testing.T) {
 	os.WriteFile(filepath.Join(leff, "l_eff_x.csv"), []byte("l_eff\n2\nabc\n"), 0o644)
 	if err := riskRunErr(t, "repro", "cip", "--figure", "2a", "--out", "", "--leff-data", leff); err == nil || !strings.Contains(err.Error(), "l_eff_x.csv:3") {
 		t.Errorf("bad l_eff CSV: %v", err)
+	}
+}
+
+// Issue 5's interface: --method optimal (default) for every secret set, and
+// target mode with the epsilon met and tight.
+func TestCIPDesignOptimalModes(t *testing.T) {
+	base := []string{"cip", "design", "--kernel", "rbf", "--n", "30", "--lengthscale", "4"}
+	all := riskRunJSON(t, append(base, "--all-secrets", "--budget", "9")...)
+	paper := riskRunJSON(t, append(base, "--all-secrets", "--budget", "0.6", "--method", "paper")...)
+	if b := riskNum(t, all, "budget"); math.Abs(b-9) > 1e-6 {
+		t.Errorf("budget mode: budget %v, want 9", b)
+	}
+	// Against Multiple Secrets at its own total noise.
+	pb := riskNum(t, paper, "budget")
+	opt := riskRunJSON(t, append(base, "--all-secrets", "--budget", strconv.FormatFloat(pb, 'g', -1, 64))...)
+	if !(riskNum(t, opt, "loss_factor") < riskNum(t, paper, "loss_factor")) {
+		t.Errorf("optimal %v vs Multiple Secrets %v at budget %v", riskNum(t, opt, "loss_factor"), riskNum(t, paper, "loss_factor"), pb)
+	}
+	for _, secrets := range [][]string{{"--secret", "12"}, {"--secret", "12,13"}, {"--all-secrets"}, {"--secret", "3", "--secret", "20,21"}} {
+		v := riskRunJSON(t, append(append(base, secrets...), "--target-epsilon", "0.8", "--lambda", "3", "--radius", "0.4")...)
+		if e := riskNum(t, v, "epsilon"); e > 0.8*(1+1e-9) || e < 0.8*(1-1e-4) {
+			t.Errorf("%v: epsilon %v, want the target 0.8", secrets, e)
+		}
+	}
+	if err := riskRunErr(t, append(base, "--secret", "3", "--budget", "1", "--target-epsilon", "1", "--lambda", "2", "--radius", "1")...); err == nil {
+		t.Error("budget and target together accepted")
+	}
+	if err := riskRunErr(t, append(base, "--secret", "3", "--target-epsilon", "1", "--lambda", "2", "--radius", "1", "--method", "paper")...); err == nil {
+		t.Error("paper target mode accepted")
 	}
 }
