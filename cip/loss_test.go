@@ -155,6 +155,11 @@ func TestRenyiMonteCarloE1(t *testing.T) {
 		{"rbf iso basic", rbf(2.5, n), mustSym(IndependentUniform(n, 0.5)), []int{9}},
 		{"rbf correlated compound", rbf(2, n), randomNoise(rng, n, 1), []int{9, 10}},
 		{"periodic correlated basic", gp.Gram(gp.Periodic{Variance: 1, Lengthscale: 1, Period: 8}, gp.Indices(n)), randomNoise(rng, n, 2), []int{4}},
+		// The designs tracepriv releases with: (E3) for every point, for a
+		// compound secret and for a subset of the points.
+		{"e3 every point", rbf(2.5, n), mustDesign(OptimalTarget(rbf(2.5, n), EveryPoint(n), []float64{1}, nil)), []int{9}},
+		{"e3 compound", rbf(2, n), mustDesign(OptimalTarget(rbf(2, n), []Secret{Compound(9, 10)}, []float64{3}, nil)), []int{9, 10}},
+		{"e3 subset", rbf(2.5, n), mustDesign(OptimalTarget(rbf(2.5, n), []Secret{Basic(0), Basic(4), Basic(8), Basic(12), Basic(16)}, []float64{1}, nil)), []int{8}},
 	}
 	for _, c := range cases {
 		for _, lambda := range []float64{2, 3} {
@@ -219,6 +224,13 @@ func TestRenyiMonteCarloE1(t *testing.T) {
 			}
 		}
 	}
+}
+
+func mustDesign(d *SetDesign, err error) *mat.SymDense {
+	if err != nil {
+		panic(err)
+	}
+	return d.SigmaG
 }
 
 func mustSym(g *mat.SymDense, err error) *mat.SymDense {

@@ -11,7 +11,8 @@ import (
 
 // Point is a WGS84 position in decimal degrees.
 type Point struct {
-	Lat, Lon float64
+	Lat float64 `json:"lat"`
+	Lon float64 `json:"lon"`
 }
 
 // ErrInvalidPoint is wrapped by the errors Point.Validate returns.

@@ -35,8 +35,9 @@ type ChartOptions struct {
 	// labelled MarkerLabel; nil for none.
 	Marker      *float64
 	MarkerLabel string
-	// LegendLeft puts the legend top left instead of top right.
-	LegendLeft bool
+	// LegendLeft puts the legend on the left, LegendBottom at the bottom
+	// (default: top right).
+	LegendLeft, LegendBottom bool
 }
 
 // Chart draws lines against a shared x axis, with an optional shaded x
@@ -48,7 +49,7 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = opt.Title
 	p.X.Label.Text, p.Y.Label.Text = opt.XLabel, opt.YLabel
-	p.Legend.Top, p.Legend.Left = true, opt.LegendLeft
+	p.Legend.Top, p.Legend.Left = !opt.LegendBottom, opt.LegendLeft
 	if opt.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{}

@@ -226,6 +226,8 @@ func writeCIPFigure(dir string, fo *reproCIPFigure) error {
 	opt := viz.ChartOptions{
 		Title:  fmt.Sprintf("Figure %s: %s", fo.Figure, fo.Title),
 		XLabel: "prior dependence l_eff (samples)", YLabel: "posterior uncertainty interval (2 sigma)",
+		// The curves fall with l_eff: the bottom left is free.
+		LegendLeft: true, LegendBottom: true,
 	}
 	if fo.Band != nil {
 		opt.Band = &[2]float64{fo.Band.Q25, fo.Band.Q75}

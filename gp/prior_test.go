@@ -1,0 +1,45 @@
+package gp
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPriorRoundTripAndErrors(t *testing.T) {
+	p := &Prior{Version: PriorVersion, Kernel: "periodic", Variance: 4, Lengthscale: 2, Period: 60,
+		Fit: &PriorFit{Corpus: "c", Windows: 3, Quantile: 0.75, LEff: 2, SamplingPeriod: 1}}
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "p.json")
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	back, err := ReadPriorFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := back.KernelFunc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := k.Eval(0, 30), (Periodic{Variance: 4, Lengthscale: 2, Period: 60}).Eval(0, 30); got != want {
+		t.Errorf("kernel %v, want %v", got, want)
+	}
+	for _, c := range []struct{ json, want string }{
+		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"version"`},
+		{`{"version":1,"kernel":"cosine","variance_m2":1,"lengthscale_s":1}`, `"kernel"`},
+		{`{"version":1,"kernel":"periodic","variance_m2":1,"lengthscale_s":1}`, `"period_s"`},
+		{`{"version":1,"kernel":"rbf","variance_m2":0,"lengthscale_s":1}`, `"variance_m2"`},
+		{`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":-1}`, `"lengthscale_s"`},
+		{`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"lengthscale":3}`, `unknown field "lengthscale"`},
+	} {
+		os.WriteFile(path, []byte(c.json), 0o644)
+		if _, err := ReadPriorFile(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want it to name %s and the file", c.json, err, c.want)
+		}
+	}
+}
