@@ -36,8 +36,9 @@ type ChartOptions struct {
 	Marker      *float64
 	MarkerLabel string
 	// LegendLeft puts the legend on the left, LegendBottom at the bottom
-	// (default: top right).
-	LegendLeft, LegendBottom bool
+	// (default: top right); LegendAuto picks the corner that covers the
+	// fewest data points instead.
+	LegendLeft, LegendBottom, LegendAuto bool
 }
 
 // Chart draws lines against a shared x axis, with an optional shaded x
@@ -65,6 +66,9 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 	}
 	if !opt.LogY {
 		ylo = math.Min(ylo, 0)
+	}
+	if opt.LegendAuto {
+		opt.LegendLeft, opt.LegendBottom = emptiestCorner(lines, ylo, yhi, opt.LogY)
 	}
 	// The band and the marker go first so that the curves draw over them.
 	if opt.Band != nil {
@@ -119,4 +123,40 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 		}
 	}
 	return p, nil
+}
+
+// emptiestCorner returns the corner (left?, bottom?) whose box of 45 % of
+// the width and 40 % of the height holds the fewest data points, the
+// legend's place; ties go to top right, then top left.
+func emptiestCorner(lines []Line, ylo, yhi float64, logY bool) (left, bottom bool) {
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	for _, l := range lines {
+		for _, q := range l.XY {
+			xlo, xhi = math.Min(xlo, q.X), math.Max(xhi, q.X)
+		}
+	}
+	fy := func(y float64) float64 {
+		if logY {
+			return (math.Log(y) - math.Log(ylo)) / (math.Log(yhi) - math.Log(ylo))
+		}
+		return (y - ylo) / (yhi - ylo)
+	}
+	best := -1
+	for _, c := range [4][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+		count := 0
+		for _, l := range lines {
+			for _, q := range l.XY {
+				x, y := (q.X-xlo)/(xhi-xlo), fy(q.Y)
+				inX := (c[0] && x <= 0.45) || (!c[0] && x >= 0.55)
+				inY := (c[1] && y <= 0.4) || (!c[1] && y >= 0.6)
+				if inX && inY {
+					count++
+				}
+			}
+		}
+		if best < 0 || count < best {
+			best, left, bottom = count, c[0], c[1]
+		}
+	}
+	return left, bottom
 }

@@ -127,6 +127,13 @@ func TestReproCIPFigure(t *testing.T) {
 			t.Error(err)
 		}
 	}
+	os.Remove(filepath.Join(dir, "fig2a.png"))
+	if r := riskRunJSON(t, "repro", "cip", "--figure", "2a", "--out", dir, "--replot"); len(r["figures"].([]any)) != 1 {
+		t.Errorf("replot: %v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fig2a.png")); err != nil {
+		t.Errorf("replot did not redraw: %v", err)
+	}
 	if err := riskRunErr(t, "repro", "cip", "--figure", "2z"); err == nil || !strings.Contains(err.Error(), "2z") {
 		t.Errorf("bad figure: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ type reproCIPFigure struct {
 func reproCIPCmd(env *cli.Env) *cobra.Command {
 	var (
 		figure, outDir, leffDir string
-		optimal                 bool
+		optimal, replot         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "cip --figure 2a|...|2h|all [--out DIR]",
@@ -79,6 +80,9 @@ the GeoLife or temperature fits from --leff-data shaded, as in the paper).`,
 					}
 					figs = append(figs, f)
 				}
+			}
+			if replot {
+				return replotCIP(env, outDir, figs)
 			}
 			bands, err := loadLeffBands(leffDir, cmd.Flags().Changed("leff-data"))
 			if err != nil {
@@ -121,6 +125,7 @@ the GeoLife or temperature fits from --leff-data shaded, as in the paper).`,
 	f.StringVar(&outDir, "out", "repro-output/cip", "directory for fig2X.json/.svg/.png (empty: write nothing)")
 	f.StringVar(&leffDir, "leff-data", filepath.Join("..", "shared", "data", "meehan-leff"), "directory with the paper's fitted l_eff CSVs (l_eff_x.csv, l_eff_y.csv, l_eff_temp.csv)")
 	f.BoolVar(&optimal, "optimal", false, "also score tracepriv's optimal design at equal noise")
+	f.BoolVar(&replot, "replot", false, "redraw the plots from the fig2X.json files already in --out, without computing")
 	_ = cmd.MarkFlagRequired("figure")
 	return cmd
 }
@@ -226,8 +231,7 @@ func writeCIPFigure(dir string, fo *reproCIPFigure) error {
 	opt := viz.ChartOptions{
 		Title:  fmt.Sprintf("Figure %s: %s", fo.Figure, fo.Title),
 		XLabel: "prior dependence l_eff (samples)", YLabel: "posterior uncertainty interval (2 sigma)",
-		// The curves fall with l_eff: the bottom left is free.
-		LegendLeft: true, LegendBottom: true,
+		LegendAuto: true,
 	}
 	if fo.Band != nil {
 		opt.Band = &[2]float64{fo.Band.Q25, fo.Band.Q75}
@@ -276,4 +280,28 @@ func cipFigureText(w io.Writer, figs []reproCIPFigure) error {
 		}
 	}
 	return nil
+}
+
+// replotCIP redraws panels from their JSON in dir.
+func replotCIP(env *cli.Env, dir string, figs []reprocip.Figure) error {
+	if dir == "" {
+		return errors.New("repro cip: --replot needs --out DIR")
+	}
+	var out []reproCIPFigure
+	for _, f := range figs {
+		b, err := os.ReadFile(filepath.Join(dir, "fig"+f.ID+".json"))
+		if err != nil {
+			return fmt.Errorf("repro cip: --replot: %w", err)
+		}
+		var fo reproCIPFigure
+		if err := json.Unmarshal(b, &fo); err != nil {
+			return fmt.Errorf("repro cip: --replot: fig%s.json: %w", f.ID, err)
+		}
+		fo.Files = nil
+		if err := writeCIPFigure(dir, &fo); err != nil {
+			return fmt.Errorf("repro cip: %w", err)
+		}
+		out = append(out, fo)
+	}
+	return env.Emit(map[string]any{"figures": out}, func(w io.Writer) error { return cipFigureText(w, out) })
 }
