@@ -70,7 +70,7 @@ files (other files are listed as ignored); --in may be repeated. Use a
 corpus separate from the traces the prior will protect.
 
 Each trace is cut into consecutive windows of 240-320 s with at most 50
-points (thinned by a stride when denser); each window's east and north
+points (thinned to points at least 240/49 s apart when denser); each window's east and north
 coordinates, in metres around its first point, are de-meaned, scaled to
 unit variance and fitted by maximum likelihood (lengthscale in [1, 40] s,
 nugget 0.0025). l_eff is the fitted lengthscale over the window's median
