@@ -41,8 +41,73 @@ type MultiNormal struct {
 	k       int       // eigenvalues > 0, the directions sampled
 	lmax    float64   // largest eigenvalue
 	clipped float64   // sum of |λ| over eigenvalues <= 0 set to zero
+	jitter  float64   // diagonal added by NewMultiNormalCholesky
 	factor  []float64 // n×k, row-major: factor[i*k+c] = V[i,j_c]·√λ_{j_c}
 }
+
+// NewMultiNormalCholesky is NewMultiNormal through a Cholesky factorisation
+// Σ + jI = L Lᵀ instead of an eigendecomposition: about 10-50x faster for
+// large n, at the price of a diagonal jitter j when Σ is singular or
+// nearly so (smooth-kernel covariances are). j starts at 0 and grows by
+// tenfold steps from 1e-15·mean(diag Σ) up to 1e-6·mean(diag Σ); Jitter
+// reports it. The sampled covariance Σ + jI dominates Σ, so the jitter only
+// ever adds noise; callers that certify a guarantee for Σ (whose privacy
+// loss can only fall as noise grows) should state it.
+func NewMultiNormalCholesky(cov mat.Symmetric) (*MultiNormal, error) {
+	n := cov.SymmetricDim()
+	if n == 0 {
+		return nil, fmt.Errorf("%w: empty covariance", ErrParam)
+	}
+	mean, gersh := 0.0, 0.0
+	for i := range n {
+		row := 0.0
+		for j := range n {
+			v := cov.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%w: covariance[%d,%d] = %v is not finite", ErrParam, i, j, v)
+			}
+			row += math.Abs(v)
+		}
+		mean += cov.At(i, i) / float64(n)
+		gersh = math.Max(gersh, row)
+	}
+	if !(mean > 0) {
+		return nil, fmt.Errorf("%w: covariance has no positive variance", ErrParam)
+	}
+	a := mat.NewSymDense(n, nil)
+	var chol mat.Cholesky
+	for j := 0.0; ; {
+		a.CopySym(cov)
+		for i := range n {
+			a.SetSym(i, i, a.At(i, i)+j)
+		}
+		if chol.Factorize(a) {
+			// Gershgorin bounds λ_max of Σ + jI from above: Granularity only
+			// needs a scale.
+			m := &MultiNormal{n: n, rank: n, k: n, lmax: gersh + j, jitter: j, factor: make([]float64, n*n)}
+			var l mat.TriDense
+			chol.LTo(&l)
+			for r := range n {
+				for c := 0; c <= r; c++ {
+					m.factor[r*n+c] = l.At(r, c)
+				}
+			}
+			return m, nil
+		}
+		switch {
+		case j == 0:
+			j = 1e-15 * mean
+		case j < 1e-6*mean:
+			j *= 10
+		default:
+			return nil, fmt.Errorf("%w: covariance is not positive semi-definite (Cholesky failed with jitter %g)", ErrParam, j)
+		}
+	}
+}
+
+// Jitter returns the diagonal jitter NewMultiNormalCholesky added (0 for
+// NewMultiNormal, which never adds any).
+func (m *MultiNormal) Jitter() float64 { return m.jitter }
 
 // NewMultiNormal factorises cov. It fails if cov is empty, has a non-finite
 // entry, or has an eigenvalue below -PSDTolerance·λ_max.

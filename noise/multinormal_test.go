@@ -174,3 +174,53 @@ func ExampleNewMultiNormal() {
 	// rank 1 equal coordinates: true
 	// true
 }
+
+// The Cholesky sampler on a singular RBF Σ: a small reported jitter, and
+// draws whose sample covariance matches Σ + jitter·I within z standard
+// errors; an indefinite matrix is refused.
+func TestMultiNormalCholesky(t *testing.T) {
+	const (
+		n = 30
+		N = 40000
+	)
+	cov := rbf(n, 8)
+	mn, err := NewMultiNormalCholesky(cov)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := mn.Jitter(); !(j > 0 && j <= 1e-6) {
+		t.Errorf("jitter %g for a numerically singular RBF kernel", j)
+	}
+	src := Seeded(32)
+	sum := make([]float64, n*n)
+	dst := make([]float64, n)
+	for range N {
+		mn.Rand(dst, src)
+		for i := range n {
+			for j := range n {
+				sum[i*n+j] += dst[i] * dst[j]
+			}
+		}
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			want := cov.At(i, j)
+			if i == j {
+				want += mn.Jitter()
+			}
+			got := sum[i*n+j] / N
+			se := math.Sqrt((cov.At(i, i)*cov.At(j, j) + want*want) / N)
+			if math.Abs(got-want) > 4.41717*se {
+				t.Errorf("cov[%d,%d] = %.4f, want %.4f ± %.4f", i, j, got, want, 4.41717*se)
+			}
+		}
+	}
+	x := make([]float64, n)
+	if _, err := mn.AddSnapped(nil, x, src); err != nil {
+		t.Error(err)
+	}
+	bad := mat.NewSymDense(2, []float64{1, 2, 2, 1})
+	if _, err := NewMultiNormalCholesky(bad); !errors.Is(err, ErrParam) {
+		t.Errorf("indefinite covariance: %v", err)
+	}
+}
