@@ -27,8 +27,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/gp"
 )
 
 // Reconstruct returns the GLS posterior-mean reconstruction of one
@@ -39,45 +39,24 @@ func Reconstruct(sigma, sigmaG mat.Symmetric, z []float64) (xhat, postVar []floa
 	if sigmaG.SymmetricDim() != n || len(z) != n {
 		return nil, nil, fmt.Errorf("attack: prior %d, noise %d and release %d points differ", n, sigmaG.SymmetricDim(), len(z))
 	}
-	var m mat.SymDense
-	m.AddSym(sigma, sigmaG)
-	f, err := gp.Factorize(&m, 0)
+	post, err := cip.NewPosterior(sigma, sigmaG)
 	if err != nil {
-		return nil, nil, fmt.Errorf("attack: Sigma + SigmaG: %w", err)
+		return nil, nil, fmt.Errorf("attack: %w", err)
 	}
 	mean := 0.0
 	for _, v := range z {
-		mean += v
+		mean += v / float64(n)
 	}
-	mean /= float64(n)
-	d := mat.NewVecDense(n, nil)
-	for i, v := range z {
-		d.SetVec(i, v-mean)
+	mu := make([]float64, n)
+	for i := range mu {
+		mu[i] = mean
 	}
-	var b, x mat.VecDense
-	if err := f.SolveVecTo(&b, d); err != nil {
-		return nil, nil, err
+	if xhat, err = post.Mean(mu, z); err != nil {
+		return nil, nil, fmt.Errorf("attack: %w", err)
 	}
-	x.MulVec(sigma, &b)
-	xhat = make([]float64, n)
-	for i := range n {
-		xhat[i] = mean + x.AtVec(i)
-	}
-	// Posterior variance diag(Sigma M^-1 SigmaG) with the jitter counted as
-	// noise, as cip.Posterior does.
-	g := mat.NewSymDense(n, nil)
-	g.CopySym(sigmaG)
-	for i := range n {
-		g.SetSym(i, i, g.At(i, i)+f.Jitter())
-	}
-	var s, p mat.Dense
-	if err := f.SolveTo(&s, g); err != nil {
-		return nil, nil, err
-	}
-	p.Mul(sigma, &s)
 	postVar = make([]float64, n)
 	for i := range n {
-		postVar[i] = math.Max(p.At(i, i), 0)
+		postVar[i] = math.Max(post.Cov.At(i, i), 0)
 	}
 	return xhat, postVar, nil
 }

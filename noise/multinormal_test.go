@@ -55,7 +55,15 @@ func TestMultiNormalRBFCovariance(t *testing.T) {
 	if mn.Rank() != want {
 		t.Errorf("Rank %d, want %d (eigenvalues %v)", mn.Rank(), want, vals)
 	}
-	src := Seeded(31)
+	checkSampleCov(t, mn, cov, 0, N, Seeded(31))
+}
+
+// checkSampleCov draws N samples from mn and checks their covariance
+// (the mean is known to be 0) against cov + jitter I entrywise within
+// z = 4.41717 standard errors, √((Σii Σjj + Σij²)/N).
+func checkSampleCov(t *testing.T, mn *MultiNormal, cov mat.Symmetric, jitter float64, N int, src Source) {
+	t.Helper()
+	n := cov.SymmetricDim()
 	sum := make([]float64, n*n)
 	dst := make([]float64, n)
 	for range N {
@@ -68,9 +76,12 @@ func TestMultiNormalRBFCovariance(t *testing.T) {
 	}
 	for i := range n {
 		for j := i; j < n; j++ {
-			got := sum[i*n+j] / N // mean is known to be 0
 			want := cov.At(i, j)
-			se := math.Sqrt((cov.At(i, i)*cov.At(j, j) + want*want) / N)
+			if i == j {
+				want += jitter
+			}
+			got := sum[i*n+j] / float64(N)
+			se := math.Sqrt((cov.At(i, i)*cov.At(j, j) + want*want) / float64(N))
 			if math.Abs(got-want) > 4.41717*se {
 				t.Errorf("cov[%d,%d] = %.4f, want %.4f ± %.4f", i, j, got, want, 4.41717*se)
 			}
@@ -192,29 +203,7 @@ func TestMultiNormalCholesky(t *testing.T) {
 		t.Errorf("jitter %g for a numerically singular RBF kernel", j)
 	}
 	src := Seeded(32)
-	sum := make([]float64, n*n)
-	dst := make([]float64, n)
-	for range N {
-		mn.Rand(dst, src)
-		for i := range n {
-			for j := range n {
-				sum[i*n+j] += dst[i] * dst[j]
-			}
-		}
-	}
-	for i := range n {
-		for j := i; j < n; j++ {
-			want := cov.At(i, j)
-			if i == j {
-				want += mn.Jitter()
-			}
-			got := sum[i*n+j] / N
-			se := math.Sqrt((cov.At(i, i)*cov.At(j, j) + want*want) / N)
-			if math.Abs(got-want) > 4.41717*se {
-				t.Errorf("cov[%d,%d] = %.4f, want %.4f ± %.4f", i, j, got, want, 4.41717*se)
-			}
-		}
-	}
+	checkSampleCov(t, mn, cov, mn.Jitter(), N, src)
 	x := make([]float64, n)
 	if _, err := mn.AddSnapped(nil, x, src); err != nil {
 		t.Error(err)

@@ -77,6 +77,14 @@ type CompareSetting struct {
 	TargetEpsilon float64
 }
 
+// adversary returns the prior the attacker reconstructs with.
+func (s CompareSetting) adversary() *mat.SymDense {
+	if s.Adversary != nil {
+		return s.Adversary
+	}
+	return s.Sigma
+}
+
 // Compare runs every mechanism on one setting. Randomness (simulated
 // truths, noise draws) comes from src.
 func Compare(s CompareSetting, src noise.Source) ([]CompareRow, error) {
@@ -197,11 +205,7 @@ func Compare(s CompareSetting, src noise.Source) ([]CompareRow, error) {
 			ge := math.Sqrt(3/(budget/float64(n))) * s.R
 			r.GeoIndEpsilonR = &ge
 		}
-		adv := s.Sigma
-		if s.Adversary != nil {
-			adv = s.Adversary
-		}
-		post, err := cip.NewPosterior(adv, d.g)
+		post, err := cip.NewPosterior(s.adversary(), d.g)
 		if err != nil {
 			return nil, err
 		}
@@ -261,11 +265,7 @@ func attackRows(r *CompareRow, s CompareSetting, g *mat.SymDense, laplace bool, 
 			truth = attack.Planar{East: x, North: make([]float64, n)}
 			rel = attack.Planar{East: z, North: make([]float64, n)}
 		}
-		adv := s.Sigma
-		if s.Adversary != nil {
-			adv = s.Adversary
-		}
-		rep, _, err := attack.Run(adv, g, truth, rel, secretPts, s.R)
+		rep, _, err := attack.Run(s.adversary(), g, truth, rel, secretPts, s.R)
 		if err != nil {
 			return err
 		}
