@@ -89,14 +89,20 @@ func checkSampleCov(t *testing.T, mn *MultiNormal, cov mat.Symmetric, jitter flo
 	}
 }
 
-func TestMultiNormalRankOne(t *testing.T) {
-	v := []float64{1, -2, 0.5}
-	cov := mat.NewSymDense(3, nil)
-	for i := range 3 {
-		for j := i; j < 3; j++ {
+// outer returns the rank-one covariance v vᵀ.
+func outer(v []float64) *mat.SymDense {
+	cov := mat.NewSymDense(len(v), nil)
+	for i := range v {
+		for j := i; j < len(v); j++ {
 			cov.SetSym(i, j, v[i]*v[j])
 		}
 	}
+	return cov
+}
+
+func TestMultiNormalRankOne(t *testing.T) {
+	v := []float64{1, -2, 0.5}
+	cov := outer(v)
 	mn, err := NewMultiNormal(cov)
 	if err != nil {
 		t.Fatal(err)

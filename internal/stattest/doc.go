@@ -19,7 +19,11 @@
 // ChiSquare compares binned counts with expected probabilities (Pearson's
 // statistic, p-value from the χ² distribution with bins-1 degrees of
 // freedom); KS is the one-sample Kolmogorov–Smirnov test with Stephens'
-// finite-n correction of the asymptotic Kolmogorov p-value.
+// finite-n correction of the asymptotic Kolmogorov p-value, and KS2 the
+// two-sample test (effective size n_a n_b/(n_a + n_b)), for comparing two
+// samplers of one law. CovarianceSE is the standard error of a sample
+// covariance of normal pairs, √((σ_i²σ_j² + σ_ij²)/n), for entrywise
+// covariance checks at a stated z.
 //
 // # DP falsification
 //
@@ -44,4 +48,23 @@
 //
 // Vote runs a randomised check several times and takes the majority (Google's
 // VotingUtil / RunBallot), so fixed-seed tests stay both strict and stable.
+//
+// # Float-safety falsifiers
+//
+// A mechanism whose set of possible outputs depends on its input is not
+// (ε, δ)-DP for any ε when δ is below the probability of an output that the
+// neighbour cannot produce (Mironov, CCS 2012). SupportAttack counts the
+// releases from x that a support model of the mechanism at x' proves
+// impossible; the model must over-approximate the support, so each count
+// is a proof, and DeltaLowerBound turns the rate into a confidence bound
+// on that δ. CoverLattice is the black-box counterpart for lattice
+// mechanisms: every output must be an exact multiple of the step, and
+// every lattice point of non-negligible probability must occur;
+// MissProbability bounds its false-alarm rate.
+//
+// NormalCellProbs and BivariateNormalRect give the exact probabilities of
+// the cells of a rounded one- or two-dimensional Gaussian (the latter by
+// Gauss–Legendre quadrature of a one-dimensional integral), and PoolSmall
+// merges sparse bins, so ChiSquare can test a lattice release for
+// exactness.
 package stattest
