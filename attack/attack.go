@@ -1,22 +1,3 @@
-// Package attack measures what an adversary recovers from a sanitised
-// trace: the Gaussian-process posterior-mean reconstruction of Meehan and
-// Chaudhuri's adversary (cip-math.md section 6), run on real releases and
-// scored against the original trace.
-//
-// The adversary knows the mechanism (its noise covariance, recomputable
-// from the public certificate), has a GP prior per metric dimension, and
-// does not know the mean: it estimates a constant mean per dimension by the
-// average of the release, m^ = mean(z), then reconstructs
-//
-//	x^ = m^ 1 + Sigma (Sigma + SigmaG)^-1 (z - m^ 1),
-//
-// the posterior mean given that mean. (The generalised least-squares mean
-// 1^T M^-1 z / 1^T M^-1 1 is the textbook choice, but with the
-// near-singular Gram matrices of smooth kernels M^-1 1 is dominated by
-// rounding; the plain average is unbiased and stable.) Errors are measured in
-// the plane (metres) at the secret points; the guarantee (the certified
-// epsilon) bounds how much any adversary's beliefs can move, and this is
-// one concrete adversary's outcome, for evaluation.
 package attack
 
 import (
@@ -24,61 +5,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/gp"
 )
-
-// Reconstruct returns the GLS posterior-mean reconstruction of one
-// dimension from its release z, under prior covariance sigma and noise
-// covariance sigmaG, and the posterior variance of each point.
-func Reconstruct(sigma, sigmaG mat.Symmetric, z []float64) (xhat, postVar []float64, err error) {
-	n := sigma.SymmetricDim()
-	if sigmaG.SymmetricDim() != n || len(z) != n {
-		return nil, nil, fmt.Errorf("attack: prior %d, noise %d and release %d points differ", n, sigmaG.SymmetricDim(), len(z))
-	}
-	post, err := cip.NewPosterior(sigma, sigmaG)
-	if err != nil {
-		return nil, nil, fmt.Errorf("attack: %w", err)
-	}
-	mean := 0.0
-	for _, v := range z {
-		mean += v / float64(n)
-	}
-	mu := make([]float64, n)
-	for i := range mu {
-		mu[i] = mean
-	}
-	if xhat, err = post.Mean(mu, z); err != nil {
-		return nil, nil, fmt.Errorf("attack: %w", err)
-	}
-	postVar = make([]float64, n)
-	for i := range n {
-		postVar[i] = math.Max(post.Cov.At(i, i), 0)
-	}
-	return xhat, postVar, nil
-}
-
-// Report is the outcome of the attack at the secret points.
-type Report struct {
-	Points  int `json:"points"`
-	Secrets int `json:"secret_points"`
-	// RMSE and median of the planar error (metres) at the secret points,
-	// of the release itself and of the reconstruction.
-	ReleasedRMSE        float64 `json:"released_rmse_m"`
-	ReleasedMedian      float64 `json:"released_median_m"`
-	ReconstructedRMSE   float64 `json:"reconstructed_rmse_m"`
-	ReconstructedMedian float64 `json:"reconstructed_median_m"`
-	// WithinRadius is the fraction of secret points the reconstruction
-	// puts within Radius metres of the truth.
-	Radius       float64 `json:"radius_m"`
-	WithinRadius float64 `json:"within_radius"`
-	// Posterior2Sigma is the adversary's own planar 2-sigma uncertainty,
-	// 2 sqrt(var_east + var_north), averaged over the secret points.
-	Posterior2Sigma float64 `json:"posterior_2sigma_m"`
-}
 
 // Planar holds one trace dimension pair in local metres.
 type Planar struct {
@@ -95,51 +29,217 @@ func Project(origin geo.Point, pts []geo.Point) Planar {
 	return p
 }
 
-// Run reconstructs both dimensions of a release and scores the secret
-// points (indices, deduplicated) against the truth.
+// chi2Planar95 is the 95 % quantile of the chi-square distribution with two
+// degrees of freedom, -2 ln 0.05: the adversary's 95 % posterior region of
+// a point is the ellipse de^2/var_e + dn^2/var_n <= chi2Planar95.
+var chi2Planar95 = -2 * math.Log(0.05)
+
+// Report is the outcome of an attack at the secret points: the
+// reconstruction beside the release read as it is.
+type Report struct {
+	Points  int `json:"points"`
+	Secrets int `json:"secret_points"`
+	// ReconstructedRMSE and ReconstructedMedian are the RMSE and median of
+	// the reconstruction's planar error (metres); ReleasedRMSE and
+	// ReleasedMedian those of the release itself.
+	ReconstructedRMSE   float64 `json:"rmse_m"`
+	ReconstructedMedian float64 `json:"median_m"`
+	ReleasedRMSE        float64 `json:"release_rmse_m"`
+	ReleasedMedian      float64 `json:"release_median_m"`
+	// WithinRadius is the share of secret points the reconstruction puts
+	// within Radius metres of the truth; ReleaseWithinRadius the share the
+	// release itself does.
+	Radius              float64 `json:"radius_m"`
+	WithinRadius        float64 `json:"within_radius_fraction"`
+	ReleaseWithinRadius float64 `json:"release_within_radius_fraction"`
+	// Posterior2Sigma is twice the adversary's stated planar RMS error,
+	// 2 sqrt(mean over secret points of var_east + var_north): for a
+	// calibrated adversary it is about twice ReconstructedRMSE.
+	Posterior2Sigma float64 `json:"posterior_2sigma_m"`
+	// EstimatedRMSE is the adversary's own estimate of its planar RMSE,
+	// from the release and the public noise law only (the mean of
+	// Estimate.Risk, both dimensions): what the attack can say without the
+	// truth.
+	EstimatedRMSE float64 `json:"estimated_rmse_m"`
+	// Coverage95 is the share of secret points whose truth lies in the
+	// adversary's 95 % posterior ellipse; about 0.95 for a calibrated
+	// adversary.
+	Coverage95 float64 `json:"coverage_95"`
+	// Adversary is the prior and mean the adversary chose per dimension.
+	Adversary PlanarFit `json:"adversary"`
+}
+
+// PlanarFit is what the adversary chose for each dimension.
+type PlanarFit struct {
+	East  Fit `json:"east"`
+	North Fit `json:"north"`
+}
+
+// Attack runs the adversary on both dimensions of a release at times ts
+// (seconds), each with noise covariance sigmaG, and scores the secret
+// points (indices, deduplicated) against the truth. It returns the report
+// and the reconstruction. The two dimensions are reconstructed
+// concurrently.
+func Attack(ts []float64, truth, released Planar, sigmaG mat.Symmetric, adv Adversary, secretPoints []int, radius float64) (*Report, Planar, error) {
+	if err := checkPlanar(len(ts), truth, released); err != nil {
+		return nil, Planar{}, err
+	}
+	var est [2]*Estimate
+	var errs [2]error
+	var wg sync.WaitGroup
+	for d, z := range [2][]float64{released.East, released.North} {
+		wg.Go(func() { est[d], errs[d] = Reconstruct(ts, z, sigmaG, adv) })
+	}
+	wg.Wait()
+	for d, name := range [2]string{"east", "north"} {
+		if errs[d] != nil {
+			return nil, Planar{}, fmt.Errorf("%s: %w", name, errs[d])
+		}
+	}
+	r, err := score(truth, released, est, secretPoints, radius)
+	if err != nil {
+		return nil, Planar{}, err
+	}
+	return r, Planar{East: est[0].Mean, North: est[1].Mean}, nil
+}
+
+// Run is the adversary of earlier releases of this package, kept with its
+// signature and behaviour for callers that hold a prior covariance rather
+// than a prior family and times: a fixed prior covariance sigma (the same
+// for both dimensions), the plain average of each released dimension as
+// its mean, the posterior mean x^ = avg + Sigma M^-1 (z - avg), and the
+// posterior variance of a known mean. It is the adversary of the reported
+// bug: with a certificate's small prior variance over a long trace it
+// shrinks everything to one point and its 2-sigma ignores the mean's
+// uncertainty (TestOldAdversaryWorseThanRelease). Use Attack.
+//
+// Beside the old numbers its report carries the truth-free risk estimate
+// of this estimator (Report.EstimatedRMSE) and the coverage of its stated
+// intervals, so the miscalibration shows.
 func Run(sigma, sigmaG mat.Symmetric, truth, released Planar, secretPoints []int, radius float64) (*Report, Planar, error) {
+	if sigma == nil || sigmaG == nil {
+		return nil, Planar{}, errors.New("attack: nil covariance")
+	}
+	n := sigma.SymmetricDim()
+	if err := checkPlanar(n, truth, released); err != nil {
+		return nil, Planar{}, err
+	}
+	if sigmaG.SymmetricDim() != n {
+		return nil, Planar{}, fmt.Errorf("attack: prior %d and noise %d points differ", n, sigmaG.SymmetricDim())
+	}
+	post, err := cip.NewPosterior(sigma, sigmaG)
+	if err != nil {
+		return nil, Planar{}, fmt.Errorf("attack: %w", err)
+	}
+	// For the risk estimate: A = Sigma M^-1 + SigmaG M^-1 1 1^T / n, so
+	// (A SigmaG)_ii = [Sigma M^-1 SigmaG]_ii + u_i w_i / n with
+	// u = SigmaG M^-1 1 and w = SigmaG 1.
+	var m mat.SymDense
+	m.AddSym(sigma, sigmaG)
+	f, err := gp.Factorize(&m, 0)
+	if err != nil {
+		return nil, Planar{}, fmt.Errorf("attack: Sigma + SigmaG: %w", err)
+	}
+	ones := mat.NewVecDense(n, nil)
+	for i := range n {
+		ones.SetVec(i, 1)
+	}
+	var mi1, u, w mat.VecDense
+	if err := f.SolveVecTo(&mi1, ones); err != nil {
+		return nil, Planar{}, fmt.Errorf("attack: %w", err)
+	}
+	u.MulVec(sigmaG, &mi1)
+	w.MulVec(sigmaG, ones)
+	var est [2]*Estimate
+	for k, z := range [2][]float64{released.East, released.North} {
+		avg := 0.0
+		for _, v := range z {
+			avg += v / float64(n)
+		}
+		mu := make([]float64, n)
+		for i := range mu {
+			mu[i] = avg
+		}
+		xhat, err := post.Mean(mu, z)
+		if err != nil {
+			return nil, Planar{}, fmt.Errorf("attack: %w", err)
+		}
+		e := &Estimate{Mean: xhat, Variance: make([]float64, n), Risk: make([]float64, n),
+			Fit: Fit{Choice: "given covariance", Mean: "average", Coefficients: []float64{avg}, Evaluations: 1, Jitter: post.Jitter}}
+		for i := range n {
+			e.Variance[i] = math.Max(post.Cov.At(i, i), 0)
+			d := xhat[i] - z[i]
+			e.Risk[i] = d*d - sigmaG.At(i, i) + 2*(e.Variance[i]+u.AtVec(i)*w.AtVec(i)/float64(n))
+		}
+		est[k] = e
+	}
+	r, err := score(truth, released, est, secretPoints, radius)
+	if err != nil {
+		return nil, Planar{}, err
+	}
+	return r, Planar{East: est[0].Mean, North: est[1].Mean}, nil
+}
+
+func checkPlanar(n int, truth, released Planar) error {
+	if len(truth.East) != n || len(truth.North) != n || len(released.East) != n || len(released.North) != n {
+		return fmt.Errorf("attack: %d times, truth %d/%d and release %d/%d points (east/north)",
+			n, len(truth.East), len(truth.North), len(released.East), len(released.North))
+	}
+	return nil
+}
+
+// score compares reconstruction and release with the truth at the secret
+// points.
+func score(truth, released Planar, est [2]*Estimate, secretPoints []int, radius float64) (*Report, error) {
 	n := len(truth.East)
-	if len(released.East) != n || len(truth.North) != n || len(released.North) != n {
-		return nil, Planar{}, errors.New("attack: truth and release have different lengths")
-	}
 	if len(secretPoints) == 0 {
-		return nil, Planar{}, errors.New("attack: no secret points to score")
+		return nil, errors.New("attack: no secret points to score")
 	}
-	xe, ve, err := Reconstruct(sigma, sigmaG, released.East)
-	if err != nil {
-		return nil, Planar{}, err
+	if !(radius >= 0) {
+		return nil, fmt.Errorf("attack: radius %v", radius)
 	}
-	xn, vn, err := Reconstruct(sigma, sigmaG, released.North)
-	if err != nil {
-		return nil, Planar{}, err
-	}
-	rec := Planar{East: xe, North: xn}
 	r := &Report{Points: n, Radius: radius}
+	r.Adversary.East, r.Adversary.North = est[0].Fit, est[1].Fit
+	xe, xn := est[0].Mean, est[1].Mean
+	ve, vn := est[0].Variance, est[1].Variance
 	var relErr, recErr []float64
+	postVar, risk := 0.0, 0.0
 	seen := map[int]bool{}
 	for _, i := range secretPoints {
 		if i < 0 || i >= n {
-			return nil, Planar{}, fmt.Errorf("attack: secret point %d out of range [0, %d)", i, n)
+			return nil, fmt.Errorf("attack: secret point %d out of range [0, %d)", i, n)
 		}
 		if seen[i] {
 			continue
 		}
 		seen[i] = true
-		relErr = append(relErr, math.Hypot(released.East[i]-truth.East[i], released.North[i]-truth.North[i]))
-		d := math.Hypot(xe[i]-truth.East[i], xn[i]-truth.North[i])
+		rel := math.Hypot(released.East[i]-truth.East[i], released.North[i]-truth.North[i])
+		relErr = append(relErr, rel)
+		if rel <= radius {
+			r.ReleaseWithinRadius++
+		}
+		de, dn := xe[i]-truth.East[i], xn[i]-truth.North[i]
+		d := math.Hypot(de, dn)
 		recErr = append(recErr, d)
 		if d <= radius {
 			r.WithinRadius++
 		}
-		r.Posterior2Sigma += 2 * math.Sqrt(ve[i]+vn[i])
+		postVar += ve[i] + vn[i]
+		risk += est[0].Risk[i] + est[1].Risk[i]
+		if de*de/ve[i]+dn*dn/vn[i] <= chi2Planar95 {
+			r.Coverage95++
+		}
 	}
 	k := float64(len(recErr))
 	r.Secrets = len(recErr)
 	r.WithinRadius /= k
-	r.Posterior2Sigma /= k
+	r.ReleaseWithinRadius /= k
+	r.Coverage95 /= k
+	r.Posterior2Sigma = 2 * math.Sqrt(postVar/k)
+	r.EstimatedRMSE = rms(risk, r.Secrets)
 	r.ReleasedRMSE, r.ReleasedMedian = rmseMedian(relErr)
 	r.ReconstructedRMSE, r.ReconstructedMedian = rmseMedian(recErr)
-	return r, rec, nil
+	return r, nil
 }
 
 func rmseMedian(e []float64) (float64, float64) {

@@ -1,8 +1,8 @@
 package attack
 
 import (
+	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -10,11 +10,66 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 )
 
-// Reconstruct against the textbook formulas with explicit inverses on a
-// well-conditioned case.
-func TestReconstructBruteForce(t *testing.T) {
-	n := 8
-	sigma := gp.Gram(gp.Matern32{Variance: 4, Lengthscale: 2}, gp.Indices(n))
+// bruteUK is universal kriging by the textbook formulas with explicit
+// inverses, for well-conditioned test problems: the GLS coefficients, the
+// posterior mean, the posterior variance with the mean-estimation term and
+// the restricted log likelihood.
+func bruteUK(t *testing.T, sigma, sigmaG mat.Symmetric, h *mat.Dense, z []float64) (beta, xhat, pv []float64, reml float64) {
+	t.Helper()
+	n := len(z)
+	_, p := h.Dims()
+	var m mat.SymDense
+	m.AddSym(sigma, sigmaG)
+	var minv mat.Dense
+	if err := minv.Inverse(&m); err != nil {
+		t.Fatal(err)
+	}
+	zv := mat.NewVecDense(n, z)
+	var a, ainv, mh mat.Dense
+	mh.Mul(&minv, h)
+	a.Mul(h.T(), &mh) // H^T M^-1 H
+	if err := ainv.Inverse(&a); err != nil {
+		t.Fatal(err)
+	}
+	var hmz, bv mat.VecDense
+	hmz.MulVec(mh.T(), zv)
+	bv.MulVec(&ainv, &hmz)
+	beta = mat.Col(nil, 0, &bv)
+	var hb, r, alpha, sa mat.VecDense
+	hb.MulVec(h, &bv)
+	r.SubVec(zv, &hb)
+	alpha.MulVec(&minv, &r)
+	sa.MulVec(sigma, &alpha)
+	xhat = make([]float64, n)
+	for i := range n {
+		xhat[i] = hb.AtVec(i) + sa.AtVec(i)
+	}
+	// Sigma - Sigma M^-1 Sigma + W (H^T M^-1 H)^-1 W^T, W = H - Sigma M^-1 H.
+	var smi, smis, w, wa, wawt mat.Dense
+	smi.Mul(sigma, &minv)
+	smis.Mul(&smi, sigma)
+	w.Mul(sigma, &mh)
+	w.Sub(h, &w)
+	wa.Mul(&w, &ainv)
+	wawt.Mul(&wa, w.T())
+	pv = make([]float64, n)
+	for i := range n {
+		pv[i] = sigma.At(i, i) - smis.At(i, i) + wawt.At(i, i)
+	}
+	var hh mat.Dense
+	hh.Mul(h.T(), h)
+	logdet := func(x mat.Matrix) float64 {
+		var lu mat.LU
+		lu.Factorize(x)
+		ld, _ := lu.LogDet()
+		return ld
+	}
+	reml = -0.5 * (float64(n-p)*math.Log(2*math.Pi) + logdet(&m) + logdet(&a) - logdet(&hh) + mat.Dot(&r, &alpha))
+	return beta, xhat, pv, reml
+}
+
+// testNoise is a well-conditioned correlated noise covariance.
+func testNoise(n int) *mat.SymDense {
 	g := mat.NewSymDense(n, nil)
 	for i := range n {
 		g.SetSym(i, i, 0.5+0.1*float64(i))
@@ -22,107 +77,230 @@ func TestReconstructBruteForce(t *testing.T) {
 			g.SetSym(i-1, i, 0.05)
 		}
 	}
+	return g
+}
+
+// Universal kriging (linear trend, fixed prior) against the textbook
+// formulas with explicit inverses on a well-conditioned case.
+func TestReconstructBruteForce(t *testing.T) {
+	ts := []float64{0, 1.5, 2, 3.5, 5, 6, 8, 9.5}
+	n := len(ts)
+	fam := gp.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 2, LengthscaleMax: 2}
+	sigma := gp.Gram(gp.Matern32{Variance: 4, Lengthscale: 2}, ts)
+	g := testNoise(n)
 	z := []float64{3, 1, -2, 0.5, 4, 2, -1, 0}
-	xhat, pv, err := Reconstruct(sigma, g, z)
+	for _, mm := range []MeanModel{MeanLinear, MeanConstant} {
+		est, err := Reconstruct(ts, z, g, Adversary{Family: fam, Variance: 4, Mean: mm, Unguarded: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := newDesign(ts, mm)
+		beta, xhat, pv, reml := bruteUK(t, sigma, g, d.h, z)
+		for i := range n {
+			if math.Abs(est.Mean[i]-xhat[i]) > 1e-10 {
+				t.Errorf("%s: x^[%d] = %v, want %v", mm, i, est.Mean[i], xhat[i])
+			}
+			if math.Abs(est.Variance[i]-pv[i]) > 1e-10 {
+				t.Errorf("%s: posterior variance[%d] = %v, want %v", mm, i, est.Variance[i], pv[i])
+			}
+		}
+		if math.Abs(est.Fit.LogLikelihood-reml) > 1e-9 {
+			t.Errorf("%s: REML %v, want %v", mm, est.Fit.LogLikelihood, reml)
+		}
+		if est.Fit.Choice != "fixed" || est.Fit.Mean != mm.String() || est.Fit.Evaluations != 1 {
+			t.Errorf("%s: fit %+v", mm, est.Fit)
+		}
+		// Coefficients in natural units: level at tbar, slope per second.
+		if math.Abs(est.Fit.Coefficients[0]-beta[0]) > 1e-10 || est.Fit.ReferenceTime != d.tbar {
+			t.Errorf("%s: level %v at %v, want %v at %v", mm, est.Fit.Coefficients[0], est.Fit.ReferenceTime, beta[0], d.tbar)
+		}
+		if mm == MeanLinear && math.Abs(est.Fit.Coefficients[1]-beta[1]/d.tsc) > 1e-10 {
+			t.Errorf("slope %v, want %v", est.Fit.Coefficients[1], beta[1]/d.tsc)
+		}
+	}
+	// A known (zero) mean is the plain posterior with the marginal
+	// likelihood.
+	est, err := Reconstruct(ts, z, g, Adversary{Family: fam, Variance: 4, Mean: MeanKnown, Unguarded: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var m, minv mat.SymDense
 	m.AddSym(sigma, g)
-	var inv mat.Dense
-	if err := inv.Inverse(&m); err != nil {
+	var c mat.Cholesky
+	c.Factorize(&m)
+	if err := c.InverseTo(&minv); err != nil {
 		t.Fatal(err)
 	}
-	minv.CopySym(mat.NewSymDense(n, inv.RawMatrix().Data))
-	mean := 0.0
-	for _, v := range z {
-		mean += v / float64(n)
-	}
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = z[i] - mean
-	}
-	var w, x mat.VecDense
-	w.MulVec(&inv, mat.NewVecDense(n, d))
-	x.MulVec(sigma, &w)
-	var sm, post mat.Dense
-	sm.Mul(sigma, &inv)
-	post.Mul(&sm, sigma)
+	var al, x mat.VecDense
+	al.MulVec(&minv, mat.NewVecDense(n, z))
+	x.MulVec(sigma, &al)
+	ll := -0.5 * (float64(n)*math.Log(2*math.Pi) + c.LogDet() + mat.Dot(mat.NewVecDense(n, z), &al))
 	for i := range n {
-		if math.Abs(xhat[i]-(mean+x.AtVec(i))) > 1e-10 {
-			t.Errorf("x^[%d] = %v, want %v", i, xhat[i], mean+x.AtVec(i))
+		if math.Abs(est.Mean[i]-x.AtVec(i)) > 1e-10 {
+			t.Errorf("known mean: x^[%d] = %v, want %v", i, est.Mean[i], x.AtVec(i))
 		}
-		if want := sigma.At(i, i) - post.At(i, i); math.Abs(pv[i]-want) > 1e-10 {
-			t.Errorf("posterior variance[%d] = %v, want %v", i, pv[i], want)
-		}
+	}
+	if math.Abs(est.Fit.LogLikelihood-ll) > 1e-9 || est.Fit.Coefficients != nil {
+		t.Errorf("known mean: log likelihood %v, want %v; coefficients %v", est.Fit.LogLikelihood, ll, est.Fit.Coefficients)
 	}
 }
 
-// On a smooth prior with independent noise the reconstruction beats the
-// raw release, and its error matches the adversary's own posterior
-// uncertainty (the mean is known to be zero here and the estimate of it
-// adds a little): 200 seeded draws.
-func TestRunImprovesOnRelease(t *testing.T) {
-	n := 40
-	sigma := gp.Gram(gp.RBF{Variance: 100, Lengthscale: 6}, gp.Indices(n))
-	noise := mat.NewSymDense(n, nil)
+// Run (the earlier adversary: a given covariance, the plain average as
+// the mean, the known-mean variance) against explicit inverses, and its
+// risk estimate against (x^ - z)^2 - G_ii + 2 (A G)_ii with A built
+// explicitly.
+func TestRunBruteForce(t *testing.T) {
+	n := 8
+	sigma := gp.Gram(gp.Matern32{Variance: 4, Lengthscale: 2}, gp.Indices(n))
+	g := testNoise(n)
+	tr := Planar{East: make([]float64, n), North: make([]float64, n)}
+	rel := Planar{East: []float64{3, 1, -2, 0.5, 4, 2, -1, 0}, North: []float64{1, 1, 2, 3, 5, 8, 13, 21}}
+	r, rec, err := Run(sigma, g, tr, rel, []int{0, 1, 2, 3, 4, 5, 6, 7, 7}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msum mat.SymDense
+	msum.AddSym(sigma, g)
+	var minv, smi, smis, ag mat.Dense
+	if err := minv.Inverse(&msum); err != nil {
+		t.Fatal(err)
+	}
+	smi.Mul(sigma, &minv)
+	smis.Mul(&smi, sigma)
+	// A = Sigma M^-1 + (I - Sigma M^-1) 1 1^T / n.
+	a := mat.NewDense(n, n, nil)
 	for i := range n {
-		noise.SetSym(i, i, 25)
+		rowSum := 0.0
+		for k := range n {
+			rowSum += smi.At(i, k)
+		}
+		for j := range n {
+			a.Set(i, j, smi.At(i, j)+(1-rowSum)/float64(n))
+		}
 	}
-	var ls, ln mat.Cholesky
-	jit := mat.NewSymDense(n, nil)
-	jit.CopySym(sigma)
+	ag.Mul(a, g)
+	old := func(z []float64) (x, v []float64, risk float64) {
+		avg := 0.0
+		for _, y := range z {
+			avg += y / float64(n)
+		}
+		x, v = make([]float64, n), make([]float64, n)
+		for i := range n {
+			x[i] = avg
+			for j := range n {
+				x[i] += smi.At(i, j) * (z[j] - avg)
+			}
+			v[i] = sigma.At(i, i) - smis.At(i, i)
+		}
+		for i := range n {
+			ax := 0.0
+			for j := range n {
+				ax += a.At(i, j) * z[j]
+			}
+			if math.Abs(ax-x[i]) > 1e-12 {
+				t.Fatalf("A z = %v, x^ = %v", ax, x[i])
+			}
+			risk += (x[i]-z[i])*(x[i]-z[i]) - g.At(i, i) + 2*ag.At(i, i)
+		}
+		return x, v, risk
+	}
+	xe, pe, re := old(rel.East)
+	xn, pn, rn := old(rel.North)
+	if want := math.Sqrt((re + rn) / float64(n)); math.Abs(r.EstimatedRMSE-want) > 1e-10 {
+		t.Errorf("estimated RMSE %v, want %v", r.EstimatedRMSE, want)
+	}
+	se, pvar, within := 0.0, 0.0, 0
 	for i := range n {
-		jit.SetSym(i, i, jit.At(i, i)+1e-8)
-	}
-	if !ls.Factorize(jit) || !ln.Factorize(noise) {
-		t.Fatal("factorisation")
-	}
-	var lsT, lnT mat.TriDense
-	ls.LTo(&lsT)
-	ln.LTo(&lnT)
-	rng := rand.New(rand.NewPCG(1, 2))
-	draw := func(l *mat.TriDense) []float64 {
-		z := mat.NewVecDense(n, nil)
-		for i := range n {
-			z.SetVec(i, rng.NormFloat64())
+		if math.Abs(rec.East[i]-xe[i]) > 1e-10 || math.Abs(rec.North[i]-xn[i]) > 1e-10 {
+			t.Errorf("point %d: reconstruction (%v, %v), want (%v, %v)", i, rec.East[i], rec.North[i], xe[i], xn[i])
 		}
-		var x mat.VecDense
-		x.MulVec(l, z)
-		return x.RawVector().Data
-	}
-	all := make([]int, n)
-	for i := range all {
-		all[i] = i
-	}
-	var rel, rec, post float64
-	const reps = 200
-	for range reps {
-		tr := Planar{East: draw(&lsT), North: draw(&lsT)}
-		ge, gn := draw(&lnT), draw(&lnT)
-		re := Planar{East: make([]float64, n), North: make([]float64, n)}
-		for i := range n {
-			re.East[i], re.North[i] = tr.East[i]+ge[i], tr.North[i]+gn[i]
+		d := math.Hypot(xe[i], xn[i])
+		se += d * d
+		pvar += pe[i] + pn[i]
+		if d <= 2 {
+			within++
 		}
-		r, _, err := Run(sigma, noise, tr, re, all, 10)
-		if err != nil {
-			t.Fatal(err)
+	}
+	if r.Secrets != n || r.Points != n {
+		t.Errorf("%d secrets of %d points", r.Secrets, r.Points)
+	}
+	if math.Abs(r.ReconstructedRMSE-math.Sqrt(se/float64(n))) > 1e-10 {
+		t.Errorf("RMSE %v, want %v", r.ReconstructedRMSE, math.Sqrt(se/float64(n)))
+	}
+	if math.Abs(r.Posterior2Sigma-2*math.Sqrt(pvar/float64(n))) > 1e-10 {
+		t.Errorf("2-sigma %v, want %v", r.Posterior2Sigma, 2*math.Sqrt(pvar/float64(n)))
+	}
+	if r.WithinRadius != float64(within)/float64(n) {
+		t.Errorf("within radius %v, want %v", r.WithinRadius, float64(within)/float64(n))
+	}
+	if r.Adversary.East.Choice != "given covariance" || r.Adversary.North.Mean != "average" {
+		t.Errorf("adversary %+v", r.Adversary)
+	}
+	// The JSON names the CLI emits.
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"points", "secret_points", "rmse_m", "median_m", "release_rmse_m", "release_median_m", "radius_m",
+		"within_radius_fraction", "release_within_radius_fraction", "posterior_2sigma_m", "estimated_rmse_m", "coverage_95", "adversary"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("report JSON has no %q: %s", k, b)
 		}
-		rel += r.ReleasedRMSE * r.ReleasedRMSE
-		rec += r.ReconstructedRMSE * r.ReconstructedRMSE
-		post += r.Posterior2Sigma * r.Posterior2Sigma / 4
 	}
-	rel, rec, post = math.Sqrt(rel/reps), math.Sqrt(rec/reps), math.Sqrt(post/reps)
-	t.Logf("planar RMSE: release %.2f, reconstruction %.2f, posterior sd %.2f", rel, rec, post)
-	if math.Abs(rel-math.Sqrt(50)) > 0.05*math.Sqrt(50) {
-		t.Errorf("release RMSE %v, want sqrt(50)", rel)
-	}
-	if !(rec < 0.6*rel) || rec < post*0.95 || rec > post*1.25 {
-		t.Errorf("reconstruction RMSE %v, release %v, posterior sd %v", rec, rel, post)
+	if m["rmse_m"] != r.ReconstructedRMSE || m["release_rmse_m"] != r.ReleasedRMSE {
+		t.Errorf("rmse_m %v, release_rmse_m %v", m["rmse_m"], m["release_rmse_m"])
 	}
 }
 
-func TestRunErrors(t *testing.T) {
+// The search finds the restricted-likelihood optimum over the family: no
+// point of a dense (lengthscale, variance) grid beats it by more than the
+// search tolerance allows.
+func TestSearchFindsOptimum(t *testing.T) {
+	ts := make([]float64, 60)
+	for i := range ts {
+		ts[i] = 3*float64(i) + math.Sin(float64(i))
+	}
+	n := len(ts)
+	g := gp.Gram(gp.Matern52{Variance: 40, Lengthscale: 10}, ts)
+	for i := range n {
+		g.SetSym(i, i, g.At(i, i)+4)
+	}
+	z := make([]float64, n)
+	for i := range z {
+		z[i] = 30*math.Sin(ts[i]/25) + 0.2*ts[i] + 5*math.Cos(float64(i)*1.7)
+	}
+	fam := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 3, LengthscaleMax: 200, Variance: 1}
+	est, err := Reconstruct(ts, z, g, Adversary{Family: fam})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := newDesign(ts, MeanLinear)
+	best, bl, bv := math.Inf(-1), 0.0, 0.0
+	for i := range 41 {
+		l := 3 * math.Pow(200.0/3, float64(i)/40)
+		k := gp.Gram(gp.RBF{Variance: 1, Lengthscale: l}, ts)
+		for j := range 61 {
+			v := math.Pow(10, float64(j)/10) // 1 .. 1e6
+			var m mat.SymDense
+			m.ScaleSym(v, k)
+			m.AddSym(&m, g)
+			if r, err := solveGLS(&m, z, d); err == nil && r.logLik > best {
+				best, bl, bv = r.logLik, l, v
+			}
+		}
+	}
+	t.Logf("search: l %.3g s, variance %.4g, REML %.4f in %d evaluations; dense grid: l %.3g, variance %.4g, REML %.4f",
+		est.Fit.Lengthscale, est.Fit.Variance, est.Fit.LogLikelihood, est.Fit.Evaluations, bl, bv, best)
+	if est.Fit.LogLikelihood < best-0.05 {
+		t.Errorf("search REML %v below the dense grid's %v", est.Fit.LogLikelihood, best)
+	}
+}
+
+func TestErrors(t *testing.T) {
 	s := gp.Gram(gp.RBF{Variance: 1, Lengthscale: 1}, gp.Indices(3))
 	p := Planar{East: []float64{0, 0, 0}, North: []float64{0, 0, 0}}
 	if _, _, err := Run(s, s, p, p, nil, 1); err == nil {
@@ -133,5 +311,26 @@ func TestRunErrors(t *testing.T) {
 	}
 	if _, _, err := Run(s, s, p, Planar{East: []float64{0}, North: []float64{0}}, []int{0}, 1); err == nil {
 		t.Error("length mismatch accepted")
+	}
+	fam := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 5}
+	ts := []float64{0, 1, 2}
+	for name, c := range map[string]struct {
+		ts, z []float64
+		g     mat.Symmetric
+		adv   Adversary
+	}{
+		"bad kernel":        {ts, []float64{0, 1, 2}, s, Adversary{Family: gp.Family{Kernel: "cubic", LengthscaleMin: 1, LengthscaleMax: 1}}},
+		"inverted range":    {ts, []float64{0, 1, 2}, s, Adversary{Family: gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 5, LengthscaleMax: 1}}},
+		"negative variance": {ts, []float64{0, 1, 2}, s, Adversary{Family: fam, Variance: -1}},
+		"NaN release":       {ts, []float64{0, math.NaN(), 2}, s, Adversary{Family: fam}},
+		"short release":     {ts, []float64{0, 1}, s, Adversary{Family: fam}},
+		"noise size":        {ts, []float64{0, 1, 2}, gp.Gram(gp.RBF{Variance: 1, Lengthscale: 1}, gp.Indices(2)), Adversary{Family: fam}},
+		"too few for trend": {[]float64{0, 1}, []float64{0, 1}, gp.Gram(gp.RBF{Variance: 1, Lengthscale: 1}, gp.Indices(2)), Adversary{Family: fam}},
+		"one time trend":    {[]float64{1, 1, 1}, []float64{0, 1, 2}, s, Adversary{Family: fam}},
+		"unknown mean":      {ts, []float64{0, 1, 2}, s, Adversary{Family: fam, Mean: MeanModel(7)}},
+	} {
+		if _, err := Reconstruct(c.ts, c.z, c.g, c.adv); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }

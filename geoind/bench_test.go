@@ -2,6 +2,7 @@ package geoind
 
 import (
 	"bytes"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -84,6 +85,29 @@ func BenchmarkCaseStudy(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := cs.Run(trs, src, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStateFileQuery measures a sealed, durable query on a 30-step
+// state: lock, key, record and MAC checks, the Lemma 2 replay, and two
+// fsynced atomic writes (state, then record).
+func BenchmarkStateFileQuery(b *testing.B) {
+	dir := b.TempDir()
+	f := StateFile{Path: filepath.Join(dir, "s.json"), KeyDir: filepath.Join(dir, "keys")}
+	cfg := Config{Manager: "fixed-rate", Params: Params{Epsilon: 1e9, PR0: 0.5}, Rate: 1e-3,
+		Origin: LatLon{Lat: 39.9, Lon: 116.4}, Noise: PlanarLaplace{Grid: 1}}
+	t0 := time.Unix(1.2e9, 0)
+	p := geo.Point{Lat: 39.98, Lon: 116.32}
+	for i := range 30 {
+		if _, err := f.Query(&cfg, p, t0.Add(time.Duration(i)*time.Minute), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := f.Query(nil, p, t0.Add(time.Hour), nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -76,7 +76,7 @@ func TestIndependentPointsCovered(t *testing.T) {
 		{IndependentRate(paperEps, paperEps/30), 30},
 		{IndependentUtility(paperEps, 3000, 0.9), int(paperEps * 3000 / 3.889720169867429)},
 	} {
-		mech := &Mechanism{Manager: c.m}
+		mech := &Mechanism{Manager: c.m, Noise: PlanarLaplace{Grid: 1}}
 		r, err := mech.Sanitize(xs, ts, noise.Seeded(6))
 		if err != nil {
 			t.Fatal(err)
@@ -118,10 +118,7 @@ func randomMechanism(rng *rand.Rand) *Mechanism {
 	default:
 		mgr = IndependentUtility(eps, 20*(0.5+rng.Float64())*4/eps, 0.9)
 	}
-	var nm PlanarLaplace
-	if rng.IntN(3) == 0 {
-		nm.Grid = 1
-	}
+	nm := PlanarLaplace{Grid: []float64{0.5, 1, 10}[rng.IntN(3)]}
 	return &Mechanism{Manager: mgr, Predictor: pred, Noise: nm}
 }
 
@@ -196,7 +193,7 @@ func TestLemma2Accounting(t *testing.T) {
 // TestAccountingDetectsForgery: a run whose flags or decisions were not
 // produced by the manager is rejected.
 func TestAccountingDetectsForgery(t *testing.T) {
-	m := &Mechanism{Manager: FixedRate{Params: Params{Epsilon: paperEps, PR0: 0.5}, Rate: paperEps / 30}}
+	m := &Mechanism{Manager: FixedRate{Params: Params{Epsilon: paperEps, PR0: 0.5}, Rate: paperEps / 30}, Noise: PlanarLaplace{Grid: 1}}
 	rng := rand.New(rand.NewPCG(1, 2))
 	xs, ts := randomTrace(rng, 20)
 	r, err := m.Sanitize(xs, ts, noise.Seeded(9))
@@ -248,7 +245,7 @@ func TestManagersNeverExceedBudget(t *testing.T) {
 
 func TestSkipStrategies(t *testing.T) {
 	p := Params{Epsilon: paperEps, MaxSpeed: 15 / 3.6}
-	m := &Mechanism{Manager: FixedUtility{Params: p, Accuracy: 3000}}
+	m := &Mechanism{Manager: FixedUtility{Params: p, Accuracy: 3000}, Noise: PlanarLaplace{Grid: 1}}
 	t0 := time.Unix(0, 0)
 	// First step: no prediction, straight to noise with no test cost.
 	d, _, err := m.Decide(nil, t0)

@@ -72,8 +72,8 @@ func TestGridAndRegion(t *testing.T) {
 	if hitBorder == 0 {
 		t.Error("no release was remapped to the border")
 	}
-	// Without a grid, the region clamps to the nearest point.
-	z, err := PlanarLaplace{Region: &Rect{Min: Vec{0, 0}, Max: Vec{1, 1}}}.Release(Vec{1e6, -1e6}, 1, src)
+	// A far secret is remapped to the nearest in-region grid point.
+	z, err := PlanarLaplace{Grid: 0.25, Region: &Rect{Min: Vec{0, 0}, Max: Vec{1, 1}}}.Release(Vec{1e6, -1e6}, 1, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +81,10 @@ func TestGridAndRegion(t *testing.T) {
 		t.Errorf("far secret remapped to %v, want (1, 0)", z)
 	}
 	for _, bad := range []PlanarLaplace{
+		{}, // continuous output is refused
+		{Region: &Rect{Min: Vec{0, 0}, Max: Vec{1, 1}}},
 		{Grid: math.NaN()},
-		{Region: &Rect{Min: Vec{1, 0}, Max: Vec{0, 1}}},
+		{Grid: 1, Region: &Rect{Min: Vec{1, 0}, Max: Vec{0, 1}}},
 		{Grid: 10, Region: &Rect{Min: Vec{1, 1}, Max: Vec{9, 9}}},
 	} {
 		if _, err := bad.Release(Vec{}, 1, src); err == nil {

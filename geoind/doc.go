@@ -6,7 +6,13 @@
 // # Privacy notion
 //
 // Locations live on a tangent Plane with a public origin; d is the
-// Euclidean distance there (metres). A mechanism K is ε·d-private
+// Euclidean distance there (metres). The origin, and with it the output
+// grid, must be chosen without looking at the data (a city centre, say):
+// an origin derived from the data (the centre of the first point's 1°
+// cell, for instance) would make the grid, and so the set of possible
+// outputs, depend on the secret, and two positions 100 m apart on either
+// side of a cell line would be told apart with certainty. Nothing in this
+// package or its CLI derives one. A mechanism K is ε·d-private
 // (geo-indistinguishable) if K(x)(Z) <= e^{ε d(x,x')} K(x')(Z) for all
 // secrets x, x' and output sets Z. ε is per metre: ε = ε*/r* protects
 // within radius r* at level ε* (the paper's case study: ln 10 per 100 m).
@@ -24,9 +30,9 @@
 // guarantee is unchanged and no probability mass depends on the secret
 // through a normaliser (rejection sampling would inflate ε near borders).
 //
-// Discretisation (Grid = u): the secret is snapped to the grid, noise is
-// added, and the result is remapped to the nearest in-region grid point.
-// In exact arithmetic that is post-processing too. The correction of
+// Discretisation (Grid = u > 0, required): the secret is snapped to its
+// grid cell, noise is added, and the result is remapped to the nearest
+// in-region grid point. In exact arithmetic that is post-processing too. The correction of
 // Andrés et al. (CCS'13, §5) pays for floating point, and we derive our own
 // bound for our sampler. Couple the implemented sample Ŷ with the ideal
 // Y = x + R(cos Θ, sin Θ): when R <= R_max, |Ŷ - Y| <= Δ, where Δ =
@@ -56,10 +62,36 @@
 // with our own constants. The mechanism samples at ε_s = ε - c̄ (c̄ the
 // correction bounded over [ε/2, ε], SamplingEpsilon), so a grid release
 // budgeted at ε is ε-private between grid points up to the additive
-// τ(1+e^{εd}) ≈ 5·10^-20·(1+e^{εd}). Without a grid the release is the
-// textbook floating-point planar Laplace: exact in real arithmetic, with
-// the usual caveat about low-order bits (Mironov 2012); use a grid (1 m
-// costs a relative 10^-4 to 10^-6 of ε) for releases to untrusted parties.
+// τ(1+e^{εd}) ≈ 5·10^-20·(1+e^{εd}).
+//
+// # Floating-point safety
+//
+// Every release path depends on the secret x only through its grid cell
+// (i, j) = round(x/u), integers. PlanarLaplace.Release adds to (i, j) the
+// noise rounded to whole cells, (round(dx/u), round(dy/u)), in integer
+// arithmetic (exact below 2^53) and outputs the grid point of the sum; the
+// predictive mechanism's Test is evaluated on the cell's grid point, and
+// predictions are functions of earlier releases; a Session reports the
+// WGS84 position of a grid point, a deterministic function of it. So the
+// set of possible outputs, and their probabilities, cannot depend on the
+// secret's low-order bits (Mironov 2012): secrets in one cell get bitwise
+// identical releases from the same random draws. (The coordinate term
+// 10^7 m in Δ above is thereby slack; it is kept as margin.) Continuous
+// output (Grid 0), where x + noise keeps x's low-order bits, is refused;
+// a 1 m grid costs a relative 10^-4 to 10^-6 of ε. The falsification
+// tests release 400,000 times at secrets differing in low-order bits and
+// by sub-grid shifts and check that every release is a grid point and
+// every grid point within 20 cells is hit, with a sparse-support sampler
+// as negative control.
+//
+// # Noise the plane can represent
+//
+// The tangent plane stands for the Earth only near its origin. Noise whose
+// 1-10^-9 radius quantile exceeds MaxNoiseRadius (1,000 km) is refused
+// before anything is drawn, from public parameters only (CheckNoiseScale;
+// Config.Validate bounds the ε_N of every step its manager can choose).
+// Plane.Inverse is total: it clamps to MaxPlaneRadius (post-processing),
+// so no release can produce a non-finite or invalid position.
 //
 // # Predictive mechanism
 //
@@ -91,6 +123,19 @@
 // (1-PR)ε_N. Both stop (ErrExhausted) when the budget left cannot pay a
 // hard step, so ε(r) <= ε always; FixedRate and IM at a fixed rate may
 // scale the last step down to the budget left.
+//
+// # Sessions and people
+//
+// A Session answers one query at a time against a persisted State (the
+// configuration, the run, the budget spent). StateFile keeps it in a file
+// sealed with an HMAC key kept apart in a key directory, with a second
+// record per state path, so that an edited state, an older copy put back,
+// a copy elsewhere or a deleted state is refused rather than silently
+// resetting the budget (see StateFile for the threat model: this stops
+// accidents and anyone without the key directory, not its owner).
+//
+// The budget belongs to a person, not to a trace: SanitizeByPerson runs
+// one session per person over all their traces in time order.
 //
 // # References
 //

@@ -1,13 +1,17 @@
 package geoind_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // The accuracy of the planar Laplace mechanism for ε = ln 10 per 100 m:
@@ -51,4 +55,71 @@ func ExampleSession() {
 	// step 0: mode noise, hard true, spent 5.6% of ε
 	// step 1: mode test, hard false, spent 8.3% of ε
 	// step 2: mode test, hard false, spent 10.9% of ε
+}
+
+// A session kept in a sealed state file: the key and the record live in a
+// separate key directory; restoring an older copy of the state is refused.
+func ExampleStateFile() {
+	dir, err := os.MkdirTemp("", "geoind-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	f := geoind.StateFile{Path: filepath.Join(dir, "me.json"), KeyDir: filepath.Join(dir, "keys")}
+	cfg := geoind.Config{
+		Mechanism: "pm", Manager: "fixed-rate",
+		Params: geoind.Params{Epsilon: math.Ln10 / 100, PR0: 0.5},
+		Rate:   0.033 * math.Ln10 / 100, Origin: geoind.BeijingCentre,
+		Noise: geoind.PlanarLaplace{Grid: 1},
+	}
+	t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+	src := noise.Seeded(1) // reproducible example only; production uses nil
+	p := geo.Point{Lat: 39.9841, Lon: 116.3185}
+	if _, err := f.Query(&cfg, p, t0, src); err != nil {
+		fmt.Println(err)
+		return
+	}
+	old, _ := os.ReadFile(f.Path)
+	rep, err := f.Query(nil, p, t0.Add(time.Minute), src)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("step %d, spent %.1f%% of ε\n", rep.Step, 100*rep.Spent/rep.Budget)
+	os.WriteFile(f.Path, old, 0o600) // put back the older copy
+	_, err = f.Query(nil, p, t0.Add(2*time.Minute), src)
+	fmt.Println(errors.Is(err, geoind.ErrStateRolledBack))
+	// Output:
+	// step 1, spent 5.0% of ε
+	// true
+}
+
+// One budget per person: the two traces of uid 000 share a session, so an
+// independent mechanism spending 10 % of ε per point releases 10 of their
+// 16 points in time order.
+func ExampleSanitizeByPerson() {
+	walk := func(uid string, start time.Time) *trace.Trace {
+		tr := &trace.Trace{UID: uid}
+		for i := range 8 {
+			tr.Points = append(tr.Points, trace.Point{Time: start.Add(time.Duration(i) * time.Minute), Lat: 39.98, Lon: 116.32})
+		}
+		return tr
+	}
+	day := time.Date(2008, 10, 24, 8, 0, 0, 0, time.UTC)
+	traces := []*trace.Trace{walk("000", day), walk("001", day), walk("000", day.Add(time.Hour))}
+	eps := math.Ln10 / 100
+	cfg := geoind.Config{Mechanism: "im", Manager: "fixed-rate", Params: geoind.Params{Epsilon: eps},
+		Rate: eps / 10, Origin: geoind.BeijingCentre, Noise: geoind.PlanarLaplace{Grid: 1}}
+	_, people, err := geoind.SanitizeByPerson(cfg, traces, nil, noise.Seeded(1))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range people {
+		fmt.Printf("uid %s: %d of %d points, complete %v\n", p.UID, p.Released, p.Points, p.Complete)
+	}
+	// Output:
+	// uid 000: 10 of 16 points, complete false
+	// uid 001: 8 of 8 points, complete true
 }

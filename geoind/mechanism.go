@@ -20,7 +20,10 @@ import (
 type Mechanism struct {
 	Manager   Manager
 	Predictor Predictor // nil means Parrot
-	Noise     PlanarLaplace
+	// Noise is the hard steps' mechanism N(ε_N); its Grid must be set
+	// (Step refuses continuous output), and the test runs on the secret's
+	// grid point too.
+	Noise PlanarLaplace
 }
 
 func (m *Mechanism) predictor() Predictor {
@@ -59,10 +62,20 @@ func (m *Mechanism) Decide(r Run, t time.Time) (Decision, Vec, error) {
 // Step sanitises the secret x queried at time t given the run so far and
 // returns the new step (which the caller appends to the run). It returns
 // ErrExhausted when the budget is spent.
+//
+// The secret enters only through its grid cell: x is snapped to the grid of
+// m.Noise before the test as well as before the noise, so every output (the
+// hard flag and the reported value) depends on x only through the integer
+// cell (see PlanarLaplace.Release) and never on its low-order bits.
 func (m *Mechanism) Step(r Run, x Vec, t time.Time, src noise.Source) (Step, error) {
-	if !x.finite() {
-		return Step{}, paramErr("location", x, "finite plane coordinates")
+	if err := m.Noise.Validate(); err != nil {
+		return Step{}, err
 	}
+	c, err := m.Noise.cell(x)
+	if err != nil {
+		return Step{}, err
+	}
+	x = Vec{c.i * m.Noise.Grid, c.j * m.Noise.Grid}
 	d, pred, err := m.Decide(r, t)
 	if err != nil {
 		return Step{}, err

@@ -1,19 +1,11 @@
 package geoind
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
 	"github.com/tracepriv/tracepriv/noise"
 )
-
-// ErrParam is wrapped by every parameter-validation error of this package.
-var ErrParam = errors.New("geoind: invalid parameter")
-
-func paramErr(name string, v any, want string) error {
-	return fmt.Errorf("%w: %s = %v, want %s", ErrParam, name, v, want)
-}
 
 func checkEpsilon(name string, eps float64) error {
 	if !(eps > 0) || math.IsInf(eps, 1) {
@@ -79,33 +71,77 @@ func (r *Rect) validate() error {
 	return nil
 }
 
-// PlanarLaplace is the noise mechanism N(ε) of geo-indistinguishability:
-// the secret plus planar Laplace noise (noise.PlanarLaplace, exact radius
-// sampler). The zero value releases continuous coordinates; Grid and Region
-// add the discretisation and truncation of Andrés et al. (CCS'13, §5), both
-// applied by remapping (never rejection). See the package documentation for
-// the guarantee of each variant.
+// MaxNoiseRadius is the largest noise this package releases: the
+// NoiseRadiusConfidence quantile of every planar Laplace noise it samples
+// must lie within 1,000 km. Beyond that the tangent plane no longer stands
+// for the Earth's surface (its radial distances are short by 0.4 % at
+// 1,000 km from the origin, an error growing quadratically, and Inverse
+// clamps at 6,000 km, MaxPlaneRadius), so a
+// guarantee stated on the plane would describe outputs that cannot be
+// written as positions. The check uses only public parameters (ε of the
+// step, or the range of ε a Config's manager can ask for), before any
+// sampling.
+const MaxNoiseRadius = 1e6
+
+// NoiseRadiusConfidence is the quantile MaxNoiseRadius applies to.
+const NoiseRadiusConfidence = 1 - 1e-9
+
+// minNoiseEpsilon is the smallest ε (per metre) whose noise passes the
+// MaxNoiseRadius check, ≈ 2.4·10⁻⁵.
+var minNoiseEpsilon = noise.PlanarLaplace{Epsilon: 1}.RadiusQuantile(NoiseRadiusConfidence) / MaxNoiseRadius
+
+// CheckNoiseScale returns an error (a *ParamError named name) if planar
+// Laplace noise at eps per metre is too wide to release: its
+// NoiseRadiusConfidence quantile exceeds MaxNoiseRadius. It depends only on
+// eps.
+func CheckNoiseScale(name string, eps float64) error {
+	if err := checkEpsilon(name, eps); err != nil {
+		return err
+	}
+	if eps < minNoiseEpsilon {
+		r := noise.PlanarLaplace{Epsilon: eps}.RadiusQuantile(NoiseRadiusConfidence)
+		return paramErr(name, eps, fmt.Sprintf(">= %.3g per metre: at this ε the noise exceeds %.4g km with probability 1e-9, beyond the %g km the tangent plane can represent (MaxNoiseRadius)",
+			minNoiseEpsilon, r/1000, MaxNoiseRadius/1000))
+	}
+	return nil
+}
+
+// PlanarLaplace is the noise mechanism N(ε) of geo-indistinguishability on
+// a grid: the secret is snapped to its grid cell, planar Laplace noise
+// (noise.PlanarLaplace, exact radius sampler) rounded to whole cells is
+// added, and the result is optionally truncated to a Region. Both steps
+// remap (never reject). See the package documentation for the guarantee
+// and its floating-point analysis.
+//
+// The zero value is not usable: Grid must be set. Continuous (ungridded)
+// output is refused because its low-order bits depend on the secret
+// (Mironov 2012); a 1 m grid costs a relative 10⁻⁴ to 10⁻⁶ of ε.
 type PlanarLaplace struct {
-	// Grid is the step u in metres of the output grid (multiples of u from
-	// the plane origin); 0 releases continuous coordinates. With a grid the
-	// secret is snapped to the grid too, and the noise is sampled at the
-	// slightly smaller ε_s of SamplingEpsilon so that the release is
-	// ε-private despite floating point.
-	Grid float64 `json:"grid,omitempty"`
+	// Grid is the step u > 0 in metres of the output grid (multiples of u
+	// from the plane origin). The secret is snapped to the grid too, and
+	// the noise is sampled at the slightly smaller ε_s of SamplingEpsilon
+	// so that the release is ε-private despite floating point.
+	Grid float64 `json:"grid"`
 	// Region, when set, truncates the output to the rectangle by remapping
-	// every point outside it to the nearest point (grid point) inside.
+	// every point outside it to the nearest grid point inside.
 	Region *Rect `json:"region,omitempty"`
 }
 
+// DefaultGrid is the grid step the CLI uses, 1 m.
+const DefaultGrid = 1.0
+
 // Validate checks the grid step and region.
 func (m PlanarLaplace) Validate() error {
-	if !(m.Grid >= 0) || math.IsInf(m.Grid, 1) {
-		return paramErr("grid", m.Grid, "finite and >= 0 metres")
+	if m.Grid == 0 {
+		return paramErr("grid", m.Grid, "> 0 metres: continuous output leaks the secret through its low-order bits (Mironov 2012); use a grid such as 1 m")
+	}
+	if !(m.Grid > 0) || math.IsInf(m.Grid, 1) {
+		return paramErr("grid", m.Grid, "finite and > 0 metres")
 	}
 	if err := m.Region.validate(); err != nil {
 		return err
 	}
-	if m.Grid > 0 && m.Region != nil {
+	if m.Region != nil {
 		if math.Floor(m.Region.Max.X/m.Grid) < math.Ceil(m.Region.Min.X/m.Grid) ||
 			math.Floor(m.Region.Max.Y/m.Grid) < math.Ceil(m.Region.Min.Y/m.Grid) {
 			return paramErr("region", *m.Region, "at least one grid point inside")
@@ -114,58 +150,64 @@ func (m PlanarLaplace) Validate() error {
 	return nil
 }
 
-// Release returns an eps-geo-indistinguishable release of the secret x
-// (eps per metre). Randomness comes from src (nil: crypto/rand).
-func (m PlanarLaplace) Release(x Vec, eps float64, src noise.Source) (Vec, error) {
+// samplingEpsilon validates m and eps (including the noise scale) and
+// returns the ε_s to sample at.
+func (m PlanarLaplace) samplingEpsilon(eps float64) (float64, error) {
 	if err := m.Validate(); err != nil {
+		return 0, err
+	}
+	if err := CheckNoiseScale("epsilon", eps); err != nil {
+		return 0, err
+	}
+	return SamplingEpsilon(eps, m.Grid)
+}
+
+// Release returns an eps-geo-indistinguishable release of the secret x
+// (eps per metre), a grid point. Randomness comes from src (nil:
+// crypto/rand).
+//
+// The arithmetic is done in whole grid cells: the secret's cell (i, j) =
+// round(x/u) and the noise's cells (round(dx/u), round(dy/u)) are integers
+// well below 2^52, so their sum is exact, and the output (i+m)·u depends on
+// x only through (i, j). Secrets in the same cell get bitwise identical
+// releases from the same random draws.
+func (m PlanarLaplace) Release(x Vec, eps float64, src noise.Source) (Vec, error) {
+	es, err := m.samplingEpsilon(eps)
+	if err != nil {
 		return Vec{}, err
 	}
-	if err := checkEpsilon("epsilon", eps); err != nil {
+	c, err := m.cell(x)
+	if err != nil {
 		return Vec{}, err
-	}
-	if !x.finite() {
-		return Vec{}, paramErr("location", x, "finite plane coordinates")
-	}
-	es := eps
-	if m.Grid > 0 {
-		var err error
-		if es, err = SamplingEpsilon(eps, m.Grid); err != nil {
-			return Vec{}, err
-		}
-		x = m.snap(x)
 	}
 	dx, dy := noise.PlanarLaplace{Epsilon: es, Src: src}.Rand()
-	return m.remap(Vec{x.X + dx, x.Y + dy}), nil
-}
-
-// snap returns the nearest grid point, ignoring the region.
-func (m PlanarLaplace) snap(v Vec) Vec {
 	u := m.Grid
-	return Vec{math.Round(v.X/u) * u, math.Round(v.Y/u) * u}
+	return m.point(cellIndex{c.i + math.Round(dx/u), c.j + math.Round(dy/u)}), nil
 }
 
-// remap is the deterministic post-processing: nearest in-region point, then
-// nearest grid point inside the region. On a product grid in a rectangle
-// both are per-axis operations, so the composition is the nearest in-domain
-// grid point.
-func (m PlanarLaplace) remap(y Vec) Vec {
-	axis := func(v, lo, hi float64, clampIt bool) float64 {
-		u := m.Grid
-		if u == 0 {
-			if clampIt {
-				v = math.Min(math.Max(v, lo), hi)
-			}
-			return v
-		}
-		k := math.Round(v / u)
-		if clampIt {
-			k = math.Min(math.Max(k, math.Ceil(lo/u)), math.Floor(hi/u))
-		}
-		return k * u
+// cellIndex is a grid cell: integer-valued indices along east and north.
+type cellIndex struct{ i, j float64 }
+
+// cell returns the grid cell of x, refusing non-finite coordinates and
+// coordinates beyond coordBound (no location on Earth is that far from a
+// tangent plane's origin), so that the indices stay exact integers.
+func (m PlanarLaplace) cell(x Vec) (cellIndex, error) {
+	if !x.finite() || math.Abs(x.X) > coordBound || math.Abs(x.Y) > coordBound {
+		return cellIndex{}, paramErr("location", x, "finite plane coordinates within 10,000 km of the origin")
 	}
-	r := m.Region
-	if r == nil {
-		return Vec{axis(y.X, 0, 0, false), axis(y.Y, 0, 0, false)}
+	u := m.Grid
+	return cellIndex{math.Round(x.X / u), math.Round(x.Y / u)}, nil
+}
+
+// point truncates a cell to the region (per axis, the nearest in-region
+// cell: nearest in-region point, then nearest grid point, on a product grid
+// in a rectangle) and returns its grid point. It is deterministic
+// post-processing of the cell.
+func (m PlanarLaplace) point(c cellIndex) Vec {
+	u := m.Grid
+	if r := m.Region; r != nil {
+		c.i = math.Min(math.Max(c.i, math.Ceil(r.Min.X/u)), math.Floor(r.Max.X/u))
+		c.j = math.Min(math.Max(c.j, math.Ceil(r.Min.Y/u)), math.Floor(r.Max.Y/u))
 	}
-	return Vec{axis(y.X, r.Min.X, r.Max.X, true), axis(y.Y, r.Min.Y, r.Max.Y, true)}
+	return Vec{c.i * u, c.j * u}
 }

@@ -48,5 +48,51 @@ func (p *Plane) Forward(q geo.Point) Vec {
 	return Vec{x, y}
 }
 
-// Inverse maps plane coordinates back to a location.
-func (p *Plane) Inverse(v Vec) geo.Point { return p.enu.Inverse(v.X, v.Y) }
+// MaxPlaneRadius is the radius (metres from the origin) beyond which
+// Inverse clamps plane coordinates. Every point of the tangent plane within
+// it lies above the ellipsoid (whose smallest radius is 6,356 km), so it
+// has a position on the surface.
+const MaxPlaneRadius = 6e6
+
+// Inverse maps plane coordinates back to a location. It is total: a vector
+// farther than MaxPlaneRadius from the origin is first moved radially onto
+// that circle, and a non-finite coordinate counts as 0 (±Inf as the circle
+// in its direction), so the result is always a valid, finite WGS84
+// position. On released values this is post-processing and costs no
+// privacy; within MaxPlaneRadius it is the exact inverse of Forward.
+func (p *Plane) Inverse(v Vec) geo.Point {
+	v = clampPlane(v)
+	q := p.enu.Inverse(v.X, v.Y)
+	if math.IsNaN(q.Lat) || math.IsNaN(q.Lon) || math.IsInf(q.Lat, 0) || math.IsInf(q.Lon, 0) {
+		// Unreachable within MaxPlaneRadius; kept so that the promise
+		// above does not rest on the projection's numerics alone.
+		return p.Origin()
+	}
+	q.Lat = math.Max(-90, math.Min(90, q.Lat))
+	if q.Lon < -180 || q.Lon > 180 {
+		q.Lon = math.Remainder(q.Lon, 360)
+	}
+	return q
+}
+
+// clampPlane returns v with NaN coordinates replaced by 0 and moved
+// radially onto the circle of radius MaxPlaneRadius if it lies outside.
+func clampPlane(v Vec) Vec {
+	fix := func(a float64) float64 {
+		switch {
+		case math.IsNaN(a):
+			return 0
+		case math.IsInf(a, 1):
+			return MaxPlaneRadius
+		case math.IsInf(a, -1):
+			return -MaxPlaneRadius
+		}
+		return a
+	}
+	v = Vec{fix(v.X), fix(v.Y)}
+	if r := math.Hypot(v.X, v.Y); r > MaxPlaneRadius {
+		f := MaxPlaneRadius / r
+		v = Vec{v.X * f, v.Y * f}
+	}
+	return v
+}

@@ -10,8 +10,9 @@ import (
 	"github.com/tracepriv/tracepriv/noise"
 )
 
-// StateVersion is the version of the State JSON layout.
-const StateVersion = 1
+// StateVersion is the version of the State JSON layout. Version 2 added
+// the Seal; version 1 states (unsealed) are refused.
+const StateVersion = 2
 
 // LatLon is a WGS84 position in JSON.
 type LatLon struct {
@@ -34,12 +35,27 @@ type Config struct {
 	Accuracy float64 `json:"accuracy,omitempty"`
 	// Predictor is "parrot" (default) or "linear".
 	Predictor string `json:"predictor,omitempty"`
-	// Origin is the public origin of the tangent plane.
-	Origin LatLon        `json:"origin"`
-	Noise  PlanarLaplace `json:"noise"`
+	// Origin is the public origin of the tangent plane and its grid: a
+	// point chosen without looking at the data (a city centre), never one
+	// derived from it.
+	Origin LatLon `json:"origin"`
+	// Noise is the planar Laplace mechanism; its Grid is required.
+	Noise PlanarLaplace `json:"noise"`
 }
 
-// NewMechanism builds the mechanism the configuration describes.
+// Validate checks the configuration, including, from public parameters
+// only, that every hard step the budget manager can configure samples
+// representable noise: the smallest ε_N it can ask for must pass
+// CheckNoiseScale, and the grid must be fine enough for the whole range of
+// ε_N (SamplingEpsilon). The error is a *ParamError naming the field to
+// change.
+func (c Config) Validate() error {
+	_, err := c.NewMechanism()
+	return err
+}
+
+// NewMechanism builds the mechanism the configuration describes, after the
+// checks of Validate.
 func (c Config) NewMechanism() (*Mechanism, error) {
 	m := &Mechanism{Noise: c.Noise}
 	if err := c.Noise.Validate(); err != nil {
@@ -85,17 +101,92 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 	default:
 		return nil, paramErr("mechanism", c.Mechanism, `"pm" or "im"`)
 	}
+	if lo, hi, ok := noiseRange(m.Manager); ok {
+		if CheckNoiseScale("epsilon", lo) != nil {
+			r := noise.PlanarLaplace{Epsilon: lo}.RadiusQuantile(NoiseRadiusConfidence)
+			what := fmt.Sprintf("noise the tangent plane can represent: the smallest per-step noise this manager can draw, ε_N = %.3g per metre, exceeds %.4g km with probability 1e-9, beyond MaxNoiseRadius (%g km)", lo, r/1000, MaxNoiseRadius/1000)
+			if kind == "fixed-utility" {
+				return nil, paramErr("accuracy", c.Accuracy, what+"; lower the accuracy α")
+			}
+			return nil, paramErr("rate", c.Rate, what+"; raise the rate (per metre per step) or the budget epsilon")
+		}
+		for _, e := range []float64{lo, hi} {
+			if _, err := SamplingEpsilon(e, c.Noise.Grid); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if _, err := NewPlane(c.Origin.point()); err != nil {
+		return nil, paramErr("origin", c.Origin, "a valid WGS84 position (a public point such as the city centre)")
+	}
 	return m, nil
+}
+
+// noiseRange bounds the ε_N of every hard step the package's managers can
+// configure, from their public parameters alone; ok is false for other
+// managers (whose steps are still checked when sampled).
+//
+// FixedRate: ε_N = ρ/((1-s)((1-PR)+k)) with PR in [0, 1) and 1-s in
+// [1/4, 1], so ε_N is in [ρ/(1+k), ρ/(k/4)], and never above ε/(1+k), the
+// most a hard step can cost; a scaled last step may halve it. Independent:
+// PerStep (halved at most when ScaleLast). FixedUtility: c_N/α exactly.
+func noiseRange(mgr Manager) (lo, hi float64, ok bool) {
+	const half = lastScale / 2
+	switch m := mgr.(type) {
+	case FixedRate:
+		p := m.Params.withDefaults()
+		k := p.TestShare()
+		lo = m.Rate / (1 + k) * half
+		hi = math.Min(m.Rate/(k/4), p.Epsilon/(1+k))
+		return lo, math.Max(lo, hi), true
+	case FixedUtility:
+		p := m.Params.withDefaults()
+		e := CN(p.Confidence) / m.Accuracy
+		return e, e, true
+	case Independent:
+		lo = m.PerStep
+		if m.ScaleLast {
+			lo *= half
+		}
+		return lo, m.PerStep, true
+	}
+	return 0, 0, false
 }
 
 // State is everything a Session keeps between queries: the public
 // configuration, the run so far and the budget spent. It holds no secret
 // location, so storing it reveals nothing beyond what was released.
+//
+// Resume checks that Spent matches the run's accounting, which catches
+// corruption but not a consistent edit or an older copy: a state kept in a
+// file should go through StateFile, which seals it.
 type State struct {
 	Version int     `json:"version"`
 	Config  Config  `json:"config"`
 	Run     Run     `json:"run"`
 	Spent   float64 `json:"spent"`
+	// Seal authenticates a state kept by StateFile; nil in a state an
+	// application keeps itself.
+	Seal *Seal `json:"seal,omitempty"`
+}
+
+// Seal makes a stored State tamper-evident (see StateFile). It holds no
+// key: the MAC is keyed with a key kept in the key directory.
+type Seal struct {
+	// ID is the random identifier of the session (one budget).
+	ID string `json:"id"`
+	// Path is the canonical absolute path of the state file the session
+	// belongs to; a copy elsewhere is refused.
+	Path string `json:"path"`
+	// Counter counts the state's writes: 0 when the session starts, +1 per
+	// released step. It only ever grows.
+	Counter uint64 `json:"counter"`
+	// Prev is the MAC of the state at Counter-1, which links a state
+	// written just before a crash to the record of its predecessor.
+	Prev string `json:"prev_mac"`
+	// MAC is HMAC-SHA256, in hex, over the canonical encoding of the state
+	// with MAC empty.
+	MAC string `json:"mac"`
 }
 
 // Session is the online API: one Query per location request, with the
@@ -135,6 +226,10 @@ func Resume(st State, src noise.Source) (*Session, error) {
 		return nil, fmt.Errorf("geoind: session state records %g spent, its run accounts for %g", st.Spent, acc)
 	}
 	st.Run = append(Run(nil), st.Run...)
+	if st.Seal != nil {
+		seal := *st.Seal
+		st.Seal = &seal
+	}
 	return &Session{st: st, mech: mech, plane: plane, src: src}, nil
 }
 
@@ -142,6 +237,10 @@ func Resume(st State, src noise.Source) (*Session, error) {
 func (s *Session) State() State {
 	st := s.st
 	st.Run = append(Run(nil), s.st.Run...)
+	if st.Seal != nil {
+		seal := *st.Seal
+		st.Seal = &seal
+	}
 	return st
 }
 

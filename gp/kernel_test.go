@@ -22,6 +22,9 @@ func TestKernelKnownValues(t *testing.T) {
 		{"periodic full", Periodic{1.5, 0.5, 24}, 3, 27, 1.5},
 		{"matern32", Matern32{1, 2}, 0, 2, (1 + s3) * math.Exp(-s3)},
 		{"matern52", Matern52{1, 2}, 0, 2, (1 + s5 + 5.0/3) * math.Exp(-s5)},
+		{"matern12", Matern12{2, 3}, 0, 3, 2 * math.Exp(-1)},
+		// u = sqrt7 at one lengthscale: 1 + u + 2u^2/5 + u^3/15.
+		{"matern72", Matern72{1, 2}, 0, 2, (1 + math.Sqrt(7) + 14.0/5 + 7*math.Sqrt(7)/15) * math.Exp(-math.Sqrt(7))},
 		{"sum", Sum{RBF{1, 1}, Matern32{1, 2}}, 0, 1, math.Exp(-0.5) + (1+s3/2)*math.Exp(-s3/2)},
 		{"product", Product{RBF{2, 1}, Periodic{1, 1, 4}}, 0, 1, 2 * math.Exp(-0.5) * math.Exp(-2*0.5)},
 	}
@@ -41,6 +44,8 @@ func TestKernelGradFiniteDifference(t *testing.T) {
 		Periodic{0.7, 0.9, 5.5},
 		Matern32{1.1, 1.7},
 		Matern52{0.8, 2.4},
+		Matern12{1.4, 0.9},
+		Matern72{0.6, 3.1},
 		Sum{RBF{1, 3}, Periodic{0.5, 1.2, 7}},
 		Product{Matern52{1.2, 4}, Periodic{1, 0.8, 6}},
 	}

@@ -10,31 +10,60 @@ import (
 )
 
 // PriorVersion is the version of the prior file format written by
-// Prior.Write.
-const PriorVersion = 1
+// Prior.Write. Version 1 files (a single lengthscale, no origin) are still
+// read, as the family of that one lengthscale.
+const PriorVersion = 2
 
-// Prior is a Gaussian-process prior class for the metric coordinates of a
-// trace: each dimension (east and north, in metres, after projection to a
-// local tangent plane) is an independent GP with this kernel over time in
-// seconds, and any mean. It is what "tracepriv fit" writes and
-// "tracepriv sanitize" reads (PRIOR.json).
+// Prior is a family of Gaussian-process priors for the metric coordinates
+// of a trace: each dimension (east and north, in metres, on the tangent
+// plane at Origin) is an independent GP over time in seconds with this
+// kernel, a lengthscale anywhere in [LengthscaleMin, LengthscaleMax], and
+// any mean. It is what "tracepriv fit" writes and "tracepriv sanitize"
+// reads (PRIOR.json).
 //
 // A prior is public: it is fitted on a corpus separate from the traces it
 // protects, and every noise design derived from it depends only on the
-// prior, the timestamps and the privacy targets.
+// prior, the timestamps and the privacy targets. A guarantee certified
+// against the family holds for every adversary whose prior is a member:
+// one lengthscale fitted to a corpus describes the typical adversary, not
+// all of them (a shorter lengthscale than the design assumed can raise the
+// loss of a design made for one lengthscale by orders of magnitude).
 type Prior struct {
 	Version int `json:"version"`
-	// Kernel is "rbf", "matern32", "matern52" or "periodic".
+	// Kernel is "rbf", "matern32", "matern52" or "periodic" (any name of
+	// KernelNames).
 	Kernel string `json:"kernel"`
-	// Variance is the GP variance per dimension, in square metres.
+	// Variance is the GP variance per dimension, in square metres. Every
+	// CIP loss falls as the prior variance grows, so a certificate at
+	// Variance covers every larger variance too; the spectral-envelope
+	// designs of package cip do not depend on it at all.
 	Variance float64 `json:"variance_m2"`
-	// Lengthscale is the kernel lengthscale in seconds.
+	// Lengthscale is the nominal lengthscale in seconds (the family's
+	// median fit): what an attack assumes by default. It lies in the
+	// family.
 	Lengthscale float64 `json:"lengthscale_s"`
-	// Period is the period of a periodic kernel, in seconds.
+	// LengthscaleMin and LengthscaleMax bound the family's lengthscales in
+	// seconds. Both zero means the family of Lengthscale alone.
+	LengthscaleMin float64 `json:"lengthscale_min_s,omitempty"`
+	LengthscaleMax float64 `json:"lengthscale_max_s,omitempty"`
+	// Period is the period of a periodic kernel, in seconds (fixed: a
+	// periodic family varies its lengthscale only).
 	Period float64 `json:"period_s,omitempty"`
+	// Origin is a public tangent-plane origin for the region the prior
+	// describes (tracepriv fit records the centre of its corpus): sanitize
+	// projects around it when the user gives no --origin. Nil if unknown.
+	Origin *Origin `json:"origin,omitempty"`
 	// Fit describes how the prior was obtained (informational; nil for a
 	// hand-written prior).
 	Fit *PriorFit `json:"fit,omitempty"`
+}
+
+// Origin is a public reference point in WGS84 degrees, with a note on
+// where it comes from.
+type Origin struct {
+	Lat  float64 `json:"lat"`
+	Lon  float64 `json:"lon"`
+	Note string  `json:"note,omitempty"`
 }
 
 // PriorFit records how a Prior was fitted on a corpus.
@@ -46,8 +75,12 @@ type PriorFit struct {
 	Windows int            `json:"windows"`
 	Skipped map[string]int `json:"skipped,omitempty"`
 	// Quantile is the quantile of the per-window fits chosen for the
-	// prior.
+	// variance (1 - FamilyQuantiles[1]) in version 2; in version 1 the
+	// quantile of l_eff chosen for the single lengthscale.
 	Quantile float64 `json:"quantile"`
+	// FamilyQuantiles are the quantiles of the per-window lengthscales
+	// that bound the family (version 2).
+	FamilyQuantiles *[2]float64 `json:"family_quantiles,omitempty"`
 	// LEff is the chosen effective lengthscale (in samples, Meehan and
 	// Chaudhuri's l_eff), and SamplingPeriod the sampling period in
 	// seconds that converts it to Lengthscale.
@@ -56,46 +89,119 @@ type PriorFit struct {
 	// LEffQuartiles are the 25th, 50th and 75th percentiles of the
 	// per-window l_eff.
 	LEffQuartiles [3]float64 `json:"l_eff_quartiles"`
+	// LengthscaleQuartilesS are the quartiles of the per-window fitted
+	// lengthscales in seconds (version 2).
+	LengthscaleQuartilesS *[3]float64 `json:"lengthscale_quartiles_s,omitempty"`
 	// Method says what was fitted, e.g. "per-window MLE, paper preprocessing".
 	Method string `json:"method"`
 }
 
-// KernelFunc returns the kernel the prior describes, on times in seconds.
+// Family is the set of priors a Prior describes, as a certificate states
+// it: one kernel, every lengthscale in [LengthscaleMin, LengthscaleMax]
+// seconds, and the least variance covered.
+type Family struct {
+	Kernel         string  `json:"kernel"`
+	LengthscaleMin float64 `json:"lengthscale_min_s"`
+	LengthscaleMax float64 `json:"lengthscale_max_s"`
+	Period         float64 `json:"period_s,omitempty"`
+	// Variance is the least prior variance covered (square metres); every
+	// larger variance is covered too. Zero means any variance.
+	Variance float64 `json:"variance_min_m2"`
+}
+
+// Family returns the family of priors p describes.
+func (p *Prior) Family() Family {
+	f := Family{Kernel: p.Kernel, LengthscaleMin: p.LengthscaleMin, LengthscaleMax: p.LengthscaleMax, Period: p.Period, Variance: p.Variance}
+	if f.LengthscaleMin == 0 && f.LengthscaleMax == 0 {
+		f.LengthscaleMin, f.LengthscaleMax = p.Lengthscale, p.Lengthscale
+	}
+	return f
+}
+
+// Single reports whether the family has one lengthscale.
+func (f Family) Single() bool { return f.LengthscaleMin == f.LengthscaleMax }
+
+// Member returns the family's kernel at lengthscale l with the given
+// variance.
+func (f Family) Member(variance, l float64) (Kernel, error) {
+	return NewKernel(f.Kernel, variance, l, f.Period)
+}
+
+// Validate reports whether f is a usable family, naming the bad field.
+func (f Family) Validate() error {
+	if _, err := NewKernel(f.Kernel, 1, 1, math.Max(f.Period, 1)); err != nil {
+		return fmt.Errorf("field \"kernel\": %q is not one of %v", f.Kernel, KernelNames)
+	}
+	if f.Kernel == KernelPeriodic && (!(f.Period > 0) || math.IsInf(f.Period, 0)) {
+		return fmt.Errorf("field \"period_s\": a periodic kernel needs a positive period, got %v", f.Period)
+	}
+	if !(f.LengthscaleMin > 0) || math.IsInf(f.LengthscaleMax, 0) || !(f.LengthscaleMin <= f.LengthscaleMax) {
+		return fmt.Errorf("fields \"lengthscale_min_s\", \"lengthscale_max_s\": need 0 < min <= max < Inf, got [%v, %v]", f.LengthscaleMin, f.LengthscaleMax)
+	}
+	if !(f.Variance >= 0) || math.IsInf(f.Variance, 0) {
+		return fmt.Errorf("field \"variance_min_m2\": must be finite and >= 0, got %v", f.Variance)
+	}
+	return nil
+}
+
+// String describes the family for messages.
+func (f Family) String() string {
+	s := fmt.Sprintf("%s, lengthscale in [%.4g, %.4g] s", f.Kernel, f.LengthscaleMin, f.LengthscaleMax)
+	if f.Single() {
+		s = fmt.Sprintf("%s, lengthscale %.4g s", f.Kernel, f.LengthscaleMin)
+	}
+	if f.Kernel == KernelPeriodic {
+		s += fmt.Sprintf(", period %.4g s", f.Period)
+	}
+	return s
+}
+
+// KernelFunc returns the kernel at the nominal lengthscale, on times in
+// seconds.
 func (p *Prior) KernelFunc() (Kernel, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	switch p.Kernel {
-	case "rbf":
-		return RBF{Variance: p.Variance, Lengthscale: p.Lengthscale}, nil
-	case "matern32":
-		return Matern32{Variance: p.Variance, Lengthscale: p.Lengthscale}, nil
-	case "matern52":
-		return Matern52{Variance: p.Variance, Lengthscale: p.Lengthscale}, nil
-	default: // "periodic", checked by Validate
-		return Periodic{Variance: p.Variance, Lengthscale: p.Lengthscale, Period: p.Period}, nil
-	}
+	return NewKernel(p.Kernel, p.Variance, p.Lengthscale, p.Period)
 }
 
 // Validate reports whether p is a usable prior, naming the bad field.
 func (p *Prior) Validate() error {
-	if p.Version != PriorVersion {
-		return fmt.Errorf("field \"version\": %d is not supported (want %d)", p.Version, PriorVersion)
+	if p.Version != 1 && p.Version != PriorVersion {
+		return fmt.Errorf("field \"version\": %d is not supported (want 1 or %d)", p.Version, PriorVersion)
+	}
+	if p.Version == 1 && (p.LengthscaleMin != 0 || p.LengthscaleMax != 0 || p.Origin != nil) {
+		return fmt.Errorf("field \"version\": 1 has no lengthscale range or origin; write version %d", PriorVersion)
 	}
 	switch p.Kernel {
-	case "rbf", "matern32", "matern52":
-	case "periodic":
+	case KernelRBF, KernelMatern12, KernelMatern32, KernelMatern52, KernelMatern72:
+	case KernelPeriodic:
 		if !(p.Period > 0) || math.IsInf(p.Period, 0) {
 			return fmt.Errorf("field \"period_s\": a periodic kernel needs a positive period, got %v", p.Period)
 		}
 	default:
-		return fmt.Errorf("field \"kernel\": %q is not one of rbf, matern32, matern52, periodic", p.Kernel)
+		return fmt.Errorf("field \"kernel\": %q is not one of %v", p.Kernel, KernelNames)
 	}
 	if !(p.Variance > 0) || math.IsInf(p.Variance, 0) {
 		return fmt.Errorf("field \"variance_m2\": must be positive and finite, got %v", p.Variance)
 	}
 	if !(p.Lengthscale > 0) || math.IsInf(p.Lengthscale, 0) {
 		return fmt.Errorf("field \"lengthscale_s\": must be positive and finite, got %v", p.Lengthscale)
+	}
+	if (p.LengthscaleMin == 0) != (p.LengthscaleMax == 0) {
+		return fmt.Errorf("fields \"lengthscale_min_s\" and \"lengthscale_max_s\": give both or neither")
+	}
+	f := p.Family()
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if p.Lengthscale < f.LengthscaleMin || p.Lengthscale > f.LengthscaleMax {
+		return fmt.Errorf("field \"lengthscale_s\": %v is outside the family [%v, %v]", p.Lengthscale, f.LengthscaleMin, f.LengthscaleMax)
+	}
+	if o := p.Origin; o != nil {
+		if math.IsNaN(o.Lat) || math.IsNaN(o.Lon) || o.Lat < -90 || o.Lat > 90 || o.Lon < -180 || o.Lon > 180 {
+			return fmt.Errorf("field \"origin\": (%v, %v) is not a WGS84 position", o.Lat, o.Lon)
+		}
 	}
 	return nil
 }

@@ -29,8 +29,21 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 	if got, want := k.Eval(0, 30), (Periodic{Variance: 4, Lengthscale: 2, Period: 60}).Eval(0, 30); got != want {
 		t.Errorf("kernel %v, want %v", got, want)
 	}
+	if f := back.Family(); !f.Single() || f.LengthscaleMin != 2 || f.Period != 60 {
+		t.Errorf("family of a single-lengthscale prior: %+v", f)
+	}
+	// A version-1 file is the family of its one lengthscale.
+	os.WriteFile(path, []byte(`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":7}`), 0o644)
+	if v1, err := ReadPriorFile(path); err != nil || v1.Family() != (Family{Kernel: "rbf", LengthscaleMin: 7, LengthscaleMax: 7, Variance: 1}) {
+		t.Errorf("version 1: %+v, %v", v1, err)
+	}
 	for _, c := range []struct{ json, want string }{
-		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"version"`},
+		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"version"`},
+		{`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"lengthscale_min_s":1,"lengthscale_max_s":2}`, `"version"`},
+		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"lengthscale_min_s":1}`, `"lengthscale_max_s"`},
+		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"lengthscale_min_s":2,"lengthscale_max_s":3}`, `outside the family`},
+		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":2,"lengthscale_min_s":3,"lengthscale_max_s":1}`, `"lengthscale_min_s"`},
+		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"origin":{"lat":91,"lon":0}}`, `"origin"`},
 		{`{"version":1,"kernel":"cosine","variance_m2":1,"lengthscale_s":1}`, `"kernel"`},
 		{`{"version":1,"kernel":"periodic","variance_m2":1,"lengthscale_s":1}`, `"period_s"`},
 		{`{"version":1,"kernel":"rbf","variance_m2":0,"lengthscale_s":1}`, `"variance_m2"`},

@@ -25,9 +25,11 @@ const (
 	// DefaultMinPoints has no counterpart in the authors' code: a
 	// lengthscale is not identified by a handful of points.
 	DefaultMinPoints = 10
-	// DefaultQuantile of the per-window l_eff: more dependence is the
-	// conservative choice (see the package documentation).
-	DefaultQuantile = 0.75
+	// DefaultFamilyLow and DefaultFamilyHigh are the quantiles of the
+	// per-window fitted lengthscales that bound the prior family: the
+	// interquartile range (see the package documentation).
+	DefaultFamilyLow  = 0.25
+	DefaultFamilyHigh = 0.75
 	// DefaultInitLengthscale is where each fit starts, in seconds, as the
 	// authors' RBF(length_scale=8).
 	DefaultInitLengthscale = 8.0
@@ -85,9 +87,11 @@ type Options struct {
 	// by their index rule (see the package documentation). For
 	// reproducing the paper's fits; the default uses all of the corpus.
 	PaperWindows bool
-	// Quantile q chooses the prior: the q quantile of the per-window l_eff
-	// and the 1-q quantile of the per-window variances. Default 0.75.
-	Quantile float64
+	// Family holds the quantiles (lo, hi) of the per-window fitted
+	// lengthscales that bound the prior family; the variance is the 1 - hi
+	// quantile of the per-window variances. Default (0.25, 0.75); widen it
+	// to cover more adversaries at the price of more noise.
+	Family [2]float64
 	// InitLengthscale is the starting lengthscale of every fit in seconds
 	// (default 8, as the authors).
 	InitLengthscale float64
@@ -121,8 +125,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.MinPoints == 0 {
 		o.MinPoints = DefaultMinPoints
 	}
-	if o.Quantile == 0 {
-		o.Quantile = DefaultQuantile
+	if o.Family == [2]float64{} {
+		o.Family = [2]float64{DefaultFamilyLow, DefaultFamilyHigh}
 	}
 	if o.InitLengthscale == 0 {
 		o.InitLengthscale = DefaultInitLengthscale
@@ -140,8 +144,8 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("prior: minimum points %d must be at least 3", o.MinPoints)
 	case o.MaxPoints < o.MinPoints:
 		return o, fmt.Errorf("prior: maximum points %d is below the minimum %d", o.MaxPoints, o.MinPoints)
-	case !(o.Quantile > 0 && o.Quantile < 1):
-		return o, fmt.Errorf("prior: quantile %v is not in (0, 1)", o.Quantile)
+	case !(o.Family[0] > 0 && o.Family[0] <= o.Family[1] && o.Family[1] < 1):
+		return o, fmt.Errorf("prior: family quantiles %v are not 0 < lo <= hi < 1", o.Family)
 	case !(o.InitLengthscale > 0) || math.IsInf(o.InitLengthscale, 0):
 		return o, fmt.Errorf("prior: initial lengthscale %v s must be positive and finite", o.InitLengthscale)
 	case o.Workers < 0:
@@ -239,6 +243,10 @@ type Report struct {
 	LEffQuartilesNorth [3]float64 `json:"l_eff_quartiles_north"`
 	// VarianceQuartiles are those of the pooled per-window variances (m^2).
 	VarianceQuartiles [3]float64 `json:"variance_m2_quartiles"`
+	// LengthscaleQuartiles are those of the pooled per-window fitted
+	// lengthscales in seconds: the family's default bounds are the first
+	// and last.
+	LengthscaleQuartiles [3]float64 `json:"lengthscale_s_quartiles"`
 	// PeriodQuartiles are those of the windows' sampling periods (s).
 	PeriodQuartiles [3]float64 `json:"period_s_quartiles"`
 	// AtLowerBound and AtUpperBound count the coordinate fits whose
@@ -608,8 +616,20 @@ func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
 	rep.VarianceQuartiles = quartiles(vars)
 	rep.PeriodQuartiles = quartiles(periods)
 
-	lEff := quantile(leff, opt.Quantile)
-	rep.Censored = float64(rep.AtUpperBound) > (1-opt.Quantile)*float64(len(leff))
+	// The family in seconds: quantiles of the pooled per-window fitted
+	// lengthscales. l_eff at the same quantiles is recorded for comparison
+	// with the paper.
+	var ls []float64
+	for d := range 2 {
+		for _, f := range rep.Fits {
+			ls = append(ls, f.LengthscaleS[d])
+		}
+	}
+	rep.LengthscaleQuartiles = quartiles(ls)
+	lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
+	nominal := math.Min(math.Max(quantile(ls, 0.5), lo), hi)
+	lEff := quantile(leff, opt.Family[1])
+	rep.Censored = float64(rep.AtUpperBound) > (1-opt.Family[1])*float64(len(leff))
 	period := rep.PeriodQuartiles[1]
 	skipped := make(map[string]int, len(rep.Skipped))
 	for k, v := range rep.Skipped {
@@ -617,20 +637,27 @@ func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
 			skipped[k] = v
 		}
 	}
+	fq := opt.Family
+	lq := rep.LengthscaleQuartiles
 	p := &gp.Prior{
-		Version:     gp.PriorVersion,
-		Kernel:      opt.Kernel,
-		Variance:    quantile(vars, 1-opt.Quantile),
-		Lengthscale: lEff * period,
+		Version:        gp.PriorVersion,
+		Kernel:         opt.Kernel,
+		Variance:       quantile(vars, 1-opt.Family[1]),
+		Lengthscale:    nominal,
+		LengthscaleMin: lo,
+		LengthscaleMax: hi,
+		Origin:         corpusCentre(traces, opt.Corpus),
 		Fit: &gp.PriorFit{
-			Corpus:         opt.Corpus,
-			Windows:        rep.Windows,
-			Skipped:        skipped,
-			Quantile:       opt.Quantile,
-			LEff:           lEff,
-			SamplingPeriod: period,
-			LEffQuartiles:  rep.LEffQuartiles,
-			Method:         method,
+			Corpus:                opt.Corpus,
+			Windows:               rep.Windows,
+			Skipped:               skipped,
+			Quantile:              opt.Family[1],
+			FamilyQuantiles:       &fq,
+			LEff:                  lEff,
+			SamplingPeriod:        period,
+			LEffQuartiles:         rep.LEffQuartiles,
+			LengthscaleQuartilesS: &lq,
+			Method:                method,
 		},
 	}
 	if err := p.Validate(); err != nil {
@@ -660,4 +687,29 @@ func quantile(x []float64, q float64) float64 {
 
 func quartiles(x []float64) [3]float64 {
 	return [3]float64{quantile(x, 0.25), quantile(x, 0.5), quantile(x, 0.75)}
+}
+
+// corpusCentre returns the centre of the corpus, the median latitude and
+// longitude of its valid points rounded to 1e-4 degrees (about 10 m): a
+// public origin for the region the prior describes (the corpus is public;
+// the traces a prior protects are not in it). The median resists the odd
+// trip to another city. Nil for an empty corpus.
+func corpusCentre(traces []*trace.Trace, corpus string) *gp.Origin {
+	var lats, lons []float64
+	for _, t := range traces {
+		for _, p := range t.Points {
+			if p.Geo().Validate() == nil {
+				lats, lons = append(lats, p.Lat), append(lons, p.Lon)
+			}
+		}
+	}
+	if len(lats) == 0 {
+		return nil
+	}
+	r := func(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+	note := "median position of the fitting corpus"
+	if corpus != "" {
+		note += " (" + corpus + ")"
+	}
+	return &gp.Origin{Lat: r(quantile(lats, 0.5)), Lon: r(quantile(lons, 0.5)), Note: note}
 }

@@ -219,8 +219,9 @@ func TestOptionsErrors(t *testing.T) {
 		opt  Options
 		want string
 	}{
-		{Options{Quantile: 1.5}, "quantile 1.5"},
-		{Options{Quantile: -0.2}, "quantile -0.2"},
+		{Options{Family: [2]float64{0.5, 1.5}}, "family quantiles [0.5 1.5]"},
+		{Options{Family: [2]float64{-0.2, 0.5}}, "family quantiles [-0.2 0.5]"},
+		{Options{Family: [2]float64{0.8, 0.2}}, "family quantiles [0.8 0.2]"},
 		{Options{MinDuration: 400 * time.Second}, "durations"},
 		{Options{MinPoints: 2}, "minimum points 2"},
 		{Options{MaxPoints: 5}, "maximum points 5"},
@@ -275,54 +276,55 @@ func TestFitRecoversLengthscale(t *testing.T) {
 		if med := rep.LEffQuartiles[1]; math.Abs(med/want-1) > 0.10 {
 			t.Errorf("%s: median l_eff %.3f, want %.3f within 10%%", c.name, med, want)
 		}
-		// The q = 0.75 prior is at least the median, within the bound.
-		if p.Fit.LEff < rep.LEffQuartiles[1] || p.Lengthscale > 40 {
-			t.Errorf("%s: prior l_eff %v, lengthscale %v s", c.name, p.Fit.LEff, p.Lengthscale)
+		// The family spans the fitted interquartile range, within the bound.
+		if p.LengthscaleMin > c.ls || p.LengthscaleMax < c.ls*0.9 || p.LengthscaleMax > 40 {
+			t.Errorf("%s: family [%v, %v] s for a true lengthscale %v s", c.name, p.LengthscaleMin, p.LengthscaleMax, c.ls)
 		}
 	}
 }
 
 // TestPriorChoice checks the quantile rule on a mixed corpus: half the
 // windows with a short lengthscale and a small variance, half long and
-// large.
+// large. The family spans the chosen quantiles of the fitted lengthscales
+// in seconds; the variance is the 1 - hi quantile of the variances.
 func TestPriorChoice(t *testing.T) {
 	ts := regular(0, 5, 50)
 	traces := append(gpTraces(t, 10, ts, 10, 10, 21), gpTraces(t, 10, ts, 100, 30, 22)...)
-	for _, q := range []float64{0.25, 0.5, 0.75, 0.9} {
-		p, rep, err := Fit(traces, Options{Quantile: q})
+	for _, q := range [][2]float64{{0.25, 0.75}, {0.1, 0.9}, {0.5, 0.5}} {
+		p, rep, err := Fit(traces, Options{Family: q})
 		if err != nil {
 			t.Fatal(err)
 		}
-		leff, vars := rep.LEff(), []float64{}
-		for _, f := range rep.Fits {
-			vars = append(vars, f.VarianceM2[0], f.VarianceM2[1])
-			for d := range 2 {
+		var ls, vars []float64
+		for d := range 2 {
+			for _, f := range rep.Fits {
+				ls = append(ls, f.LengthscaleS[d])
+				vars = append(vars, f.VarianceM2[d])
 				if f.LEff[d] != f.LengthscaleS[d]/f.PeriodS {
 					t.Fatalf("window %d: l_eff %v != %v / %v", f.First, f.LEff[d], f.LengthscaleS[d], f.PeriodS)
 				}
 			}
 		}
-		if len(leff) != 40 {
-			t.Fatalf("%d l_eff values, want 40", len(leff))
+		if len(ls) != 40 {
+			t.Fatalf("%d lengthscales, want 40", len(ls))
 		}
-		slices.Sort(leff)
+		slices.Sort(ls)
 		slices.Sort(vars)
-		want := stats.Quantile7(leff, q)
-		if p.Fit.LEff != want || p.Lengthscale != want*5 || p.Fit.SamplingPeriod != 5 {
-			t.Errorf("q %v: l_eff %v lengthscale %v period %v, want %v, %v, 5", q, p.Fit.LEff, p.Lengthscale, p.Fit.SamplingPeriod, want, want*5)
+		lo, hi := stats.Quantile7(ls, q[0]), stats.Quantile7(ls, q[1])
+		if p.LengthscaleMin != lo || p.LengthscaleMax != hi || p.Lengthscale < lo || p.Lengthscale > hi {
+			t.Errorf("q %v: family [%v, %v] nominal %v, want [%v, %v]", q, p.LengthscaleMin, p.LengthscaleMax, p.Lengthscale, lo, hi)
 		}
-		if wv := stats.Quantile7(vars, 1-q); p.Variance != wv {
-			t.Errorf("q %v: variance %v, want the %v quantile %v", q, p.Variance, 1-q, wv)
+		if wv := stats.Quantile7(vars, 1-q[1]); p.Variance != wv {
+			t.Errorf("q %v: variance %v, want the %v quantile %v", q, p.Variance, 1-q[1], wv)
 		}
-		if p.Version != gp.PriorVersion || p.Kernel != "rbf" || p.Fit.Quantile != q || p.Fit.Windows != 20 || len(p.Fit.Skipped) != 0 {
+		if p.Version != gp.PriorVersion || p.Kernel != "rbf" || *p.Fit.FamilyQuantiles != q || p.Fit.Windows != 20 || len(p.Fit.Skipped) != 0 {
 			t.Errorf("q %v: prior %+v, fit %+v", q, p, p.Fit)
+		}
+		if p.Origin == nil || p.Origin.Note == "" {
+			t.Errorf("q %v: no origin recorded", q)
 		}
 		if err := p.Validate(); err != nil {
 			t.Error(err)
-		}
-		// Higher q: more dependence and a smaller variance.
-		if q == 0.9 && !(p.Fit.LEff >= rep.LEffQuartiles[2] && p.Variance <= rep.VarianceQuartiles[0]) {
-			t.Errorf("q 0.9: l_eff %v, variance %v against quartiles %v, %v", p.Fit.LEff, p.Variance, rep.LEffQuartiles, rep.VarianceQuartiles)
 		}
 	}
 }

@@ -29,11 +29,11 @@ func ExampleFit() {
 	for _, f := range rep.Fits {
 		fmt.Printf("points %3d-%3d: %2d fitted at %.0f s, l_eff east %.2f north %.2f\n", f.First, f.Last, f.Points, f.PeriodS, f.LEff[0], f.LEff[1])
 	}
-	fmt.Printf("prior: %s, lengthscale %.1f s (l_eff %.2f at q = %v), variance %.0f m^2\n", p.Kernel, p.Lengthscale, p.Fit.LEff, p.Fit.Quantile, p.Variance)
+	fmt.Printf("prior family: %s, lengthscale %.1f-%.1f s (quantiles %v), variance %.0f m^2\n", p.Kernel, p.LengthscaleMin, p.LengthscaleMax, *p.Fit.FamilyQuantiles, p.Variance)
 	// Output:
 	// 3 windows fitted of 6, skipped map[too_short:3]
 	// points   0- 51: 50 fitted at 5 s, l_eff east 3.94 north 1.35
 	// points  70-126: 50 fitted at 5 s, l_eff east 2.56 north 3.45
 	// points 176-228: 50 fitted at 5 s, l_eff east 1.05 north 1.44
-	// prior: rbf, lengthscale 16.1 s (l_eff 3.23 at q = 0.75), variance 249 m^2
+	// prior family: rbf, lengthscale 6.9-16.1 s (quantiles [0.25 0.75]), variance 249 m^2
 }

@@ -51,22 +51,30 @@ func WriteFile(path string, traces []*Trace, f Format) error {
 	if f == PLT && len(traces) != 1 {
 		return fmt.Errorf("%s: PLT holds one trace per file, have %d", path, len(traces))
 	}
-	attrs := attrKeys(traces...)
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		tw, err := newWriter(w, f, attrs)
-		if err != nil {
-			return err
-		}
-		for _, t := range traces {
-			if err := tw.Write(t); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-		}
-		if err := tw.Close(); err != nil {
+		if err := Write(w, traces, f); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
 		return nil
 	})
+}
+
+// Write writes traces to w in format f as one document (for a file, see
+// WriteFile). CSV attribute columns cover every trace.
+func Write(w io.Writer, traces []*Trace, f Format) error {
+	if f == PLT && len(traces) != 1 {
+		return fmt.Errorf("PLT holds one trace per file, have %d", len(traces))
+	}
+	tw, err := newWriter(w, f, attrKeys(traces...))
+	if err != nil {
+		return err
+	}
+	for _, t := range traces {
+		if err := tw.Write(t); err != nil {
+			return err
+		}
+	}
+	return tw.Close()
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -24,8 +24,8 @@ type Line struct {
 // ChartOptions configures Chart.
 type ChartOptions struct {
 	Title, XLabel, YLabel string
-	// LogY uses a logarithmic y axis.
-	LogY bool
+	// LogY and LogX use logarithmic axes.
+	LogY, LogX bool
 	// Band shades the x interval [Band[0], Band[1]] (e.g. an
 	// interquartile range of the data the x axis describes), labelled
 	// BandLabel in the legend; nil for none.
@@ -55,6 +55,10 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{}
 	}
+	if opt.LogX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{}
+	}
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
 		for _, q := range l.XY {
@@ -68,7 +72,7 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 		ylo = math.Min(ylo, 0)
 	}
 	if opt.LegendAuto {
-		opt.LegendLeft, opt.LegendBottom = emptiestCorner(lines, ylo, yhi, opt.LogY)
+		opt.LegendLeft, opt.LegendBottom = emptiestCorner(lines, ylo, yhi, opt.LogX, opt.LogY)
 	}
 	// The band and the marker go first so that the curves draw over them.
 	if opt.Band != nil {
@@ -128,12 +132,18 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 // emptiestCorner returns the corner (left?, bottom?) whose box of 45 % of
 // the width and 40 % of the height holds the fewest data points, the
 // legend's place; ties go to top right, then top left.
-func emptiestCorner(lines []Line, ylo, yhi float64, logY bool) (left, bottom bool) {
+func emptiestCorner(lines []Line, ylo, yhi float64, logX, logY bool) (left, bottom bool) {
 	xlo, xhi := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
 		for _, q := range l.XY {
 			xlo, xhi = math.Min(xlo, q.X), math.Max(xhi, q.X)
 		}
+	}
+	fx := func(x float64) float64 {
+		if logX {
+			return (math.Log(x) - math.Log(xlo)) / (math.Log(xhi) - math.Log(xlo))
+		}
+		return (x - xlo) / (xhi - xlo)
 	}
 	fy := func(y float64) float64 {
 		if logY {
@@ -146,7 +156,7 @@ func emptiestCorner(lines []Line, ylo, yhi float64, logY bool) (left, bottom boo
 		count := 0
 		for _, l := range lines {
 			for _, q := range l.XY {
-				x, y := (q.X-xlo)/(xhi-xlo), fy(q.Y)
+				x, y := fx(q.X), fy(q.Y)
 				inX := (c[0] && x <= 0.45) || (!c[0] && x >= 0.55)
 				inY := (c[1] && y <= 0.4) || (!c[1] && y >= 0.6)
 				if inX && inY {

@@ -11,12 +11,12 @@ func TestChartAndLegendCorner(t *testing.T) {
 	// A falling curve: the top right and bottom left hold points, the
 	// bottom left most of them, the top right none.
 	falling := plotter.XYs{{X: 0, Y: 10}, {X: 1, Y: 9}, {X: 2, Y: 2}, {X: 3, Y: 1}, {X: 4, Y: 0.9}, {X: 5, Y: 0.8}, {X: 10, Y: 0.5}}
-	left, bottom := emptiestCorner([]Line{{XY: falling}}, 0, 10, false)
+	left, bottom := emptiestCorner([]Line{{XY: falling}}, 0, 10, false, false)
 	if left || bottom {
 		t.Errorf("falling curve: legend left=%v bottom=%v, want top right", left, bottom)
 	}
 	rising := plotter.XYs{{X: 0, Y: 0}, {X: 5, Y: 5}, {X: 9, Y: 9}, {X: 10, Y: 10}}
-	if left, bottom := emptiestCorner([]Line{{XY: rising}}, 0, 10, false); !left || bottom {
+	if left, bottom := emptiestCorner([]Line{{XY: rising}}, 0, 10, false, false); !left || bottom {
 		t.Errorf("rising curve: legend left=%v bottom=%v, want top left", left, bottom)
 	}
 	lo, hi := 2.0, 3.0

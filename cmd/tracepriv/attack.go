@@ -1,17 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/attack"
-	"github.com/tracepriv/tracepriv/cip"
-	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -19,62 +15,37 @@ import (
 	"github.com/tracepriv/tracepriv/viz"
 )
 
-// attackReport is the JSON of "attack": one report per trace.
-type attackReport struct {
-	Traces []attackTrace `json:"traces"`
-}
-
-type attackTrace struct {
-	UID  string `json:"uid,omitempty"`
-	Name string `json:"name,omitempty"`
-	*attack.Report
-	// EpsilonCertified is the certificate's epsilon_max, for reading the
-	// attack against the guarantee.
-	EpsilonCertified float64 `json:"epsilon_certified"`
-	AdversaryPrior   string  `json:"adversary_prior"`
-}
-
-// readCertificates reads a sanitize certificate file: one trace's
-// certificate, or a multi-trace file.
-func readCertificates(path string) ([]*sanitize.Certificate, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var multi struct {
-		Traces []*sanitize.Certificate `json:"traces"`
-	}
-	if err := json.Unmarshal(b, &multi); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(multi.Traces) > 0 {
-		return multi.Traces, nil
-	}
-	var one sanitize.Certificate
-	if err := json.Unmarshal(b, &one); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if one.Version != sanitize.CertificateVersion || one.Prior == nil {
-		return nil, fmt.Errorf("%s: not a tracepriv sanitize certificate (version %d)", path, one.Version)
-	}
-	return []*sanitize.Certificate{&one}, nil
-}
-
 func init() {
 	register(func(env *cli.Env) *cobra.Command {
-		var in, truthFile, priorFile, certFile, plotFile string
+		var (
+			in, truthFile, priorFile, certFile, plotFile, mean string
+			maxPoints                                          int
+			unguarded                                          bool
+		)
 		cmd := &cobra.Command{
-			Use:   "attack --in SANITISED --truth ORIGINAL [--prior PRIOR.json] [--certificate CERT]",
-			Short: "Run the GP posterior-mean reconstruction attack on a sanitised trace",
-			Long: `Play the adversary of Meehan & Chaudhuri against a release of "tracepriv
-sanitize": knowing the mechanism (its noise covariance, recomputed from the
-public certificate, default SANITISED.cert.json) and a GP prior (--prior;
-default the certificate's), it reconstructs each point by the posterior mean
-with a GLS estimate of the unknown mean, in local metres. The report compares
-the release and the reconstruction with the original at the secret points:
-RMSE and median planar error, the share reconstructed within the certificate's
-radius, and the adversary's own posterior 2-sigma. --plot draws original,
+			Use:   "attack --in SANITISED --truth ORIGINAL [--certificate CERT] [--prior PRIOR.json]",
+			Short: "Run the strongest GP reconstruction attack of the prior class on a sanitised trace",
+			Long: `Play the Gaussian-process adversary against a release of "tracepriv sanitize",
+as strong as the class the certificate covers allows: it knows the mechanism
+(the noise covariance, recomputed from the public certificate, default
+SANITISED.cert.json, and the released timestamps), chooses the prior of the
+certified family (--prior: another family) and its variance that best explain
+the release (restricted likelihood; no truth used), estimates the unknown mean
+as a linear trend by generalised least squares (--mean), and reconstructs each
+person's points jointly by the posterior mean, with an honest posterior
+variance that includes the mean's uncertainty. A guard estimated from the
+public noise law alone keeps it from doing worse than the release
+(--unguarded turns it off).
+
+The report puts the reconstruction beside the release read as it is, at the
+secret points: planar RMSE (rmse_m, release_rmse_m) and median, the share
+within the certificate's radius (within_radius_fraction), the adversary's own
+2-sigma and the coverage of its 95 % ellipses, pooled and per person. The
+certified epsilon bounds how far any adversary in the class can move its
+beliefs; this is one concrete adversary's outcome. --plot draws original,
 release and reconstruction.`,
+			Example: `  tracepriv demo --out demo-output --seed 1
+  tracepriv attack --in demo-output/sanitised.plt --truth demo-output/sample.plt --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if in == "" || truthFile == "" {
@@ -83,7 +54,7 @@ release and reconstruction.`,
 				if certFile == "" {
 					certFile = in + ".cert.json"
 				}
-				certs, err := readCertificates(certFile)
+				cert, err := sanitize.ReadCertificateFile(certFile)
 				if err != nil {
 					return fmt.Errorf("attack: --certificate: %w", err)
 				}
@@ -91,31 +62,35 @@ release and reconstruction.`,
 				if err != nil {
 					return fmt.Errorf("attack: %w", err)
 				}
-				truth, _, err := trace.ReadFile(truthFile, trace.ReadOptions{})
+				// The original is read as sanitize read it (lenient), so the
+				// traces match the certificate point for point.
+				truth, _, err := trace.ReadFile(truthFile, trace.ReadOptions{Lenient: true})
 				if err != nil {
 					return fmt.Errorf("attack: %w", err)
 				}
-				if len(released) != len(truth) || len(released) != len(certs) {
-					return fmt.Errorf("attack: %s has %d traces, %s %d and %s %d certificates", in, len(released), truthFile, len(truth), certFile, len(certs))
+				opt := attack.CertOptions{Unguarded: unguarded, MaxPoints: maxPoints}
+				switch mean {
+				case "linear":
+				case "constant":
+					opt.Mean = attack.MeanConstant
+				default:
+					return fmt.Errorf("attack: --mean %q: want linear or constant", mean)
 				}
-				var adv *gp.Prior
 				if priorFile != "" {
-					if adv, err = gp.ReadPriorFile(priorFile); err != nil {
+					if opt.Prior, err = gp.ReadPriorFile(priorFile); err != nil {
 						return fmt.Errorf("attack: --prior: %w", err)
 					}
 				}
-				var rep attackReport
+				rep, recs, err := attack.FromCertificate(cert, truth, released, opt)
+				if err != nil {
+					return err
+				}
 				var series []viz.Series
-				for k, c := range certs {
-					at, rec, err := attackOne(truth[k], released[k], c, adv)
-					if err != nil {
-						return fmt.Errorf("attack: trace %d: %w", k+1, err)
-					}
-					rep.Traces = append(rep.Traces, *at)
+				for i := range truth {
 					series = append(series,
-						viz.Series{Label: "original", Trace: truth[k]},
-						viz.Series{Label: "released", Trace: released[k]},
-						viz.Series{Label: "GP reconstruction", Trace: rec})
+						viz.Series{Label: "original", Trace: truth[i]},
+						viz.Series{Label: "released", Trace: released[i]},
+						viz.Series{Label: "GP reconstruction", Trace: recs[i]})
 				}
 				if plotFile != "" {
 					p, err := viz.Map(series, viz.MapOptions{Title: "GP posterior-mean attack"})
@@ -127,11 +102,17 @@ release and reconstruction.`,
 					}
 				}
 				return env.Emit(rep, func(w io.Writer) error {
-					for _, t := range rep.Traces {
-						fmt.Fprintf(w, "%s %s: %d points, %d secret points, certified epsilon %.4g; adversary prior: %s\n", t.UID, t.Name, t.Points, t.Secrets, t.EpsilonCertified, t.AdversaryPrior)
-						fmt.Fprintf(w, "  error at secret points: release RMSE %.1f m (median %.1f), reconstruction RMSE %.1f m (median %.1f)\n",
-							t.ReleasedRMSE, t.ReleasedMedian, t.ReconstructedRMSE, t.ReconstructedMedian)
-						fmt.Fprintf(w, "  reconstructed within r = %g m: %.1f %%; adversary's posterior 2-sigma %.1f m\n", t.Radius, 100*t.WithinRadius, t.Posterior2Sigma)
+					for _, p := range rep.Persons {
+						a := p.Adversary.East
+						fmt.Fprintf(w, "person %q: %d points, %d secret points, certified epsilon %.4g\n", p.UID, p.Points, p.Secrets, p.EpsilonCertified)
+						fmt.Fprintf(w, "  adversary (east): %s, lengthscale %.4g s, variance %.4g m^2 (%s), %s mean\n", a.Kernel, a.Lengthscale, a.Variance, a.Choice, a.Mean)
+						fmt.Fprintf(w, "  error at secret points: reconstruction RMSE %.1f m (median %.1f), release read as is %.1f m (median %.1f)\n",
+							p.ReconstructedRMSE, p.ReconstructedMedian, p.ReleasedRMSE, p.ReleasedMedian)
+						fmt.Fprintf(w, "  within r = %g m: reconstruction %.1f %%, release %.1f %%; adversary's 2-sigma %.1f m, its 95 %% ellipses cover %.1f %%\n",
+							p.Radius, 100*p.WithinRadius, 100*p.ReleaseWithinRadius, p.Posterior2Sigma, 100*p.Coverage95)
+					}
+					if len(rep.Persons) > 1 {
+						fmt.Fprintf(w, "all %d secret points: reconstruction RMSE %.1f m, release %.1f m; within r: %.1f %%\n", rep.SecretPoints, rep.RMSE, rep.ReleaseRMSE, 100*rep.WithinRadius)
 					}
 					return nil
 				})
@@ -140,64 +121,12 @@ release and reconstruction.`,
 		f := cmd.Flags()
 		f.StringVar(&in, "in", "", "sanitised trace")
 		f.StringVar(&truthFile, "truth", "", "original trace (same timestamps)")
-		f.StringVar(&priorFile, "prior", "", "the adversary's prior (default: the mechanism's, from the certificate)")
+		f.StringVar(&priorFile, "prior", "", "the adversary's prior family (default: the certificate's)")
+		f.StringVar(&mean, "mean", "linear", "mean the adversary estimates: linear (trend) or constant")
+		f.IntVar(&maxPoints, "max-points", attack.DefaultMaxPoints, "most points of one person to attack (each likelihood costs O(n^3))")
+		f.BoolVar(&unguarded, "unguarded", false, "report the posterior mean as it is, without the truth-free guard")
 		f.StringVar(&certFile, "certificate", "", "certificate of the release (default SANITISED.cert.json)")
 		f.StringVar(&plotFile, "plot", "", "draw original, release and reconstruction (.svg, .png or .pdf)")
 		return cmd
 	})
-}
-
-// attackOne recomputes the mechanism from its certificate and runs the
-// reconstruction on one trace.
-func attackOne(truth, released *trace.Trace, c *sanitize.Certificate, adv *gp.Prior) (*attackTrace, *trace.Trace, error) {
-	n := truth.Len()
-	if released.Len() != n || c.Points != n {
-		return nil, nil, fmt.Errorf("original %d points, release %d, certificate %d", n, released.Len(), c.Points)
-	}
-	for i := range n {
-		if !truth.Points[i].Time.Equal(released.Points[i].Time) {
-			return nil, nil, fmt.Errorf("point %d: original time %v, release %v", i, truth.Points[i].Time, released.Points[i].Time)
-		}
-	}
-	ts, err := gp.Seconds(truth.Times())
-	if err != nil {
-		return nil, nil, err
-	}
-	secrets := make([]cip.Secret, len(c.Secrets))
-	var points []int
-	for i, s := range c.Secrets {
-		secrets[i] = cip.Secret{Indices: s.Indices}
-		points = append(points, s.Indices...)
-	}
-	d, err := sanitize.Design(ts, secrets, sanitize.Options{Prior: c.Prior, Epsilon: c.EpsilonTarget, Lambda: c.Lambda, Radius: c.RadiusM})
-	if err != nil {
-		return nil, nil, err
-	}
-	sigma, name := d.Sigma, "mechanism's (certificate)"
-	if adv != nil {
-		k, err := adv.KernelFunc()
-		if err != nil {
-			return nil, nil, err
-		}
-		sigma, name = gp.Gram(k, ts), fmt.Sprintf("%s, variance %g m^2, lengthscale %g s", adv.Kernel, adv.Variance, adv.Lengthscale)
-	}
-	geoPts := func(t *trace.Trace) []geo.Point {
-		out := make([]geo.Point, t.Len())
-		for i, p := range t.Points {
-			out[i] = p.Geo()
-		}
-		return out
-	}
-	tp, rp := attack.Project(c.Origin, geoPts(truth)), attack.Project(c.Origin, geoPts(released))
-	r, rec, err := attack.Run(sigma, d.SigmaG, tp, rp, points, c.RadiusM)
-	if err != nil {
-		return nil, nil, err
-	}
-	enu := geo.NewENU(c.Origin)
-	rt := &trace.Trace{UID: truth.UID, Name: "reconstruction"}
-	for i, p := range truth.Points {
-		q := enu.Inverse(rec.East[i], rec.North[i])
-		rt.Points = append(rt.Points, trace.Point{Time: p.Time, Lat: q.Lat, Lon: q.Lon})
-	}
-	return &attackTrace{UID: truth.UID, Name: truth.Name, Report: r, EpsilonCertified: c.EpsilonMax, AdversaryPrior: name}, rt, nil
 }

@@ -284,7 +284,7 @@ exact Rényi loss of any Gaussian noise N(0, SigmaG) (cip-math.md (E1));
 epsilon(lambda) = lambda/2 * k * r^2 * L for a secret of k locations each
 within r.`,
 		}
-		cmd.AddCommand(cipLossCmd(env), cipDesignCmd(env))
+		cmd.AddCommand(cipLossCmd(env), cipDesignCmd(env), cipEnvelopeCmd(env))
 		return cmd
 	})
 }

@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -79,8 +81,8 @@ crypto/rand, like every release.`,
 				if err := trace.WriteFile(sanPath, []*trace.Trace{san}, trace.PLT); err != nil {
 					return err
 				}
-				certPath := filepath.Join(out, "sanitised.cert.json")
-				if err := cli.WriteJSONFile(certPath, cert); err != nil {
+				certPath := sanPath + ".cert.json" // the convention of sanitize and attack
+				if err := atomicfile.Write(certPath, 0o644, func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }); err != nil {
 					return err
 				}
 				files = append(files, sanPath, certPath)
@@ -101,8 +103,9 @@ crypto/rand, like every release.`,
 				res := map[string]any{"summary": trace.Summarize(t), "certificate": cert, "files": files}
 				return env.Emit(res, func(w io.Writer) error {
 					fmt.Fprintf(w, "sample trace: %d points over %s\n", t.Len(), t.Duration())
-					fmt.Fprintf(w, "sanitised with %s: certified epsilon %.4g at lambda %g, r = %g m for all %d points; RMS noise %.0f m; randomness %s\n",
-						cert.Method, cert.EpsilonMax, cert.Lambda, cert.RadiusM, len(cert.Secrets), cert.RMSNoiseM, cert.Randomness)
+					pc := cert.Persons[0]
+					fmt.Fprintf(w, "sanitised with the %s design against the prior family %v: certified epsilon %.4g (%s) at lambda %g, r = %g m for all %d points; RMS noise %.0f m; randomness %s\n",
+						cert.Design, cert.PriorFamily, cert.EpsilonMax, strings.ReplaceAll(cert.EpsilonKind, "_", " "), cert.Lambda, cert.RadiusM, pc.Secrets.Count, pc.RMSNoiseM, cert.Randomness)
 					for _, f := range files {
 						fmt.Fprintf(w, "wrote %s\n", f)
 					}

@@ -22,6 +22,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/stats"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
@@ -59,6 +60,7 @@ func init() {
 			rf         readFlags
 			opt        prior.Options
 			minD, maxD time.Duration
+			family     []float64
 		)
 		cmd := &cobra.Command{
 			Use:   "fit --in CORPUS --out PRIOR.json",
@@ -74,11 +76,19 @@ points (thinned to points at least 240/49 s apart when denser); each window's ea
 coordinates, in metres around its first point, are de-meaned, scaled to
 unit variance and fitted by maximum likelihood (lengthscale in [1, 40] s,
 nugget 0.0025). l_eff is the fitted lengthscale over the window's median
-sampling period. The prior takes the --quantile (0.75) of the pooled l_eff
-times the median sampling period as its lengthscale, and the 1 - quantile of
-the per-window variances as its variance: both the conservative direction.
+sampling period.
+
+The prior is a family: every lengthscale between the --family quantiles
+(default 0.25,0.75: the interquartile range) of the pooled per-window fitted
+lengthscales in seconds. sanitize certifies its releases against every member
+(one fitted lengthscale describes the typical adversary, not all of them);
+widen the family to cover more adversaries, at the price of more noise. The
+variance is the 1 - hi quantile of the per-window variances (a smaller
+variance is the stronger adversary). The file also records a public origin
+for sanitize's tangent plane: the median position of the corpus.
+
 Rejected windows are counted by reason. --plot draws the l_eff histogram
-with the chosen quantile and the paper's GeoLife interquartile ranges.
+with the family's band and the paper's GeoLife interquartile ranges.
 
 --paper-windows cuts as the authors' preprocess_geolife.py instead: only
 the first 320 s of each trace, thinned by their index rule. On the GeoLife
@@ -86,7 +96,7 @@ excerpt the default finds less dependence than the paper (lower quartile of
 l_eff about 1.7 against 2.6), because it keeps the slow, densely logged
 windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 			Example: `  tracepriv fit --in ../shared/data/geolife --out prior.json --plot leff.svg
-  tracepriv fit --in corpus.csv --kernel matern52 --quantile 0.9 --out prior.json --json`,
+  tracepriv fit --in corpus.csv --kernel matern52 --family 0.1,0.9 --out prior.json --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				start := time.Now()
@@ -94,8 +104,8 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 					return errors.New("fit: --in and --out are required")
 				}
 				switch {
-				case !(opt.Quantile > 0 && opt.Quantile < 1):
-					return fmt.Errorf("fit: --quantile %v is not in (0, 1)", opt.Quantile)
+				case len(family) != 2 || !(family[0] > 0 && family[0] <= family[1] && family[1] < 1):
+					return fmt.Errorf("fit: --family %v: give two quantiles LO,HI with 0 < LO <= HI < 1, e.g. 0.25,0.75", family)
 				case maxD <= 0:
 					return fmt.Errorf("fit: --max-duration %v must be positive", maxD)
 				case opt.MaxPoints <= 0 || opt.MinPoints <= 0:
@@ -141,6 +151,7 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 					opt.MinDuration = time.Nanosecond // no minimum
 				}
 				opt.Corpus = strings.Join(ins, ", ")
+				opt.Family = [2]float64{family[0], family[1]}
 				// The number of windows is known once Fit has cut them.
 				bar = nil
 				opt.Progress = func(done, total int) {
@@ -177,7 +188,7 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 		f.StringVarP(&out, "out", "o", "", "prior file to write (JSON)")
 		f.StringVar(&plt, "plot", "", "histogram of l_eff to draw: .svg, .png or .pdf")
 		f.StringVar(&opt.Kernel, "kernel", prior.DefaultKernel, "kernel: rbf, matern32 or matern52")
-		f.Float64Var(&opt.Quantile, "quantile", prior.DefaultQuantile, "quantile of the per-window l_eff for the prior (1 - it for the variance)")
+		f.Float64SliceVar(&family, "family", []float64{prior.DefaultFamilyLow, prior.DefaultFamilyHigh}, "quantiles LO,HI of the per-window lengthscales that bound the prior family (1 - HI for the variance)")
 		f.DurationVar(&minD, "min-duration", prior.DefaultMinDuration, "shortest window")
 		f.DurationVar(&maxD, "max-duration", prior.DefaultMaxDuration, "longest window")
 		f.IntVar(&opt.MaxPoints, "max-points", prior.DefaultMaxPoints, "most points fitted per window (denser windows are thinned)")
@@ -265,10 +276,15 @@ func fitText(w io.Writer, r fitOutput) error {
 	fmt.Fprintf(w, "lengthscale on a fit bound: %d at the lower, %d at the upper (of %d coordinate fits)\n", r.AtLowerBound, r.AtUpperBound, 2*r.Windows)
 	fmt.Fprintf(w, "sampling period quartiles: %s s; variance quartiles: %.4g / %.4g / %.4g m^2\n", q(r.PeriodQuartiles), r.VarianceQuartiles[0], r.VarianceQuartiles[1], r.VarianceQuartiles[2])
 	p := r.Prior
-	fmt.Fprintf(w, "prior: %s, lengthscale %.2f s (l_eff %.3f at q = %g, times period %.3g s), variance %.4g m^2 (q = %g), std %.1f m\n",
-		p.Kernel, p.Lengthscale, p.Fit.LEff, p.Fit.Quantile, p.Fit.SamplingPeriod, p.Variance, 1-p.Fit.Quantile, math.Sqrt(p.Variance))
+	fq := *p.Fit.FamilyQuantiles
+	fmt.Fprintf(w, "lengthscale quartiles: %s s\n", q(r.LengthscaleQuartiles))
+	fmt.Fprintf(w, "prior family: %s, lengthscale %.2f-%.2f s (quantiles %g-%g; nominal %.2f s), variance >= %.4g m^2 (quantile %g), std %.1f m\n",
+		p.Kernel, p.LengthscaleMin, p.LengthscaleMax, fq[0], fq[1], p.Lengthscale, p.Variance, 1-fq[1], math.Sqrt(p.Variance))
+	if p.Origin != nil {
+		fmt.Fprintf(w, "public origin: %.4f, %.4f (%s)\n", p.Origin.Lat, p.Origin.Lon, p.Origin.Note)
+	}
 	if r.Censored {
-		fmt.Fprintf(w, "warning: %d of %d fits ended on the upper lengthscale bound, more than 1 - q: the chosen l_eff is that bound, a lower limit on the dependence\n", r.AtUpperBound, 2*r.Windows)
+		fmt.Fprintf(w, "warning: %d of %d fits ended on the upper lengthscale bound, more than 1 - %g: the family's upper end is that bound, a lower limit on the dependence\n", r.AtUpperBound, 2*r.Windows, fq[1])
 	}
 	fmt.Fprintf(w, "wrote %s", r.Out)
 	if r.Plot != "" {
@@ -283,9 +299,11 @@ func fitText(w io.Writer, r fitOutput) error {
 func plotLEff(path string, leff []float64, p *gp.Prior) error {
 	// Bins of 0.5 samples up to a limit that covers the paper's range and
 	// most of the data; the rest is counted in the last bin and said so.
-	hi := math.Max(12, math.Ceil(p.Fit.LEff)+2)
 	s := slices.Clone(leff)
 	slices.Sort(s)
+	fq := *p.Fit.FamilyQuantiles
+	famLo, famHi := stats.Quantile7(s, fq[0]), stats.Quantile7(s, fq[1])
+	hi := math.Max(12, math.Ceil(famHi)+2)
 	hi = math.Max(hi, math.Min(40, math.Ceil(s[int(0.95*float64(len(s)-1))])))
 	const width = 0.5
 	nb := int(math.Ceil(hi / width))
@@ -339,14 +357,18 @@ func plotLEff(path string, leff []float64, p *gp.Prior) error {
 	h := &plotter.Histogram{Bins: bins, Width: width, FillColor: color.Gray{Y: 160}, LineStyle: plotter.DefaultLineStyle}
 	pl.Add(h)
 	pl.Legend.Add("this corpus", h)
-	chosen, err := plotter.NewLine(plotter.XYs{{X: p.Fit.LEff, Y: 0}, {X: p.Fit.LEff, Y: ymax * 1.05}})
-	if err != nil {
-		return err
+	for i, v := range []float64{famLo, famHi} {
+		edge, err := plotter.NewLine(plotter.XYs{{X: v, Y: 0}, {X: v, Y: ymax * 1.05}})
+		if err != nil {
+			return err
+		}
+		edge.Color = color.RGBA{0xd6, 0x27, 0x28, 0xff}
+		edge.Width = vg.Points(2)
+		pl.Add(edge)
+		if i == 0 {
+			pl.Legend.Add(fmt.Sprintf("prior family: l_eff %.2f-%.2f (quantiles %g-%g)", famLo, famHi, fq[0], fq[1]), edge)
+		}
 	}
-	chosen.Color = color.RGBA{0xd6, 0x27, 0x28, 0xff}
-	chosen.Width = vg.Points(2)
-	pl.Add(chosen)
-	pl.Legend.Add(fmt.Sprintf("prior: q = %g, l_eff %.2f", p.Fit.Quantile, p.Fit.LEff), chosen)
 	pl.X.Min, pl.X.Max = 0, hi
 	pl.Y.Min, pl.Y.Max = 0, ymax*1.05
 	// Head room for the legend, drawn inside the top of the plot.

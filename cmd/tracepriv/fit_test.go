@@ -34,7 +34,7 @@ func TestFitCommand(t *testing.T) {
 	dir := fitCorpus(t)
 	out := filepath.Join(t.TempDir(), "prior.json")
 	plot := filepath.Join(t.TempDir(), "leff.svg")
-	stdout, _, err := run(t, "fit", "--in", dir, "--kernel", "matern52", "--quantile", "0.8", "--out", out, "--plot", plot, "--json")
+	stdout, _, err := run(t, "fit", "--in", dir, "--kernel", "matern52", "--family", "0.2,0.8", "--out", out, "--plot", plot, "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,8 @@ func TestFitCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kernel != "matern52" || p.Fit == nil || p.Fit.Quantile != 0.8 || p.Fit.Windows != res.Windows || res.Windows == 0 {
+	if p.Kernel != "matern52" || p.Fit == nil || *p.Fit.FamilyQuantiles != [2]float64{0.2, 0.8} || p.Fit.Windows != res.Windows || res.Windows == 0 ||
+		!(p.LengthscaleMin > 0 && p.LengthscaleMin <= p.LengthscaleMax) || p.Origin == nil {
 		t.Errorf("prior %+v, fit %+v, %d windows in the output", p, p.Fit, res.Windows)
 	}
 	if res.Files != 1 || len(res.Ignored) != 1 || res.Traces != 1 || res.Points != 244 {
@@ -67,7 +68,7 @@ func TestFitCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"windows:", "l_eff quartiles", "paper, GeoLife", "prior: rbf, lengthscale", "wrote " + out} {
+	for _, want := range []string{"windows:", "l_eff quartiles", "paper, GeoLife", "prior family: rbf, lengthscale", "public origin:", "wrote " + out} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
@@ -99,7 +100,7 @@ func TestFitCommandGeoLife(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files != 2 || res.Windows < 10 || p.Fit.SamplingPeriod <= 0 || p.Lengthscale > 40 {
+	if res.Files != 2 || res.Windows < 10 || p.Fit.SamplingPeriod <= 0 || p.LengthscaleMax > 40 {
 		t.Errorf("files %d, windows %d, prior %+v", res.Files, res.Windows, p)
 	}
 }
@@ -124,8 +125,9 @@ func TestFitCommandErrors(t *testing.T) {
 		{[]string{"fit", "--in", bad, "--out", out}, `bad.plt:7: field "lat"`},
 		{[]string{"fit", "--in", filepath.Join(dir, "missing"), "--out", out}, "missing"},
 		{[]string{"fit", "--in", short, "--out", out}, "no window could be fitted"},
-		{[]string{"fit", "--in", short, "--out", out, "--quantile", "1"}, "quantile 1 is not in (0, 1)"},
-		{[]string{"fit", "--in", short, "--out", out, "--quantile", "0"}, "quantile 0 is not in (0, 1)"},
+		{[]string{"fit", "--in", short, "--out", out, "--family", "0.5,1"}, "--family [0.5 1]"},
+		{[]string{"fit", "--in", short, "--out", out, "--family", "0"}, "--family [0]"},
+		{[]string{"fit", "--in", short, "--out", out, "--family", "0.8,0.2"}, "LO <= HI"},
 		{[]string{"fit", "--in", short, "--out", out, "--max-points", "0"}, "--max-points 0"},
 		{[]string{"fit", "--in", short, "--out", out, "--min-points", "2"}, "minimum points 2"},
 		{[]string{"fit", "--in", short, "--out", out, "--min-duration", "400s"}, "durations"},

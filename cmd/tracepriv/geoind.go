@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -27,62 +29,96 @@ type geoindFlags struct {
 	maxSpeedKmh, grid                     float64
 }
 
+// isGeoindConfigFlag reports whether name is one of the configuration
+// flags of geoindFlags: a query on an existing session refuses them, since
+// its configuration is sealed in the state.
+func isGeoindConfigFlag(name string) bool {
+	var g geoindFlags
+	f := pflag.NewFlagSet("geoind", pflag.ContinueOnError)
+	g.add(f)
+	return f.Lookup(name) != nil
+}
+
 func (g *geoindFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&g.mechanism, "mechanism", "pm", "pm (predictive) or im (independent noise)")
 	f.StringVar(&g.manager, "manager", "fixed-rate", "budget manager: fixed-rate or fixed-utility")
 	f.StringVar(&g.predictor, "predictor", "parrot", "prediction function: parrot or linear")
-	f.StringVar(&g.origin, "origin", "", "public origin LAT,LON of the tangent plane; pass one for a strict guarantee (default: centre of the 1° cell of the first point, which depends on that point)")
+	f.StringVar(&g.origin, "origin", "", "public origin LAT,LON of the tangent plane and its grid (required): a point chosen without looking at the data, e.g. the city centre")
 	f.Float64Var(&g.epsStar, "eps-star", math.Ln10, "privacy level ε* within --radius")
 	f.Float64Var(&g.radius, "radius", 100, "protection radius r* in metres (ε = ε*/r*)")
 	f.Float64Var(&g.epsilon, "epsilon", 0, "global budget ε per metre (overrides --eps-star/--radius)")
-	f.Float64Var(&g.rate, "rate", 0.033, "fixed-rate: budget per query as a fraction of ε")
+	f.Float64Var(&g.rate, "rate", 0.033, "fixed-rate: budget per query as a fraction of ε (about 1/N covers N queries)")
 	f.Float64Var(&g.accuracy, "accuracy", 3000, "fixed-utility: accuracy α(0.9) in metres")
 	f.Float64Var(&g.eta, "eta", 0.5, "η: scale of the predictive accuracy bound, eq. (10)")
 	f.Float64Var(&g.gamma, "gamma", 0.8, "γ: test noise / threshold ratio, eq. (11)")
 	f.Float64Var(&g.pr0, "pr0", 0.5, "initial prediction-rate estimate")
 	f.Float64Var(&g.maxSpeedKmh, "max-speed", 0, "skip the test when max-speed (km/h) × time since the last hard point <= threshold (0: off)")
-	f.Float64Var(&g.grid, "grid", 1, "output grid step in metres (0: continuous coordinates)")
+	f.Float64Var(&g.grid, "grid", geoind.DefaultGrid, "output grid step in metres (> 0; continuous output is refused)")
 }
 
-func (g *geoindFlags) config(first geo.Point) (geoind.Config, error) {
+// errNoOrigin explains why the origin is not derived from the data.
+var errNoOrigin = errors.New(`--origin LAT,LON is required: the tangent plane, and with it the output
+grid, must be anchored at a public point chosen without looking at the data (an origin
+derived from the first point would leak that point's position); use e.g. the centre of
+the city, --origin 39.9042,116.4074 for Beijing`)
+
+// config builds the session configuration from public flags only.
+func (g *geoindFlags) config() (geoind.Config, error) {
+	if g.origin == "" {
+		return geoind.Config{}, errNoOrigin
+	}
+	p, err := geo.ParseLatLon(g.origin)
+	if err != nil {
+		return geoind.Config{}, fmt.Errorf("--origin: %w", err)
+	}
 	eps := g.epsilon
 	if eps == 0 {
-		if !(g.epsStar > 0) || !(g.radius > 0) {
-			return geoind.Config{}, fmt.Errorf("geoind: --eps-star and --radius must be > 0")
+		if !(g.epsStar > 0) || !(g.radius > 0) || math.IsInf(g.epsStar, 0) || math.IsInf(g.radius, 0) {
+			return geoind.Config{}, fmt.Errorf("--eps-star %g and --radius %g: want both finite and > 0", g.epsStar, g.radius)
 		}
 		eps = g.epsStar / g.radius
 	}
-	origin := geoind.LatLon{Lat: math.Floor(first.Lat) + 0.5, Lon: math.Floor(first.Lon) + 0.5}
-	if g.origin != "" {
-		p, err := parseLatLon(g.origin)
-		if err != nil {
-			return geoind.Config{}, fmt.Errorf("--origin: %w", err)
-		}
-		origin = geoind.LatLon{Lat: p.Lat, Lon: p.Lon}
-	}
-	return geoind.Config{
+	cfg := geoind.Config{
 		Mechanism: g.mechanism, Manager: g.manager, Predictor: g.predictor,
 		Params: geoind.Params{
 			Epsilon: eps, Eta: g.eta, Gamma: g.gamma, PR0: g.pr0,
 			MaxSpeed: g.maxSpeedKmh / 3.6,
 		},
 		Rate: g.rate * eps, Accuracy: g.accuracy,
-		Origin: origin, Noise: geoind.PlanarLaplace{Grid: g.grid},
-	}, nil
+		Origin: geoind.LatLon{Lat: p.Lat, Lon: p.Lon}, Noise: geoind.PlanarLaplace{Grid: g.grid},
+	}
+	if err := cfg.Validate(); err != nil {
+		return geoind.Config{}, g.flagError(err)
+	}
+	return cfg, nil
 }
 
-func parseLatLon(s string) (geo.Point, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 2 {
-		return geo.Point{}, fmt.Errorf("%q: want LAT,LON", s)
+// flagError names the flags behind a configuration error.
+func (g *geoindFlags) flagError(err error) error {
+	var pe *geoind.ParamError
+	if !errors.As(err, &pe) {
+		return err
 	}
-	lat, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
-	lon, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return geo.Point{}, fmt.Errorf("%q: %w", s, err)
+	budget := fmt.Sprintf("--eps-star %g --radius %g (ε = %.3g per metre)", g.epsStar, g.radius, g.epsStar/g.radius)
+	if g.epsilon != 0 {
+		budget = fmt.Sprintf("--epsilon %g", g.epsilon)
 	}
-	p := geo.Point{Lat: lat, Lon: lon}
-	return p, p.Validate()
+	var flags string
+	switch pe.Name {
+	case "epsilon":
+		flags = budget
+	case "rate":
+		flags = fmt.Sprintf("--rate %g with %s", g.rate, budget)
+	case "accuracy":
+		flags = fmt.Sprintf("--accuracy %g", g.accuracy)
+	case "grid":
+		flags = fmt.Sprintf("--grid %g", g.grid)
+	case "max_speed":
+		flags = "--max-speed"
+	default:
+		flags = "--" + pe.Name
+	}
+	return fmt.Errorf("%s: %w", flags, err)
 }
 
 // parseQueryTime accepts RFC 3339 or Unix seconds.
@@ -108,7 +144,15 @@ func init() {
 the planar Laplace mechanism and the predictive mechanism of Chatzikokolakis,
 Palamidessi and Stronati (a private test reuses a past release when it is
 still close enough, saving budget). ε is per metre: --eps-star within
---radius (default ln 10 within 100 m).`,
+--radius (default ln 10 within 100 m).
+
+Noise is added on a tangent plane anchored at a public --origin and released
+on its --grid (1 m), so that releases depend on a location only through its
+grid cell. Noise wider than the plane can represent (1,000 km at probability
+1 - 1e-9) is refused before anything is drawn.`,
+			Example: `  tracepriv geoind quantile --epsilon 0.023 --p 0.9
+  tracepriv geoind query --state me.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
+  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out sample.csv --origin 39.9042,116.4074 --rate 0.004`,
 		}
 		cmd.AddCommand(geoindQuantileCmd(env), geoindQueryCmd(env), geoindSanitizeCmd(env))
 		return cmd
@@ -118,9 +162,10 @@ still close enough, saving budget). ε is per metre: --eps-star within
 func geoindQuantileCmd(env *cli.Env) *cobra.Command {
 	var eps, p float64
 	cmd := &cobra.Command{
-		Use:   "quantile --epsilon E --p P",
-		Short: "Radius within which planar Laplace noise stays with probability P",
-		Args:  cobra.NoArgs,
+		Use:     "quantile --epsilon E --p P",
+		Short:   "Radius within which planar Laplace noise stays with probability P",
+		Example: "  tracepriv geoind quantile --epsilon 0.023 --p 0.9 --json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !(eps > 0) || math.IsInf(eps, 1) {
 				return fmt.Errorf("geoind quantile: --epsilon %v: want finite and > 0", eps)
@@ -146,17 +191,35 @@ func geoindQueryCmd(env *cli.Env) *cobra.Command {
 	var (
 		g             geoindFlags
 		state, tstr   string
+		keyDir        string
+		newBudget     bool
 		lat, lon      float64
 		latSet, lonOK bool
 	)
 	cmd := &cobra.Command{
 		Use:   "query --state FILE --lat LAT --lon LON [--time T]",
-		Short: "Report one location through a persistent session",
+		Short: "Report one location through a persistent, sealed session",
 		Long: `Sanitise one location query and report it. The session (run so far, budget
 spent, configuration) lives in the JSON --state file: it is created with the
-configuration flags on first use and updated atomically before the point is
+configuration flags (--origin required) on first use, and afterwards its
+configuration cannot change.
+
+The state is sealed with an HMAC key kept in --key-dir (default
+$XDG_CONFIG_HOME/tracepriv/geoind or the platform's equivalent; created with
+mode 0600 on first use; never written into the state), which also keeps a
+record of each state's last write. An edited state, an older copy put back,
+a state copied to another path, or a deleted state whose record shows
+releases are refused: a deleted state gives a fresh budget only with
+--new-budget, and that new start is recorded. This stops accidents and
+casual tampering by anyone who cannot write the key directory, not someone
+who can (see "go doc tracepriv/geoind.StateFile").
+
+The new state and its record are written durably before the point is
 printed, so a crash can over-count the budget but never roll it back.
-Configuration flags are only accepted when the state file is created.`,
+Concurrent queries on one state wait for each other.`,
+		Example: `  tracepriv geoind query --state me.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185 --time 2008-10-24T02:10:00Z
+  tracepriv geoind query --state me.json --lat 39.9842 --lon 116.3186 --time 2008-10-24T02:11:00Z --json
+  tracepriv geoind query --state me.json --new-budget --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			latSet, lonOK = cmd.Flags().Changed("lat"), cmd.Flags().Changed("lon")
@@ -165,22 +228,35 @@ Configuration flags are only accepted when the state file is created.`,
 			}
 			p := geo.Point{Lat: lat, Lon: lon}
 			if err := p.Validate(); err != nil {
-				return fmt.Errorf("geoind query: %w", err)
+				return fmt.Errorf("geoind query: --lat/--lon: %w", err)
 			}
 			t, err := parseQueryTime(tstr)
 			if err != nil {
 				return err
 			}
-			cfg, err := g.config(p)
-			if err != nil {
-				return err
-			}
-			if _, err := geoind.ReadState(state); err == nil {
+			sf := geoind.StateFile{Path: state, KeyDir: keyDir, NewBudget: newBudget}
+			var (
+				cfg *geoind.Config
+				rep geoind.Report
+			)
+			if _, serr := os.Stat(state); serr != nil || newBudget {
+				c, cerr := g.config()
+				switch {
+				case cerr == nil:
+					cfg = &c
+				case !newBudget:
+					// A deleted state is reported as such, not as a
+					// configuration missing for a new one.
+					if _, err = sf.Load(); !errors.Is(err, geoind.ErrStateMissing) {
+						return fmt.Errorf("geoind query: %s: starting a session: %w", state, cerr)
+					}
+				default:
+					return fmt.Errorf("geoind query: %s: starting a session: %w", state, cerr)
+				}
+			} else {
 				var changed []string
 				cmd.Flags().Visit(func(f *pflag.Flag) {
-					switch f.Name {
-					case "state", "lat", "lon", "time", "json", "seed", "quiet":
-					default:
+					if isGeoindConfigFlag(f.Name) {
 						changed = append(changed, "--"+f.Name)
 					}
 				})
@@ -188,12 +264,27 @@ Configuration flags are only accepted when the state file is created.`,
 					return fmt.Errorf("geoind query: %s: the session exists; its configuration cannot be changed (%s)", state, strings.Join(changed, ", "))
 				}
 			}
-			rep, err := geoind.QueryFile(state, &cfg, p, t, env.Source())
-			if geoind.IsExhausted(err) {
-				return fmt.Errorf("geoind query: %s: %w (nothing released)", state, err)
+			if err == nil {
+				rep, err = sf.Query(cfg, p, t, env.Source())
 			}
-			if err != nil {
-				return err
+			switch {
+			case geoind.IsExhausted(err):
+				return fmt.Errorf("geoind query: %s: %w (nothing released)", state, err)
+			case errors.Is(err, geoind.ErrStateMissing):
+				return fmt.Errorf("geoind query: %w.\nTo start a new budget for this person anyway (the privacy losses of both budgets add up), repeat with --new-budget and the configuration flags", err)
+			case errors.Is(err, geoind.ErrStateModified), errors.Is(err, geoind.ErrStateRolledBack), errors.Is(err, geoind.ErrStateUnknown):
+				return fmt.Errorf("geoind query: %w.\nNothing was released. If the state is lost for good, --new-budget starts a fresh one (recorded); --key-dir selects the key directory", err)
+			case err != nil:
+				return fmt.Errorf("geoind query: %w", err)
+			}
+			if newBudget && !env.Quiet {
+				if h, err := sf.History(); err == nil && len(h) > 1 {
+					spent := 0.0
+					for _, s := range h[1:] {
+						spent += s.ReplacedSpent
+					}
+					fmt.Fprintf(env.Stderr, "tracepriv: started a new budget at %s; %d earlier session(s) there spent %.4g in total, which adds to this one's\n", state, len(h)-1, spent)
+				}
 			}
 			return env.Emit(rep, func(w io.Writer) error {
 				kind := "hard (fresh noise)"
@@ -214,96 +305,190 @@ Configuration flags are only accepted when the state file is created.`,
 	f.Float64Var(&lat, "lat", 0, "latitude of the secret location")
 	f.Float64Var(&lon, "lon", 0, "longitude of the secret location")
 	f.StringVar(&tstr, "time", "", "query time, RFC 3339 or Unix seconds (default: now)")
+	f.StringVar(&keyDir, "key-dir", "", "directory of the state key and records (default: the user config directory's tracepriv/geoind)")
+	f.BoolVar(&newBudget, "new-budget", false, "start a fresh budget even where the record knows an earlier session at --state (deleted or replaced); recorded")
 	g.add(f)
 	return cmd
 }
 
+// sanitizeOutput is the --json result of geoind sanitize.
+type sanitizeOutput struct {
+	Out      string `json:"out"`
+	Written  bool   `json:"written"`
+	Complete bool   `json:"complete"`
+	Files    int    `json:"files"`
+	// Skipped and Deduplicated count the input records the readers dropped
+	// (bad records with --lenient; exact repeats).
+	Skipped      int                    `json:"skipped_records"`
+	Deduplicated int                    `json:"deduplicated"`
+	Randomness   string                 `json:"randomness"`
+	Config       geoind.Config          `json:"config"`
+	People       []geoind.PersonRelease `json:"people"`
+}
+
 func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 	var (
-		g       geoindFlags
-		in, out string
-		lenient bool
+		g            geoindFlags
+		in, out      string
+		lenient      bool
+		allowPartial bool
 	)
 	cmd := &cobra.Command{
-		Use:   "sanitize --in TRACE --out TRACE [--mechanism im|pm]",
-		Short: "Run IM or PM over every point of each trace",
-		Long: `Treat every point of each input trace as a location query and write the
-reported locations with the original (public) timestamps. Each trace gets its
-own session and budget; points after the budget is exhausted are not
-released and are counted in the summary. Use --rate 1/N for N points.`,
+		Use:   "sanitize --in TRACE|DIR --out TRACE --origin LAT,LON",
+		Short: "Run IM or PM over every point of each person's traces, one budget per person",
+		Long: `Treat every point of the input as a location query and write the reported
+locations with the original (public) timestamps.
+
+Each person gets one session and one budget ε, shared by all their traces in
+time order: the traces of one uid (a CSV uid column, a GPX uid extension, a
+GeoLife user directory such as ../shared/data/geolife/000), or, for traces
+without a uid, all the traces of one input file (the segments of a GPX
+track). --in may be a file or a directory, searched recursively for trace
+files (.plt, .csv, .geojson, .json, .gpx).
+
+When a person's budget runs out before their last point, nothing is written
+and the command fails, saying how much was covered and which flag changes
+it (--rate: about 1/N covers N points; --accuracy for fixed-utility), unless
+--allow-partial is given, in which case the covered points are written and
+the JSON summary reports the coverage per person.`,
+		Example: `  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out sample.csv \
+      --origin 39.9042,116.4074 --rate 0.004
+  tracepriv geoind sanitize --in ../shared/data/geolife/000 --out 000.csv --origin 39.9042,116.4074 \
+      --mechanism pm --manager fixed-utility --accuracy 3000 --allow-partial --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if in == "" || out == "" {
 				return errors.New("geoind sanitize: --in and --out are required")
 			}
-			traces, _, err := trace.ReadFile(in, trace.ReadOptions{Lenient: lenient})
+			cfg, err := g.config()
 			if err != nil {
-				return err
+				return fmt.Errorf("geoind sanitize: %w", err)
+			}
+			files, _, err := corpusFiles([]string{in})
+			if err != nil {
+				return fmt.Errorf("geoind sanitize: --in: %w", err)
+			}
+			var (
+				traces        []*trace.Trace
+				skipped, dups int
+			)
+			fileOf := map[*trace.Trace]string{}
+			for _, f := range files {
+				ts, rep, err := trace.ReadFile(f, trace.ReadOptions{Lenient: lenient})
+				if err != nil {
+					return err
+				}
+				skipped += rep.Skipped
+				dups += rep.Deduplicated
+				for _, tr := range ts {
+					fileOf[tr] = f
+				}
+				traces = append(traces, ts...)
+			}
+			// One person per uid; traces without one are one person per file.
+			person := func(tr *trace.Trace) string {
+				if tr.UID != "" {
+					return "uid " + tr.UID
+				}
+				return "file " + fileOf[tr]
 			}
 			src := env.Source()
-			type sum struct {
-				UID, Name      string
-				Points, Output int
-				Hard, Skipped  int
-				Spent, Budget  float64
-				PredictionRate float64
+			outs, people, err := geoind.SanitizeByPerson(cfg, traces, person, src)
+			if err != nil {
+				return fmt.Errorf("geoind sanitize: %s: %w", in, err)
 			}
-			var sums []sum
-			var outs []*trace.Trace
-			bar := env.Progress(len(traces), "sanitize")
-			for _, tr := range traces {
-				bar.Add(1)
-				if tr.Len() == 0 {
-					continue
+			res := sanitizeOutput{Out: out, Files: len(files), Skipped: skipped, Deduplicated: dups,
+				Randomness: noise.Describe(src), Config: cfg, People: people}
+			var partial []geoind.PersonRelease
+			for _, p := range people {
+				if !p.Complete {
+					partial = append(partial, p)
 				}
-				cfg, err := g.config(tr.Points[0].Geo())
-				if err != nil {
+			}
+			res.Complete = len(partial) == 0
+			released := 0
+			for _, p := range people {
+				released += p.Released
+			}
+			var failure error
+			switch {
+			case released == 0:
+				failure = fmt.Errorf("geoind sanitize: %s: no point released; %s", in, g.coverageHint(people))
+			case len(partial) > 0 && !allowPartial:
+				failure = g.partialError(partial, len(people))
+			default:
+				if err := trace.WriteFile(out, outs, ""); err != nil {
 					return err
 				}
-				s, err := geoind.NewSession(cfg, src)
-				if err != nil {
-					return err
-				}
-				o := &trace.Trace{UID: tr.UID, Name: tr.Name}
-				for i, p := range tr.Points {
-					rep, err := s.Query(p.Geo(), p.Time)
-					if geoind.IsExhausted(err) {
-						break
-					}
-					if err != nil {
-						return fmt.Errorf("%s: trace %s point %d: %w", in, tr.Name, i, err)
-					}
-					o.Points = append(o.Points, trace.Point{Time: p.Time, Lat: rep.Lat, Lon: rep.Lon, Alt: math.NaN()})
-				}
-				st := s.State()
-				rs := st.Run.Stats()
-				sums = append(sums, sum{tr.UID, tr.Name, tr.Len(), o.Len(), rs.Hard, rs.Skipped, st.Spent, cfg.Params.Epsilon, rs.PredictionRate})
-				if o.Len() > 0 {
-					outs = append(outs, o)
-				}
+				res.Written = true
 			}
-			bar.Finish()
-			if len(outs) == 0 {
-				return fmt.Errorf("geoind sanitize: %s: no point released", in)
-			}
-			if err := trace.WriteFile(out, outs, ""); err != nil {
+			if err := env.Emit(res, func(w io.Writer) error { return sanitizeText(w, res) }); err != nil {
 				return err
 			}
-			res := map[string]any{"out": out, "traces": sums}
-			return env.Emit(res, func(w io.Writer) error {
-				for _, s := range sums {
-					fmt.Fprintf(w, "%s %s: released %d of %d points (%d hard, %d skipped), spent %.3g of %.3g\n",
-						s.UID, s.Name, s.Output, s.Points, s.Hard, s.Skipped, s.Spent, s.Budget)
-				}
-				_, err := fmt.Fprintf(w, "wrote %s\n", out)
-				return err
-			})
+			return failure
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&in, "in", "", "input trace file (CSV, GeoJSON, GPX or PLT)")
+	f.StringVar(&in, "in", "", "input trace file (CSV, GeoJSON, GPX or PLT) or directory of them")
 	f.StringVar(&out, "out", "", "output trace file (format from extension)")
 	f.BoolVar(&lenient, "lenient", false, "skip malformed input rows (reported) instead of failing")
+	f.BoolVar(&allowPartial, "allow-partial", false, "write the covered points when a person's budget runs out before their last point")
 	g.add(f)
 	return cmd
+}
+
+func sanitizeText(w io.Writer, res sanitizeOutput) error {
+	if res.Skipped > 0 || res.Deduplicated > 0 {
+		fmt.Fprintf(w, "input: %d files; the readers skipped %d bad records and dropped %d exact repeats\n", res.Files, res.Skipped, res.Deduplicated)
+	}
+	for _, p := range res.People {
+		span := p.Last.Sub(p.First)
+		covered := time.Duration(0)
+		if p.Released > 0 {
+			covered = p.CoveredUntil.Sub(p.First)
+		}
+		fmt.Fprintf(w, "%s: released %d of %d points (%.1f %%; %v of %v covered) in %d trace(s), %d hard, %d skipped; spent %.4g of ε %.4g\n",
+			p.Person, p.Released, p.Points, 100*p.Covered, covered, span, len(p.Traces), p.Hard, p.Skipped, p.Spent, p.Budget)
+	}
+	if res.Written {
+		_, err := fmt.Fprintf(w, "wrote %s (randomness: %s)\n", res.Out, res.Randomness)
+		return err
+	}
+	_, err := fmt.Fprintln(w, "nothing written")
+	return err
+}
+
+// coverageHint says which flags give a person more points.
+func (g *geoindFlags) coverageHint(people []geoind.PersonRelease) string {
+	most := 0
+	for _, p := range people {
+		most = max(most, p.Points)
+	}
+	if g.manager == "fixed-utility" {
+		return fmt.Sprintf("each query costs the noise of --accuracy %g m (fixed-utility): raise it to cover more points with more noise each, or raise the budget (--eps-star/--radius or --epsilon)", g.accuracy)
+	}
+	r := 1 / float64(most)
+	h := fmt.Sprintf("each query spends about --rate %g of ε (fixed-rate)", g.rate)
+	try := *g
+	try.rate = r
+	if _, err := try.config(); err != nil {
+		return h + fmt.Sprintf("; covering %d points with this budget (--rate %.2g) would take noise wider than the tangent plane can represent: raise the budget (--eps-star, or a smaller --radius) or release fewer points", most, r)
+	}
+	return h + fmt.Sprintf(": lower it, e.g. --rate %.2g for %d points, to cover more points with more noise each", r, most)
+}
+
+func (g *geoindFlags) partialError(partial []geoind.PersonRelease, people int) error {
+	worst := partial[0]
+	for _, p := range partial {
+		if p.Covered < worst.Covered {
+			worst = p
+		}
+	}
+	covered := worst.CoveredUntil.Sub(worst.First)
+	if worst.Released == 0 {
+		covered = 0
+	}
+	return fmt.Errorf(`geoind sanitize: the budget ran out before the last point for %d of %d people; %s got %d of %d points (%.1f %%, the first %v of %v); nothing was written.
+One budget ε per person pays for all their points: %s; or pass --allow-partial to write the covered points only`,
+		len(partial), people, worst.Person, worst.Released, worst.Points, 100*worst.Covered, covered, worst.Last.Sub(worst.First), g.coverageHint(partial))
 }

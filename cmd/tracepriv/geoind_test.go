@@ -54,9 +54,10 @@ func TestGeoindQuantileCLI(t *testing.T) {
 func TestGeoindQueryCLI(t *testing.T) {
 	dir := t.TempDir()
 	state := filepath.Join(dir, "s.json")
+	keys := filepath.Join(dir, "keys")
 	q := func(lat, tm string, extra ...string) (geoind.Report, error) {
 		var rep geoind.Report
-		args := append([]string{"geoind", "query", "--state", state, "--lat", lat, "--lon", "116.32", "--time", tm, "--seed", "3", "--json", "-q"}, extra...)
+		args := append([]string{"geoind", "query", "--state", state, "--key-dir", keys, "--lat", lat, "--lon", "116.32", "--time", tm, "--seed", "3", "--json", "-q"}, extra...)
 		out, err := geoindRun(t, args...)
 		if err == nil {
 			err = json.Unmarshal([]byte(out), &rep)
@@ -81,7 +82,7 @@ func TestGeoindQueryCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Version != 1 || len(st.Run) != 2 || st.Spent != r1.Spent || st.Config.Origin.Lat != 39.9 {
+	if st.Version != 2 || st.Seal == nil || st.Seal.Counter != 2 || len(st.Run) != 2 || st.Spent != r1.Spent || st.Config.Origin.Lat != 39.9 {
 		t.Errorf("state %+v", st)
 	}
 	if _, err := q("39.98", "2008-10-24T02:12:00Z", "--rate", "0.5"); err == nil || !strings.Contains(err.Error(), "cannot be changed") {
@@ -92,7 +93,7 @@ func TestGeoindQueryCLI(t *testing.T) {
 	}
 	// IM spending the whole budget on one query: the next one is refused.
 	state = filepath.Join(dir, "im.json")
-	if _, err := q("39.98", "2008-10-24T02:09:59Z", "--mechanism", "im", "--rate", "1"); err != nil {
+	if _, err := q("39.98", "2008-10-24T02:09:59Z", "--origin", "39.9,116.4", "--mechanism", "im", "--rate", "1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := q("39.98", "2008-10-24T02:10:59Z"); err == nil || !strings.Contains(err.Error(), "exhausted") {
@@ -111,18 +112,18 @@ func TestGeoindSanitizeCLI(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.csv")
 	var v struct {
-		Traces []struct {
-			Points, Output int
-			Spent, Budget  float64
+		People []struct {
+			Points, Released int
+			Spent, Budget    float64
 		}
 	}
-	geoindJSON(t, &v, "geoind", "sanitize", "--in", in, "--out", out, "--mechanism", "im", "--rate", "0.1", "--seed", "4")
-	if len(v.Traces) != 1 || v.Traces[0].Output != 10 || v.Traces[0].Points != 244 || v.Traces[0].Spent > v.Traces[0].Budget {
-		t.Errorf("IM at 10 %% per point: %+v", v.Traces)
+	geoindJSON(t, &v, "geoind", "sanitize", "--in", in, "--out", out, "--origin", "39.9042,116.4074", "--mechanism", "im", "--rate", "0.1", "--allow-partial", "--seed", "4")
+	if len(v.People) != 1 || v.People[0].Released != 10 || v.People[0].Points != 244 || v.People[0].Spent > v.People[0].Budget {
+		t.Errorf("IM at 10 %% per point: %+v", v.People)
 	}
-	geoindJSON(t, &v, "geoind", "sanitize", "--in", in, "--out", out, "--mechanism", "pm", "--manager", "fixed-utility", "--accuracy", "3000", "--seed", "4")
-	if len(v.Traces) != 1 || v.Traces[0].Output <= 17 {
-		t.Errorf("PM on a 37-minute walk should beat IM's 17 points: %+v", v.Traces)
+	geoindJSON(t, &v, "geoind", "sanitize", "--in", in, "--out", out, "--origin", "39.9042,116.4074", "--mechanism", "pm", "--manager", "fixed-utility", "--accuracy", "3000", "--allow-partial", "--seed", "4")
+	if len(v.People) != 1 || v.People[0].Released <= 17 {
+		t.Errorf("PM on a 37-minute walk should beat IM's 17 points: %+v", v.People)
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Error(err)

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
@@ -72,10 +73,11 @@ func pltFiles(dir string) ([]string, error) {
 
 func reproPredictiveCmd(env *cli.Env) *cobra.Command {
 	var (
-		data, outDir string
-		samplings    int
-		maxSpeedKmh  float64
+		data, outDir, origin string
+		samplings            int
+		maxSpeedKmh, grid    float64
 	)
+	def := geoind.DefaultCaseStudy()
 	cmd := &cobra.Command{
 		Use:   "predictive --data DIR [--out DIR]",
 		Short: "Case study of the predictive mechanism on GeoLife (Chatzikokolakis et al., §V)",
@@ -85,7 +87,14 @@ func reproPredictiveCmd(env *cli.Env) *cobra.Command {
 predictive mechanism PM, with and without the elapsed-time skip, under the
 fixed-rate (3.3 % of ε per query) and fixed-utility (α(0.9) = 3 km)
 managers, with ε = ln 10 / 100 m. Prints JSON with --json; --out DIR also
-writes results.json and the plots of the paper's Figs 8-9 (SVG and PNG).`,
+writes results.json and the plots of the paper's Figs 8-9 (SVG and PNG).
+
+Noise is added on the tangent plane at --origin, a public point chosen
+without looking at the traces (default: central Beijing, Tiananmen Square,
+39.9042,116.4074, for the GeoLife corpus), and released on a --grid of 1 m
+(the paper's outputs are continuous, which tracepriv does not release).`,
+		Example: `  tracepriv repro predictive --data ../shared/data/geolife --seed 1 --out out/predictive
+  tracepriv repro predictive --data ../shared/data/geolife --samplings 2 --origin 39.9042,116.4074 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if data == "" {
@@ -103,13 +112,23 @@ writes results.json and the plots of the paper's Figs 8-9 (SVG and PNG).`,
 				}
 				traces = append(traces, ts...)
 			}
+			o, err := geo.ParseLatLon(origin)
+			if err != nil {
+				return fmt.Errorf("repro predictive: --origin: %w", err)
+			}
 			cs := geoind.DefaultCaseStudy()
 			cs.Samplings = samplings
 			cs.MaxSpeed = maxSpeedKmh / 3.6
+			cs.Origin = geoind.LatLon{Lat: o.Lat, Lon: o.Lon}
+			cs.Grid = grid
 			src := env.Source()
 			bar := env.Progress(len(traces)*len(cs.JumpProbs), "predictive case study")
 			res, err := cs.Run(traces, src, func() { bar.Add(1) })
 			bar.Finish()
+			var pe *geoind.ParamError
+			if errors.As(err, &pe) && pe.Name == "grid" {
+				return fmt.Errorf("repro predictive: --grid %g: %w", grid, err)
+			}
 			if err != nil {
 				return fmt.Errorf("repro predictive: %w", err)
 			}
@@ -127,6 +146,8 @@ writes results.json and the plots of the paper's Figs 8-9 (SVG and PNG).`,
 	f.StringVar(&outDir, "out", "", "directory for results.json and the SVG plots")
 	f.IntVar(&samplings, "samplings", 10, "samplings per trace and jump probability")
 	f.Float64Var(&maxSpeedKmh, "max-speed", 15, "speed (km/h) of the elapsed-time skip strategy")
+	f.StringVar(&origin, "origin", fmt.Sprintf("%g,%g", def.Origin.Lat, def.Origin.Lon), "public origin LAT,LON of the tangent plane (central Beijing, for GeoLife)")
+	f.Float64Var(&grid, "grid", def.Grid, "output grid step in metres (> 0)")
 	return cmd
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -14,54 +16,56 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// fileCertificate is the certificate file of a multi-trace input: the
-// headline fields over every trace, then each trace's certificate.
-type fileCertificate struct {
-	Version    int                          `json:"version"`
-	Method     string                       `json:"method"`
-	Lambda     float64                      `json:"lambda"`
-	RadiusM    float64                      `json:"radius_m"`
-	EpsilonMax float64                      `json:"epsilon_max"`
-	Secrets    []sanitize.SecretCertificate `json:"secrets"`
-	Traces     []*sanitize.Certificate      `json:"traces"`
-	Note       string                       `json:"note"`
-}
-
 func init() {
 	register(func(env *cli.Env) *cobra.Command {
 		var (
-			in, out, priorFile, secrets, certFile, origin string
-			eps, lambda, radius, delta                    float64
-			lenient                                       bool
+			in, out, priorFile, secrets, certFile, origin, design, noiseOut string
+			eps, lambda, radius, delta                                      float64
+			lenient, listSecrets, force                                     bool
 		)
 		cmd := &cobra.Command{
 			Use:   "sanitize --in TRACE --out TRACE --prior PRIOR.json --epsilon E --lambda L --radius METRES",
-			Short: "Release a trace with conditional inferential privacy (optimal correlated Gaussian noise)",
-			Long: `Sanitise a trace so that, for every secret, a Gaussian-process adversary with
-the prior of PRIOR.json (any mean) changes its beliefs about the secret
-locations by at most epsilon in Rényi divergence of order lambda, between
-any two hypotheses within radius METRES (conditional inferential privacy,
-Meehan & Chaudhuri). The least total noise that achieves it is designed from
-the timestamps and the prior only (cip-math.md (E2)/(E3)), certified with the
-exact loss (E1), sampled from crypto/rand (unless --seed) and added in local
-metres.
+			Short: "Release traces with conditional inferential privacy, certified per person against a prior family",
+			Long: `Sanitise the traces of a file so that, for every person (uid) and every secret,
+a Gaussian-process adversary whose prior is any member of the family in
+PRIOR.json (kernel, any lengthscale in its range, any mean) changes its
+beliefs about the secret locations by at most epsilon in Rényi divergence of
+order lambda, between any two hypotheses within radius METRES (conditional
+inferential privacy, Meehan & Chaudhuri). All traces of one person are
+designed for and certified jointly: the epsilon is per person.
+
+The noise depends only on public inputs (timestamps, the prior, the secrets
+and the target). By default (--design auto) it follows a spectral envelope of
+the prior family (docs/robust-cip.md), with epsilon a proven upper bound over
+the family; for a prior with a single lengthscale it is proportional to the
+prior (exact), or the least-noise (E3) design for listed secrets. It is drawn
+exactly from crypto/rand (unless --seed) and rounded to a 1 mm grid, so that
+no output depends on the input's low-order bits.
 
 --secrets all (default): every point is a basic secret. Otherwise a
 comma-separated list of times (RFC 3339, or Unix seconds), ";" joining the
-times of one compound secret (quote it in the shell), or a file with one secret per line in the same
-syntax (# comments). Every time must be a timestamp of the trace.
+times of one compound secret (quote it in the shell), or a file with one
+secret per line in the same syntax (# comments). Every time must be a
+timestamp of the trace.
 
-Writes the sanitised trace in the input format (timestamps kept; altitude and
+The tangent-plane origin is public: --origin, or the origin recorded in the
+prior file (tracepriv fit records its corpus's median position). Nothing is
+derived from the trace.
+
+Writes the sanitised traces in the input format (timestamps kept; altitude and
 attributes dropped) and a JSON certificate (--certificate, default
-OUT.cert.json): the prior, the secrets with their certified epsilon and
-prior-posterior gap (--delta), the noise budget, the method and the
-randomness. Use a prior fitted on other data (tracepriv fit) and a public
---origin for a strict guarantee.`,
+OUT.cert.json) together or not at all. --noise-out also writes the
+per-dimension noise covariance actually used, as a CSV matrix over the input's
+points in file order (one person, at most 5,000 points).`,
+			Example: `  tracepriv fit --in ../shared/data/geolife --out prior.json
+  tracepriv sanitize --in trace.gpx --out trace.sanitised.gpx --prior prior.json --epsilon 1 --lambda 2 --radius 100
+  tracepriv sanitize --in t.plt --out s.plt --prior prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out noise.csv --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				f := cmd.Flags()
@@ -77,92 +81,201 @@ randomness. Use a prior fitted on other data (tracepriv fit) and a public
 				if outFmt, err := trace.FormatFromPath(out); err == nil && outFmt != inFmt {
 					return fmt.Errorf("sanitize: --out %s is %s but the input is %s; the sanitised trace keeps the input format", out, outFmt, inFmt)
 				}
+				if certFile == "" {
+					certFile = out + ".cert.json"
+				}
+				if err := checkOutputs(in, force, map[string]string{"--out": out, "--certificate": certFile, "--noise-out": noiseOut}); err != nil {
+					return fmt.Errorf("sanitize: %w", err)
+				}
 				pr, err := gp.ReadPriorFile(priorFile)
 				if err != nil {
 					return fmt.Errorf("sanitize: --prior: %w", err)
 				}
-				traces, _, err := trace.ReadFile(in, trace.ReadOptions{Lenient: lenient})
+				traces, rep, err := trace.ReadFile(in, trace.ReadOptions{Lenient: lenient})
 				if err != nil {
 					return fmt.Errorf("sanitize: %w", err)
 				}
 				if len(traces) == 0 {
 					return fmt.Errorf("sanitize: %s: no trace", in)
 				}
+				if rep.Skipped > 0 && !env.Quiet && !env.JSON {
+					printProblems(env.Stderr, rep)
+				}
 				spec, err := parseSecretTimes(secrets)
 				if err != nil {
 					return fmt.Errorf("sanitize: --secrets: %w", err)
 				}
-				opt := sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Secrets: spec, Delta: delta, Source: env.Source()}
+				opt := sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Secrets: spec, Delta: delta,
+					Design: design, ListSecrets: listSecrets, Source: env.Source()}
 				if origin != "" {
-					p, err := parseLatLon(origin)
+					p, err := geo.ParseLatLon(origin)
 					if err != nil {
 						return fmt.Errorf("sanitize: --origin: %w", err)
 					}
-					o := geo.Point{Lat: p.Lat, Lon: p.Lon}
-					opt.Origin = &o
+					opt.Origin = &p
 				}
-				bar := env.Progress(len(traces)*4, "sanitize")
+				bar := env.Progress(4, "sanitize")
 				opt.Progress = func(string) { bar.Add(1) }
-				var outs []*trace.Trace
-				var certs []*sanitize.Certificate
-				for i, tr := range traces {
-					o, c, err := sanitize.Trace(tr, opt)
-					if err != nil {
-						return fmt.Errorf("%s: trace %d (%s): %w", in, i+1, tr.Name, err)
-					}
-					bar.Add(1)
-					outs, certs = append(outs, o), append(certs, c)
-				}
+				outs, cert, err := sanitize.Release(traces, opt)
 				bar.Finish()
-				if certFile == "" {
-					certFile = out + ".cert.json"
+				if err != nil {
+					return fmt.Errorf("%s: %w", in, flagError(err))
 				}
-				if err := trace.WriteFile(out, outs, inFmt); err != nil {
-					return fmt.Errorf("sanitize: %w", err)
+				cert.SkippedRows = rep.Skipped + rep.Deduplicated
+				files := []atomicfile.File{
+					{Path: out, Perm: 0o644, Fill: func(w io.Writer) error { return trace.Write(w, outs, inFmt) }},
+					{Path: certFile, Perm: 0o644, Fill: func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }},
 				}
-				var certOut any = certs[0]
-				if len(certs) > 1 {
-					fc := fileCertificate{Version: sanitize.CertificateVersion, Method: certs[0].Method, Lambda: lambda, RadiusM: radius, Traces: certs,
-						Note: "each trace is designed and certified on its own; traces of one person that overlap or adjoin in time compose (cip-math.md section 5)"}
-					for _, c := range certs {
-						fc.EpsilonMax = max(fc.EpsilonMax, c.EpsilonMax)
-						fc.Secrets = append(fc.Secrets, c.Secrets...)
-						if c.Method != fc.Method {
-							fc.Method = "mixed"
-						}
+				if noiseOut != "" {
+					fill, err := noiseCSV(cert, traces)
+					if err != nil {
+						return fmt.Errorf("sanitize: --noise-out: %w", err)
 					}
-					certOut = fc
+					files = append(files, atomicfile.File{Path: noiseOut, Perm: 0o644, Fill: fill})
 				}
-				if err := cli.WriteJSONFile(certFile, certOut); err != nil {
-					return fmt.Errorf("sanitize: %w", err)
+				if err := atomicfile.WriteGroup(files); err != nil {
+					return fmt.Errorf("sanitize: nothing written: %w", err)
 				}
-				return env.Emit(certOut, func(w io.Writer) error {
-					for _, c := range certs {
-						fmt.Fprintf(w, "%s %s: %d points, %d secrets, method %s\n", c.UID, c.Name, c.Points, len(c.Secrets), c.Method)
-						fmt.Fprintf(w, "  certified epsilon %.4g (target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
-							c.EpsilonMax, c.EpsilonTarget, c.Lambda, c.RadiusM, c.GapMax, c.Delta)
-						fmt.Fprintf(w, "  noise: %.4g m^2 per dimension, RMS displacement %.1f m; randomness %s; %.2f s\n",
-							c.NoiseBudgetM2, c.RMSNoiseM, c.Randomness, c.Seconds)
+				return env.Emit(cert, func(w io.Writer) error {
+					fmt.Fprintf(w, "prior family: %v; origin %.5f, %.5f (from %s); design %s\n", cert.PriorFamily, cert.Origin.Lat, cert.Origin.Lon, cert.Origin.Source, cert.Design)
+					for _, c := range cert.Persons {
+						fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
+						fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
+							c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM, c.GapMax, cert.Delta)
+						fmt.Fprintf(w, "  noise: %.4g m^2 per dimension, RMS displacement %.1f m\n", c.NoiseBudgetM2, c.RMSNoiseM)
+						fmt.Fprintf(w, "  why: %s\n", c.Explanation)
 					}
-					_, err := fmt.Fprintf(w, "wrote %s and %s\n", out, certFile)
+					if cert.SkippedRows > 0 {
+						fmt.Fprintf(w, "skipped or merged %d input rows\n", cert.SkippedRows)
+					}
+					_, err := fmt.Fprintf(w, "randomness %s; %.2f s; wrote %s and %s\n", cert.Randomness, cert.Seconds, out, certFile)
 					return err
 				})
 			},
 		}
 		f := cmd.Flags()
-		f.StringVar(&in, "in", "", "input trace (CSV, GeoJSON, GPX or PLT)")
-		f.StringVar(&out, "out", "", "output trace, written in the input format")
-		f.StringVar(&priorFile, "prior", "", "prior file (tracepriv fit writes one)")
-		f.Float64Var(&eps, "epsilon", 0, "target epsilon for every secret")
+		f.StringVar(&in, "in", "", "input trace file (CSV, GeoJSON, GPX or PLT)")
+		f.StringVar(&out, "out", "", "output trace file, written in the input format")
+		f.StringVar(&priorFile, "prior", "", "prior family file (tracepriv fit writes one)")
+		f.Float64Var(&eps, "epsilon", 0, "target epsilon for every secret, per person")
 		f.Float64Var(&lambda, "lambda", 0, "Rényi order lambda > 1")
 		f.Float64Var(&radius, "radius", 0, "radius r in metres within which secret locations are indistinguishable")
 		f.StringVar(&secrets, "secrets", "all", "all, a comma-separated list of times (; joins a compound secret), or a file of them")
 		f.StringVar(&certFile, "certificate", "", "certificate file (default OUT.cert.json)")
-		f.StringVar(&origin, "origin", "", "public origin LAT,LON of the tangent plane (default: centre of the 0.1° cell of the first point)")
+		f.StringVar(&origin, "origin", "", "public origin LAT,LON of the tangent plane (default: the prior file's)")
+		f.StringVar(&design, "design", sanitize.DesignAuto, "noise designer: auto, envelope, proportional or e3")
+		f.StringVar(&noiseOut, "noise-out", "", "write the per-dimension noise covariance (CSV matrix, input order; one person, <= 5,000 points)")
 		f.Float64Var(&delta, "delta", 1e-5, "delta of the prior-posterior gap stated in the certificate")
 		f.BoolVar(&lenient, "lenient", false, "skip malformed input rows (reported) instead of failing")
+		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
+		f.BoolVar(&force, "force", false, "replace existing output files")
 		return cmd
 	})
+}
+
+// flagError rewrites a sanitize.ParamError to name the command-line flag.
+func flagError(err error) error {
+	var pe *sanitize.ParamError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("--%s: %s", pe.Param, strings.TrimPrefix(err.Error(), "sanitize: "))
+	}
+	return err
+}
+
+// checkOutputs refuses an output that is the input, two outputs that are
+// the same file, and existing outputs unless force.
+func checkOutputs(in string, force bool, outs map[string]string) error {
+	seen := map[string]string{}
+	inAbs, _ := filepath.Abs(in)
+	for flag, p := range outs {
+		if p == "" {
+			continue
+		}
+		abs, _ := filepath.Abs(p)
+		if abs == inAbs || sameFile(in, p) {
+			return fmt.Errorf("%s %s is the input file; write elsewhere", flag, p)
+		}
+		if other, ok := seen[abs]; ok {
+			return fmt.Errorf("%s and %s are the same file %s", other, flag, p)
+		}
+		seen[abs] = flag
+		if st, err := os.Stat(p); err == nil {
+			if st.IsDir() {
+				return fmt.Errorf("%s %s is a directory", flag, p)
+			}
+			if !force {
+				return fmt.Errorf("%s %s exists; pass --force to replace it", flag, p)
+			}
+		}
+	}
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// maxNoiseOut bounds --noise-out: an n x n CSV matrix.
+const maxNoiseOut = 5000
+
+// noiseCSV returns a writer of the per-dimension noise covariance of the
+// only person of the input, over the input's points in file order.
+func noiseCSV(cert *sanitize.Certificate, traces []*trace.Trace) (func(io.Writer) error, error) {
+	if len(cert.Persons) != 1 {
+		return nil, fmt.Errorf("the input has %d people; the covariance is per person (split the input)", len(cert.Persons))
+	}
+	n := cert.Persons[0].Points
+	if n > maxNoiseOut {
+		return nil, fmt.Errorf("the person has %d points, above the %d a dense CSV matrix is written for", n, maxNoiseOut)
+	}
+	// The person's points in time order, and where each sits in the file.
+	type at struct {
+		t    time.Time
+		file int
+	}
+	var pts []at
+	for _, t := range traces {
+		for _, p := range t.Points {
+			pts = append(pts, at{p.Time, len(pts)})
+		}
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].t.Before(pts[j].t) })
+	times := make([]time.Time, len(pts))
+	for i, p := range pts {
+		times[i] = p.t
+	}
+	ts, err := gp.Seconds(times)
+	if err != nil {
+		return nil, err
+	}
+	g, err := cert.NoiseCovariance(cert.Persons[0], ts)
+	if err != nil {
+		return nil, err
+	}
+	// Row/column of file position k: its index in time order.
+	pos := make([]int, len(pts))
+	for i, p := range pts {
+		pos[p.file] = i
+	}
+	return func(w io.Writer) error {
+		buf := make([]byte, 0, 32*n)
+		for i := range n {
+			buf = buf[:0]
+			for j := range n {
+				if j > 0 {
+					buf = append(buf, ',')
+				}
+				buf = strconv.AppendFloat(buf, g.At(pos[i], pos[j]), 'g', -1, 64)
+			}
+			buf = append(buf, '\n')
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
 
 // parseSecretTimes reads --secrets: "all" (nil), a list, or a file.

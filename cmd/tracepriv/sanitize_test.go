@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/tracepriv/tracepriv/cip"
+	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -27,23 +29,29 @@ func samplePaths(t *testing.T) (dir, plt, prior string) {
 	return dir, plt, prior
 }
 
-// The acceptance interface: the certificate's fields, every timestamp
-// kept, every point a secret without --secrets; then the attack reads the
-// release and its certificate.
-func TestSanitizeAndAttack(t *testing.T) {
-	dir, in, prior := samplePaths(t)
-	out := filepath.Join(dir, "out.plt")
-	v := riskRunJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior,
-		"--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "5")
-	b, err := os.ReadFile(out + ".cert.json")
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cert map[string]any
-	if err := json.Unmarshal(b, &cert); err != nil {
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"epsilon_max", "lambda", "radius_m"} {
+	return v
+}
+
+// The acceptance interface: the certificate's fields, every timestamp
+// kept, the noise covariance of --noise-out, and an independent (E1) check
+// of that covariance against the family's ends.
+func TestSanitizeInterface(t *testing.T) {
+	dir, in, prior := samplePaths(t)
+	out, cov := filepath.Join(dir, "out.plt"), filepath.Join(dir, "noise.csv")
+	v := riskRunJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior,
+		"--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "5", "--noise-out", cov)
+	cert := readJSON(t, out+".cert.json")
+	for _, k := range []string{"epsilon_max", "lambda", "radius_m", "skipped_rows"} {
 		riskNum(t, cert, k)
 		if cert[k] != v[k] {
 			t.Errorf("%s: certificate %v, stdout %v", k, cert[k], v[k])
@@ -52,8 +60,16 @@ func TestSanitizeAndAttack(t *testing.T) {
 	if e := riskNum(t, cert, "epsilon_max"); e > 1 || e < 0.999 {
 		t.Errorf("epsilon_max %v, want the target 1", e)
 	}
-	if cert["method"] == "" || cert["randomness"] != "seeded:5" {
-		t.Errorf("method %v, randomness %v", cert["method"], cert["randomness"])
+	fam := cert["prior_family"].(map[string]any)
+	lmin, lmax := riskNum(t, fam, "lengthscale_min_s"), riskNum(t, fam, "lengthscale_max_s")
+	if fam["kernel"] != "rbf" || !(lmin > 0 && lmax > lmin) {
+		t.Errorf("prior_family %v", fam)
+	}
+	if o := cert["origin"].(map[string]any); o["source"] != "prior" {
+		t.Errorf("origin %v", o)
+	}
+	if cert["randomness"] != "seeded:5" {
+		t.Errorf("randomness %v", cert["randomness"])
 	}
 	orig, _, err := trace.ReadFile(in, trace.ReadOptions{})
 	if err != nil {
@@ -63,44 +79,134 @@ func TestSanitizeAndAttack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if secrets := cert["secrets"].([]any); len(secrets) != orig[0].Len() {
-		t.Errorf("%d secrets for %d points", len(secrets), orig[0].Len())
-	}
-	if san[0].Len() != orig[0].Len() {
-		t.Fatalf("%d points out of %d", san[0].Len(), orig[0].Len())
+	n := orig[0].Len()
+	if san[0].Len() != n {
+		t.Fatalf("%d points out of %d", san[0].Len(), n)
 	}
 	for i := range orig[0].Points {
 		if !san[0].Points[i].Time.Equal(orig[0].Points[i].Time) {
 			t.Fatalf("point %d: time %v, want %v", i, san[0].Points[i].Time, orig[0].Points[i].Time)
 		}
 	}
-	a := riskRunJSON(t, "attack", "--in", out, "--truth", in, "--plot", filepath.Join(dir, "attack.svg"))
-	tr := a["traces"].([]any)[0].(map[string]any)
-	if got := riskNum(t, tr, "secret_points"); got != float64(orig[0].Len()) {
-		t.Errorf("attack scored %v points", got)
+	rows, err := readMatrix(cov)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rel, rec := riskNum(t, tr, "released_rmse_m"), riskNum(t, tr, "reconstructed_rmse_m")
-	if !(rel > 0 && rec > 0) || math.IsNaN(rec) {
-		t.Errorf("release RMSE %v, reconstruction %v", rel, rec)
+	gs, err := symmetric(cov, rows, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs.SymmetricDim() != n {
+		t.Fatalf("noise covariance of order %d for %d points", gs.SymmetricDim(), n)
+	}
+	// Independent check: the literal (E1) of the written covariance under
+	// the family's ends, at a few points.
+	ts, err := gp.Seconds(orig[0].Times())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []float64{lmin, lmax} {
+		sigma := gp.Gram(gp.RBF{Variance: riskNum(t, fam, "variance_min_m2"), Lengthscale: l}, ts)
+		for _, i := range []int{0, n / 2, n - 1} {
+			lf, err := cip.LossFactorDirect(sigma, gs, cip.Basic(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := cip.Epsilon(lf, 2, 100, 1); e > riskNum(t, cert, "epsilon_max")*(1+1e-7) {
+				t.Errorf("lengthscale %g, point %d: epsilon %v above the certificate", l, i, e)
+			}
+		}
+	}
+	a := riskRunJSON(t, "attack", "--in", out, "--truth", in, "--plot", filepath.Join(dir, "attack.svg"))
+	rec, rel, within := riskNum(t, a, "rmse_m"), riskNum(t, a, "release_rmse_m"), riskNum(t, a, "within_radius_fraction")
+	if !(rec > 0 && rec <= rel) || within < 0 || within > 1 || len(a["persons"].([]any)) != 1 {
+		t.Errorf("attack: reconstruction %v m, release %v m, within %v", rec, rel, within)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "attack.svg")); err != nil {
 		t.Error(err)
 	}
 }
 
-// Listed secrets by time: one basic secret uses the closed form.
+// Two segments of one person in a GPX file are one privacy unit.
+func TestSanitizeSegmentsOnePerson(t *testing.T) {
+	dir, in, prior := samplePaths(t)
+	orig, _, err := trace.ReadFile(in, trace.ReadOptions{UID: "000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &trace.Trace{UID: "000", Name: "a", Points: orig[0].Points[:60]}
+	b := &trace.Trace{UID: "000", Name: "b", Points: orig[0].Points[64:120]}
+	gpx := filepath.Join(dir, "two.gpx")
+	if err := trace.WriteFile(gpx, []*trace.Trace{a, b}, trace.GPX); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "two.out.gpx")
+	v := riskRunJSON(t, "sanitize", "--in", gpx, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "2")
+	persons := v["persons"].([]any)
+	if len(persons) != 1 {
+		t.Fatalf("%d persons", len(persons))
+	}
+	p := persons[0].(map[string]any)
+	if riskNum(t, p, "points") != 116 || len(p["traces"].([]any)) != 2 || riskNum(t, p, "epsilon_max") > 1 {
+		t.Errorf("person %v", p)
+	}
+}
+
+// Listed secrets by time under a family: the envelope bound, listed.
 func TestSanitizeListedSecret(t *testing.T) {
 	dir, in, prior := samplePaths(t)
 	orig, _, _ := trace.ReadFile(in, trace.ReadOptions{})
-	secret := orig[0].Points[100].Time.Format("2006-01-02T15:04:05Z07:00")
+	secret := orig[0].Points[100].Time.Format(time.RFC3339)
 	out := filepath.Join(dir, "one.plt")
 	v := riskRunJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "0.5",
 		"--lambda", "4", "--radius", "50", "--secrets", secret, "--seed", "1", "--certificate", filepath.Join(dir, "c.json"))
-	if v["method"] != "optimal-e2" || len(v["secrets"].([]any)) != 1 {
-		t.Errorf("method %v, secrets %v", v["method"], v["secrets"])
+	p := v["persons"].([]any)[0].(map[string]any)
+	if v["design"] != "envelope" || len(p["secret_list"].([]any)) != 1 {
+		t.Errorf("design %v, secrets %v", v["design"], p["secret_list"])
 	}
 	if _, err := os.Stat(filepath.Join(dir, "c.json")); err != nil {
 		t.Error(err)
+	}
+}
+
+// Outputs are safe: never over the input, never over an existing file
+// without --force, and the trace lands with its certificate or not at all.
+func TestSanitizeOutputs(t *testing.T) {
+	dir, in, prior := samplePaths(t)
+	args := func(out string, extra ...string) []string {
+		return append([]string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q"}, extra...)
+	}
+	before, _ := os.ReadFile(in)
+	if err := riskRunErr(t, args(in)...); err == nil || !strings.Contains(err.Error(), "is the input") {
+		t.Errorf("--out = --in: %v", err)
+	}
+	if after, _ := os.ReadFile(in); string(after) != string(before) {
+		t.Fatal("the input was modified")
+	}
+	out := filepath.Join(dir, "o.plt")
+	if err := riskRunErr(t, args(out)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := riskRunErr(t, args(out)...); err == nil || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("existing output: %v", err)
+	}
+	if err := riskRunErr(t, args(out, "--force")...); err != nil {
+		t.Errorf("--force: %v", err)
+	}
+	// A certificate that cannot be written: neither file lands.
+	out2 := filepath.Join(dir, "o2.plt")
+	if err := riskRunErr(t, args(out2, "--certificate", filepath.Join(dir, "no", "such", "dir", "c.json"))...); err == nil {
+		t.Error("unwritable certificate accepted")
+	}
+	if _, err := os.Stat(out2); !os.IsNotExist(err) {
+		t.Errorf("the trace was written without its certificate: %v", err)
+	}
+	// --noise-out refuses more than one person.
+	multi := filepath.Join(dir, "multi.csv")
+	os.WriteFile(multi, []byte("uid,time,lat,lon\na,2008-10-24T02:00:00Z,39.98,116.30\na,2008-10-24T02:00:05Z,39.98,116.31\nb,2008-10-24T02:00:00Z,39.97,116.30\n"), 0o644)
+	err := riskRunErr(t, "sanitize", "--in", multi, "--out", filepath.Join(dir, "m.out.csv"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--noise-out", filepath.Join(dir, "n.csv"))
+	if err == nil || !strings.Contains(err.Error(), "2 people") {
+		t.Errorf("--noise-out with 2 people: %v", err)
 	}
 }
 
@@ -108,6 +214,8 @@ func TestSanitizeErrors(t *testing.T) {
 	dir, in, prior := samplePaths(t)
 	badPrior := filepath.Join(dir, "bad.json")
 	os.WriteFile(badPrior, []byte(`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":30,"typo":1}`), 0o644)
+	noOrigin := filepath.Join(dir, "noorigin.json")
+	os.WriteFile(noOrigin, []byte(`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":30,"lengthscale_min_s":10,"lengthscale_max_s":40}`), 0o644)
 	base := func(extra ...string) []string {
 		return append([]string{"sanitize", "--in", in, "--out", filepath.Join(dir, "o.plt"), "--prior", prior,
 			"--epsilon", "1", "--lambda", "2", "--radius", "100"}, extra...)
@@ -117,15 +225,24 @@ func TestSanitizeErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"sanitize", "--in", in, "--out", "x.plt"}, "--prior is required"},
-		{append(base(), "--secrets", "2001-01-01T00:00:00Z"), "not the time of a point"},
+		{append(base(), "--secrets", "2001-01-01T00:00:00Z"), "--secrets"},
 		{append(base(), "--secrets", "yesterday"), "neither an RFC 3339"},
 		{[]string{"sanitize", "--in", in, "--out", filepath.Join(dir, "o.gpx"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100"}, "keeps the input format"},
 		{[]string{"sanitize", "--in", in, "--out", filepath.Join(dir, "o.plt"), "--prior", badPrior, "--epsilon", "1", "--lambda", "2", "--radius", "100"}, "typo"},
-		{[]string{"sanitize", "--in", in, "--out", filepath.Join(dir, "o.plt"), "--prior", prior, "--epsilon", "1", "--lambda", "1", "--radius", "100"}, "lambda > 1"},
+		{[]string{"sanitize", "--in", in, "--out", filepath.Join(dir, "o.plt"), "--prior", noOrigin, "--epsilon", "1", "--lambda", "2", "--radius", "100"}, "--origin"},
+		{append(base(), "--lambda", "1"), "--lambda"},
+		{append(base(), "--radius", "1e7"), "--radius 1e+07"},
+		{append(base(), "--epsilon", "1e-12"), "--epsilon"},
+		{append(base(), "--epsilon", "NaN"), "--epsilon"},
+		{append(base(), "--origin", "48.85,2.35"), "--origin"},
+		{append(base(), "--design", "e3"), "--design"},
 	} {
 		err := riskRunErr(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want it to mention %q", c.args[len(c.args)-2:], err, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "o.plt")); err == nil {
+			t.Fatalf("%v: output written despite the error", c.args[len(c.args)-2:])
 		}
 	}
 }

@@ -58,3 +58,105 @@ func WriteBytes(path string, data []byte, perm os.FileMode) error {
 		return err
 	})
 }
+
+// File is one file of a group written by WriteGroup.
+type File struct {
+	Path string
+	Perm os.FileMode
+	Fill func(w io.Writer) error
+}
+
+// WriteGroup writes several files so that they land together or not at
+// all: every file is first written completely to a temporary file beside
+// its target; only when all succeeded are they renamed over their targets.
+// If a rename fails, the targets already replaced are restored from
+// hard-linked backups (or removed if they did not exist), so a result is
+// never left without its certificate.
+func WriteGroup(files []File) (err error) {
+	type staged struct{ tmp, backup, path string }
+	var done []staged
+	cleanup := func() {
+		for _, s := range done {
+			os.Remove(s.tmp)
+			if s.backup != "" {
+				os.Remove(s.backup)
+			}
+		}
+	}
+	for _, f := range files {
+		dir, base := filepath.Split(f.Path)
+		if dir == "" {
+			dir = "."
+		}
+		tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+		if err != nil {
+			cleanup()
+			return fmt.Errorf("write %s: %w", f.Path, err)
+		}
+		name := tmp.Name()
+		tmp.Close()
+		done = append(done, staged{tmp: name, path: f.Path})
+		// Write fills the temporary file through Write's own machinery
+		// (buffer, sync), then the rename below is ours.
+		if err := writeTo(name, f.Perm, f.Fill); err != nil {
+			cleanup()
+			return fmt.Errorf("write %s: %w", f.Path, err)
+		}
+	}
+	for i := range done {
+		if _, err := os.Stat(done[i].path); err == nil {
+			b := done[i].tmp + ".bak"
+			if err := os.Link(done[i].path, b); err != nil {
+				cleanup()
+				return fmt.Errorf("write %s: backing up the old file: %w", done[i].path, err)
+			}
+			done[i].backup = b
+		}
+	}
+	for i, s := range done {
+		if err := os.Rename(s.tmp, s.path); err != nil {
+			// Undo the renames already made.
+			for _, r := range done[:i] {
+				if r.backup != "" {
+					os.Rename(r.backup, r.path)
+				} else {
+					os.Remove(r.path)
+				}
+			}
+			cleanup()
+			return fmt.Errorf("write %s: %w", s.path, err)
+		}
+	}
+	for _, s := range done {
+		if s.backup != "" {
+			os.Remove(s.backup)
+		}
+	}
+	return nil
+}
+
+// writeTo fills the file at name (which exists), syncing it.
+func writeTo(name string, perm os.FileMode, fill func(w io.Writer) error) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := fill(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -18,10 +18,12 @@ const Name = "geolife-000-20081024020959.plt"
 //go:embed geolife-000-20081024020959.plt
 var PLT []byte
 
-// Prior is the prior the demo sanitises with: an RBF GP prior per metric
-// dimension fitted by "tracepriv fit" on the GeoLife users 001-007 of
-// ../shared/data/geolife, so not on the sample's own user (the command that
-// made it is in prior.json's "fit" field and in the README).
+// Prior is the prior family the demo sanitises with: RBF GP priors per
+// metric dimension with lengthscales between the quartiles of the
+// per-window fits, and a public origin (the corpus's median position),
+// made by "tracepriv fit --in 001 ... --in 007" on the GeoLife users
+// 001-007 (so not on the sample's own user), with the corpus named in
+// prior.json's "fit" field.
 //
 //go:embed prior.json
 var Prior []byte

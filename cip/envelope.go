@@ -1,0 +1,611 @@
+package cip
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/integrate/quad"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/sdp"
+)
+
+// Envelope is a stationary noise kernel k_D whose spectral density
+// dominates that of every unit-variance member of a prior family:
+//
+//	sum_j Weight_j S_j(w) >= s_l(w)   for every w >= 0 and l in [l_min, l_max].
+//
+// By Bochner's theorem k_D - k_l is then a kernel, so at any timestamps
+// Gram(k_D) >= Gram(k_l) in the PSD order; noise SigmaG = alpha Gram(k_D)
+// therefore dominates (alpha / sigma^2) Sigma_l for a member of any variance
+// sigma^2, and (E1) is monotone in the noise, so the loss of a secret S
+// under every member is at most
+//
+//	lambda_max(R_l[S,S]^-1) / alpha <= 1 / (alpha mu_S),
+//
+// with R_l the unit-variance Gram matrix and mu_S a certified lower bound on
+// its smallest eigenvalue over the family (FamilyMinEigen; 1 for a basic
+// secret). Equality holds for SigmaG proportional to Sigma_l, so for a
+// single-lengthscale family with proportional noise the bound is exact.
+//
+// The components are Matérn kernels with half-integer smoothness on a
+// geometric grid of lengthscales, weighted by a linear program, so that the
+// noise has a state-space form (a linear-time sampler can draw it). The
+// domination is then verified, not assumed: on a fine logarithmic grid of
+// frequencies w_0 < w_1 < ... both densities decrease, so D(w_{i+1}) >=
+// E(w_i) proves D >= E on [w_i, w_{i+1}]; D(w_0) >= E(0) covers [0, w_0];
+// beyond the grid an analytic argument shows that the ratio of the family's
+// envelope to one heavier-tailed component decreases (EnvelopeCheck). The
+// weights are scaled up until every inequality holds, with a relative
+// margin for rounding in the density evaluations.
+type Envelope struct {
+	Family gp.Family
+	// Components are the noise kernels; each one's Variance is its weight
+	// (unit-variance kernel times weight).
+	Components []gp.Kernel
+	// Overhead is the noise variance per point relative to proportional
+	// noise for one member, sum of the weights: >= 1, and 1 exactly when
+	// Proportional.
+	Overhead float64
+	// Proportional is true when the noise kernel is the family's single
+	// member itself (no grid: the domination is an identity).
+	Proportional bool
+	// Check records how the domination was verified.
+	Check EnvelopeCheck
+}
+
+// EnvelopeCheck is the verification record of an Envelope.
+type EnvelopeCheck struct {
+	// OmegaMin and OmegaMax bound the frequency grid checked (radians per
+	// second), with GridPoints points at a constant ratio.
+	OmegaMin   float64 `json:"omega_min"`
+	OmegaMax   float64 `json:"omega_max"`
+	GridPoints int     `json:"grid_points"`
+	// TailFrom is the frequency beyond which the analytic argument holds,
+	// for the component named TailComponent.
+	TailFrom      float64 `json:"tail_from"`
+	TailComponent string  `json:"tail_component"`
+	// Scale is the factor by which the linear program's weights were
+	// multiplied so that every check passes (including the margin).
+	Scale float64 `json:"scale"`
+}
+
+// EnvelopeOptions tunes NewEnvelope. The zero value is the default.
+type EnvelopeOptions struct {
+	// StateSpace restricts the noise to Matérn components even for a
+	// single-lengthscale family (which otherwise gets proportional noise,
+	// the exact optimum for every point a basic secret).
+	StateSpace bool
+}
+
+// envelopeMargin is the relative margin on the verified inequalities: far
+// above the rounding of the density evaluations (a few ulps), far below
+// anything a user would notice in the noise.
+const envelopeMargin = 1e-9
+
+// NewEnvelope returns a noise kernel dominating every member of the family
+// (see Envelope). Families of the RBF and Matérn 3/2 and 5/2 kernels are
+// supported over a lengthscale range; a periodic family only with a single
+// lengthscale (its spectrum is a set of lines, which no finite mixture of
+// other kernels dominates).
+//
+// Envelopes are cached by family and options (the design takes about 0.1 s
+// and depends on nothing else); the returned value must not be modified.
+func NewEnvelope(f gp.Family, opt *EnvelopeOptions) (*Envelope, error) {
+	var o EnvelopeOptions
+	if opt != nil {
+		o = *opt
+	}
+	key := envelopeKey{f, o}
+	envelopeCache.Lock()
+	e, ok := envelopeCache.m[key]
+	envelopeCache.Unlock()
+	if ok {
+		return e, nil
+	}
+	e, err := newEnvelope(f, &o)
+	if err != nil {
+		return nil, err
+	}
+	envelopeCache.Lock()
+	if len(envelopeCache.m) > 64 {
+		clear(envelopeCache.m)
+	}
+	envelopeCache.m[key] = e
+	envelopeCache.Unlock()
+	return e, nil
+}
+
+type envelopeKey struct {
+	f gp.Family
+	o EnvelopeOptions
+}
+
+var envelopeCache = struct {
+	sync.Mutex
+	m map[envelopeKey]*Envelope
+}{m: map[envelopeKey]*Envelope{}}
+
+func newEnvelope(f gp.Family, opt *EnvelopeOptions) (*Envelope, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("cip: prior family: %w", err)
+	}
+	member, err := f.Member(1, f.LengthscaleMin)
+	if err != nil {
+		return nil, err
+	}
+	if f.Single() && !opt.StateSpace {
+		return &Envelope{Family: f, Components: []gp.Kernel{member}, Overhead: 1, Proportional: true, Check: EnvelopeCheck{Scale: 1}}, nil
+	}
+	if _, ok := member.(gp.Spectral); !ok {
+		return nil, fmt.Errorf("cip: a %s prior family needs a single lengthscale (no spectral envelope for it; set lengthscale_min_s = lengthscale_max_s)", f.Kernel)
+	}
+	nuF, _ := gp.Smoothness(member)
+	if nuF < 1 {
+		return nil, fmt.Errorf("cip: no envelope for a %s family: no Matérn kernel has a heavier spectral tail", f.Kernel)
+	}
+	e := &envelopeLP{f: f, nuF: nuF, a: f.LengthscaleMin, b: f.LengthscaleMax}
+	if err := e.dictionary(); err != nil {
+		return nil, err
+	}
+	w, err := e.solve()
+	if err != nil {
+		return nil, err
+	}
+	return e.verify(w)
+}
+
+// envelopeLP holds the design problem of NewEnvelope.
+type envelopeLP struct {
+	f      gp.Family
+	nuF    float64 // smoothness of the family (Inf for RBF)
+	a, b   float64 // lengthscale range
+	dict   []gp.Spectral
+	nuDict []float64
+}
+
+// logEnv returns log E(w), E(w) = sup over l in [a, b] of s_l(w). For the
+// RBF and Matérn kernels the maximiser is l = 1/w clamped to [a, b]:
+// l exp(-l^2 w^2/2) peaks at l w = 1, and lam^(2 nu) (lam^2 + w^2)^-(nu+1/2)
+// (lam = sqrt(2 nu)/l) at lam^2 = 2 nu w^2, again l w = 1; both are
+// unimodal in l.
+func (e *envelopeLP) logEnv(w float64) float64 {
+	l := e.b
+	if w > 0 {
+		l = math.Min(math.Max(1/w, e.a), e.b)
+	}
+	k, _ := e.f.Member(1, l)
+	return k.(gp.Spectral).LogSpectralDensity(w)
+}
+
+// dictionary lays out the candidate components: every Matérn smoothness up
+// to the family's (so that a heavier tail is available), lengthscales on a
+// grid from a/8 to 8b at ratio 2^(1/4).
+func (e *envelopeLP) dictionary() error {
+	for _, nu := range []float64{0.5, 1.5, 2.5, 3.5} {
+		if nu > e.nuF || (math.IsInf(e.nuF, 1) && nu < 1) {
+			continue
+		}
+		for l := e.a / 8; l <= 8*e.b*(1+1e-12); l *= math.Pow(2, 0.25) {
+			var k gp.Spectral
+			switch nu {
+			case 0.5:
+				k = gp.Matern12{Variance: 1, Lengthscale: l}
+			case 1.5:
+				k = gp.Matern32{Variance: 1, Lengthscale: l}
+			case 2.5:
+				k = gp.Matern52{Variance: 1, Lengthscale: l}
+			default:
+				k = gp.Matern72{Variance: 1, Lengthscale: l}
+			}
+			e.dict = append(e.dict, k)
+			e.nuDict = append(e.nuDict, nu)
+		}
+	}
+	if len(e.dict) == 0 {
+		return errors.New("cip: empty envelope dictionary")
+	}
+	return nil
+}
+
+// tailFrom returns the frequency beyond which E / S_j decreases, for a
+// component of smoothness nu < nuF at any lengthscale: for the RBF family
+// d log(E/S_j)/dw <= -a^2 w + (2 nu + 1)/w; for a Matérn family of
+// smoothness nuF, <= -(2 nuF + 1) w/(lam_a^2 + w^2) + (2 nu + 1)/w, with
+// lam_a = sqrt(2 nuF)/a. Both are negative beyond the returned point, which
+// is also beyond 1/a, where E is the member at a.
+func (e *envelopeLP) tailFrom(nu float64) float64 {
+	var wc float64
+	if math.IsInf(e.nuF, 1) {
+		wc = math.Sqrt(2*nu+1) / e.a
+	} else {
+		lam := math.Sqrt(2*e.nuF) / e.a
+		wc = lam * math.Sqrt((2*nu+1)/(2*(e.nuF-nu)))
+	}
+	return math.Max(wc, 1/e.a)
+}
+
+// grid returns frequencies from w0 to w1 at log step h.
+func grid(w0, w1, h float64) []float64 {
+	n := int(math.Ceil(math.Log(w1/w0)/h)) + 1
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = w0 * math.Exp(float64(i)*h)
+	}
+	return out
+}
+
+// omegaRange is the frequency range the LP and the verification cover.
+func (e *envelopeLP) omegaRange() (float64, float64) {
+	hi := 40 / e.a
+	for _, nu := range e.nuDict {
+		if nu < e.nuF {
+			hi = math.Max(hi, 2*e.tailFrom(nu))
+		}
+	}
+	return 1e-3 / e.b, hi
+}
+
+// solve minimises the sum of the weights subject to D(w_k) >= E(w_k) on a
+// coarse grid (rows scaled by E so the LP is well conditioned) and
+// D(w_0) >= E(0), with the project's interior-point solver (package sdp,
+// linear rows only). The solution need not be exact: verify proves
+// domination and scales.
+func (e *envelopeLP) solve() ([]float64, error) {
+	lo, hi := e.omegaRange()
+	ws := grid(lo, hi, 0.05)
+	m := sdp.NewModel()
+	vars := make([]sdp.Var, len(e.dict))
+	var total sdp.LinExpr
+	for j := range e.dict {
+		vars[j] = m.ScalarVar()
+		m.Geq(vars[j].Expr(), sdp.Const(0))
+		total = total.Plus(vars[j].Expr())
+	}
+	row := func(w, logE float64) {
+		var d sdp.LinExpr
+		for j, k := range e.dict {
+			// Dropping a tiny coefficient or capping a large one makes the
+			// constraint stricter: safe, and better conditioned.
+			if r := math.Exp(k.LogSpectralDensity(w) - logE); r > 1e-9 {
+				d = d.Plus(vars[j].Expr().Scale(math.Min(r, 1e6)))
+			}
+		}
+		m.Geq(d, sdp.Const(1))
+	}
+	row(lo, e.logEnv(0))
+	for _, w := range ws {
+		row(w, e.logEnv(w))
+	}
+	m.Minimize(total)
+	sol, err := m.Solve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("cip: envelope linear program: %w", err)
+	}
+	if sol.Status != sdp.Optimal && sol.Status != sdp.NearOptimal {
+		return nil, fmt.Errorf("cip: envelope linear program: %v", sol.Status)
+	}
+	x := make([]float64, len(vars))
+	for j, v := range vars {
+		x[j] = math.Max(sol.Value(v), 0)
+	}
+	return x, nil
+}
+
+// verify checks the domination on a fine grid and in the tail, scaling the
+// weights until it holds, and returns the envelope.
+func (e *envelopeLP) verify(x []float64) (*Envelope, error) {
+	var comps []gp.Spectral
+	var wts, nus []float64
+	// Interior-point solutions spread dust over every component; dropping
+	// it lowers D, which the scaling below then pays for.
+	cut := 1e-6 * slices.Max(x)
+	for j, v := range x {
+		if v > cut {
+			comps, wts, nus = append(comps, e.dict[j]), append(wts, v), append(nus, e.nuDict[j])
+		}
+	}
+	// A Matérn family needs a strictly heavier tail than its own for the
+	// analytic tail argument; add the heaviest, shortest component with a
+	// weight of zero for now (the tail check sizes it).
+	heavy := -1
+	for j, nu := range nus {
+		if nu < e.nuF && (heavy < 0 || nu < nus[heavy]) {
+			heavy = j
+		}
+	}
+	if heavy < 0 {
+		for j, nu := range e.nuDict {
+			if nu < e.nuF && (heavy < 0 || nu < e.nuDict[heavy]) {
+				heavy = j // the first of the lowest smoothness: the shortest lengthscale
+			}
+		}
+		if heavy < 0 {
+			return nil, errors.New("cip: envelope: no component with a heavier tail than the family")
+		}
+		comps, wts, nus = append(comps, e.dict[heavy]), append(wts, 0), append(nus, e.nuDict[heavy])
+		heavy = len(comps) - 1
+	}
+	logD := func(w float64) float64 {
+		// log sum_j wts_j S_j(w), stably.
+		mx := math.Inf(-1)
+		ls := make([]float64, len(comps))
+		for j, k := range comps {
+			if wts[j] > 0 {
+				ls[j] = math.Log(wts[j]) + k.LogSpectralDensity(w)
+				mx = math.Max(mx, ls[j])
+			}
+		}
+		s := 0.0
+		for j := range comps {
+			if wts[j] > 0 {
+				s += math.Exp(ls[j] - mx)
+			}
+		}
+		return mx + math.Log(s)
+	}
+	lo, hi := e.omegaRange()
+	ws := grid(lo, hi, 1e-3)
+	// Largest log(E/D) over the bracketing checks.
+	worst := e.logEnv(0) - logD(ws[0])
+	for i := 0; i+1 < len(ws); i++ {
+		worst = math.Max(worst, e.logEnv(ws[i])-logD(ws[i+1]))
+	}
+	scale := math.Exp(worst) * (1 + envelopeMargin)
+	for j := range wts {
+		wts[j] *= scale
+	}
+	// Tail: E/(w_h S_h) <= 1 at the last grid point, and decreasing beyond.
+	wN := ws[len(ws)-1]
+	from := e.tailFrom(nus[heavy])
+	if wN < from {
+		return nil, fmt.Errorf("cip: envelope: grid ends at %g below the tail bound %g", wN, from)
+	}
+	need := math.Exp(e.logEnv(wN)-comps[heavy].LogSpectralDensity(wN)) * (1 + envelopeMargin)
+	if wts[heavy] < need {
+		wts[heavy] = need
+	}
+	env := &Envelope{Family: e.f, Check: EnvelopeCheck{OmegaMin: lo, OmegaMax: wN, GridPoints: len(ws), TailFrom: from, Scale: scale}}
+	order := make([]int, len(comps))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		ki, kj := comps[order[i]], comps[order[j]]
+		if nus[order[i]] != nus[order[j]] {
+			return nus[order[i]] < nus[order[j]]
+		}
+		return lengthscaleOf(ki) < lengthscaleOf(kj)
+	})
+	for _, j := range order {
+		k, err := gp.NewKernel(gp.KernelName(comps[j]), wts[j], lengthscaleOf(comps[j]), 0)
+		if err != nil {
+			return nil, err
+		}
+		env.Components = append(env.Components, k)
+		env.Overhead += wts[j]
+		if j == heavy {
+			env.Check.TailComponent = fmt.Sprintf("%s, lengthscale %.4g s", gp.KernelName(k), lengthscaleOf(k))
+		}
+	}
+	return env, nil
+}
+
+// lengthscaleOf reads the "lengthscale" hyperparameter of k.
+func lengthscaleOf(k gp.Kernel) float64 {
+	for _, p := range k.Params() {
+		if p.Name == "lengthscale" {
+			return p.Value
+		}
+	}
+	return math.NaN()
+}
+
+// Kernel returns the noise kernel alpha k_D.
+func (e *Envelope) Kernel(alpha float64) gp.Kernel {
+	var out gp.Kernel
+	for _, c := range e.Components {
+		ps := c.Params()
+		vals := make([]float64, len(ps))
+		for i, p := range ps {
+			vals[i] = p.Value
+		}
+		vals[0] *= alpha // variance first, as every kernel of NewKernel
+		k, err := c.WithParams(vals)
+		if err != nil {
+			panic(err) // alpha > 0 and finite: unreachable
+		}
+		if out == nil {
+			out = k
+		} else {
+			out = gp.Sum{K1: out, K2: k}
+		}
+	}
+	return out
+}
+
+// Density returns the envelope's noise density D(w) (weights included).
+func (e *Envelope) Density(w float64) float64 {
+	s := 0.0
+	for _, c := range e.Components {
+		if sp, ok := c.(gp.Spectral); ok {
+			s += sp.SpectralDensity(w)
+		}
+	}
+	return s
+}
+
+// FamilyMinEigen returns a certified lower bound on the smallest eigenvalue
+// of R_l[S,S], the unit-variance Gram matrix of the family's member at
+// lengthscale l at the secret's times ts, over every l in the family. For
+// one time it is 1.
+//
+// For the RBF and Matérn kernels, s_l(w) >= (l/l') s_l'(w) at every
+// frequency when l <= l' (the ratio of the densities increases with w from
+// l/l' at w = 0), so R_l >= (l/l') R_l' in the PSD order and
+// lambda_min(R_l) >= (l/l') lambda_min(R_l'). On a geometric grid of ratio
+// rho = 1.001 ending at l_max, every l is within a factor rho below a grid
+// point, hence the bound min_k lambda_min(R_{l_k}) / rho. For the RBF the
+// minimum is at l_max itself: R_l = R_l' o Q with Q the (PSD, unit
+// diagonal) RBF Gram matrix of lengthscale (1/l^2 - 1/l'^2)^(-1/2), and
+// Schur's product inequality gives lambda_min(R_l) >= lambda_min(R_l').
+func FamilyMinEigen(f gp.Family, ts []float64) (float64, error) {
+	k := len(ts)
+	if k == 0 {
+		return 0, errors.New("cip: empty secret")
+	}
+	if k == 1 {
+		return 1, nil
+	}
+	minEig := func(l float64) (float64, error) {
+		kern, err := f.Member(1, l)
+		if err != nil {
+			return 0, err
+		}
+		lo, _, err := eigExtremes(gp.Gram(kern, ts))
+		// eigExtremes is accurate to a few ulps of the largest eigenvalue
+		// (<= k for a correlation matrix).
+		return lo - 1e-13*float64(k), err
+	}
+	var bound float64
+	switch {
+	case f.Single() || f.Kernel == gp.KernelRBF:
+		v, err := minEig(f.LengthscaleMax)
+		if err != nil {
+			return 0, err
+		}
+		bound = v
+	case f.Kernel == gp.KernelMatern12 || f.Kernel == gp.KernelMatern32 || f.Kernel == gp.KernelMatern52 || f.Kernel == gp.KernelMatern72:
+		const rho = 1.001
+		bound = math.Inf(1)
+		steps := int(math.Ceil(math.Log(f.LengthscaleMax/f.LengthscaleMin) / math.Log(rho)))
+		for i := steps; i >= 0; i-- {
+			v, err := minEig(f.LengthscaleMax / math.Pow(rho, float64(i)))
+			if err != nil {
+				return 0, err
+			}
+			bound = math.Min(bound, v/rho)
+		}
+	default:
+		return 0, fmt.Errorf("cip: no eigenvalue bound for a %s family over a lengthscale range", f.Kernel)
+	}
+	if !(bound > 0) {
+		return 0, fmt.Errorf("cip: secret at times %v: a member of the family %v makes its points linearly dependent (smallest eigenvalue %g); no noise can hide independent displacements of them", ts, f, bound)
+	}
+	return bound, nil
+}
+
+// FamilyDesign is envelope noise for one trace, certified against a prior
+// family for a list of secrets.
+type FamilyDesign struct {
+	Envelope *Envelope
+	// Alpha scales the envelope: SigmaG = Alpha Gram(k_D), in square units
+	// of the trace (metres^2).
+	Alpha float64
+	// MinEigen are the certified lower bounds mu_S of FamilyMinEigen, and
+	// Bounds the certified loss factors 1/(Alpha mu_S), per secret.
+	MinEigen, Bounds []float64
+	// Exact is true when the bounds are attained (proportional noise for a
+	// single-lengthscale family, basic secrets): the certificate is then
+	// the exact worst case, not only an upper bound.
+	Exact bool
+}
+
+// DesignFamily returns the least multiple alpha of the envelope noise that
+// keeps every secret's loss factor within its target under every member of
+// the family: alpha = max_S 1/(t_S mu_S). ts are the trace's timestamps.
+func DesignFamily(env *Envelope, ts []float64, secrets []Secret, targets []float64) (*FamilyDesign, error) {
+	if len(secrets) != len(targets) {
+		return nil, fmt.Errorf("cip: %d secrets and %d targets", len(secrets), len(targets))
+	}
+	if len(secrets) == 0 {
+		return nil, errors.New("cip: no secrets")
+	}
+	d := &FamilyDesign{Envelope: env, MinEigen: make([]float64, len(secrets)), Bounds: make([]float64, len(secrets))}
+	cache := map[string]float64{}
+	exact := env.Proportional
+	for i, s := range secrets {
+		if err := s.Validate(len(ts)); err != nil {
+			return nil, err
+		}
+		if !(targets[i] > 0) || math.IsInf(targets[i], 0) {
+			return nil, fmt.Errorf("cip: secret %d: target loss factor %v must be positive and finite", i+1, targets[i])
+		}
+		st := make([]float64, len(s.Indices))
+		for j, p := range s.Indices {
+			st[j] = ts[p]
+		}
+		slices.Sort(st)
+		// Secrets with the same time differences have the same bound
+		// (stationarity): cache by the differences.
+		key := fmt.Sprint(diffs(st))
+		mu, ok := cache[key]
+		if !ok {
+			var err error
+			if mu, err = FamilyMinEigen(env.Family, st); err != nil {
+				return nil, err
+			}
+			cache[key] = mu
+		}
+		d.MinEigen[i] = mu
+		d.Alpha = math.Max(d.Alpha, 1/(targets[i]*mu))
+		if len(s.Indices) > 1 {
+			exact = false
+		}
+	}
+	for i, mu := range d.MinEigen {
+		d.Bounds[i] = 1 / (d.Alpha * mu)
+	}
+	d.Exact = exact
+	return d, nil
+}
+
+func diffs(t []float64) []float64 {
+	out := make([]float64, len(t)-1)
+	for i := range out {
+		out[i] = t[i+1] - t[i]
+	}
+	return out
+}
+
+// SigmaG returns the dense noise covariance Alpha Gram(k_D) at ts.
+func (d *FamilyDesign) SigmaG(ts []float64) *mat.SymDense {
+	return gp.Gram(d.Envelope.Kernel(d.Alpha), ts)
+}
+
+// IdealOverhead returns the least overhead any stationary noise dominating
+// the family could have: the family's own envelope E(w) = sup_l s_l(w) used
+// as a noise density, integral of E over integral of s_l (by quadrature).
+// For the RBF it is 1 + ln(l_max/l_min) sqrt(2 pi) e^(-1/2) / pi. An
+// Envelope's Overhead is measured against it.
+func IdealOverhead(f gp.Family) (float64, error) {
+	if err := f.Validate(); err != nil {
+		return 0, err
+	}
+	if f.Single() {
+		return 1, nil
+	}
+	member, err := f.Member(1, f.LengthscaleMin)
+	if err != nil {
+		return 0, err
+	}
+	nu, ok := gp.Smoothness(member)
+	if !ok {
+		return 0, fmt.Errorf("cip: no spectral envelope for a %s family", f.Kernel)
+	}
+	e := &envelopeLP{f: f, nuF: nu, a: f.LengthscaleMin, b: f.LengthscaleMax}
+	g := func(u float64) float64 {
+		w := u / (1 - u) / f.LengthscaleMin
+		return math.Exp(e.logEnv(w)) / ((1 - u) * (1 - u)) / f.LengthscaleMin
+	}
+	s := 0.0
+	for _, iv := range [][2]float64{{0, 0.5}, {0.5, 0.9}, {0.9, 0.99}, {0.99, 0.9999}, {0.9999, 1 - 1e-12}} {
+		s += quad.Fixed(g, iv[0], iv[1], 4000, nil, 0)
+	}
+	return s / math.Pi, nil
+}

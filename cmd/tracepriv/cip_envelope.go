@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/spf13/cobra"
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/tracepriv/tracepriv/cip"
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/viz"
+)
+
+// envelopeReport is the JSON of "cip envelope".
+type envelopeReport struct {
+	Family        gp.Family             `json:"prior_family"`
+	Components    []sanitize.KernelTerm `json:"noise_kernel"`
+	Overhead      float64               `json:"overhead"`
+	IdealOverhead float64               `json:"ideal_overhead"`
+	Proportional  bool                  `json:"proportional"`
+	Check         cip.EnvelopeCheck     `json:"check"`
+	Plot          string                `json:"plot,omitempty"`
+}
+
+func cipEnvelopeCmd(env *cli.Env) *cobra.Command {
+	var (
+		priorFile, plotFile, kernel string
+		lmin, lmax, period          float64
+		stateSpace                  bool
+	)
+	c := &cobra.Command{
+		Use:   "envelope (--prior PRIOR.json | --kernel K --lengthscale-min S --lengthscale-max S) [--plot F]",
+		Short: "Show the noise kernel that dominates every prior of a family (the robust design of sanitize)",
+		Long: `Build the spectral envelope sanitize uses for a prior family: a sum of Matérn
+kernels whose spectral density is at least that of every member of the family
+(kernel, lengthscale in [min, max]) at every frequency, verified on a fine
+grid and in the tail (docs/robust-cip.md). Noise with this kernel, scaled,
+dominates every member's covariance at any timestamps, so one certificate
+holds for the whole family.
+
+Prints the components, the overhead (noise variance relative to noise for a
+single lengthscale) and the ideal overhead (the least any dominating density
+could cost); --plot draws the members' densities and the envelope on
+log-log axes.`,
+		Example: `  tracepriv cip envelope --kernel rbf --lengthscale-min 8.6 --lengthscale-max 35.3 --plot envelope.svg
+  tracepriv cip envelope --prior internal/sample/prior.json --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var fam gp.Family
+			if priorFile != "" {
+				p, err := gp.ReadPriorFile(priorFile)
+				if err != nil {
+					return fmt.Errorf("cip envelope: --prior: %w", err)
+				}
+				fam = p.Family()
+			} else {
+				if kernel == "" || lmin == 0 || lmax == 0 {
+					return fmt.Errorf("cip envelope: give --prior, or --kernel, --lengthscale-min and --lengthscale-max")
+				}
+				fam = gp.Family{Kernel: kernel, LengthscaleMin: lmin, LengthscaleMax: lmax, Period: period}
+			}
+			e, err := cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: stateSpace})
+			if err != nil {
+				return fmt.Errorf("cip envelope: %w", err)
+			}
+			ideal, err := cip.IdealOverhead(fam)
+			if err != nil && !fam.Single() {
+				return fmt.Errorf("cip envelope: %w", err)
+			}
+			rep := envelopeReport{Family: fam, Overhead: e.Overhead, IdealOverhead: ideal, Proportional: e.Proportional, Check: e.Check, Plot: plotFile}
+			for _, k := range e.Components {
+				rep.Components = append(rep.Components, sanitize.KernelTermOf(k))
+			}
+			if plotFile != "" {
+				if err := plotEnvelope(plotFile, e); err != nil {
+					return fmt.Errorf("cip envelope: --plot: %w", err)
+				}
+			}
+			return env.Emit(rep, func(w io.Writer) error {
+				fmt.Fprintf(w, "family: %v\n", fam)
+				if e.Proportional {
+					_, err := fmt.Fprintln(w, "single lengthscale: the noise is the prior's own kernel (overhead 1, exact)")
+					return err
+				}
+				fmt.Fprintf(w, "noise kernel (weights per unit of the single-lengthscale noise variance):\n")
+				for _, t := range rep.Components {
+					fmt.Fprintf(w, "  %-9s lengthscale %8.4g s  weight %.6g\n", t.Kernel, t.Lengthscale, t.Weight)
+				}
+				fmt.Fprintf(w, "overhead %.4f (RMS %.4f); ideal %.4f; verified on %d frequencies in [%.3g, %.3g] rad/s, tail from %.3g (%s)\n",
+					e.Overhead, math.Sqrt(e.Overhead), ideal, e.Check.GridPoints, e.Check.OmegaMin, e.Check.OmegaMax, e.Check.TailFrom, e.Check.TailComponent)
+				if plotFile != "" {
+					fmt.Fprintf(w, "wrote %s\n", plotFile)
+				}
+				return nil
+			})
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&priorFile, "prior", "", "prior family file (tracepriv fit writes one)")
+	f.StringVar(&kernel, "kernel", "", "family kernel: rbf, matern32 or matern52")
+	f.Float64Var(&lmin, "lengthscale-min", 0, "smallest lengthscale of the family (s)")
+	f.Float64Var(&lmax, "lengthscale-max", 0, "largest lengthscale of the family (s)")
+	f.Float64Var(&period, "period", 0, "period of a periodic kernel (s)")
+	f.BoolVar(&stateSpace, "state-space", false, "Matérn components even for a single lengthscale")
+	f.StringVar(&plotFile, "plot", "", "draw the densities (.svg, .png or .pdf)")
+	return c
+}
+
+// plotEnvelope draws the members' spectral densities at the family's ends
+// and middle, and the envelope noise density, on log-log axes.
+func plotEnvelope(path string, e *cip.Envelope) error {
+	f := e.Family
+	lo, hi := 1e-2/f.LengthscaleMax, 5/f.LengthscaleMin
+	var lines []viz.Line
+	for _, l := range []float64{f.LengthscaleMin, math.Sqrt(f.LengthscaleMin * f.LengthscaleMax), f.LengthscaleMax} {
+		k, err := f.Member(1, l)
+		if err != nil {
+			return err
+		}
+		sp, ok := k.(gp.Spectral)
+		if !ok {
+			return fmt.Errorf("a %s kernel has no spectral density to draw", f.Kernel)
+		}
+		lines = append(lines, viz.Line{Label: fmt.Sprintf("prior, lengthscale %.3g s", l), XY: densityXY(sp.SpectralDensity, lo, hi), Dashed: true})
+	}
+	lines = append(lines, viz.Line{Label: fmt.Sprintf("noise envelope (%.3gx variance)", e.Overhead), XY: densityXY(e.Density, lo, hi)})
+	p, err := viz.Chart(lines, viz.ChartOptions{
+		Title: fmt.Sprintf("Spectral envelope of the %s family", f), XLabel: "angular frequency (rad/s)", YLabel: "spectral density (per unit variance)",
+		LogX: true, LogY: true, LegendAuto: true,
+	})
+	if err != nil {
+		return err
+	}
+	return viz.Save(p, path, 0, 0)
+}
+
+func densityXY(d func(float64) float64, lo, hi float64) plotter.XYs {
+	var xy plotter.XYs
+	for w := lo; w <= hi; w *= 1.02 {
+		if v := d(w); v > 1e-12*d(lo) {
+			xy = append(xy, plotter.XY{X: w, Y: v})
+		}
+	}
+	return xy
+}

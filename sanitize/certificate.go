@@ -1,0 +1,231 @@
+package sanitize
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/gp"
+)
+
+// CertificateVersion is the version of the certificate format. Version 2
+// certifies per person against a prior family; version 1 (one trace, one
+// lengthscale) is no longer written or read.
+const CertificateVersion = 2
+
+// Kinds of epsilon a certificate states.
+const (
+	// EpsilonExact: the worst loss over the family is attained (the
+	// certificate is the exact worst case).
+	EpsilonExact = "exact"
+	// EpsilonUpperBound: a proven upper bound on the worst loss over the
+	// family (spectral domination, cip.Envelope).
+	EpsilonUpperBound = "upper_bound"
+)
+
+// Certificate is the machine-readable guarantee of one release: the
+// headline over every person, then each person's certificate. It is written
+// next to the released file and is all an auditor (or the attack of package
+// attack) needs to recompute the mechanism: the noise depends only on what
+// it records and the released timestamps.
+type Certificate struct {
+	Version int `json:"version"`
+	// Guarantee states in words what is certified and for whom.
+	Guarantee string `json:"guarantee"`
+	// PrivacyUnit is "person": all traces of one uid in the input are
+	// certified jointly, and EpsilonMax is per person.
+	PrivacyUnit string `json:"privacy_unit"`
+	// EpsilonMax is the worst certified epsilon of any person, over their
+	// secrets and every prior of the family; EpsilonKind says whether it is
+	// exact or a proven upper bound.
+	EpsilonMax    float64 `json:"epsilon_max"`
+	EpsilonKind   string  `json:"epsilon_kind"`
+	EpsilonTarget float64 `json:"epsilon_target"`
+	Lambda        float64 `json:"lambda"`
+	RadiusM       float64 `json:"radius_m"`
+	// Delta is the delta at which GapMax, the prior-posterior gap of
+	// Meehan and Chaudhuri's Theorem 3.1, is stated.
+	Delta  float64 `json:"delta"`
+	GapMax float64 `json:"prior_posterior_gap_max"`
+	// PriorFamily is the set of adversary priors covered; Prior the prior
+	// file as read.
+	PriorFamily gp.Family `json:"prior_family"`
+	Prior       *gp.Prior `json:"prior"`
+	// Origin is the public tangent-plane origin and its source.
+	Origin geo.Origin `json:"origin"`
+	// Design is the designer (DesignEnvelope, DesignProportional, DesignE3).
+	Design string `json:"design"`
+	// NoiseKernel is the noise kernel per unit of a person's NoiseScaleM2
+	// (envelope and proportional designs): the noise of a person is
+	// NoiseScaleM2 times its Gram matrix at their timestamps.
+	NoiseKernel []KernelTerm `json:"noise_kernel,omitempty"`
+	// EnvelopeOverhead is the noise variance relative to noise
+	// proportional to one member of the family (1 for proportional).
+	EnvelopeOverhead float64 `json:"envelope_overhead,omitempty"`
+	// OutputGridM is the grid (metres, on the tangent plane) the released
+	// positions are rounded to, Sampler how the noise is drawn.
+	OutputGridM float64 `json:"output_grid_m"`
+	Sampler     string  `json:"sampler"`
+	// Randomness is "crypto" or "seeded:N" (not private).
+	Randomness string `json:"randomness"`
+	// Timestamps and Dimensions state what is public and how the two
+	// coordinates combine.
+	Timestamps string `json:"timestamps"`
+	Dimensions string `json:"dimensions"`
+	// Dropped lists fields removed because they are location information too.
+	Dropped []string `json:"dropped,omitempty"`
+	// SkippedRows counts input rows skipped or merged while reading (set by
+	// the caller that read the input).
+	SkippedRows int                  `json:"skipped_rows"`
+	Persons     []*PersonCertificate `json:"persons"`
+	Seconds     float64              `json:"seconds"`
+}
+
+// KernelTerm is one component of a noise kernel.
+type KernelTerm struct {
+	Kernel      string  `json:"kernel"`
+	Weight      float64 `json:"weight"`
+	Lengthscale float64 `json:"lengthscale_s"`
+	Period      float64 `json:"period_s,omitempty"`
+}
+
+// PersonCertificate is the guarantee of one person's traces.
+type PersonCertificate struct {
+	UID string `json:"uid"`
+	// Points is the number of points of the person, over Traces.
+	Points int         `json:"points"`
+	Traces []TraceInfo `json:"traces"`
+	// EpsilonMax is the worst certified epsilon over the person's secrets
+	// and the family, GapMax the matching prior-posterior gap, and
+	// EpsilonSumDims Corollary 7.2.1's (conservative) sum over the two
+	// dimensions, for comparison with the paper.
+	EpsilonMax     float64 `json:"epsilon_max"`
+	EpsilonKind    string  `json:"epsilon_kind"`
+	GapMax         float64 `json:"prior_posterior_gap_max"`
+	EpsilonSumDims float64 `json:"epsilon_sum_of_dimensions"`
+	// Secrets summarises the secrets; SecretList lists them (always for
+	// listed secrets, on request for every point).
+	Secrets    SecretSummary       `json:"secrets"`
+	SecretList []SecretCertificate `json:"secret_list,omitempty"`
+	// NoiseScaleM2 multiplies the certificate's NoiseKernel (envelope and
+	// proportional designs).
+	NoiseScaleM2 float64 `json:"noise_scale_m2,omitempty"`
+	// NoiseBudgetM2 is tr(SigmaG) per dimension, RMSNoiseM the root mean
+	// square planar displacement per point, sqrt(2 tr(SigmaG)/N).
+	NoiseBudgetM2 float64 `json:"noise_budget_m2_per_dimension"`
+	RMSNoiseM     float64 `json:"rms_noise_m"`
+	// LowerBoundM2 is the (E3) designer's proven lower bound on the least
+	// budget (0 when not available).
+	LowerBoundM2 float64 `json:"lower_bound_m2_per_dimension,omitempty"`
+	// Jitter is the certifying factorisation's diagonal jitter (E3), and
+	// SamplingJitter the diagonal the sampler's Cholesky factorisation
+	// added (certified against its own rounding): the released noise has
+	// covariance L L^T with SigmaG + Jitter I <= L L^T <= SigmaG + (Jitter +
+	// 2 SamplingJitter) I, never less than certified (the loss can only
+	// fall as noise grows). NoiseCovariance returns the matrix factorised,
+	// SigmaG + (Jitter + SamplingJitter) I.
+	Jitter         float64 `json:"jitter"`
+	SamplingJitter float64 `json:"sampling_jitter"`
+	// Explanation says which secrets set the noise level and why.
+	Explanation string `json:"explanation"`
+}
+
+// TraceInfo identifies one trace of a person in the input.
+type TraceInfo struct {
+	// Index is the trace's position in the input (0-based).
+	Index  int       `json:"index"`
+	Name   string    `json:"name,omitempty"`
+	Points int       `json:"points"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+}
+
+// SecretSummary summarises a person's secrets.
+type SecretSummary struct {
+	// Spec is "all" (every point a basic secret) or "listed".
+	Spec  string `json:"spec"`
+	Count int    `json:"count"`
+	// EpsilonQuantiles are the 0, 0.5, 0.9, 0.99 and 1 quantiles of the
+	// per-secret epsilon.
+	EpsilonQuantiles [5]float64 `json:"epsilon_quantiles"`
+	// Tightest lists up to ten secrets with the largest epsilon.
+	Tightest []SecretCertificate `json:"tightest"`
+}
+
+// SecretCertificate is the guarantee of one secret.
+type SecretCertificate struct {
+	Times []time.Time `json:"times"`
+	// Points are indices into the person's points in time order (over
+	// all their traces).
+	Points []int `json:"points"`
+	// LossFactor is the certified (E1) loss factor per dimension (exact or
+	// an upper bound, as the person's EpsilonKind).
+	LossFactor float64 `json:"loss_factor"`
+	// Epsilon is lambda/2 k r^2 LossFactor, the 2-D loss at Lambda.
+	Epsilon float64 `json:"epsilon"`
+	// Gap is the prior-posterior gap of Theorem 3.1 at Delta.
+	Gap float64 `json:"prior_posterior_gap"`
+}
+
+// Person returns the certificate of the person with the given uid.
+func (c *Certificate) Person(uid string) (*PersonCertificate, bool) {
+	for _, p := range c.Persons {
+		if p.UID == uid {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// WriteCertificate encodes c as indented JSON.
+func WriteCertificate(w io.Writer, c *Certificate) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+// ReadCertificate decodes a certificate written by WriteCertificate,
+// refusing other versions and unknown fields.
+func ReadCertificate(r io.Reader) (*Certificate, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("certificate: %w", err)
+	}
+	if v.Version != CertificateVersion {
+		return nil, fmt.Errorf("certificate: version %d is not supported (want %d; re-run tracepriv sanitize)", v.Version, CertificateVersion)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var c Certificate
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("certificate: %w", err)
+	}
+	if c.Prior == nil || len(c.Persons) == 0 {
+		return nil, fmt.Errorf("certificate: no prior or no person: not a tracepriv sanitize certificate")
+	}
+	return &c, nil
+}
+
+// ReadCertificateFile reads a certificate file, naming it in errors.
+func ReadCertificateFile(path string) (*Certificate, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c, err := ReadCertificate(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,46 @@
+package sanitize_test
+
+import (
+	"bytes"
+	"fmt"
+	"log"
+
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// Sanitise a GeoLife trace against a public prior family: every point a
+// secret, epsilon 1 at Rényi order 2 within 100 m, for every lengthscale
+// of the family. The seed is for a reproducible example only: releases
+// leave Source nil (crypto/rand).
+func ExampleTrace() {
+	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	t, err := r.Next()
+	if err != nil {
+		log.Fatal(err)
+	}
+	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior)) // tracepriv fit wrote it, on users 001-007
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, cert, err := sanitize.Trace(t, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(1)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := cert.Persons[0]
+	fmt.Printf("%d points released, timestamps kept: %v\n", out.Len(), out.Points[0].Time.Equal(t.Points[0].Time))
+	fmt.Printf("family: %v\n", cert.PriorFamily)
+	fmt.Printf("method %s: epsilon %.3g (%s) for all %d points of person %s\n", cert.Design, p.EpsilonMax, p.EpsilonKind, p.Secrets.Count, p.UID)
+	fmt.Printf("RMS noise %.0f m; origin from the %s\n", p.RMSNoiseM, cert.Origin.Source)
+	// Output:
+	// 244 points released, timestamps kept: true
+	// family: rbf, lengthscale in [8.635, 35.29] s
+	// method envelope: epsilon 1 (upper_bound) for all 244 points of person 000
+	// RMS noise 187 m; origin from the prior
+}
