@@ -101,7 +101,7 @@ func ParseLedger(r io.Reader) (*Ledger, error) {
 	if trimmed[0] != '{' {
 		data, err = yaml.YAMLToJSON(data)
 		if err != nil {
-			return nil, &LedgerError{Err: fmt.Errorf("invalid YAML: %w", err)}
+			return nil, &LedgerError{Err: fmt.Errorf("not JSON, and invalid YAML: %w", err)}
 		}
 	}
 	var top struct {
@@ -110,7 +110,7 @@ func ParseLedger(r io.Reader) (*Ledger, error) {
 		Events  []json.RawMessage `json:"events"`
 	}
 	if err := strictUnmarshal(data, &top); err != nil {
-		return nil, jsonLedgerError("", err)
+		return nil, documentError(err)
 	}
 	if top.Version == nil {
 		return nil, &LedgerError{Field: "version", Err: fmt.Errorf("missing (this reader understands version %d)", LedgerVersion)}
@@ -170,6 +170,32 @@ func parseEntry(raw json.RawMessage, path string) (LedgerEntry, error) {
 		out.Events = append(out.Events, inner)
 	}
 	return out, nil
+}
+
+// documentError words a problem with the ledger document as a whole: a
+// document that is not an object (another kind of file, for instance) and a
+// field a ledger does not have.
+func documentError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field == "" {
+		// Anything but an object went through the YAML reader (YAML is a
+		// superset of JSON), so the kind is named without either; a
+		// string is text that is neither, such as a CSV or PLT file.
+		what := "a single value"
+		switch te.Value {
+		case "string":
+			what = "plain text"
+		case "array":
+			what = "a list"
+		}
+		return &LedgerError{Err: fmt.Errorf("the document is %s, not an object with \"version\" and \"events\"", what)}
+	}
+	le := jsonLedgerError("", err)
+	var e *LedgerError
+	if errors.As(le, &e) && e.Field != "" && e.Err.Error() == "unknown field" {
+		e.Err = errors.New(`unknown field (a ledger has only "version", "name" and "events")`)
+	}
+	return le
 }
 
 // jsonLedgerError turns encoding/json's errors into LedgerErrors that name

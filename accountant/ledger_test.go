@@ -126,6 +126,12 @@ func TestLedgerErrors(t *testing.T) {
 		{`{"version": 1, "events": [{"type": "composed", "events": [{"type": "zcdp", "rh": 1}]}]}`, "events[0].events[0].rh: unknown field"},
 		{"version: 1\nevents:\n  - type: gaussian\n    sigma: [1\n", "invalid YAML"},
 		{`{"version": 1, "events": [`, "invalid JSON"},
+		// Documents that are not ledgers say what they are.
+		{"uid,time,lat,lon\na,2008-10-24T02:00:00Z,39.9,116.3\n", `the document is plain text, not an object with "version" and "events"`},
+		{`[1, 2]`, "the document is a list, not an object"},
+		{"- type: gaussian\n  sigma: 1\n", "the document is a list, not an object"},
+		{`42`, "the document is a single value, not an object"},
+		{`{"type": "FeatureCollection", "features": []}`, `type: unknown field (a ledger has only "version", "name" and "events")`},
 	} {
 		_, err := ParseLedger(strings.NewReader(c.doc))
 		var le *LedgerError

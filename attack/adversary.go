@@ -94,8 +94,7 @@ type Fit struct {
 	// "variance_max"); a prior on a class bound suggests the class, not
 	// the data, limits the adversary.
 	AtBound []string `json:"at_bound,omitempty"`
-	// Mean is the mean model ("linear", "constant", "known"; "average" for
-	// Run's plain average). Coefficients
+	// Mean is the mean model ("linear", "constant", "known"). Coefficients
 	// are the GLS level at ReferenceTime (metres) and, for a linear mean,
 	// the slope (metres per second), with their standard errors.
 	Mean          string    `json:"mean"`

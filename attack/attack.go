@@ -9,9 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/gp"
 )
 
 // Planar holds one trace dimension pair in local metres.
@@ -95,83 +93,6 @@ func Attack(ts []float64, truth, released Planar, sigmaG mat.Symmetric, adv Adve
 		if errs[d] != nil {
 			return nil, Planar{}, fmt.Errorf("%s: %w", name, errs[d])
 		}
-	}
-	r, err := score(truth, released, est, secretPoints, radius)
-	if err != nil {
-		return nil, Planar{}, err
-	}
-	return r, Planar{East: est[0].Mean, North: est[1].Mean}, nil
-}
-
-// Run is the adversary of earlier releases of this package, kept with its
-// signature and behaviour for callers that hold a prior covariance rather
-// than a prior family and times: a fixed prior covariance sigma (the same
-// for both dimensions), the plain average of each released dimension as
-// its mean, the posterior mean x^ = avg + Sigma M^-1 (z - avg), and the
-// posterior variance of a known mean. It is the adversary of the reported
-// bug: with a certificate's small prior variance over a long trace it
-// shrinks everything to one point and its 2-sigma ignores the mean's
-// uncertainty (TestOldAdversaryWorseThanRelease). Use Attack.
-//
-// Beside the old numbers its report carries the truth-free risk estimate
-// of this estimator (Report.EstimatedRMSE) and the coverage of its stated
-// intervals, so the miscalibration shows.
-func Run(sigma, sigmaG mat.Symmetric, truth, released Planar, secretPoints []int, radius float64) (*Report, Planar, error) {
-	if sigma == nil || sigmaG == nil {
-		return nil, Planar{}, errors.New("attack: nil covariance")
-	}
-	n := sigma.SymmetricDim()
-	if err := checkPlanar(n, truth, released); err != nil {
-		return nil, Planar{}, err
-	}
-	if sigmaG.SymmetricDim() != n {
-		return nil, Planar{}, fmt.Errorf("attack: prior %d and noise %d points differ", n, sigmaG.SymmetricDim())
-	}
-	post, err := cip.NewPosterior(sigma, sigmaG)
-	if err != nil {
-		return nil, Planar{}, fmt.Errorf("attack: %w", err)
-	}
-	// For the risk estimate: A = Sigma M^-1 + SigmaG M^-1 1 1^T / n, so
-	// (A SigmaG)_ii = [Sigma M^-1 SigmaG]_ii + u_i w_i / n with
-	// u = SigmaG M^-1 1 and w = SigmaG 1.
-	var m mat.SymDense
-	m.AddSym(sigma, sigmaG)
-	f, err := gp.Factorize(&m, 0)
-	if err != nil {
-		return nil, Planar{}, fmt.Errorf("attack: Sigma + SigmaG: %w", err)
-	}
-	ones := mat.NewVecDense(n, nil)
-	for i := range n {
-		ones.SetVec(i, 1)
-	}
-	var mi1, u, w mat.VecDense
-	if err := f.SolveVecTo(&mi1, ones); err != nil {
-		return nil, Planar{}, fmt.Errorf("attack: %w", err)
-	}
-	u.MulVec(sigmaG, &mi1)
-	w.MulVec(sigmaG, ones)
-	var est [2]*Estimate
-	for k, z := range [2][]float64{released.East, released.North} {
-		avg := 0.0
-		for _, v := range z {
-			avg += v / float64(n)
-		}
-		mu := make([]float64, n)
-		for i := range mu {
-			mu[i] = avg
-		}
-		xhat, err := post.Mean(mu, z)
-		if err != nil {
-			return nil, Planar{}, fmt.Errorf("attack: %w", err)
-		}
-		e := &Estimate{Mean: xhat, Variance: make([]float64, n), Risk: make([]float64, n),
-			Fit: Fit{Choice: "given covariance", Mean: "average", Coefficients: []float64{avg}, Evaluations: 1, Jitter: post.Jitter}}
-		for i := range n {
-			e.Variance[i] = math.Max(post.Cov.At(i, i), 0)
-			d := xhat[i] - z[i]
-			e.Risk[i] = d*d - sigmaG.At(i, i) + 2*(e.Variance[i]+u.AtVec(i)*w.AtVec(i)/float64(n))
-		}
-		est[k] = e
 	}
 	r, err := score(truth, released, est, secretPoints, radius)
 	if err != nil {

@@ -145,96 +145,69 @@ func TestReconstructBruteForce(t *testing.T) {
 	}
 }
 
-// Run (the earlier adversary: a given covariance, the plain average as
-// the mean, the known-mean variance) against explicit inverses, and its
-// risk estimate against (x^ - z)^2 - G_ii + 2 (A G)_ii with A built
-// explicitly.
-func TestRunBruteForce(t *testing.T) {
-	n := 8
-	sigma := gp.Gram(gp.Matern32{Variance: 4, Lengthscale: 2}, gp.Indices(n))
+// The report of Attack scores the reconstruction and the release at the
+// secret points (duplicates counted once), from the estimates of
+// Reconstruct, and emits the JSON names the CLI documents.
+func TestAttackReport(t *testing.T) {
+	ts := []float64{0, 1.5, 2, 3.5, 5, 6, 8, 9.5}
+	n := len(ts)
 	g := testNoise(n)
+	adv := Adversary{Family: gp.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 2, LengthscaleMax: 2}, Variance: 4, Unguarded: true}
 	tr := Planar{East: make([]float64, n), North: make([]float64, n)}
 	rel := Planar{East: []float64{3, 1, -2, 0.5, 4, 2, -1, 0}, North: []float64{1, 1, 2, 3, 5, 8, 13, 21}}
-	r, rec, err := Run(sigma, g, tr, rel, []int{0, 1, 2, 3, 4, 5, 6, 7, 7}, 2)
+	secrets := []int{0, 1, 2, 3, 4, 5, 6, 7, 7}
+	r, rec, err := Attack(ts, tr, rel, g, adv, secrets, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var msum mat.SymDense
-	msum.AddSym(sigma, g)
-	var minv, smi, smis, ag mat.Dense
-	if err := minv.Inverse(&msum); err != nil {
+	ee, err := Reconstruct(ts, rel.East, g, adv)
+	if err != nil {
 		t.Fatal(err)
 	}
-	smi.Mul(sigma, &minv)
-	smis.Mul(&smi, sigma)
-	// A = Sigma M^-1 + (I - Sigma M^-1) 1 1^T / n.
-	a := mat.NewDense(n, n, nil)
+	en, err := Reconstruct(ts, rel.North, g, adv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	se, rse, pvar, risk := 0.0, 0.0, 0.0, 0.0
+	within, relWithin, covered := 0, 0, 0
 	for i := range n {
-		rowSum := 0.0
-		for k := range n {
-			rowSum += smi.At(i, k)
+		if rec.East[i] != ee.Mean[i] || rec.North[i] != en.Mean[i] {
+			t.Errorf("point %d: reconstruction (%v, %v), want (%v, %v)", i, rec.East[i], rec.North[i], ee.Mean[i], en.Mean[i])
 		}
-		for j := range n {
-			a.Set(i, j, smi.At(i, j)+(1-rowSum)/float64(n))
-		}
-	}
-	ag.Mul(a, g)
-	old := func(z []float64) (x, v []float64, risk float64) {
-		avg := 0.0
-		for _, y := range z {
-			avg += y / float64(n)
-		}
-		x, v = make([]float64, n), make([]float64, n)
-		for i := range n {
-			x[i] = avg
-			for j := range n {
-				x[i] += smi.At(i, j) * (z[j] - avg)
-			}
-			v[i] = sigma.At(i, i) - smis.At(i, i)
-		}
-		for i := range n {
-			ax := 0.0
-			for j := range n {
-				ax += a.At(i, j) * z[j]
-			}
-			if math.Abs(ax-x[i]) > 1e-12 {
-				t.Fatalf("A z = %v, x^ = %v", ax, x[i])
-			}
-			risk += (x[i]-z[i])*(x[i]-z[i]) - g.At(i, i) + 2*ag.At(i, i)
-		}
-		return x, v, risk
-	}
-	xe, pe, re := old(rel.East)
-	xn, pn, rn := old(rel.North)
-	if want := math.Sqrt((re + rn) / float64(n)); math.Abs(r.EstimatedRMSE-want) > 1e-10 {
-		t.Errorf("estimated RMSE %v, want %v", r.EstimatedRMSE, want)
-	}
-	se, pvar, within := 0.0, 0.0, 0
-	for i := range n {
-		if math.Abs(rec.East[i]-xe[i]) > 1e-10 || math.Abs(rec.North[i]-xn[i]) > 1e-10 {
-			t.Errorf("point %d: reconstruction (%v, %v), want (%v, %v)", i, rec.East[i], rec.North[i], xe[i], xn[i])
-		}
-		d := math.Hypot(xe[i], xn[i])
+		d, dr := math.Hypot(ee.Mean[i], en.Mean[i]), math.Hypot(rel.East[i], rel.North[i])
 		se += d * d
-		pvar += pe[i] + pn[i]
+		rse += dr * dr
+		pvar += ee.Variance[i] + en.Variance[i]
+		risk += ee.Risk[i] + en.Risk[i]
 		if d <= 2 {
 			within++
 		}
+		if dr <= 2 {
+			relWithin++
+		}
+		if ee.Mean[i]*ee.Mean[i]/ee.Variance[i]+en.Mean[i]*en.Mean[i]/en.Variance[i] <= -2*math.Log(0.05) {
+			covered++
+		}
 	}
+	k := float64(n)
 	if r.Secrets != n || r.Points != n {
 		t.Errorf("%d secrets of %d points", r.Secrets, r.Points)
 	}
-	if math.Abs(r.ReconstructedRMSE-math.Sqrt(se/float64(n))) > 1e-10 {
-		t.Errorf("RMSE %v, want %v", r.ReconstructedRMSE, math.Sqrt(se/float64(n)))
-	}
-	if math.Abs(r.Posterior2Sigma-2*math.Sqrt(pvar/float64(n))) > 1e-10 {
-		t.Errorf("2-sigma %v, want %v", r.Posterior2Sigma, 2*math.Sqrt(pvar/float64(n)))
-	}
-	if r.WithinRadius != float64(within)/float64(n) {
-		t.Errorf("within radius %v, want %v", r.WithinRadius, float64(within)/float64(n))
-	}
-	if r.Adversary.East.Choice != "given covariance" || r.Adversary.North.Mean != "average" {
-		t.Errorf("adversary %+v", r.Adversary)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"RMSE", r.ReconstructedRMSE, math.Sqrt(se / k)},
+		{"release RMSE", r.ReleasedRMSE, math.Sqrt(rse / k)},
+		{"2-sigma", r.Posterior2Sigma, 2 * math.Sqrt(pvar/k)},
+		{"estimated RMSE", r.EstimatedRMSE, math.Sqrt(math.Max(risk, 0) / k)},
+		{"within radius", r.WithinRadius, float64(within) / k},
+		{"release within radius", r.ReleaseWithinRadius, float64(relWithin) / k},
+		{"coverage", r.Coverage95, float64(covered) / k},
+	} {
+		if math.Abs(c.got-c.want) > 1e-10 {
+			t.Errorf("%s %v, want %v", c.name, c.got, c.want)
+		}
 	}
 	// The JSON names the CLI emits.
 	b, err := json.Marshal(r)
@@ -303,17 +276,18 @@ func TestSearchFindsOptimum(t *testing.T) {
 func TestErrors(t *testing.T) {
 	s := gp.Gram(gp.RBF{Variance: 1, Lengthscale: 1}, gp.Indices(3))
 	p := Planar{East: []float64{0, 0, 0}, North: []float64{0, 0, 0}}
-	if _, _, err := Run(s, s, p, p, nil, 1); err == nil {
-		t.Error("no secret points accepted")
-	}
-	if _, _, err := Run(s, s, p, p, []int{3}, 1); err == nil {
-		t.Error("out-of-range secret accepted")
-	}
-	if _, _, err := Run(s, s, p, Planar{East: []float64{0}, North: []float64{0}}, []int{0}, 1); err == nil {
-		t.Error("length mismatch accepted")
-	}
 	fam := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 5}
 	ts := []float64{0, 1, 2}
+	fixed := Adversary{Family: gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 1}, Variance: 1}
+	if _, _, err := Attack(ts, p, p, s, fixed, nil, 1); err == nil {
+		t.Error("no secret points accepted")
+	}
+	if _, _, err := Attack(ts, p, p, s, fixed, []int{3}, 1); err == nil {
+		t.Error("out-of-range secret accepted")
+	}
+	if _, _, err := Attack(ts, p, Planar{East: []float64{0}, North: []float64{0}}, s, fixed, []int{0}, 1); err == nil {
+		t.Error("length mismatch accepted")
+	}
 	for name, c := range map[string]struct {
 		ts, z []float64
 		g     mat.Symmetric

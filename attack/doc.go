@@ -69,11 +69,6 @@
 // No adversary can be better than the release in every draw of the noise;
 // the guard makes it so in expectation, up to the estimate's noise.
 //
-// Run keeps the earlier adversary (a given prior covariance, the plain
-// average as the mean) for compatibility; its report shows the risk
-// estimate too, which on the reported trace says 1,867 m where the truth
-// says 1,861 m.
-//
 // # Numerics of the GLS mean
 //
 // The earlier version of this package estimated the mean by the plain

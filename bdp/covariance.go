@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/internal/disjoint"
 )
 
 // GaussianFromCovariance reads the Gaussian model's parameters from a
@@ -32,24 +34,13 @@ func GaussianFromCovariance(sigma mat.Symmetric, tol float64) (Gaussian, error) 
 		}
 	}
 	// Union-find over the correlation graph.
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
-	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
+	sets := disjoint.New(n)
 	rho := 0.0
 	for i := range n {
 		for j := i + 1; j < n; j++ {
 			c := math.Abs(sigma.At(i, j)) / s2
 			if c > tol {
-				parent[find(i)] = find(j)
+				sets.Union(i, j)
 				rho = math.Max(rho, c)
 			}
 		}
@@ -57,7 +48,7 @@ func GaussianFromCovariance(sigma mat.Symmetric, tol float64) (Gaussian, error) 
 	size := map[int]int{}
 	m := 0
 	for i := range n {
-		r := find(i)
+		r := sets.Find(i)
 		size[r]++
 		m = max(m, size[r])
 	}

@@ -536,21 +536,24 @@ func DesignFamily(env *Envelope, ts []float64, secrets []Secret, targets []float
 		if !(targets[i] > 0) || math.IsInf(targets[i], 0) {
 			return nil, fmt.Errorf("cip: secret %d: target loss factor %v must be positive and finite", i+1, targets[i])
 		}
-		st := make([]float64, len(s.Indices))
-		for j, p := range s.Indices {
-			st[j] = ts[p]
-		}
-		slices.Sort(st)
-		// Secrets with the same time differences have the same bound
-		// (stationarity): cache by the differences.
-		key := fmt.Sprint(diffs(st))
-		mu, ok := cache[key]
-		if !ok {
-			var err error
-			if mu, err = FamilyMinEigen(env.Family, st); err != nil {
-				return nil, err
+		mu := 1.0 // a basic secret: R_l[S,S] = 1
+		if len(s.Indices) > 1 {
+			st := make([]float64, len(s.Indices))
+			for j, p := range s.Indices {
+				st[j] = ts[p]
 			}
-			cache[key] = mu
+			slices.Sort(st)
+			// Secrets with the same time differences have the same bound
+			// (stationarity): cache by the differences.
+			key := fmt.Sprint(diffs(st))
+			var ok bool
+			if mu, ok = cache[key]; !ok {
+				var err error
+				if mu, err = FamilyMinEigen(env.Family, st); err != nil {
+					return nil, err
+				}
+				cache[key] = mu
+			}
 		}
 		d.MinEigen[i] = mu
 		d.Alpha = math.Max(d.Alpha, 1/(targets[i]*mu))

@@ -250,3 +250,20 @@ func TestSecureConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// Derived seeded streams depend on the seed and the label only; the secure
+// source derives to itself.
+func TestDerive(t *testing.T) {
+	a, b, c := Derive(Seeded(3), "000"), Derive(Seeded(3), "000"), Derive(Seeded(3), "001")
+	first := a.Uint64()
+	if b.Uint64() != first || c.Uint64() == first || Seeded(3).Uint64() == first {
+		t.Error("derived streams are not determined by (seed, label) alone")
+	}
+	if d := Describe(Derive(Seeded(3), "000")); d != "seeded:3/000" {
+		t.Errorf("Describe = %q", d)
+	}
+	s := Secure()
+	if Derive(s, "x") != s {
+		t.Error("the secure source derived to something else")
+	}
+}

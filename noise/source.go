@@ -2,6 +2,7 @@ package noise
 
 import (
 	crand "crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -53,7 +54,8 @@ func (s *secureSource) Uint64() uint64 {
 // concurrent use and NOT suitable for releasing data.
 type seededSource struct {
 	*rand.ChaCha8
-	seed uint64
+	seed  uint64
+	label string // "" for Seeded; the Derive label otherwise
 }
 
 // Seeded returns a deterministic source for tests and reproducible
@@ -66,13 +68,43 @@ func Seeded(seed uint64) Source {
 	return &seededSource{ChaCha8: rand.NewChaCha8(key), seed: seed}
 }
 
+// Derive returns the source to use for one unit of work named label (a
+// person's uid): for a seeded source, a seeded stream determined by the
+// seed and the label alone, so that a seeded run gives every person the
+// same noise however the work is split or ordered (Describe says
+// "seeded:N/label"); for any other source, src itself (the secure source
+// is safe for concurrent use).
+func Derive(src Source, label string) Source {
+	s, ok := src.(*seededSource)
+	if !ok {
+		return src
+	}
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], s.seed)
+	h.Write([]byte("tracepriv-derived-source\x00"))
+	h.Write(b[:])
+	h.Write([]byte(s.label + "\x00" + label))
+	var key [32]byte
+	copy(key[:], h.Sum(nil))
+	l := label
+	if s.label != "" {
+		l = s.label + "/" + label
+	}
+	return &seededSource{ChaCha8: rand.NewChaCha8(key), seed: s.seed, label: l}
+}
+
 // Describe names a source for certificates and reports: "crypto" for the
-// secure source, "seeded:N" for a seeded one, "custom" otherwise.
+// secure source, "seeded:N" for a seeded one ("seeded:N/label" if derived),
+// "custom" otherwise.
 func Describe(src Source) string {
 	switch s := src.(type) {
 	case *secureSource:
 		return "crypto"
 	case *seededSource:
+		if s.label != "" {
+			return fmt.Sprintf("seeded:%d/%s", s.seed, s.label)
+		}
 		return fmt.Sprintf("seeded:%d", s.seed)
 	default:
 		return "custom"

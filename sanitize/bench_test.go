@@ -2,8 +2,11 @@ package sanitize
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
@@ -79,5 +82,98 @@ func BenchmarkNoiseCost(b *testing.B) {
 			}
 			b.ReportMetric(rms, "rms_m")
 		})
+	}
+}
+
+// synthTrace is an n-point 2-D trace at irregular 1-5 s sampling in
+// Beijing (a deterministic pseudo-random walk).
+func synthTrace(n int) *trace.Trace {
+	t := walk(0, 0, 0)
+	t.Points = make([]trace.Point, n)
+	at, lat, lon := t0, 39.98, 116.32
+	x := uint64(88172645463325252)
+	for i := range n {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		at = at.Add(time.Duration(1+x%5) * time.Second)
+		lat += float64(int64(x>>40)%200-100) * 1e-7
+		lon += float64(int64(x>>20)%200-100) * 1e-7
+		t.Points[i] = trace.Point{Time: at, Lat: lat, Lon: lon, Alt: math.NaN()}
+	}
+	return t
+}
+
+// BenchmarkPaths compares the dense and linear paths side by side on the
+// same traces (every point a secret, epsilon 1, lambda 2, r = 100 m):
+// the bundled family (the same envelope kernel on both paths) and a
+// single-lengthscale RBF prior (exact proportional noise on the dense
+// path, the 1.07x state-space envelope on the linear one). It reports the
+// RMS displacement per point and the certified epsilon.
+func BenchmarkPaths(b *testing.B) {
+	fam := bundledPrior(b)
+	single := *fam
+	single.LengthscaleMin, single.LengthscaleMax = 0, 0
+	for _, n := range []int{1000, 3000} {
+		t := synthTrace(n)
+		for _, pr := range []struct {
+			name string
+			p    *gp.Prior
+		}{{"family", fam}, {"single", &single}} {
+			for _, m := range []string{MethodDense, MethodLinear} {
+				b.Run(fmt.Sprintf("n=%d/%s/%s", n, pr.name, m), func(b *testing.B) {
+					opt := Options{Prior: pr.p, Epsilon: 1, Lambda: 2, Radius: 100, Method: m, Source: noise.Secure()}
+					// Warm the envelope cache: its linear program runs once
+					// per family and is not what this compares.
+					if _, _, err := Trace(synthTrace(10), opt); err != nil {
+						b.Fatal(err)
+					}
+					b.ReportAllocs()
+					var c *Certificate
+					for b.Loop() {
+						var err error
+						if _, c, err = Trace(t, opt); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(c.Persons[0].RMSNoiseM, "rms_m")
+					b.ReportMetric(c.EpsilonMax, "epsilon")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkLinear is the linear path at 10^4, 10^5 and 10^6 points.
+func BenchmarkLinear(b *testing.B) {
+	fam := bundledPrior(b)
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		t := synthTrace(n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			opt := Options{Prior: fam, Epsilon: 1, Lambda: 2, Radius: 100, Method: MethodLinear, Source: noise.Secure()}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := Trace(t, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCorpusGeoLife releases the whole ../shared/data/geolife corpus
+// (8 people, 107,576 points) with the bundled prior.
+func BenchmarkCorpusGeoLife(b *testing.B) {
+	in := "../../shared/data/geolife"
+	if _, err := os.Stat(in); err != nil {
+		b.Skip("GeoLife data not found:", err)
+	}
+	for b.Loop() {
+		out := b.TempDir()
+		m, err := Corpus(CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{Lenient: true},
+			Options: Options{Prior: bundledPrior(b), Epsilon: 1, Lambda: 2, Radius: 100, Workers: 1}})
+		if err != nil || len(m.Failed) > 0 {
+			b.Fatal(err, m.Failed)
+		}
 	}
 }

@@ -57,8 +57,10 @@ type Certificate struct {
 	Prior       *gp.Prior `json:"prior"`
 	// Origin is the public tangent-plane origin and its source.
 	Origin geo.Origin `json:"origin"`
-	// Design is the designer (DesignEnvelope, DesignProportional, DesignE3).
+	// Design is the designer (DesignEnvelope, DesignProportional, DesignE3)
+	// and Method the computation path (MethodDense, MethodLinear).
 	Design string `json:"design"`
+	Method string `json:"method"`
 	// NoiseKernel is the noise kernel per unit of a person's NoiseScaleM2
 	// (envelope and proportional designs): the noise of a person is
 	// NoiseScaleM2 times its Gram matrix at their timestamps.
@@ -80,9 +82,12 @@ type Certificate struct {
 	Dropped []string `json:"dropped,omitempty"`
 	// SkippedRows counts input rows skipped or merged while reading (set by
 	// the caller that read the input).
-	SkippedRows int                  `json:"skipped_rows"`
-	Persons     []*PersonCertificate `json:"persons"`
-	Seconds     float64              `json:"seconds"`
+	SkippedRows int `json:"skipped_rows"`
+	// SkippedByReason breaks SkippedRows down by the reasons of package
+	// trace's dirty-input policy (docs/input.md).
+	SkippedByReason map[string]int       `json:"skipped_by_reason"`
+	Persons         []*PersonCertificate `json:"persons"`
+	Seconds         float64              `json:"seconds"`
 }
 
 // KernelTerm is one component of a noise kernel.

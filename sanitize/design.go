@@ -16,8 +16,10 @@ import (
 type NoiseDesign struct {
 	Design string
 	// SigmaG is the noise covariance in square metres at the person's
-	// timestamps.
+	// timestamps; nil on the linear path, which never forms it.
 	SigmaG *mat.SymDense
+	// Budget is tr(SigmaG) and MaxVariance its largest diagonal entry.
+	Budget, MaxVariance float64
 	// Alpha scales the envelope kernel (envelope and proportional
 	// designs): SigmaG = Alpha Gram(k_D).
 	Alpha float64
@@ -46,9 +48,13 @@ func Design(ts []float64, secrets []cip.Secret, opt Options) (*NoiseDesign, erro
 	if err != nil {
 		return nil, err
 	}
+	method, design, err := opt.path(fam, design, len(ts))
+	if err != nil {
+		return nil, err
+	}
 	d := &designer{opt: opt, family: fam, kind: design}
 	if design != DesignE3 {
-		if d.env, err = cip.NewEnvelope(fam, nil); err != nil {
+		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: method == MethodLinear}); err != nil {
 			return nil, fmt.Errorf("sanitize: %w", err)
 		}
 	}
@@ -75,7 +81,14 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, err
 	if err != nil {
 		return nil, err
 	}
-	nd.SigmaG, nd.Alpha, nd.LossFactors, nd.minEigen = fd.SigmaG(ts), fd.Alpha, fd.Bounds, fd.MinEigen
+	nd.Alpha, nd.LossFactors, nd.minEigen = fd.Alpha, fd.Bounds, fd.MinEigen
+	// The noise is stationary: every point has variance alpha k_D(0),
+	// alpha times the envelope's overhead.
+	nd.MaxVariance = fd.Alpha * d.env.Overhead
+	nd.Budget = float64(len(ts)) * nd.MaxVariance
+	if !d.linear {
+		nd.SigmaG = fd.SigmaG(ts)
+	}
 	nd.Kind = EpsilonUpperBound
 	if fd.Exact {
 		nd.Kind = EpsilonExact
@@ -98,6 +111,7 @@ func (d *designer) designE3(nd *NoiseDesign, ts []float64, secrets []cip.Secret)
 			return err
 		}
 		nd.SigmaG, nd.LossFactors, nd.Jitter = e2.SigmaG, []float64{e2.LossFactor}, e2.Jitter
+		nd.setBudget()
 		return nil
 	}
 	e3, err := cip.OptimalTarget(sigma, secrets, nd.targets, nil)
@@ -105,11 +119,20 @@ func (d *designer) designE3(nd *NoiseDesign, ts []float64, secrets []cip.Secret)
 		return err
 	}
 	nd.SigmaG, nd.LowerBound, nd.LossFactors, nd.Jitter = e3.SigmaG, e3.LowerBound, e3.PerSecret, e3.Jitter
+	nd.setBudget()
 	return nil
 }
 
+// setBudget reads Budget and MaxVariance off a dense SigmaG.
+func (nd *NoiseDesign) setBudget() {
+	nd.Budget = mat.Trace(nd.SigmaG)
+	for i := range nd.SigmaG.SymmetricDim() {
+		nd.MaxVariance = math.Max(nd.MaxVariance, nd.SigmaG.At(i, i))
+	}
+}
+
 // explain says which secrets set the noise level and why.
-func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, list []SecretCertificate, ts []float64) string {
+func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) string {
 	opt := d.opt
 	basicVar := opt.Lambda * opt.Radius * opt.Radius / (2 * opt.Epsilon)
 	var b strings.Builder
@@ -118,7 +141,7 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, list []SecretC
 	switch d.kind {
 	case DesignE3:
 		fmt.Fprintf(&b, "The (E3) design spends the least total noise (%.4g m^2 per coordinate over %d points; lower bound %.4g) that meets the target for the %d listed secrets under the single prior %v.",
-			nd.SigmaG.Trace(), len(ts), nd.LowerBound, len(secrets), d.family)
+			nd.Budget, len(ts), nd.LowerBound, len(secrets), d.family)
 		return b.String()
 	case DesignEnvelope:
 		fmt.Fprintf(&b, "To hold for every lengthscale in [%.4g, %.4g] s the noise follows a spectral envelope of the family, %.3gx the variance one lengthscale alone would need. ",
@@ -155,11 +178,11 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, list []SecretC
 // NoiseCovariance recomputes from the certificate the per-dimension noise
 // covariance the person's release was drawn from: SigmaG plus the reported
 // jitters (the matrix the sampler factorised; see
-// PersonCertificate.SamplingJitter). ts are the person's timestamps in seconds from their first.
+// PersonCertificate.SamplingJitter). For the kernel designs (envelope,
+// proportional) the noise is stationary and ts may be any of the person's
+// timestamps (a window, shifted to start at 0); for e3 they must be all of
+// them. ts are the person's timestamps in seconds from their first.
 func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.SymDense, error) {
-	if len(ts) != p.Points {
-		return nil, fmt.Errorf("sanitize: %d timestamps for a person with %d points", len(ts), p.Points)
-	}
 	var g *mat.SymDense
 	switch c.Design {
 	case DesignEnvelope, DesignProportional:
@@ -180,6 +203,9 @@ func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.
 		}
 		g = gp.Gram(k, ts)
 	case DesignE3:
+		if len(ts) != p.Points {
+			return nil, fmt.Errorf("sanitize: %d timestamps for a person with %d points", len(ts), p.Points)
+		}
 		secrets := make([]cip.Secret, len(p.SecretList))
 		for i, s := range p.SecretList {
 			secrets[i] = cip.Secret{Indices: s.Points}

@@ -36,6 +36,22 @@ const (
 	DesignE3 = "e3"
 )
 
+// Computation paths, the values of Options.Method and Certificate.Method.
+const (
+	// MethodAuto is MethodLinear when the noise kernel has a state-space
+	// form (a spectral envelope, or a Matérn prior), and MethodDense
+	// otherwise (the e3 design, or proportional noise for an RBF or
+	// periodic prior of one lengthscale; an RBF person too large for the
+	// dense path gets the state-space envelope of that lengthscale).
+	MethodAuto = "auto"
+	// MethodDense builds the noise covariance and samples it through a
+	// certified Cholesky factor: O(n^3) time, O(n^2) memory per person.
+	MethodDense = "dense"
+	// MethodLinear samples a state-space noise kernel by an exact
+	// Kalman-type recursion (noise.MarkovRelease): O(n) time and memory.
+	MethodLinear = "linear"
+)
+
 // OutputGrid is the grid, in metres on the tangent plane, the released
 // positions are rounded to: 2^-10 m, about a millimetre, far below GPS
 // resolution and far above the error of the noise computation, so the
@@ -81,14 +97,20 @@ type Options struct {
 	Origin *geo.Point
 	// Design is one of the Design constants; "" means DesignAuto.
 	Design string
+	// Method is one of the Method constants; "" means MethodAuto.
+	Method string
 	// ListSecrets lists every secret in the certificate even when every
 	// point is a secret (listed secrets are always listed).
 	ListSecrets bool
 	// MaxDensePoints bounds the points of one person (default
 	// DefaultMaxDensePoints).
 	MaxDensePoints int
-	// Source is the random source; nil means crypto/rand.
+	// Source is the random source; nil means crypto/rand. A seeded source
+	// gives each person the stream noise.Derive(Source, uid).
 	Source noise.Source
+	// Workers bounds the goroutines one person's linear-path sampling
+	// uses; zero means GOMAXPROCS.
+	Workers int
 	// Progress, if set, is told the stage being worked on.
 	Progress func(stage string)
 }
@@ -134,6 +156,13 @@ func (o *Options) check() error {
 	default:
 		return &ParamError{"design", o.Design, "one of auto, envelope, proportional, e3"}
 	}
+	switch o.Method {
+	case "":
+		o.Method = MethodAuto
+	case MethodAuto, MethodDense, MethodLinear:
+	default:
+		return &ParamError{"method", o.Method, "one of auto, dense, linear"}
+	}
 	if o.MaxDensePoints == 0 {
 		o.MaxDensePoints = DefaultMaxDensePoints
 	}
@@ -163,6 +192,41 @@ func (o *Options) design(f gp.Family) (string, error) {
 		return "", &ParamError{"design", m, "protects every point; listed secrets need e3 or envelope"}
 	}
 	return m, nil
+}
+
+// path resolves the computation path for a design, given the largest
+// person's points, and returns the design to use (the proportional design
+// of an RBF or periodic prior has no state-space form: on the linear path
+// it becomes the state-space envelope of its one lengthscale).
+func (o *Options) path(f gp.Family, design string, maxPoints int) (method, newDesign string, err error) {
+	stateSpace := false
+	if k, err := f.Member(1, f.LengthscaleMin); err == nil {
+		_, err := gp.StateSpace(k)
+		stateSpace = err == nil
+	}
+	m := o.Method
+	if m == MethodAuto {
+		switch {
+		case design == DesignE3:
+			m = MethodDense
+		case design == DesignProportional && !stateSpace && maxPoints <= o.MaxDensePoints:
+			m = MethodDense
+		default:
+			m = MethodLinear
+		}
+	}
+	switch {
+	case m == MethodLinear && design == DesignE3:
+		return "", "", &ParamError{"method", m, "the e3 design is dense; use --design envelope for the linear path"}
+	case m == MethodLinear && design == DesignProportional && !stateSpace:
+		if f.Kernel == gp.KernelPeriodic {
+			return "", "", &ParamError{"method", m, "a periodic prior has no state-space form; use the dense path"}
+		}
+		design = DesignEnvelope
+	case m == MethodDense && maxPoints > o.MaxDensePoints:
+		return "", "", &ParamError{"method", m, fmt.Sprintf("a person has %d points, above the %d of the dense path (its memory grows as their square): use the linear path", maxPoints, o.MaxDensePoints)}
+	}
+	return m, design, nil
 }
 
 // Trace sanitises one trace, as the only trace of its person.
@@ -244,6 +308,45 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 			opt.Progress(s)
 		}
 	}
+	persons, err := group(traces)
+	if err != nil {
+		return nil, nil, err
+	}
+	if opt.Secrets != nil && len(persons) > 1 {
+		return nil, nil, &ParamError{"secrets", len(opt.Secrets), fmt.Sprintf("listed secrets need an input with one person; it has %d (uids %s)", len(persons), uids(persons))}
+	}
+	maxPoints := 0
+	for _, p := range persons {
+		maxPoints = max(maxPoints, len(p.pts))
+	}
+	d, cert, err := prepare(opt, maxPoints, step)
+	if err != nil {
+		return nil, nil, err
+	}
+	enu := geo.NewENU(cert.Origin.Point())
+	outs := make([]*trace.Trace, len(traces))
+	for i, t := range traces {
+		outs[i] = &trace.Trace{UID: t.UID, Name: t.Name, Points: make([]trace.Point, t.Len())}
+	}
+	for _, p := range persons {
+		pc, err := d.person(p, traces, enu, outs, step)
+		if err != nil {
+			if len(persons) > 1 || p.uid != "" {
+				return nil, nil, fmt.Errorf("sanitize: person %q: %w", p.uid, err)
+			}
+			return nil, nil, err
+		}
+		cert.add(pc)
+	}
+	cert.finish(start)
+	return outs, cert, nil
+}
+
+// prepare resolves what every person of a release shares (the public
+// origin, the design and the computation path for persons of up to
+// maxPoints points, the envelope) and returns the designer and the
+// certificate without its persons. opt must have been checked.
+func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certificate, error) {
 	var pubOrigin *geo.Point
 	note := ""
 	if o := opt.Prior.Origin; o != nil {
@@ -256,33 +359,27 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 		}
 		return nil, nil, &ParamError{"origin", opt.Origin, err.Error()}
 	}
-	persons, err := group(traces)
-	if err != nil {
-		return nil, nil, err
-	}
-	if opt.Secrets != nil && len(persons) > 1 {
-		return nil, nil, &ParamError{"secrets", len(opt.Secrets), fmt.Sprintf("listed secrets need an input with one person; it has %d (uids %s)", len(persons), uids(persons))}
-	}
 	fam := opt.Prior.Family()
 	design, err := opt.design(fam)
 	if err != nil {
 		return nil, nil, err
 	}
-	d := &designer{opt: opt, family: fam, kind: design}
+	method, design, err := opt.path(fam, design, maxPoints)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &designer{opt: opt, family: fam, kind: design, linear: method == MethodLinear}
 	if design == DesignEnvelope || design == DesignProportional {
 		step("envelope")
-		if d.env, err = cip.NewEnvelope(fam, nil); err != nil {
+		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: d.linear}); err != nil {
 			return nil, nil, fmt.Errorf("sanitize: %w", err)
 		}
 	}
 	cert := &Certificate{
-		Version: CertificateVersion, PrivacyUnit: "person",
+		Version: CertificateVersion, PrivacyUnit: "person", SkippedByReason: map[string]int{},
 		EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, Delta: opt.Delta,
-		PriorFamily: fam, Prior: opt.Prior, Origin: origin, Design: design,
-		OutputGridM: OutputGrid, Randomness: noise.Describe(opt.Source),
-		Sampler: "exact: standard normals drawn exactly (Karney's algorithm), a Cholesky factor of the noise covariance, " +
-			"and each coordinate of x + noise rounded to output_grid_m with certified error bounds (refined until decided), " +
-			"so the output is the post-processing round(x + G) of the Gaussian mechanism and its support does not depend on the input's low-order bits",
+		PriorFamily: fam, Prior: opt.Prior, Origin: origin, Design: design, Method: method,
+		OutputGridM: OutputGrid, Randomness: noise.Describe(opt.Source), Sampler: samplerText[method],
 		Timestamps: "public: released as they are; the noise depends on them",
 		Dimensions: "east and north (metres on the tangent plane at origin) are independent under the prior and get independent noise of the same covariance; " +
 			"epsilon is for displacements within radius_m in the plane (the larger per-dimension loss); the plane projection is 1-Lipschitz, " +
@@ -295,32 +392,37 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 			cert.NoiseKernel = append(cert.NoiseKernel, KernelTermOf(k))
 		}
 	}
-	enu := geo.NewENU(origin.Point())
-	outs := make([]*trace.Trace, len(traces))
-	for i, t := range traces {
-		outs[i] = &trace.Trace{UID: t.UID, Name: t.Name, Points: make([]trace.Point, t.Len())}
-	}
-	exact := true
-	for _, p := range persons {
-		pc, err := d.person(p, traces, enu, outs, step)
-		if err != nil {
-			if len(persons) > 1 || p.uid != "" {
-				return nil, nil, fmt.Errorf("sanitize: person %q: %w", p.uid, err)
-			}
-			return nil, nil, err
+	return d, cert, nil
+}
+
+// add appends a person's certificate and updates the headline.
+func (c *Certificate) add(pc *PersonCertificate) {
+	c.Persons = append(c.Persons, pc)
+	c.EpsilonMax = math.Max(c.EpsilonMax, pc.EpsilonMax)
+	c.GapMax = math.Max(c.GapMax, pc.GapMax)
+}
+
+// finish sets the epsilon's kind, the guarantee and the time taken.
+func (c *Certificate) finish(start time.Time) {
+	c.EpsilonKind = EpsilonExact
+	for _, p := range c.Persons {
+		if p.EpsilonKind != EpsilonExact {
+			c.EpsilonKind = EpsilonUpperBound
 		}
-		cert.Persons = append(cert.Persons, pc)
-		cert.EpsilonMax = math.Max(cert.EpsilonMax, pc.EpsilonMax)
-		cert.GapMax = math.Max(cert.GapMax, pc.GapMax)
-		exact = exact && pc.EpsilonKind == EpsilonExact
 	}
-	cert.EpsilonKind = EpsilonUpperBound
-	if exact {
-		cert.EpsilonKind = EpsilonExact
-	}
-	cert.Guarantee = guarantee(cert)
-	cert.Seconds = time.Since(start).Seconds()
-	return outs, cert, nil
+	c.Guarantee = guarantee(c)
+	c.Seconds = time.Since(start).Seconds()
+}
+
+// samplerText describes each path's sampler for the certificate.
+var samplerText = map[string]string{
+	MethodDense: "exact, dense: standard normals drawn exactly (Karney's algorithm), a Cholesky factor of the noise covariance (its rounding certified, " +
+		"sampling_jitter added), and each coordinate of x + noise rounded to output_grid_m with certified error bounds (refined until decided), " +
+		"so the output is the post-processing round(x + G) of the Gaussian mechanism and its support does not depend on the input's low-order bits",
+	MethodLinear: "exact, linear time: the noise kernel's state-space form sampled by a Kalman-type recursion with exact discretisation " +
+		"between timestamps, from exact standard normals (Karney's algorithm) on AES-256-CTR streams keyed from the randomness source, " +
+		"with certified error bounds (refined until decided) and each coordinate of x + noise rounded to output_grid_m; white noise of " +
+		"variance sampling_jitter is added to cover the rounding of the recursion's coefficients, so the noise covariance dominates the certified one",
 }
 
 func uids(ps []*person) string {
@@ -370,6 +472,7 @@ type designer struct {
 	opt    Options
 	family gp.Family
 	kind   string
+	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
 }
 
@@ -378,86 +481,40 @@ type designer struct {
 func (d *designer) person(p *person, traces []*trace.Trace, enu *geo.ENU, outs []*trace.Trace, step func(string)) (*PersonCertificate, error) {
 	opt := d.opt
 	n := len(p.pts)
-	if n > opt.MaxDensePoints {
-		return nil, &ParamError{"max-dense-points", opt.MaxDensePoints, fmt.Sprintf("the person has %d points; the dense design needs memory growing as their square", n)}
-	}
 	origin := enu.Origin()
 	for i, q := range p.pts {
-		if dist := geo.Haversine(origin, q.Geo()); dist > MaxOriginDistance {
-			return nil, &ParamError{"origin", origin, fmt.Sprintf("point %d of trace %d is %.0f km from it; the tangent plane is accurate within %.0f km: use an origin in the region of the data",
-				p.pos[i]+1, p.owner[i]+1, dist/1000, MaxOriginDistance/1000)}
+		if err := checkDistance(origin, q.Geo(), p.pos[i], p.owner[i]); err != nil {
+			return nil, err
 		}
 	}
 	times := make([]time.Time, n)
 	for i, q := range p.pts {
 		times[i] = q.Time
 	}
-	ts, err := gp.Seconds(times)
-	if err != nil {
-		return nil, err
-	}
 	secrets, err := resolveSecrets(p, opt.Secrets)
 	if err != nil {
 		return nil, err
 	}
-	step("design")
-	nd, err := d.design(ts, secrets)
+	var infos []TraceInfo
+	for _, ti := range p.traces {
+		t := traces[ti]
+		infos = append(infos, TraceInfo{Index: ti, Name: t.Name, Points: t.Len(), Start: t.Points[0].Time, End: t.Points[t.Len()-1].Time})
+	}
+	pc, nd, ts, err := d.certify(p.uid, times, infos, secrets, step)
 	if err != nil {
 		return nil, err
 	}
-	if sd := math.Sqrt(maxDiag(nd.SigmaG)); sd > MaxNoiseStd {
-		return nil, &ParamError{"epsilon", opt.Epsilon, fmt.Sprintf("with --radius %g the noise would have a standard deviation of %.0f km per coordinate, beyond the %.0f km a tangent-plane release represents: raise epsilon or lower the radius",
-			opt.Radius, sd/1000, MaxNoiseStd/1000)}
-	}
-	step("certify")
-	pc := &PersonCertificate{UID: p.uid, Points: n, NoiseScaleM2: nd.Alpha, NoiseBudgetM2: mat.Trace(nd.SigmaG),
-		LowerBoundM2: nd.LowerBound, Jitter: nd.Jitter, EpsilonKind: nd.Kind}
-	pc.RMSNoiseM = math.Sqrt(2 * pc.NoiseBudgetM2 / float64(n))
-	for _, ti := range p.traces {
-		t := traces[ti]
-		pc.Traces = append(pc.Traces, TraceInfo{Index: ti, Name: t.Name, Points: t.Len(), Start: t.Points[0].Time, End: t.Points[t.Len()-1].Time})
-	}
-	list := make([]SecretCertificate, len(secrets))
-	for i, s := range secrets {
-		eps := cip.Epsilon(nd.LossFactors[i], opt.Lambda, opt.Radius, s.Locations())
-		gap, err := cip.PriorPosteriorGap(eps, opt.Lambda, opt.Delta)
-		if err != nil {
-			return nil, fmt.Errorf("certificate: %w", err)
-		}
-		sc := SecretCertificate{Points: slices.Clone(s.Indices), LossFactor: nd.LossFactors[i], Epsilon: eps, Gap: gap}
-		for _, j := range s.Indices {
-			sc.Times = append(sc.Times, p.pts[j].Time)
-		}
-		list[i] = sc
-		pc.EpsilonMax = math.Max(pc.EpsilonMax, eps)
-		pc.EpsilonSumDims = math.Max(pc.EpsilonSumDims, 2*eps)
-		pc.GapMax = math.Max(pc.GapMax, gap)
-	}
-	if pc.EpsilonMax > opt.Epsilon*(1+1e-9) {
-		// The designers certify their own output; this is a last guard.
-		return nil, fmt.Errorf("certified epsilon %v exceeds the target %v", pc.EpsilonMax, opt.Epsilon)
-	}
-	pc.Secrets = summarise(list, opt.Secrets == nil)
-	if opt.Secrets != nil || opt.ListSecrets {
-		pc.SecretList = list
-	}
-	pc.Explanation = d.explain(nd, secrets, list, ts)
 
 	// Release: the only step that reads coordinates.
 	step("sample")
-	mn, err := noise.NewMultiNormalCholesky(withDiagonal(nd.SigmaG, nd.Jitter))
-	if err != nil {
-		return nil, fmt.Errorf("noise: %w", err)
-	}
-	pc.SamplingJitter = mn.Jitter()
 	east, north := make([]float64, n), make([]float64, n)
 	for i, q := range p.pts {
 		east[i], north[i] = enu.Forward(q.Geo())
 	}
-	if east, err = mn.AddOnGrid(nil, east, OutputGrid, opt.Source); err != nil {
-		return nil, fmt.Errorf("noise: %w", err)
-	}
-	if north, err = mn.AddOnGrid(nil, north, OutputGrid, opt.Source); err != nil {
+	// A seeded run gives each person a stream of their own (crypto/rand is
+	// used as it is), so seeded releases do not depend on how a corpus is
+	// split into runs or on the order of its people.
+	if pc.SamplingJitter, err = d.sample(nd, ts, east, north, noise.Derive(opt.Source, p.uid)); err != nil {
 		return nil, fmt.Errorf("noise: %w", err)
 	}
 	if planeHook != nil {
@@ -473,12 +530,107 @@ func (d *designer) person(p *person, traces []*trace.Trace, enu *geo.ENU, outs [
 	return pc, nil
 }
 
-func maxDiag(a mat.Symmetric) float64 {
-	m := 0.0
-	for i := range a.SymmetricDim() {
-		m = math.Max(m, a.At(i, i))
+// checkDistance refuses a point too far from the origin for the tangent
+// plane (point index pos of trace owner, for the message).
+func checkDistance(origin, q geo.Point, pos, owner int) error {
+	if dist := geo.Haversine(origin, q); dist > MaxOriginDistance {
+		return &ParamError{"origin", origin, fmt.Sprintf("point %d of trace %d is %.0f km from it; the tangent plane is accurate within %.0f km: use an origin in the region of the data",
+			pos+1, owner+1, dist/1000, MaxOriginDistance/1000)}
 	}
-	return m
+	return nil
+}
+
+// certify designs the noise of one person and certifies it, from public
+// data only: the uid, the timestamps in time order, the traces they come
+// from and the secrets. It returns the certificate, the design and the
+// timestamps in seconds.
+func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, secrets []cip.Secret, step func(string)) (*PersonCertificate, *NoiseDesign, []float64, error) {
+	opt := d.opt
+	n := len(times)
+	ts, err := gp.Seconds(times)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	step("design")
+	nd, err := d.design(ts, secrets)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if sd := math.Sqrt(nd.MaxVariance); sd > MaxNoiseStd {
+		return nil, nil, nil, &ParamError{"epsilon", opt.Epsilon, fmt.Sprintf("with --radius %g the noise would have a standard deviation of %.0f km per coordinate, beyond the %.0f km a tangent-plane release represents: raise epsilon or lower the radius",
+			opt.Radius, sd/1000, MaxNoiseStd/1000)}
+	}
+	step("certify")
+	pc := &PersonCertificate{UID: uid, Points: n, NoiseScaleM2: nd.Alpha, NoiseBudgetM2: nd.Budget,
+		LowerBoundM2: nd.LowerBound, Jitter: nd.Jitter, EpsilonKind: nd.Kind, Traces: infos}
+	pc.RMSNoiseM = math.Sqrt(2 * pc.NoiseBudgetM2 / float64(n))
+	// Per-secret epsilons; certificates of secrets are built for the
+	// listed ones, the tightest ten, or every one on request (a million
+	// of them would dominate the release's memory otherwise).
+	eps := make([]float64, len(secrets))
+	for i, s := range secrets {
+		eps[i] = cip.Epsilon(nd.LossFactors[i], opt.Lambda, opt.Radius, s.Locations())
+		pc.EpsilonMax = math.Max(pc.EpsilonMax, eps[i])
+	}
+	if pc.EpsilonMax > opt.Epsilon*(1+1e-9) {
+		// The designers certify their own output; this is a last guard.
+		return nil, nil, nil, fmt.Errorf("certified epsilon %v exceeds the target %v", pc.EpsilonMax, opt.Epsilon)
+	}
+	var err2 error
+	secretCert := func(i int) SecretCertificate {
+		gap, err := cip.PriorPosteriorGap(eps[i], opt.Lambda, opt.Delta)
+		if err != nil && err2 == nil {
+			err2 = fmt.Errorf("certificate: %w", err)
+		}
+		sc := SecretCertificate{Points: slices.Clone(secrets[i].Indices), LossFactor: nd.LossFactors[i], Epsilon: eps[i], Gap: gap}
+		for _, j := range secrets[i].Indices {
+			sc.Times = append(sc.Times, times[j])
+		}
+		return sc
+	}
+	pc.EpsilonSumDims = 2 * pc.EpsilonMax
+	if pc.GapMax, err = cip.PriorPosteriorGap(pc.EpsilonMax, opt.Lambda, opt.Delta); err != nil {
+		return nil, nil, nil, fmt.Errorf("certificate: %w", err)
+	}
+	pc.Secrets = summarise(eps, opt.Secrets == nil, secretCert)
+	if opt.Secrets != nil || opt.ListSecrets {
+		pc.SecretList = make([]SecretCertificate, len(secrets))
+		for i := range secrets {
+			pc.SecretList[i] = secretCert(i)
+		}
+	}
+	if err2 != nil {
+		return nil, nil, nil, err2
+	}
+	pc.Explanation = d.explain(nd, secrets, ts)
+	return pc, nd, ts, nil
+}
+
+// sample adds the person's noise to east and north in place, exactly and
+// on the output grid, and returns the diagonal the sampler added beyond
+// the design (certified Cholesky jitter, or the linear path's white noise).
+func (d *designer) sample(nd *NoiseDesign, ts, east, north []float64, src noise.Source) (float64, error) {
+	if !d.linear {
+		mn, err := noise.NewMultiNormalCholesky(withDiagonal(nd.SigmaG, nd.Jitter))
+		if err != nil {
+			return 0, err
+		}
+		for _, x := range [][]float64{east, north} {
+			if _, err := mn.AddOnGrid(x, x, OutputGrid, src); err != nil {
+				return 0, err
+			}
+		}
+		return mn.Jitter(), nil
+	}
+	mr, err := d.markov(nd, ts, src)
+	if err != nil {
+		return 0, err
+	}
+	xs := [][]float64{east, north}
+	if err := mr.Release(xs, xs, ts); err != nil {
+		return 0, err
+	}
+	return mr.Eta(), nil
 }
 
 // withDiagonal returns a + j I (a itself when j is 0).
@@ -494,28 +646,34 @@ func withDiagonal(a *mat.SymDense, j float64) *mat.SymDense {
 	return b
 }
 
-// summarise builds a SecretSummary.
-func summarise(list []SecretCertificate, all bool) SecretSummary {
-	s := SecretSummary{Spec: "listed", Count: len(list)}
+// summarise builds a SecretSummary from the per-secret epsilons, with the
+// certificates of the tightest ten built by cert.
+func summarise(eps []float64, all bool, cert func(i int) SecretCertificate) SecretSummary {
+	s := SecretSummary{Spec: "listed", Count: len(eps)}
 	if all {
 		s.Spec = "all"
-	}
-	eps := make([]float64, len(list))
-	for i, c := range list {
-		eps[i] = c.Epsilon
 	}
 	sorted := slices.Clone(eps)
 	slices.Sort(sorted)
 	for i, q := range []float64{0, 0.5, 0.9, 0.99, 1} {
 		s.EpsilonQuantiles[i] = sorted[int(math.Round(q*float64(len(sorted)-1)))]
 	}
-	ord := make([]int, len(list))
-	for i := range ord {
-		ord[i] = i
+	// The ten largest, earliest first among equals.
+	top := make([]int, 0, 11)
+	for i, e := range eps {
+		k := len(top)
+		for k > 0 && eps[top[k-1]] < e {
+			k--
+		}
+		if k < 10 {
+			top = slices.Insert(top, k, i)
+			if len(top) > 10 {
+				top = top[:10]
+			}
+		}
 	}
-	sort.SliceStable(ord, func(a, b int) bool { return eps[ord[a]] > eps[ord[b]] })
-	for _, i := range ord[:min(10, len(ord))] {
-		s.Tightest = append(s.Tightest, list[i])
+	for _, i := range top {
+		s.Tightest = append(s.Tightest, cert(i))
 	}
 	return s
 }

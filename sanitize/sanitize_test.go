@@ -345,21 +345,35 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// The noise actually added has the covariance the certificate states: the
-// empirical covariance of many releases of one short trace matches it.
+// The noise actually added has the covariance the certificate states, on
+// both paths: the empirical covariance of many releases of one short trace
+// matches it.
 func TestSampledCovariance(t *testing.T) {
+	for _, m := range []string{MethodDense, MethodLinear} {
+		t.Run(m, func(t *testing.T) { sampledCovariance(t, m) })
+	}
+}
+
+func sampledCovariance(t *testing.T, method string) {
 	tr := walk(6, 39.98, 116.30)
 	opt := options(familyPrior())
 	opt.Source = noise.Seeded(11)
+	opt.Method = method
 	enu := geo.NewENU(*opt.Origin)
 	const reps = 3000
 	n := 6
 	sum := mat.NewSymDense(n, nil)
 	var g mat.Symmetric
 	for r := range reps {
+		// A seeded person's noise is a function of the seed and the uid:
+		// a fresh seed per release.
+		opt.Source = noise.Seeded(uint64(1000 + r))
 		out, cert, err := Trace(tr, opt)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if cert.Method != method {
+			t.Fatalf("method %s, asked for %s", cert.Method, method)
 		}
 		if r == 0 {
 			if g, err = cert.NoiseCovariance(cert.Persons[0], secondsOf(t, tr.Points)); err != nil {
@@ -512,7 +526,8 @@ func TestReleaseLatticeCoverage(t *testing.T) {
 			tr := &trace.Trace{UID: "u", Points: []trace.Point{{Time: t0, Lat: lat, Lon: p.Lon}}}
 			x, _ := enu.Forward(tr.Points[0].Geo())
 			got = got[:0]
-			for range 20000 {
+			for r := range 20000 {
+				opt.Source = noise.Seeded(uint64(r))
 				if _, _, err := Trace(tr, opt); err != nil {
 					t.Fatal(err)
 				}
@@ -525,5 +540,78 @@ func TestReleaseLatticeCoverage(t *testing.T) {
 				t.Errorf("shift %g, lat %v: %d outputs off the grid, %d of %d grid points hit (missing %v)", shift, lat, c.OffLattice, c.Hit, c.Points, c.Missing)
 			}
 		}
+	}
+}
+
+// The two computation paths: for a family the noise kernel is the same, so
+// are the certificates; a single-lengthscale RBF prior is exact and
+// proportional on the dense path and a certified bound (the state-space
+// envelope of that lengthscale, 1.07x the variance) on the linear one; the
+// dense path refuses a person too large for it, naming the option, and
+// auto moves such a person to the linear path.
+func TestMethods(t *testing.T) {
+	tr := walk(80, 39.98, 116.30)
+	certs := map[string]*Certificate{}
+	for _, m := range []string{MethodDense, MethodLinear} {
+		opt := options(familyPrior())
+		opt.Method = m
+		_, c, err := Trace(tr, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		certs[m] = c
+	}
+	d, l := certs[MethodDense], certs[MethodLinear]
+	if d.EpsilonMax != l.EpsilonMax || d.Persons[0].NoiseScaleM2 != l.Persons[0].NoiseScaleM2 || len(d.NoiseKernel) != len(l.NoiseKernel) {
+		t.Errorf("dense and linear certificates differ: %v / %v, %v / %v", d.EpsilonMax, l.EpsilonMax, d.NoiseKernel, l.NoiseKernel)
+	}
+	opt := options(singlePrior())
+	opt.MaxDensePoints = 50
+	_, c, err := Trace(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Method != MethodLinear || c.Design != DesignEnvelope || c.EpsilonKind != EpsilonUpperBound || c.EnvelopeOverhead < 1.07 || c.EnvelopeOverhead > 1.08 {
+		t.Errorf("single RBF, 80 points above a dense limit of 50: method %s, design %s, %s, overhead %v", c.Method, c.Design, c.EpsilonKind, c.EnvelopeOverhead)
+	}
+	opt.Method = MethodDense
+	var pe *ParamError
+	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Param != "method" {
+		t.Errorf("dense above its limit: %v", err)
+	}
+	opt = options(singlePrior())
+	opt.Method = MethodLinear
+	opt.Design = DesignE3
+	opt.Secrets = [][]time.Time{{tr.Points[3].Time}}
+	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Param != "method" {
+		t.Errorf("e3 on the linear path: %v", err)
+	}
+}
+
+// The linear path on a long trace: 20,000 points (beyond the dense path),
+// certified, every point released on the grid.
+func TestLinearLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long trace")
+	}
+	tr := walk(20000, 39.98, 116.30)
+	opt := options(familyPrior())
+	var east []float64
+	planeHook = func(e, _ []float64) { east = e }
+	defer func() { planeHook = nil }()
+	out, cert, err := Trace(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Method != MethodLinear || cert.EpsilonMax > 1 || out.Len() != 20000 {
+		t.Fatalf("method %s, epsilon %v, %d points", cert.Method, cert.EpsilonMax, out.Len())
+	}
+	for i, v := range east {
+		if v/OutputGrid != math.Trunc(v/OutputGrid) {
+			t.Fatalf("point %d: %v is off the grid", i, v)
+		}
+	}
+	if eta := cert.Persons[0].SamplingJitter; !(eta >= 0 && eta < 1e-6*cert.Persons[0].NoiseBudgetM2/20000) {
+		t.Errorf("white noise %v m^2 against a per-point variance %v", eta, cert.Persons[0].NoiseBudgetM2/20000)
 	}
 }

@@ -37,6 +37,7 @@ var csvRoleNames = []string{"uid", "time", "lat", "lon", "alt"}
 // uid.
 type csvReader struct {
 	b      *builder
+	in     *tailReader
 	cr     *csv.Reader
 	header []string
 	roles  []int
@@ -46,11 +47,39 @@ type csvReader struct {
 }
 
 func newCSVReader(r io.Reader, b *builder) *csvReader {
-	cr := csv.NewReader(&bomSkipper{r: r})
+	in := &tailReader{r: &bomSkipper{r: r}}
+	cr := csv.NewReader(in)
 	cr.FieldsPerRecord = -1 // we report short rows ourselves, by field
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
-	return &csvReader{b: b, cr: cr}
+	return &csvReader{b: b, in: in, cr: cr}
+}
+
+// tailReader remembers how much was read, whether the input ended, and
+// its last byte, so that a last row without a line end can be told.
+type tailReader struct {
+	r    io.Reader
+	n    int64
+	eof  bool
+	last byte
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.n += int64(n)
+		t.last = p[n-1]
+	}
+	if err == io.EOF {
+		t.eof = true
+	}
+	return n, err
+}
+
+// cut reports whether a row ending at offset off is the last of the input
+// and has no line end.
+func (t *tailReader) cut(off int64) bool {
+	return t.eof && off == t.n && t.n > 0 && t.last != '\n'
 }
 
 func (r *csvReader) Report() *Report { return r.b.rep }
@@ -138,6 +167,10 @@ func (r *csvReader) Next() (*Trace, error) {
 		}
 		line, _ := r.cr.FieldPos(0)
 		uid, p, raw, perr := r.parse(rec, line)
+		if r.in.cut(r.cr.InputOffset()) {
+			// A cut last row may still parse, with a cut number.
+			perr = r.b.cut(line, perr)
+		}
 		if perr != nil {
 			if err := r.b.bad(perr, 1); err != nil {
 				r.done = true
@@ -148,6 +181,7 @@ func (r *csvReader) Next() (*Trace, error) {
 		var out *Trace
 		if r.cur != nil && r.cur.UID != uid {
 			out, r.cur = r.cur, nil
+			r.b.carry = nil
 		}
 		if r.cur == nil {
 			r.cur = &Trace{UID: uid}
@@ -155,6 +189,11 @@ func (r *csvReader) Next() (*Trace, error) {
 		if err := r.b.add(r.cur, p, line, raw); err != nil {
 			r.done = true
 			return nil, err
+		}
+		if out == nil && r.b.opt.Chunk > 0 && len(r.cur.Points) >= r.b.opt.Chunk {
+			// Split the run; the next row is checked against its last point.
+			out, r.cur = r.cur, &Trace{UID: uid}
+			r.b.carry = &out.Points[len(out.Points)-1]
 		}
 		if out != nil {
 			return r.b.emit(out), nil
@@ -185,9 +224,13 @@ func (r *csvReader) parse(rec []string, line int) (uid string, p Point, rawTime 
 			rawTime = v
 			p.Time, err = parseTime(v, r.b.opt.loc())
 		case colLat:
-			p.Lat, err = parseCoord(v, 90)
+			if p.Lat, err = parseCoord(v, 90); err != nil {
+				return "", Point{}, "", r.b.failCoord(line, r.header[i], v, err)
+			}
 		case colLon:
-			p.Lon, err = parseCoord(v, 180)
+			if p.Lon, err = parseCoord(v, 180); err != nil {
+				return "", Point{}, "", r.b.failCoord(line, r.header[i], v, err)
+			}
 		case colAlt:
 			p.Alt, err = parseAlt(v)
 		case colAttr:

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"errors"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -80,17 +82,60 @@ func TestReadCSVLenient(t *testing.T) {
 		"a,3,1,1\n" +
 		"a,3,1,1\n" +
 		"a,\"4,1,1\n"
-	traces, rep, err := read(t, CSV, in, ReadOptions{Lenient: true})
+	traces, rep, err := read(t, CSV, in, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if traces[0].Len() != 2 || rep.Skipped != 3 || rep.Deduplicated != 1 {
+	if traces[0].Len() != 2 || rep.Skipped != 3 || rep.Deduplicated != 1 || rep.SkippedRows() != 4 {
 		t.Fatalf("%d points, report %+v", traces[0].Len(), rep)
 	}
-	for i, line := range []int{3, 4, 7} {
+	if by := rep.ByReason(); !maps.Equal(by, map[Reason]int{ReasonMalformed: 3, ReasonDuplicate: 1}) {
+		t.Errorf("by reason %v", by)
+	}
+	for i, line := range []int{3, 4, 6, 7} {
 		if rep.Problems[i].Line != line {
 			t.Errorf("problem %d on line %d, want %d: %v", i, rep.Problems[i].Line, line, rep.Problems[i])
 		}
+	}
+}
+
+// TestReadCSVCut checks that a last row without a line end is skipped as
+// cut, even when it parses, and that strict mode names the cut.
+func TestReadCSVCut(t *testing.T) {
+	const whole = "uid,time,lat,lon\na,1,39.9841,116.3185\na,2,39.9842,116.3186\n"
+	for _, tc := range []struct {
+		name string
+		in   string
+		pts  int
+		cut  bool
+	}{
+		{"whole", whole, 2, false},
+		{"cut in the last number", whole[:len(whole)-3], 1, true},
+		{"cut after a field", whole[:len(whole)-10], 1, true},
+		{"no line end at all", "uid,time,lat,lon\na,1,39.9841,116.3185", 0, true},
+		{"CRLF", strings.ReplaceAll(whole, "\n", "\r\n"), 2, false},
+		{"header only, cut", "uid,time,lat,lon", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			traces, rep, err := read(t, CSV, tc.in, ReadOptions{Name: "x.csv"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, tr := range traces {
+				n += tr.Len()
+			}
+			if n != tc.pts || rep.Truncated != tc.cut || (rep.ByReason()[ReasonTruncated] == 1) != tc.cut {
+				t.Errorf("%d points, report %v (truncated %v)", n, rep, rep.Truncated)
+			}
+			_, _, err = read(t, CSV, tc.in, ReadOptions{Name: "x.csv", Strict: true})
+			if tc.cut != (err != nil) || tc.cut && !errors.Is(err, ErrTruncated) {
+				t.Errorf("strict: %v", err)
+			}
+			if tc.cut && !strings.Contains(err.Error(), "no line end") {
+				t.Errorf("strict error does not say why: %v", err)
+			}
+		})
 	}
 }
 

@@ -15,15 +15,43 @@
 // line). ReadFile and WriteFile wrap them for files; WriteFile replaces its
 // target atomically.
 //
-// A bad record is a *ParseError naming the file, line, field and offending
-// text, e.g. `data/x.plt:12: field "lat": "39.9x" is not a number`. By
-// default the first one stops reading; with ReadOptions.Lenient bad records
-// are skipped and listed in the Report, so nothing is dropped silently.
-// Truncated files (a PLT header of fewer than six lines, an unterminated
-// XML or JSON document) are errors in both modes. A point that exactly
-// repeats the one before it is dropped and counted (Report.Deduplicated);
-// a point with the previous timestamp but another position is a bad record
-// (ErrTimeConflict).
+// # Dirty input
+//
+// Real GPS files are dirty: GeoLife repeats timestamps, loggers die in the
+// middle of a row, exports carry NaN. Every reader applies one policy, by
+// default lenient, so that real data reads out of the box and nothing is
+// dropped unaccounted for:
+//
+//   - an exact repeat of the previous fix (same time, position, altitude
+//     and attributes) is merged into it;
+//   - a row at the previous fix's time but elsewhere, a row earlier than
+//     the previous fix, a latitude or longitude out of range or not finite,
+//     a field that does not parse, a missing or extra field, and a last row
+//     without a line end (a file cut mid-row, where a cut number would
+//     still parse) are skipped; the fix kept at a repeated time is the
+//     first one, and nothing is averaged;
+//   - a GPX document cut short keeps the fixes before the cut.
+//
+// Every row skipped or merged is counted in the Report by Reason, and the
+// first MaxProblems of each reason are kept as a *ParseError naming the
+// file, line, field and offending text, e.g. `data/x.plt:12: field "lat":
+// "39.9x" is not a number`. Report.SkippedRows is the total. With
+// ReadOptions.Strict the first row that would be skipped is returned as
+// that error instead (exact repeats are merged in both modes). A file that
+// cannot be read at all (no PLT header, broken JSON, no GPX root) is an
+// error in both modes; ReadFiles, for a corpus, skips such files in
+// lenient mode and lists them in Report.SkippedFiles, so one bad file does
+// not stop a run. The user documentation is docs/input.md.
+//
+// # Plausibility
+//
+// A trace that reads cleanly may still not be what a receiver recorded.
+// Check counts speed jumps (steps faster than Limits.MaxSpeed, by default
+// 300 km/h), gaps (intervals longer than Limits.MaxGap, by default 10
+// minutes) and repeated positions; only speed jumps make a trace
+// implausible. FilterSpeed, DropRepeatedPositions and Segment are the
+// matching filters. Validate, in contrast, checks well-formedness: finite
+// in-range coordinates and strictly increasing times.
 //
 // The formats:
 //

@@ -14,7 +14,10 @@ var (
 	ErrBadTime      = errors.New("is not a valid time")
 	ErrMissing      = errors.New("is missing")
 	ErrInconsistent = errors.New("disagrees with")
+	ErrNotFinite    = errors.New("is not finite")
 	ErrTimeConflict = errors.New("repeats an earlier timestamp at a different position")
+	ErrTimeBackward = errors.New("is earlier than the fix before it")
+	ErrDuplicate    = errors.New("repeats the fix before it exactly")
 	ErrTruncated    = errors.New("truncated file")
 	ErrMalformed    = errors.New("malformed input")
 	ErrUnsupported  = errors.New("unsupported")
@@ -31,6 +34,32 @@ type ParseError struct {
 	Field string // field or column name, "" if the whole record is bad
 	Value string // offending text, "" if absent
 	Err   error
+
+	reason Reason // set where the error site knows better than Err
+	row    bool   // a row lenient reading skips, returned in strict mode
+}
+
+// Skippable reports whether lenient reading would have skipped the record
+// and read on: true for a bad row returned in strict mode, false for a
+// problem with the file as a whole (a missing header, a document that does
+// not parse), which stops reading in both modes.
+func (e *ParseError) Skippable() bool { return e.row }
+
+// Reason classifies the error under the dirty-input policy (see Reason).
+func (e *ParseError) Reason() Reason {
+	switch {
+	case e.reason != "":
+		return e.reason
+	case errors.Is(e.Err, ErrDuplicate):
+		return ReasonDuplicate
+	case errors.Is(e.Err, ErrTimeConflict):
+		return ReasonRepeatedTime
+	case errors.Is(e.Err, ErrTimeBackward):
+		return ReasonTimeBackward
+	case errors.Is(e.Err, ErrTruncated):
+		return ReasonTruncated
+	}
+	return ReasonMalformed
 }
 
 func (e *ParseError) Error() string {
@@ -71,31 +100,7 @@ func (e *ParseError) MarshalJSON() ([]byte, error) {
 		Field   string `json:"field,omitempty"`
 		Value   string `json:"value,omitempty"`
 		Reason  string `json:"reason"`
+		Kind    Reason `json:"kind"`
 		Message string `json:"message"`
-	}{e.File, e.Line, e.Field, e.Value, msg, e.Error()})
-}
-
-// MaxProblems bounds Report.Problems; Report.Skipped still counts every
-// skipped record beyond it.
-const MaxProblems = 1000
-
-// Report accounts for every record a reader saw: what it kept, what it
-// skipped in lenient mode and why, and what it de-duplicated.
-type Report struct {
-	Traces  int `json:"traces"`  // traces returned
-	Read    int `json:"read"`    // points returned
-	Skipped int `json:"skipped"` // bad records skipped (lenient mode only)
-	// Problems describes the skipped records, the first MaxProblems of them.
-	Problems []*ParseError `json:"problems,omitempty"`
-	// Deduplicated counts exact repeats of the previous point (same time,
-	// position, altitude and attributes) that were dropped.
-	Deduplicated int `json:"deduplicated"`
-}
-
-// record notes n records skipped for the reason e.
-func (r *Report) record(e *ParseError, n int) {
-	r.Skipped += n
-	if len(r.Problems) < MaxProblems {
-		r.Problems = append(r.Problems, e)
-	}
+	}{e.File, e.Line, e.Field, e.Value, msg, e.Reason(), e.Error()})
 }

@@ -14,7 +14,7 @@ func TestParseErrorMessage(t *testing.T) {
 		in += fmt.Sprintf("39.984702,116.318417,0,492,,2008-10-23,02:53:0%d\n", i)
 	}
 	in += "39.9x,116.318417,0,492,,2008-10-23,02:53:10\n"
-	_, _, err := read(t, PLT, in, ReadOptions{Name: "data/x.plt"})
+	_, _, err := read(t, PLT, in, ReadOptions{Name: "data/x.plt", Strict: true})
 	want := `data/x.plt:12: field "lat": "39.9x" is not a number`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %s", err, want)
@@ -107,7 +107,7 @@ func TestParseErrors(t *testing.T) {
 		{"geojson null geometry", GeoJSON, "{\"type\": \"Feature\", \"geometry\": null, \"properties\": {}}", 1, "geometry", ErrMissing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := read(t, tc.f, tc.in, ReadOptions{Name: "in." + string(tc.f)})
+			_, _, err := read(t, tc.f, tc.in, ReadOptions{Name: "in." + string(tc.f), Strict: true})
 			var pe *ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("got %v (%T), want a *ParseError", err, err)

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -37,11 +38,15 @@ func ParseFormat(name string) (Format, error) {
 }
 
 // FormatFromPath returns the format implied by path's extension: .plt, .csv,
-// .geojson or .json, .gpx.
+// .geojson or .json, .gpx. A path without an extension that names a
+// directory gets an error saying so.
 func FormatFromPath(path string) (Format, error) {
 	ext := filepath.Ext(path)
 	if ext == "" {
-		return "", fmt.Errorf("%s: no file extension to tell the format from (use plt, csv, geojson or gpx)", path)
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
+			return "", fmt.Errorf("%s is a directory, not a trace file (give a .plt, .csv, .geojson or .gpx file)", path)
+		}
+		return "", fmt.Errorf("%s: no file extension to tell the format from (name the file .plt, .csv, .geojson or .gpx, or give the format)", path)
 	}
 	f, err := ParseFormat(ext)
 	if err != nil {

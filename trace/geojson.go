@@ -270,6 +270,9 @@ func (r *geojsonReader) position(c *jvalue, field string) (Point, *ParseError) {
 		} else {
 			*dst, err = parseCoord(v.str, [2]float64{180, 90}[j])
 		}
+		if err != nil && j < 2 {
+			return Point{}, r.b.failCoord(r.at(v), fmt.Sprintf("%s[%d]", field, j), v.text(), err)
+		}
 		if err != nil {
 			return Point{}, r.b.fail(r.at(v), fmt.Sprintf("%s[%d]", field, j), v.text(), err)
 		}

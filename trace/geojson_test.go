@@ -72,7 +72,7 @@ func TestReadGeoJSONLenient(t *testing.T) {
  {"type": "Feature", "geometry": {"type": "LineString", "coordinates": [[116.3, 39.9], [116.31, 99], [116.32, 39.92]]},
   "properties": {"times": [1, 2, 3]}}
 ]}`
-	traces, rep, err := read(t, GeoJSON, in, ReadOptions{Lenient: true})
+	traces, rep, err := read(t, GeoJSON, in, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ type gpxReader struct {
 	sawRoot bool
 	inTrk   bool
 	done    bool
+	cut     bool // the document ended early; what came before was kept
 
 	trkName, trkUID string
 }
@@ -62,9 +63,33 @@ func (r *gpxReader) Next() (*Trace, error) {
 	t, err := r.next()
 	if err != nil {
 		r.done = true
+		if err != io.EOF && r.salvage(err, 0) {
+			return nil, io.EOF
+		}
 		return nil, err
 	}
+	r.done = r.cut
 	return r.b.emit(t), nil
+}
+
+// salvage handles a document that ends early, as a logger whose battery
+// died leaves it: in lenient mode the fixes read before the cut are kept,
+// the cut is recorded (n fixes lost with it) and reading ends. It reports
+// whether err was handled so.
+func (r *gpxReader) salvage(err error, n int) bool {
+	var pe *ParseError
+	if !r.sawRoot || !errors.As(err, &pe) || !errors.Is(err, ErrTruncated) {
+		return false
+	}
+	if r.b.opt.Strict {
+		pe.row = true // lenient reading would have kept what came before
+		return false
+	}
+	pe.reason = ReasonTruncated
+	pe.Err = fmt.Errorf("%w (the fixes before the cut are kept)", pe.Err)
+	r.b.rep.record(pe, n)
+	r.cut = true
+	return true
 }
 
 func (r *gpxReader) next() (*Trace, error) {
@@ -217,13 +242,21 @@ func (r *gpxReader) segment() (*Trace, error) {
 	if r.trkUID != "" {
 		t.UID = r.trkUID
 	}
+	// fail ends the segment on a document error, keeping its fixes when
+	// the document was cut short (lost fixes in it).
+	fail := func(err error, lost int) (*Trace, error) {
+		if r.salvage(err, lost) {
+			return t, nil
+		}
+		return nil, err
+	}
 	for {
 		tok, line, err := r.token()
 		if err == io.EOF {
-			return nil, r.b.fail(line, "", "", fmt.Errorf("%w: GPX document ends early", ErrTruncated))
+			err = r.b.fail(line, "", "", fmt.Errorf("%w: GPX document ends early", ErrTruncated))
 		}
 		if err != nil {
-			return nil, err
+			return fail(err, 0)
 		}
 		switch el := tok.(type) {
 		case xml.EndElement:
@@ -231,13 +264,13 @@ func (r *gpxReader) segment() (*Trace, error) {
 		case xml.StartElement:
 			if el.Name.Local != "trkpt" {
 				if err := r.skip(); err != nil {
-					return nil, err
+					return fail(err, 0)
 				}
 				continue
 			}
 			p, raw, perr, err := r.trkpt(el, line)
 			if err != nil {
-				return nil, err
+				return fail(err, 1)
 			}
 			if perr != nil {
 				if err := r.b.bad(perr, 1); err != nil {
@@ -281,7 +314,7 @@ func (r *gpxReader) trkpt(el xml.StartElement, line int) (p Point, rawTime strin
 		}
 		var e error
 		if *c.dst, e = parseCoord(*c.s, c.limit); e != nil {
-			perr = r.b.fail(line, c.name, *c.s, e)
+			perr = r.b.failCoord(line, c.name, *c.s, e)
 		}
 	}
 	timeLine, hasTime := line, false

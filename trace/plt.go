@@ -70,6 +70,10 @@ func (r *pltReader) Next() (*Trace, error) {
 			continue
 		}
 		p, raw, perr := r.parse(line)
+		if r.s.unterminated {
+			// A cut last row may still parse, with a cut number.
+			perr = r.b.cut(r.s.line, perr)
+		}
 		if perr != nil {
 			if err := r.b.bad(perr, 1); err != nil {
 				return nil, err
@@ -105,10 +109,10 @@ func (r *pltReader) parse(line string) (Point, string, *ParseError) {
 	var p Point
 	var err error
 	if p.Lat, err = parseCoord(f[0], 90); err != nil {
-		return Point{}, "", r.b.fail(n, "lat", f[0], err)
+		return Point{}, "", r.b.failCoord(n, "lat", f[0], err)
 	}
 	if p.Lon, err = parseCoord(f[1], 180); err != nil {
-		return Point{}, "", r.b.fail(n, "lon", f[1], err)
+		return Point{}, "", r.b.failCoord(n, "lon", f[1], err)
 	}
 	alt, err := parseAlt(f[3])
 	if err != nil {

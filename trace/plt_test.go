@@ -2,6 +2,8 @@ package trace
 
 import (
 	"bytes"
+	"errors"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -117,24 +119,41 @@ func TestReadPLTLenient(t *testing.T) {
 		"39.984683,116.31845,0,492,39744.1202546296,2008-10-23,02:53:10\n" +
 		"39.984683,116.31845,0,492,39744.1202546296,2008-10-23,02:53:10\n" + // exact repeat
 		"39.984686,116.318417,0,492,39744.1202546296,2008-10-23,02:53:10\n" + // same time, elsewhere
+		"39.984686,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\n" + // backwards
+		"95.1,116.318417,0,492,39744.1203125,2008-10-23,02:53:15\n" + // latitude out of range
 		"39.98"
-	traces, rep, err := read(t, PLT, in, ReadOptions{Lenient: true, Name: "x.plt"})
+	traces, rep, err := read(t, PLT, in, ReadOptions{Name: "x.plt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := traces[0].Len(); n != 2 || rep.Read != 2 || rep.Skipped != 3 || rep.Deduplicated != 1 || len(rep.Problems) != 3 {
+	if n := traces[0].Len(); n != 2 || rep.Read != 2 || rep.Skipped != 5 || rep.Deduplicated != 1 || len(rep.Problems) != 6 || !rep.Truncated {
 		t.Fatalf("%d points, report %+v", n, rep)
 	}
+	want := map[Reason]int{ReasonMalformed: 1, ReasonDuplicate: 1, ReasonRepeatedTime: 1, ReasonTimeBackward: 1, ReasonBadCoordinate: 1, ReasonTruncated: 1}
+	if by := rep.ByReason(); !maps.Equal(by, want) {
+		t.Errorf("by reason %v, want %v", by, want)
+	}
 	for i, want := range []struct {
-		line  int
-		field string
-	}{{8, "lon"}, {11, "time"}, {12, "lon"}} {
-		if p := rep.Problems[i]; p.Line != want.line || p.Field != want.field {
-			t.Errorf("problem %d: %v, want line %d field %q", i, p, want.line, want.field)
+		line   int
+		field  string
+		reason Reason
+	}{{8, "lon", ReasonMalformed}, {10, "", ReasonDuplicate}, {11, "time", ReasonRepeatedTime}, {12, "time", ReasonTimeBackward}, {13, "lat", ReasonBadCoordinate}, {14, "lon", ReasonTruncated}} {
+		if p := rep.Problems[i]; p.Line != want.line || p.Field != want.field || p.Reason() != want.reason {
+			t.Errorf("problem %d: %v (%s), want line %d field %q %s", i, p, p.Reason(), want.line, want.field, want.reason)
 		}
 	}
-	if !strings.Contains(rep.Problems[1].Error(), "(line 9)") {
-		t.Errorf("conflict does not name the earlier line: %v", rep.Problems[1])
+	if !strings.Contains(rep.Problems[2].Error(), "(line 9)") || !strings.Contains(rep.Problems[1].Error(), "(line 9)") {
+		t.Errorf("repeats do not name the earlier line: %v; %v", rep.Problems[1], rep.Problems[2])
+	}
+	// Strict mode stops at the first bad row; exact repeats are merged in
+	// both modes.
+	_, _, err = read(t, PLT, in, ReadOptions{Name: "x.plt", Strict: true})
+	if pe := (*ParseError)(nil); !errors.As(err, &pe) || pe.Line != 8 {
+		t.Errorf("strict: %v", err)
+	}
+	_, srep, err := read(t, PLT, pltHead+pltRows+strings.Split(pltRows, "\n")[2]+"\n", ReadOptions{Strict: true})
+	if err != nil || srep.Deduplicated != 1 || srep.Read != 3 {
+		t.Errorf("strict with an exact repeat: %v, %+v", err, srep)
 	}
 }
 
@@ -144,8 +163,8 @@ func TestGeolifeUser(t *testing.T) {
 		"data/geolife/003/x.plt":            "003",
 		"x.plt":                             "",
 	} {
-		if got := geolifeUser(in); got != want {
-			t.Errorf("geolifeUser(%q) = %q, want %q", in, got, want)
+		if got := UserDir(in); got != want {
+			t.Errorf("UserDir(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

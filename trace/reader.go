@@ -2,13 +2,16 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,32 +21,47 @@ import (
 // returns the next trace, and io.EOF once the input is exhausted. One file
 // may hold several traces.
 //
-// In strict mode (the default) the first bad record ends reading with a
-// *ParseError. In lenient mode bad records are skipped and described in
-// Report. Either way, a point that exactly repeats the previous one is
-// dropped and counted in Report().Deduplicated, and a point with the
-// previous point's timestamp but a different position is a bad record
-// (ErrTimeConflict): tracepriv never merges such points silently.
+// By default a reader repairs what it can and skips what it cannot, by the
+// rules of Reason, and accounts for every row in Report: exact repeats of
+// a fix are merged, rows with a repeated or backward time, bad coordinates
+// or malformed fields are skipped, and so is a last row cut off by a
+// truncated file. With ReadOptions.Strict the first such row (anything but
+// an exact repeat) ends reading with a *ParseError instead.
 type Reader interface {
 	Next() (*Trace, error)
 	// Report accounts for what has been read so far.
 	Report() *Report
 }
 
-// ReadOptions configures a Reader.
+// ReadOptions configures a Reader. The zero value reads leniently: dirty
+// rows are repaired or skipped and reported (see Reason).
 type ReadOptions struct {
 	// Name is the file name used in errors.
 	Name string
 	// UID is the user id of traces whose format does not carry one (PLT,
 	// GPX without a tracepriv uid, CSV without a uid column).
 	UID string
-	// Lenient skips bad records and reports them instead of failing.
+	// Strict makes the first row that would be skipped an error (a
+	// *ParseError naming file, line and field). Exact repeats of a fix are
+	// merged in both modes.
+	Strict bool
+	// Lenient was the opt-in for skipping bad rows, now the default.
+	//
+	// Deprecated: reading is lenient unless Strict is set; Lenient has no
+	// effect.
 	Lenient bool
 	// Location is the time zone of times written without one (PLT's local
 	// date and time columns, zone-less CSV times). Nil means UTC.
 	Location *time.Location
 	// Format overrides the format ReadFile infers from the extension.
 	Format Format
+	// Chunk, if positive, caps the points of a trace returned by a CSV
+	// reader's Next: a longer run of rows of one uid comes back as
+	// consecutive traces of that uid, of Chunk points each but the last, so
+	// that a caller can stream a file of any size. The policy's checks
+	// (repeated or backwards times) still apply across the split. Other
+	// formats ignore it.
+	Chunk int
 }
 
 func (o ReadOptions) loc() *time.Location {
@@ -91,29 +109,37 @@ func ReadAll(r Reader) ([]*Trace, error) {
 // (".../000/Trajectory/x.plt" or ".../000/x.plt" give "000"). On error the
 // report still describes what was read.
 func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
+	rep := &Report{Files: 1}
+	if st, err := os.Stat(path); err != nil {
+		return nil, rep, fileError(path, err)
+	} else if st.IsDir() {
+		return nil, rep, fmt.Errorf("%s is a directory, not a trace file (give a .plt, .csv, .geojson or .gpx file)", path)
+	}
 	f := opt.Format
 	if f == "" {
 		var err error
 		if f, err = FormatFromPath(path); err != nil {
-			return nil, &Report{}, err
+			return nil, rep, err
 		}
 	}
 	if opt.Name == "" {
 		opt.Name = path
 	}
 	if f == PLT && opt.UID == "" {
-		opt.UID = geolifeUser(path)
+		opt.UID = UserDir(path)
 	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, &Report{}, err
+		return nil, rep, fileError(path, err)
 	}
 	defer fh.Close()
 	r, err := NewReader(fh, f, opt)
 	if err != nil {
-		return nil, &Report{}, err
+		return nil, rep, err
 	}
 	traces, err := ReadAll(r)
+	rep = r.Report()
+	rep.Files = 1
 	if f == PLT {
 		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		for _, t := range traces {
@@ -123,13 +149,132 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 		}
 	}
 	if err != nil {
-		return nil, r.Report(), err
+		return nil, rep, err
 	}
-	return traces, r.Report(), nil
+	return traces, rep, nil
 }
 
-// geolifeUser returns the user directory of a GeoLife PLT path.
-func geolifeUser(path string) string {
+// fileError words an error opening path, keeping it for errors.Is.
+func fileError(path string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &wordedError{fmt.Sprintf("%s: no such file (check the path)", path), err}
+	case errors.Is(err, fs.ErrPermission):
+		return &wordedError{fmt.Sprintf("%s: permission denied (the file must be readable)", path), err}
+	}
+	return err
+}
+
+// wordedError is an error with a message of our own, unwrapping to the
+// original.
+type wordedError struct {
+	msg string
+	err error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.err }
+
+// Extensions are the file extensions of trace files, as FormatFromPath
+// reads them.
+var Extensions = []string{".plt", ".csv", ".geojson", ".json", ".gpx"}
+
+// Files expands paths into trace files: a file is kept whatever its name
+// (its format is checked when it is read); a directory is searched
+// recursively for files with a trace extension (any case), its other
+// files being returned as ignored. A .json file found in a directory is
+// taken only if it looks like GeoJSON (a "Feature" in its first 64 KiB),
+// so that certificates, priors and other JSON beside the traces are
+// ignored rather than reported as broken traces. Files come in the order
+// of paths, each directory's sorted. A path that does not exist, or a
+// directory without trace files, is an error.
+func Files(paths ...string) (files, ignored []string, err error) {
+	for _, in := range paths {
+		st, err := os.Stat(in)
+		if err != nil {
+			return nil, nil, fileError(in, err)
+		}
+		if !st.IsDir() {
+			files = append(files, in)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			ext := strings.ToLower(filepath.Ext(path))
+			if slices.Contains(Extensions, ext) && (ext != ".json" || looksGeoJSON(path)) {
+				found = append(found, path)
+			} else {
+				ignored = append(ignored, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(found) == 0 {
+			return nil, nil, fmt.Errorf("%s: no trace files (%s) in this directory", in, strings.Join(Extensions, ", "))
+		}
+		slices.Sort(found)
+		files = append(files, found...)
+	}
+	return files, ignored, nil
+}
+
+// looksGeoJSON reports whether the file at path mentions a GeoJSON Feature
+// near its start.
+func looksGeoJSON(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true // let reading report the error
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte(`"Feature`))
+}
+
+// ReadFiles reads each of files with ReadFile and hands its traces to fn
+// (which may be nil), returning the sum of the reports. A run over a
+// corpus does not stop on one bad file: in lenient mode (the default) a
+// file that cannot be read at all is listed in Report.SkippedFiles and
+// the others are read; with opt.Strict the first error is returned. A nil
+// error with no traces at all is possible (every file skipped): check
+// Report.Traces.
+func ReadFiles(files []string, opt ReadOptions, fn func(path string, traces []*Trace)) (*Report, error) {
+	total := &Report{}
+	for _, f := range files {
+		o := opt
+		o.Name = ""
+		ts, rep, err := ReadFile(f, o)
+		if err != nil {
+			if opt.Strict {
+				total.Add(rep)
+				return total, err
+			}
+			total.Files++
+			total.SkippedFiles = append(total.SkippedFiles, FileError{File: f, Err: err})
+			continue
+		}
+		total.Add(rep)
+		if fn != nil {
+			fn(f, ts)
+		}
+	}
+	return total, nil
+}
+
+// UserDir returns the user named by the directory holding a trace file:
+// GeoLife's layout, "<user>/Trajectory/<file>" or "<user>/<file>" ("" for
+// a file in the current or root directory). PLT traces take their user id
+// from it, and tools that group traces by person use it for traces whose
+// data has no user id.
+func UserDir(path string) string {
 	dir := filepath.Dir(path)
 	if filepath.Base(dir) == "Trajectory" {
 		dir = filepath.Dir(dir)
@@ -140,12 +285,15 @@ func geolifeUser(path string) string {
 	return ""
 }
 
-// builder is the bookkeeping every reader shares: strict or lenient
-// handling of bad records, de-duplication and the report.
+// builder is the bookkeeping every reader shares: the dirty-input policy
+// (strict or lenient), merging exact repeats, and the report.
 type builder struct {
 	opt      ReadOptions
 	rep      *Report
 	prevLine int // line of the last point added to the current trace
+	// carry is the last point of a trace split by ReadOptions.Chunk: the
+	// next point of the same run is checked against it.
+	carry *Point
 }
 
 // fail builds a ParseError for the current file.
@@ -153,29 +301,64 @@ func (b *builder) fail(line int, field, value string, err error) *ParseError {
 	return &ParseError{File: b.opt.Name, Line: line, Field: field, Value: value, Err: err}
 }
 
-// bad handles a bad record covering n points: it returns e in strict mode,
+// failCoord builds the ParseError of a latitude or longitude that did not
+// parse: a bad coordinate when it is a number out of range or not finite,
+// a malformed row otherwise.
+func (b *builder) failCoord(line int, field, value string, err error) *ParseError {
+	e := b.fail(line, field, value, err)
+	if errors.Is(err, ErrOutOfRange) || errors.Is(err, ErrNotFinite) {
+		e.reason = ReasonBadCoordinate
+	}
+	return e
+}
+
+// bad handles a bad record covering n rows: it returns e in strict mode,
 // or records it and returns nil in lenient mode.
 func (b *builder) bad(e *ParseError, n int) error {
-	if !b.opt.Lenient {
+	if b.opt.Strict {
+		e.row = true
 		return e
 	}
 	b.rep.record(e, n)
 	return nil
 }
 
-// add appends p (read at line; rawTime is its time as written) to t,
-// dropping an exact repeat of the previous point and rejecting a different
-// point at the same time.
+// cut marks e as the last row of a file cut mid-row: the row is lost
+// whether or not it parsed.
+func (b *builder) cut(line int, e *ParseError) *ParseError {
+	const why = "the last row has no line end, so the file may have been cut in the middle of it"
+	if e == nil {
+		e = b.fail(line, "", "", fmt.Errorf("%w: %s (if the row is complete, end the file with a line break)", ErrTruncated, why))
+	} else {
+		e.Err = fmt.Errorf("%w; %w: %s", e.Err, ErrTruncated, why)
+	}
+	e.reason = ReasonTruncated
+	return e
+}
+
+// add appends p (read at line; rawTime is its time as written) to t. An
+// exact repeat of the previous point is merged into it; a point at the
+// previous point's time elsewhere, or before it, is a bad record.
 func (b *builder) add(t *Trace, p Point, line int, rawTime string) error {
-	if n := len(t.Points); n > 0 && t.Points[n-1].Time.Equal(p.Time) {
-		if samePoint(t.Points[n-1], p) {
-			b.rep.Deduplicated++
+	last := b.carry
+	if n := len(t.Points); n > 0 {
+		last = &t.Points[n-1]
+	}
+	if last != nil {
+		switch c := p.Time.Compare(last.Time); {
+		case c == 0 && samePoint(*last, p):
+			b.rep.record(b.fail(line, "", "", fmt.Errorf("%w (line %d)", ErrDuplicate, b.prevLine)), 1)
 			return nil
+		case c == 0:
+			return b.bad(b.fail(line, "time", rawTime,
+				fmt.Errorf("%w (line %d)", ErrTimeConflict, b.prevLine)), 1)
+		case c < 0:
+			return b.bad(b.fail(line, "time", rawTime,
+				fmt.Errorf("%w (line %d, %s)", ErrTimeBackward, b.prevLine, last.Time.Format(time.RFC3339Nano))), 1)
 		}
-		return b.bad(b.fail(line, "time", rawTime,
-			fmt.Errorf("%w (line %d)", ErrTimeConflict, b.prevLine)), 1)
 	}
 	t.Points = append(t.Points, p)
+	b.carry = nil
 	b.prevLine = line
 	b.rep.Read++
 	return nil
@@ -197,8 +380,11 @@ func samePoint(a, b Point) bool {
 // parseNumber parses a finite decimal number.
 func parseNumber(s string) (float64, error) {
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
 		return 0, ErrNotNumber
+	case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, ErrNotFinite
 	}
 	return v, nil
 }
@@ -306,17 +492,26 @@ func allDigits(s string) bool {
 }
 
 // lineScanner reads lines, stripping "\r\n", with a bound on line length.
+// It notes whether the last line it returned had a line end.
 type lineScanner struct {
 	sc   *bufio.Scanner
 	line int
+	// unterminated is set when the line just returned ended the input
+	// without a line end.
+	unterminated bool
 }
 
 const maxLine = 1 << 20
 
 func newLineScanner(r io.Reader) *lineScanner {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	return &lineScanner{sc: sc}
+	s := &lineScanner{sc: bufio.NewScanner(r)}
+	s.sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	s.sc.Split(func(data []byte, atEOF bool) (int, []byte, error) {
+		adv, tok, err := bufio.ScanLines(data, atEOF)
+		s.unterminated = atEOF && tok != nil && adv == len(data) && data[len(data)-1] != '\n'
+		return adv, tok, err
+	})
+	return s
 }
 
 // next returns the next line, or ok=false at the end; err is set if the

@@ -6,8 +6,10 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -19,7 +21,17 @@ type Line struct {
 	Dashed bool
 	// Points marks the data points too.
 	Points bool
+	// PointsOnly marks the data points without joining them (measured
+	// values beside a theoretical curve).
+	PointsOnly bool
+	// Color overrides the colour, by default Color(i) for the i-th line
+	// (pass the same colour to pair a curve with its measurements).
+	Color color.Color
 }
+
+// Color is the i-th colour of the palette Chart and Map use: a
+// colour-blind-aware qualitative palette (Okabe-Ito).
+func Color(i int) color.Color { return paletteColor(i) }
 
 // ChartOptions configures Chart.
 type ChartOptions struct {
@@ -35,29 +47,45 @@ type ChartOptions struct {
 	// labelled MarkerLabel; nil for none.
 	Marker      *float64
 	MarkerLabel string
-	// LegendLeft puts the legend on the left, LegendBottom at the bottom
-	// (default: top right); LegendAuto picks the corner that covers the
-	// fewest data points instead.
+	// LegendLeft and LegendBottom choose the corner the legend prefers
+	// (default: top right); LegendAuto prefers the corner with the fewest
+	// data points instead. Wherever it prefers, the legend never covers a
+	// line, a point or the marker: it moves to the first free place along
+	// the edges of the data area, and above the data area, under the
+	// title, when there is none.
 	LegendLeft, LegendBottom, LegendAuto bool
+	// LegendOutside always puts the legend above the data area.
+	LegendOutside bool
 }
 
+// Chart line and glyph sizes.
+const (
+	chartLineWidth = vg.Length(1.75)
+	chartGlyph     = vg.Length(2.75)
+)
+
 // Chart draws lines against a shared x axis, with an optional shaded x
-// band and vertical marker: the figures of the reproductions.
+// band and vertical marker: the figures of the reproductions. Axes have
+// round ticks (powers of ten on log axes), light grid lines, and the
+// legend is placed where it covers no data (see ChartOptions).
 func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("viz: chart %q has no lines", opt.Title)
 	}
 	p := plot.New()
+	styleText(p)
 	p.Title.Text = opt.Title
 	p.X.Label.Text, p.Y.Label.Text = opt.XLabel, opt.YLabel
-	p.Legend.Top, p.Legend.Left = !opt.LegendBottom, opt.LegendLeft
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{n: 7}, niceTicks{n: 6}
 	if opt.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{}
+		p.Y.Tick.Marker = logTicks{}
+		p.Y.Label.TextStyle.Handler = logAxisLabel{text.Plain{Fonts: font.DefaultCache}}
 	}
 	if opt.LogX {
 		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{}
+		p.X.Tick.Marker = logTicks{}
+		p.X.Label.TextStyle.Handler = logAxisLabel{text.Plain{Fonts: font.DefaultCache}}
 	}
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
@@ -71,10 +99,24 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 	if !opt.LogY {
 		ylo = math.Min(ylo, 0)
 	}
+	ov := &overlay{
+		legend:       newLegendBox(),
+		outside:      sideAbove,
+		forceOutside: opt.LegendOutside,
+		basePad:      p.Title.Padding,
+	}
+	first := anchor{1, 1}
 	if opt.LegendAuto {
 		opt.LegendLeft, opt.LegendBottom = emptiestCorner(lines, ylo, yhi, opt.LogX, opt.LogY)
 	}
-	// The band and the marker go first so that the curves draw over them.
+	if opt.LegendLeft {
+		first.fx = 0
+	}
+	if opt.LegendBottom {
+		first.fy = 0
+	}
+	ov.prefs = []anchor{first, topRight, topLeft, bottomRight, bottomLeft}
+	// The band, grid and marker go first so that the curves draw over them.
 	if opt.Band != nil {
 		poly, err := plotter.NewPolygon(plotter.XYs{
 			{X: opt.Band[0], Y: ylo}, {X: opt.Band[1], Y: ylo},
@@ -83,49 +125,74 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		poly.Color = color.Gray{Y: 225}
+		poly.Color = color.Gray{Y: 228}
 		poly.LineStyle.Width = 0
 		p.Add(poly)
 		if opt.BandLabel != "" {
-			p.Legend.Add(opt.BandLabel, poly)
+			ov.legend.add(opt.BandLabel, poly)
 		}
 	}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{Y: 215}, color.Gray{Y: 215}
+	grid.Vertical.Width, grid.Horizontal.Width = vg.Points(0.5), vg.Points(0.5)
+	p.Add(grid)
 	if opt.Marker != nil {
-		m, err := plotter.NewLine(plotter.XYs{{X: *opt.Marker, Y: ylo}, {X: *opt.Marker, Y: yhi}})
+		xy := plotter.XYs{{X: *opt.Marker, Y: ylo}, {X: *opt.Marker, Y: yhi}}
+		m, err := plotter.NewLine(xy)
 		if err != nil {
 			return nil, err
 		}
 		m.Color = color.Black
-		m.Dashes = []vg.Length{vg.Points(1), vg.Points(3)}
+		m.Width = vg.Points(1)
+		m.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
 		p.Add(m)
+		ov.obstacles = append(ov.obstacles, obstacle{xy: xy, joined: true, pad: m.Width / 2})
 		if opt.MarkerLabel != "" {
-			p.Legend.Add(opt.MarkerLabel, m)
+			ov.legend.add(opt.MarkerLabel, m)
 		}
 	}
 	for i, l := range lines {
-		ln, err := plotter.NewLine(l.XY)
-		if err != nil {
-			return nil, fmt.Errorf("viz: chart %q, line %q: %w", opt.Title, l.Label, err)
+		col := l.Color
+		if col == nil {
+			col = paletteColor(i)
 		}
-		ln.Color = plotutil.Color(i)
-		ln.Width = vg.Points(1.5)
-		if l.Dashed {
-			ln.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		var thumbs []plot.Thumbnailer
+		if !l.PointsOnly {
+			ln, err := plotter.NewLine(l.XY)
+			if err != nil {
+				return nil, fmt.Errorf("viz: chart %q, line %q: %w", opt.Title, l.Label, err)
+			}
+			ln.Color = col
+			ln.Width = chartLineWidth
+			switch {
+			case l.Dashed:
+				ln.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			case i >= len(palette): // colours repeat: tell the repeats apart
+				ln.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+			}
+			p.Add(ln)
+			ov.obstacles = append(ov.obstacles, obstacle{xy: ln.XYs, joined: true, pad: ln.Width / 2})
+			thumbs = append(thumbs, ln)
 		}
-		p.Add(ln)
-		if l.Points {
+		if l.Points || l.PointsOnly {
 			sc, err := plotter.NewScatter(l.XY)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("viz: chart %q, line %q: %w", opt.Title, l.Label, err)
 			}
-			sc.Color = plotutil.Color(i)
+			sc.Color = col
 			sc.Shape = plotutil.Shape(i)
+			sc.Radius = chartGlyph
 			p.Add(sc)
-			p.Legend.Add(l.Label, ln, sc)
-		} else {
-			p.Legend.Add(l.Label, ln)
+			ov.obstacles = append(ov.obstacles, obstacle{xy: sc.XYs, pad: sc.Radius})
+			thumbs = append(thumbs, sc)
+		}
+		if l.Label != "" {
+			ov.legend.add(l.Label, thumbs...)
 		}
 	}
+	p.Add(ov)
+	register(p, ov)
+	ov.fit(p, defaultW-2*saveMargin, defaultH-2*saveMargin)
 	return p, nil
 }
 

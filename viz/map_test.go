@@ -29,7 +29,7 @@ func TestMapSVGAndPNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, name := range []string{"m.svg", "m.png"} {
+	for _, name := range []string{"m.svg", "m.png", "m.pdf"} {
 		path := filepath.Join(dir, name)
 		if err := Save(p, path, 0, 0); err != nil {
 			t.Fatal(err)
@@ -53,6 +53,13 @@ func TestMapRejectsEmpty(t *testing.T) {
 	}
 	if _, err := Map([]Series{{Trace: &trace.Trace{}}}, MapOptions{}); err == nil {
 		t.Error("empty trace accepted")
+	}
+	o := geo.Point{Lat: 39.98, Lon: 116.32}
+	if _, err := Map([]Series{{Trace: &trace.Trace{}}}, MapOptions{Origin: &o}); err == nil {
+		t.Error("empty trace accepted with an origin")
+	}
+	if _, err := Map([]Series{{Label: "nil"}}, MapOptions{Origin: &o}); err == nil {
+		t.Error("nil trace accepted")
 	}
 }
 

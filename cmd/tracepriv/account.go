@@ -1,9 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,9 @@ func init() {
   account ledger    compose a JSON/YAML ledger of privacy events
 
 See docs/accountant.md for the ledger format.`,
+			Example: `  tracepriv account gdp --mu 1 --epsilon 1
+  tracepriv account gaussian --delta 1e-5 --epsilon 1
+  echo '{"version": 1, "events": [{"type": "gaussian", "sigma": 8, "count": 16}]}' | tracepriv account ledger -`,
 		}
 		cmd.AddCommand(accountGDPCmd(env), accountGaussianCmd(env), accountLedgerCmd(env))
 		return cmd
@@ -43,6 +47,8 @@ func accountGDPCmd(env *cli.Env) *cobra.Command {
 		Long: `gdp converts a μ-Gaussian-DP guarantee to approximate DP using the tight
 curve δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2). With --epsilon it prints
 delta; with --delta it prints the smallest epsilon.`,
+		Example: `  tracepriv account gdp --mu 1 --epsilon 1
+  tracepriv account gdp --mu 0.5 --delta 1e-5 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("mu") {
@@ -92,6 +98,8 @@ func accountGaussianCmd(env *cli.Env) *cobra.Command {
 on a query of ℓ₂ sensitivity Δ (the analytic Gaussian mechanism of Balle &
 Wang 2018): with --sigma it prints the smallest delta at --epsilon; with
 --delta it prints the smallest sigma that is (ε, δ)-DP.`,
+		Example: `  tracepriv account gaussian --sigma 10 --epsilon 0.1
+  tracepriv account gaussian --delta 1e-5 --epsilon 1 --sensitivity 2 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("epsilon") {
@@ -138,21 +146,24 @@ Gaussian DP when every event is a Gaussian mechanism. It reports ε at
 --delta (default 1e-5) or δ at --epsilon, the best of the accountants, μ
 and the optimal Rényi order. Metric-privacy events (planar Laplace) are
 composed separately, per unit of distance. FILE "-" reads stdin.`,
+		Example: `  echo '{"version": 1, "events": [{"type": "gaussian", "sigma": 8, "count": 16}]}' | tracepriv account ledger -
+  echo '{"version": 1, "events": [{"type": "laplace", "epsilon": 0.1, "count": 5}, {"type": "zcdp", "rho": 0.01}]}' | tracepriv account ledger - --epsilon 1 --json
+  # a ledger file in JSON or YAML (format in docs/accountant.md): tracepriv account ledger releases.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			var r io.Reader = cmd.InOrStdin()
 			if name != "-" {
-				f, err := os.Open(name)
+				f, err := openFile(name)
 				if err != nil {
-					return err
+					return fmt.Errorf("account ledger: %w", err)
 				}
 				defer f.Close()
 				r = f
 			}
 			l, err := accountant.ParseLedger(r)
 			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return ledgerFileError(name, err)
 			}
 			var rep *accountant.Report
 			if cmd.Flags().Changed("epsilon") {
@@ -161,7 +172,7 @@ composed separately, per unit of distance. FILE "-" reads stdin.`,
 				rep, err = l.EpsilonAt(delta)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("account ledger: %s: %w", ledgerName(name), err)
 			}
 			return env.Emit(rep, func(w io.Writer) error { return writeLedgerReport(w, name, rep) })
 		},
@@ -171,6 +182,31 @@ composed separately, per unit of distance. FILE "-" reads stdin.`,
 	f.Float64Var(&eps, "epsilon", 0, "report the smallest δ at this ε instead")
 	cmd.MarkFlagsMutuallyExclusive("epsilon", "delta")
 	return cmd
+}
+
+// ledgerExample is the smallest ledger, shown when a file is not one.
+const ledgerExample = `{"version": 1, "events": [{"type": "gaussian", "sigma": 8, "count": 16}]}`
+
+func ledgerName(name string) string {
+	if name == "-" {
+		return "stdin"
+	}
+	return name
+}
+
+// ledgerFileError says which file is not a ledger, what is wrong and how to
+// fix it: a problem with the document as a whole (another kind of file, a
+// field a ledger does not have, no version or events) or with one event.
+func ledgerFileError(name string, err error) error {
+	var le *accountant.LedgerError
+	if !errors.As(err, &le) {
+		return fmt.Errorf("account ledger: reading %s: %w", ledgerName(name), err)
+	}
+	if le.Path == "" {
+		return fmt.Errorf("account ledger: %s is not a valid ledger: %s.\nA ledger is a JSON or YAML object such as %s; the format is in docs/accountant.md",
+			ledgerName(name), strings.TrimPrefix(le.Error(), "ledger: "), ledgerExample)
+	}
+	return fmt.Errorf("account ledger: %s: %w (docs/accountant.md lists the fields each event type takes)", ledgerName(name), err)
 }
 
 func writeLedgerReport(w io.Writer, name string, rep *accountant.Report) error {

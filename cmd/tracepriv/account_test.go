@@ -119,3 +119,34 @@ func TestAccountLedger(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// A file that is not a ledger (a trace, GeoJSON, a list) is named, said
+// not to be a ledger with what it is instead, and shown what a ledger is.
+func TestAccountLedgerNotALedger(t *testing.T) {
+	dir := t.TempDir()
+	for name, doc := range map[string]string{
+		"trace.csv":   "uid,time,lat,lon\na,2008-10-24T02:00:00Z,39.9,116.3\n",
+		"map.geojson": `{"type": "FeatureCollection", "features": []}`,
+		"list.json":   `[{"type": "gaussian", "sigma": 8}]`,
+	} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(doc), 0o644)
+		_, _, err := acctRun(t, "", "account", "ledger", path)
+		if err == nil {
+			t.Fatalf("%s accepted as a ledger", name)
+		}
+		msg := err.Error()
+		for _, want := range []string{"account ledger: " + path + " is not a valid ledger", `"version": 1, "events": [`, "docs/accountant.md"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: error lacks %q:\n%s", name, want, msg)
+			}
+		}
+		if strings.Contains(msg, "struct {") || strings.Contains(msg, "json.RawMessage") {
+			t.Errorf("%s: error shows Go internals:\n%s", name, msg)
+		}
+	}
+	_, _, err := acctRun(t, "[]", "account", "ledger", "-")
+	if err == nil || !strings.Contains(err.Error(), "stdin is not a valid ledger: the document is a list") {
+		t.Errorf("stdin: %v", err)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/sanitize"
-	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
 )
 
@@ -19,7 +18,8 @@ func init() {
 	register(func(env *cli.Env) *cobra.Command {
 		var (
 			in, truthFile, priorFile, certFile, plotFile, mean string
-			maxPoints                                          int
+			rf                                                 readFlags
+			window                                             int
 			unguarded                                          bool
 		)
 		cmd := &cobra.Command{
@@ -45,7 +45,8 @@ certified epsilon bounds how far any adversary in the class can move its
 beliefs; this is one concrete adversary's outcome. --plot draws original,
 release and reconstruction.`,
 			Example: `  tracepriv demo --out demo-output --seed 1
-  tracepriv attack --in demo-output/sanitised.plt --truth demo-output/sample.plt --json`,
+  tracepriv attack --in demo-output/sanitised.plt --truth demo-output/sample.plt
+  tracepriv attack --in demo-output/sanitised.plt --truth demo-output/sample.plt --plot attack.svg --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if in == "" || truthFile == "" {
@@ -58,17 +59,19 @@ release and reconstruction.`,
 				if err != nil {
 					return fmt.Errorf("attack: --certificate: %w", err)
 				}
-				released, _, err := trace.ReadFile(in, trace.ReadOptions{})
+				released, relRep, err := rf.read(in)
 				if err != nil {
-					return fmt.Errorf("attack: %w", err)
+					return fmt.Errorf("attack: --in: %w", err)
 				}
-				// The original is read as sanitize read it (lenient), so the
-				// traces match the certificate point for point.
-				truth, _, err := trace.ReadFile(truthFile, trace.ReadOptions{Lenient: true})
+				// The original must be read as sanitize read it (the same
+				// policy), so that its traces match the certificate.
+				truth, truthRep, err := rf.read(truthFile)
 				if err != nil {
-					return fmt.Errorf("attack: %w", err)
+					return fmt.Errorf("attack: --truth: %w", err)
 				}
-				opt := attack.CertOptions{Unguarded: unguarded, MaxPoints: maxPoints}
+				reportSkipped(env, relRep)
+				reportSkipped(env, truthRep)
+				opt := attack.CertOptions{Unguarded: unguarded, Window: window}
 				switch mean {
 				case "linear":
 				case "constant":
@@ -85,12 +88,17 @@ release and reconstruction.`,
 				if err != nil {
 					return err
 				}
+				truthRep.Add(relRep)
+				out := struct {
+					*attack.CertReport
+					inputJSON
+				}{rep, inputSummary(truthRep)}
 				var series []viz.Series
 				for i := range truth {
 					series = append(series,
-						viz.Series{Label: "original", Trace: truth[i]},
-						viz.Series{Label: "released", Trace: released[i]},
-						viz.Series{Label: "GP reconstruction", Trace: recs[i]})
+						viz.Series{Label: "original", Trace: truth[i], Role: viz.RoleOriginal},
+						viz.Series{Label: "released", Trace: released[i], Role: viz.RoleReleased},
+						viz.Series{Label: "GP reconstruction", Trace: recs[i], Role: viz.RoleReconstruction})
 				}
 				if plotFile != "" {
 					p, err := viz.Map(series, viz.MapOptions{Title: "GP posterior-mean attack"})
@@ -101,10 +109,14 @@ release and reconstruction.`,
 						return err
 					}
 				}
-				return env.Emit(rep, func(w io.Writer) error {
+				return env.Emit(out, func(w io.Writer) error {
 					for _, p := range rep.Persons {
 						a := p.Adversary.East
-						fmt.Fprintf(w, "person %q: %d points, %d secret points, certified epsilon %.4g\n", p.UID, p.Points, p.Secrets, p.EpsilonCertified)
+						fmt.Fprintf(w, "person %q: %d points, %d secret points, certified epsilon %.4g", p.UID, p.Points, p.Secrets, p.EpsilonCertified)
+						if p.Windows > 1 {
+							fmt.Fprintf(w, "; attacked in %d windows (one attack of all points could do better)", p.Windows)
+						}
+						fmt.Fprintln(w)
 						fmt.Fprintf(w, "  adversary (east): %s, lengthscale %.4g s, variance %.4g m^2 (%s), %s mean\n", a.Kernel, a.Lengthscale, a.Variance, a.Choice, a.Mean)
 						fmt.Fprintf(w, "  error at secret points: reconstruction RMSE %.1f m (median %.1f), release read as is %.1f m (median %.1f)\n",
 							p.ReconstructedRMSE, p.ReconstructedMedian, p.ReleasedRMSE, p.ReleasedMedian)
@@ -123,8 +135,9 @@ release and reconstruction.`,
 		f.StringVar(&truthFile, "truth", "", "original trace (same timestamps)")
 		f.StringVar(&priorFile, "prior", "", "the adversary's prior family (default: the certificate's)")
 		f.StringVar(&mean, "mean", "linear", "mean the adversary estimates: linear (trend) or constant")
-		f.IntVar(&maxPoints, "max-points", attack.DefaultMaxPoints, "most points of one person to attack (each likelihood costs O(n^3))")
+		f.IntVar(&window, "window", attack.DefaultWindow, "most points attacked at once (each likelihood costs O(n^3)); longer people are attacked window by window")
 		f.BoolVar(&unguarded, "unguarded", false, "report the posterior mean as it is, without the truth-free guard")
+		rf.add(cmd)
 		f.StringVar(&certFile, "certificate", "", "certificate of the release (default SANITISED.cert.json)")
 		f.StringVar(&plotFile, "plot", "", "draw original, release and reconstruction (.svg, .png or .pdf)")
 		return cmd

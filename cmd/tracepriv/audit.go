@@ -61,6 +61,8 @@ and --delta, or generalised randomised response), and lets the attack guess.
 --attack bayes uses the mechanism's likelihood (the optimal attack, Algorithm
 1); --attack learned fits a histogram attack on separate training runs and
 knows nothing about the mechanism.`,
+			Example: `  tracepriv audit --mechanism laplace --epsilon 1 --m 10 --trials 20000
+  tracepriv audit --mechanism grr --epsilon 2 --m 4 --trials 20000 --attack learned --seed 1 --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if m < 2 {

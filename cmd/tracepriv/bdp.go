@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -25,6 +24,8 @@ func init() {
 			Long: `Calibrate a standard epsilon-DP mechanism so that it is epsilon-BDP (Bayesian
 differential privacy) on correlated data, following Guerra-Balboa's thesis,
 Chapter 6.`,
+			Example: `  tracepriv bdp calibrate --model groups --epsilon 1 --m 3
+  tracepriv bdp calibrate --model markov --epsilon 2 --gamma 1.2 --n 100 --json`,
 		}
 		cmd.AddCommand(bdpCalibrateCmd(env))
 		return cmd
@@ -61,6 +62,9 @@ the noise (and the error) grows over plain epsilon-DP.
 
 Matrix files hold one row per line, values separated by commas or spaces;
 lines starting with # are comments.`,
+		Example: `  tracepriv bdp calibrate --model groups --epsilon 1 --m 3
+  tracepriv bdp calibrate --model gaussian --epsilon 1 --m 5 --rho 0.2
+  tracepriv bdp calibrate --model markov --epsilon 2 --gamma 1.2 --n 100 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()
@@ -80,7 +84,7 @@ lines starting with # are comments.`,
 				case f.Changed("cov"):
 					rows, err := readMatrix(covFile)
 					if err != nil {
-						return err
+						return fmt.Errorf("--cov: %w", err)
 					}
 					sym, err := symmetric(covFile, rows, tol)
 					if err != nil {
@@ -122,7 +126,7 @@ lines starting with # are comments.`,
 				case f.Changed("transition"):
 					rows, err := readMatrix(transFile)
 					if err != nil {
-						return err
+						return fmt.Errorf("--transition: %w", err)
 					}
 					if mk, err = bdp.NewMarkov(rows, tol); err != nil {
 						return fmt.Errorf("%s: %w", transFile, err)
@@ -175,7 +179,7 @@ lines starting with # are comments.`,
 // readMatrix reads a square matrix of numbers, reporting the file, line and
 // field of anything it cannot use.
 func readMatrix(path string) ([][]float64, error) {
-	fh, err := os.Open(path)
+	fh, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}

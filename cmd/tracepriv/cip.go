@@ -31,6 +31,9 @@ type cipPriorFlags struct {
 	times, traceFile              string
 	secrets                       []string
 	allSecrets                    bool
+	rf                            readFlags
+	// read reports what reading --trace skipped (nil without --trace).
+	read *trace.Report
 }
 
 func (p *cipPriorFlags) register(f *pflag.FlagSet) {
@@ -41,6 +44,7 @@ func (p *cipPriorFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&p.n, "n", 0, "number of points, at times 0, 1, ..., n-1 (the paper's kernel on indices)")
 	f.StringVar(&p.times, "times", "", "comma-separated times instead of --n (e.g. seconds)")
 	f.StringVar(&p.traceFile, "trace", "", "take the times (seconds from the first point) of this trace file instead of --n; its coordinates are not read")
+	p.rf.addTo(f)
 	f.StringArrayVar(&p.secrets, "secret", nil, "a secret: one 0-based index (basic) or several comma-separated (compound); repeat for several secrets")
 	f.BoolVar(&p.allSecrets, "all-secrets", false, "every point is a basic secret")
 }
@@ -104,12 +108,16 @@ func (p *cipPriorFlags) axis() ([]float64, error) {
 		}
 		return ts, nil
 	default:
-		trs, _, err := trace.ReadFile(p.traceFile, trace.ReadOptions{})
+		if st, err := os.Stat(p.traceFile); err == nil && st.IsDir() {
+			return nil, fmt.Errorf("--trace %s is a directory; give one trace file", p.traceFile)
+		}
+		trs, rep, err := p.rf.read(p.traceFile)
+		p.read = rep
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--trace: %w", err)
 		}
 		if len(trs) != 1 {
-			return nil, fmt.Errorf("%s: holds %d traces; give a file with one", p.traceFile, len(trs))
+			return nil, fmt.Errorf("--trace %s: holds %d traces; give a file with one", p.traceFile, len(trs))
 		}
 		times := make([]time.Time, len(trs[0].Points))
 		for i, pt := range trs[0].Points {
@@ -121,6 +129,15 @@ func (p *cipPriorFlags) axis() ([]float64, error) {
 		}
 		return ts, nil
 	}
+}
+
+// inputJSON is the --json block about --trace, nil without it.
+func (p *cipPriorFlags) inputJSON() *inputJSON {
+	if p.read == nil {
+		return nil
+	}
+	in := inputSummary(p.read)
+	return &in
 }
 
 // parseSecrets reads --secret values ("24" basic, "24,25" compound).
@@ -178,6 +195,9 @@ type cipReport struct {
 	// posterior variance over the secrets' points) otherwise.
 	Posterior2Sigma float64           `json:"posterior_2sigma"`
 	Secrets         []cipSecretReport `json:"secrets"`
+	// The rows skipped or merged reading --trace, whose indices the
+	// secrets refer to (absent without --trace).
+	*inputJSON
 	// Theorem34 is the paper's bound, for noise without cross terms
 	// between a secret and the rest ("cip loss" only).
 	Theorem34 []float64 `json:"theorem_3_4_bound,omitempty"`
@@ -280,9 +300,12 @@ evaluated at the points' times (--n for the paper's sample indices, --times,
 or --trace for a trace's timestamps); secrets are sets of point indices.
 
 The loss factor L of a secret is lambda_max(At^T (Ct + SigmaG)^-1 At), the
-exact Rényi loss of any Gaussian noise N(0, SigmaG) (cip-math.md (E1));
+exact Rényi loss of any Gaussian noise N(0, SigmaG) ((E1) of docs/cip-math.md);
 epsilon(lambda) = lambda/2 * k * r^2 * L for a secret of k locations each
 within r.`,
+			Example: `  tracepriv cip loss --kernel rbf --lengthscale 6 --n 50 --iid 0.02 --secret 24 --lambda 2 --radius 1
+  tracepriv cip design --kernel rbf --lengthscale 6 --n 50 --secret 24 --budget 1
+  tracepriv cip envelope --prior internal/sample/prior.json`,
 		}
 		cmd.AddCommand(cipLossCmd(env), cipDesignCmd(env), cipEnvelopeCmd(env))
 		return cmd
@@ -304,6 +327,10 @@ secret, from one factorisation. SigmaG is a CSV matrix (--noise; n rows of n
 comma-separated numbers, as "cip design --noise-out" writes) or independent
 noise of variance VAR on every point (--iid). Also prints Theorem 3.4's bound
 when SigmaG has no cross terms between a secret and the rest.`,
+		Example: `  tracepriv cip loss --kernel rbf --lengthscale 6 --n 50 --iid 0.02 --secret 24 --lambda 2 --radius 1
+  tracepriv cip design --kernel rbf --lengthscale 6 --n 50 --secret 24 --budget 1 --noise-out noise.csv
+  tracepriv cip loss --kernel rbf --lengthscale 6 --n 50 --noise noise.csv --secret 24 --secret 20,21 --json
+  tracepriv cip loss --kernel rbf --variance 100 --lengthscale 20 --trace internal/sample/geolife-000-20081024020959.plt --iid 400 --all-secrets --lambda 2 --radius 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
@@ -315,6 +342,7 @@ when SigmaG has no cross terms between a secret and the rest.`,
 			if err != nil {
 				return fmt.Errorf("cip loss: %w", err)
 			}
+			reportSkipped(env, prior.read)
 			n := sigma.SymmetricDim()
 			var g *mat.SymDense
 			switch {
@@ -337,7 +365,7 @@ when SigmaG has no cross terms between a secret and the rest.`,
 			if err != nil {
 				return fmt.Errorf("cip loss: %w", err)
 			}
-			rep := cipReport{Kernel: prior.kernel, Jitter: ev.Jitter()}
+			rep := cipReport{Kernel: prior.kernel, Jitter: ev.Jitter(), inputJSON: prior.inputJSON()}
 			if err := priv.fill(f, &rep, sigma, g, secrets, losses); err != nil {
 				return fmt.Errorf("cip loss: %w", err)
 			}
@@ -377,7 +405,7 @@ func cipDesignCmd(env *cli.Env) *cobra.Command {
 summed mean squared error) that protects the secrets, and certify its exact
 loss (E1) for every secret.
 
---method optimal (default): the exact optimum of cip-math.md: the closed form
+--method optimal (default): the exact optimum (docs/cip-math.md): the closed form
 (E2) for one basic secret, the program (E3) for anything else (compound
 secrets, several secrets, --all-secrets). Budget mode (--budget B) minimises
 the worst epsilon at total noise B; target mode (--target-epsilon E --lambda
@@ -390,6 +418,9 @@ Secrets (SDP_A per secret with --budget each, then SDP_B), for several; the
 total noise of Multiple Secrets is then what SDP_B returns.
 
 --noise-out FILE writes SigmaG as a CSV matrix for "cip loss --noise".`,
+		Example: `  tracepriv cip design --kernel rbf --lengthscale 6 --n 50 --secret 24 --budget 1
+  tracepriv cip design --kernel rbf --lengthscale 6 --n 50 --secret 24 --budget 1 --method paper
+  tracepriv cip design --kernel rbf --lengthscale 3 --n 20 --all-secrets --target-epsilon 1 --lambda 2 --radius 0.5 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
@@ -401,6 +432,7 @@ total noise of Multiple Secrets is then what SDP_B returns.
 			if err != nil {
 				return fmt.Errorf("cip design: %w", err)
 			}
+			reportSkipped(env, prior.read)
 			target := f.Changed("target-epsilon")
 			if target == f.Changed("budget") {
 				return errors.New("cip design: give --budget B (least loss at that noise) or --target-epsilon E with --lambda and --radius (least noise for that loss)")
@@ -412,7 +444,7 @@ total noise of Multiple Secrets is then what SDP_B returns.
 				return errors.New("cip design: the paper's mechanisms have no target mode; use --budget")
 			}
 			var g *mat.SymDense
-			rep := cipReport{Method: method, Kernel: prior.kernel}
+			rep := cipReport{Method: method, Kernel: prior.kernel, inputJSON: prior.inputJSON()}
 			switch method {
 			case "paper":
 				opts := &cip.PaperOptions{Stabilisation: stab}

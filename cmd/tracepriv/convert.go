@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,125 +11,164 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// readFlags are the input options shared by convert and inspect.
-type readFlags struct {
-	from, uid, tz string
-	lenient       bool
-}
-
-func (r *readFlags) add(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.StringVar(&r.from, "from", "", "input format: plt, csv, geojson or gpx (default: from the extension)")
-	f.BoolVar(&r.lenient, "lenient", false, "skip malformed records (each one reported) instead of failing")
-	f.StringVar(&r.uid, "uid", "", "user id for traces whose format has none (default for PLT: the GeoLife user directory)")
-	f.StringVar(&r.tz, "tz", "", "IANA time zone of PLT local times and zone-less CSV times (default UTC)")
-}
-
-// options resolves the flags for reading path.
-func (r *readFlags) options(path string) (trace.ReadOptions, error) {
-	opt := trace.ReadOptions{UID: r.uid, Lenient: r.lenient}
-	var err error
-	if r.from != "" {
-		opt.Format, err = trace.ParseFormat(r.from)
-	} else {
-		opt.Format, err = trace.FormatFromPath(path)
-	}
-	if err != nil {
-		return opt, err
-	}
-	if r.tz != "" {
-		if opt.Location, err = time.LoadLocation(r.tz); err != nil {
-			return opt, fmt.Errorf("--tz: %w", err)
-		}
-	}
-	return opt, nil
-}
-
-// printProblems lists the records a lenient read skipped.
-func printProblems(w io.Writer, rep *trace.Report) {
-	if rep.Skipped == 0 {
-		return
-	}
-	fmt.Fprintf(w, "skipped %d malformed records:\n", rep.Skipped)
-	const show = 20
-	for i, p := range rep.Problems {
-		if i == show {
-			fmt.Fprintf(w, "  ... and %d more (see --json)\n", rep.Skipped-show)
-			break
-		}
-		fmt.Fprintf(w, "  %v\n", p)
-	}
-}
-
 type convertResult struct {
-	In     string        `json:"in"`
-	Out    string        `json:"out"`
-	From   trace.Format  `json:"from"`
-	To     trace.Format  `json:"to"`
-	Traces int           `json:"traces"`
-	Points int           `json:"points"`
-	Report *trace.Report `json:"report"`
+	In     string       `json:"in"`
+	Out    string       `json:"out"`
+	From   trace.Format `json:"from,omitempty"` // omitted for a directory of mixed formats
+	To     trace.Format `json:"to"`
+	Traces int          `json:"traces"` // traces written
+	Points int          `json:"points"` // points written
+	inputJSON
+	// Filters is what the optional plausibility filters did.
+	Filters *filterResult `json:"filters,omitempty"`
+	Report  *trace.Report `json:"report"`
+}
+
+// filterResult counts what convert's plausibility filters changed.
+type filterResult struct {
+	Limits            trace.Limits `json:"limits"`
+	SpeedJumpsDropped int          `json:"speed_jumps_dropped"`
+	RepeatsDropped    int          `json:"repeated_positions_dropped"`
+	GapSplits         int          `json:"gap_splits"` // traces added by splitting at gaps
 }
 
 func init() {
 	register(func(env *cli.Env) *cobra.Command {
 		var (
-			in, out, to string
-			rf          readFlags
+			in, out, to                       string
+			rf                                readFlags
+			lf                                limitFlags
+			dropJumps, dropRepeats, splitGaps bool
+			force                             bool
 		)
 		cmd := &cobra.Command{
-			Use:   "convert --in FILE --out FILE",
+			Use:   "convert --in FILE|DIR --out FILE",
 			Short: "Convert traces between GeoLife PLT, CSV, GeoJSON and GPX",
 			Long: `Convert traces between GeoLife PLT, CSV (uid,time,lat,lon), GeoJSON and GPX 1.1.
 Formats come from the file extensions (.plt, .csv, .geojson or .json, .gpx)
-unless --from/--to say otherwise. The output is written atomically.
+unless --from/--to say otherwise. --in may be a directory: every trace file in
+it (searched recursively) goes into the one output file, e.g. a GeoLife user's
+PLT files into one CSV. A PLT file holds one trace, so converting several
+traces to PLT fails.
 
-A malformed record stops the conversion with an error naming the file, line
-and field; with --lenient it is skipped and reported instead. A PLT file
-holds one trace, so converting several traces to PLT fails.`,
-			Example: `  tracepriv convert --in 000/20081023025304.plt --out trace.geojson
-  tracepriv convert --in export.txt --from csv --out trace.gpx --lenient`,
+The output is written atomically (the old file or the new one, never a
+partial one). It must not be the input, and an existing file is replaced
+only with --force.
+
+Dirty input is repaired or skipped by the rules of docs/input.md (exact
+repeats merged; repeated or backward times, bad coordinates, malformed and
+cut-off rows skipped), and what was skipped is printed on stderr, counted by
+reason with examples. --strict stops at the first such row instead.
+
+Optional plausibility filters (off by default; thresholds as in inspect):
+--drop-speed-jumps drops each fix reached faster than --max-speed from the
+last fix kept, --drop-repeats drops fixes at exactly the previous fix's
+position, --split-gaps cuts traces at intervals longer than --max-gap.`,
+			Example: `  tracepriv convert --in internal/sample/geolife-000-20081024020959.plt --out sample.geojson
+  tracepriv convert --in demo-output/sample.csv --out sample.gpx --drop-speed-jumps --max-speed 150
+  tracepriv convert --in demo-output --out all.csv --split-gaps --max-gap 5m --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if in == "" || out == "" {
-					return errors.New("convert: --in and --out are required")
+					return errors.New("convert: --in and --out are required (e.g. --in trace.plt --out trace.csv)")
 				}
-				opt, err := rf.options(in)
+				lim, err := lf.limits()
 				if err != nil {
-					return err
+					return fmt.Errorf("convert: %w", err)
 				}
 				var toF trace.Format
 				if to != "" {
-					toF, err = trace.ParseFormat(to)
-				} else {
-					toF, err = trace.FormatFromPath(out)
+					if toF, err = trace.ParseFormat(to); err != nil {
+						return fmt.Errorf("convert: --to: %w", err)
+					}
+				} else if toF, err = trace.FormatFromPath(out); err != nil {
+					return fmt.Errorf("convert: --out: %w; or name the format with --to", err)
 				}
-				if err != nil {
-					return err
+				if err := checkOutputs([]string{in}, force, map[string]string{"--out": out}); err != nil {
+					return fmt.Errorf("convert: %w", err)
 				}
-				traces, rep, err := trace.ReadFile(in, opt)
+				var fromF trace.Format
+				formats := map[trace.Format]bool{}
+				var traces []*trace.Trace
+				rep, err := rf.readEach([]string{in}, func(path string, ts []*trace.Trace) {
+					if f, err := rf.options(path); err == nil {
+						formats[f.Format] = true
+						fromF = f.Format
+					}
+					traces = append(traces, ts...)
+				})
 				if err != nil {
-					return err
+					return fmt.Errorf("convert: %w", err)
+				}
+				reportSkipped(env, rep)
+				if len(formats) > 1 {
+					fromF = ""
+				}
+				res := convertResult{In: in, Out: out, From: fromF, To: toF, inputJSON: inputSummary(rep), Report: rep}
+				if dropJumps || dropRepeats || splitGaps {
+					fr := &filterResult{Limits: lim}
+					var kept []*trace.Trace
+					for _, t := range traces {
+						if dropJumps {
+							var n int
+							t, n = t.FilterSpeed(lim.MaxSpeed)
+							fr.SpeedJumpsDropped += n
+						}
+						if dropRepeats {
+							var n int
+							t, n = t.DropRepeatedPositions()
+							fr.RepeatsDropped += n
+						}
+						if splitGaps && t.Len() > 0 {
+							segs := t.Segment(lim.MaxGap)
+							fr.GapSplits += len(segs) - 1
+							kept = append(kept, segs...)
+							continue
+						}
+						kept = append(kept, t)
+					}
+					traces, res.Filters = kept, fr
+				}
+				if toF == trace.PLT && len(traces) != 1 {
+					return fmt.Errorf("convert: --out %s: a PLT file holds one trace and there are %d; write CSV, GeoJSON or GPX, or convert the files one by one", out, len(traces))
+				}
+				if err := checkFinite("--out", out, traces); err != nil {
+					return fmt.Errorf("convert: %w", err)
 				}
 				if err := trace.WriteFile(out, traces, toF); err != nil {
-					return err
+					return fmt.Errorf("convert: %w", err)
 				}
-				res := convertResult{In: in, Out: out, From: opt.Format, To: toF, Traces: len(traces), Points: rep.Read, Report: rep}
+				res.Traces = len(traces)
+				for _, t := range traces {
+					res.Points += t.Len()
+				}
 				return env.Emit(res, func(w io.Writer) error {
-					fmt.Fprintf(w, "%s (%s) -> %s (%s): %d traces, %d points", in, opt.Format, out, toF, res.Traces, res.Points)
-					if rep.Deduplicated > 0 {
-						fmt.Fprintf(w, ", %d exact repeats dropped", rep.Deduplicated)
+					from := string(res.From)
+					if from == "" {
+						from = "mixed"
+					}
+					fmt.Fprintf(w, "%s (%s) -> %s (%s): %d traces, %d points", in, from, out, toF, res.Traces, res.Points)
+					if n := rep.SkippedRows(); n > 0 {
+						fmt.Fprintf(w, "; %d input rows skipped or merged", n)
 					}
 					fmt.Fprintln(w)
-					printProblems(w, rep)
+					if f := res.Filters; f != nil {
+						fmt.Fprintf(w, "filters: %d speed jumps over %.0f km/h dropped, %d repeated positions dropped, %d splits at gaps over %v\n",
+							f.SpeedJumpsDropped, 3.6*f.Limits.MaxSpeed, f.RepeatsDropped, f.GapSplits, f.Limits.MaxGap)
+					}
 					return nil
 				})
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&in, "in", "i", "", "input file")
+		f.StringVarP(&in, "in", "i", "", "input trace file, or a directory of them")
 		f.StringVarP(&out, "out", "o", "", "output file")
+		f.BoolVar(&force, "force", false, "replace --out if it exists")
 		f.StringVar(&to, "to", "", "output format: plt, csv, geojson or gpx (default: from the extension)")
+		f.BoolVar(&dropJumps, "drop-speed-jumps", false, "drop fixes reached faster than --max-speed from the last kept fix")
+		f.BoolVar(&dropRepeats, "drop-repeats", false, "drop fixes at exactly the previous fix's position")
+		f.BoolVar(&splitGaps, "split-gaps", false, "split traces at intervals longer than --max-gap")
+		lf.add(cmd)
 		rf.add(cmd)
 		return cmd
 	})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // geolifeExcerpt is the start of GeoLife user 000's 20081023025304.plt.
@@ -76,44 +78,147 @@ func TestConvertBadInput(t *testing.T) {
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("uid,time,lat,lon\na,1224730384,39.9,116.3\na,1224730385,39.9x,116.3\na,1224730386,39.9,116.3\n"), 0o644)
 	out := filepath.Join(dir, "out.gpx")
-	for _, args := range [][]string{{"convert", "--in", bad, "--out", out}, {"inspect", bad}} {
+	// Strictly, the bad row stops the command, with an error naming file,
+	// line and field and saying how to go on.
+	for _, args := range [][]string{{"convert", "--in", bad, "--out", out, "--strict"}, {"inspect", bad, "--strict"}} {
 		_, _, err := run(t, args...)
-		if err == nil || !strings.Contains(err.Error(), bad+":3:") || !strings.Contains(err.Error(), `field "lat"`) {
-			t.Errorf("%s: error %v, want one naming %s:3 and field lat", args[0], err, bad)
+		if err == nil || !strings.Contains(err.Error(), bad+":3:") || !strings.Contains(err.Error(), `field "lat"`) ||
+			!strings.Contains(err.Error(), "without it, rows like this one are skipped and reported") {
+			t.Errorf("%s: error %v, want one naming %s:3 and field lat, and the way on", args[0], err, bad)
 		}
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("a failed conversion left an output file")
 	}
-	// Leniently, the bad row is skipped and reported.
-	stdout, _, err := run(t, "convert", "--in", bad, "--out", out, "--lenient", "--json")
+	// By default (and with --lenient, a no-op), the bad row is skipped and
+	// reported on stderr and in --json.
+	for _, extra := range [][]string{nil, {"--lenient"}} {
+		stdout, stderr, err := run(t, append([]string{"convert", "--in", bad, "--out", out, "--json", "--force"}, extra...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res convertResult
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+			t.Fatal(err)
+		}
+		if res.Points != 2 || res.SkippedRows != 1 || res.SkippedByReason[trace.ReasonMalformed] != 1 || res.Report.Skipped != 1 ||
+			len(res.Report.Problems) != 1 || res.Report.Problems[0].Line != 3 {
+			t.Errorf("%v: result %+v, report %+v", extra, res, res.Report)
+		}
+		var raw map[string]any
+		json.Unmarshal([]byte(stdout), &raw)
+		if raw["skipped_rows"] != 1.0 {
+			t.Errorf("--json has skipped_rows %v", raw["skipped_rows"])
+		}
+		if !strings.Contains(stderr, "1 of 3 rows skipped") || !strings.Contains(stderr, "1 malformed_row") || !strings.Contains(stderr, bad+":3") {
+			t.Errorf("%v: stderr\n%s", extra, stderr)
+		}
+	}
+	if _, _, err := run(t, "convert", "--in", bad, "--out", out, "--lenient", "--strict"); err == nil {
+		t.Error("--lenient with --strict accepted")
+	}
+	// --quiet silences the report, not the counts.
+	if _, stderr, err := run(t, "convert", "--in", bad, "--out", out, "--quiet", "--force"); err != nil || stderr != "" {
+		t.Errorf("--quiet: %v, stderr %q", err, stderr)
+	}
+	// A GPX document cut short: strictly an error; by default the fixes
+	// before the cut are kept and the cut reported.
+	trunc := filepath.Join(dir, "t.gpx")
+	os.WriteFile(trunc, []byte("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"><time>2008-10-23T02:53:04Z</time></trkpt>\n<trkpt lat=\"1\" lon=\"2\">\n"), 0o644)
+	if _, _, err := run(t, "inspect", trunc, "--strict"); err == nil || !strings.Contains(err.Error(), trunc+":3: truncated") {
+		t.Errorf("truncated GPX: %v", err)
+	}
+	if stdout, stderr, err := run(t, "inspect", trunc); err != nil || !strings.Contains(stdout, "1 points") || !strings.Contains(stderr, "1 truncated_row") {
+		t.Errorf("truncated GPX, lenient: %v\n%s\n%s", err, stdout, stderr)
+	}
+	// Bad names and values name the flag or file and the fix.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", "--in", bad}, "--in and --out are required"},
+		{[]string{"convert", "--in", bad, "--out", filepath.Join(dir, "x.kml")}, `--out: ` + filepath.Join(dir, "x.kml") + `: unknown trace format ".kml"`},
+		{[]string{"convert", "--in", bad, "--out", out, "--to", "kml"}, `--to: unknown trace format "kml"`},
+		{[]string{"convert", "--in", filepath.Join(dir, "missing.csv"), "--out", filepath.Join(dir, "new.gpx")}, "missing.csv: no such file (check the path)"},
+		{[]string{"inspect", bad, "--tz", "Mars/Olympus"}, `--tz "Mars/Olympus": not an IANA time zone`},
+		{[]string{"inspect", bad, "--from", "kml"}, `--from: unknown trace format "kml"`},
+		{[]string{"inspect", bad, "--max-speed", "0"}, "--max-speed 0: want a speed in km/h above 0"},
+		{[]string{"inspect", bad, "--max-gap", "-1s"}, "--max-gap -1s: want a positive duration"},
+		{[]string{"inspect", filepath.Join(dir, "notes")}, "no such file"},
+		{[]string{"convert", "--in", bad, "--out", filepath.Join(dir, "one.plt"), "--split-gaps", "--max-gap", "1s"}, "a PLT file holds one trace and there are 2"},
+	} {
+		_, _, err := run(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+	noext := filepath.Join(dir, "export")
+	os.WriteFile(noext, []byte("uid,time,lat,lon\na,1224730384,39.9,116.3\n"), 0o644)
+	if _, _, err := run(t, "inspect", noext); err == nil || !strings.Contains(err.Error(), "no file extension") || !strings.Contains(err.Error(), "--from") {
+		t.Errorf("no extension: %v", err)
+	}
+	if _, _, err := run(t, "inspect", noext, "--from", "csv"); err != nil {
+		t.Errorf("--from csv: %v", err)
+	}
+}
+
+// TestConvertDirectoryAndFilters converts a directory of PLT files into one
+// CSV, with the plausibility filters.
+func TestConvertDirectoryAndFilters(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "000")
+	os.MkdirAll(user, 0o755)
+	// The excerpt, and a copy 20 minutes later with a fix that jumps 11 km
+	// and a repeated position.
+	os.WriteFile(filepath.Join(user, "a.plt"), []byte(geolifeExcerpt), 0o644)
+	later := geolifeExcerpt[:strings.Index(geolifeExcerpt, "39.98")] +
+		"39.984702,116.318417,0,492,,2008-10-23,03:13:04\r\n" +
+		"40.084683,116.31845,0,492,,2008-10-23,03:13:10\r\n" +
+		"39.984686,116.318417,0,492,,2008-10-23,03:13:15\r\n" +
+		"39.984686,116.318417,0,492,,2008-10-23,03:33:15\r\n"
+	os.WriteFile(filepath.Join(user, "b.plt"), []byte(later), 0o644)
+	out := filepath.Join(dir, "all.geojson")
+	stdout, _, err := run(t, "convert", "--in", user, "--out", out, "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var res convertResult
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+	json.Unmarshal([]byte(stdout), &res)
+	if res.Traces != 2 || res.Points != 7 || res.From != trace.PLT || res.Filters != nil {
+		t.Errorf("directory: %+v", res)
+	}
+	stdout, _, err = run(t, "inspect", out, "--json")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Points != 2 || res.Report.Skipped != 1 || len(res.Report.Problems) != 1 || res.Report.Problems[0].Line != 3 {
-		t.Errorf("lenient result %+v", res.Report)
+	var ins inspectResult
+	json.Unmarshal([]byte(stdout), &ins)
+	if len(ins.Traces) != 2 || !ins.Traces[0].Plausible || ins.Traces[1].Plausible || ins.Traces[1].Plausibility.SpeedJumps != 2 ||
+		!ins.Traces[1].Valid || ins.Limits.MaxSpeed != trace.DefaultMaxSpeed {
+		t.Errorf("inspect: %+v", ins)
 	}
-	stdout, _, err = run(t, "convert", "--in", bad, "--out", out, "--lenient")
-	if err != nil || !strings.Contains(stdout, "skipped 1 malformed records") || !strings.Contains(stdout, bad+":3:") {
-		t.Errorf("lenient text: %v\n%s", err, stdout)
+	stdout, _, err = run(t, "inspect", out)
+	if err != nil || !strings.Contains(stdout, "speed jump > 300 km/h") || !strings.Contains(stdout, "is implausible: 2 speed jumps over 300 km/h") {
+		t.Errorf("inspect text: %v\n%s", err, stdout)
 	}
-	// Truncated and unknown inputs fail cleanly.
-	trunc := filepath.Join(dir, "t.gpx")
-	os.WriteFile(trunc, []byte("<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\">\n"), 0o644)
-	if _, _, err := run(t, "inspect", trunc); err == nil || !strings.Contains(err.Error(), trunc+":2: truncated") {
-		t.Errorf("truncated GPX: %v", err)
+	stdout, _, err = run(t, "convert", "--in", user, "--out", out, "--drop-speed-jumps", "--split-gaps", "--json", "--force")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := run(t, "convert", "--in", bad); err == nil {
-		t.Error("convert without --out succeeded")
+	res = convertResult{}
+	json.Unmarshal([]byte(stdout), &res)
+	if f := res.Filters; f == nil || f.SpeedJumpsDropped != 1 || f.GapSplits != 1 || res.Traces != 3 || res.Points != 6 {
+		t.Errorf("filters: %+v %+v", res, res.Filters)
 	}
-	if _, _, err := run(t, "convert", "--in", bad, "--out", filepath.Join(dir, "x.kml")); err == nil {
-		t.Error("convert to .kml succeeded")
+	stdout, _, err = run(t, "inspect", out, "--json")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := run(t, "inspect", bad, "--tz", "Mars/Olympus"); err == nil {
-		t.Error("unknown time zone accepted")
+	ins = inspectResult{}
+	json.Unmarshal([]byte(stdout), &ins)
+	for _, tr := range ins.Traces {
+		if !tr.Plausible {
+			t.Errorf("after filtering, %s is implausible: %v", tr.Name, tr.Plausibility)
+		}
 	}
 }

@@ -43,6 +43,9 @@ and the original in every supported format.
 
 The demo is seeded only if --seed is given; by default the noise comes from
 crypto/rand, like every release.`,
+			Example: `  tracepriv demo
+  tracepriv demo --out demo-output --json
+  tracepriv demo --out demo-seeded --seed 1      # reproducible, NOT private`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if err := os.MkdirAll(out, 0o755); err != nil {
@@ -87,8 +90,8 @@ crypto/rand, like every release.`,
 				}
 				files = append(files, sanPath, certPath)
 				p, err := viz.Map([]viz.Series{
-					{Label: "original (GeoLife user 000)", Trace: t, Points: true},
-					{Label: fmt.Sprintf("sanitised: ε = %.3g at λ = %g, r = %g m (certified)", cert.EpsilonMax, cert.Lambda, cert.RadiusM), Trace: san, Points: true},
+					{Label: "original (GeoLife user 000)", Trace: t, Points: true, Role: viz.RoleOriginal},
+					{Label: fmt.Sprintf("sanitised: ε = %.3g at λ = %g, r = %g m (certified)", cert.EpsilonMax, cert.Lambda, cert.RadiusM), Trace: san, Points: true, Role: viz.RoleReleased},
 				}, viz.MapOptions{Title: "CIP sanitisation, every point a secret"})
 				if err != nil {
 					return err

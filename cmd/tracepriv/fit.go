@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -29,8 +27,7 @@ import (
 )
 
 // paperLEff are the quartiles of Meehan and Chaudhuri's GeoLife l_eff
-// (saved_data/l_eff_{x,y}.npy, recomputed in ../shared/data/meehan-leff),
-// printed and shaded for comparison.
+// (their saved_data/l_eff_{x,y}.npy), printed and shaded for comparison.
 var paperLEff = map[string][3]float64{
 	"x": {2.70, 6.27, 8.00},
 	"y": {2.59, 5.95, 8.00},
@@ -40,9 +37,11 @@ type fitOutput struct {
 	Corpus  []string `json:"corpus"`
 	Files   int      `json:"files"`
 	Ignored []string `json:"ignored_files,omitempty"`
-	// Deduplicated and SkippedRecords come from the trace readers.
+	// Deduplicated and SkippedRecords come from the trace readers: rows
+	// merged (exact repeats) and skipped; skipped_rows is their sum.
 	Deduplicated   int `json:"deduplicated_points"`
 	SkippedRecords int `json:"skipped_records"`
+	inputJSON
 	// The fit's report, without the per-window fits.
 	*prior.Report
 	PaperLEffQuartiles map[string][3]float64 `json:"paper_l_eff_quartiles"`
@@ -61,6 +60,7 @@ func init() {
 			opt        prior.Options
 			minD, maxD time.Duration
 			family     []float64
+			force      bool
 		)
 		cmd := &cobra.Command{
 			Use:   "fit --in CORPUS --out PRIOR.json",
@@ -70,6 +70,11 @@ Meehan and Chaudhuri fit theirs on GeoLife. CORPUS is a trace file or a
 directory searched recursively for .plt, .csv, .geojson, .json and .gpx
 files (other files are listed as ignored); --in may be repeated. Use a
 corpus separate from the traces the prior will protect.
+
+Dirty rows are repaired or skipped as docs/input.md says, and a file that
+cannot be read at all is skipped, so that one bad file does not stop a run
+over a corpus; both are reported on stderr and in --json (skipped_rows,
+skipped_files). --strict stops at the first instead.
 
 Each trace is cut into consecutive windows of 240-320 s with at most 50
 points (thinned to points at least 240/49 s apart when denser); each window's east and north
@@ -88,15 +93,18 @@ variance is the stronger adversary). The file also records a public origin
 for sanitize's tangent plane: the median position of the corpus.
 
 Rejected windows are counted by reason. --plot draws the l_eff histogram
-with the family's band and the paper's GeoLife interquartile ranges.
+with the family's band and the paper's GeoLife interquartile ranges. The
+prior and the plot are written together or not at all, never over a corpus
+file, and over existing files only with --force.
 
 --paper-windows cuts as the authors' preprocess_geolife.py instead: only
 the first 320 s of each trace, thinned by their index rule. On the GeoLife
 excerpt the default finds less dependence than the paper (lower quartile of
 l_eff about 1.7 against 2.6), because it keeps the slow, densely logged
 windows that the authors' rule drops; see "go doc tracepriv/prior".`,
-			Example: `  tracepriv fit --in ../shared/data/geolife --out prior.json --plot leff.svg
-  tracepriv fit --in corpus.csv --kernel matern52 --family 0.1,0.9 --out prior.json --json`,
+			Example: `  tracepriv fit --in internal/sample/geolife-000-20081024020959.plt --out prior.json --plot leff.svg
+  tracepriv fit --in demo-output/sample.csv --kernel matern52 --family 0.1,0.9 --out prior52.json --json
+  # on a corpus of other people's traces, e.g. GeoLife users: tracepriv fit --in CORPUS_DIR --out prior.json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				start := time.Now()
@@ -118,31 +126,26 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 						return fmt.Errorf("fit: --plot %s: use a .svg, .png or .pdf file", plt)
 					}
 				}
-				files, ignored, err := corpusFiles(ins)
-				if err != nil {
+				if err := checkOutputs(ins, force, map[string]string{"--out": out, "--plot": plt}); err != nil {
 					return fmt.Errorf("fit: %w", err)
+				}
+				files, ignored, err := trace.Files(ins...)
+				if err != nil {
+					return fmt.Errorf("fit: --in: %w", err)
 				}
 				res := fitOutput{Corpus: ins, Files: len(files), Ignored: ignored, Out: out, Plot: plt}
 				var traces []*trace.Trace
 				bar := env.Progress(len(files), "reading")
-				for _, f := range files {
-					ro, err := rf.options(f)
-					if err != nil {
-						return fmt.Errorf("fit: %w", err) // names f
-					}
-					ts, rep, err := trace.ReadFile(f, ro)
-					if err != nil {
-						return fmt.Errorf("fit: %w", err)
-					}
+				irep, err := rf.readEach(files, func(_ string, ts []*trace.Trace) {
 					traces = append(traces, ts...)
-					res.Deduplicated += rep.Deduplicated
-					res.SkippedRecords += rep.Skipped
-					if rep.Skipped > 0 && !env.Quiet && !env.JSON {
-						printProblems(env.Stderr, rep)
-					}
 					bar.Add(1)
-				}
+				})
 				bar.Finish()
+				if err != nil {
+					return fmt.Errorf("fit: %w", err)
+				}
+				reportSkipped(env, irep)
+				res.Deduplicated, res.SkippedRecords, res.inputJSON = irep.Deduplicated, irep.Skipped, inputSummary(irep)
 
 				// Zero options mean the defaults in the library; on the
 				// command line they are the user's values.
@@ -171,13 +174,20 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 				summary.Fits = nil
 				res.Report, res.PaperLEffQuartiles, res.Prior = &summary, paperLEff, p
 
-				if err := atomicfile.Write(out, 0o644, p.Write); err != nil {
-					return fmt.Errorf("fit: %w", err)
-				}
+				// The prior and its plot land together or not at all.
+				group := []atomicfile.File{{Path: out, Perm: 0o644, Fill: p.Write}}
 				if plt != "" {
-					if err := plotLEff(plt, rep.LEff(), p); err != nil {
-						return fmt.Errorf("fit: %w", err)
+					img, err := renderToBytes(plt, func(tmp string) error { return plotLEff(tmp, rep.LEff(), p) })
+					if err != nil {
+						return fmt.Errorf("fit: --plot %s: %w; nothing written", plt, err)
 					}
+					group = append(group, atomicfile.File{Path: plt, Perm: 0o644, Fill: func(w io.Writer) error {
+						_, err := w.Write(img)
+						return err
+					}})
+				}
+				if err := atomicfile.WriteGroup(group); err != nil {
+					return fmt.Errorf("fit: nothing written: %w", err)
 				}
 				res.ElapsedS = time.Since(start).Seconds()
 				return env.Emit(res, func(w io.Writer) error { return fitText(w, res) })
@@ -187,6 +197,7 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 		f.StringArrayVar(&ins, "in", nil, "corpus: a trace file or a directory (searched recursively); repeatable")
 		f.StringVarP(&out, "out", "o", "", "prior file to write (JSON)")
 		f.StringVar(&plt, "plot", "", "histogram of l_eff to draw: .svg, .png or .pdf")
+		f.BoolVar(&force, "force", false, "replace --out and --plot if they exist")
 		f.StringVar(&opt.Kernel, "kernel", prior.DefaultKernel, "kernel: rbf, matern32 or matern52")
 		f.Float64SliceVar(&family, "family", []float64{prior.DefaultFamilyLow, prior.DefaultFamilyHigh}, "quantiles LO,HI of the per-window lengthscales that bound the prior family (1 - HI for the variance)")
 		f.DurationVar(&minD, "min-duration", prior.DefaultMinDuration, "shortest window")
@@ -200,53 +211,13 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 	})
 }
 
-// traceExts are the extensions read from a corpus directory.
-var traceExts = []string{".plt", ".csv", ".geojson", ".json", ".gpx"}
-
-// corpusFiles expands the --in paths: a file is read whatever its name (its
-// format is checked when it is read), a directory is searched recursively
-// for trace files and its other files are returned as ignored.
-func corpusFiles(ins []string) (files, ignored []string, err error) {
-	for _, in := range ins {
-		st, err := os.Stat(in)
-		if err != nil {
-			return nil, nil, err
-		}
-		if !st.IsDir() {
-			files = append(files, in)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			if slices.Contains(traceExts, strings.ToLower(filepath.Ext(path))) {
-				found = append(found, path)
-			} else {
-				ignored = append(ignored, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(found) == 0 {
-			return nil, nil, fmt.Errorf("%s: no trace files (%s) found", in, strings.Join(traceExts, ", "))
-		}
-		sort.Strings(found)
-		files = append(files, found...)
-	}
-	return files, ignored, nil
-}
-
 func fitText(w io.Writer, r fitOutput) error {
 	fmt.Fprintf(w, "corpus: %d files, %d traces, %d points", r.Files, r.Traces, r.Points)
-	if r.Deduplicated > 0 || r.SkippedRecords > 0 {
-		fmt.Fprintf(w, " (readers dropped %d exact repeats, skipped %d bad records)", r.Deduplicated, r.SkippedRecords)
+	if r.SkippedRows > 0 {
+		fmt.Fprintf(w, " (%d input rows skipped or merged, see stderr)", r.SkippedRows)
+	}
+	if len(r.SkippedFiles) > 0 {
+		fmt.Fprintf(w, "; %d unreadable files skipped", len(r.SkippedFiles))
 	}
 	fmt.Fprintln(w)
 	if len(r.Ignored) > 0 {

@@ -64,7 +64,7 @@ func TestFitCommand(t *testing.T) {
 	}
 
 	// The text summary names windows, skips, quartiles and the prior.
-	stdout, _, err = run(t, "fit", "--in", filepath.Join(dir, "000", sample.Name), "--out", out)
+	stdout, _, err = run(t, "fit", "--in", filepath.Join(dir, "000", sample.Name), "--out", out, "--force")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestFitCommandErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"fit", "--out", out}, "--in and --out are required"},
-		{[]string{"fit", "--in", bad, "--out", out}, `bad.plt:7: field "lat"`},
+		{[]string{"fit", "--in", bad, "--out", out, "--strict"}, `bad.plt:7: field "lat"`},
 		{[]string{"fit", "--in", filepath.Join(dir, "missing"), "--out", out}, "missing"},
 		{[]string{"fit", "--in", short, "--out", out}, "no window could be fitted"},
 		{[]string{"fit", "--in", short, "--out", out, "--family", "0.5,1"}, "--family [0.5 1]"},
@@ -142,5 +142,17 @@ func TestFitCommandErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed fit left %s behind", out)
+	}
+	// By default the bad row is skipped and reported.
+	stdout, stderr, err := run(t, "fit", "--in", bad, "--out", out, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res fitOutput
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.SkippedRows != 1 || res.SkippedRecords != 1 || res.Points != len(strings.Split(plt, "\n"))-8 || !strings.Contains(stderr, "bad.plt:7") {
+		t.Errorf("lenient fit: skipped %d, %d points; stderr %s", res.SkippedRows, res.Points, stderr)
 	}
 }

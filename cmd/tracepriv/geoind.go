@@ -151,8 +151,8 @@ on its --grid (1 m), so that releases depend on a location only through its
 grid cell. Noise wider than the plane can represent (1,000 km at probability
 1 - 1e-9) is refused before anything is drawn.`,
 			Example: `  tracepriv geoind quantile --epsilon 0.023 --p 0.9
-  tracepriv geoind query --state me.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
-  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out sample.csv --origin 39.9042,116.4074 --rate 0.004`,
+  tracepriv geoind query --state session.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
+  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out released.csv --origin 39.9042,116.4074 --rate 0.004`,
 		}
 		cmd.AddCommand(geoindQuantileCmd(env), geoindQueryCmd(env), geoindSanitizeCmd(env))
 		return cmd
@@ -215,7 +215,9 @@ casual tampering by anyone who cannot write the key directory, not someone
 who can (see "go doc tracepriv/geoind.StateFile").
 
 The new state and its record are written durably before the point is
-printed, so a crash can over-count the budget but never roll it back.
+printed, so a crash can over-count the budget but never roll it back. An
+existing --state that is not a session state (a trace, say) is never
+replaced, not even with --new-budget.
 Concurrent queries on one state wait for each other.`,
 		Example: `  tracepriv geoind query --state me.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185 --time 2008-10-24T02:10:00Z
   tracepriv geoind query --state me.json --lat 39.9842 --lon 116.3186 --time 2008-10-24T02:11:00Z --json
@@ -233,6 +235,9 @@ Concurrent queries on one state wait for each other.`,
 			t, err := parseQueryTime(tstr)
 			if err != nil {
 				return err
+			}
+			if err := checkStatePath(state); err != nil {
+				return fmt.Errorf("geoind query: %w", err)
 			}
 			sf := geoind.StateFile{Path: state, KeyDir: keyDir, NewBudget: newBudget}
 			var (
@@ -317,21 +322,23 @@ type sanitizeOutput struct {
 	Written  bool   `json:"written"`
 	Complete bool   `json:"complete"`
 	Files    int    `json:"files"`
-	// Skipped and Deduplicated count the input records the readers dropped
-	// (bad records with --lenient; exact repeats).
-	Skipped      int                    `json:"skipped_records"`
-	Deduplicated int                    `json:"deduplicated"`
-	Randomness   string                 `json:"randomness"`
-	Config       geoind.Config          `json:"config"`
-	People       []geoind.PersonRelease `json:"people"`
+	// Skipped and Deduplicated count the input rows the readers skipped
+	// and merged (exact repeats); skipped_rows is their sum.
+	Skipped      int `json:"skipped_records"`
+	Deduplicated int `json:"deduplicated"`
+	inputJSON
+	Randomness string                 `json:"randomness"`
+	Config     geoind.Config          `json:"config"`
+	People     []geoind.PersonRelease `json:"people"`
 }
 
 func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 	var (
 		g            geoindFlags
 		in, out      string
-		lenient      bool
+		rf           readFlags
 		allowPartial bool
+		force        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sanitize --in TRACE|DIR --out TRACE --origin LAT,LON",
@@ -341,19 +348,26 @@ locations with the original (public) timestamps.
 
 Each person gets one session and one budget ε, shared by all their traces in
 time order: the traces of one uid (a CSV uid column, a GPX uid extension, a
-GeoLife user directory such as ../shared/data/geolife/000), or, for traces
-without a uid, all the traces of one input file (the segments of a GPX
-track). --in may be a file or a directory, searched recursively for trace
+GeoLife user directory such as Data/000 of the GeoLife download), or, for
+traces without a uid, all the traces of one input file (the segments of a
+GPX track). --in may be a file or a directory, searched recursively for trace
 files (.plt, .csv, .geojson, .json, .gpx).
+
+Dirty rows are repaired or skipped as docs/input.md says, and files that
+cannot be read are skipped; both are reported on stderr and in --json
+(skipped_rows, skipped_files). --strict stops at the first instead.
 
 When a person's budget runs out before their last point, nothing is written
 and the command fails, saying how much was covered and which flag changes
 it (--rate: about 1/N covers N points; --accuracy for fixed-utility), unless
 --allow-partial is given, in which case the covered points are written and
-the JSON summary reports the coverage per person.`,
+the JSON summary reports the coverage per person.
+
+The output is written atomically; it must not be an input, and an existing
+file is replaced only with --force.`,
 		Example: `  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out sample.csv \
       --origin 39.9042,116.4074 --rate 0.004
-  tracepriv geoind sanitize --in ../shared/data/geolife/000 --out 000.csv --origin 39.9042,116.4074 \
+  tracepriv geoind sanitize --in demo-output --out released-pm.csv --origin 39.9042,116.4074 \
       --mechanism pm --manager fixed-utility --accuracy 3000 --allow-partial --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -364,27 +378,24 @@ the JSON summary reports the coverage per person.`,
 			if err != nil {
 				return fmt.Errorf("geoind sanitize: %w", err)
 			}
-			files, _, err := corpusFiles([]string{in})
-			if err != nil {
-				return fmt.Errorf("geoind sanitize: --in: %w", err)
+			if _, err := trace.FormatFromPath(out); err != nil {
+				return fmt.Errorf("geoind sanitize: --out: %w", err)
 			}
-			var (
-				traces        []*trace.Trace
-				skipped, dups int
-			)
+			if err := checkOutputs([]string{in}, force, map[string]string{"--out": out}); err != nil {
+				return fmt.Errorf("geoind sanitize: %w", err)
+			}
+			var traces []*trace.Trace
 			fileOf := map[*trace.Trace]string{}
-			for _, f := range files {
-				ts, rep, err := trace.ReadFile(f, trace.ReadOptions{Lenient: lenient})
-				if err != nil {
-					return err
-				}
-				skipped += rep.Skipped
-				dups += rep.Deduplicated
+			rep, err := rf.readEach([]string{in}, func(f string, ts []*trace.Trace) {
 				for _, tr := range ts {
 					fileOf[tr] = f
 				}
 				traces = append(traces, ts...)
+			})
+			if err != nil {
+				return fmt.Errorf("geoind sanitize: --in: %w", err)
 			}
+			reportSkipped(env, rep)
 			// One person per uid; traces without one are one person per file.
 			person := func(tr *trace.Trace) string {
 				if tr.UID != "" {
@@ -397,8 +408,8 @@ the JSON summary reports the coverage per person.`,
 			if err != nil {
 				return fmt.Errorf("geoind sanitize: %s: %w", in, err)
 			}
-			res := sanitizeOutput{Out: out, Files: len(files), Skipped: skipped, Deduplicated: dups,
-				Randomness: noise.Describe(src), Config: cfg, People: people}
+			res := sanitizeOutput{Out: out, Files: rep.Files, Skipped: rep.Skipped, Deduplicated: rep.Deduplicated,
+				inputJSON: inputSummary(rep), Randomness: noise.Describe(src), Config: cfg, People: people}
 			var partial []geoind.PersonRelease
 			for _, p := range people {
 				if !p.Complete {
@@ -417,8 +428,11 @@ the JSON summary reports the coverage per person.`,
 			case len(partial) > 0 && !allowPartial:
 				failure = g.partialError(partial, len(people))
 			default:
+				if err := checkFinite("--out", out, outs); err != nil {
+					return fmt.Errorf("geoind sanitize: %w", err)
+				}
 				if err := trace.WriteFile(out, outs, ""); err != nil {
-					return err
+					return fmt.Errorf("geoind sanitize: %w", err)
 				}
 				res.Written = true
 			}
@@ -431,15 +445,16 @@ the JSON summary reports the coverage per person.`,
 	f := cmd.Flags()
 	f.StringVar(&in, "in", "", "input trace file (CSV, GeoJSON, GPX or PLT) or directory of them")
 	f.StringVar(&out, "out", "", "output trace file (format from extension)")
-	f.BoolVar(&lenient, "lenient", false, "skip malformed input rows (reported) instead of failing")
+	rf.add(cmd)
 	f.BoolVar(&allowPartial, "allow-partial", false, "write the covered points when a person's budget runs out before their last point")
+	f.BoolVar(&force, "force", false, "replace --out if it exists")
 	g.add(f)
 	return cmd
 }
 
 func sanitizeText(w io.Writer, res sanitizeOutput) error {
-	if res.Skipped > 0 || res.Deduplicated > 0 {
-		fmt.Fprintf(w, "input: %d files; the readers skipped %d bad records and dropped %d exact repeats\n", res.Files, res.Skipped, res.Deduplicated)
+	if res.SkippedRows > 0 || len(res.SkippedFiles) > 0 {
+		fmt.Fprintf(w, "input: %d files; %d rows skipped or merged, %d files unreadable (see stderr)\n", res.Files, res.SkippedRows, len(res.SkippedFiles))
 	}
 	for _, p := range res.People {
 		span := p.Last.Sub(p.First)
@@ -491,4 +506,21 @@ func (g *geoindFlags) partialError(partial []geoind.PersonRelease, people int) e
 	return fmt.Errorf(`geoind sanitize: the budget ran out before the last point for %d of %d people; %s got %d of %d points (%.1f %%, the first %v of %v); nothing was written.
 One budget ε per person pays for all their points: %s; or pass --allow-partial to write the covered points only`,
 		len(partial), people, worst.Person, worst.Released, worst.Points, 100*worst.Covered, covered, worst.Last.Sub(worst.First), g.coverageHint(partial))
+}
+
+// checkStatePath refuses a --state that query would lose or cannot use: a
+// directory, a path whose directory does not exist, or an existing file
+// that is not a session state (query, and with --new-budget replaces, only
+// states).
+func checkStatePath(state string) error {
+	if err := checkOut("--state", state); err != nil {
+		return err
+	}
+	if _, err := os.Stat(state); err != nil {
+		return nil // a new session
+	}
+	if _, err := geoind.ReadState(state); err != nil {
+		return fmt.Errorf("--state %s exists and is not a session state written by geoind query (%v); give the session's state file or a new path (move the file away if it is a damaged state)", state, err)
+	}
+	return nil
 }

@@ -192,7 +192,7 @@ func TestGeoindNoiseScaleRefused(t *testing.T) {
 	}
 	alpha := 1e6 / geoind.NoiseAccuracy(1, geoind.NoiseRadiusConfidence) * geoind.CN(0.9) * 0.999
 	for _, mech := range []string{"im", "pm"} {
-		_, err = geoindRun(t, "geoind", "sanitize", "--in", far, "--out", out, "--origin", "39.9042,116.4074", "--mechanism", mech,
+		_, err = geoindRun(t, "geoind", "sanitize", "--in", far, "--out", out, "--force", "--origin", "39.9042,116.4074", "--mechanism", mech,
 			"--manager", "fixed-utility", "--accuracy", fmt.Sprint(alpha), "--allow-partial", "--seed", "2", "-q")
 		if err != nil {
 			t.Fatalf("%s at the limit: %v", mech, err)
@@ -251,7 +251,7 @@ func TestGeoindPartialCoverage(t *testing.T) {
 		t.Errorf("wrote %d traces, want 1 of %d points", len(trs), p.Released)
 	}
 	// The suggested rate covers the whole trace.
-	stdout, err = geoindRun(t, "geoind", "sanitize", "--in", in, "--out", out, "--origin", "39.9042,116.4074", "--seed", "3", "--mechanism", "im", "--rate", fmt.Sprint(1.0/244), "--json", "-q")
+	stdout, err = geoindRun(t, "geoind", "sanitize", "--in", in, "--out", out, "--force", "--origin", "39.9042,116.4074", "--seed", "3", "--mechanism", "im", "--rate", fmt.Sprint(1.0/244), "--json", "-q")
 	if err != nil {
 		t.Fatalf("at the suggested rate: %v", err)
 	}
@@ -277,7 +277,7 @@ func TestGeoindSanitizePerPerson(t *testing.T) {
 	run := func(in string) sanitizeOutput {
 		t.Helper()
 		var res sanitizeOutput
-		geoindJSON(t, &res, "geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, "out.csv"), "--origin", "39.9042,116.4074",
+		geoindJSON(t, &res, "geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, "out.csv"), "--force", "--origin", "39.9042,116.4074",
 			"--mechanism", "im", "--rate", "0.1", "--allow-partial", "--seed", "5")
 		return res
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,42 +15,89 @@ import (
 
 type inspectTrace struct {
 	trace.Summary
-	// Valid is false when Validate fails; Problem says why.
+	// Valid says whether the trace is well formed (Validate: finite
+	// in-range coordinates, strictly increasing times); Problem says why
+	// not. A trace read by tracepriv always is.
 	Valid   bool   `json:"valid"`
 	Problem string `json:"problem,omitempty"`
+	// Plausible says whether it looks like what a GPS receiver records: no
+	// step faster than the speed threshold. Plausibility has the counts
+	// and the thresholds.
+	Plausible    bool               `json:"plausible"`
+	Plausibility trace.Plausibility `json:"plausibility"`
 }
 
 type inspectResult struct {
-	File   string         `json:"file"`
-	Format trace.Format   `json:"format"`
+	File   string         `json:"file,omitempty"` // the file, when there is one
+	Files  []string       `json:"files"`
+	Format trace.Format   `json:"format,omitempty"` // omitted for mixed formats
+	Limits trace.Limits   `json:"limits"`
 	Traces []inspectTrace `json:"traces"`
-	Report *trace.Report  `json:"report"`
+	inputJSON
+	Report *trace.Report `json:"report"`
 }
 
 func init() {
 	register(func(env *cli.Env) *cobra.Command {
-		var rf readFlags
+		var (
+			rf readFlags
+			lf limitFlags
+		)
 		cmd := &cobra.Command{
-			Use:   "inspect FILE",
-			Short: "Summarise the traces in a file: points, duration, sampling, speeds",
-			Long: `Read a trace file (GeoLife PLT, CSV, GeoJSON or GPX) and print, per trace, the
-number of points, the time span, the path length, sampling-interval and speed
-statistics (median, mean, 95th percentile, maximum), and whether the trace is
-valid (finite in-range coordinates, strictly increasing times).`,
-			Args: cobra.ExactArgs(1),
+			Use:   "inspect FILE|DIR...",
+			Short: "Summarise traces: points, duration, sampling, speeds, well-formedness, plausibility",
+			Long: `Read trace files (GeoLife PLT, CSV, GeoJSON or GPX; directories are searched
+recursively) and print, per trace, the number of points, the time span, the
+path length, sampling-interval and speed statistics (median, mean, 95th
+percentile, maximum), and two separate verdicts:
+
+  well-formed  finite in-range coordinates and strictly increasing times, as
+               every trace the readers return is: dirty rows were repaired
+               or skipped on the way in (counted on stderr and in --json,
+               see docs/input.md; --strict stops at the first instead);
+  plausible    no speed jump: no step between consecutive fixes faster than
+               --max-speed (default 300 km/h), the mark of a fix that jumped.
+               Gaps longer than --max-gap (default 10m) and fixes repeating
+               the previous position are counted beside it.
+
+The thresholds are printed with the results. convert can drop speed jumps
+and repeated positions and split at gaps (--drop-speed-jumps, --drop-repeats,
+--split-gaps).`,
+			Example: `  tracepriv inspect internal/sample/geolife-000-20081024020959.plt
+  tracepriv inspect demo-output/sample.gpx --max-speed 100 --max-gap 2m --json
+  tracepriv inspect demo-output --strict`,
+			Args: cobra.MinimumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				path := args[0]
-				opt, err := rf.options(path)
+				lim, err := lf.limits()
 				if err != nil {
-					return err
+					return fmt.Errorf("inspect: %w", err)
 				}
-				traces, rep, err := trace.ReadFile(path, opt)
+				formats := map[trace.Format]bool{}
+				var files []string
+				var traces []*trace.Trace
+				rep, err := rf.readEach(args, func(path string, ts []*trace.Trace) {
+					if o, err := rf.options(path); err == nil {
+						formats[o.Format] = true
+					}
+					files = append(files, path)
+					traces = append(traces, ts...)
+				})
 				if err != nil {
-					return err
+					return fmt.Errorf("inspect: %w", err)
 				}
-				res := inspectResult{File: path, Format: opt.Format, Traces: make([]inspectTrace, len(traces)), Report: rep}
+				reportSkipped(env, rep)
+				res := inspectResult{Files: files, Limits: lim, Traces: make([]inspectTrace, len(traces)), inputJSON: inputSummary(rep), Report: rep}
+				if len(files) == 1 {
+					res.File = files[0]
+				}
+				if len(formats) == 1 {
+					for f := range formats {
+						res.Format = f
+					}
+				}
 				for i, t := range traces {
-					res.Traces[i] = inspectTrace{Summary: trace.Summarize(t), Valid: true}
+					pl := trace.Check(t, lim)
+					res.Traces[i] = inspectTrace{Summary: trace.Summarize(t), Valid: true, Plausible: pl.OK(), Plausibility: pl}
 					if err := t.Validate(); err != nil {
 						res.Traces[i].Valid, res.Traces[i].Problem = false, err.Error()
 					}
@@ -57,41 +105,71 @@ valid (finite in-range coordinates, strictly increasing times).`,
 				return env.Emit(res, func(w io.Writer) error { return inspectText(w, res) })
 			},
 		}
+		lf.add(cmd)
 		rf.add(cmd)
 		return cmd
 	})
 }
 
 func inspectText(w io.Writer, res inspectResult) error {
-	fmt.Fprintf(w, "%s (%s): %d traces, %d points", res.File, res.Format, len(res.Traces), res.Report.Read)
-	if res.Report.Deduplicated > 0 {
-		fmt.Fprintf(w, ", %d exact repeats dropped", res.Report.Deduplicated)
+	what := strings.Join(res.Files, ", ")
+	if len(res.Files) > 3 {
+		what = fmt.Sprintf("%d files", len(res.Files))
+	}
+	format := string(res.Format)
+	if format == "" {
+		format = "mixed formats"
+	}
+	fmt.Fprintf(w, "%s (%s): %d traces, %d points", what, format, len(res.Traces), res.Report.Read)
+	if n := res.Report.SkippedRows(); n > 0 {
+		fmt.Fprintf(w, "; %d input rows skipped or merged (see stderr)", n)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "plausibility thresholds: speed jump > %.0f km/h (--max-speed), gap > %v (--max-gap)\n", 3.6*res.Limits.MaxSpeed, res.Limits.MaxGap)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "uid\tname\tpoints\tstart\tduration\tlength km\tinterval s median/mean/max\tspeed km/h median/p95/max\tvalid\t")
+	fmt.Fprintln(tw, "uid\tname\tpoints\tstart\tduration\tlength km\tinterval s median/mean/max\tspeed km/h median/p95/max\tjumps\tgaps\trepeats\twell-formed\tplausible\t")
 	for _, t := range res.Traces {
 		start := "-"
 		if t.Points > 0 {
 			start = t.Start.Format(time.RFC3339)
 		}
-		valid := "yes"
-		if !t.Valid {
-			valid = "NO"
-		}
-		iv, sp := t.Interval, t.Speed
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%v\t%.3f\t%.1f / %.1f / %.0f\t%.1f / %.1f / %.1f\t%s\t\n",
+		iv, sp, pl := t.Interval, t.Speed, t.Plausibility
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%v\t%.3f\t%.1f / %.1f / %.0f\t%.1f / %.1f / %.1f\t%d\t%d\t%d\t%s\t%s\t\n",
 			t.UID, t.Name, t.Points, start, t.Duration, t.PathLength/1000,
-			iv.Median, iv.Mean, iv.Max, 3.6*sp.Median, 3.6*sp.P95, 3.6*sp.Max, valid)
+			iv.Median, iv.Mean, iv.Max, 3.6*sp.Median, 3.6*sp.P95, 3.6*sp.Max,
+			pl.SpeedJumps, pl.Gaps, pl.RepeatedPositions, yesNo(t.Valid), yesNo(t.Plausible))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, t := range res.Traces {
 		if !t.Valid {
-			fmt.Fprintf(w, "trace %q is invalid: %s\n", t.UID, t.Problem)
+			fmt.Fprintf(w, "trace %s is not well formed: %s\n", traceLabel(t.Summary), t.Problem)
+		}
+		if !t.Plausible {
+			fmt.Fprintf(w, "trace %s is implausible: %s\n", traceLabel(t.Summary), t.Plausibility)
+			for _, j := range t.Plausibility.Jumps {
+				fmt.Fprintf(w, "  point %d at %s: %.0f m in %.0f s (%.0f km/h)\n", j.Index, j.Time.Format(time.RFC3339), j.Distance, j.Seconds, 3.6*j.Speed)
+			}
 		}
 	}
-	printProblems(w, res.Report)
 	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "NO"
+}
+
+// traceLabel names a trace in messages: uid and name.
+func traceLabel(s trace.Summary) string {
+	switch {
+	case s.UID != "" && s.Name != "":
+		return fmt.Sprintf("%s/%s", s.UID, s.Name)
+	case s.Name != "":
+		return s.Name
+	}
+	return fmt.Sprintf("%q", s.UID)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -69,8 +68,11 @@ uniform / concentrated baselines at the same total noise, plus the exact
 (E1) loss factor of each design (lower = more private). --optimal adds
 tracepriv's optimal design at equal total noise ((E2), or (E3) in budget mode).
 
-Writes DIR/fig2X.json, .svg and .png (with the l_eff interquartile band of
-the GeoLife or temperature fits from --leff-data shaded, as in the paper).
+Writes DIR/fig2X.json, .svg and .png with the interquartile band of the
+paper's fitted l_eff shaded, as in the paper: the GeoLife fits for RBF
+panels, the temperature fits for periodic ones. The band is the recorded
+quartiles of the authors' fits unless --leff-data names a directory of them
+(l_eff_x.csv, l_eff_y.csv, l_eff_temp.csv), which are then read instead.
 
 2d/2h score the design with adversary priors that carry a nugget of
 --adversary-nugget times the prior variance (default 1e-6, the ridge the
@@ -81,6 +83,9 @@ panel: posterior 2-sigma over nuggets 0, 1e-10, 1e-8, 1e-6, 1e-4 and three
 solves of the design, in float64 and (with python3 and mpmath) at 80 digits
 from the same matrices and for the exact problem; it writes
 DIR/fig2X-sensitivity.json and one chart per l_eff studied.`,
+		Example: `  tracepriv repro cip --figure 2a --out repro-output/cip
+  tracepriv repro cip --figure 2a,2e --optimal --out repro-output/cip --json
+  tracepriv repro cip --figure all --out repro-output/cip     # every panel; minutes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var figs []reprocip.Figure
@@ -104,12 +109,12 @@ DIR/fig2X-sensitivity.json and one chart per l_eff studied.`,
 			if replot {
 				return replotCIP(env, outDir, figs)
 			}
-			bands, err := loadLeffBands(leffDir, cmd.Flags().Changed("leff-data"))
-			if err != nil {
-				return fmt.Errorf("repro cip: %w", err)
-			}
-			if bands == nil && !env.Quiet {
-				fmt.Fprintf(env.Stderr, "tracepriv: note: %s not found; plots will have no l_eff band (set --leff-data)\n", leffDir)
+			bands := recordedLeffBands()
+			if leffDir != "" {
+				var err error
+				if bands, err = loadLeffBands(leffDir); err != nil {
+					return fmt.Errorf("repro cip: --leff-data: %w", err)
+				}
 			}
 			var out []reproCIPFigure
 			for _, f := range figs {
@@ -148,7 +153,7 @@ DIR/fig2X-sensitivity.json and one chart per l_eff studied.`,
 	f := cmd.Flags()
 	f.StringVar(&figure, "figure", "", "panel 2a..2h, a comma-separated list, or all")
 	f.StringVar(&outDir, "out", "repro-output/cip", "directory for fig2X.json/.svg/.png (empty: write nothing)")
-	f.StringVar(&leffDir, "leff-data", filepath.Join("..", "shared", "data", "meehan-leff"), "directory with the paper's fitted l_eff CSVs (l_eff_x.csv, l_eff_y.csv, l_eff_temp.csv)")
+	f.StringVar(&leffDir, "leff-data", "", "directory with the paper's fitted l_eff CSVs (l_eff_x.csv, l_eff_y.csv, l_eff_temp.csv) to compute the band from (default: their recorded quartiles)")
 	f.BoolVar(&optimal, "optimal", false, "also score tracepriv's optimal design at equal noise")
 	f.BoolVar(&replot, "replot", false, "redraw the plots from the fig2X.json (with --sensitivity: fig2X-sensitivity.json) files already in --out, without computing")
 	f.Float64Var(&nugget, "adversary-nugget", reprocip.DefaultAdversaryNugget, "2d/2h: nugget of the adversaries' priors, relative to the prior variance (0: none; the posterior is then not determined in double precision)")
@@ -158,13 +163,24 @@ DIR/fig2X-sensitivity.json and one chart per l_eff studied.`,
 	return cmd
 }
 
-// loadLeffBands reads the paper's l_eff fits: x and y pooled for RBF
-// panels (as figure_2.py pools them), temperature for periodic ones. A
-// missing default directory gives nil; a missing directory the user named
-// is an error.
-func loadLeffBands(dir string, explicit bool) (map[string]*leffBand, error) {
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) && !explicit {
-		return nil, nil
+// recordedLeffBands are the quartiles of Meehan and Chaudhuri's fitted
+// l_eff (their saved_data: 3,762 GeoLife traces fitted per coordinate, x
+// and y pooled as figure_2.py pools them; 10 SML2010 temperature series),
+// as loadLeffBands computes them from the authors' files.
+func recordedLeffBands() map[string]*leffBand {
+	return map[string]*leffBand{
+		"rbf":      {Source: "Meehan & Chaudhuri's GeoLife l_eff fits (x and y, recorded quartiles)", Values: 7524, Q25: 2.66600731875, Median: 6.1034848055, Q75: 7.999996118},
+		"periodic": {Source: "Meehan & Chaudhuri's temperature l_eff fits (recorded quartiles)", Values: 10, Q25: 1.0400445235, Median: 1.096819488, Q75: 1.14498017075},
+	}
+}
+
+// loadLeffBands reads the paper's l_eff fits from dir: x and y pooled for
+// RBF panels (as figure_2.py pools them), temperature for periodic ones.
+func loadLeffBands(dir string) (map[string]*leffBand, error) {
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("%s: no such directory (check the path)", dir)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s is a file; give the directory that holds l_eff_x.csv, l_eff_y.csv and l_eff_temp.csv", dir)
 	}
 	read := func(names ...string) (*leffBand, error) {
 		var vals []float64

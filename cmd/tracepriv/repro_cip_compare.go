@@ -53,21 +53,30 @@ Multiple Secrets (all basic secrets), tracepriv's optimal designs ((E2),
 Paper settings: RBF on indices, n = 50, unit variance, at each --leff: the
 basic secret {24} at total noise 1, and all 50 basic secrets at the total noise
 Multiple Secrets chooses; epsilons at lambda 2 and r = 1 prior standard
-deviation. Truths are simulated from the prior.
+deviation. Truths are drawn from the prior with mean zero, so the strongest
+adversary knows the prior and the mean: it reconstructs by the exact
+posterior mean.
 
 Real traces: windows (4-5.3 min, at most 50 points, as tracepriv fit cuts
 them) of GeoLife user --user (000, held out of the bundled prior's corpus),
 every point a secret; the common noise is what the optimal design needs for
 --epsilon at (--lambda, --radius metres) under the prior (--prior, default
-the bundled one fitted on users 001-007). The attacker there uses the prior's
-kernel at the window's own variance (the design prior's variance is a
-conservative low quantile, too small for a good reconstruction).
+the bundled one fitted on users 001-007) at its nominal lengthscale. The
+adversary there is the one of the prior's public class, as tracepriv attack
+plays it: lengthscale in the family's range and variance at least the
+prior's, chosen by restricted likelihood of the release; a linear trend
+estimated by GLS; the release guard on.
 
 Every row has the exact (E1) epsilon of the Gaussian mechanisms and its ratio
-to the optimal design's, the GP adversary's posterior 2-sigma at the secrets,
-and the RMSE (and share within r) of the posterior-mean reconstruction over
-200 noise draws per mechanism. Planar Laplace has no CIP epsilon (it is not
+to the optimal design's; over 200 noise draws per mechanism, the RMSE and
+share within r of the adversary's reconstruction and of the release read as
+it is, the adversary's stated 2-sigma and the coverage of its 95 % intervals.
+The attack of a row is the better of the two (attack_rmse, attack_reads): a
+reconstruction worse than the release is marked, and the release itself is
+then the attack. Planar Laplace has no CIP epsilon (it is not
 Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
+		Example: `  tracepriv repro cip-compare --leff 2.5 --windows 2 --out cc-output
+  tracepriv repro cip-compare --data GEOLIFE_DIR --seed 1 --out repro-output/cip-compare   # the documented run, minutes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
@@ -90,7 +99,26 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 			if err != nil {
 				return fmt.Errorf("repro cip-compare: prior: %w", err)
 			}
-			geo, err := geolifeSettings(filepath.Join(data, user), pr, windows, eps, lambda, radius)
+			var traces []*trace.Trace
+			if data == "" {
+				// The bundled trace of user 000.
+				r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000", Name: sample.Name})
+				if err == nil {
+					traces, err = trace.ReadAll(r)
+				}
+				if err != nil {
+					return fmt.Errorf("repro cip-compare: bundled sample: %w", err)
+				}
+			} else if windows > 0 {
+				files, _, err := trace.Files(filepath.Join(data, user))
+				if err != nil {
+					return fmt.Errorf("repro cip-compare: --data: %w", err)
+				}
+				if _, err := trace.ReadFiles(files, trace.ReadOptions{}, func(_ string, ts []*trace.Trace) { traces = append(traces, ts...) }); err != nil {
+					return fmt.Errorf("repro cip-compare: %w", err)
+				}
+			}
+			geo, err := geolifeSettings(traces, pr, windows, eps, lambda, radius)
 			if err != nil {
 				return fmt.Errorf("repro cip-compare: %w", err)
 			}
@@ -121,7 +149,7 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&data, "data", filepath.Join("..", "shared", "data", "geolife"), "GeoLife root directory (users as subdirectories)")
+	f.StringVar(&data, "data", "", "GeoLife root directory (users as subdirectories); empty: the bundled trace of user 000")
 	f.StringVar(&user, "user", "000", "GeoLife user whose windows are sanitised (keep it out of the prior's corpus)")
 	f.StringVar(&priorFile, "prior", "", "prior for the real traces (default: the bundled prior fitted on users 001-007)")
 	f.IntVar(&windows, "windows", 6, "number of GeoLife windows, evenly spread over the user's windows")
@@ -135,54 +163,29 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 
 // geolifeSettings cuts the user's traces into fitting windows and returns
 // n of them, evenly spread, as every-point settings under the prior.
-func geolifeSettings(dir string, pr *gp.Prior, n int, eps, lambda, radius float64) ([]reprocip.CompareSetting, error) {
+func geolifeSettings(traces []*trace.Trace, pr *gp.Prior, n int, eps, lambda, radius float64) ([]reprocip.CompareSetting, error) {
 	if n <= 0 {
 		return nil, nil
-	}
-	files, err := pltFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	var traces []*trace.Trace
-	for _, f := range files {
-		ts, _, err := trace.ReadFile(f, trace.ReadOptions{})
-		if err != nil {
-			return nil, err
-		}
-		traces = append(traces, ts...)
 	}
 	ws, _, err := prior.Windows(traces, prior.Options{})
 	if err != nil {
 		return nil, err
 	}
 	if len(ws) < n {
-		return nil, fmt.Errorf("%s: %d windows, asked for %d", dir, len(ws), n)
+		return nil, fmt.Errorf("the real traces have %d windows, asked for %d (--windows)", len(ws), n)
 	}
-	k, err := pr.KernelFunc()
-	if err != nil {
-		return nil, err
+	if err := pr.Validate(); err != nil {
+		return nil, fmt.Errorf("prior: %w", err)
 	}
+	adv := reprocip.ClassAdversary(pr)
 	var out []reprocip.CompareSetting
 	for j := range n {
 		w := ws[j*len(ws)/n]
 		truth := attack.Planar{East: w.East, North: w.North}
-		// The attacker's prior: the design's kernel at the window's own
-		// spread (pooled variance of the de-meaned coordinates).
-		v := 0.0
-		for i := range w.East {
-			v += (w.East[i]*w.East[i] + w.North[i]*w.North[i]) / float64(2*len(w.East))
-		}
-		ak := *pr
-		ak.Variance = v
-		advK, err := ak.KernelFunc()
-		if err != nil {
-			return nil, fmt.Errorf("window %d: %w", j+1, err)
-		}
 		out = append(out, reprocip.CompareSetting{
-			Adversary: gp.Gram(advK, w.T),
-			Name:      fmt.Sprintf("GeoLife %s window %d (%s, %d points)", filepath.Base(dir), j+1, traces[w.Trace].Name, len(w.T)),
-			Sigma:     gp.Gram(k, w.T), Secrets: cip.EveryPoint(len(w.T)), Lambda: lambda, R: radius,
-			Truth: &truth, TargetEpsilon: eps,
+			Name:  fmt.Sprintf("GeoLife %s window %d (%s, %d points)", traces[w.Trace].UID, j+1, traces[w.Trace].Name, len(w.T)),
+			Times: w.T, Prior: pr, Secrets: cip.EveryPoint(len(w.T)), Lambda: lambda, R: radius,
+			Truth: &truth, TargetEpsilon: eps, Adversary: adv,
 		})
 	}
 	return out, nil
@@ -198,16 +201,23 @@ func compareText(w io.Writer, out *cipCompareOutput) error {
 	last := ""
 	for _, r := range out.Rows {
 		if r.Setting != last {
-			fmt.Fprintf(w, "%s (MSE %.4g per dimension)\n", r.Setting, r.MSE)
-			fmt.Fprintf(w, "  %-36s %10s %10s %8s %10s %10s %8s\n", "mechanism", "loss", "epsilon", "x opt", "post 2sd", "attack", "within r")
+			fmt.Fprintf(w, "%s (MSE %.4g per dimension)\n  adversary: %s\n", r.Setting, r.MSE, r.Adversary)
+			fmt.Fprintf(w, "  %-36s %10s %10s %8s %10s %10s %10s %17s %7s\n", "mechanism", "loss", "epsilon", "x opt", "post 2sd",
+				"reconstr.", "release", "within r rec/rel", "cover")
 			last = r.Setting
 		}
 		mech := r.Mechanism
 		if r.GeoIndEpsilonR != nil {
 			mech += fmt.Sprintf(" (eps*r %.3g)", *r.GeoIndEpsilonR)
 		}
-		fmt.Fprintf(w, "  %-36s %10s %10s %8s %10.4g %10.4g %7.1f%%\n", mech, num(r.LossFactor), num(r.Epsilon), num(r.RatioToOptimal),
-			r.Posterior2Sigma, r.AttackRMSE, 100*r.AttackWithinR)
+		// A reconstruction worse than the release is not the attack: the
+		// adversary can always read the release as it is.
+		mark := ""
+		if r.AttackReads == "release" {
+			mark = "  reconstruction worse than the release: the attack reads the release"
+		}
+		fmt.Fprintf(w, "  %-36s %10s %10s %8s %10.4g %10.4g %10.4g %7.1f%% %7.1f%% %6.1f%%%s\n", mech, num(r.LossFactor), num(r.Epsilon), num(r.RatioToOptimal),
+			r.Posterior2Sigma, r.ReconstructionRMSE, r.ReleaseRMSE, 100*r.ReconstructionWithinR, 100*r.ReleaseWithinR, 100*r.Coverage95, mark)
 	}
 	fmt.Fprintf(w, "randomness %s; %.1f s\n", out.Randomness, out.Seconds)
 	for _, f := range out.Files {
@@ -223,7 +233,7 @@ func writeCompare(dir string, out *cipCompareOutput, leffs []float64) error {
 		return err
 	}
 	mechs := []string{reprocip.MechOptimal, reprocip.MechPaperSDPA, reprocip.MechPaperMultiple, reprocip.MechIndependent, reprocip.MechConcentrated, reprocip.MechPlanarLaplace}
-	plotBy := func(name, title, xl, yl string, logY bool, keep func(reprocip.CompareRow) (x, y float64, ok bool)) error {
+	plotBy := func(name, title, xl, yl string, logY bool, keep func(reprocip.CompareRow) (x, y float64, ok bool), extra ...viz.Line) error {
 		var lines []viz.Line
 		for _, m := range mechs {
 			var xy plotter.XYs
@@ -242,6 +252,7 @@ func writeCompare(dir string, out *cipCompareOutput, leffs []float64) error {
 		if len(lines) == 0 {
 			return nil
 		}
+		lines = append(lines, extra...)
 		p, err := viz.Chart(lines, viz.ChartOptions{Title: title, XLabel: xl, YLabel: yl, LogY: logY})
 		if err != nil {
 			return err
@@ -279,17 +290,35 @@ func writeCompare(dir string, out *cipCompareOutput, leffs []float64) error {
 			return err
 		}
 	}
+	// Window numbers in setting order, and the release read as it is: the
+	// mean over the window's mechanisms of their release RMSE (equal in
+	// expectation, sqrt(2 MSE / n) with every point a secret).
 	win := map[string]float64{}
-	err := plotBy("geolife_attack", "GeoLife windows, every point a secret: reconstruction RMSE at equal MSE", "window", "attack RMSE (m, higher = more private)", false,
+	var release plotter.XYs
+	for _, r := range out.Rows {
+		if !strings.HasPrefix(r.Setting, "GeoLife") {
+			continue
+		}
+		if _, ok := win[r.Setting]; !ok {
+			win[r.Setting] = float64(len(win) + 1)
+			release = append(release, plotter.XY{X: win[r.Setting]})
+		}
+	}
+	for i := range release {
+		k := 0
+		for _, r := range out.Rows {
+			if win[r.Setting] == release[i].X {
+				release[i].Y += r.ReleaseRMSE
+				k++
+			}
+		}
+		release[i].Y /= float64(k)
+	}
+	err := plotBy("geolife_attack", "GeoLife windows, every point a secret: GP reconstruction RMSE at equal MSE", "window", "RMSE at the secrets (m, higher = more private)", false,
 		func(r reprocip.CompareRow) (float64, float64, bool) {
-			if !strings.HasPrefix(r.Setting, "GeoLife") {
-				return 0, 0, false
-			}
-			if _, ok := win[r.Setting]; !ok {
-				win[r.Setting] = float64(len(win) + 1)
-			}
-			return win[r.Setting], r.AttackRMSE, true
-		})
+			x, ok := win[r.Setting]
+			return x, r.ReconstructionRMSE, ok
+		}, viz.Line{Label: "release read as is", XY: release, Dashed: true})
 	if err != nil {
 		return err
 	}

@@ -3,28 +3,22 @@ package main
 import (
 	"errors"
 	"fmt"
-	"image/color"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/viz"
 )
 
 // reproSubcommands are the experiments under "tracepriv repro"; files add
@@ -40,6 +34,9 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "repro",
 			Short: "Reproduce the experiments of the papers tracepriv implements",
+			Example: `  tracepriv repro predictive --data internal/sample --samplings 2 --seed 1 --out predictive-output
+  tracepriv repro cip --figure 2a --out repro-output/cip
+  tracepriv repro thesis --out thesis-output`,
 		}
 		for _, f := range reproSubcommands {
 			cmd.AddCommand(f(env))
@@ -49,33 +46,12 @@ func init() {
 	registerRepro(reproPredictiveCmd)
 }
 
-// pltFiles lists the GeoLife PLT files under dir, sorted.
-func pltFiles(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(path), ".plt") {
-			files = append(files, path)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no .plt files found", dir)
-	}
-	sort.Strings(files)
-	return files, nil
-}
-
 func reproPredictiveCmd(env *cli.Env) *cobra.Command {
 	var (
 		data, outDir, origin string
 		samplings            int
 		maxSpeedKmh, grid    float64
+		rf                   readFlags
 	)
 	def := geoind.DefaultCaseStudy()
 	cmd := &cobra.Command{
@@ -92,26 +68,29 @@ writes results.json and the plots of the paper's Figs 8-9 (SVG and PNG).
 Noise is added on the tangent plane at --origin, a public point chosen
 without looking at the traces (default: central Beijing, Tiananmen Square,
 39.9042,116.4074, for the GeoLife corpus), and released on a --grid of 1 m
-(the paper's outputs are continuous, which tracepriv does not release).`,
-		Example: `  tracepriv repro predictive --data ../shared/data/geolife --seed 1 --out out/predictive
-  tracepriv repro predictive --data ../shared/data/geolife --samplings 2 --origin 39.9042,116.4074 --json`,
+(the paper's outputs are continuous, which tracepriv does not release).
+
+--data is a directory of GeoLife PLT files (its Data/ folder, or some users
+of it), searched recursively; other trace formats are read too. Dirty rows
+are repaired or skipped as docs/input.md says and unreadable files skipped,
+both reported on stderr and in --json (skipped_rows); --strict stops at the
+first instead.`,
+		Example: `  tracepriv repro predictive --data internal/sample --samplings 2 --seed 1 --out predictive-output
+  tracepriv repro predictive --data demo-output --samplings 1 --origin 39.9042,116.4074 --json
+  # the paper's case study: tracepriv repro predictive --data GEOLIFE/Data --seed 1 --out predictive-output`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if data == "" {
 				return errors.New("repro predictive: --data DIR is required")
 			}
-			files, err := pltFiles(data)
+			if st, err := os.Stat(data); err == nil && !st.IsDir() {
+				return fmt.Errorf("repro predictive: --data %s is a file; give the directory that holds the traces", data)
+			}
+			traces, rep, err := rf.read(data)
 			if err != nil {
-				return fmt.Errorf("repro predictive: %w", err)
+				return fmt.Errorf("repro predictive: --data: %w", err)
 			}
-			var traces []*trace.Trace
-			for _, f := range files {
-				ts, _, err := trace.ReadFile(f, trace.ReadOptions{})
-				if err != nil {
-					return fmt.Errorf("repro predictive: %w", err)
-				}
-				traces = append(traces, ts...)
-			}
+			reportSkipped(env, rep)
 			o, err := geo.ParseLatLon(origin)
 			if err != nil {
 				return fmt.Errorf("repro predictive: --origin: %w", err)
@@ -132,7 +111,7 @@ without looking at the traces (default: central Beijing, Tiananmen Square,
 			if err != nil {
 				return fmt.Errorf("repro predictive: %w", err)
 			}
-			out := reproPredictiveOutput{CaseStudyResult: res, Randomness: noise.Describe(src), Files: len(files)}
+			out := reproPredictiveOutput{CaseStudyResult: res, Randomness: noise.Describe(src), Files: rep.Files, inputJSON: inputSummary(rep)}
 			if outDir != "" {
 				if err := writePredictiveOutputs(outDir, out); err != nil {
 					return err
@@ -143,6 +122,7 @@ without looking at the traces (default: central Beijing, Tiananmen Square,
 	}
 	f := cmd.Flags()
 	f.StringVar(&data, "data", "", "directory of GeoLife PLT files (searched recursively)")
+	rf.add(cmd)
 	f.StringVar(&outDir, "out", "", "directory for results.json and the SVG plots")
 	f.IntVar(&samplings, "samplings", 10, "samplings per trace and jump probability")
 	f.Float64Var(&maxSpeedKmh, "max-speed", 15, "speed (km/h) of the elapsed-time skip strategy")
@@ -155,6 +135,7 @@ type reproPredictiveOutput struct {
 	*geoind.CaseStudyResult
 	Randomness string `json:"randomness"` // "crypto" or "seeded:N"
 	Files      int    `json:"files"`
+	inputJSON
 }
 
 func predictiveText(w io.Writer, res *geoind.CaseStudyResult) error {
@@ -197,7 +178,8 @@ func writePredictiveOutputs(dir string, out reproPredictiveOutput) error {
 }
 
 // plotPredictive draws the three panels of the paper's Figs 8-9: general
-// statistics, errors, and budget rate, against the jump probability.
+// statistics, errors, and budget rate, against the jump probability, side
+// by side. viz.Chart keeps each legend off the curves.
 func plotPredictive(path, title string, rows []geoind.CaseRow) error {
 	series := func(f func(geoind.CaseRow) float64) plotter.XYs {
 		xy := make(plotter.XYs, len(rows))
@@ -206,89 +188,43 @@ func plotPredictive(path, title string, rows []geoind.CaseRow) error {
 		}
 		return xy
 	}
-	type line struct {
-		label string
-		xy    plotter.XYs
+	line := func(label string, f func(geoind.CaseRow) float64) viz.Line {
+		return viz.Line{Label: label, XY: series(f), Points: true}
 	}
-	panel := func(ptitle, ylabel string, lines []line) (*plot.Plot, error) {
-		p := plot.New()
-		p.Title.Text = title + ": " + ptitle
-		p.X.Label.Text = "jump probability p"
-		p.Y.Label.Text = ylabel
-		p.Legend.Top = true
-		for i, l := range lines {
-			lp, pts, err := plotter.NewLinePoints(l.xy)
-			if err != nil {
-				return nil, err
-			}
-			c := plotColor(i)
-			lp.Color, pts.Color = c, c
-			pts.Shape = draw.CircleGlyph{}
-			p.Add(lp, pts)
-			p.Legend.Add(l.label, lp, pts)
-		}
-		// Head room for the legend, which sits inside the top of the plot.
-		p.Y.Max += 0.12 * float64(len(lines)) * (p.Y.Max - p.Y.Min)
-		return p, nil
+	panel := func(ptitle, ylabel string, lines []viz.Line) (*plot.Plot, error) {
+		return viz.Chart(lines, viz.ChartOptions{
+			Title: title + ": " + ptitle, XLabel: "jump probability p", YLabel: ylabel,
+			LegendAuto: true,
+		})
 	}
-	stats, err := panel("statistics", "fraction", []line{
-		{"PM prediction rate", series(func(r geoind.CaseRow) float64 { return r.PM.PredictionRate })},
-		{"PM test budget", series(func(r geoind.CaseRow) float64 { return r.PM.TestShare })},
-		{"PM+skip prediction rate", series(func(r geoind.CaseRow) float64 { return r.PMSkip.PredictionRate })},
-		{"PM+skip test budget", series(func(r geoind.CaseRow) float64 { return r.PMSkip.TestShare })},
-		{"PM+skip skipped points", series(func(r geoind.CaseRow) float64 { return r.PMSkip.Skipped })},
+	stats, err := panel("statistics", "fraction", []viz.Line{
+		line("PM prediction rate", func(r geoind.CaseRow) float64 { return r.PM.PredictionRate }),
+		line("PM test budget", func(r geoind.CaseRow) float64 { return r.PM.TestShare }),
+		line("PM+skip prediction rate", func(r geoind.CaseRow) float64 { return r.PMSkip.PredictionRate }),
+		line("PM+skip test budget", func(r geoind.CaseRow) float64 { return r.PMSkip.TestShare }),
+		line("PM+skip skipped points", func(r geoind.CaseRow) float64 { return r.PMSkip.Skipped }),
 	})
 	if err != nil {
 		return err
 	}
-	errs, err := panel("error", "metres", []line{
-		{"IM E[d]", series(func(r geoind.CaseRow) float64 { return r.IM.MeanError })},
-		{"IM α(0.9)", series(func(r geoind.CaseRow) float64 { return r.IM.Alpha90 })},
-		{"PM E[d]", series(func(r geoind.CaseRow) float64 { return r.PM.MeanError })},
-		{"PM α(0.9)", series(func(r geoind.CaseRow) float64 { return r.PM.Alpha90 })},
-		{"PM+skip E[d]", series(func(r geoind.CaseRow) float64 { return r.PMSkip.MeanError })},
-		{"PM+skip α(0.9)", series(func(r geoind.CaseRow) float64 { return r.PMSkip.Alpha90 })},
+	errs, err := panel("error", "metres", []viz.Line{
+		line("IM E[d]", func(r geoind.CaseRow) float64 { return r.IM.MeanError }),
+		line("IM α(0.9)", func(r geoind.CaseRow) float64 { return r.IM.Alpha90 }),
+		line("PM E[d]", func(r geoind.CaseRow) float64 { return r.PM.MeanError }),
+		line("PM α(0.9)", func(r geoind.CaseRow) float64 { return r.PM.Alpha90 }),
+		line("PM+skip E[d]", func(r geoind.CaseRow) float64 { return r.PMSkip.MeanError }),
+		line("PM+skip α(0.9)", func(r geoind.CaseRow) float64 { return r.PMSkip.Alpha90 }),
 	})
 	if err != nil {
 		return err
 	}
-	rate, err := panel("budget rate", "% of ε per query", []line{
-		{"IM", series(func(r geoind.CaseRow) float64 { return 100 * r.IM.Rate })},
-		{"PM", series(func(r geoind.CaseRow) float64 { return 100 * r.PM.Rate })},
-		{"PM+skip", series(func(r geoind.CaseRow) float64 { return 100 * r.PMSkip.Rate })},
+	rate, err := panel("budget rate", "% of ε per query", []viz.Line{
+		line("IM", func(r geoind.CaseRow) float64 { return 100 * r.IM.Rate }),
+		line("PM", func(r geoind.CaseRow) float64 { return 100 * r.PM.Rate }),
+		line("PM+skip", func(r geoind.CaseRow) float64 { return 100 * r.PMSkip.Rate }),
 	})
 	if err != nil {
 		return err
 	}
-	const w, h = 42 * vg.Centimeter, 13 * vg.Centimeter
-	var (
-		dc draw.Canvas
-		wt io.WriterTo
-	)
-	switch filepath.Ext(path) {
-	case ".png":
-		img := vgimg.New(w, h)
-		dc, wt = draw.New(img), vgimg.PngCanvas{Canvas: img}
-	default:
-		img := vgsvg.New(w, h)
-		dc, wt = draw.New(img), img
-	}
-	tiles := draw.Tiles{Rows: 1, Cols: 3, PadX: vg.Centimeter, PadY: vg.Centimeter / 2}
-	plots := [][]*plot.Plot{{stats, errs, rate}}
-	canvases := plot.Align(plots, tiles, dc)
-	for j, p := range plots[0] {
-		p.Draw(canvases[0][j])
-	}
-	return atomicfile.Write(path, 0o644, func(wr io.Writer) error {
-		_, err := wt.WriteTo(wr)
-		return err
-	})
-}
-
-func plotColor(i int) color.RGBA {
-	palette := []color.RGBA{
-		{0x1f, 0x77, 0xb4, 0xff}, {0xd6, 0x27, 0x28, 0xff}, {0x2c, 0xa0, 0x2c, 0xff},
-		{0xff, 0x7f, 0x0e, 0xff}, {0x94, 0x67, 0xbd, 0xff}, {0x8c, 0x56, 0x4b, 0xff},
-	}
-	return palette[i%len(palette)]
+	return viz.SaveTiles(path, [][]*plot.Plot{{stats, errs, rate}}, 42*vg.Centimeter, 13*vg.Centimeter)
 }

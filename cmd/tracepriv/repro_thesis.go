@@ -9,9 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 
 	"github.com/tracepriv/tracepriv/bdp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
@@ -116,6 +114,8 @@ func reproThesisCmd(env *cli.Env) *cobra.Command {
 5.2, 5.3, the DP-SGD bounds, calibration examples) and the BDP factors and the
 utility experiment of Chapter 6 (Figs 6.2, 6.6, 6.7 on synthetic data, as the
 real datasets are not bundled), and write results.json and SVG and PNG plots to --out.`,
+		Example: `  tracepriv repro thesis --out thesis-output --reps 2 --seed 1
+  tracepriv repro thesis --out thesis-output --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if reps < 1 {
@@ -285,36 +285,20 @@ func writeThesisOutputs(dir string, res *thesisRepro) error {
 		label string
 		xy    plotter.XYs
 	}
-	// Curves rising with x get the legend top left, falling ones (the log
-	// plots other than Fig 6.2) top right.
+	// Curves are lines; points are measurements drawn unjoined in the
+	// colour of the i-th curve they go with. viz.Chart puts the legend
+	// where it covers neither.
 	linePlot := func(name, title, xl, yl string, logY bool, lines []series, points []series) error {
-		p := plot.New()
-		p.Title.Text = title
-		p.X.Label.Text, p.Y.Label.Text = xl, yl
-		p.Legend.Top, p.Legend.Left = true, !logY || name == "fig6_2"
-		if logY {
-			p.Y.Scale = plot.LogScale{}
-			p.Y.Tick.Marker = plot.LogTicks{}
-		}
-		for i, s := range lines {
-			l, err := plotter.NewLine(s.xy)
-			if err != nil {
-				return err
-			}
-			l.Color = plotutil.Color(i)
-			l.Dashes = plotutil.Dashes(i / 7)
-			p.Add(l)
-			p.Legend.Add(s.label, l)
+		var ls []viz.Line
+		for _, s := range lines {
+			ls = append(ls, viz.Line{Label: s.label, XY: s.xy})
 		}
 		for i, s := range points {
-			sc, err := plotter.NewScatter(s.xy)
-			if err != nil {
-				return err
-			}
-			sc.Color = plotutil.Color(i)
-			sc.Shape = plotutil.Shape(i)
-			p.Add(sc)
-			p.Legend.Add(s.label, sc)
+			ls = append(ls, viz.Line{Label: s.label, XY: s.xy, PointsOnly: true, Color: viz.Color(i)})
+		}
+		p, err := viz.Chart(ls, viz.ChartOptions{Title: title, XLabel: xl, YLabel: yl, LogY: logY, LegendAuto: true})
+		if err != nil {
+			return err
 		}
 		for _, ext := range []string{".svg", ".png"} {
 			path := filepath.Join(dir, name+ext)

@@ -47,6 +47,8 @@ func init() {
 better an informed adversary reconstructs a target's value from a release than
 by guessing from the prior. All bounds assume a uniform prior over m candidate
 values, no auxiliary knowledge of the target and exact reconstruction.`,
+			Example: `  tracepriv risk rad --mechanism laplace --m 10 --epsilon 1
+  tracepriv risk calibrate --mechanism gaussian --risk 0.05 --m 10`,
 		}
 		cmd.AddCommand(riskRadCmd(env), riskCalibrateCmd(env))
 		return cmd
@@ -69,6 +71,9 @@ range of one sensitivity: (A.18) ((m-1)/m)(1 - exp(-eps/(2(m-1)))) and (A.12)
 --sigma (in units of the sensitivity) or by --epsilon and --delta, which give
 the analytic-Gaussian sigma. dpsgd is full-batch DP-SGD with noise multiplier
 --sigma over --steps steps (Theorem 5.11).`,
+		Example: `  tracepriv risk rad --mechanism laplace --m 10 --epsilon 1
+  tracepriv risk rad --mechanism gaussian --m 10 --sigma 2 --json
+  tracepriv risk rad --mechanism dpsgd --m 10 --sigma 1 --steps 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f := cmd.Flags()
@@ -177,6 +182,8 @@ func riskCalibrateCmd(env *cli.Env) *cobra.Command {
 grr, oue, ss) or the smallest sigma (gaussian, in units of the sensitivity;
 dpsgd, the noise multiplier over --steps steps) for which the RAD under a
 uniform prior on m values is at most --risk.`,
+		Example: `  tracepriv risk calibrate --mechanism laplace --risk 0.05 --m 10
+  tracepriv risk calibrate --mechanism gaussian --risk 0.05 --m 10 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep := calibrateReport{Mechanism: mech, M: m, Risk: gamma}

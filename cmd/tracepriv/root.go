@@ -25,6 +25,9 @@ audits those guarantees.
 
 Randomness comes from crypto/rand unless --seed is given; seeded output is
 reproducible and carries no privacy guarantee.`,
+		Example: `  tracepriv demo --out demo-output          # the main job on the bundled sample trace
+  tracepriv inspect demo-output/sample.plt
+  tracepriv sanitize --help                  # every command has examples like these`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {

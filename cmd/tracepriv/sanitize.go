@@ -25,9 +25,11 @@ import (
 func init() {
 	register(func(env *cli.Env) *cobra.Command {
 		var (
-			in, out, priorFile, secrets, certFile, origin, design, noiseOut string
-			eps, lambda, radius, delta                                      float64
-			lenient, listSecrets, force                                     bool
+			in, out, priorFile, secrets, certFile, origin, design, method, noiseOut string
+			eps, lambda, radius, delta                                              float64
+			listSecrets, force                                                      bool
+			rf                                                                      readFlags
+			workers                                                                 int
 		)
 		cmd := &cobra.Command{
 			Use:   "sanitize --in TRACE --out TRACE --prior PRIOR.json --epsilon E --lambda L --radius METRES",
@@ -46,7 +48,10 @@ the prior family (docs/robust-cip.md), with epsilon a proven upper bound over
 the family; for a prior with a single lengthscale it is proportional to the
 prior (exact), or the least-noise (E3) design for listed secrets. It is drawn
 exactly from crypto/rand (unless --seed) and rounded to a 1 mm grid, so that
-no output depends on the input's low-order bits.
+no output depends on the input's low-order bits. --method linear (the default
+whenever the noise has a state-space form) samples it in time and memory
+linear in the points, by a Kalman-type recursion; --method dense through a
+Cholesky factor (O(n^3); the exact proportional and e3 designs).
 
 --secrets all (default): every point is a basic secret. Otherwise a
 comma-separated list of times (RFC 3339, or Unix seconds), ";" joining the
@@ -62,10 +67,22 @@ Writes the sanitised traces in the input format (timestamps kept; altitude and
 attributes dropped) and a JSON certificate (--certificate, default
 OUT.cert.json) together or not at all. --noise-out also writes the
 per-dimension noise covariance actually used, as a CSV matrix over the input's
-points in file order (one person, at most 5,000 points).`,
-			Example: `  tracepriv fit --in ../shared/data/geolife --out prior.json
-  tracepriv sanitize --in trace.gpx --out trace.sanitised.gpx --prior prior.json --epsilon 1 --lambda 2 --radius 100
-  tracepriv sanitize --in t.plt --out s.plt --prior prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out noise.csv --json`,
+points in file order (one person, at most 5,000 points).
+
+A corpus: with --in DIR, every trace file under DIR (GeoLife's layout or flat)
+is read (malformed rows skipped and counted), traces are grouped by person
+across files (a trace without a user id belongs to the person named by the
+directory holding its file), people are released in parallel, and --out DIR
+mirrors the input: each file's sanitised traces at the same relative path,
+one certificate per group of people under certificates/, and manifest.json
+listing every person's uid, points, epsilon_max and files. An interrupted run
+started again with the same options resumes without redoing finished people.`,
+			Example: `  tracepriv demo --out demo-output
+  tracepriv sanitize --in demo-output/sample.gpx --out sample.sanitised.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
+  tracepriv sanitize --in internal/sample/geolife-000-20081024020959.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
+  tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 50 --secrets '2008-10-24T02:10:04Z;2008-10-24T02:10:09Z'
+  tracepriv sanitize --in internal/sample --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
+  # your own prior, fitted on other people's traces: tracepriv fit --in CORPUS_DIR --out prior.json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				f := cmd.Flags()
@@ -74,39 +91,36 @@ points in file order (one person, at most 5,000 points).`,
 						return fmt.Errorf("sanitize: --%s is required", req)
 					}
 				}
-				inFmt, err := trace.FormatFromPath(in)
+				if f.Changed("delta") && !(delta > 0 && delta < 1) {
+					return fmt.Errorf("sanitize: --delta %v: the prior-posterior gap needs a delta in (0, 1), e.g. 1e-5", delta)
+				}
+				if st, err := os.Stat(in); err == nil && st.IsDir() {
+					return sanitizeCorpus(env, cmd, &rf, in, out, priorFile, origin, design, method, secrets, eps, lambda, radius, delta, workers)
+				}
+				ro, err := rf.options(in)
 				if err != nil {
 					return fmt.Errorf("sanitize: --in: %w", err)
 				}
+				inFmt := ro.Format
 				if outFmt, err := trace.FormatFromPath(out); err == nil && outFmt != inFmt {
 					return fmt.Errorf("sanitize: --out %s is %s but the input is %s; the sanitised trace keeps the input format", out, outFmt, inFmt)
 				}
 				if certFile == "" {
 					certFile = out + ".cert.json"
 				}
-				if err := checkOutputs(in, force, map[string]string{"--out": out, "--certificate": certFile, "--noise-out": noiseOut}); err != nil {
+				if err := checkOutputs([]string{in}, force, map[string]string{"--out": out, "--certificate": certFile, "--noise-out": noiseOut}); err != nil {
 					return fmt.Errorf("sanitize: %w", err)
 				}
 				pr, err := gp.ReadPriorFile(priorFile)
 				if err != nil {
 					return fmt.Errorf("sanitize: --prior: %w", err)
 				}
-				traces, rep, err := trace.ReadFile(in, trace.ReadOptions{Lenient: lenient})
-				if err != nil {
-					return fmt.Errorf("sanitize: %w", err)
-				}
-				if len(traces) == 0 {
-					return fmt.Errorf("sanitize: %s: no trace", in)
-				}
-				if rep.Skipped > 0 && !env.Quiet && !env.JSON {
-					printProblems(env.Stderr, rep)
-				}
 				spec, err := parseSecretTimes(secrets)
 				if err != nil {
 					return fmt.Errorf("sanitize: --secrets: %w", err)
 				}
 				opt := sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Secrets: spec, Delta: delta,
-					Design: design, ListSecrets: listSecrets, Source: env.Source()}
+					Design: design, Method: method, ListSecrets: listSecrets, Source: env.Source()}
 				if origin != "" {
 					p, err := geo.ParseLatLon(origin)
 					if err != nil {
@@ -114,6 +128,22 @@ points in file order (one person, at most 5,000 points).`,
 					}
 					opt.Origin = &p
 				}
+				// A CSV file is streamed (two passes, one chunk in memory)
+				// when its people's rows are contiguous.
+				if inFmt == trace.CSV && spec == nil && noiseOut == "" {
+					done, err := sanitizeStream(env, ro, in, out, certFile, opt)
+					if done || err != nil {
+						return err
+					}
+				}
+				traces, rep, err := rf.read(in)
+				if err != nil {
+					return fmt.Errorf("sanitize: %w", err)
+				}
+				if len(traces) == 0 {
+					return fmt.Errorf("sanitize: %s: no trace", in)
+				}
+				reportSkipped(env, rep)
 				bar := env.Progress(4, "sanitize")
 				opt.Progress = func(string) { bar.Add(1) }
 				outs, cert, err := sanitize.Release(traces, opt)
@@ -121,7 +151,7 @@ points in file order (one person, at most 5,000 points).`,
 				if err != nil {
 					return fmt.Errorf("%s: %w", in, flagError(err))
 				}
-				cert.SkippedRows = rep.Skipped + rep.Deduplicated
+				cert.SkippedRows, cert.SkippedByReason = rep.SkippedRows(), reasons(rep)
 				files := []atomicfile.File{
 					{Path: out, Perm: 0o644, Fill: func(w io.Writer) error { return trace.Write(w, outs, inFmt) }},
 					{Path: certFile, Perm: 0o644, Fill: func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }},
@@ -136,21 +166,7 @@ points in file order (one person, at most 5,000 points).`,
 				if err := atomicfile.WriteGroup(files); err != nil {
 					return fmt.Errorf("sanitize: nothing written: %w", err)
 				}
-				return env.Emit(cert, func(w io.Writer) error {
-					fmt.Fprintf(w, "prior family: %v; origin %.5f, %.5f (from %s); design %s\n", cert.PriorFamily, cert.Origin.Lat, cert.Origin.Lon, cert.Origin.Source, cert.Design)
-					for _, c := range cert.Persons {
-						fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
-						fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
-							c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM, c.GapMax, cert.Delta)
-						fmt.Fprintf(w, "  noise: %.4g m^2 per dimension, RMS displacement %.1f m\n", c.NoiseBudgetM2, c.RMSNoiseM)
-						fmt.Fprintf(w, "  why: %s\n", c.Explanation)
-					}
-					if cert.SkippedRows > 0 {
-						fmt.Fprintf(w, "skipped or merged %d input rows\n", cert.SkippedRows)
-					}
-					_, err := fmt.Fprintf(w, "randomness %s; %.2f s; wrote %s and %s\n", cert.Randomness, cert.Seconds, out, certFile)
-					return err
-				})
+				return emitCertificate(env, cert, out, certFile)
 			},
 		}
 		f := cmd.Flags()
@@ -164,13 +180,152 @@ points in file order (one person, at most 5,000 points).`,
 		f.StringVar(&certFile, "certificate", "", "certificate file (default OUT.cert.json)")
 		f.StringVar(&origin, "origin", "", "public origin LAT,LON of the tangent plane (default: the prior file's)")
 		f.StringVar(&design, "design", sanitize.DesignAuto, "noise designer: auto, envelope, proportional or e3")
+		f.StringVar(&method, "method", sanitize.MethodAuto, "computation path: auto, dense (O(n^3), exact designs) or linear (O(n), state-space noise)")
 		f.StringVar(&noiseOut, "noise-out", "", "write the per-dimension noise covariance (CSV matrix, input order; one person, <= 5,000 points)")
 		f.Float64Var(&delta, "delta", 1e-5, "delta of the prior-posterior gap stated in the certificate")
-		f.BoolVar(&lenient, "lenient", false, "skip malformed input rows (reported) instead of failing")
+		rf.add(cmd)
 		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
 		f.BoolVar(&force, "force", false, "replace existing output files")
+		f.IntVar(&workers, "workers", 0, "people released in parallel with --in DIR (default: all cores)")
 		return cmd
 	})
+}
+
+// emitCertificate prints a release's certificate (--json) or its summary.
+func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile string) error {
+	return env.Emit(cert, func(w io.Writer) error {
+		fmt.Fprintf(w, "prior family: %v; origin %.5f, %.5f (from %s); design %s, method %s\n", cert.PriorFamily, cert.Origin.Lat, cert.Origin.Lon, cert.Origin.Source, cert.Design, cert.Method)
+		for _, c := range cert.Persons {
+			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
+			fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
+				c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM, c.GapMax, cert.Delta)
+			fmt.Fprintf(w, "  noise: %.4g m^2 per dimension, RMS displacement %.1f m\n", c.NoiseBudgetM2, c.RMSNoiseM)
+			fmt.Fprintf(w, "  why: %s\n", c.Explanation)
+		}
+		if cert.SkippedRows > 0 {
+			fmt.Fprintf(w, "skipped or merged %d input rows\n", cert.SkippedRows)
+		}
+		_, err := fmt.Fprintf(w, "randomness %s; %.2f s; wrote %s and %s\n", cert.Randomness, cert.Seconds, out, certFile)
+		return err
+	})
+}
+
+// streamChunk is the points a streamed release holds at once.
+const streamChunk = 1 << 16
+
+// sanitizeStream releases a CSV file in two passes without holding it
+// (sanitize.NewStream). It reports done false, with no error, when the file
+// cannot be streamed (the caller then reads it into memory).
+func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string, opt sanitize.Options) (bool, error) {
+	ro.Chunk = streamChunk
+	var open []*os.File
+	defer func() {
+		for _, f := range open {
+			f.Close()
+		}
+	}()
+	reader := func() (trace.Reader, error) {
+		f, err := os.Open(in)
+		if err != nil {
+			return nil, err
+		}
+		open = append(open, f)
+		o := ro
+		o.Name = in
+		return trace.NewReader(f, trace.CSV, o)
+	}
+	s, cert, err := sanitize.NewStream(reader, opt)
+	if errors.Is(err, sanitize.ErrNotStreamable) {
+		return false, nil
+	}
+	if err != nil {
+		return true, fmt.Errorf("%s: %w", in, flagError(err))
+	}
+	reportSkipped(env, s.Report())
+	cert.SkippedByReason = reasons(s.Report())
+	files := []atomicfile.File{
+		{Path: out, Perm: 0o644, Fill: func(w io.Writer) error { return s.WriteTo(w, trace.CSV) }},
+		{Path: certFile, Perm: 0o644, Fill: func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }},
+	}
+	if err := atomicfile.WriteGroup(files); err != nil {
+		return true, fmt.Errorf("sanitize: nothing written: %w", err)
+	}
+	return true, emitCertificate(env, cert, out, certFile)
+}
+
+// sanitizeCorpus is sanitize --in DIR --out DIR.
+func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int) error {
+	if secrets != "all" {
+		return errors.New("sanitize: --secrets: a corpus release protects every point (--secrets all)")
+	}
+	for _, f := range []string{"noise-out", "certificate"} {
+		if cmd.Flags().Changed(f) {
+			return fmt.Errorf("sanitize: --%s is for one file; a corpus release writes its certificates under --out/%s", f, sanitize.CertificatesDir)
+		}
+	}
+	if st, err := os.Stat(out); err == nil && !st.IsDir() {
+		return fmt.Errorf("sanitize: --out %s is a file; with --in DIR give an output directory", out)
+	}
+	pr, err := gp.ReadPriorFile(priorFile)
+	if err != nil {
+		return fmt.Errorf("sanitize: --prior: %w", err)
+	}
+	ro, err := rf.base()
+	if err != nil {
+		return fmt.Errorf("sanitize: %w", err)
+	}
+	opt := sanitize.CorpusOptions{In: in, Out: out, Workers: workers, Read: ro,
+		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: design, Method: method, Source: env.Source(), Workers: 1}}
+	if origin != "" {
+		p, err := geo.ParseLatLon(origin)
+		if err != nil {
+			return fmt.Errorf("sanitize: --origin: %w", err)
+		}
+		opt.Origin = &p
+	}
+	var tick *cli.Ticker
+	opt.Progress = func(done, total, pts, totalPts int) {
+		if tick == nil {
+			tick = env.Ticker(total, "sanitize")
+		}
+		tick.Set(done, fmt.Sprintf("groups of people, %d of %d points", pts, totalPts))
+	}
+	m, err := sanitize.Corpus(opt)
+	if err != nil {
+		return fmt.Errorf("sanitize: %w", flagError(err))
+	}
+	err = env.Emit(m, func(w io.Writer) error {
+		fmt.Fprintf(w, "%d people, %d points from %d files", len(m.Persons), m.Points, m.Files)
+		if len(m.Ignored) > 0 {
+			fmt.Fprintf(w, " (%d other files ignored)", len(m.Ignored))
+		}
+		fmt.Fprintf(w, "; skipped or merged %d input rows\n", m.SkippedRows)
+		fmt.Fprintf(w, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness)
+		if m.Resumed > 0 {
+			fmt.Fprintf(w, "resumed: %d groups of people were already released by an earlier run\n", m.Resumed)
+		}
+		for _, f := range m.Failed {
+			fmt.Fprintf(w, "failed: %s: %s\n", strings.Join(f.Files, ", "), f.Error)
+		}
+		_, err := fmt.Fprintf(w, "wrote %s/%s in %.1f s\n", out, sanitize.ManifestName, m.Seconds)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(m.Failed) > 0 {
+		return fmt.Errorf("sanitize: %d files or groups of people could not be released (listed in %s/%s); the rest was", len(m.Failed), out, sanitize.ManifestName)
+	}
+	return nil
+}
+
+// reasons converts a report's by-reason counts for a certificate.
+func reasons(rep *trace.Report) map[string]int {
+	out := map[string]int{}
+	for k, v := range rep.ByReason() {
+		out[string(k)] = v
+	}
+	return out
 }
 
 // flagError rewrites a sanitize.ParamError to name the command-line flag.
@@ -180,41 +335,6 @@ func flagError(err error) error {
 		return fmt.Errorf("--%s: %s", pe.Param, strings.TrimPrefix(err.Error(), "sanitize: "))
 	}
 	return err
-}
-
-// checkOutputs refuses an output that is the input, two outputs that are
-// the same file, and existing outputs unless force.
-func checkOutputs(in string, force bool, outs map[string]string) error {
-	seen := map[string]string{}
-	inAbs, _ := filepath.Abs(in)
-	for flag, p := range outs {
-		if p == "" {
-			continue
-		}
-		abs, _ := filepath.Abs(p)
-		if abs == inAbs || sameFile(in, p) {
-			return fmt.Errorf("%s %s is the input file; write elsewhere", flag, p)
-		}
-		if other, ok := seen[abs]; ok {
-			return fmt.Errorf("%s and %s are the same file %s", other, flag, p)
-		}
-		seen[abs] = flag
-		if st, err := os.Stat(p); err == nil {
-			if st.IsDir() {
-				return fmt.Errorf("%s %s is a directory", flag, p)
-			}
-			if !force {
-				return fmt.Errorf("%s %s exists; pass --force to replace it", flag, p)
-			}
-		}
-	}
-	return nil
-}
-
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // maxNoiseOut bounds --noise-out: an n x n CSV matrix.
@@ -283,7 +403,15 @@ func parseSecretTimes(v string) ([][]time.Time, error) {
 	if v == "all" {
 		return nil, nil
 	}
-	if st, err := os.Stat(v); err == nil && !st.IsDir() {
+	st, statErr := os.Stat(v)
+	if statErr != nil && (strings.ContainsAny(v, `/\`) || filepath.Ext(v) != "" && !strings.ContainsAny(filepath.Ext(v), "0123456789")) {
+		// It names a file (a path or an extension, not a time's fraction).
+		return nil, fmt.Errorf("%s: %w (give a file of secrets, a list of times, or all)", v, statErr)
+	}
+	if statErr == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; give a file of secrets, a list of times, or all", v)
+	}
+	if statErr == nil {
 		fh, err := os.Open(v)
 		if err != nil {
 			return nil, err

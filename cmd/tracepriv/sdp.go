@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
@@ -38,8 +37,9 @@ func denseRows(m *mat.Dense) [][]float64 {
 func init() {
 	register(func(env *cli.Env) *cobra.Command {
 		group := &cobra.Command{
-			Use:   "sdp",
-			Short: "Semidefinite programming (the solver behind the CIP mechanisms)",
+			Use:     "sdp",
+			Short:   "Semidefinite programming (the solver behind the CIP mechanisms)",
+			Example: `  tracepriv sdp solve sdp/testdata/example1.dat-s`,
 		}
 		var (
 			set      = sdp.DefaultSettings()
@@ -57,11 +57,13 @@ Objectives are reported with CSDP's signs: primal_objective = tr(C X),
 dual_objective = a^T y. The status is one of optimal, near_optimal,
 primal_infeasible, dual_infeasible, max_iterations, numerical_problems;
 an infeasible problem is an answer, not an error (exit status 0).`,
+			Example: `  tracepriv sdp solve sdp/testdata/example1.dat-s
+  tracepriv sdp solve sdp/testdata/example1.dat-s --gap-tol 1e-10 --solution solution.json --json`,
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				f, err := os.Open(args[0])
+				f, err := openFile(args[0])
 				if err != nil {
-					return err
+					return fmt.Errorf("sdp solve: %w", err)
 				}
 				p, err := sdp.ReadSDPA(f)
 				f.Close()

@@ -19,7 +19,9 @@ func init() {
 		return &cobra.Command{
 			Use:   "version",
 			Short: "Print the tracepriv version",
-			Args:  cobra.NoArgs,
+			Example: `  tracepriv version
+  tracepriv version --json`,
+			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				info := map[string]string{"version": version, "go": runtime.Version()}
 				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// readFlags are the input flags of every command that reads traces: the
+// format, the user id, the time zone, and the dirty-input policy of
+// package trace (lenient by default: rows are repaired or skipped and
+// reported; --strict stops at the first bad row). A command adds them with
+// add, reads with read or readEach, prints what was skipped with
+// reportSkipped and puts inputSummary(rep) in its --json output.
+type readFlags struct {
+	from, uid, tz   string
+	lenient, strict bool
+}
+
+// add registers --from, --uid, --tz, --lenient and --strict on cmd.
+func (r *readFlags) add(cmd *cobra.Command) {
+	r.addTo(cmd.Flags())
+	cmd.MarkFlagsMutuallyExclusive("lenient", "strict")
+}
+
+// addTo registers the flags on a flag set (base checks that --lenient and
+// --strict are not both given).
+func (r *readFlags) addTo(f *pflag.FlagSet) {
+	f.StringVar(&r.from, "from", "", "input format: plt, csv, geojson or gpx (default: from each file's extension)")
+	f.BoolVar(&r.lenient, "lenient", false, "repair or skip dirty rows and report them (the default; kept for scripts)")
+	f.BoolVar(&r.strict, "strict", false, "stop at the first row that would be skipped (see docs/input.md)")
+	f.StringVar(&r.uid, "uid", "", "user id for traces whose format has none (default for PLT: the GeoLife user directory)")
+	f.StringVar(&r.tz, "tz", "", "IANA time zone of PLT local times and zone-less CSV times (default UTC)")
+}
+
+// base returns the read options common to every file.
+func (r *readFlags) base() (trace.ReadOptions, error) {
+	opt := trace.ReadOptions{UID: r.uid, Strict: r.strict}
+	if r.lenient && r.strict {
+		return opt, errors.New("--lenient and --strict: give one (lenient is the default)")
+	}
+	if r.from != "" {
+		f, err := trace.ParseFormat(r.from)
+		if err != nil {
+			return opt, fmt.Errorf("--from: %w", err)
+		}
+		opt.Format = f
+	}
+	if r.tz != "" {
+		loc, err := time.LoadLocation(r.tz)
+		if err != nil {
+			return opt, fmt.Errorf("--tz %q: not an IANA time zone (e.g. Asia/Shanghai, UTC)", r.tz)
+		}
+		opt.Location = loc
+	}
+	return opt, nil
+}
+
+// options resolves the flags for reading the file at path, with its format.
+func (r *readFlags) options(path string) (trace.ReadOptions, error) {
+	opt, err := r.base()
+	if err != nil {
+		return opt, err
+	}
+	if opt.Format == "" {
+		if opt.Format, err = trace.FormatFromPath(path); err != nil {
+			return opt, withFromHint(err)
+		}
+	}
+	return opt, nil
+}
+
+// withFromHint adds how to name a format to an error about a file's
+// extension.
+func withFromHint(err error) error {
+	if strings.Contains(err.Error(), "is a directory") {
+		return err
+	}
+	return fmt.Errorf("%w; or name the format with --from", err)
+}
+
+// read reads the traces of paths: trace files, or directories searched
+// recursively for .plt, .csv, .geojson, .json and .gpx files. See
+// readEach.
+func (r *readFlags) read(paths ...string) ([]*trace.Trace, *trace.Report, error) {
+	var out []*trace.Trace
+	rep, err := r.readEach(paths, func(_ string, ts []*trace.Trace) { out = append(out, ts...) })
+	return out, rep, err
+}
+
+// readEach reads paths as read does, handing each file's traces to fn. A
+// file that cannot be read at all stops the command when it is the only
+// one or with --strict; otherwise it is skipped and listed in the report,
+// so that a run over a corpus never stops on one bad file. Reading nothing
+// at all is an error. Errors name the file, line and field, and say how to
+// go on.
+func (r *readFlags) readEach(paths []string, fn func(path string, ts []*trace.Trace)) (*trace.Report, error) {
+	opt, err := r.base()
+	if err != nil {
+		return &trace.Report{}, err
+	}
+	if len(paths) == 0 {
+		return &trace.Report{}, errors.New("no input given")
+	}
+	files, _, err := trace.Files(paths...)
+	if err != nil {
+		return &trace.Report{}, err
+	}
+	if opt.Format == "" {
+		// A file named on the command line must tell its format; files
+		// found in directories do by construction.
+		for _, p := range paths {
+			if st, err := os.Stat(p); err == nil && !st.IsDir() {
+				if _, err := trace.FormatFromPath(p); err != nil {
+					return &trace.Report{}, withFromHint(err)
+				}
+			}
+		}
+	}
+	rep, err := trace.ReadFiles(files, opt, fn)
+	switch {
+	case err != nil:
+		return rep, strictHint(err, len(files))
+	case len(files) == 1 && len(rep.SkippedFiles) == 1:
+		return rep, rep.SkippedFiles[0].Err
+	case rep.Traces == 0 && len(rep.SkippedFiles) == len(files):
+		return rep, fmt.Errorf("no traces read: all %d files were unreadable, e.g. %v", len(files), rep.SkippedFiles[0].Err)
+	case rep.Traces == 0:
+		return rep, fmt.Errorf("%s: no traces found", strings.Join(paths, ", "))
+	}
+	return rep, nil
+}
+
+// strictHint says how to go on after a problem stopped a strict read of
+// n files.
+func strictHint(err error, n int) error {
+	var pe *trace.ParseError
+	switch {
+	case !errors.As(err, &pe):
+		return err
+	case pe.Skippable():
+		return fmt.Errorf("%w\n(--strict stops at the first bad row; without it, rows like this one are %s and reported; see docs/input.md)",
+			err, verb(pe.Reason()))
+	case n > 1:
+		return fmt.Errorf("%w\n(--strict stops at the first unreadable file; without it, such files are skipped and listed; see docs/input.md)", err)
+	}
+	return err
+}
+
+func verb(k trace.Reason) string {
+	if k == trace.ReasonDuplicate {
+		return "merged"
+	}
+	return "skipped"
+}
+
+// maxShown is how many file:line examples reportSkipped prints per reason.
+const maxShown = 3
+
+// reportSkipped prints on stderr what the readers skipped or merged,
+// counted by reason with the first few file:line examples, and the files
+// that could not be read. It prints nothing when nothing was skipped, and
+// nothing with --quiet (--json output carries the counts).
+func reportSkipped(env *cli.Env, rep *trace.Report) {
+	if env.Quiet || rep == nil {
+		return
+	}
+	writeSkipped(env.Stderr, rep)
+}
+
+func writeSkipped(w io.Writer, rep *trace.Report) {
+	if n := rep.SkippedRows(); n > 0 || rep.Truncated {
+		fmt.Fprintf(w, "tracepriv: input: %d of %d rows skipped or merged (see docs/input.md; --strict stops at the first bad row instead):\n",
+			n, n+rep.Read)
+		by := rep.ByReason()
+		for _, k := range trace.Reasons {
+			ex := rep.Examples(k, maxShown)
+			if by[k] == 0 && len(ex) == 0 {
+				continue
+			}
+			var at []string
+			for _, p := range ex {
+				at = append(at, location(p))
+			}
+			more := ""
+			if by[k] > len(at) {
+				more = ", ..."
+			}
+			what := k.Describe()
+			if k == trace.ReasonTruncated {
+				what += "; files cut between rows lose none"
+			}
+			fmt.Fprintf(w, "  %d %s (%s): %s%s\n", by[k], k, what, strings.Join(at, ", "), more)
+		}
+		if ex := rep.Examples(firstReason(by, rep), 1); len(ex) > 0 {
+			fmt.Fprintf(w, "  e.g. %v\n", ex[0])
+		}
+	}
+	if len(rep.SkippedFiles) > 0 {
+		fmt.Fprintf(w, "tracepriv: input: %d of %d files could not be read and were skipped:\n", len(rep.SkippedFiles), rep.Files)
+		for i, f := range rep.SkippedFiles {
+			if i == maxShown {
+				fmt.Fprintf(w, "  ... and %d more (see --json)\n", len(rep.SkippedFiles)-maxShown)
+				break
+			}
+			fmt.Fprintf(w, "  %v\n", f.Err)
+		}
+	}
+}
+
+// firstReason is the first reason, in report order, with a count or a
+// cut; a skip is a better example than a merge.
+func firstReason(by map[trace.Reason]int, rep *trace.Report) trace.Reason {
+	for _, k := range trace.Reasons[1:] {
+		if by[k] > 0 || k == trace.ReasonTruncated && rep.Truncated {
+			return k
+		}
+	}
+	return trace.ReasonDuplicate
+}
+
+// location is FILE:LINE of a problem.
+func location(p *trace.ParseError) string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return p.File
+}
+
+// printProblems prints what a read skipped or merged (kept for commands
+// that print reports on their own writer).
+func printProblems(w io.Writer, rep *trace.Report) { writeSkipped(w, rep) }
+
+// inputJSON is what every command's --json output says about its input:
+// the rows skipped or merged, by reason, and the files skipped.
+type inputJSON struct {
+	SkippedRows     int                  `json:"skipped_rows"`
+	SkippedByReason map[trace.Reason]int `json:"skipped_by_reason"`
+	SkippedFiles    []trace.FileError    `json:"skipped_files,omitempty"`
+}
+
+// inputSummary returns the --json block of rep.
+func inputSummary(rep *trace.Report) inputJSON {
+	if rep == nil {
+		return inputJSON{SkippedByReason: map[trace.Reason]int{}}
+	}
+	return inputJSON{SkippedRows: rep.SkippedRows(), SkippedByReason: rep.ByReason(), SkippedFiles: rep.SkippedFiles}
+}
+
+// limitFlags are the thresholds of the plausibility checks (inspect) and
+// filters (convert), in the units people use: km/h and a duration.
+type limitFlags struct {
+	maxSpeedKmh float64
+	maxGap      time.Duration
+}
+
+func (l *limitFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.Float64Var(&l.maxSpeedKmh, "max-speed", 3.6*trace.DefaultMaxSpeed, "speed jump threshold in km/h: a step faster than this is implausible (raise it for flights)")
+	f.DurationVar(&l.maxGap, "max-gap", trace.DefaultMaxGap, "gap threshold: a longer interval between fixes is a gap")
+}
+
+// limits returns the thresholds, naming the flag of a bad value.
+func (l *limitFlags) limits() (trace.Limits, error) {
+	if !(l.maxSpeedKmh > 0) || math.IsInf(l.maxSpeedKmh, 0) {
+		return trace.Limits{}, fmt.Errorf("--max-speed %v: want a speed in km/h above 0, e.g. --max-speed 300", l.maxSpeedKmh)
+	}
+	if l.maxGap <= 0 {
+		return trace.Limits{}, fmt.Errorf("--max-gap %v: want a positive duration, e.g. --max-gap 10m", l.maxGap)
+	}
+	return trace.Limits{MaxSpeed: l.maxSpeedKmh / 3.6, MaxGap: l.maxGap}, nil
+}
+
+// openFile opens a file the user named, with an error that says what is
+// wrong and what to check: missing, unreadable, or a directory.
+func openFile(path string) (*os.File, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; give a file", path)
+	}
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such file (check the path)", path)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("%s: permission denied (the file must be readable)", path)
+	}
+	return f, err
+}
+
+// checkOut checks, before any work, that the output path of flag can be
+// written: its directory exists and it is not a directory itself.
+func checkOut(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s is a directory; give a file name", flag, path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: the directory %s does not exist (create it first)", flag, path, dir)
+	case !st.IsDir():
+		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
+	}
+	return nil
+}

@@ -1,0 +1,526 @@
+package sanitize
+
+import (
+	"bufio"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/disjoint"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// ManifestVersion is the version of manifest.json.
+const ManifestVersion = 1
+
+// Names Corpus writes in the output directory.
+const (
+	ManifestName    = "manifest.json"
+	JournalName     = ".tracepriv-journal.jsonl"
+	CertificatesDir = "certificates"
+)
+
+// CorpusOptions configures Corpus.
+type CorpusOptions struct {
+	// Options are the release options every person shares. Listed
+	// secrets are not available for a corpus. A seeded Source gives every
+	// person a stream derived from the seed and their uid (noise.Derive).
+	Options
+	// In is the corpus directory (searched recursively for trace files)
+	// and Out the output directory, mirrored: each input file's sanitised
+	// traces go to the same relative path under Out, in the same format.
+	In, Out string
+	// Read says how files are read; Lenient is advised for real data.
+	Read trace.ReadOptions
+	// Workers is the number of release units processed in parallel; zero
+	// means GOMAXPROCS.
+	Workers int
+	// Progress, if set, is called after each unit with the units and
+	// points done so far and the totals.
+	Progress func(done, total, points, totalPoints int)
+}
+
+// Manifest indexes a corpus release. It is written last, as manifest.json.
+type Manifest struct {
+	Version       int            `json:"version"`
+	EpsilonTarget float64        `json:"epsilon_target"`
+	Lambda        float64        `json:"lambda"`
+	RadiusM       float64        `json:"radius_m"`
+	PriorFamily   any            `json:"prior_family"`
+	Randomness    string         `json:"randomness"`
+	Files         int            `json:"files"`
+	Ignored       []string       `json:"ignored_files,omitempty"`
+	Points        int            `json:"points"`
+	SkippedRows   int            `json:"skipped_rows"`
+	SkippedBy     map[string]int `json:"skipped_by_reason"`
+	EpsilonMax    float64        `json:"epsilon_max"`
+	Persons       []Released     `json:"persons"`
+	Failed        []Failure      `json:"failed,omitempty"`
+	// Resumed counts the units a previous, interrupted run had finished.
+	Resumed int     `json:"resumed_units"`
+	Seconds float64 `json:"seconds"`
+	// UIDRule says how traces without a user id were attributed.
+	UIDRule string `json:"uid_rule"`
+}
+
+// Released is one person of a corpus release.
+type Released struct {
+	UID        string  `json:"uid"`
+	Points     int     `json:"points"`
+	EpsilonMax float64 `json:"epsilon_max"`
+	// Files are the output files holding the person's traces and
+	// Certificate the certificate covering them, relative to Out.
+	Files       []string `json:"files"`
+	Certificate string   `json:"certificate"`
+}
+
+// Failure is a file or unit that could not be released; the rest of the
+// corpus was.
+type Failure struct {
+	Files []string `json:"files"`
+	UIDs  []string `json:"uids,omitempty"`
+	Error string   `json:"error"`
+}
+
+// uidRule is the rule for traces without a user id, stated in the manifest.
+const uidRule = "a trace without a user id in its data belongs to the person named by the directory holding its file " +
+	"(GeoLife's layout: <user>/Trajectory/<file> or <user>/<file>); all traces of one person, in any number of files, are released and certified jointly"
+
+// unit is a set of files and the people in them, closed under sharing: a
+// person's files and every person in those files. It is released at once.
+type unit struct {
+	files  []int // indices into the corpus's files, ascending
+	uids   []string
+	points int
+}
+
+// journalEntry records a finished unit, so that an interrupted run resumes
+// without redoing it.
+type journalEntry struct {
+	Options   string         `json:"options"`
+	Inputs    []string       `json:"inputs"`
+	Persons   []Released     `json:"persons"`
+	Outputs   []string       `json:"outputs"`
+	Skipped   int            `json:"skipped_rows"`
+	SkippedBy map[string]int `json:"skipped_by_reason"`
+}
+
+// Corpus releases every person of a directory of traces: each person's
+// traces, over all files, are designed for, certified and perturbed jointly
+// (Release), people are processed in parallel, and every unit's output files
+// and certificate are written together. A journal in Out records finished
+// units, so that a run interrupted (or killed) resumes where it stopped
+// when started again with the same options; a different set of options
+// refuses to resume rather than mix two releases. A unit that fails (a file
+// that cannot be read in strict mode, a person too far from the origin) is
+// recorded in the manifest's Failed list and the rest goes on.
+func Corpus(opt CorpusOptions) (*Manifest, error) {
+	start := time.Now()
+	if opt.Secrets != nil {
+		return nil, &ParamError{"secrets", len(opt.Secrets), "listed secrets are per trace; a corpus release protects every point"}
+	}
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	in, err := filepath.Abs(opt.In)
+	if err != nil {
+		return nil, err
+	}
+	out, err := filepath.Abs(opt.Out)
+	if err != nil {
+		return nil, err
+	}
+	if out == in || strings.HasPrefix(out, in+string(filepath.Separator)) {
+		return nil, &ParamError{"out", opt.Out, "is inside the input directory; write the release elsewhere"}
+	}
+	files, ignored, err := trace.Files(in)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{Version: ManifestVersion, EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius,
+		PriorFamily: opt.Prior.Family(), Randomness: describeSource(opt.Options), Files: len(files), Ignored: rel(in, ignored), UIDRule: uidRule,
+		SkippedBy: map[string]int{}}
+	if err := os.MkdirAll(filepath.Join(out, CertificatesDir), 0o755); err != nil {
+		return nil, err
+	}
+	key, err := optionsKey(opt)
+	if err != nil {
+		return nil, err
+	}
+	done, err := readJournal(filepath.Join(out, JournalName), key)
+	if err != nil {
+		return nil, err
+	}
+
+	// Pass 1: who is in which file.
+	scans := make([]fileScan, len(files))
+	parallel(len(files), opt.Workers, func(i int) { scans[i] = scanFile(files[i], opt.Read) })
+	var units []unit
+	units, m.Failed = groupUnits(in, files, scans)
+	total, totalPts := len(units), 0
+	for _, u := range units {
+		totalPts += u.points
+	}
+
+	// Pass 2: release the units.
+	var mu sync.Mutex
+	journal, err := os.OpenFile(filepath.Join(out, JournalName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer journal.Close()
+	finished, pts := 0, 0
+	record := func(e *journalEntry, f *Failure, points int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if e != nil {
+			m.Persons = append(m.Persons, e.Persons...)
+			m.SkippedRows += e.Skipped
+			for k, v := range e.SkippedBy {
+				m.SkippedBy[k] += v
+			}
+		}
+		if f != nil {
+			m.Failed = append(m.Failed, *f)
+		}
+		finished++
+		pts += points
+		if opt.Progress != nil {
+			opt.Progress(finished, total, pts, totalPts)
+		}
+	}
+	var journalErr error
+	parallel(len(units), opt.Workers, func(k int) {
+		u := units[k]
+		inputs := rel(in, pick(files, u.files))
+		if e, ok := done[strings.Join(inputs, "\x00")]; ok && outputsExist(out, e) {
+			mu.Lock()
+			m.Resumed++
+			mu.Unlock()
+			record(e, nil, u.points)
+			return
+		}
+		e, err := releaseUnit(opt, in, out, files, u, key)
+		if err != nil {
+			record(nil, &Failure{Files: inputs, UIDs: u.uids, Error: err.Error()}, u.points)
+			return
+		}
+		b, _ := json.Marshal(e)
+		mu.Lock()
+		if _, err := journal.Write(append(b, '\n')); err == nil {
+			err = journal.Sync()
+		} else if journalErr == nil {
+			journalErr = err
+		}
+		mu.Unlock()
+		record(e, nil, u.points)
+	})
+	if journalErr != nil {
+		return nil, fmt.Errorf("sanitize: journal: %w", journalErr)
+	}
+	sort.Slice(m.Persons, func(i, j int) bool { return m.Persons[i].UID < m.Persons[j].UID })
+	for _, p := range m.Persons {
+		m.Points += p.Points
+		m.EpsilonMax = max(m.EpsilonMax, p.EpsilonMax)
+	}
+	m.Seconds = time.Since(start).Seconds()
+	err = atomicfile.Write(filepath.Join(out, ManifestName), 0o644, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	})
+	return m, err
+}
+
+// describeSource names the randomness for the manifest.
+func describeSource(o Options) string {
+	if d := noise.Describe(o.Source); strings.HasPrefix(d, "seeded") {
+		return d + " (derived per person: seeded:N/uid)"
+	}
+	return noise.Describe(o.Source)
+}
+
+// fileScan is what pass 1 learns of a file.
+type fileScan struct {
+	uids   map[string]int // points per uid
+	err    error
+	points int
+}
+
+func scanFile(path string, ro trace.ReadOptions) fileScan {
+	traces, _, err := trace.ReadFile(path, ro)
+	if err != nil {
+		return fileScan{err: err}
+	}
+	s := fileScan{uids: map[string]int{}}
+	for _, t := range attribute(path, traces) {
+		s.uids[t.UID] += t.Len()
+		s.points += t.Len()
+	}
+	return s
+}
+
+// attribute applies the uid rule to traces read from path.
+func attribute(path string, traces []*trace.Trace) []*trace.Trace {
+	for _, t := range traces {
+		if t.UID == "" {
+			t.UID = trace.UserDir(path)
+		}
+	}
+	return traces
+}
+
+// groupUnits joins files that share a person, by union-find, and returns
+// the units in order of their first file, and the files that failed.
+func groupUnits(root string, files []string, scans []fileScan) ([]unit, []Failure) {
+	sets := disjoint.New(len(files))
+	var failed []Failure
+	owner := map[string]int{}
+	for i, s := range scans {
+		if s.err != nil {
+			failed = append(failed, Failure{Files: rel(root, files[i:i+1]), Error: s.err.Error()})
+			continue
+		}
+		for uid := range s.uids {
+			if j, ok := owner[uid]; ok {
+				sets.Union(i, j)
+			} else {
+				owner[uid] = i
+			}
+		}
+	}
+	byRoot := map[int]*unit{}
+	var order []int
+	for i, s := range scans {
+		if s.err != nil {
+			continue
+		}
+		r := sets.Find(i)
+		u := byRoot[r]
+		if u == nil {
+			u = &unit{}
+			byRoot[r] = u
+			order = append(order, r)
+		}
+		u.files = append(u.files, i)
+		u.points += s.points
+		for uid := range s.uids {
+			if !slices.Contains(u.uids, uid) {
+				u.uids = append(u.uids, uid)
+			}
+		}
+	}
+	units := make([]unit, 0, len(order))
+	for _, r := range order {
+		u := byRoot[r]
+		slices.Sort(u.uids)
+		units = append(units, *u)
+	}
+	// Largest first: the slowest units start early.
+	slices.SortStableFunc(units, func(a, b unit) int { return cmp.Compare(b.points, a.points) })
+	return units, failed
+}
+
+// releaseUnit reads a unit's files, releases their people, and writes the
+// outputs and the certificate together; it returns the journal entry.
+func releaseUnit(opt CorpusOptions, in, out string, files []string, u unit, key string) (*journalEntry, error) {
+	var traces []*trace.Trace
+	var from []int // file of each trace
+	var formats []trace.Format
+	read := &trace.Report{}
+	for _, fi := range u.files {
+		ts, rep, err := trace.ReadFile(files[fi], opt.Read)
+		if err != nil {
+			return nil, err
+		}
+		read.Add(rep)
+		f, err := trace.FormatFromPath(files[fi])
+		if opt.Read.Format != "" {
+			f, err = opt.Read.Format, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		formats = append(formats, f)
+		for _, t := range attribute(files[fi], ts) {
+			traces = append(traces, t)
+			from = append(from, fi)
+		}
+	}
+	ropt := opt.Options
+	ropt.Progress = nil
+	outs, cert, err := Release(traces, ropt)
+	if err != nil {
+		return nil, err
+	}
+	cert.SkippedRows, cert.SkippedByReason = read.SkippedRows(), map[string]int{}
+	for k, v := range read.ByReason() {
+		cert.SkippedByReason[string(k)] = v
+	}
+	certRel := filepath.Join(CertificatesDir, certName(u.uids))
+	e := &journalEntry{Options: key, Inputs: rel(in, pick(files, u.files)), Skipped: cert.SkippedRows, SkippedBy: cert.SkippedByReason}
+	var group []atomicfile.File
+	filesOf := map[string][]string{}
+	for k, fi := range u.files {
+		r := e.Inputs[k]
+		var mine []*trace.Trace
+		for i, t := range outs {
+			if from[i] == fi {
+				mine = append(mine, t)
+				if !slices.Contains(filesOf[t.UID], r) {
+					filesOf[t.UID] = append(filesOf[t.UID], r)
+				}
+			}
+		}
+		path := filepath.Join(out, r)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		f := formats[k]
+		group = append(group, atomicfile.File{Path: path, Perm: 0o644, Fill: func(w io.Writer) error { return trace.Write(w, mine, f) }})
+		e.Outputs = append(e.Outputs, r)
+	}
+	group = append(group, atomicfile.File{Path: filepath.Join(out, certRel), Perm: 0o644, Fill: func(w io.Writer) error { return WriteCertificate(w, cert) }})
+	e.Outputs = append(e.Outputs, certRel)
+	if err := atomicfile.WriteGroup(group); err != nil {
+		return nil, err
+	}
+	for _, p := range cert.Persons {
+		e.Persons = append(e.Persons, Released{UID: p.UID, Points: p.Points, EpsilonMax: p.EpsilonMax, Files: filesOf[p.UID], Certificate: certRel})
+	}
+	return e, nil
+}
+
+// certName names a unit's certificate after its people, safely.
+func certName(uids []string) string {
+	clean := func(s string) string {
+		s = strings.Map(func(r rune) rune {
+			if r == '/' || r == '\\' || r == 0 || r == ':' {
+				return '_'
+			}
+			return r
+		}, s)
+		if s == "" || s == "." || s == ".." {
+			s = "_" + s
+		}
+		return s
+	}
+	name := clean(uids[0])
+	if len(uids) > 1 {
+		h := sha256.Sum256([]byte(strings.Join(uids, "\x00")))
+		name += fmt.Sprintf("+%d-%s", len(uids)-1, hex.EncodeToString(h[:4]))
+	}
+	return name + ".cert.json"
+}
+
+// optionsKey identifies the options that shape a release; resuming with
+// others would mix two releases.
+func optionsKey(opt CorpusOptions) (string, error) {
+	b, err := json.Marshal(struct {
+		Prior                   any
+		Epsilon, Lambda, Radius float64
+		Delta                   float64
+		Design, Method          string
+		Origin                  any
+		Source                  string
+		Read                    trace.ReadOptions
+	}{opt.Prior, opt.Epsilon, opt.Lambda, opt.Radius, opt.Delta, opt.Design, opt.Method, opt.Origin, noise.Describe(opt.Source), opt.Read})
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+// readJournal loads the finished units of an earlier run with the same
+// options, keyed by their inputs; a journal of other options is refused.
+func readJournal(path, key string) (map[string]*journalEntry, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]*journalEntry{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	done := map[string]*journalEntry{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for line := 1; sc.Scan(); line++ {
+		var e journalEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			// A line cut by a crash is the last one; it was not finished.
+			continue
+		}
+		if e.Options != key {
+			return nil, &ParamError{"out", filepath.Dir(path), "holds a release made with other options (or another prior); resume only with the same options, or write to a new directory"}
+		}
+		done[strings.Join(e.Inputs, "\x00")] = &e
+	}
+	return done, sc.Err()
+}
+
+func outputsExist(out string, e *journalEntry) bool {
+	for _, o := range e.Outputs {
+		if _, err := os.Stat(filepath.Join(out, o)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func rel(root string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		r, err := filepath.Rel(root, p)
+		if err != nil {
+			r = p
+		}
+		out[i] = filepath.ToSlash(r)
+	}
+	return out
+}
+
+func pick(files []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = files[k]
+	}
+	return out
+}
+
+// parallel runs f(0..n-1) on up to workers goroutines.
+func parallel(n, workers int, f func(int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

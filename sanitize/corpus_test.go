@@ -1,0 +1,195 @@
+package sanitize
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// writeCorpus lays out a small corpus: GeoLife-style user directories (one
+// user's trace split over two files), a CSV holding two people, and a file
+// that is not a trace.
+func writeCorpus(t *testing.T) string {
+	t.Helper()
+	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(rel string, f trace.Format, ts ...*trace.Trace) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := trace.WriteFile(p, ts, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	part := func(uid string, lo, hi int) *trace.Trace {
+		return &trace.Trace{UID: uid, Name: uid, Points: append([]trace.Point(nil), tr.Points[lo:hi]...)}
+	}
+	write("000/Trajectory/a.plt", trace.PLT, part("", 0, 100))
+	write("000/Trajectory/b.plt", trace.PLT, part("", 110, 200))
+	write("001/c.plt", trace.PLT, part("", 0, 150))
+	write("flat/people.csv", trace.CSV, part("alice", 0, 80), part("bob", 50, 160))
+	os.WriteFile(filepath.Join(dir, "README.txt"), []byte("not a trace\n"), 0o644)
+	return dir
+}
+
+func corpusOptions(in, out string) CorpusOptions {
+	p, _ := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	return CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{Lenient: true},
+		Options: Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(9)}}
+}
+
+// A corpus release: people grouped across files, every file mirrored, one
+// certificate per group, the manifest; a seeded person's output equals
+// releasing that person alone; an interrupted run resumes; a run with other
+// options into the same directory is refused.
+func TestCorpus(t *testing.T) {
+	in := writeCorpus(t)
+	out := filepath.Join(t.TempDir(), "rel")
+	m, err := Corpus(corpusOptions(in, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Failed) != 0 || m.Files != 4 || len(m.Ignored) != 1 {
+		t.Fatalf("manifest %+v", m)
+	}
+	byUID := map[string]Released{}
+	for _, p := range m.Persons {
+		byUID[p.UID] = p
+		if p.EpsilonMax > 1 {
+			t.Errorf("%s: epsilon %v", p.UID, p.EpsilonMax)
+		}
+	}
+	if len(byUID) != 4 || byUID["000"].Points != 190 || len(byUID["000"].Files) != 2 || byUID["alice"].Points != 80 || byUID["bob"].Points != 110 {
+		t.Fatalf("people %+v", m.Persons)
+	}
+	for _, rel := range []string{"000/Trajectory/a.plt", "000/Trajectory/b.plt", "001/c.plt", "flat/people.csv", ManifestName, byUID["000"].Certificate} {
+		if _, err := os.Stat(filepath.Join(out, rel)); err != nil {
+			t.Error(err)
+		}
+	}
+	c, err := ReadCertificateFile(filepath.Join(out, byUID["000"].Certificate))
+	if err != nil || len(c.Persons) != 1 || c.Persons[0].Points != 190 || len(c.Persons[0].Traces) != 2 {
+		t.Fatalf("certificate of 000: %+v, %v", c, err)
+	}
+
+	// The same person released alone, same seed: the same bytes.
+	var alone []*trace.Trace
+	for _, f := range []string{"000/Trajectory/a.plt", "000/Trajectory/b.plt"} {
+		ts, _, err := trace.ReadFile(filepath.Join(in, f), trace.ReadOptions{Lenient: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone = append(alone, ts...)
+	}
+	outs, _, err := Release(alone, corpusOptions(in, out).Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := trace.Write(&want, outs[:1], trace.PLT); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "000/Trajectory/a.plt")); !bytes.Equal(got, want.Bytes()) {
+		t.Error("the corpus release of 000 differs from releasing 000 alone with the same seed")
+	}
+
+	// Interrupted: an output is gone; the rerun redoes that group only.
+	before, _ := os.ReadFile(filepath.Join(out, "flat/people.csv"))
+	if err := os.Remove(filepath.Join(out, "001/c.plt")); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Corpus(corpusOptions(in, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Resumed != 2 || len(m2.Persons) != 4 {
+		t.Errorf("resumed %d groups, %d people; want 2 of 3 groups resumed", m2.Resumed, len(m2.Persons))
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "flat/people.csv")); !bytes.Equal(before, after) {
+		t.Error("a finished group was released again")
+	}
+	if _, err := os.Stat(filepath.Join(out, "001/c.plt")); err != nil {
+		t.Error("the missing output was not released again")
+	}
+
+	// Other options into the same directory: refused.
+	o := corpusOptions(in, out)
+	o.Epsilon = 2
+	var pe *ParamError
+	if _, err := Corpus(o); !errors.As(err, &pe) || pe.Param != "out" {
+		t.Errorf("resume with other options: %v", err)
+	}
+	// Output inside the input: refused.
+	if _, err := Corpus(corpusOptions(in, filepath.Join(in, "rel"))); !errors.As(err, &pe) || pe.Param != "out" {
+		t.Errorf("output inside the input: %v", err)
+	}
+}
+
+// A CSV streamed in chunks gives the release and certificate Release gives
+// for the same input and seed, byte for byte; a person whose rows are not
+// contiguous is not streamable.
+func TestStream(t *testing.T) {
+	var csv bytes.Buffer
+	a, b := walk(700, 39.98, 116.30), walk(500, 39.97, 116.31)
+	a.UID, b.UID = "alice", "bob"
+	if err := trace.Write(&csv, []*trace.Trace{a, b}, trace.CSV); err != nil {
+		t.Fatal(err)
+	}
+	open := func() (trace.Reader, error) {
+		return trace.NewReader(bytes.NewReader(csv.Bytes()), trace.CSV, trace.ReadOptions{Chunk: 64})
+	}
+	opt := options(familyPrior())
+	s, scert, err := NewStream(open, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if err := s.WriteTo(&got, trace.CSV); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := trace.NewReader(bytes.NewReader(csv.Bytes()), trace.CSV, trace.ReadOptions{})
+	traces, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, mcert, err := Release(traces, options(familyPrior()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := trace.Write(&want, outs, trace.CSV); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Error("the streamed release differs from Release's")
+	}
+	if len(scert.Persons) != 2 || scert.EpsilonMax != mcert.EpsilonMax || scert.Persons[0].SamplingJitter != mcert.Persons[0].SamplingJitter || scert.Persons[1].Points != 500 {
+		t.Errorf("certificates differ: %+v / %+v", scert.Persons[0], mcert.Persons[0])
+	}
+	// bob's rows split around alice's: not streamable.
+	var mixed bytes.Buffer
+	b1, b2 := *b, *b
+	b1.Points, b2.Points = b.Points[:200], b.Points[200:]
+	trace.Write(&mixed, []*trace.Trace{&b1, a, &b2}, trace.CSV)
+	open = func() (trace.Reader, error) {
+		return trace.NewReader(bytes.NewReader(mixed.Bytes()), trace.CSV, trace.ReadOptions{Chunk: 64})
+	}
+	if _, _, err := NewStream(open, options(familyPrior())); !errors.Is(err, ErrNotStreamable) {
+		t.Errorf("interleaved people: %v", err)
+	}
+}
