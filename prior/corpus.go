@@ -156,18 +156,14 @@ func (o Options) withDefaults() (Options, error) {
 
 // kernel returns the starting kernel of every fit.
 func (o Options) kernel() (gp.Kernel, error) {
-	switch o.Kernel {
-	case "rbf":
-		return gp.RBF{Variance: 1, Lengthscale: o.InitLengthscale}, nil
-	case "matern32":
-		return gp.Matern32{Variance: 1, Lengthscale: o.InitLengthscale}, nil
-	case "matern52":
-		return gp.Matern52{Variance: 1, Lengthscale: o.InitLengthscale}, nil
-	case "periodic":
+	if o.Kernel == gp.KernelPeriodic {
 		return nil, errors.New(`prior: kernel "periodic" is not fitted from location traces (it needs a period); write the prior by hand`)
-	default:
-		return nil, fmt.Errorf("prior: kernel %q is not one of rbf, matern32, matern52", o.Kernel)
 	}
+	k, err := gp.NewKernel(o.Kernel, 1, o.InitLengthscale, 0)
+	if err != nil {
+		return nil, fmt.Errorf("prior: %w", err)
+	}
+	return k, nil
 }
 
 // Window is one candidate window of a trace that passed the checks that

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,20 +52,11 @@ func (p *cipPriorFlags) register(f *pflag.FlagSet) {
 
 // build returns the prior covariance, the time axis and the secrets.
 func (p *cipPriorFlags) build() (*mat.SymDense, []float64, []cip.Secret, error) {
-	var k gp.Kernel
-	switch p.kernel {
-	case "rbf":
-		k = gp.RBF{Variance: p.variance, Lengthscale: p.lengthscale}
-	case "matern32":
-		k = gp.Matern32{Variance: p.variance, Lengthscale: p.lengthscale}
-	case "matern52":
-		k = gp.Matern52{Variance: p.variance, Lengthscale: p.lengthscale}
-	case "periodic":
-		k = gp.Periodic{Variance: p.variance, Lengthscale: p.lengthscale, Period: p.period}
-	default:
-		return nil, nil, nil, fmt.Errorf("--kernel: %q is not one of rbf, periodic, matern32, matern52", p.kernel)
+	if !slices.Contains(gp.KernelNames, p.kernel) {
+		return nil, nil, nil, fmt.Errorf("--kernel: %q is not one of %s", p.kernel, strings.Join(gp.KernelNames, ", "))
 	}
-	if err := gp.Validate(k); err != nil {
+	k, err := gp.NewKernel(p.kernel, p.variance, p.lengthscale, p.period)
+	if err != nil {
 		return nil, nil, nil, fmt.Errorf("--kernel %s: %w (set --variance, --lengthscale and, for periodic, --period)", p.kernel, err)
 	}
 	ts, err := p.axis()
