@@ -1,0 +1,33 @@
+// Package trajdb releases whole trajectory databases under user-level
+// differential privacy, and audits mechanisms that claim to.
+//
+// # Data model
+//
+// A trajectory database is a multiset of sequences over a finite location
+// universe: the cells of a Universe (a grid over a public bounding box, never
+// derived from the data), or any alphabet of symbols (station ids, POI
+// categories) for symbolic sequence databases. Each sequence belongs to a
+// person (User); time is not kept (the exploration-tree mechanisms discard
+// it, as their papers do).
+//
+// # Privacy unit
+//
+// Neighbouring databases differ in one person: all of their sequences are
+// added or removed (user-level, unbounded DP). Contribution is bounded before
+// anything is counted: each person keeps at most MaxSeqs sequences, each
+// truncated to MaxLen symbols (Bound), so a person changes a prefix tree's
+// level counts by at most MaxSeqs in total and an n-gram level by at most
+// MaxSeqs·MaxLen; the mechanisms calibrate their noise to that.
+//
+// # Why the support matters
+//
+// Guerra-Balboa's thesis (Propositions 3.5 and 3.6) shows that a mechanism
+// whose output can contain only sequences present in its input is not DP for
+// any epsilon: removing the person who holds a sequence makes every output
+// containing it impossible. The exploration-tree mechanisms avoid this by
+// perturbing the count of every child of every expanded node over the whole
+// universe, zero counts included, so the set of possible outputs does not
+// depend on the data. Mechanism.CanOutput states each mechanism's support,
+// and AuditSupport searches neighbouring databases for an output one makes
+// possible and the other impossible.
+package trajdb

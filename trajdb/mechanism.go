@@ -1,0 +1,46 @@
+package trajdb
+
+import "github.com/tracepriv/tracepriv/noise"
+
+// Mechanism releases a synthetic trajectory database.
+type Mechanism interface {
+	// Name identifies the mechanism ("prefix", "ngram", ...).
+	Name() string
+	// Release returns a synthetic database drawn from db (already bounded
+	// by the caller with Bound and the mechanism's Bounds), spending at
+	// most epsilon under user-level DP. src nil means crypto/rand.
+	Release(db *DB, epsilon float64, src noise.Source) (*Released, error)
+	// CanOutput reports whether a release from db can contain the
+	// sequence seq (with positive probability): the mechanism's support,
+	// stated so that AuditSupport can check it. A DP mechanism's answer
+	// does not depend on db.
+	CanOutput(db *DB, seq []int) bool
+	// Bounds is the contribution bounding the mechanism's noise is
+	// calibrated to.
+	Bounds() Bounds
+}
+
+// Released is a synthetic database with what its release spent.
+type Released struct {
+	Mechanism string `json:"mechanism"`
+	// Seqs are the released sequences (released data has no persons).
+	Seqs [][]int `json:"-"`
+	// Levels records, per tree level (or step), the epsilon spent and the
+	// nodes whose counts were perturbed; EpsilonSpent is their sum.
+	Levels       []Level `json:"levels"`
+	EpsilonSpent float64 `json:"epsilon_spent"`
+	// Nodes is the number of noisy counts drawn.
+	Nodes int `json:"nodes"`
+}
+
+// Level is one level of an exploration tree.
+type Level struct {
+	Depth   int     `json:"depth"`
+	Epsilon float64 `json:"epsilon"`
+	// Scale is the noise scale (sensitivity/epsilon) of the level's
+	// counts, Nodes how many counts it perturbed and Threshold the count
+	// below which a node is not expanded.
+	Scale     float64 `json:"scale"`
+	Nodes     int     `json:"nodes"`
+	Threshold float64 `json:"threshold"`
+}
