@@ -39,8 +39,15 @@
 //
 // which with μ = Δ/σ is the analytic Gaussian mechanism of Balle & Wang
 // (2018). GDPDelta evaluates it in log space so that it stays accurate when
-// both terms are tiny. Trade-off functions for the Gaussian, Laplace,
-// (ε, δ) and GRR mechanisms give total-variation bounds.
+// both terms are tiny; GaussianSigma inverts it, the one place in tracepriv
+// where a Gaussian σ is calibrated to (ε, δ). Trade-off functions for the
+// Gaussian, Laplace, (ε, δ) and GRR mechanisms give total-variation bounds,
+// and MaxAdvantage the largest advantage over α in a range, which the
+// reconstruction-risk bounds of package risk use: this package is the one
+// home of f-DP.
+//
+// Invalid parameters are reported as *param.Error (ParamError is its old
+// name here), with the parameter named as in the ledger format.
 //
 // # Metric privacy (Guerra-Balboa, Chapter 4)
 //

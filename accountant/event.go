@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Event is one privacy-relevant release: a mechanism run once on the
@@ -33,10 +35,10 @@ func (l Laplace) Epsilon() float64 { return l.Sensitivity / l.Scale }
 
 // Validate checks that the scale and sensitivity are positive and finite.
 func (l Laplace) Validate() error {
-	if err := checkPositive("scale", l.Scale); err != nil {
+	if err := param.Positive("scale", l.Scale); err != nil {
 		return err
 	}
-	return checkPositive("sensitivity", l.Sensitivity)
+	return param.Positive("sensitivity", l.Sensitivity)
 }
 
 func (l Laplace) String() string {
@@ -59,10 +61,10 @@ func (g Gaussian) Rho() float64 { m := g.Mu(); return m * m / 2 }
 
 // Validate checks that sigma and the sensitivity are positive and finite.
 func (g Gaussian) Validate() error {
-	if err := checkPositive("sigma", g.Sigma); err != nil {
+	if err := param.Positive("sigma", g.Sigma); err != nil {
 		return err
 	}
-	return checkPositive("sensitivity", g.Sensitivity)
+	return param.Positive("sensitivity", g.Sensitivity)
 }
 
 func (g Gaussian) String() string {
@@ -82,11 +84,11 @@ func (l DiscreteLaplace) Epsilon() float64 { return float64(l.Sensitivity) / l.S
 
 // Validate checks the scale and that the sensitivity is a positive integer.
 func (l DiscreteLaplace) Validate() error {
-	if err := checkPositive("scale", l.Scale); err != nil {
+	if err := param.Positive("scale", l.Scale); err != nil {
 		return err
 	}
 	if l.Sensitivity < 1 {
-		return &ParamError{Param: "sensitivity", Value: float64(l.Sensitivity), Msg: "must be a positive integer"}
+		return &param.Error{Name: "sensitivity", Value: float64(l.Sensitivity), Why: "must be a positive integer"}
 	}
 	return nil
 }
@@ -112,11 +114,11 @@ func (g DiscreteGaussian) Rho() float64 {
 
 // Validate checks sigma and that the sensitivity is a positive integer.
 func (g DiscreteGaussian) Validate() error {
-	if err := checkPositive("sigma", g.Sigma); err != nil {
+	if err := param.Positive("sigma", g.Sigma); err != nil {
 		return err
 	}
 	if g.Sensitivity < 1 {
-		return &ParamError{Param: "sensitivity", Value: float64(g.Sensitivity), Msg: "must be a positive integer"}
+		return &param.Error{Name: "sensitivity", Value: float64(g.Sensitivity), Why: "must be a positive integer"}
 	}
 	return nil
 }
@@ -136,11 +138,11 @@ type GRR struct {
 
 // Validate checks ε ≥ 0 and at least two categories.
 func (r GRR) Validate() error {
-	if err := checkNonNegative("epsilon", r.Epsilon); err != nil {
+	if err := param.NonNegative("epsilon", r.Epsilon); err != nil {
 		return err
 	}
 	if r.Categories < 2 {
-		return &ParamError{Param: "categories", Value: float64(r.Categories), Msg: "must be at least 2"}
+		return &param.Error{Name: "categories", Value: float64(r.Categories), Why: "must be at least 2"}
 	}
 	return nil
 }
@@ -160,10 +162,10 @@ type EpsilonDelta struct {
 
 // Validate checks ε ≥ 0 and δ ∈ [0, 1].
 func (e EpsilonDelta) Validate() error {
-	if err := checkNonNegative("epsilon", e.Epsilon); err != nil {
+	if err := param.NonNegative("epsilon", e.Epsilon); err != nil {
 		return err
 	}
-	return checkProbability("delta", e.Delta)
+	return param.Probability("delta", e.Delta)
 }
 
 func (e EpsilonDelta) String() string {
@@ -177,7 +179,7 @@ type ZCDP struct {
 }
 
 // Validate checks ρ ≥ 0.
-func (z ZCDP) Validate() error { return checkNonNegative("rho", z.Rho) }
+func (z ZCDP) Validate() error { return param.NonNegative("rho", z.Rho) }
 
 func (z ZCDP) String() string { return fmt.Sprintf("zCDP(rho=%g)", z.Rho) }
 
@@ -199,20 +201,20 @@ type RDPCurve struct {
 // well formed.
 func (c RDPCurve) Validate() error {
 	if len(c.Orders) != len(c.Epsilons) {
-		return &ParamError{Param: "epsilons", Value: float64(len(c.Epsilons)),
-			Msg: fmt.Sprintf("has %d values for %d orders", len(c.Epsilons), len(c.Orders))}
+		return &param.Error{Name: "epsilons", Value: float64(len(c.Epsilons)),
+			Why: fmt.Sprintf("has %d values for %d orders", len(c.Epsilons), len(c.Orders))}
 	}
 	if c.Rho != 0 && len(c.Orders) > 0 {
-		return &ParamError{Param: "rho", Value: c.Rho, Msg: "give either rho or a table of orders and epsilons, not both"}
+		return &param.Error{Name: "rho", Value: c.Rho, Why: "give either rho or a table of orders and epsilons, not both"}
 	}
 	if len(c.Orders) == 0 {
-		return checkPositive("rho", c.Rho)
+		return param.Positive("rho", c.Rho)
 	}
 	for i, a := range c.Orders {
-		if !(a > 1) || math.IsInf(a, 0) {
-			return &ParamError{Param: fmt.Sprintf("orders[%d]", i), Value: a, Msg: "must be finite and > 1"}
+		if err := param.Greater(fmt.Sprintf("orders[%d]", i), a, 1); err != nil {
+			return err
 		}
-		if err := checkNonNegative(fmt.Sprintf("epsilons[%d]", i), c.Epsilons[i]); err != nil {
+		if err := param.NonNegative(fmt.Sprintf("epsilons[%d]", i), c.Epsilons[i]); err != nil {
 			return err
 		}
 	}
@@ -255,11 +257,11 @@ type MetricEvent struct {
 
 // Validate checks ε ≥ 0 and that the metric is named.
 func (m MetricEvent) Validate() error {
-	if err := checkNonNegative("epsilon", m.Epsilon); err != nil {
+	if err := param.NonNegative("epsilon", m.Epsilon); err != nil {
 		return err
 	}
 	if strings.TrimSpace(m.Metric) == "" {
-		return &ParamError{Param: "metric", Value: math.NaN(), Msg: "must name the base metric"}
+		return &param.Error{Name: "metric", Value: math.NaN(), Why: "must name the base metric"}
 	}
 	return nil
 }
@@ -285,10 +287,10 @@ type SelfComposed struct {
 // Validate checks the count and the inner event.
 func (s SelfComposed) Validate() error {
 	if s.Count < 0 {
-		return &ParamError{Param: "count", Value: float64(s.Count), Msg: "must be non-negative"}
+		return &param.Error{Name: "count", Value: float64(s.Count), Why: "must be non-negative"}
 	}
 	if s.Event == nil {
-		return &ParamError{Param: "event", Value: math.NaN(), Msg: "is missing"}
+		return &param.Error{Name: "event", Value: math.NaN(), Why: "is missing"}
 	}
 	return s.Event.Validate()
 }
@@ -304,7 +306,7 @@ type Composed struct {
 func (c Composed) Validate() error {
 	for i, e := range c.Events {
 		if e == nil {
-			return &ParamError{Param: fmt.Sprintf("events[%d]", i), Value: math.NaN(), Msg: "is missing"}
+			return &param.Error{Name: fmt.Sprintf("events[%d]", i), Value: math.NaN(), Why: "is missing"}
 		}
 		if err := e.Validate(); err != nil {
 			return fmt.Errorf("events[%d]: %w", i, err)

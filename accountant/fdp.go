@@ -1,6 +1,10 @@
 package accountant
 
-import "math"
+import (
+	"math"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
+)
 
 // TradeOff is a trade-off function f (Dong, Roth & Su 2022; thesis
 // Def. 2.19): Beta(α) is the smallest type-II error of any test between the
@@ -22,8 +26,9 @@ func (g GaussianTradeOff) Beta(alpha float64) float64 {
 	return phi(-phiInv(clamp01(alpha)) - g.Mu)
 }
 
-// TV returns the total variation distance 2Φ(μ/2) − 1.
-func (g GaussianTradeOff) TV() float64 { return 1 - 2*phi(-g.Mu/2) }
+// TV returns the total variation distance 2Φ(μ/2) − 1 = erf(μ/(2√2)),
+// computed as the latter, which has no cancellation at small μ.
+func (g GaussianTradeOff) TV() float64 { return math.Erf(g.Mu / (2 * math.Sqrt2)) }
 
 // LaplaceTradeOff is T(Lap(0,1), Lap(ε,1)), the trade-off curve of the
 // Laplace mechanism with ε = sensitivity/scale (Dong, Roth & Su 2022,
@@ -62,9 +67,13 @@ func (f EpsilonDeltaTradeOff) Beta(alpha float64) float64 {
 }
 
 // TV returns the total variation bound (e^ε − 1 + 2δ)/(e^ε + 1) (thesis
-// Eq. 2.5).
+// Eq. 2.5), at most 1 (1 as ε → ∞).
 func (f EpsilonDeltaTradeOff) TV() float64 {
-	return (math.Expm1(f.Epsilon) + 2*f.Delta) / (math.Exp(f.Epsilon) + 1)
+	e := math.Exp(f.Epsilon)
+	if math.IsInf(e, 1) {
+		return 1
+	}
+	return math.Min(1, (math.Expm1(f.Epsilon)+2*f.Delta)/(e+1))
 }
 
 // GRRTradeOff is the trade-off curve of k-ary randomized response between
@@ -94,37 +103,38 @@ func (g GRRTradeOff) Beta(alpha float64) float64 {
 	}
 }
 
-// TV returns the total variation distance p − q = (e^ε − 1)/(e^ε + k − 1).
+// TV returns the total variation distance p − q = (e^ε − 1)/(e^ε + k − 1)
+// (1 as ε → ∞).
 func (g GRRTradeOff) TV() float64 {
-	return math.Expm1(g.Epsilon) / (math.Exp(g.Epsilon) + float64(g.Categories) - 1)
+	e := math.Exp(g.Epsilon)
+	if math.IsInf(e, 1) {
+		return 1
+	}
+	return math.Expm1(g.Epsilon) / (e + float64(g.Categories) - 1)
+}
+
+// MaxAdvantage returns max_{α∈[lo,hi]} (1 − f(α) − α) and its maximiser:
+// the largest advantage over a blind guess of a test between neighbouring
+// outputs whose type-I error lies in [lo, hi] (clipped to [0, 1]). Over
+// [0, 1] it is the total variation bound (thesis Eq. 2.5, see TV); the
+// reconstruction-risk bounds of Theorem 5.11 restrict α to the prior's
+// ball masses (risk.FDPBound). 1 − f(α) − α is concave for a valid
+// trade-off function, so golden-section search finds the global maximum;
+// the end points are compared as well because the maximiser is often at hi.
+func MaxAdvantage(f TradeOff, lo, hi float64) (value, alpha float64) {
+	g := func(a float64) float64 { return 1 - f.Beta(a) - a }
+	alpha, value = numeric.MaximizeUnimodal(g, math.Max(lo, 0), math.Min(hi, 1),
+		numeric.Tol{Abs: 1e-13, Rel: 1e-13, MaxIter: 200})
+	return value, alpha
 }
 
 // TV returns the total variation bound max_α (1 − f(α) − α) of any f-DP
-// mechanism (thesis Eq. 2.5), by golden-section search: 1 − f(α) − α is
-// concave for a valid trade-off function. Types with a closed form (the
-// ones in this package) are better served by their TV method.
+// mechanism (thesis Eq. 2.5), numerically (MaxAdvantage over [0, 1]). Types
+// with a closed form (the ones in this package) are better served by their
+// TV method.
 func TV(f TradeOff) float64 {
-	g := func(a float64) float64 { return 1 - f.Beta(a) - a }
-	const invPhi = 0.6180339887498949
-	lo, hi := 0.0, 1.0
-	x1 := hi - invPhi*(hi-lo)
-	x2 := lo + invPhi*(hi-lo)
-	f1, f2 := g(x1), g(x2)
-	for range 200 {
-		if hi-lo < 1e-15 {
-			break
-		}
-		if f1 < f2 {
-			lo, x1, f1 = x1, x2, f2
-			x2 = lo + invPhi*(hi-lo)
-			f2 = g(x2)
-		} else {
-			hi, x2, f2 = x2, x1, f1
-			x1 = hi - invPhi*(hi-lo)
-			f1 = g(x1)
-		}
-	}
-	return math.Max(0, math.Max(f1, f2))
+	v, _ := MaxAdvantage(f, 0, 1)
+	return math.Max(0, v)
 }
 
 // TVCompose bounds the total variation of the T-fold adaptive composition

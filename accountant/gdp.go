@@ -1,13 +1,18 @@
 package accountant
 
-import "math"
+import (
+	"math"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
+	"github.com/tracepriv/tracepriv/param"
+)
 
 // ComposeGDP returns the Gaussian-DP parameter of the adaptive composition
 // of μᵢ-GDP mechanisms: ‖μ‖₂ = √(Σ μᵢ²) (Dong, Roth & Su 2022, Cor. 3.3;
 // thesis Cor. 4.17).
 func ComposeGDP(mus ...float64) (float64, error) {
 	for _, m := range mus {
-		if err := checkNonNegative("mu", m); err != nil {
+		if err := param.NonNegative("mu", m); err != nil {
 			return 0, err
 		}
 	}
@@ -37,10 +42,10 @@ func l2(v []float64) float64 {
 // Gaussian factor cancelled analytically, so the result keeps its relative
 // accuracy for large μ and ε where the plain formula returns 0 or garbage.
 func GDPDelta(mu, eps float64) (float64, error) {
-	if err := checkNonNegative("mu", mu); err != nil {
+	if err := param.NonNegative("mu", mu); err != nil {
 		return 0, err
 	}
-	if err := checkNonNegative("epsilon", eps); err != nil {
+	if err := param.NonNegative("epsilon", eps); err != nil {
 		return 0, err
 	}
 	return gdpDelta(mu, eps), nil
@@ -72,59 +77,37 @@ func gdpDelta(mu, eps float64) float64 {
 // mechanism, by bisection on log δ(ε), which is decreasing in ε. It is 0
 // when delta ≥ δ(0) = 2Φ(μ/2) − 1.
 func GDPEpsilon(mu, delta float64) (float64, error) {
-	if err := checkNonNegative("mu", mu); err != nil {
+	if err := param.NonNegative("mu", mu); err != nil {
 		return 0, err
 	}
-	if !(delta > 0 && delta <= 1) {
-		return 0, &ParamError{Param: "delta", Value: delta, Msg: "must be in (0, 1]"}
+	if err := param.InLeftOpen("delta", delta, 0, 1); err != nil {
+		return 0, err
 	}
 	if mu == 0 || gdpDelta(mu, 0) <= delta {
 		return 0, nil
 	}
 	// δ(ε) ≤ Φ(−ε/μ + μ/2), so ε = μ²/2 + μ·z with Φ(−z) = δ brackets the
 	// root from above; doubling covers any rounding.
-	hi := mu*mu/2 + mu*math.Max(0, -phiInv(delta)) + 1
-	for gdpDelta(mu, hi) > delta {
-		hi *= 2
-	}
-	_, e := bisect(func(e float64) bool { return gdpDelta(mu, e) > delta }, 0, hi)
+	above := func(e float64) bool { return gdpDelta(mu, e) > delta }
+	lo, hi := numeric.GrowBracket(above, 0, mu*mu/2+mu*math.Max(0, -phiInv(delta))+1)
+	_, e := numeric.Bisect(above, lo, hi, numeric.Tol{})
 	return e, nil
 }
 
 // GDPMu returns the largest μ whose mechanism is (ε, δ)-DP, by bisection on
 // δ(ε; μ), which is increasing in μ.
 func GDPMu(eps, delta float64) (float64, error) {
-	if err := checkNonNegative("epsilon", eps); err != nil {
+	if err := param.NonNegative("epsilon", eps); err != nil {
 		return 0, err
 	}
-	if !(delta > 0 && delta < 1) {
-		return 0, &ParamError{Param: "delta", Value: delta, Msg: "must be in (0, 1)"}
+	if err := param.InOpen("delta", delta, 0, 1); err != nil {
+		return 0, err
 	}
-	hi := 1.0
-	for gdpDelta(hi, eps) < delta {
-		hi *= 2
-	}
+	below := func(m float64) bool { return gdpDelta(m, eps) < delta }
+	lo, hi := numeric.GrowBracket(below, 0, 1)
 	// The lower end keeps δ(ε; μ) ≤ delta.
-	m, _ := bisect(func(m float64) bool { return gdpDelta(m, eps) < delta }, 0, hi)
+	m, _ := numeric.Bisect(below, lo, hi, numeric.Tol{})
 	return m, nil
-}
-
-// bisect narrows [lo, hi] around the boundary between the region where
-// below is true (towards lo) and where it is false, to adjacent floats, and
-// returns both ends so that each caller can take its conservative side.
-func bisect(below func(float64) bool, lo, hi float64) (float64, float64) {
-	for range 2000 {
-		mid := lo + (hi-lo)/2
-		if mid <= lo || mid >= hi {
-			break
-		}
-		if below(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo, hi
 }
 
 // GaussianDelta returns the exact δ at which the Gaussian mechanism with
@@ -133,10 +116,10 @@ func bisect(below func(float64) bool, lo, hi float64) (float64, float64) {
 // δ = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), which is GDPDelta at
 // μ = Δ/σ (thesis Eq. 2.1).
 func GaussianDelta(sigma, eps, sensitivity float64) (float64, error) {
-	if err := checkPositive("sigma", sigma); err != nil {
+	if err := param.Positive("sigma", sigma); err != nil {
 		return 0, err
 	}
-	if err := checkPositive("sensitivity", sensitivity); err != nil {
+	if err := param.Positive("sensitivity", sensitivity); err != nil {
 		return 0, err
 	}
 	return GDPDelta(sensitivity/sigma, eps)
@@ -146,7 +129,7 @@ func GaussianDelta(sigma, eps, sensitivity float64) (float64, error) {
 // Gaussian mechanism with the given ℓ₂ sensitivity is (ε, δ)-DP, the inverse
 // of GaussianDelta.
 func GaussianSigma(eps, delta, sensitivity float64) (float64, error) {
-	if err := checkPositive("sensitivity", sensitivity); err != nil {
+	if err := param.Positive("sensitivity", sensitivity); err != nil {
 		return 0, err
 	}
 	mu, err := GDPMu(eps, delta)

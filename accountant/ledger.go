@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // LedgerVersion is the ledger format version this package reads and writes.
@@ -250,7 +252,7 @@ func (e LedgerEntry) event(path string) (Event, error) {
 	fail := func(field string, err error) error {
 		var pe *ParamError
 		if errors.As(err, &pe) {
-			err = fmt.Errorf("%s, got %v", pe.Msg, pe.Value)
+			err = fmt.Errorf("%s, got %v", pe.Why, pe.Value)
 		}
 		return &LedgerError{Path: path, Field: field, Err: err}
 	}
@@ -292,7 +294,7 @@ func (e LedgerEntry) event(path string) (Event, error) {
 			return nil, fail("scale", errors.New("give exactly one of scale and epsilon"))
 		}
 		if e.Epsilon != nil {
-			if err := checkPositive("epsilon", *e.Epsilon); err != nil {
+			if err := param.Positive("epsilon", *e.Epsilon); err != nil {
 				return nil, fail("epsilon", err)
 			}
 		}
@@ -300,7 +302,7 @@ func (e LedgerEntry) event(path string) (Event, error) {
 		if e.Type == "laplace" {
 			ev = Laplace{Scale: scale, Sensitivity: sens}
 		} else {
-			if err := checkInteger("sensitivity", sens); err != nil {
+			if err := param.Integer("sensitivity", sens); err != nil {
 				return nil, fail("sensitivity", err)
 			}
 			ev = DiscreteLaplace{Scale: scale, Sensitivity: int(sens)}
@@ -312,7 +314,7 @@ func (e LedgerEntry) event(path string) (Event, error) {
 		if e.Type == "gaussian" {
 			ev = Gaussian{Sigma: *e.Sigma, Sensitivity: sens}
 		} else {
-			if err := checkInteger("sensitivity", sens); err != nil {
+			if err := param.Integer("sensitivity", sens); err != nil {
 				return nil, fail("sensitivity", err)
 			}
 			ev = DiscreteGaussian{Sigma: *e.Sigma, Sensitivity: int(sens)}
@@ -374,7 +376,7 @@ func (e LedgerEntry) event(path string) (Event, error) {
 	if err := ev.Validate(); err != nil {
 		var pe *ParamError
 		if errors.As(err, &pe) {
-			return nil, fail(pe.Param, pe)
+			return nil, fail(pe.Name, pe)
 		}
 		return nil, fail("", err)
 	}

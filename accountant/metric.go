@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Names of the canonical metrics of the two classical granularities
@@ -35,10 +37,10 @@ type metricTerm struct {
 // NewMetric returns ε·d for the base metric called name.
 func NewMetric(name string, epsilon float64) (Metric, error) {
 	if strings.TrimSpace(name) == "" {
-		return Metric{}, &ParamError{Param: "metric", Value: math.NaN(), Msg: "must name the base metric"}
+		return Metric{}, &param.Error{Name: "metric", Value: math.NaN(), Why: "must name the base metric"}
 	}
 	if !(epsilon >= 0) {
-		return Metric{}, &ParamError{Param: "epsilon", Value: epsilon, Msg: "must be non-negative"}
+		return Metric{}, &param.Error{Name: "epsilon", Value: epsilon, Why: "must be non-negative"}
 	}
 	if epsilon == 0 {
 		return Metric{}, nil
@@ -125,7 +127,7 @@ func (m Metric) Distance(base map[string]float64) (float64, error) {
 			return 0, fmt.Errorf("accountant: no distance given for base metric %q", t.name)
 		}
 		if !(d >= 0) {
-			return 0, &ParamError{Param: t.name, Value: d, Msg: "distance must be non-negative"}
+			return 0, &param.Error{Name: t.name, Value: d, Why: "distance must be non-negative"}
 		}
 		total += t.weight * d
 	}
@@ -171,7 +173,7 @@ type Map struct {
 // the guarantee void for inputs at positive distance.
 func (m Metric) Pullback(f Map) (Metric, error) {
 	if !(f.Lipschitz >= 0) {
-		return Metric{}, &ParamError{Param: "lipschitz", Value: f.Lipschitz, Msg: "must be non-negative"}
+		return Metric{}, &param.Error{Name: "lipschitz", Value: f.Lipschitz, Why: "must be non-negative"}
 	}
 	w := 0.0
 	for _, t := range m.terms {
@@ -208,7 +210,7 @@ func PatternMu(mus []float64, patterns [][]float64) (float64, error) {
 
 func patternCompose(rule string, params []float64, patterns [][]float64, gaussian bool) (float64, error) {
 	for i, p := range params {
-		if err := checkNonNegative(fmt.Sprintf("params[%d]", i), p); err != nil {
+		if err := param.NonNegative(fmt.Sprintf("params[%d]", i), p); err != nil {
 			return 0, err
 		}
 	}
@@ -223,7 +225,7 @@ func patternCompose(rule string, params []float64, patterns [][]float64, gaussia
 		terms := make([]float64, len(pat))
 		for i, c := range pat {
 			if !(c >= 0) {
-				return 0, &ParamError{Param: fmt.Sprintf("patterns[%d][%d]", j, i), Value: c, Msg: "distance must be non-negative"}
+				return 0, &param.Error{Name: fmt.Sprintf("patterns[%d][%d]", j, i), Value: c, Why: "distance must be non-negative"}
 			}
 			if math.IsInf(c, 1) {
 				return 0, &NoGuaranteeError{Rule: rule, Reason: fmt.Sprintf(
@@ -327,7 +329,7 @@ func (p Parallel) compose(params []float64, gaussian bool) (float64, error) {
 		return 0, fmt.Errorf("accountant: parallel composition of no mechanisms")
 	}
 	for i, x := range params {
-		if err := checkNonNegative(fmt.Sprintf("params[%d]", i), x); err != nil {
+		if err := param.NonNegative(fmt.Sprintf("params[%d]", i), x); err != nil {
 			return 0, err
 		}
 	}
@@ -369,11 +371,11 @@ func (p Parallel) compose(params []float64, gaussian bool) (float64, error) {
 // GroupEpsilon returns the pure-DP parameter for groups of k records, k·ε
 // (thesis Prop. 2.3).
 func GroupEpsilon(eps float64, k int) (float64, error) {
-	if err := checkNonNegative("epsilon", eps); err != nil {
+	if err := param.NonNegative("epsilon", eps); err != nil {
 		return 0, err
 	}
 	if k < 1 {
-		return 0, &ParamError{Param: "group_size", Value: float64(k), Msg: "must be at least 1"}
+		return 0, &param.Error{Name: "group_size", Value: float64(k), Why: "must be at least 1"}
 	}
 	return float64(k) * eps, nil
 }
@@ -381,11 +383,11 @@ func GroupEpsilon(eps float64, k int) (float64, error) {
 // GroupMu returns the Gaussian-DP parameter for groups of k records, k·μ
 // (thesis Thm. 4.15).
 func GroupMu(mu float64, k int) (float64, error) {
-	if err := checkNonNegative("mu", mu); err != nil {
+	if err := param.NonNegative("mu", mu); err != nil {
 		return 0, err
 	}
 	if k < 1 {
-		return 0, &ParamError{Param: "group_size", Value: float64(k), Msg: "must be at least 1"}
+		return 0, &param.Error{Name: "group_size", Value: float64(k), Why: "must be at least 1"}
 	}
 	return float64(k) * mu, nil
 }
@@ -399,7 +401,7 @@ func GroupEpsilonDelta(eps, delta float64, k int) (float64, float64, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := checkProbability("delta", delta); err != nil {
+	if err := param.Probability("delta", delta); err != nil {
 		return 0, 0, err
 	}
 	if delta == 0 {

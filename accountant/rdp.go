@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // DefaultOrders returns dp_accounting's default grid of Rényi orders:
@@ -25,7 +27,7 @@ func DefaultOrders() []float64 {
 // ErrUnsupported.
 func RDP(ev Event, order float64) (float64, error) {
 	if !(order > 1) || math.IsNaN(order) {
-		return 0, &ParamError{Param: "order", Value: order, Msg: "must be > 1"}
+		return 0, &param.Error{Name: "order", Value: order, Why: "must be > 1"}
 	}
 	if err := ev.Validate(); err != nil {
 		return 0, err
@@ -154,8 +156,8 @@ func NewRDPAccountant(orders []float64) (*RDPAccountant, error) {
 		orders = DefaultOrders()
 	}
 	for i, a := range orders {
-		if !(a > 1) || math.IsInf(a, 0) {
-			return nil, &ParamError{Param: fmt.Sprintf("orders[%d]", i), Value: a, Msg: "must be finite and > 1"}
+		if err := param.Greater(fmt.Sprintf("orders[%d]", i), a, 1); err != nil {
+			return nil, err
 		}
 	}
 	return &RDPAccountant{
@@ -174,7 +176,7 @@ func (acc *RDPAccountant) Supports(ev Event) bool {
 // unchanged.
 func (acc *RDPAccountant) Compose(ev Event, count int) error {
 	if count < 0 {
-		return &ParamError{Param: "count", Value: float64(count), Msg: "must be non-negative"}
+		return &param.Error{Name: "count", Value: float64(count), Why: "must be non-negative"}
 	}
 	if err := ev.Validate(); err != nil {
 		return err
@@ -220,11 +222,11 @@ func checkCurve(orders, curve []float64) error {
 		return fmt.Errorf("accountant: %d orders and %d curve values", len(orders), len(curve))
 	}
 	for i, a := range orders {
-		if !(a > 1) || math.IsInf(a, 0) {
-			return &ParamError{Param: fmt.Sprintf("orders[%d]", i), Value: a, Msg: "must be finite and > 1"}
+		if err := param.Greater(fmt.Sprintf("orders[%d]", i), a, 1); err != nil {
+			return err
 		}
 		if !(curve[i] >= 0) {
-			return &ParamError{Param: fmt.Sprintf("rdp[%d]", i), Value: curve[i], Msg: "must be non-negative"}
+			return &param.Error{Name: fmt.Sprintf("rdp[%d]", i), Value: curve[i], Why: "must be non-negative"}
 		}
 	}
 	return nil
@@ -242,8 +244,8 @@ func RDPToEpsilon(orders, curve []float64, delta float64) (eps, order float64, e
 	if err := checkCurve(orders, curve); err != nil {
 		return 0, 0, err
 	}
-	if !(delta > 0 && delta <= 1) {
-		return 0, 0, &ParamError{Param: "delta", Value: delta, Msg: "must be in (0, 1]"}
+	if err := param.InLeftOpen("delta", delta, 0, 1); err != nil {
+		return 0, 0, err
 	}
 	eps = math.Inf(1)
 	for i, a := range orders {
@@ -274,7 +276,7 @@ func RDPToDelta(orders, curve []float64, eps float64) (delta, order float64, err
 	if err := checkCurve(orders, curve); err != nil {
 		return 0, 0, err
 	}
-	if err := checkNonNegative("epsilon", eps); err != nil {
+	if err := param.NonNegative("epsilon", eps); err != nil {
 		return 0, 0, err
 	}
 	best := math.Inf(1)

@@ -3,6 +3,8 @@ package accountant
 import (
 	"fmt"
 	"math"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Report is the composed guarantee of a ledger, from every accountant that
@@ -77,8 +79,8 @@ func flatten(ev Event, mult int, out []flatEvent) []flatEvent {
 // EpsilonAt composes the ledger and reports the smallest ε for which it is
 // (ε, delta)-DP.
 func (l *Ledger) EpsilonAt(delta float64) (*Report, error) {
-	if !(delta > 0 && delta < 1) {
-		return nil, &ParamError{Param: "delta", Value: delta, Msg: "must be in (0, 1)"}
+	if err := param.InOpen("delta", delta, 0, 1); err != nil {
+		return nil, err
 	}
 	return l.account(true, delta)
 }
@@ -86,7 +88,7 @@ func (l *Ledger) EpsilonAt(delta float64) (*Report, error) {
 // DeltaAt composes the ledger and reports the smallest δ for which it is
 // (eps, δ)-DP.
 func (l *Ledger) DeltaAt(eps float64) (*Report, error) {
-	if err := checkNonNegative("epsilon", eps); err != nil {
+	if err := param.NonNegative("epsilon", eps); err != nil {
 		return nil, err
 	}
 	return l.account(false, eps)

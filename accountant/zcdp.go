@@ -1,6 +1,11 @@
 package accountant
 
-import "math"
+import (
+	"math"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
+	"github.com/tracepriv/tracepriv/param"
+)
 
 // ZCDPEpsilon returns the smallest ε such that a ρ-zCDP mechanism is
 // (ε, δ)-DP under the conversion of Canonne, Kamath & Steinke (2020,
@@ -9,11 +14,11 @@ import "math"
 // ρ + log(αδ)/(α−1)² is increasing, so its unique root is found by
 // bisection.
 func ZCDPEpsilon(rho, delta float64) (float64, error) {
-	if err := checkNonNegative("rho", rho); err != nil {
+	if err := param.NonNegative("rho", rho); err != nil {
 		return 0, err
 	}
-	if !(delta > 0 && delta <= 1) {
-		return 0, &ParamError{Param: "delta", Value: delta, Msg: "must be in (0, 1]"}
+	if err := param.InLeftOpen("delta", delta, 0, 1); err != nil {
+		return 0, err
 	}
 	if rho == 0 || delta == 1 {
 		return 0, nil
@@ -24,21 +29,9 @@ func ZCDPEpsilon(rho, delta float64) (float64, error) {
 	deriv := func(a float64) float64 {
 		return rho + math.Log(a*delta)/((a-1)*(a-1))
 	}
-	lo, hi := 1.0, 2.0
-	for deriv(hi) < 0 {
-		lo, hi = hi, 2*hi
-	}
-	for range 200 {
-		mid := lo + (hi-lo)/2
-		if mid == lo || mid == hi {
-			break
-		}
-		if deriv(mid) < 0 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	below := func(a float64) bool { return deriv(a) < 0 }
+	lo, hi := numeric.GrowBracket(below, 1, 2)
+	_, hi = numeric.Bisect(below, lo, hi, numeric.Tol{})
 	return math.Max(0, epsAt(hi)), nil
 }
 
@@ -47,10 +40,10 @@ func ZCDPEpsilon(rho, delta float64) (float64, error) {
 // minimised over α > 1. The log-derivative (2α−1)ρ − ε + log1p(−1/α) is
 // increasing, so its root is found by bisection.
 func ZCDPDelta(rho, eps float64) (float64, error) {
-	if err := checkNonNegative("rho", rho); err != nil {
+	if err := param.NonNegative("rho", rho); err != nil {
 		return 0, err
 	}
-	if err := checkNonNegative("epsilon", eps); err != nil {
+	if err := param.NonNegative("epsilon", eps); err != nil {
 		return 0, err
 	}
 	if rho == 0 {
@@ -62,20 +55,8 @@ func ZCDPDelta(rho, eps float64) (float64, error) {
 	deriv := func(a float64) float64 {
 		return (2*a-1)*rho - eps + math.Log1p(-1/a)
 	}
-	lo, hi := 1.0, 2.0
-	for deriv(hi) < 0 {
-		lo, hi = hi, 2*hi
-	}
-	for range 200 {
-		mid := lo + (hi-lo)/2
-		if mid == lo || mid == hi {
-			break
-		}
-		if deriv(mid) < 0 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	below := func(a float64) bool { return deriv(a) < 0 }
+	lo, hi := numeric.GrowBracket(below, 1, 2)
+	_, hi = numeric.Bisect(below, lo, hi, numeric.Tol{})
 	return math.Min(1, math.Exp(logDelta(hi))), nil
 }

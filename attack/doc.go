@@ -3,6 +3,15 @@
 // (Meehan and Chaudhuri's adversary, cip-math.md section 6), run on a
 // release and scored against the original trace beside the release itself.
 //
+// Three entry points, from the most to the least assembled: FromCertificate
+// attacks a release of package sanitize from its certificate alone (the
+// certificate is all the adversary needs: it recomputes the noise
+// covariance from it and the released timestamps, projects to the
+// certificate's plane, and attacks each person's points jointly, in
+// windows of at most CertOptions.Window points); Attack runs the adversary
+// on both dimensions of one release with a given noise covariance and
+// scores it at the secret points; Reconstruct runs it on one dimension.
+//
 // # Model
 //
 // Each metric dimension (east, north, in metres) of a release is
@@ -71,10 +80,12 @@
 //
 // # Numerics of the GLS mean
 //
-// The earlier version of this package estimated the mean by the plain
-// average, saying the GLS mean 1^T M^-1 z / 1^T M^-1 1 was dominated by
-// rounding for smooth kernels. Checked against a 256-bit solution of the
-// same system (TestGLSMatchesExtendedPrecision): whenever SigmaG has any
+// The mean is estimated by GLS through the QR factorisation of the
+// whitened design above (solveGLS), never by a plain average. (An earlier
+// version used the average, saying the GLS mean 1^T M^-1 z / 1^T M^-1 1
+// was dominated by rounding for smooth kernels; that is not so.) Checked
+// against a 256-bit solution of the same system
+// (TestGLSMatchesExtendedPrecision): whenever SigmaG has any
 // component the prior lacks (white noise, a different kernel) the GLS
 // coefficients agree to 1e-12 standard errors, by QR and by the normal
 // equations alike. When SigmaG is proportional to the prior, M is singular

@@ -1,8 +1,9 @@
 package bdp
 
 import (
-	"fmt"
 	"math"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // LaplaceAlpha is the (α, β)-accuracy of the Laplace mechanism with
@@ -10,14 +11,8 @@ import (
 // for a scalar release: Pr[|Lap(b)| ≥ α] = e^{−α/b}). Under a BDP
 // calibration τ = ε/factor, so α grows by the factor (Cor 6.5, 6.15, 6.21).
 func LaplaceAlpha(beta, sens, tau float64) (float64, error) {
-	if math.IsNaN(beta) || beta <= 0 || beta >= 1 {
-		return 0, fmt.Errorf("bdp: beta must be in (0, 1), got %v", beta)
-	}
-	if math.IsNaN(sens) || sens <= 0 || math.IsInf(sens, 0) {
-		return 0, fmt.Errorf("bdp: sensitivity must be finite and positive, got %v", sens)
-	}
-	if math.IsNaN(tau) || tau <= 0 || math.IsInf(tau, 0) {
-		return 0, fmt.Errorf("bdp: tau must be finite and positive, got %v", tau)
+	if err := param.First(param.InOpen("beta", beta, 0, 1), param.Positive("sensitivity", sens), param.Positive("tau", tau)); err != nil {
+		return 0, err
 	}
 	return -math.Log(beta) * sens / tau, nil
 }

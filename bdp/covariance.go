@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/internal/disjoint"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // GaussianFromCovariance reads the Gaussian model's parameters from a
@@ -21,7 +22,7 @@ func GaussianFromCovariance(sigma mat.Symmetric, tol float64) (Gaussian, error) 
 		return Gaussian{}, fmt.Errorf("bdp: empty covariance matrix")
 	}
 	if math.IsNaN(tol) || tol < 0 {
-		return Gaussian{}, fmt.Errorf("bdp: tolerance must be non-negative, got %v", tol)
+		return Gaussian{}, param.Invalid("tol", tol, "must be non-negative")
 	}
 	var ch mat.Cholesky
 	if ok := ch.Factorize(sigma); !ok {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // The generators here make synthetic data for experiments. Their randomness
@@ -81,8 +82,8 @@ func MarkovChain(p [][]float64, n int, src noise.Source) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n < 1 {
-		return nil, fmt.Errorf("bdp: chain length must be positive, got %d", n)
+	if err := param.AtLeastInt("n", n, 1); err != nil {
+		return nil, err
 	}
 	draw := func(dist []float64) int {
 		u := uniform01(src)

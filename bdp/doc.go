@@ -37,7 +37,7 @@
 // Leakage computes the exact BDPL of a finite-output mechanism under a finite
 // joint distribution by brute force, and LeakageLaplace does the same for a
 // Laplace release of a query (Example 2.25), as oracles for small cases.
-// Lemma610Factor evaluates the per-adversary bound behind Theorem 6.14
+// CovarianceFactor evaluates the per-adversary bound behind Theorem 6.14
 // exactly on a given covariance matrix (an extension, labelled as such).
 // Experiment runs the thesis's utility experiment (Sec. 6.5) on data from
 // GaussianBlocks and MarkovChain, generated as the thesis describes its

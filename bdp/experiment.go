@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // ClippedSum is the query of the thesis's utility experiments (Sec. 6.5.2):
@@ -92,8 +93,8 @@ func (e Experiment) Run() ([]ExperimentRow, error) {
 	if len(e.Epsilons) == 0 {
 		return nil, fmt.Errorf("bdp: experiment has no target epsilons")
 	}
-	if e.Reps < 1 {
-		return nil, fmt.Errorf("bdp: need at least 1 repetition, got %d", e.Reps)
+	if err := param.AtLeastInt("Reps", e.Reps, 1); err != nil {
+		return nil, err
 	}
 	beta := e.Beta
 	if beta == 0 {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // SumQuery returns q(x) = Σ_i x_i for every database of j, the counting or
@@ -33,8 +35,8 @@ func LeakageLaplace(j Joint, q []float64, b float64) (LeakageResult, error) {
 	if len(q) != j.size() {
 		return LeakageResult{}, fmt.Errorf("bdp: query has %d values for %d databases", len(q), j.size())
 	}
-	if math.IsNaN(b) || b <= 0 || math.IsInf(b, 0) {
-		return LeakageResult{}, fmt.Errorf("bdp: Laplace scale must be finite and positive, got %v", b)
+	if err := param.Positive("b", b); err != nil {
+		return LeakageResult{}, err
 	}
 	centres := slices.Clone(q)
 	slices.Sort(centres)

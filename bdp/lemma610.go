@@ -5,23 +5,27 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
-// maxExactBlock caps the block size for Lemma610Factor, whose cost grows as
-// m·2^{m−1} linear solves.
+// maxExactBlock caps the block size for CovarianceFactor, whose cost grows
+// as m·2^{m−1} linear solves.
 const maxExactBlock = 16
 
-// Lemma610Factor is an extension, not a result stated in the thesis: it
-// evaluates the per-adversary bound of Lemma 6.10 exactly for a given
-// covariance matrix instead of bounding it by Theorem 6.11's worst case
-// h(m, ρ). For every block of correlated records (connected components of
+// CovarianceFactor returns the BDP leakage factor of Gaussian-correlated
+// records with covariance sigma, computed exactly: a τ-DP mechanism is
+// CovarianceFactor·τ-BDP (use it in Scaled). It is an extension, not a
+// result stated in the thesis: it evaluates the per-adversary bound of
+// Lemma 6.10 exactly for the given covariance matrix instead of bounding it
+// by Theorem 6.11's worst case h(m, ρ). For every block of correlated records (connected components of
 // |Σ_ij| > tol·max Σ_ii), target i and known set K of the block with
 // unknowns U ≠ ∅, T = K ∪ {i}, it computes ‖Σ_{U;T} Σ_T⁻¹ e_i‖₁ + 1 and
 // returns the maximum (1 if no block has two records). Lemma 6.10 holds for
 // any positive definite Σ, so the factor needs neither a constant diagonal
 // nor ρ(m−2) < 1, and it is never larger than h(m, ρ) where that applies.
 // Like Theorem 6.14 it bounds clipped (εℓ₁)-private mechanisms.
-func Lemma610Factor(sigma mat.Symmetric, tol float64) (float64, error) {
+func CovarianceFactor(sigma mat.Symmetric, tol float64) (float64, error) {
 	n := sigma.SymmetricDim()
 	var ch mat.Cholesky
 	if n == 0 || !ch.Factorize(sigma) {
@@ -121,8 +125,15 @@ func lemma610Norm(sigma mat.Symmetric, t, u []int) (float64, error) {
 	return norm, nil
 }
 
+// Lemma610Factor is CovarianceFactor (Lemma 6.10 evaluated exactly).
+//
+// Deprecated: use CovarianceFactor.
+func Lemma610Factor(sigma mat.Symmetric, tol float64) (float64, error) {
+	return CovarianceFactor(sigma, tol)
+}
+
 // Scaled is a calibrator with a fixed leakage factor: a τ-DP mechanism is
-// H·τ-BDP. Use it for factors computed elsewhere, such as Lemma610Factor.
+// H·τ-BDP. Use it for factors computed elsewhere, such as CovarianceFactor.
 type Scaled struct {
 	Label string
 	H     float64
@@ -132,10 +143,7 @@ type Scaled struct {
 func (s Scaled) Name() string { return s.Label }
 
 func (s Scaled) check() error {
-	if math.IsNaN(s.H) || math.IsInf(s.H, 0) || s.H < 1 {
-		return fmt.Errorf("bdp: leakage factor must be finite and at least 1, got %v", s.H)
-	}
-	return nil
+	return param.AtLeast("H", s.H, 1)
 }
 
 // Tau implements Calibrator: ε/H.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // ErrBelowFloor is returned when a target ε is at or below the smallest
@@ -24,19 +26,9 @@ type Calibrator interface {
 	Leakage(tau float64) (float64, error)
 }
 
-func checkEpsilon(eps float64) error {
-	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps <= 0 {
-		return fmt.Errorf("bdp: epsilon must be finite and positive, got %v", eps)
-	}
-	return nil
-}
+func checkEpsilon(eps float64) error { return param.Positive("epsilon", eps) }
 
-func checkTau(tau float64) error {
-	if math.IsNaN(tau) || math.IsInf(tau, 0) || tau < 0 {
-		return fmt.Errorf("bdp: tau must be finite and non-negative, got %v", tau)
-	}
-	return nil
-}
+func checkTau(tau float64) error { return param.NonNegative("tau", tau) }
 
 // Groups is Theorem 6.3, the general bound: the records split into
 // independent groups of at most M correlated records (Def 6.2), with nothing
@@ -49,10 +41,7 @@ type Groups struct{ M int }
 func (g Groups) Name() string { return fmt.Sprintf("groups(m=%d)", g.M) }
 
 func (g Groups) check() error {
-	if g.M < 1 {
-		return fmt.Errorf("bdp: group size m must be at least 1, got %d", g.M)
-	}
-	return nil
+	return param.AtLeastInt("m", g.M, 1)
 }
 
 // Tau implements Calibrator: τ = ε/m.
@@ -86,14 +75,11 @@ type Gaussian struct {
 func (g Gaussian) Name() string { return fmt.Sprintf("gaussian(m=%d,rho=%g)", g.M, g.Rho) }
 
 func (g Gaussian) check() error {
-	if g.M < 1 {
-		return fmt.Errorf("bdp: m must be at least 1, got %d", g.M)
-	}
-	if math.IsNaN(g.Rho) || g.Rho < 0 || g.Rho >= 1 {
-		return fmt.Errorf("bdp: rho must be in [0, 1), got %v", g.Rho)
+	if err := param.First(param.AtLeastInt("m", g.M, 1), param.InRightOpen("rho", g.Rho, 0, 1)); err != nil {
+		return err
 	}
 	if g.Rho*float64(g.M-2) >= 1 {
-		return fmt.Errorf("bdp: the Gaussian bound needs rho·(m−2) < 1, got %v·%d = %v", g.Rho, g.M-2, g.Rho*float64(g.M-2))
+		return param.Invalid("rho", g.Rho, fmt.Sprintf("the Gaussian bound needs rho·(m−2) < 1, got %v·%d = %v", g.Rho, g.M-2, g.Rho*float64(g.M-2)))
 	}
 	return nil
 }
@@ -160,10 +146,7 @@ type Markov struct{ Gamma float64 }
 func (mk Markov) Name() string { return fmt.Sprintf("markov(gamma=%.4g)", mk.Gamma) }
 
 func (mk Markov) check() error {
-	if math.IsNaN(mk.Gamma) || math.IsInf(mk.Gamma, 0) || mk.Gamma < 1 {
-		return fmt.Errorf("bdp: gamma = max P / min P must be finite and at least 1, got %v", mk.Gamma)
-	}
-	return nil
+	return param.AtLeast("gamma", mk.Gamma, 1)
 }
 
 // Floor is 4 ln γ, the leakage the bound charges even at τ = 0: only BDP

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // ChakrabartiFlip is the flip probability of per-record randomised response
@@ -18,8 +20,8 @@ import (
 // standard 1/(1+e^ε). The thesis calls r "P_ss"; in its matrix r is the
 // off-diagonal entry, and that is how it is used here.
 func ChakrabartiFlip(r, eps float64) (float64, error) {
-	if math.IsNaN(r) || r <= 0 || r >= 0.5 {
-		return 0, fmt.Errorf("bdp: switching probability must be in (0, 0.5), got %v", r)
+	if err := param.InOpen("r", r, 0, 0.5); err != nil {
+		return 0, err
 	}
 	if err := checkEpsilon(eps); err != nil {
 		return 0, err
@@ -57,13 +59,13 @@ func rrCountPMF(n, n1 int, rho float64) []float64 {
 }
 
 func checkRR(n, n1 int, rho float64) error {
-	if n < 1 || n1 < 0 || n1 > n {
-		return fmt.Errorf("bdp: need 0 ≤ n1 ≤ n and n ≥ 1, got n = %d, n1 = %d", n, n1)
+	if n < 1 {
+		return param.AtLeastInt("n", n, 1)
 	}
-	if math.IsNaN(rho) || rho <= 0 || rho >= 0.5 {
-		return fmt.Errorf("bdp: flip probability must be in (0, 0.5), got %v", rho)
+	if n1 < 0 || n1 > n {
+		return param.Invalid("n1", n1, fmt.Sprintf("must be in [0, n] = [0, %d]", n))
 	}
-	return nil
+	return param.InOpen("rho", rho, 0, 0.5)
 }
 
 // RRCountBeta is the exact probability that the unbiased estimate
@@ -75,7 +77,7 @@ func RRCountBeta(n, n1 int, rho, alpha float64) (float64, error) {
 		return 0, err
 	}
 	if math.IsNaN(alpha) || alpha < 0 {
-		return 0, fmt.Errorf("bdp: alpha must be non-negative, got %v", alpha)
+		return 0, param.Invalid("alpha", alpha, "must be non-negative")
 	}
 	pmf := rrCountPMF(n, n1, rho)
 	mu := float64(n1)*(1-2*rho) + float64(n)*rho
@@ -96,8 +98,8 @@ func RRCountAlpha(n, n1 int, rho, beta float64) (float64, error) {
 	if err := checkRR(n, n1, rho); err != nil {
 		return 0, err
 	}
-	if math.IsNaN(beta) || beta <= 0 || beta >= 1 {
-		return 0, fmt.Errorf("bdp: beta must be in (0, 1), got %v", beta)
+	if err := param.InOpen("beta", beta, 0, 1); err != nil {
+		return 0, err
 	}
 	pmf := rrCountPMF(n, n1, rho)
 	mu := float64(n1)*(1-2*rho) + float64(n)*rho

@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -9,30 +10,25 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 )
 
-// Theorem34Bound returns the loss factor bound of Theorem 3.4 of Meehan and
-// Chaudhuri for noise with no cross-covariance between the secret and the
+// BlockDiagonalLossBound returns an upper bound on the loss factor of
+// secret s for noise with no cross-covariance between the secret and the
 // rest (SigmaG[S, U] = 0): 1/sigma_s^2 + alpha*, with
-// alpha* = lambda_max(A^T (C + SigmaG_UU)^-1 A). The paper assumes
-// SigmaG_SS = sigma_s^2 I; here 1/sigma_s^2 is taken as
-// 1/lambda_min(SigmaG_SS), which is the paper's term in that case and keeps
-// the bound valid otherwise. For SigmaG_SS = sigma_s^2 I it equals (E1)
-// exactly, for basic and compound secrets.
-func Theorem34Bound(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
-	n, err := checkPair(sigma, sigmaG)
-	if err != nil {
-		return 0, err
-	}
-	if err := s.Validate(n); err != nil {
-		return 0, err
-	}
-	cond, err := gp.Condition(sigma, s.Indices)
+// alpha* = lambda_max(A^T (C + SigmaG_UU)^-1 A), the bound of Theorem 3.4
+// of Meehan and Chaudhuri. The paper assumes SigmaG_SS = sigma_s^2 I; here
+// 1/sigma_s^2 is taken as 1/lambda_min(SigmaG_SS), which is the paper's
+// term in that case and keeps the bound valid otherwise. For
+// SigmaG_SS = sigma_s^2 I it equals (E1) exactly, for basic and compound
+// secrets. Noise with cross terms is an error (ErrCrossTerms wrapped):
+// the bound does not apply to it; LossFactor does.
+func BlockDiagonalLossBound(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
+	_, cond, err := conditionPair(sigma, sigmaG, s)
 	if err != nil {
 		return 0, err
 	}
 	for _, p := range cond.S {
 		for _, q := range cond.U {
 			if sigmaG.At(p, q) != 0 {
-				return 0, fmt.Errorf("cip: Theorem 3.4 needs block-diagonal noise; SigmaG[%d,%d] = %v", p, q, sigmaG.At(p, q))
+				return 0, fmt.Errorf("%w: SigmaG[%d,%d] = %v", ErrCrossTerms, p, q, sigmaG.At(p, q))
 			}
 		}
 	}
@@ -64,6 +60,18 @@ func Theorem34Bound(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
 		return 0, err
 	}
 	return direct + alpha, nil
+}
+
+// ErrCrossTerms is returned by BlockDiagonalLossBound for noise that
+// correlates a secret with the rest of the trace.
+var ErrCrossTerms = errors.New("cip: the block-diagonal bound (Theorem 3.4) needs noise without cross terms between the secret and the rest")
+
+// Theorem34Bound is BlockDiagonalLossBound (Theorem 3.4 of Meehan and
+// Chaudhuri).
+//
+// Deprecated: use BlockDiagonalLossBound.
+func Theorem34Bound(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
+	return BlockDiagonalLossBound(sigma, sigmaG, s)
 }
 
 // PriorPosteriorGap returns epsilon' = epsilon + log(1/delta)/(lambda - 1)

@@ -58,7 +58,7 @@ func TestSecretsAndDimensions(t *testing.T) {
 	}
 	l := Layout{Points: 10, Dims: 2}
 	u := l.Unroll(Compound(3, 4))
-	if want := []int{3, 4, 13, 14}; len(u.Indices) != 4 || u.Indices[2] != want[2] || u.Locations() != 2 {
+	if want := []int{3, 4, 13, 14}; len(u.Indices) != 4 || u.Indices[2] != want[2] || u.NumLocations() != 2 {
 		t.Errorf("Unroll = %+v", u)
 	}
 	// Two independent dimensions with the same prior and noise: the joint

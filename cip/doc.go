@@ -17,7 +17,8 @@
 //
 // for ||Delta||^2 <= kLoc r^2. L, the loss factor, holds for every SigmaG,
 // including noise correlated between the secret and the rest; for
-// block-diagonal noise it is Theorem 3.4's 1/sigma_s^2 + alpha*.
+// block-diagonal noise it is Theorem 3.4's 1/sigma_s^2 + alpha*
+// (BlockDiagonalLossBound).
 // Evaluator certifies every secret of a trace from one Cholesky
 // factorisation of Sigma + SigmaG, using that At^T K^-1 At is the
 // precision an adversary gains on X_S (posterior minus prior precision);
@@ -46,6 +47,20 @@
 // On the paper's all-basic-secrets setting (RBF, n = 50, l_eff 6.1, total
 // noise 17.2) the worst loss factor is 2.907, against 7.45 for the paper's
 // Multiple Secrets.
+//
+// # One entry point
+//
+// DesignNoise is the designer a library user calls, and what package
+// sanitize and "tracepriv cip design" call: a DesignRequest gives the prior
+// (a covariance Sigma at the trace's points, or a prior family's Envelope
+// with the timestamps), the secrets, and a budget or loss-factor targets
+// (TargetLossFactors converts an epsilon); its Method picks the designer.
+// Each Method has one canonical string, written the same way in
+// certificates and reports: "e3" (the least noise for one prior: (E2) or
+// (E3)), "proportional" and "envelope" (kernel designs for prior families,
+// see NewEnvelope and DesignFamily), "paper-sdp-a" and
+// "paper-multiple-secrets"; "auto" and "paper" select among them, and
+// ParseMethod reads the older spellings ("optimal", "e3-barrier").
 //
 // # The paper's mechanisms
 //

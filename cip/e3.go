@@ -290,7 +290,7 @@ func proportionalBudget(sigma mat.Symmetric, secrets []Secret, budget float64) (
 	level := 0.0
 	for _, s := range secrets {
 		i := s.Indices[0]
-		level = math.Max(level, float64(s.Locations())/(c*sigma.At(i, i)))
+		level = math.Max(level, float64(s.NumLocations())/(c*sigma.At(i, i)))
 	}
 	d := &SetDesign{Method: "proportional", Design: Design{Predicted: level}}
 	// The least level s whose uniform dual bound still fits the budget:
@@ -300,7 +300,7 @@ func proportionalBudget(sigma mat.Symmetric, secrets []Secret, budget float64) (
 	sumB := func(s float64) float64 {
 		ts := make([]float64, len(secrets))
 		for k, sec := range secrets {
-			ts[k] = s / float64(sec.Locations())
+			ts[k] = s / float64(sec.NumLocations())
 		}
 		t := 0.0
 		for _, b := range tightestRHS(sigma, secrets, ts) {
@@ -385,7 +385,7 @@ func (d *SetDesign) certifyBudget(sigma mat.Symmetric, secrets []Secret, g *mat.
 	d.fill(g, per, secrets, e.Jitter())
 	d.Targets = make([]float64, len(secrets))
 	for k, s := range secrets {
-		d.Targets[k] = d.Level / float64(s.Locations())
+		d.Targets[k] = d.Level / float64(s.NumLocations())
 	}
 	d.settleBound(false)
 	return nil
@@ -418,6 +418,6 @@ func (d *SetDesign) fill(g *mat.SymDense, per []float64, secrets []Secret, jitte
 	d.LossFactor, d.Level = 0, 0
 	for k, l := range per {
 		d.LossFactor = math.Max(d.LossFactor, l)
-		d.Level = math.Max(d.Level, l*float64(secrets[k].Locations()))
+		d.Level = math.Max(d.Level, l*float64(secrets[k].NumLocations()))
 	}
 }

@@ -31,7 +31,7 @@ func ExampleOptimalTarget() {
 	secrets := []cip.Secret{cip.Basic(10), cip.Compound(24, 25), cip.Basic(40)}
 	targets := make([]float64, len(secrets))
 	for i, s := range secrets {
-		targets[i], _ = cip.TargetLossFactor(0.5, 2, 0.5, s.Locations())
+		targets[i], _ = cip.TargetLossFactor(0.5, 2, 0.5, s.NumLocations())
 	}
 	d, err := cip.OptimalTarget(sigma, secrets, targets, nil)
 	if err != nil {

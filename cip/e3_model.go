@@ -98,7 +98,7 @@ func newBlock(sigma mat.Symmetric, sp *e3Spectrum, s Secret) (*e3Block, error) {
 	if !ch.Factorize(ss) {
 		return nil, fmt.Errorf("cip: secret %v: Sigma_SS is not positive definite", s.Indices)
 	}
-	b := &e3Block{idx: s.Indices, kloc: float64(s.Locations())}
+	b := &e3Block{idx: s.Indices, kloc: float64(s.NumLocations())}
 	if k == 1 {
 		b.sig = []float64{ss.At(0, 0)}
 		b.u = mat.NewDense(1, 1, []float64{1})

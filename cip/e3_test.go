@@ -235,11 +235,11 @@ func TestOptimalTargetIsMinimal(t *testing.T) {
 			// common level over KLoc, reaches a level above the target's.
 			level := 0.0
 			for j, s := range c.secrets {
-				level = math.Max(level, ts[j]*float64(s.Locations()))
+				level = math.Max(level, ts[j]*float64(s.NumLocations()))
 			}
 			uniform := true
 			for j, s := range c.secrets {
-				uniform = uniform && ts[j]*float64(s.Locations()) == level
+				uniform = uniform && ts[j]*float64(s.NumLocations()) == level
 			}
 			if !uniform {
 				return
@@ -318,7 +318,7 @@ func TestOptimalBudget(t *testing.T) {
 		checkTargets(t, sigma, c.secrets, d, d.Targets, true)
 		level := 0.0
 		for j, s := range c.secrets {
-			level = math.Max(level, d.PerSecret[j]*float64(s.Locations()))
+			level = math.Max(level, d.PerSecret[j]*float64(s.NumLocations()))
 		}
 		if level != d.Level {
 			t.Errorf("%s: Level %v, certified %v", c.name, d.Level, level)

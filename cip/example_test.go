@@ -51,3 +51,38 @@ func ExamplePriorPosteriorGap() {
 	// delta 0.01: log-odds gap 1.251
 	// delta 0.10: log-odds gap 0.676
 }
+
+// One entry point for every designer. At the paper's Figure 2a setting
+// (one basic secret, total noise 1) tracepriv's optimum against the paper's
+// SDP_A; then target mode for a few sensitive places, epsilon = 0.5 at
+// lambda = 2 for displacements of half a prior standard deviation.
+func ExampleDesignNoise() {
+	sigma := gp.Gram(gp.RBF{Variance: 1, Lengthscale: 6.1}, gp.Indices(50))
+	for _, m := range []cip.Method{cip.MethodE3, cip.MethodPaper} {
+		d, err := cip.DesignNoise(cip.DesignRequest{Method: m, Sigma: sigma, Secrets: []cip.Secret{cip.Basic(24)}, Budget: 1})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("%s: total noise %.2f, loss factor %.3g\n", d.Method, d.Budget, d.LossFactors[0])
+	}
+
+	secrets := []cip.Secret{cip.Basic(10), cip.Compound(24, 25), cip.Basic(40)}
+	targets, _ := cip.TargetLossFactors(secrets, 0.5, 2, 0.5)
+	d, err := cip.DesignNoise(cip.DesignRequest{Sigma: sigma, Secrets: secrets, Targets: targets})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s (solver %s): total noise %.2f, lower bound %.2f\n", d.Method, d.Solver, d.Budget, d.LowerBound)
+	for i, s := range secrets {
+		fmt.Printf("secret %v: epsilon %.3f\n", s.Indices, cip.Epsilon(d.LossFactors[i], 2, 0.5, s.NumLocations()))
+	}
+	// Output:
+	// e3: total noise 1.00, loss factor 7.72
+	// paper-sdp-a: total noise 1.00, loss factor 21.6
+	// e3 (solver e3-barrier): total noise 415.48, lower bound 415.48
+	// secret [10]: epsilon 0.500
+	// secret [24 25]: epsilon 0.500
+	// secret [40]: epsilon 0.500
+}

@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/gp"
 )
 
 // checkPair validates a prior covariance and a noise covariance.
@@ -28,6 +30,38 @@ func checkPair(sigma, sigmaG mat.Symmetric) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// factorSum validates the pair and factorises Sigma + SigmaG (with the
+// jitter ladder of gp.Factorize), the one factorisation the evaluator and
+// the posterior rest on.
+func factorSum(sigma, sigmaG mat.Symmetric) (int, *gp.Factor, error) {
+	n, err := checkPair(sigma, sigmaG)
+	if err != nil {
+		return 0, nil, err
+	}
+	f, err := gp.Factorize(addSym(sigma, sigmaG), 0)
+	if err != nil {
+		return 0, nil, fmt.Errorf("cip: Sigma + SigmaG: %w", err)
+	}
+	return n, f, nil
+}
+
+// conditionPair validates the pair and the secret and conditions the prior
+// on the secret's coordinates.
+func conditionPair(sigma, sigmaG mat.Symmetric, s Secret) (int, *gp.Conditional, error) {
+	n, err := checkPair(sigma, sigmaG)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := s.Validate(n); err != nil {
+		return 0, nil, err
+	}
+	cond, err := gp.Condition(sigma, s.Indices)
+	if err != nil {
+		return 0, nil, err
+	}
+	return n, cond, nil
 }
 
 // addSym returns a + b.

@@ -39,13 +39,9 @@ type Evaluator struct {
 // mechanism with noise SigmaG + Jitter I, which is reported so that a
 // certificate can state it.
 func NewEvaluator(sigma, sigmaG mat.Symmetric) (*Evaluator, error) {
-	n, err := checkPair(sigma, sigmaG)
+	n, f, err := factorSum(sigma, sigmaG)
 	if err != nil {
 		return nil, err
-	}
-	f, err := gp.Factorize(addSym(sigma, sigmaG), 0)
-	if err != nil {
-		return nil, fmt.Errorf("cip: Sigma + SigmaG: %w", err)
 	}
 	return &Evaluator{sigma: sigma, sigmaG: sigmaG, m: f, n: n}, nil
 }
@@ -199,14 +195,7 @@ func TargetLossFactor(epsilon, lambda, r float64, kLoc int) (float64, error) {
 // factorisation of K. It costs a factorisation per secret and is less
 // accurate than Evaluator when C is badly conditioned.
 func LossFactorDirect(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
-	n, err := checkPair(sigma, sigmaG)
-	if err != nil {
-		return 0, err
-	}
-	if err := s.Validate(n); err != nil {
-		return 0, err
-	}
-	cond, err := gp.Condition(sigma, s.Indices)
+	n, cond, err := conditionPair(sigma, sigmaG, s)
 	if err != nil {
 		return 0, err
 	}

@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -86,7 +87,7 @@ func TestTheorem34EqualsE1(t *testing.T) {
 			for _, p := range s {
 				g.SetSym(p, p, 0.3)
 			}
-			bound, err := Theorem34Bound(sigma, g, Compound(s...))
+			bound, err := BlockDiagonalLossBound(sigma, g, Compound(s...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,8 +104,18 @@ func TestTheorem34EqualsE1(t *testing.T) {
 		}
 	}
 	// Cross terms are rejected.
-	if _, err := Theorem34Bound(rbf(2, 5), randomNoise(rng, 5, 1), Basic(2)); err == nil {
-		t.Error("Theorem 3.4 accepted noise with cross terms")
+	if _, err := BlockDiagonalLossBound(rbf(2, 5), randomNoise(rng, 5, 1), Basic(2)); !errors.Is(err, ErrCrossTerms) {
+		t.Errorf("Theorem 3.4 with cross terms: error %v, want ErrCrossTerms", err)
+	}
+	// The deprecated name is the same function.
+	sigma, g := rbf(2.5, 10), mat.NewDiagDense(10, nil)
+	for i := range 10 {
+		g.SetDiag(i, 0.5)
+	}
+	a, errA := BlockDiagonalLossBound(sigma, g, Basic(3))
+	b, errB := Theorem34Bound(sigma, g, Basic(3))
+	if errA != nil || errB != nil || a != b {
+		t.Errorf("Theorem34Bound %v (%v), BlockDiagonalLossBound %v (%v)", b, errB, a, errA)
 	}
 }
 

@@ -27,13 +27,9 @@ type Posterior struct {
 
 // NewPosterior computes the adversary's posterior covariance.
 func NewPosterior(sigma, sigmaG mat.Symmetric) (*Posterior, error) {
-	n, err := checkPair(sigma, sigmaG)
+	n, f, err := factorSum(sigma, sigmaG)
 	if err != nil {
 		return nil, err
-	}
-	f, err := gp.Factorize(addSym(sigma, sigmaG), 0)
-	if err != nil {
-		return nil, fmt.Errorf("cip: Sigma + SigmaG: %w", err)
 	}
 	g := mat.NewSymDense(n, nil)
 	g.CopySym(sigmaG)
@@ -103,4 +99,31 @@ func (p *Posterior) MeanTwoSigma(idx []int) float64 {
 		s += p.Cov.At(i, i)
 	}
 	return 2 * math.Sqrt(math.Max(s/float64(len(idx)), 0))
+}
+
+// SecretsTwoSigma returns the paper's posterior metric for a set of
+// secrets: TwoSigma of the secret when there is one, and otherwise
+// MeanTwoSigma over the distinct points of all of them.
+func (p *Posterior) SecretsTwoSigma(secrets []Secret) (float64, error) {
+	if len(secrets) == 1 {
+		return p.TwoSigma(secrets[0])
+	}
+	n := p.Cov.SymmetricDim()
+	var idx []int
+	seen := make([]bool, n)
+	for _, s := range secrets {
+		if err := s.Validate(n); err != nil {
+			return 0, err
+		}
+		for _, i := range s.Indices {
+			if !seen[i] {
+				seen[i] = true
+				idx = append(idx, i)
+			}
+		}
+	}
+	if len(idx) == 0 {
+		return 0, fmt.Errorf("cip: no secrets")
+	}
+	return p.MeanTwoSigma(idx), nil
 }

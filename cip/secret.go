@@ -38,13 +38,19 @@ func EveryPoint(n int) []Secret {
 	return s
 }
 
-// Locations returns KLoc, or len(Indices) if KLoc is zero.
-func (s Secret) Locations() int {
+// NumLocations returns the number of locations the secret covers: KLoc,
+// or len(Indices) if KLoc is zero.
+func (s Secret) NumLocations() int {
 	if s.KLoc > 0 {
 		return s.KLoc
 	}
 	return len(s.Indices)
 }
+
+// Locations returns NumLocations.
+//
+// Deprecated: use NumLocations; Locations returns a count, not locations.
+func (s Secret) Locations() int { return s.NumLocations() }
 
 // Validate reports whether s is a valid secret of an n-coordinate trace.
 func (s Secret) Validate(n int) error {
@@ -72,7 +78,7 @@ func (l Layout) Index(p, d int) int { return d*l.Points + p }
 // Unroll returns the joint secret covering the given point secret in every
 // dimension. KLoc stays the number of locations.
 func (l Layout) Unroll(s Secret) Secret {
-	out := Secret{KLoc: s.Locations()}
+	out := Secret{KLoc: s.NumLocations()}
 	for d := range l.Dims {
 		for _, p := range s.Indices {
 			out.Indices = append(out.Indices, l.Index(p, d))

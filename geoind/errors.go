@@ -2,36 +2,27 @@ package geoind
 
 import (
 	"errors"
-	"fmt"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // ErrParam is wrapped by every parameter-validation error of this package
-// (each one a *ParamError).
-var ErrParam = errors.New("geoind: invalid parameter")
+// (each one a *ParamError). It is param.ErrInvalid.
+//
+// Deprecated: use param.ErrInvalid.
+var ErrParam = param.ErrInvalid
 
 // ParamError says which parameter is invalid, its value and what is
 // wanted. Callers that map parameters to their own names (a CLI's flags, a
 // form's fields) branch on Name with errors.As; errors.Is(err, ErrParam)
 // holds for every ParamError.
-type ParamError struct {
-	Name  string // the Config/JSON name: "epsilon", "rate", "grid", ...
-	Value any
-	Want  string
-}
-
-func (e *ParamError) Error() string {
-	v := e.Value
-	if f, ok := v.(float64); ok {
-		v = fmt.Sprintf("%.6g", f)
-	}
-	return fmt.Sprintf("%v: %s = %v, want %s", ErrParam, e.Name, v, e.Want)
-}
-
-// Unwrap makes errors.Is(err, ErrParam) true.
-func (e *ParamError) Unwrap() error { return ErrParam }
+//
+// Deprecated: use param.Error, which this is an alias of (the field Want is
+// now Why, and reads "want …").
+type ParamError = param.Error
 
 func paramErr(name string, v any, want string) error {
-	return &ParamError{Name: name, Value: v, Want: want}
+	return param.Invalid(name, v, "want "+want)
 }
 
 // Errors of sealed session state files (StateFile). Each is wrapped with

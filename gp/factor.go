@@ -6,6 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // DefaultMaxJitter is the largest diagonal jitter Factorize adds, relative
@@ -38,7 +40,8 @@ func (f *Factor) Cholesky() *mat.Cholesky { return &f.chol }
 
 // Factorize computes the Cholesky factorisation of a, adding the smallest
 // jitter from the ladder 0, 1e-15, 1e-14, ..., maxRel (all relative to the
-// mean diagonal of a) with which it succeeds. maxRel <= 0 means
+// mean diagonal of a; the tenfold steps of numeric.JitterLadder, capped at
+// maxRel) with which it succeeds. maxRel <= 0 means
 // DefaultMaxJitter. The jitter used is reported by Factor.Jitter.
 func Factorize(a mat.Symmetric, maxRel float64) (*Factor, error) {
 	if maxRel <= 0 {
@@ -65,7 +68,9 @@ func Factorize(a mat.Symmetric, maxRel float64) (*Factor, error) {
 		return f, nil
 	}
 	work := mat.NewSymDense(n, nil)
-	for rel := 1e-15; rel <= maxRel*(1+1e-9); rel *= 10 {
+	// The ladder runs in units of the mean diagonal.
+	ladder := numeric.JitterLadder{Floor: 1e-15, Factor: 10, Cap: maxRel}
+	for rel, ok := ladder.Next(0); ok; rel, ok = ladder.Next(rel) {
 		work.CopySym(a)
 		j := rel * scale
 		for i := range n {

@@ -1,9 +1,33 @@
-// Package noise holds tracepriv's randomness and its noise samplers.
+// Package noise holds tracepriv's randomness and every noise sampler its
+// mechanisms release through, each with the guarantee it gives stated
+// below and checked by falsification tests.
+//
+// What uses what:
+//   - sanitize's dense path: MultiNormal (a certified Cholesky factor of
+//     the noise covariance, NewMultiNormalCholesky) and AddOnGrid, which
+//     releases x + noise rounded to a grid exactly.
+//   - sanitize's linear path: MarkovRelease, the same exact release for
+//     state-space (Matérn-sum) noise in O(n) time and memory, by a
+//     Kalman-type recursion on keyed AES-CTR streams.
+//   - geoind: PlanarLaplace (exact radius, Lambert-W quantiles).
+//   - risk's audits and the scalar mechanisms of the CLI: the secure
+//     samplers Laplace and Gaussian (Google's lattice construction), with
+//     the analytic Gaussian calibration DeltaForGaussian and
+//     SigmaForGaussian; trajdb: Geometric and TwoSidedGeometric.
+//   - tests and reproductions: Seeded sources; the Rand methods
+//     (floating-point draws) are for simulation only.
+//
+// # Randomness
 //
 // Every sampler draws from a Source. Secure (crypto/rand) is the default
 // everywhere, and a nil Src field or argument means it; Seeded gives
-// reproducible streams for tests and experiments and is reported as such by
-// Describe. Nothing here uses math/rand's global generator.
+// reproducible ChaCha8 streams for tests and experiments, and Describe
+// reports which was used ("crypto", "seeded:N") so that output can say so;
+// IsSecure tells them apart. Derive gives each unit of work (a person) its
+// own stream of a seeded source, so seeded releases do not depend on how
+// the work is split or ordered; a secure source is returned as it is.
+// Nothing here uses math/rand's global generator. Invalid parameters give
+// errors that wrap ErrParam.
 //
 // # Basic draws
 //

@@ -1,12 +1,10 @@
 package noise
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/tracepriv/tracepriv/accountant"
-
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // binomialBound is 2^57: the secure Gaussian's lattice step is the smallest
@@ -29,7 +27,7 @@ const binomialBound = 0x1p57
 // impossible for a neighbour.
 //
 // Gaussian says nothing about privacy by itself: choose Sigma with
-// SigmaForGaussian for (ε, δ)-DP, or from a Rényi/CIP accountant.
+// accountant.GaussianSigma for (ε, δ)-DP, or from a Rényi/CIP accountant.
 // A nil Src means the crypto/rand source.
 type Gaussian struct {
 	Sigma float64
@@ -68,30 +66,23 @@ func (g Gaussian) Add(x float64) float64 {
 func (g Gaussian) Rand() float64 { return g.Add(0) }
 
 // CDF returns P(N <= x) for the continuous N(0, σ²) the sampler approximates.
-func (g Gaussian) CDF(x float64) float64 {
-	return distuv.Normal{Mu: 0, Sigma: g.Sigma}.CDF(x)
-}
+func (g Gaussian) CDF(x float64) float64 { return numeric.Phi(x / g.Sigma) }
 
 // Quantile returns the p-quantile of N(0, σ²); NaN for p outside [0, 1].
 func (g Gaussian) Quantile(p float64) float64 {
 	if checkProb(p) != nil {
 		return math.NaN()
 	}
-	return distuv.Normal{Mu: 0, Sigma: g.Sigma}.Quantile(p)
+	return g.Sigma * numeric.PhiInv(p)
 }
 
 // DeltaForGaussian returns the smallest δ for which the Gaussian mechanism
 // with standard deviation sigma is (eps, δ)-DP for L2 sensitivity l2 (Balle
-// & Wang 2018, Theorem 8):
+// & Wang 2018, Theorem 8), or NaN if the parameters are invalid.
 //
-//	δ = Φ(Δ/(2σ) - εσ/Δ) - e^ε Φ(-Δ/(2σ) - εσ/Δ).
-//
-// The formula lives in accountant.GaussianDelta (one source of truth). It
-// returns NaN if sigma or l2 is not finite and > 0 or eps < 0.
+// Deprecated: use accountant.GaussianDelta (one home of the formula), which
+// reports invalid parameters as errors.
 func DeltaForGaussian(sigma, eps, l2 float64) float64 {
-	if checkPositive("sigma", sigma) != nil || checkPositive("l2", l2) != nil || !(eps >= 0) {
-		return math.NaN()
-	}
 	d, err := accountant.GaussianDelta(sigma, eps, l2)
 	if err != nil {
 		return math.NaN()
@@ -100,21 +91,10 @@ func DeltaForGaussian(sigma, eps, l2 float64) float64 {
 }
 
 // SigmaForGaussian returns the smallest σ for which the Gaussian mechanism
-// is (eps, delta)-DP at L2 sensitivity l2, rounded up so that
-// DeltaForGaussian(σ, eps, l2) <= delta; see accountant.GaussianSigma.
+// is (eps, delta)-DP at L2 sensitivity l2.
+//
+// Deprecated: use accountant.GaussianSigma (one home of the calibration);
+// this is that function.
 func SigmaForGaussian(eps, delta, l2 float64) (float64, error) {
-	if !(eps >= 0) || math.IsInf(eps, 1) {
-		return 0, paramError("epsilon", eps, "finite and >= 0")
-	}
-	if err := checkDelta(delta); err != nil {
-		return 0, err
-	}
-	if err := checkPositive("l2 sensitivity", l2); err != nil {
-		return 0, err
-	}
-	s, err := accountant.GaussianSigma(eps, delta, l2)
-	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrParam, err)
-	}
-	return s, nil
+	return accountant.GaussianSigma(eps, delta, l2)
 }

@@ -3,6 +3,8 @@ package noise
 import (
 	"fmt"
 	"math"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // markovStep is the implemented transition of one component over one
@@ -68,22 +70,19 @@ func newMarkovStep(a []float64, d int, e, dt float64) (*markovStep, error) {
 			m[i*d+j] = sum2(terms)
 		}
 	}
-	var jit float64
-	for {
+	ladder := numeric.JitterLadder{Floor: 0x1p-60, Factor: 4, Cap: 0x1p-40}
+	for jit := 0.0; ; {
 		if l, ok := ddCholesky(m, d, jit); ok {
 			for i := range d * d {
 				st.b[i] = l[i].hi + l[i].lo
 			}
 			break
 		}
-		if jit == 0 {
-			jit = 0x1p-60
-		} else {
-			jit *= 4
-		}
-		if jit > 0x1p-40 {
+		next, ok := ladder.Next(jit)
+		if !ok {
 			return nil, fmt.Errorf("noise: the whitened process noise I - ÂÂᵀ is not positive semi-definite even with jitter %g (‖Â‖ > 1?)", jit)
 		}
+		jit = next
 	}
 	st.r = stepResidual(a, st.b, d)
 	st.na = sqrtUpF(ballUp(1 + st.r))

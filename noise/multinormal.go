@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // PSDTolerance is the relative eigenvalue tolerance of NewMultiNormal. An
@@ -92,7 +94,7 @@ func NewMultiNormalCholesky(cov mat.Symmetric) (*MultiNormal, error) {
 	if !(mean > 0) {
 		return nil, fmt.Errorf("%w: covariance has no positive variance", ErrParam)
 	}
-	failCap := 1e-6 * mean
+	ladder := numeric.JitterLadder{Floor: 1e-15 * mean, Factor: 10, Cap: 1e-6 * mean}
 	j := 2 * gammaK(n+choleskyBackwardRoundings) * gersh
 	a := mat.NewSymDense(n, nil)
 	var chol mat.Cholesky
@@ -105,10 +107,11 @@ func NewMultiNormalCholesky(cov mat.Symmetric) (*MultiNormal, error) {
 			diagMax = math.Max(diagMax, math.Abs(d))
 		}
 		if !chol.Factorize(a) {
-			if j >= failCap {
+			next, ok := ladder.Next(j)
+			if !ok {
 				return nil, fmt.Errorf("%w: covariance is not positive semi-definite (Cholesky failed with jitter %g)", ErrParam, j)
 			}
-			j = math.Min(math.Max(10*j, 1e-15*mean), failCap)
+			j = next
 			continue
 		}
 		f := lowerFactor(&chol, n)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // A Sampler runs a mechanism with a real-valued output on the dataset whose
@@ -82,14 +83,9 @@ func (r AuditResult) EpsilonLower() (point, conservative float64, err error) {
 }
 
 func (a *Auditor) init() error {
-	if a.M < 2 {
-		return errorf("audit needs at least M = 2 candidates, got %d", a.M)
-	}
-	if a.Trials < 1 {
-		return errorf("audit needs at least 1 trial, got %d", a.Trials)
-	}
-	if a.TrainTrials < 0 {
-		return errorf("training trials must be non-negative, got %d", a.TrainTrials)
+	if err := param.First(param.AtLeastInt("M", a.M, 2), param.AtLeastInt("Trials", a.Trials, 1),
+		param.AtLeastInt("TrainTrials", a.TrainTrials, 0)); err != nil {
+		return err
 	}
 	if a.TrainTrials == 0 {
 		a.TrainTrials = max(a.Trials/a.M, 1000)
@@ -97,8 +93,8 @@ func (a *Auditor) init() error {
 	if a.Confidence == 0 {
 		a.Confidence = 0.95
 	}
-	if !(a.Confidence > 0 && a.Confidence < 1) {
-		return errorf("confidence must be in (0, 1), got %v", a.Confidence)
+	if err := param.InOpen("Confidence", a.Confidence, 0, 1); err != nil {
+		return err
 	}
 	if a.Src == nil {
 		a.Src = noise.Secure()

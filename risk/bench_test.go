@@ -43,7 +43,7 @@ func BenchmarkTheorem515(b *testing.B) {
 
 func BenchmarkFDPBoundDiscreteLaplace(b *testing.B) {
 	for b.Loop() {
-		sink = FDPBoundDiscrete(LaplaceTradeOff{2}, 0.1, 0.1)
+		sink = FDPBoundDiscrete(LaplaceTradeOff{Epsilon: 2}, 0.1, 0.1)
 	}
 }
 

@@ -2,7 +2,12 @@ package risk
 
 import (
 	"errors"
+	"fmt"
 	"math"
+
+	"github.com/tracepriv/tracepriv/accountant"
+	"github.com/tracepriv/tracepriv/internal/numeric"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Calibrate returns the largest x in [lo, hi] with bound(x) ≤ risk, for a
@@ -16,7 +21,7 @@ func Calibrate(bound func(x float64) (float64, error), risk, lo, hi float64) (fl
 		return 0, err
 	}
 	if !(lo < hi) || math.IsInf(hi, 0) || math.IsNaN(lo) {
-		return 0, errorf("calibration range [%v, %v] is empty or not finite", lo, hi)
+		return 0, param.Invalid("hi", hi, fmt.Sprintf("must be finite and above lo = %v", lo))
 	}
 	const grid = 64
 	prev := math.Inf(-1)
@@ -45,18 +50,12 @@ func Calibrate(bound func(x float64) (float64, error), risk, lo, hi float64) (fl
 		return hi, ErrUnconstrained
 	}
 	// Bisect between the last grid point inside and the next one outside.
-	a, b := last, math.Min(hi, last+(hi-lo)/grid)
-	for i := 0; i < 200 && b-a > 1e-14*(1+math.Abs(a)); i++ {
-		c := a + (b-a)/2
-		v, err := bound(c)
-		if err != nil {
-			return 0, err
-		}
-		if v <= risk {
-			a = c
-		} else {
-			b = c
-		}
+	a, _, err := numeric.BisectErr(func(x float64) (bool, error) {
+		v, err := bound(x)
+		return v <= risk, err
+	}, last, math.Min(hi, last+(hi-lo)/grid), numeric.Tol{Abs: 1e-14, Rel: 1e-14, MaxIter: 200})
+	if err != nil {
+		return 0, err
 	}
 	return a, nil
 }
@@ -114,7 +113,7 @@ func CalibrateEpsDelta(risk, delta float64, m int) (float64, error) {
 	c := risk * fm / (fm - 1)
 	num := 1 + c*(fm-1) - delta*fm
 	if num < 1-c {
-		return 0, errorf("delta %v alone exceeds the accepted risk %v", delta, risk)
+		return 0, param.Invalid("delta", delta, fmt.Sprintf("alone exceeds the accepted risk %v", risk))
 	}
 	return math.Log(num) - math.Log1p(-c), nil
 }
@@ -129,7 +128,7 @@ func EpsilonFromRAD(rad float64, m int) (float64, error) {
 		return 0, err
 	}
 	if math.IsNaN(rad) {
-		return 0, errorf("RAD is NaN")
+		return 0, param.Invalid("rad", rad, "must be a number")
 	}
 	fm := float64(m)
 	switch {
@@ -167,7 +166,7 @@ func CalibrateGaussian(risk float64, m int) (float64, error) {
 	if err := checkBelow(risk, (fm-1)/fm); err != nil {
 		return 0, err
 	}
-	return 1 / (2 * (fm - 1) * phiInv((1+risk*fm/(fm-1))/2)), nil
+	return 1 / (2 * (fm - 1) * numeric.PhiInv((1+risk*fm/(fm-1))/2)), nil
 }
 
 // maxEpsilon caps the search range of the bisection calibrators; beyond it
@@ -216,8 +215,8 @@ func CalibrateDPSGD(risk float64, steps, m int) (float64, error) {
 	if err := checkM(m); err != nil {
 		return 0, err
 	}
-	if steps < 1 {
-		return 0, errorf("steps must be at least 1, got %d", steps)
+	if err := checkSteps(steps); err != nil {
+		return 0, err
 	}
 	fm := float64(m)
 	if err := checkBelow(risk, (fm-1)/fm); err != nil {
@@ -242,10 +241,10 @@ func CalibrateHayesLaplace(rero float64, m int) (float64, error) {
 		return 0, err
 	}
 	if rero <= 1/float64(m) {
-		return 0, errorf("ReRo target %v is not above the chance baseline 1/m = %v", rero, 1/float64(m))
+		return 0, param.Invalid("rero", rero, fmt.Sprintf("must be above the chance baseline 1/m = %v", 1/float64(m)))
 	}
 	eps, err := Calibrate(func(e float64) (float64, error) {
-		return HayesReRo(LaplaceTradeOff{Epsilon: e}, 1/float64(m)), nil
+		return HayesReRo(accountant.LaplaceTradeOff{Epsilon: e}, 1/float64(m)), nil
 	}, rero, 0, maxEpsilon)
 	return eps, err
 }

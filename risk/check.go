@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // ErrUnconstrained is returned by calibrators when the accepted risk is at
@@ -15,55 +17,35 @@ var ErrUnconstrained = errors.New("risk: accepted risk is not below the bound's 
 // supremum of the bound being inverted, so it implies no finite ε.
 var ErrNotInvertible = errors.New("risk: empirical RAD is at or above the bound's supremum; no finite epsilon is implied")
 
-func checkEpsilon(eps float64) error {
-	if math.IsNaN(eps) || math.IsInf(eps, 0) || eps < 0 {
-		return fmt.Errorf("risk: epsilon must be finite and non-negative, got %v", eps)
-	}
-	return nil
-}
+// The parameter checks return *param.Error (errors.Is(err,
+// param.ErrInvalid)), named as the functions' arguments are.
 
-func checkDelta(delta float64) error {
-	if math.IsNaN(delta) || delta < 0 || delta >= 1 {
-		return fmt.Errorf("risk: delta must be in [0, 1), got %v", delta)
-	}
-	return nil
-}
+func checkEpsilon(eps float64) error { return param.NonNegative("epsilon", eps) }
 
-func checkSigma(sigma float64) error {
-	if math.IsNaN(sigma) || math.IsInf(sigma, 0) || sigma <= 0 {
-		return fmt.Errorf("risk: sigma must be finite and positive, got %v", sigma)
-	}
-	return nil
-}
+func checkDelta(delta float64) error { return param.InRightOpen("delta", delta, 0, 1) }
 
-func checkM(m int) error {
-	if m < 2 {
-		return fmt.Errorf("risk: need at least m = 2 candidate values, got %d", m)
-	}
-	return nil
-}
+func checkSigma(sigma float64) error { return param.Positive("sigma", sigma) }
 
-func checkRisk(gamma float64) error {
-	if math.IsNaN(gamma) || gamma <= 0 || gamma >= 1 {
-		return fmt.Errorf("risk: accepted risk must be in (0, 1), got %v", gamma)
-	}
-	return nil
-}
+func checkM(m int) error { return param.AtLeastInt("m", m, 2) }
+
+func checkSteps(steps int) error { return param.AtLeastInt("steps", steps, 1) }
+
+func checkRisk(gamma float64) error { return param.InOpen("risk", gamma, 0, 1) }
 
 // checkPrior verifies that p is a probability vector (within 1e-9).
 func checkPrior(p []float64) error {
 	if len(p) < 2 {
-		return fmt.Errorf("risk: prior needs at least 2 values, got %d", len(p))
+		return param.Invalid("prior", fmt.Sprintf("%d values", len(p)), "must have at least 2 values")
 	}
 	s := 0.0
 	for i, v := range p {
 		if math.IsNaN(v) || v < 0 {
-			return fmt.Errorf("risk: prior[%d] = %v is not a probability", i, v)
+			return param.Invalid(fmt.Sprintf("prior[%d]", i), v, "must be a probability")
 		}
 		s += v
 	}
 	if math.Abs(s-1) > 1e-9 {
-		return fmt.Errorf("risk: prior sums to %v, not 1", s)
+		return param.Invalid("prior", fmt.Sprintf("a sum of %v", s), "must sum to 1")
 	}
 	return nil
 }
@@ -91,11 +73,4 @@ func errorf(format string, args ...any) error {
 	return fmt.Errorf("risk: "+format, args...)
 }
 
-func firstErr(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
+var firstErr = param.First

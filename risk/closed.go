@@ -3,6 +3,10 @@ package risk
 import (
 	"math"
 	"sort"
+
+	"github.com/tracepriv/tracepriv/accountant"
+	"github.com/tracepriv/tracepriv/internal/numeric"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // The closed forms below are Theorem 5.3 (exact, attained by the Bayes
@@ -17,7 +21,7 @@ func GRR(eps float64, m int) (float64, error) {
 	if err := firstErr(checkEpsilon(eps), checkM(m)); err != nil {
 		return 0, err
 	}
-	return GRRTV(eps, m) * float64(m-1) / float64(m), nil
+	return accountant.GRRTradeOff{Epsilon: eps, Categories: m}.TV() * float64(m-1) / float64(m), nil
 }
 
 // GRRPrior is GRR's exact RAD for a membership adversary (a(x) = x) under
@@ -26,7 +30,7 @@ func GRRPrior(eps float64, prior []float64) (float64, error) {
 	if err := firstErr(checkEpsilon(eps), checkPrior(prior)); err != nil {
 		return 0, err
 	}
-	return GRRTV(eps, len(prior)) * (1 - Kappa(prior)), nil
+	return accountant.GRRTradeOff{Epsilon: eps, Categories: len(prior)}.TV() * (1 - Kappa(prior)), nil
 }
 
 // oueP is OUE's probability of reporting a 0 bit as 0, e^ε/(e^ε+1).
@@ -128,8 +132,8 @@ func sortedGaps(values []float64) ([]float64, error) {
 // (A.15): (1/m)(m − 1 − Σ_j e^{−Δ_j/(2b)}) over the sorted gaps Δ_j. The Bayes
 // attack's decision regions are the Voronoi cells of the values.
 func LaplaceValues(b float64, values []float64) (float64, error) {
-	if err := checkSigma(b); err != nil {
-		return 0, errorf("Laplace scale must be finite and positive, got %v", b)
+	if err := param.Positive("b", b); err != nil {
+		return 0, err
 	}
 	g, err := sortedGaps(values)
 	if err != nil {
@@ -167,7 +171,7 @@ func GaussianValues(sigma float64, values []float64) (float64, error) {
 	}
 	s := 0.0
 	for _, d := range g {
-		s += 2*phi(d/(2*sigma)) - 1
+		s += 2*numeric.Phi(d/(2*sigma)) - 1
 	}
 	return s / float64(len(values)), nil
 }
@@ -180,7 +184,7 @@ func GaussianUnitRange(sigma float64, m int) (float64, error) {
 		return 0, err
 	}
 	fm := float64(m)
-	return (fm - 1) / fm * (2*phi(1/(2*sigma*(fm-1))) - 1), nil
+	return (fm - 1) / fm * (2*numeric.Phi(1/(2*sigma*(fm-1))) - 1), nil
 }
 
 // DPSGD bounds the 0-RAD of full-batch DP-SGD with noise multiplier σ over T
@@ -192,8 +196,8 @@ func DPSGD(sigma float64, steps, m int) (float64, error) {
 	if err := checkSigma(sigma); err != nil {
 		return 0, err
 	}
-	if steps < 1 {
-		return 0, errorf("steps must be at least 1, got %d", steps)
+	if err := checkSteps(steps); err != nil {
+		return 0, err
 	}
 	return GDPUniform(math.Sqrt(float64(steps))/sigma, m)
 }
@@ -203,8 +207,8 @@ func DPSGDTV(sigma float64, steps, m int) (float64, error) {
 	if err := firstErr(checkSigma(sigma), checkM(m)); err != nil {
 		return 0, err
 	}
-	if steps < 1 {
-		return 0, errorf("steps must be at least 1, got %d", steps)
+	if err := checkSteps(steps); err != nil {
+		return 0, err
 	}
-	return TVBound(GDPTV(math.Sqrt(float64(steps))/sigma), 1/float64(m)), nil
+	return TVBound(accountant.GaussianTradeOff{Mu: math.Sqrt(float64(steps)) / sigma}.TV(), 1/float64(m)), nil
 }

@@ -62,7 +62,7 @@ func TestLaplaceM11AnchorTable(t *testing.T) {
 		near(t, "A.18", must(t)(LaplaceUnitRange(r.eps, m)), r.exact, 5.01e-7)
 		near(t, "Thm 5.2 Laplace", TVBound(LaplaceTV(r.eps), 1.0/m), r.tv, 5.01e-7)
 		// The same TV from the Laplace trade-off function, numerically.
-		near(t, "TV(f_laplace)", TVBound(TV(LaplaceTradeOff{r.eps}), 1.0/m), TVBound(LaplaceTV(r.eps), 1.0/m), 1e-9)
+		near(t, "TV(f_laplace)", TVBound(TV(LaplaceTradeOff{Epsilon: r.eps}), 1.0/m), TVBound(LaplaceTV(r.eps), 1.0/m), 1e-9)
 	}
 }
 
@@ -196,8 +196,8 @@ func TestDPSGDTable(t *testing.T) {
 		near(t, "sigma", sigma, r.sigma, 5.01e-3)
 		near(t, "Thm 5.2", must(t)(DPSGDTV(sigma, steps, m)), r.thm52, 5.01e-5)
 		near(t, "Thm 5.11", must(t)(DPSGD(sigma, steps, m)), r.thm511, 5.01e-5)
-		near(t, "Thm 5.11 numeric", FDPBoundDiscrete(GDPTradeOff{mu}, 1.0/m, 1.0/m), r.thm511, 5.01e-5)
-		near(t, "Hayes", HayesReRo(GDPTradeOff{mu}, 1.0/m), r.hayes, 5.01e-5)
+		near(t, "Thm 5.11 numeric", FDPBoundDiscrete(GDPTradeOff{Mu: mu}, 1.0/m, 1.0/m), r.thm511, 5.01e-5)
+		near(t, "Hayes", HayesReRo(GDPTradeOff{Mu: mu}, 1.0/m), r.hayes, 5.01e-5)
 	}
 }
 
@@ -218,16 +218,16 @@ func TestGDPDelta(t *testing.T) {
 func TestGDPUniformMatchesNumericMax(t *testing.T) {
 	for _, m := range []int{2, 5, 11} {
 		for _, mu := range []float64{0.1, 0.7, 2, 5} {
-			near(t, "Ex 5.12", must(t)(GDPUniform(mu, m)), FDPBoundDiscrete(GDPTradeOff{mu}, 1/float64(m), 1/float64(m)), 1e-10)
+			near(t, "Ex 5.12", must(t)(GDPUniform(mu, m)), FDPBoundDiscrete(GDPTradeOff{Mu: mu}, 1/float64(m), 1/float64(m)), 1e-10)
 		}
 	}
 }
 
 func TestTradeOffTV(t *testing.T) {
 	for _, eps := range []float64{0.1, 1, 3} {
-		near(t, "TV eps-delta", TV(EpsDeltaTradeOff{eps, 1e-3}), EpsDeltaTV(eps, 1e-3), 1e-10)
-		near(t, "TV laplace", TV(LaplaceTradeOff{eps}), LaplaceTV(eps), 1e-10)
-		near(t, "TV GDP", TV(GDPTradeOff{eps}), GDPTV(eps), 1e-10)
+		near(t, "TV eps-delta", TV(EpsDeltaTradeOff{Epsilon: eps, Delta: 1e-3}), EpsDeltaTV(eps, 1e-3), 1e-10)
+		near(t, "TV laplace", TV(LaplaceTradeOff{Epsilon: eps}), LaplaceTV(eps), 1e-10)
+		near(t, "TV GDP", TV(GDPTradeOff{Mu: eps}), GDPTV(eps), 1e-10)
 	}
 }
 

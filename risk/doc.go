@@ -29,7 +29,8 @@
 // the likelihood, Theorem 5.2 bounds RAD by TV(M)(1−κ_π) for any
 // auxiliary knowledge; with none, Theorem 5.11 bounds it by max(1−f(α)−α)
 // over an α range fixed by the prior, for any trade-off function f of the
-// mechanism, and Proposition 5.13, Theorem 5.15 and Corollary 5.16 specialise
+// mechanism, and EpsDeltaBallBound, EpsDeltaPrior and EpsDeltaUniform
+// (Proposition 5.13, Theorem 5.15 and Corollary 5.16) specialise
 // to (ε, δ)-DP.
 //
 // # Calibration and auditing
@@ -41,8 +42,17 @@
 // Clopper–Pearson interval, is turned into an ε that the mechanism must at
 // least have, by inverting a bound (Eq. 5.60 for any ε-DP mechanism).
 //
-// The trade-off functions (f-DP) that the bounds need live in this package
-// for now (see TradeOff); the accountant package owns the general ones.
+// The bounds take f-DP trade-off functions from the accountant package
+// (accountant.TradeOff, accountant.MaxAdvantage), the one home of f-DP.
+//
+// # The table of mechanisms
+//
+// Mechanisms lists the mechanisms the RAD tools know (Laplace, Gaussian,
+// GRR, OUE, subset selection, DP-SGD), each with its RAD evaluator, its
+// calibrator and, where tracepriv implements it, a builder for audits
+// (Mechanism.Audit, run by Auditor.Audit). The tracepriv commands "risk
+// rad", "risk calibrate" and "audit" only look names up in it; a new
+// mechanism is one more entry.
 //
 // # References
 //

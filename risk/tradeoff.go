@@ -1,134 +1,77 @@
 package risk
 
-import "math"
+import (
+	"math"
 
-// A TradeOff is an f-DP trade-off function (Def 2.19): F(α) is the smallest
-// type-II error of any test between neighbouring output distributions whose
-// type-I error is at most α. F is convex, non-increasing and F(α) ≤ 1−α on
-// [0, 1], so 1−F(α)−α is concave, which MaxAdvantage relies on.
+	"github.com/tracepriv/tracepriv/accountant"
+)
+
+// The f-DP trade-off functions that the RAD bounds take (Def 2.19) live in
+// the accountant package, with their composition; the names below are the
+// ones this package used before, kept so that code written against them
+// compiles. A trade-off function is convex, non-increasing and
+// f(α) ≤ 1−α on [0, 1], so 1−f(α)−α is concave, which
+// accountant.MaxAdvantage relies on.
+
+// TradeOff is an f-DP trade-off function.
 //
-// These are the trade-off functions the RAD bounds need; the accountant
-// package keeps the general ones and their composition.
-type TradeOff interface {
-	F(alpha float64) float64
-}
+// Deprecated: use accountant.TradeOff. Its method is Beta (formerly F here).
+type TradeOff = accountant.TradeOff
 
-// EpsDeltaTradeOff is the trade-off function of (ε, δ)-DP, Eq. (2.4):
-// f(α) = max{0, 1−δ−e^ε α, e^{−ε}(1−δ−α)}.
-type EpsDeltaTradeOff struct{ Epsilon, Delta float64 }
+// EpsDeltaTradeOff is the trade-off function of (ε, δ)-DP, Eq. (2.4).
+//
+// Deprecated: use accountant.EpsilonDeltaTradeOff.
+type EpsDeltaTradeOff = accountant.EpsilonDeltaTradeOff
 
-// F implements TradeOff.
-func (t EpsDeltaTradeOff) F(a float64) float64 {
-	e := math.Exp(t.Epsilon)
-	return math.Max(0, math.Max(1-t.Delta-e*a, (1-t.Delta-a)/e))
-}
+// GDPTradeOff is μ-Gaussian DP, G_μ(α) = Φ(Φ⁻¹(1−α) − μ).
+//
+// Deprecated: use accountant.GaussianTradeOff.
+type GDPTradeOff = accountant.GaussianTradeOff
 
-// GDPTradeOff is μ-Gaussian DP: G_μ(α) = Φ(Φ⁻¹(1−α) − μ). The Gaussian
-// mechanism with ℓ₂ sensitivity Δ and noise σ is Δ/σ-GDP.
-type GDPTradeOff struct{ Mu float64 }
-
-// F implements TradeOff.
-func (t GDPTradeOff) F(a float64) float64 {
-	switch {
-	case a <= 0:
-		return 1
-	case a >= 1:
-		return 0
-	}
-	return phi(-phiInv(a) - t.Mu) // Φ⁻¹(1−α) = −Φ⁻¹(α), accurate for small α
-}
-
-// LaplaceTradeOff is the exact trade-off between Lap(0, 1) and Lap(ε, 1):
-// the ε-DP Laplace mechanism on a sensitivity-1 query, a pair at the full
-// sensitivity apart.
-type LaplaceTradeOff struct{ Epsilon float64 }
-
-// F implements TradeOff.
-func (t LaplaceTradeOff) F(a float64) float64 {
-	em := math.Exp(-t.Epsilon)
-	switch {
-	case a <= 0:
-		return 1
-	case a < em/2:
-		return 1 - a/em
-	case a <= 0.5:
-		return em / (4 * a)
-	case a < 1:
-		return em * (1 - a)
-	}
-	return 0
-}
+// LaplaceTradeOff is the exact trade-off between Lap(0, 1) and Lap(ε, 1).
+//
+// Deprecated: use accountant.LaplaceTradeOff.
+type LaplaceTradeOff = accountant.LaplaceTradeOff
 
 // EpsDeltaTV is the total-variation bound of (ε, δ)-DP, Eq. (2.5):
 // (e^ε − 1 + 2δ)/(e^ε + 1).
+//
+// Deprecated: use accountant.EpsilonDeltaTradeOff{Epsilon: eps, Delta: delta}.TV().
 func EpsDeltaTV(eps, delta float64) float64 {
-	e := math.Exp(eps)
-	if math.IsInf(e, 1) {
-		return 1
-	}
-	return math.Min(1, (e-1+2*delta)/(e+1))
+	return accountant.EpsilonDeltaTradeOff{Epsilon: eps, Delta: delta}.TV()
 }
 
 // GDPTV is the total variation of μ-GDP, 2Φ(μ/2) − 1.
-func GDPTV(mu float64) float64 { return 2*phi(mu/2) - 1 }
+//
+// Deprecated: use accountant.GaussianTradeOff{Mu: mu}.TV().
+func GDPTV(mu float64) float64 { return accountant.GaussianTradeOff{Mu: mu}.TV() }
 
 // LaplaceTV is the total variation between Lap(0, b) and Lap(Δ, b) with
 // Δ/b = ε: 1 − e^{−ε/2}.
-func LaplaceTV(eps float64) float64 { return -math.Expm1(-eps / 2) }
+//
+// Deprecated: use accountant.LaplaceTradeOff{Epsilon: eps}.TV().
+func LaplaceTV(eps float64) float64 { return accountant.LaplaceTradeOff{Epsilon: eps}.TV() }
 
 // GRRTV is the total variation of generalised randomised response over m
 // values: (e^ε − 1)/(e^ε + m − 1).
+//
+// Deprecated: use accountant.GRRTradeOff{Epsilon: eps, Categories: m}.TV().
 func GRRTV(eps float64, m int) float64 {
-	e := math.Exp(eps)
-	if math.IsInf(e, 1) {
-		return 1
-	}
-	return (e - 1) / (e + float64(m) - 1)
+	return accountant.GRRTradeOff{Epsilon: eps, Categories: m}.TV()
 }
 
 // OUETV is the total variation of optimised unary encoding, ½(e^ε−1)/(e^ε+1).
 func OUETV(eps float64) float64 { return 0.5 * math.Tanh(eps/2) }
 
-// MaxAdvantage returns max_{α∈[lo,hi]} (1 − f(α) − α) and the maximiser. The
-// objective is concave because f is convex, so golden-section search finds
-// the global maximum; the end points are compared as well because the
-// maximiser is often at hi.
+// MaxAdvantage returns max_{α∈[lo,hi]} (1 − f(α) − α) and the maximiser.
+//
+// Deprecated: use accountant.MaxAdvantage.
 func MaxAdvantage(f TradeOff, lo, hi float64) (value, alpha float64) {
-	g := func(a float64) float64 { return 1 - f.F(a) - a }
-	lo, hi = math.Max(lo, 0), math.Min(hi, 1)
-	if hi <= lo {
-		return g(lo), lo
-	}
-	const r = 0.6180339887498949 // (√5 − 1)/2
-	a, b := lo, hi
-	c, d := b-r*(b-a), a+r*(b-a)
-	gc, gd := g(c), g(d)
-	for i := 0; i < 200 && b-a > 1e-13*(1+math.Abs(a)); i++ {
-		if gc >= gd {
-			b, d, gd = d, c, gc
-			c = b - r*(b-a)
-			gc = g(c)
-		} else {
-			a, c, gc = c, d, gd
-			d = a + r*(b-a)
-			gd = g(d)
-		}
-	}
-	value, alpha = gc, c
-	if gd > value {
-		value, alpha = gd, d
-	}
-	for _, e := range [2]float64{lo, hi} {
-		if v := g(e); v > value {
-			value, alpha = v, e
-		}
-	}
-	return value, alpha
+	return accountant.MaxAdvantage(f, lo, hi)
 }
 
 // TV returns the total variation implied by a trade-off function,
 // max_α (1 − f(α) − α), Eq. (2.5).
-func TV(f TradeOff) float64 {
-	v, _ := MaxAdvantage(f, 0, 1)
-	return v
-}
+//
+// Deprecated: use accountant.TV.
+func TV(f TradeOff) float64 { return accountant.TV(f) }

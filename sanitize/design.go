@@ -1,19 +1,29 @@
 package sanitize
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // NoiseDesign is the noise of one dimension of one person's points and its
 // certificate.
 type NoiseDesign struct {
+	// Design is the designer that ran, by its cip.Method string ("e3",
+	// "envelope" or "proportional", the values of Options.Design and
+	// Certificate.Design).
 	Design string
 	// SigmaG is the noise covariance in square metres at the person's
 	// timestamps; nil on the linear path, which never forms it.
@@ -61,66 +71,50 @@ func Design(ts []float64, secrets []cip.Secret, opt Options) (*NoiseDesign, erro
 	return d.design(ts, secrets)
 }
 
+// design runs the designer's method through cip.DesignNoise, in target
+// mode at the options' epsilon: the e3 design on the Gram matrix of the
+// family's single member at ts, the kernel designs (envelope,
+// proportional) on the family's envelope.
 func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, error) {
 	opt := d.opt
-	targets := make([]float64, len(secrets))
-	for i, s := range secrets {
+	for _, s := range secrets {
 		if err := s.Validate(len(ts)); err != nil {
 			return nil, err
 		}
-		var err error
-		if targets[i], err = cip.TargetLossFactor(opt.Epsilon, opt.Lambda, opt.Radius, s.Locations()); err != nil {
-			return nil, err
-		}
 	}
-	nd := &NoiseDesign{Design: d.kind, targets: targets}
-	if d.kind == DesignE3 {
-		return nd, d.designE3(nd, ts, secrets)
-	}
-	fd, err := cip.DesignFamily(d.env, ts, secrets, targets)
+	targets, err := cip.TargetLossFactors(secrets, opt.Epsilon, opt.Lambda, opt.Radius)
 	if err != nil {
 		return nil, err
 	}
-	nd.Alpha, nd.LossFactors, nd.minEigen = fd.Alpha, fd.Bounds, fd.MinEigen
-	// The noise is stationary: every point has variance alpha k_D(0),
-	// alpha times the envelope's overhead.
-	nd.MaxVariance = fd.Alpha * d.env.Overhead
-	nd.Budget = float64(len(ts)) * nd.MaxVariance
-	if !d.linear {
-		nd.SigmaG = fd.SigmaG(ts)
+	req := cip.DesignRequest{Method: cip.Method(d.kind), Secrets: secrets, Targets: targets}
+	if d.kind == DesignE3 {
+		k, err := opt.Prior.Family().Member(opt.Prior.Variance, d.family.LengthscaleMin)
+		if err != nil {
+			return nil, err
+		}
+		req.Sigma = gp.Gram(k, ts)
+	} else {
+		req.Envelope, req.Times, req.KernelOnly = d.env, ts, d.linear
 	}
+	cd, err := cip.DesignNoise(req)
+	if err != nil {
+		return nil, err
+	}
+	nd := &NoiseDesign{Design: d.kind, SigmaG: cd.SigmaG, LossFactors: cd.LossFactors, LowerBound: cd.LowerBound, Jitter: cd.Jitter, targets: targets}
 	nd.Kind = EpsilonUpperBound
-	if fd.Exact {
+	if cd.Exact {
 		nd.Kind = EpsilonExact
 	}
-	return nd, nil
-}
-
-// designE3 is the least-noise design for one prior: (E2) for one basic
-// secret, (E3) otherwise; both certify their output by (E1).
-func (d *designer) designE3(nd *NoiseDesign, ts []float64, secrets []cip.Secret) error {
-	k, err := d.opt.Prior.Family().Member(d.opt.Prior.Variance, d.family.LengthscaleMin)
-	if err != nil {
-		return err
+	if fd := cd.Family; fd != nil {
+		nd.Alpha, nd.minEigen = fd.Alpha, fd.MinEigen
+		// The noise is stationary: every point has variance alpha k_D(0),
+		// alpha times the envelope's overhead.
+		nd.MaxVariance = fd.Alpha * d.env.Overhead
+		nd.Budget = cd.Budget
+		return nd, nil
 	}
-	sigma := gp.Gram(k, ts)
-	nd.Kind = EpsilonExact
-	if len(secrets) == 1 && len(secrets[0].Indices) == 1 {
-		e2, err := cip.OptimalBasicTarget(sigma, secrets[0].Indices[0], nd.targets[0])
-		if err != nil {
-			return err
-		}
-		nd.SigmaG, nd.LossFactors, nd.Jitter = e2.SigmaG, []float64{e2.LossFactor}, e2.Jitter
-		nd.setBudget()
-		return nil
-	}
-	e3, err := cip.OptimalTarget(sigma, secrets, nd.targets, nil)
-	if err != nil {
-		return err
-	}
-	nd.SigmaG, nd.LowerBound, nd.LossFactors, nd.Jitter = e3.SigmaG, e3.LowerBound, e3.PerSecret, e3.Jitter
 	nd.setBudget()
-	return nil
+	return nd, nil
 }
 
 // setBudget reads Budget and MaxVariance off a dense SigmaG.
@@ -219,4 +213,130 @@ func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.
 		return nil, fmt.Errorf("sanitize: certificate design %q is unknown", c.Design)
 	}
 	return withDiagonal(g, p.Jitter+p.SamplingJitter), nil
+}
+
+// InputNoiseCovariance returns the per-dimension noise covariance of the
+// certificate's only person over the points of traces in input order
+// (trace by trace, point by point) rather than time order: the covariance
+// NoiseCovariance recomputes, with rows and columns permuted to the input.
+// traces are the traces the release was made from (or the released ones:
+// their timestamps are the same). The result is a view of the time-ordered
+// matrix; it holds no copy.
+func (c *Certificate) InputNoiseCovariance(traces []*trace.Trace) (mat.Symmetric, error) {
+	if len(c.Persons) != 1 {
+		return nil, fmt.Errorf("sanitize: the input has %d people; the noise covariance is per person (split the input)", len(c.Persons))
+	}
+	p := c.Persons[0]
+	type at struct {
+		t     time.Time
+		input int
+	}
+	var pts []at
+	for _, t := range traces {
+		for _, q := range t.Points {
+			pts = append(pts, at{q.Time, len(pts)})
+		}
+	}
+	if len(pts) != p.Points {
+		return nil, fmt.Errorf("sanitize: the traces have %d points, the certificate's person %d", len(pts), p.Points)
+	}
+	// Time order, as the designer saw the points (ties keep input order).
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].t.Before(pts[j].t) })
+	times := make([]time.Time, len(pts))
+	for i, q := range pts {
+		times[i] = q.t
+	}
+	ts, err := gp.Seconds(times)
+	if err != nil {
+		return nil, err
+	}
+	g, err := c.NoiseCovariance(p, ts)
+	if err != nil {
+		return nil, err
+	}
+	// pos[k] is the time-order index of input point k.
+	pos := make([]int, len(pts))
+	for i, q := range pts {
+		pos[q.input] = i
+	}
+	return permutedSym{g, pos}, nil
+}
+
+// permutedSym is the symmetric matrix a[pos[i], pos[j]].
+type permutedSym struct {
+	a   mat.Symmetric
+	pos []int
+}
+
+func (p permutedSym) Dims() (int, int)         { return len(p.pos), len(p.pos) }
+func (p permutedSym) At(i, j int) float64      { return p.a.At(p.pos[i], p.pos[j]) }
+func (p permutedSym) T() mat.Matrix            { return p }
+func (p permutedSym) SymmetricDim() int        { return len(p.pos) }
+func (p permutedSym) Symmetric() mat.Symmetric { return p }
+
+// Secrets given as times (Options.Secrets) in text: the syntax of
+// "tracepriv sanitize --secrets" and of its secrets files.
+
+// ParseSecretTimes reads a list of secrets: items separated by commas,
+// each one time (a basic secret) or several joined by ";" (a compound
+// secret; ";" because RFC 3339 offsets contain "+"), each time in RFC 3339
+// or as Unix seconds.
+func ParseSecretTimes(list string) ([][]time.Time, error) {
+	var out [][]time.Time
+	for _, item := range strings.Split(list, ",") {
+		sec, err := parseSecretItem(strings.TrimSpace(item))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sec)
+	}
+	return out, nil
+}
+
+// ReadSecretTimes reads a file of secrets: one secret per line in the
+// syntax of an item of ParseSecretTimes, blank lines and lines starting
+// with # skipped. Errors name the file (name) and line.
+func ReadSecretTimes(r io.Reader, name string) ([][]time.Time, error) {
+	var out [][]time.Time
+	sc := bufio.NewScanner(r)
+	for line := 1; sc.Scan(); line++ {
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		sec, err := parseSecretItem(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		out = append(out, sec)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no secrets", name)
+	}
+	return out, nil
+}
+
+// parseSecretItem reads "T" or "T1;T2;...".
+func parseSecretItem(s string) ([]time.Time, error) {
+	var out []time.Time
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if t, err := time.Parse(time.RFC3339Nano, part); err == nil {
+			out = append(out, t)
+			continue
+		}
+		if u, err := strconv.ParseFloat(part, 64); err == nil {
+			sec := int64(u)
+			out = append(out, time.Unix(sec, int64((u-float64(sec))*1e9)).UTC())
+			continue
+		}
+		return nil, fmt.Errorf("%q is neither an RFC 3339 time nor Unix seconds", part)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty secret")
+	}
+	return out, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -117,6 +118,11 @@ type Options struct {
 
 // ParamError reports an option that cannot give a valid release. Param is
 // the option's name, which is also the command-line flag's.
+//
+// It unwraps to the same report as a *param.Error, the error type of every
+// other package's parameter checks, so callers can branch on all of them
+// with one errors.As (and errors.Is(err, param.ErrInvalid)). It is to
+// become an alias of param.Error once its readers use Name for Param.
 type ParamError struct {
 	Param string
 	Value any
@@ -126,6 +132,9 @@ type ParamError struct {
 func (e *ParamError) Error() string {
 	return fmt.Sprintf("sanitize: %s = %v: %s", e.Param, e.Value, e.Want)
 }
+
+// Unwrap returns e as a *param.Error.
+func (e *ParamError) Unwrap() error { return &param.Error{Name: e.Param, Value: e.Value, Why: e.Want} }
 
 func (o *Options) check() error {
 	if o.Prior == nil {

@@ -10,6 +10,8 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
+// Read a trace file by its extension: the reader returns well-formed traces
+// and a report of every row it repaired or skipped (docs/input.md).
 func ExampleReadFile() {
 	// A GeoLife PLT file: the user id comes from the directory.
 	traces, report, err := trace.ReadFile("testdata/geolife/000/20081023025304.plt", trace.ReadOptions{})

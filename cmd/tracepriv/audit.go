@@ -46,7 +46,7 @@ func init() {
 			attack                 string
 		)
 		c := &cobra.Command{
-			Use:   "audit --mechanism laplace|gaussian|grr --epsilon E --m M --trials N",
+			Use:   "audit --mechanism " + mechanismList(auditable(), "|", "|") + " --epsilon E --m M --trials N",
 			Short: "Audit a mechanism's privacy claim by a reconstruction attack",
 			Long: `Run a reconstruction attack against tracepriv's own mechanism and report
 its empirical reconstruction advantage (RAD) with a Clopper-Pearson interval,
@@ -74,50 +74,20 @@ knows nothing about the mechanism.`,
 				if attack != "bayes" && attack != "learned" {
 					return fmt.Errorf("unknown --attack %q (want bayes or learned)", attack)
 				}
-				src := env.Source()
-				rep := auditReport{Mechanism: mech, Epsilon: eps, Source: noise.Describe(src)}
-				values := make([]float64, m)
-				for i := range values {
-					values[i] = float64(i) / float64(m-1)
-				}
-				var sample risk.Sampler
-				var discrete risk.DiscreteSampler
-				var err error
-				switch mech {
-				case "laplace":
-					lap := noise.Laplace{Epsilon: eps, Sensitivity: 1, Src: src}
-					if err := lap.Validate(); err != nil {
-						return err
-					}
-					sample = func(x int, _ noise.Source) float64 { return lap.Add(values[x]) }
-					rep.ExactRAD, err = risk.LaplaceUnitRange(eps, m)
-				case "gaussian":
-					sigma, err := risk.GaussianSigma(eps, delta, 1)
-					if err != nil {
-						return err
-					}
-					rep.Sigma = &sigma
-					g := noise.Gaussian{Sigma: sigma, Src: src}
-					if err := g.Validate(); err != nil {
-						return err
-					}
-					sample = func(x int, _ noise.Source) float64 { return g.Add(values[x]) }
-					rep.ExactRAD, _ = risk.GaussianUnitRange(sigma, m)
-				case "grr":
-					lik, err := risk.GRRChannel(eps, m)
-					if err != nil {
-						return err
-					}
-					if discrete, err = risk.ChannelSampler(lik); err != nil {
-						return err
-					}
-					rep.ExactRAD, _ = risk.GRR(eps, m)
-				default:
-					return fmt.Errorf("unknown --mechanism %q (want laplace, gaussian or grr)", mech)
-				}
+				mc, err := lookupMechanism(mech, auditable())
 				if err != nil {
 					return err
 				}
+				src := env.Source()
+				rep := auditReport{Mechanism: mech, Epsilon: eps, Source: noise.Describe(src)}
+				target, err := mc.Audit(risk.Params{M: m, Epsilon: eps, Delta: delta}, src)
+				if err != nil {
+					return err
+				}
+				if target.Sigma != 0 {
+					rep.Sigma = &target.Sigma
+				}
+				rep.ExactRAD = target.ExactRAD
 				a := risk.Auditor{M: m, Trials: trials, TrainTrials: train, Bins: bins, Confidence: conf, Src: src}
 				total := trials
 				if attack == "learned" {
@@ -129,47 +99,16 @@ knows nothing about the mechanism.`,
 				}
 				bar := env.Progress(total, "auditing")
 				a.Progress = func(n int) { _ = bar.Add(n) }
-				var res risk.AuditResult
-				switch {
-				case attack == "bayes" && discrete != nil:
-					// GRR's likelihood is largest at the reported value.
-					res, err = a.Attack(func(x int, s noise.Source) float64 { return float64(discrete(x, s)) },
-						func(t float64) int { return int(t) })
-				case attack == "bayes":
-					// Laplace and Gaussian noise are symmetric and unimodal, so
-					// under a uniform prior the MAP guess is the nearest value.
-					res, err = a.Attack(sample, func(t float64) int {
-						i := int(math.Round(t * float64(m-1)))
-						return min(max(i, 0), m-1)
-					})
-				case discrete != nil:
-					res, err = a.Discrete(discrete)
-				default:
-					res, err = a.Continuous(sample)
-				}
+				res, err := a.Audit(target, attack)
 				_ = bar.Finish()
 				if err != nil {
 					return err
 				}
-				if attack == "bayes" {
-					res.Attack = "bayes"
-				}
 				rep.AuditResult = res
 				if res.RAD > 0 {
-					var v float64
-					var ferr error
-					switch mech {
-					case "laplace":
-						rep.FamilyParam = "epsilon"
-						v, ferr = risk.CalibrateLaplace(res.RAD, m)
-					case "grr":
-						rep.FamilyParam = "epsilon"
-						v, ferr = risk.CalibrateGRR(res.RAD, m)
-					case "gaussian":
-						rep.FamilyParam = "sigma"
-						v, ferr = risk.CalibrateGaussian(res.RAD, m)
-					}
-					if ferr == nil {
+					// The family's own exact RAD, inverted at the measurement.
+					rep.FamilyParam = mc.Param
+					if v, err := mc.Calibrate(res.RAD, risk.Params{M: m}); err == nil {
 						rep.FamilyEstimate = &v
 					}
 				}
@@ -199,7 +138,7 @@ knows nothing about the mechanism.`,
 			},
 		}
 		fl := c.Flags()
-		fl.StringVar(&mech, "mechanism", "", "laplace, gaussian or grr")
+		fl.StringVar(&mech, "mechanism", "", mechanismList(auditable(), ", ", " or "))
 		fl.Float64Var(&eps, "epsilon", 0, "claimed epsilon of the mechanism")
 		fl.Float64Var(&delta, "delta", 1e-5, "delta for the Gaussian mechanism")
 		fl.IntVar(&m, "m", 0, "number of candidate secrets (uniform prior)")
@@ -213,4 +152,16 @@ knows nothing about the mechanism.`,
 		_ = c.MarkFlagRequired("m")
 		return c
 	})
+}
+
+// auditable returns the mechanisms that tracepriv implements and so can
+// audit.
+func auditable() []risk.Mechanism {
+	var a []risk.Mechanism
+	for _, m := range risk.Mechanisms() {
+		if m.Audit != nil {
+			a = append(a, m)
+		}
+	}
+	return a
 }

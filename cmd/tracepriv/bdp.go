@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/bdp"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/matfile"
 )
 
 func init() {
@@ -61,7 +57,8 @@ the noise (and the error) grows over plain epsilon-DP.
             floor 4 ln gamma still get a budget.
 
 Matrix files hold one row per line, values separated by commas or spaces;
-lines starting with # are comments.`,
+lines starting with # are comments. A covariance must be symmetric to --tol
+times its largest entry.`,
 		Example: `  tracepriv bdp calibrate --model groups --epsilon 1 --m 3
   tracepriv bdp calibrate --model gaussian --epsilon 1 --m 5 --rho 0.2
   tracepriv bdp calibrate --model markov --epsilon 2 --gamma 1.2 --n 100 --json`,
@@ -82,13 +79,13 @@ lines starting with # are comments.`,
 				case f.Changed("cov") && (f.Changed("rho") || f.Changed("m")):
 					return errors.New("give either --cov or --m and --rho, not both")
 				case f.Changed("cov"):
-					rows, err := readMatrix(covFile)
+					m, err := readMatrix(covFile)
 					if err != nil {
 						return fmt.Errorf("--cov: %w", err)
 					}
-					sym, err := symmetric(covFile, rows, tol)
+					sym, err := m.Symmetric(tol)
 					if err != nil {
-						return err
+						return fmt.Errorf("--cov: %w", err)
 					}
 					if g, err = bdp.GaussianFromCovariance(sym, tol); err != nil {
 						return fmt.Errorf("%s: %w", covFile, err)
@@ -124,11 +121,14 @@ lines starting with # are comments.`,
 				case f.Changed("transition") && f.Changed("gamma"):
 					return errors.New("give either --transition or --gamma, not both")
 				case f.Changed("transition"):
-					rows, err := readMatrix(transFile)
+					m, err := readMatrix(transFile)
+					if err == nil {
+						err = m.Square(0)
+					}
 					if err != nil {
 						return fmt.Errorf("--transition: %w", err)
 					}
-					if mk, err = bdp.NewMarkov(rows, tol); err != nil {
+					if mk, err = bdp.NewMarkov(m.Rows, tol); err != nil {
 						return fmt.Errorf("%s: %w", transFile, err)
 					}
 				case f.Changed("gamma"):
@@ -170,66 +170,19 @@ lines starting with # are comments.`,
 	fl.StringVar(&transFile, "transition", "", "transition matrix file, rows = from-state (markov)")
 	fl.IntVar(&n, "n", 0, "number of records in the chain, for the general-bound fallback (markov)")
 	fl.BoolVar(&exact, "exact", false, "with --cov, also evaluate Lemma 6.10 exactly on the matrix (an extension of the thesis; never looser than Thm 6.14)")
-	fl.Float64Var(&tol, "tol", 1e-9, "tolerance for row sums, symmetry and the constant diagonal")
+	fl.Float64Var(&tol, "tol", matfile.DefaultTol, "tolerance for row sums, the constant diagonal and symmetry (relative to the largest entry)")
 	_ = c.MarkFlagRequired("model")
 	_ = c.MarkFlagRequired("epsilon")
 	return c
 }
 
-// readMatrix reads a square matrix of numbers, reporting the file, line and
-// field of anything it cannot use.
-func readMatrix(path string) ([][]float64, error) {
-	fh, err := openFile(path)
+// readMatrix reads a matrix file (internal/matfile's format), with the
+// command line's messages for a missing or unreadable file.
+func readMatrix(path string) (*matfile.Matrix, error) {
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer fh.Close()
-	var rows [][]float64
-	sc := bufio.NewScanner(fh)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == ';' })
-		row := make([]float64, len(fields))
-		for i, s := range fields {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s:%d: field %d: %q is not a finite number", path, line, i+1, s)
-			}
-			row[i] = v
-		}
-		if len(rows) > 0 && len(row) != len(rows[0]) {
-			return nil, fmt.Errorf("%s:%d: %d values, but the first row has %d", path, line, len(row), len(rows[0]))
-		}
-		rows = append(rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: no matrix rows", path)
-	}
-	if len(rows) != len(rows[0]) {
-		return nil, fmt.Errorf("%s: matrix is %d×%d, not square", path, len(rows), len(rows[0]))
-	}
-	return rows, nil
-}
-
-func symmetric(path string, rows [][]float64, tol float64) (*mat.SymDense, error) {
-	n := len(rows)
-	s := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			a, b := rows[i][j], rows[j][i]
-			if math.Abs(a-b) > tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b))) {
-				return nil, fmt.Errorf("%s: not symmetric: [%d][%d] = %v but [%d][%d] = %v", path, i+1, j+1, a, j+1, i+1, b)
-			}
-			s.SetSym(i, j, a)
-		}
-	}
-	return s, nil
+	defer f.Close()
+	return matfile.Read(f, path)
 }

@@ -36,7 +36,7 @@ func TestBDPCalibrateCLI(t *testing.T) {
 	bad := filepath.Join(dir, "bad.csv")
 	os.WriteFile(bad, []byte("0.5,0.5\n0.5,oops\n"), 0o644)
 	err := riskRunErr(t, "bdp", "calibrate", "--model", "markov", "--transition", bad, "--epsilon", "5")
-	if err == nil || !strings.Contains(err.Error(), "bad.csv:2: field 2") {
+	if err == nil || !strings.Contains(err.Error(), `bad.csv:2:5: value 2, "oops", is not a finite number`) {
 		t.Errorf("bad file: %v", err)
 	}
 	// ρ(m−2) = 1: the Gaussian bound does not apply, the general one answers

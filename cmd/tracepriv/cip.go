@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -18,8 +17,8 @@ import (
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/matfile"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -167,9 +166,12 @@ type cipSecretReport struct {
 
 // cipReport is the JSON of "cip loss" and "cip design".
 type cipReport struct {
-	Method string `json:"method,omitempty"`
-	Kernel string `json:"kernel"`
-	N      int    `json:"n"`
+	// Method is the designer that ran (cip.Method's canonical string) and
+	// Solver how it solved its program ("cip design" only).
+	Method cip.Method `json:"method,omitempty"`
+	Solver string     `json:"solver,omitempty"`
+	Kernel string     `json:"kernel"`
+	N      int        `json:"n"`
 	// Budget is tr(SigmaG), the total noise variance (mean squared error
 	// summed over the points).
 	Budget float64 `json:"budget"`
@@ -190,9 +192,9 @@ type cipReport struct {
 	// The rows skipped or merged reading --trace, whose indices the
 	// secrets refer to (absent without --trace).
 	*inputJSON
-	// Theorem34 is the paper's bound, for noise without cross terms
-	// between a secret and the rest ("cip loss" only).
-	Theorem34 []float64 `json:"theorem_3_4_bound,omitempty"`
+	// BlockDiagonalBound is the paper's Theorem 3.4 bound, for noise
+	// without cross terms between a secret and the rest ("cip loss" only).
+	BlockDiagonalBound []float64 `json:"theorem_3_4_bound,omitempty"`
 	// LowerBound is the (E3) designer's proven lower bound on the least
 	// budget that meets the target (target mode).
 	LowerBound *float64 `json:"budget_lower_bound,omitempty"`
@@ -243,7 +245,7 @@ func (p *privacyFlags) fill(f *pflag.FlagSet, rep *cipReport, sigma, g *mat.SymD
 		sr := cipSecretReport{Indices: s.Indices, LossFactor: losses[i]}
 		rep.LossFactor = math.Max(rep.LossFactor, losses[i])
 		if withEps {
-			e := cip.Epsilon(losses[i], p.lambda, p.radius, s.Locations())
+			e := cip.Epsilon(losses[i], p.lambda, p.radius, s.NumLocations())
 			sr.Epsilon = &e
 			if rep.Epsilon == nil || e > *rep.Epsilon {
 				rep.Epsilon = ptr(e)
@@ -262,22 +264,7 @@ func (p *privacyFlags) fill(f *pflag.FlagSet, rep *cipReport, sigma, g *mat.SymD
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(secrets) == 1:
-		rep.Posterior2Sigma, err = post.TwoSigma(secrets[0])
-	default:
-		var idx []int
-		seen := map[int]bool{}
-		for _, s := range secrets {
-			for _, i := range s.Indices {
-				if !seen[i] {
-					seen[i] = true
-					idx = append(idx, i)
-				}
-			}
-		}
-		rep.Posterior2Sigma = post.MeanTwoSigma(idx)
-	}
+	rep.Posterior2Sigma, err = post.SecretsTwoSigma(secrets)
 	return err
 }
 
@@ -315,8 +302,9 @@ func cipLossCmd(env *cli.Env) *cobra.Command {
 		Use:   "loss (--noise FILE.csv | --iid VAR) [prior flags] (--secret I[,J...] | --all-secrets)",
 		Short: "Certify the exact CIP loss of a Gaussian noise covariance",
 		Long: `Certify the exact CIP loss (E1) of adding N(0, SigmaG) to a trace, for each
-secret, from one factorisation. SigmaG is a CSV matrix (--noise; n rows of n
-comma-separated numbers, as "cip design --noise-out" writes) or independent
+secret, from one factorisation. SigmaG is a matrix file (--noise; n rows of n
+numbers separated by commas or spaces, # comment lines allowed, symmetric to
+1e-9 of its largest entry, as "cip design --noise-out" writes) or independent
 noise of variance VAR on every point (--iid). Also prints Theorem 3.4's bound
 when SigmaG has no cross terms between a secret and the rest.`,
 		Example: `  tracepriv cip loss --kernel rbf --lengthscale 6 --n 50 --iid 0.02 --secret 24 --lambda 2 --radius 1
@@ -345,7 +333,7 @@ when SigmaG has no cross terms between a secret and the rest.`,
 					return fmt.Errorf("cip loss: --iid: %w", err)
 				}
 			default:
-				if g, err = readNoiseCSV(noiseFile, n); err != nil {
+				if g, err = readNoise(noiseFile, n); err != nil {
 					return fmt.Errorf("cip loss: %w", err)
 				}
 			}
@@ -362,12 +350,15 @@ when SigmaG has no cross terms between a secret and the rest.`,
 				return fmt.Errorf("cip loss: %w", err)
 			}
 			for _, s := range secrets {
-				b, err := cip.Theorem34Bound(sigma, g, s)
-				if err != nil {
-					rep.Theorem34 = nil // cross terms: the bound does not apply
+				b, err := cip.BlockDiagonalLossBound(sigma, g, s)
+				if errors.Is(err, cip.ErrCrossTerms) {
+					rep.BlockDiagonalBound = nil // the bound does not apply
 					break
 				}
-				rep.Theorem34 = append(rep.Theorem34, b)
+				if err != nil {
+					return fmt.Errorf("cip loss: %w", err)
+				}
+				rep.BlockDiagonalBound = append(rep.BlockDiagonalBound, b)
 			}
 			rep.Seconds = time.Since(start).Seconds()
 			return env.Emit(rep, func(w io.Writer) error { return cipText(w, &rep) })
@@ -375,7 +366,7 @@ when SigmaG has no cross terms between a secret and the rest.`,
 	}
 	prior.register(c.Flags())
 	priv.register(c.Flags())
-	c.Flags().StringVar(&noiseFile, "noise", "", "noise covariance SigmaG as a CSV matrix")
+	c.Flags().StringVar(&noiseFile, "noise", "", "noise covariance SigmaG as a matrix file (rows of comma- or space-separated numbers)")
 	c.Flags().Float64Var(&iid, "iid", 0, "independent noise of this variance on every point")
 	return c
 }
@@ -391,25 +382,32 @@ func cipDesignCmd(env *cli.Env) *cobra.Command {
 		noiseOut  string
 	)
 	c := &cobra.Command{
-		Use:   "design [prior flags] (--secret I[,J...] | --all-secrets) (--budget B | --target-epsilon E --lambda L --radius R) [--method optimal|paper]",
+		Use:   "design [prior flags] (--secret I[,J...] | --all-secrets) (--budget B | --target-epsilon E --lambda L --radius R) [--method e3|paper]",
 		Short: "Design Gaussian noise for CIP and certify its loss",
 		Long: `Design the noise covariance SigmaG of total variance --budget (tr SigmaG, the
 summed mean squared error) that protects the secrets, and certify its exact
-loss (E1) for every secret.
+loss (E1) for every secret. The design is cip.DesignNoise's; the report
+names the method that ran as certificates do (see "go doc cip.Method").
 
---method optimal (default): the exact optimum (docs/cip-math.md): the closed form
-(E2) for one basic secret, the program (E3) for anything else (compound
-secrets, several secrets, --all-secrets). Budget mode (--budget B) minimises
-the worst epsilon at total noise B; target mode (--target-epsilon E --lambda
-L --radius R) finds the least total noise with epsilon <= E for every secret
-(a secret of k locations within R each), and reports (E3)'s proven lower
-bound on that least noise.
---method paper: Meehan & Chaudhuri's SDP_A for one secret (solved exactly;
---stab sets the authors' stabilisation factor) and Algorithm 1, Multiple
-Secrets (SDP_A per secret with --budget each, then SDP_B), for several; the
-total noise of Multiple Secrets is then what SDP_B returns.
+--method e3 (default; "optimal" is its older name): the exact optimum
+(docs/cip-math.md): the closed form (E2) for one basic secret (solver e2),
+the program (E3) for anything else (compound secrets, several secrets,
+--all-secrets; solver e3-barrier, or proportional when noise shaped like the
+prior is optimal). Budget mode (--budget B) minimises the worst epsilon at
+total noise B; target mode (--target-epsilon E --lambda L --radius R) finds
+the least total noise with epsilon <= E for every secret (a secret of k
+locations within R each), and reports (E3)'s proven lower bound on that
+least noise.
+--method paper: Meehan & Chaudhuri's SDP_A for one secret (method
+paper-sdp-a; solved exactly, --stab sets the authors' stabilisation factor)
+and Algorithm 1, Multiple Secrets (method paper-multiple-secrets: SDP_A per
+secret with --budget each, then SDP_B), for several; the total noise of
+Multiple Secrets is then what SDP_B returns.
+The kernel designs for prior families (proportional, envelope) are
+sanitize's --design.
 
---noise-out FILE writes SigmaG as a CSV matrix for "cip loss --noise".`,
+--noise-out FILE writes SigmaG as a CSV matrix for "cip loss --noise"
+(rows of comma-separated values; see "cip loss --help").`,
 		Example: `  tracepriv cip design --kernel rbf --lengthscale 6 --n 50 --secret 24 --budget 1
   tracepriv cip design --kernel rbf --lengthscale 6 --n 50 --secret 24 --budget 1 --method paper
   tracepriv cip design --kernel rbf --lengthscale 3 --n 20 --all-secrets --target-epsilon 1 --lambda 2 --radius 0.5 --json`,
@@ -432,83 +430,42 @@ total noise of Multiple Secrets is then what SDP_B returns.
 			if target && (!f.Changed("lambda") || !(targetEps > 0)) {
 				return errors.New("cip design: --target-epsilon needs a positive value, --lambda and --radius")
 			}
-			if target && method == "paper" {
-				return errors.New("cip design: the paper's mechanisms have no target mode; use --budget")
+			m, err := cip.ParseMethod(method)
+			if err != nil {
+				return fmt.Errorf("cip design: --method: %w", err)
 			}
-			var g *mat.SymDense
-			rep := cipReport{Method: method, Kernel: prior.kernel, inputJSON: prior.inputJSON()}
-			switch method {
-			case "paper":
-				opts := &cip.PaperOptions{Stabilisation: stab}
-				if len(secrets) == 1 {
-					d, err := cip.PaperSDPA(sigma, secrets[0], budget, opts)
-					if err != nil {
-						return fmt.Errorf("cip design: %w", err)
-					}
-					g, rep.Jitter = d.SigmaG, d.Jitter
-				} else {
-					bar := env.Progress(len(secrets)+1, "Multiple Secrets")
-					d, _, err := cip.PaperMultipleSecrets(sigma, secrets, budget, opts)
-					bar.Finish()
-					if err != nil {
-						return fmt.Errorf("cip design: %w", err)
-					}
-					g, rep.Jitter = d.SigmaG, d.Jitter
-				}
-			case "optimal":
-				basic := len(secrets) == 1 && len(secrets[0].Indices) == 1
-				switch {
-				case target && basic:
-					t, err := cip.TargetLossFactor(targetEps, priv.lambda, priv.radius, 1)
-					if err != nil {
-						return fmt.Errorf("cip design: %w", err)
-					}
-					d, err := cip.OptimalBasicTarget(sigma, secrets[0].Indices[0], t)
-					if err != nil {
-						return fmt.Errorf("cip design: %w", err)
-					}
-					g, rep.Jitter = d.SigmaG, d.Jitter
-				case target:
-					ts := make([]float64, len(secrets))
-					for i, s := range secrets {
-						if ts[i], err = cip.TargetLossFactor(targetEps, priv.lambda, priv.radius, s.Locations()); err != nil {
-							return fmt.Errorf("cip design: %w", err)
-						}
-					}
-					bar := env.Progress(1, "(E3) target mode")
-					d, err := cip.OptimalTarget(sigma, secrets, ts, nil)
-					bar.Finish()
-					if err != nil {
-						return fmt.Errorf("cip design: %w", err)
-					}
-					g, rep.Jitter, rep.LowerBound, rep.Method = d.SigmaG, d.Jitter, ptr(d.LowerBound), "optimal ("+d.Method+")"
-				case basic:
-					d, err := cip.OptimalBasic(sigma, secrets[0].Indices[0], budget)
-					if err != nil {
-						return fmt.Errorf("cip design: %w", err)
-					}
-					g, rep.Jitter = d.SigmaG, d.Jitter
-				default:
-					bar := env.Progress(1, "(E3) budget mode")
-					d, err := cip.OptimalBudget(sigma, secrets, budget, nil)
-					bar.Finish()
-					if err != nil {
-						return fmt.Errorf("cip design: %w", err)
-					}
-					g, rep.Jitter, rep.Method = d.SigmaG, d.Jitter, "optimal ("+d.Method+")"
-				}
-			default:
-				return fmt.Errorf("cip design: --method: %q is not optimal or paper", method)
+			if m.Kernel() {
+				return fmt.Errorf("cip design: --method %s designs noise for a prior family: use tracepriv sanitize --design %s (tracepriv cip envelope shows its noise kernel)", m, m)
 			}
-			losses, err := cip.LossFactors(sigma, g, secrets)
+			req := cip.DesignRequest{Method: m, Sigma: sigma, Secrets: secrets, Paper: &cip.PaperOptions{Stabilisation: stab}}
+			if target {
+				if req.Targets, err = cip.TargetLossFactors(secrets, targetEps, priv.lambda, priv.radius); err != nil {
+					return fmt.Errorf("cip design: %w", err)
+				}
+			} else {
+				req.Budget = budget
+			}
+			finish := func() {}
+			req.Progress = func(stage string) {
+				finish()
+				bar := env.Progress(1, stage)
+				finish = func() { bar.Finish() }
+			}
+			d, err := cip.DesignNoise(req)
+			finish()
 			if err != nil {
 				return fmt.Errorf("cip design: %w", err)
 			}
-			if err := priv.fill(f, &rep, sigma, g, secrets, losses); err != nil {
+			g := d.SigmaG
+			rep := cipReport{Method: d.Method, Solver: d.Solver, Kernel: prior.kernel, Jitter: d.Jitter, inputJSON: prior.inputJSON()}
+			if target && d.Set != nil {
+				rep.LowerBound = ptr(d.LowerBound)
+			}
+			if err := priv.fill(f, &rep, sigma, g, secrets, d.LossFactors); err != nil {
 				return fmt.Errorf("cip design: %w", err)
 			}
 			if noiseOut != "" {
-				if err := writeNoiseCSV(noiseOut, g); err != nil {
+				if err := matfile.WriteFile(noiseOut, g); err != nil {
 					return fmt.Errorf("cip design: %w", err)
 				}
 				rep.NoiseFile = noiseOut
@@ -519,7 +476,7 @@ total noise of Multiple Secrets is then what SDP_B returns.
 	}
 	prior.register(c.Flags())
 	priv.register(c.Flags())
-	c.Flags().StringVar(&method, "method", "optimal", "optimal (tracepriv's exact optimum) or paper (Meehan & Chaudhuri's SDPs)")
+	c.Flags().StringVar(&method, "method", string(cip.MethodE3), "e3 (tracepriv's exact optimum; also optimal), paper (Meehan & Chaudhuri's SDPs), paper-sdp-a or paper-multiple-secrets")
 	c.Flags().Float64Var(&budget, "budget", 0, "budget mode: total noise variance tr(SigmaG)")
 	c.Flags().Float64Var(&targetEps, "target-epsilon", 0, "target mode: the least noise with epsilon <= E for every secret at --lambda, --radius")
 	c.Flags().Float64Var(&stab, "stab", 1, "with --method paper: the authors' stabilisation factor (1 = exact solve)")
@@ -529,7 +486,11 @@ total noise of Multiple Secrets is then what SDP_B returns.
 
 func cipText(w io.Writer, rep *cipReport) error {
 	if rep.Method != "" {
-		fmt.Fprintf(w, "method %s, ", rep.Method)
+		fmt.Fprintf(w, "method %s", rep.Method)
+		if rep.Solver != "" {
+			fmt.Fprintf(w, " (solver %s)", rep.Solver)
+		}
+		fmt.Fprint(w, ", ")
 	}
 	fmt.Fprintf(w, "kernel %s, n = %d, total noise tr(SigmaG) = %.6g\n", rep.Kernel, rep.N, rep.Budget)
 	fmt.Fprintf(w, "worst loss factor %.6g", rep.LossFactor)
@@ -546,8 +507,8 @@ func cipText(w io.Writer, rep *cipReport) error {
 			if s.Gap != nil {
 				fmt.Fprintf(w, ", prior-posterior gap %.6g at delta %g", *s.Gap, *rep.Delta)
 			}
-			if i < len(rep.Theorem34) {
-				fmt.Fprintf(w, " (Theorem 3.4 bound %.6g)", rep.Theorem34[i])
+			if i < len(rep.BlockDiagonalBound) {
+				fmt.Fprintf(w, " (Theorem 3.4 bound %.6g)", rep.BlockDiagonalBound[i])
 			}
 			fmt.Fprintln(w)
 		}
@@ -561,84 +522,22 @@ func cipText(w io.Writer, rep *cipReport) error {
 	return nil
 }
 
-// writeNoiseCSV writes g as n rows of n comma-separated values, with
-// enough digits to read back exactly.
-func writeNoiseCSV(path string, g mat.Symmetric) error {
-	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		n := g.SymmetricDim()
-		var b []byte
-		for i := range n {
-			b = b[:0]
-			for j := range n {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = strconv.AppendFloat(b, g.At(i, j), 'g', -1, 64)
-			}
-			b = append(b, '\n')
-			if _, err := w.Write(b); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// readNoiseCSV reads an n x n noise covariance written as CSV rows. It
-// must be symmetric (to 1e-9 relative) and positive semidefinite (to
-// rounding), as a covariance is.
-func readNoiseCSV(path string, n int) (*mat.SymDense, error) {
-	f, err := os.Open(path)
+// readNoise reads --noise: an n x n noise covariance in the matrix-file
+// format (internal/matfile), symmetric and positive semidefinite.
+func readNoise(path string, n int) (*mat.SymDense, error) {
+	m, err := readMatrix(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	r.FieldsPerRecord = n
-	r.ReuseRecord = true
-	data := make([]float64, 0, n*n)
-	for line := 1; ; line++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			if line-1 != n {
-				return nil, fmt.Errorf("%s: %d rows, the prior has %d points", path, line-1, n)
-			}
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w (the prior has %d points)", path, err, n)
-		}
-		if line > n {
-			return nil, fmt.Errorf("%s:%d: more than %d rows", path, line, n)
-		}
-		for j, s := range rec {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s:%d: column %d: %q is not a finite number", path, line, j+1, s)
-			}
-			data = append(data, v)
-		}
+	if err := m.Square(n); err != nil {
+		return nil, fmt.Errorf("%w (the prior has %d points)", err, n)
 	}
-	scale := 0.0
-	for _, v := range data {
-		scale = math.Max(scale, math.Abs(v))
+	g, err := m.Symmetric(matfile.DefaultTol)
+	if err != nil {
+		return nil, err
 	}
-	g := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			a, b := data[i*n+j], data[j*n+i]
-			if math.Abs(a-b) > 1e-9*scale {
-				return nil, fmt.Errorf("%s: not symmetric: row %d column %d is %v, row %d column %d is %v", path, i+1, j+1, a, j+1, i+1, b)
-			}
-			g.SetSym(i, j, (a+b)/2)
-		}
-	}
-	var e mat.EigenSym
-	if !e.Factorize(g, false) {
-		return nil, fmt.Errorf("%s: eigendecomposition failed", path)
-	}
-	if lo := e.Values(nil)[0]; lo < -1e-9*math.Max(scale, 1e-300)*float64(n) {
-		return nil, fmt.Errorf("%s: not positive semidefinite (smallest eigenvalue %v): not a covariance", path, lo)
+	if err := cip.CheckCovariance(g); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return g, nil
 }

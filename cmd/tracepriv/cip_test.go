@@ -35,6 +35,14 @@ func TestCIPDesignInterface(t *testing.T) {
 	if p := riskNum(t, opt, "posterior_2sigma"); math.Abs(p-0.68) > 0.005 {
 		t.Errorf("optimal posterior 2-sigma %v, want 0.68", p)
 	}
+	// One name per method, as certificates write it (cip.Method); the
+	// older name "optimal" still selects e3.
+	if opt["method"] != "e3" || opt["solver"] != "e2" || paper["method"] != "paper-sdp-a" {
+		t.Errorf("methods: optimal %v (%v), paper %v", opt["method"], opt["solver"], paper["method"])
+	}
+	if old := riskRunJSON(t, append(base, "--method", "optimal")...); old["method"] != "e3" || riskNum(t, old, "loss_factor") != riskNum(t, opt, "loss_factor") {
+		t.Errorf("--method optimal: %v, loss factor %v", old["method"], old["loss_factor"])
+	}
 	// epsilon = lambda/2 r^2 L.
 	e := riskRunJSON(t, append(base, "--lambda", "4", "--radius", "0.5")...)
 	if got, want := riskNum(t, e, "epsilon"), 4.0/2*0.25*riskNum(t, opt, "loss_factor"); math.Abs(got-want) > 1e-9*want {
@@ -75,6 +83,8 @@ func TestCIPErrors(t *testing.T) {
 	os.WriteFile(bad, []byte("1,0\n0,x\n"), 0o644)
 	asym := filepath.Join(dir, "asym.csv")
 	os.WriteFile(asym, []byte("1,0.5\n0,1\n"), 0o644)
+	notPSD := filepath.Join(dir, "notpsd.csv")
+	os.WriteFile(notPSD, []byte("1 2\n2 1\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -87,7 +97,10 @@ func TestCIPErrors(t *testing.T) {
 		{[]string{"cip", "design", "--times", "0,2,1", "--lengthscale", "2", "--secret", "1", "--budget", "1"}, "not after"},
 		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--secret", "3", "--budget", "1", "--lambda", "2"}, "go together"},
 		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--secret", "3", "--budget", "1", "--method", "x"}, "--method"},
-		{[]string{"cip", "loss", "--n", "2", "--lengthscale", "2", "--secret", "1", "--noise", bad}, "bad.csv:2: column 2"},
+		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--secret", "3", "--budget", "1", "--method", "envelope"}, "sanitize --design envelope"},
+		{[]string{"cip", "design", "--n", "10", "--lengthscale", "2", "--secret", "3", "--secret", "4", "--budget", "1", "--method", "paper-sdp-a"}, "SDP_A protects one secret"},
+		{[]string{"cip", "loss", "--n", "2", "--lengthscale", "2", "--secret", "1", "--noise", notPSD}, "not positive semidefinite"},
+		{[]string{"cip", "loss", "--n", "2", "--lengthscale", "2", "--secret", "1", "--noise", bad}, `bad.csv:2:3: value 2, "x", is not a finite number`},
 		{[]string{"cip", "loss", "--n", "2", "--lengthscale", "2", "--secret", "1", "--noise", asym}, "not symmetric"},
 		{[]string{"cip", "loss", "--n", "3", "--lengthscale", "2", "--secret", "1", "--noise", asym}, "asym.csv"},
 	} {
@@ -151,6 +164,9 @@ func TestCIPDesignOptimalModes(t *testing.T) {
 	paper := riskRunJSON(t, append(base, "--all-secrets", "--budget", "0.6", "--method", "paper")...)
 	if b := riskNum(t, all, "budget"); math.Abs(b-9) > 1e-6 {
 		t.Errorf("budget mode: budget %v, want 9", b)
+	}
+	if all["method"] != "e3" || all["solver"] != "proportional" || paper["method"] != "paper-multiple-secrets" {
+		t.Errorf("methods: all secrets %v (%v), paper %v", all["method"], all["solver"], paper["method"])
 	}
 	// Against Multiple Secrets at its own total noise.
 	pb := riskNum(t, paper, "budget")

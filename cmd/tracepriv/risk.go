@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,7 +63,7 @@ func riskRadCmd(env *cli.Env) *cobra.Command {
 		m, steps          int
 	)
 	c := &cobra.Command{
-		Use:   "rad --mechanism laplace|gaussian|grr|oue|ss|dpsgd --m M (--epsilon E | --sigma S)",
+		Use:   "rad --mechanism " + mechanismList(risk.Mechanisms(), "|", "|") + " --m M (--epsilon E | --sigma S)",
 		Short: "Print the exact RAD of a mechanism",
 		Long: `Print the exact RAD (Theorem 5.3) of a mechanism under a uniform prior on m
 values. For laplace and gaussian it is the worst case over m query values in a
@@ -76,78 +77,50 @@ the analytic-Gaussian sigma. dpsgd is full-batch DP-SGD with noise multiplier
   tracepriv risk rad --mechanism dpsgd --m 10 --sigma 1 --steps 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			mc, err := lookupMechanism(mech, risk.Mechanisms())
+			if err != nil {
+				return err
+			}
 			f := cmd.Flags()
 			rep := radReport{Mechanism: mech, M: m}
-			var err error
-			needEps := func() error {
+			p := risk.Params{M: m, Steps: steps}
+			switch {
+			case mc.Param == risk.ParamEpsilon:
 				if !f.Changed("epsilon") {
 					return fmt.Errorf("--epsilon is required for --mechanism %s", mech)
 				}
 				if f.Changed("sigma") {
 					return fmt.Errorf("--sigma does not apply to --mechanism %s", mech)
 				}
-				rep.Epsilon = ptr(eps)
-				return nil
-			}
-			switch mech {
-			case "laplace", "grr", "oue", "ss":
-				if err := needEps(); err != nil {
-					return err
-				}
-				tv, err := risk.EpsDeltaBound(eps, 0, m)
-				if err != nil {
-					return err
-				}
-				rep.TVBound = tv
-				switch mech {
-				case "laplace":
-					rep.RAD, err = risk.LaplaceUnitRange(eps, m)
-					rep.Bound = "Theorem 5.3, worst case over m values in a unit range (A.18)"
-					rep.TVBound = risk.TVBound(risk.LaplaceTV(eps), 1/float64(m))
-				case "grr":
-					rep.RAD, err = risk.GRR(eps, m)
-					rep.Bound = "Theorem 5.3 (Example 5.4)"
-				case "oue":
-					rep.RAD, err = risk.OUE(eps, m)
-					rep.Bound = "Theorem 5.3 (Example A.17)"
-				case "ss":
-					rep.RAD, err = risk.SubsetSelection(eps, m)
-					rep.Bound = "Theorem 5.3 (Example A.18)"
-				}
-			case "gaussian":
+				p.Epsilon, rep.Epsilon = eps, ptr(eps)
+			case mc.SigmaFor != nil:
 				switch {
 				case f.Changed("sigma") && f.Changed("epsilon"):
 					return errors.New("give either --sigma or --epsilon (with --delta), not both")
 				case f.Changed("epsilon"):
 					rep.Epsilon, rep.Delta = ptr(eps), ptr(delta)
-					if sigma, err = risk.GaussianSigma(eps, delta, 1); err != nil {
+					if sigma, err = mc.SigmaFor(eps, delta); err != nil {
 						return err
 					}
 				case !f.Changed("sigma"):
-					return errors.New("--sigma or --epsilon is required for --mechanism gaussian")
+					return fmt.Errorf("--sigma or --epsilon is required for --mechanism %s", mech)
 				}
-				rep.Sigma = ptr(sigma)
-				rep.RAD, err = risk.GaussianUnitRange(sigma, m)
-				rep.Bound = "Theorem 5.3, worst case over m values in a unit range (A.12)"
-				if err == nil {
-					rep.TVBound = risk.TVBound(risk.GDPTV(1/sigma), 1/float64(m))
-				}
-			case "dpsgd":
-				if !f.Changed("sigma") || f.Changed("epsilon") {
-					return errors.New("--mechanism dpsgd takes --sigma (noise multiplier) and --steps, not --epsilon")
-				}
-				rep.Sigma = ptr(sigma)
-				rep.RAD, err = risk.DPSGD(sigma, steps, m)
-				rep.Bound = fmt.Sprintf("Theorem 5.11 for full-batch DP-SGD, %d steps (Example 5.17)", steps)
-				if err == nil {
-					rep.TVBound, err = risk.DPSGDTV(sigma, steps, m)
-				}
+				p.Sigma, rep.Sigma = sigma, ptr(sigma)
 			default:
-				return fmt.Errorf("unknown --mechanism %q (want laplace, gaussian, grr, oue, ss or dpsgd)", mech)
+				if !f.Changed("sigma") || f.Changed("epsilon") {
+					also := ""
+					if mc.UsesSteps {
+						also = " and --steps"
+					}
+					return fmt.Errorf("--mechanism %s takes --sigma (%s)%s, not --epsilon", mech, mc.ParamDoc, also)
+				}
+				p.Sigma, rep.Sigma = sigma, ptr(sigma)
 			}
+			res, err := mc.RAD(p)
 			if err != nil {
 				return err
 			}
+			rep.RAD, rep.Bound, rep.TVBound = res.RAD, res.Bound, res.TVBound
 			return env.Emit(rep, func(w io.Writer) error {
 				if rep.Sigma != nil {
 					fmt.Fprintf(w, "sigma %.6g\n", *rep.Sigma)
@@ -158,7 +131,7 @@ the analytic-Gaussian sigma. dpsgd is full-batch DP-SGD with noise multiplier
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&mech, "mechanism", "", "laplace, gaussian, grr, oue, ss (subset selection) or dpsgd")
+	fl.StringVar(&mech, "mechanism", "", mechanismList(risk.Mechanisms(), ", ", " or "))
 	fl.Float64Var(&eps, "epsilon", 0, "privacy parameter epsilon")
 	fl.Float64Var(&delta, "delta", 1e-5, "delta for --mechanism gaussian given by --epsilon")
 	fl.Float64Var(&sigma, "sigma", 0, "Gaussian noise in units of the sensitivity (gaussian), or the DP-SGD noise multiplier")
@@ -176,7 +149,7 @@ func riskCalibrateCmd(env *cli.Env) *cobra.Command {
 		m, steps int
 	)
 	c := &cobra.Command{
-		Use:   "calibrate --mechanism laplace|gaussian|grr|oue|ss|dpsgd --risk R --m M",
+		Use:   "calibrate --mechanism " + mechanismList(risk.Mechanisms(), "|", "|") + " --risk R --m M",
 		Short: "Largest epsilon (or smallest sigma) whose RAD stays below a risk",
 		Long: `Invert the exact RAD bound of "risk rad": print the largest epsilon (laplace,
 grr, oue, ss) or the smallest sigma (gaussian, in units of the sensitivity;
@@ -186,41 +159,24 @@ uniform prior on m values is at most --risk.`,
   tracepriv risk calibrate --mechanism gaussian --risk 0.05 --m 10 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep := calibrateReport{Mechanism: mech, M: m, Risk: gamma}
-			var v float64
-			var err error
-			switch mech {
-			case "laplace":
-				v, err = risk.CalibrateLaplace(gamma, m)
-				rep.Bound = "A.18"
-			case "grr":
-				v, err = risk.CalibrateGRR(gamma, m)
-				rep.Bound = "Example 5.4"
-			case "oue":
-				v, err = risk.CalibrateOUE(gamma, m)
-				rep.Bound = "Example A.17 (bisection)"
-			case "ss":
-				v, err = risk.CalibrateSubsetSelection(gamma, m)
-				rep.Bound = "Example A.18 (bisection)"
-			case "gaussian":
-				v, err = risk.CalibrateGaussian(gamma, m)
-				rep.Bound = "A.12"
-			case "dpsgd":
-				v, err = risk.CalibrateDPSGD(gamma, steps, m)
-				rep.Bound = "Theorem 5.11 (Example 5.17)"
-				rep.Steps = steps
-			default:
-				return fmt.Errorf("unknown --mechanism %q (want laplace, gaussian, grr, oue, ss or dpsgd)", mech)
+			mc, err := lookupMechanism(mech, risk.Mechanisms())
+			if err != nil {
+				return err
 			}
+			rep := calibrateReport{Mechanism: mech, M: m, Risk: gamma, Bound: mc.CalibrateBound}
+			if mc.UsesSteps {
+				rep.Steps = steps
+			}
+			v, err := mc.Calibrate(gamma, risk.Params{M: m, Steps: steps})
 			if errors.Is(err, risk.ErrUnconstrained) {
 				return fmt.Errorf("--risk %v: %w", gamma, err)
 			}
 			if err != nil {
 				return err
 			}
-			name := "epsilon"
-			if mech == "gaussian" || mech == "dpsgd" {
-				rep.Sigma, name = ptr(v), "sigma"
+			name := mc.Param
+			if name == risk.ParamSigma {
+				rep.Sigma = ptr(v)
 			} else {
 				rep.Epsilon = ptr(v)
 			}
@@ -231,7 +187,7 @@ uniform prior on m values is at most --risk.`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&mech, "mechanism", "", "laplace, gaussian, grr, oue, ss or dpsgd")
+	fl.StringVar(&mech, "mechanism", "", mechanismList(risk.Mechanisms(), ", ", " or "))
 	fl.Float64Var(&gamma, "risk", 0, "accepted RAD, in (0, 1)")
 	fl.IntVar(&m, "m", 0, "number of candidate values (uniform prior)")
 	fl.IntVar(&steps, "steps", 1, "DP-SGD steps (dpsgd)")
@@ -239,4 +195,30 @@ uniform prior on m values is at most --risk.`,
 	_ = c.MarkFlagRequired("risk")
 	_ = c.MarkFlagRequired("m")
 	return c
+}
+
+// lookupMechanism finds --mechanism in a table of mechanisms.
+func lookupMechanism(name string, table []risk.Mechanism) (risk.Mechanism, error) {
+	for _, m := range table {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	return risk.Mechanism{}, fmt.Errorf("unknown --mechanism %q (want %s)", name, mechanismList(table, ", ", " or "))
+}
+
+// mechanismList joins the names of a table of mechanisms: "a, b or c".
+func mechanismList(table []risk.Mechanism, sep, last string) string {
+	var b strings.Builder
+	for i, m := range table {
+		switch {
+		case i == 0:
+		case i == len(table)-1:
+			b.WriteString(last)
+		default:
+			b.WriteString(sep)
+		}
+		b.WriteString(m.Name)
+	}
+	return b.String()
 }

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/matfile"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -346,59 +344,18 @@ func noiseCSV(cert *sanitize.Certificate, traces []*trace.Trace) (func(io.Writer
 	if len(cert.Persons) != 1 {
 		return nil, fmt.Errorf("the input has %d people; the covariance is per person (split the input)", len(cert.Persons))
 	}
-	n := cert.Persons[0].Points
-	if n > maxNoiseOut {
+	if n := cert.Persons[0].Points; n > maxNoiseOut {
 		return nil, fmt.Errorf("the person has %d points, above the %d a dense CSV matrix is written for", n, maxNoiseOut)
 	}
-	// The person's points in time order, and where each sits in the file.
-	type at struct {
-		t    time.Time
-		file int
-	}
-	var pts []at
-	for _, t := range traces {
-		for _, p := range t.Points {
-			pts = append(pts, at{p.Time, len(pts)})
-		}
-	}
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].t.Before(pts[j].t) })
-	times := make([]time.Time, len(pts))
-	for i, p := range pts {
-		times[i] = p.t
-	}
-	ts, err := gp.Seconds(times)
+	g, err := cert.InputNoiseCovariance(traces)
 	if err != nil {
 		return nil, err
 	}
-	g, err := cert.NoiseCovariance(cert.Persons[0], ts)
-	if err != nil {
-		return nil, err
-	}
-	// Row/column of file position k: its index in time order.
-	pos := make([]int, len(pts))
-	for i, p := range pts {
-		pos[p.file] = i
-	}
-	return func(w io.Writer) error {
-		buf := make([]byte, 0, 32*n)
-		for i := range n {
-			buf = buf[:0]
-			for j := range n {
-				if j > 0 {
-					buf = append(buf, ',')
-				}
-				buf = strconv.AppendFloat(buf, g.At(pos[i], pos[j]), 'g', -1, 64)
-			}
-			buf = append(buf, '\n')
-			if _, err := w.Write(buf); err != nil {
-				return err
-			}
-		}
-		return nil
-	}, nil
+	return func(w io.Writer) error { return matfile.Write(w, g) }, nil
 }
 
-// parseSecretTimes reads --secrets: "all" (nil), a list, or a file.
+// parseSecretTimes reads --secrets: "all" (nil), a list, or a file, in
+// the syntax of sanitize.ParseSecretTimes.
 func parseSecretTimes(v string) ([][]time.Time, error) {
 	if v == "all" {
 		return nil, nil
@@ -411,63 +368,13 @@ func parseSecretTimes(v string) ([][]time.Time, error) {
 	if statErr == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory; give a file of secrets, a list of times, or all", v)
 	}
-	if statErr == nil {
-		fh, err := os.Open(v)
-		if err != nil {
-			return nil, err
-		}
-		defer fh.Close()
-		var out [][]time.Time
-		sc := bufio.NewScanner(fh)
-		for line := 1; sc.Scan(); line++ {
-			s := strings.TrimSpace(sc.Text())
-			if s == "" || strings.HasPrefix(s, "#") {
-				continue
-			}
-			sec, err := parseSecretItem(s)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", v, line, err)
-			}
-			out = append(out, sec)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("%s: %w", v, err)
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("%s: no secrets", v)
-		}
-		return out, nil
+	if statErr != nil {
+		return sanitize.ParseSecretTimes(v)
 	}
-	var out [][]time.Time
-	for _, item := range strings.Split(v, ",") {
-		sec, err := parseSecretItem(strings.TrimSpace(item))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sec)
+	fh, err := os.Open(v)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
-}
-
-// parseSecretItem reads "T" or "T1;T2;..." with T an RFC 3339 time or Unix
-// seconds (";", because RFC 3339 offsets contain "+").
-func parseSecretItem(s string) ([]time.Time, error) {
-	var out []time.Time
-	for _, part := range strings.Split(s, ";") {
-		part = strings.TrimSpace(part)
-		if t, err := time.Parse(time.RFC3339Nano, part); err == nil {
-			out = append(out, t)
-			continue
-		}
-		if u, err := strconv.ParseFloat(part, 64); err == nil {
-			sec := int64(u)
-			out = append(out, time.Unix(sec, int64((u-float64(sec))*1e9)).UTC())
-			continue
-		}
-		return nil, fmt.Errorf("%q is neither an RFC 3339 time nor Unix seconds", part)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty secret")
-	}
-	return out, nil
+	defer fh.Close()
+	return sanitize.ReadSecretTimes(fh, v)
 }

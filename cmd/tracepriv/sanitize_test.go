@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -88,11 +91,11 @@ func TestSanitizeInterface(t *testing.T) {
 			t.Fatalf("point %d: time %v, want %v", i, san[0].Points[i].Time, orig[0].Points[i].Time)
 		}
 	}
-	rows, err := readMatrix(cov)
+	m, err := readMatrix(cov)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs, err := symmetric(cov, rows, 0)
+	gs, err := m.Symmetric(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,5 +247,67 @@ func TestSanitizeErrors(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "o.plt")); err == nil {
 			t.Fatalf("%v: output written despite the error", c.args[len(c.args)-2:])
 		}
+	}
+}
+
+// The library behind --secrets and --noise-out: secret times parse as the
+// command documents them, and the noise covariance in input order is the
+// certificate's time-ordered covariance with rows and columns permuted.
+func TestSanitizeLibraryHelpers(t *testing.T) {
+	list, err := sanitize.ParseSecretTimes("2008-10-24T02:10:04Z, 1224814209;2008-10-24T02:10:14+00:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || len(list[1]) != 2 || !list[1][0].Equal(time.Date(2008, 10, 24, 2, 10, 9, 0, time.UTC)) {
+		t.Errorf("parsed %v", list)
+	}
+	if _, err := sanitize.ParseSecretTimes("2008-10-24T02:10:04Z,,"); err == nil {
+		t.Error("empty item accepted")
+	}
+	file, err := sanitize.ReadSecretTimes(strings.NewReader("# secrets\n\n2008-10-24T02:10:04Z\nnoon\n"), "s.txt")
+	if err == nil || !strings.Contains(err.Error(), `s.txt:4: "noon" is neither`) {
+		t.Errorf("bad line: %v, %v", file, err)
+	}
+	if _, err := sanitize.ReadSecretTimes(strings.NewReader("# none\n"), "e.txt"); err == nil || !strings.Contains(err.Error(), "e.txt: no secrets") {
+		t.Errorf("empty file: %v", err)
+	}
+
+	// One person, two traces whose points interleave in time.
+	t0 := time.Date(2008, 10, 24, 2, 0, 0, 0, time.UTC)
+	mk := func(secs ...int) *trace.Trace {
+		tr := &trace.Trace{UID: "p"}
+		for _, s := range secs {
+			tr.Points = append(tr.Points, trace.Point{Time: t0.Add(time.Duration(s) * time.Second), Lat: 39.98 + 1e-5*float64(s), Lon: 116.32})
+		}
+		return tr
+	}
+	traces := []*trace.Trace{mk(10, 20, 40), mk(5, 15, 30)}
+	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := cert.InputNoiseCovariance(traces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byTime, err := cert.NoiseCovariance(cert.Persons[0], []float64{0, 5, 10, 15, 25, 35})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Input order 10, 20, 40, 5, 15, 30 s is time order 1, 3, 5, 0, 2, 4.
+	pos := []int{1, 3, 5, 0, 2, 4}
+	for i := range pos {
+		for j := range pos {
+			if in.At(i, j) != byTime.At(pos[i], pos[j]) {
+				t.Fatalf("input (%d,%d) = %v, time order (%d,%d) = %v", i, j, in.At(i, j), pos[i], pos[j], byTime.At(pos[i], pos[j]))
+			}
+		}
+	}
+	if _, err := cert.InputNoiseCovariance(traces[:1]); err == nil {
+		t.Error("traces with fewer points than the person accepted")
 	}
 }

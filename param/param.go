@@ -1,0 +1,154 @@
+// Package param checks the parameters of tracepriv's public functions and
+// reports a bad one the same way everywhere: as an *Error naming the
+// parameter, its value and what is wrong, which wraps ErrInvalid.
+//
+// Callers branch with errors.Is(err, param.ErrInvalid) (is it the caller's
+// input?) or errors.As(err, &pe) with pe a *param.Error (which one, so that
+// a CLI can name its flag or a ledger reader its field). The packages'
+// older names for the type (accountant.ParamError, geoind.ParamError) and
+// for the sentinel (noise.ErrParam, geoind.ErrParam) are aliases of these.
+//
+// The helpers (Positive, Finite, Probability, In, …) return nil or an
+// *Error whose Why reads "must be …", so messages are uniform; every check
+// fails on NaN.
+package param
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrInvalid is wrapped by every *Error.
+var ErrInvalid = errors.New("invalid parameter")
+
+// Error reports an invalid parameter. Its fields are in the order name,
+// value, reason, so that &param.Error{"epsilon", eps, "must be positive"}
+// reads as the sentence it prints.
+type Error struct {
+	// Name is the parameter's name as the caller spells it: an option, a
+	// flag, a JSON or ledger field ("epsilon", "orders[2]").
+	Name string
+	// Value is the offending value (any type; nil when it is missing).
+	Value any
+	// Why says what is wrong or what is wanted ("must be in (0, 1)").
+	Why string
+}
+
+// Error returns "name = value: why".
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s = %v: %s", e.Name, e.Value, e.Why)
+}
+
+// Unwrap makes errors.Is(err, ErrInvalid) true for every *Error.
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+// Invalid returns an *Error.
+func Invalid(name string, value any, why string) error {
+	return &Error{Name: name, Value: value, Why: why}
+}
+
+// First returns the first non-nil error, so that several checks read as
+// one: param.First(param.Positive("sigma", s), param.Probability("delta", d)).
+func First(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Finite accepts any finite v.
+func Finite(name string, v float64) error {
+	if !finite(v) {
+		return Invalid(name, v, "must be finite")
+	}
+	return nil
+}
+
+// Positive accepts finite v > 0.
+func Positive(name string, v float64) error {
+	if !(v > 0) || math.IsInf(v, 1) {
+		return Invalid(name, v, "must be positive and finite")
+	}
+	return nil
+}
+
+// NonNegative accepts finite v ≥ 0.
+func NonNegative(name string, v float64) error {
+	if !(v >= 0) || math.IsInf(v, 1) {
+		return Invalid(name, v, "must be non-negative and finite")
+	}
+	return nil
+}
+
+// Greater accepts finite v > lo.
+func Greater(name string, v, lo float64) error {
+	if !(v > lo) || math.IsInf(v, 1) {
+		return Invalid(name, v, fmt.Sprintf("must be finite and > %v", lo))
+	}
+	return nil
+}
+
+// AtLeast accepts finite v ≥ lo.
+func AtLeast(name string, v, lo float64) error {
+	if !(v >= lo) || math.IsInf(v, 1) {
+		return Invalid(name, v, fmt.Sprintf("must be finite and >= %v", lo))
+	}
+	return nil
+}
+
+// Probability accepts v in [0, 1].
+func Probability(name string, v float64) error { return In(name, v, 0, 1) }
+
+// In accepts v in the closed interval [lo, hi].
+func In(name string, v, lo, hi float64) error {
+	if !(v >= lo && v <= hi) {
+		return Invalid(name, v, fmt.Sprintf("must be in [%v, %v]", lo, hi))
+	}
+	return nil
+}
+
+// InOpen accepts v in the open interval (lo, hi).
+func InOpen(name string, v, lo, hi float64) error {
+	if !(v > lo && v < hi) {
+		return Invalid(name, v, fmt.Sprintf("must be in (%v, %v)", lo, hi))
+	}
+	return nil
+}
+
+// InLeftOpen accepts v in (lo, hi].
+func InLeftOpen(name string, v, lo, hi float64) error {
+	if !(v > lo && v <= hi) {
+		return Invalid(name, v, fmt.Sprintf("must be in (%v, %v]", lo, hi))
+	}
+	return nil
+}
+
+// InRightOpen accepts v in [lo, hi).
+func InRightOpen(name string, v, lo, hi float64) error {
+	if !(v >= lo && v < hi) {
+		return Invalid(name, v, fmt.Sprintf("must be in [%v, %v)", lo, hi))
+	}
+	return nil
+}
+
+// Integer accepts a whole v with |v| ≤ 2^53, so that int(v) is exact
+// (counts given as floats, such as ledger fields).
+func Integer(name string, v float64) error {
+	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		return Invalid(name, v, "must be an integer")
+	}
+	return nil
+}
+
+// AtLeastInt accepts n ≥ lo.
+func AtLeastInt(name string, n, lo int) error {
+	if n < lo {
+		return Invalid(name, n, fmt.Sprintf("must be at least %d", lo))
+	}
+	return nil
+}
