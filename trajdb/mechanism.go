@@ -31,6 +31,10 @@ type Released struct {
 	EpsilonSpent float64 `json:"epsilon_spent"`
 	// Nodes is the number of noisy counts drawn.
 	Nodes int `json:"nodes"`
+	// Source names the randomness: "crypto" (crypto/rand), or "seeded:N"
+	// for a seeded run, which carries no privacy guarantee against anyone
+	// who knows the seed. Empty if the mechanism does not say.
+	Source string `json:"source,omitempty"`
 }
 
 // Level is one level of an exploration tree.
@@ -43,4 +47,11 @@ type Level struct {
 	Scale     float64 `json:"scale"`
 	Nodes     int     `json:"nodes"`
 	Threshold float64 `json:"threshold"`
+	// EpsilonMax is set when the budget varies from node to node at this
+	// depth (the n-gram tree's adaptive allocation): the largest budget of
+	// a node here. Epsilon, Scale and Threshold are then those of this
+	// depth's node on the root-to-leaf path that spends the most, the path
+	// the privacy guarantee is bounded by, so the Epsilons still sum to
+	// EpsilonSpent.
+	EpsilonMax float64 `json:"epsilon_max,omitempty"`
 }

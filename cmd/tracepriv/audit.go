@@ -150,6 +150,7 @@ knows nothing about the mechanism.`,
 		_ = c.MarkFlagRequired("mechanism")
 		_ = c.MarkFlagRequired("epsilon")
 		_ = c.MarkFlagRequired("m")
+		c.AddCommand(auditSupportCmd(env))
 		return c
 	})
 }

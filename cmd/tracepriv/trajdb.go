@@ -1,0 +1,792 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"gonum.org/v1/plot"
+
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/trajdb"
+	"github.com/tracepriv/tracepriv/viz"
+)
+
+// The files of a released trajectory database (tracepriv release --out DIR).
+const (
+	releaseSeqFile  = "trajectories.seq"
+	releaseCSVFile  = "trajectories.csv"
+	releaseCertFile = "release.json"
+)
+
+// universeFlags are the public parameters that turn traces into a
+// trajectory database: the grid and the mapping rule, and the
+// contribution bounds. None may come from the data.
+type universeFlags struct {
+	cellM           float64
+	bbox            string
+	alphabet, base  int
+	maxLen, maxSeqs int
+	maxGap          time.Duration
+	minLen          int
+}
+
+func (u *universeFlags) add(f *pflag.FlagSet) {
+	f.Float64Var(&u.cellM, "cell-m", 0, "grid cell size in metres (public)")
+	f.StringVar(&u.bbox, "bbox", "", "public bounding box MINLAT,MINLON,MAXLAT,MAXLON of the grid (never taken from the data)")
+	f.IntVar(&u.alphabet, "alphabet", 0, "symbolic input: the input is a sequence file over symbols 0..N-1 (public N) instead of traces on a grid")
+	f.IntVar(&u.base, "base", 0, "symbolic input: the id of the first symbol in the file (1 for MSNBC)")
+	f.IntVar(&u.maxLen, "max-len", 10, "contribution bound: keep the first L cells of each trajectory")
+	f.IntVar(&u.maxSeqs, "max-seqs", 5, "contribution bound: keep each person's first K trajectories")
+	f.DurationVar(&u.maxGap, "max-gap", trajdb.DefaultMaxGap, "split a trace where two fixes are further apart in time (negative: never)")
+	f.IntVar(&u.minLen, "min-len", 1, "drop trajectories of fewer cells (after collapsing repeats)")
+}
+
+func (u *universeFlags) grid() (*trajdb.Grid, error) {
+	if u.bbox == "" {
+		return nil, errors.New("--bbox is required: give the public box MINLAT,MINLON,MAXLAT,MAXLON of the area released (e.g. 39.75,116.15,40.10,116.60 for Beijing)")
+	}
+	box, err := trajdb.ParseBBox(u.bbox)
+	if err != nil {
+		return nil, fmt.Errorf("--bbox %q: %w", u.bbox, err)
+	}
+	if !(u.cellM > 0) || math.IsInf(u.cellM, 0) {
+		return nil, fmt.Errorf("--cell-m must be a positive number of metres, got %v", u.cellM)
+	}
+	g, err := trajdb.NewGrid(box, u.cellM)
+	if err != nil {
+		return nil, fmt.Errorf("--cell-m %g --bbox %s: %w", u.cellM, u.bbox, err)
+	}
+	return g, nil
+}
+
+func (u *universeFlags) bounds() (trajdb.Bounds, error) {
+	b := trajdb.Bounds{MaxLen: u.maxLen, MaxSeqs: u.maxSeqs}
+	if u.maxLen < 1 {
+		return b, fmt.Errorf("--max-len must be at least 1, got %d", u.maxLen)
+	}
+	if u.maxSeqs < 1 {
+		return b, fmt.Errorf("--max-seqs must be at least 1, got %d", u.maxSeqs)
+	}
+	return b, nil
+}
+
+func (u *universeFlags) mapOptions() (trajdb.MapOptions, error) {
+	if u.minLen < 1 {
+		return trajdb.MapOptions{}, fmt.Errorf("--min-len must be at least 1, got %d", u.minLen)
+	}
+	gap := u.maxGap
+	if gap == 0 {
+		return trajdb.MapOptions{}, errors.New("--max-gap 0 would split at every fix; give a duration such as 10m, or -1s to never split")
+	}
+	return trajdb.MapOptions{MaxGap: gap, MinLen: u.minLen}, nil
+}
+
+// trajSpace is the location universe of a command: a grid for traces, or
+// the alphabet of a symbolic sequence file.
+type trajSpace struct {
+	grid *trajdb.Grid // nil for symbols
+	size int
+	base int
+}
+
+// space resolves the universe flags: --alphabet for symbolic input, else
+// the grid of --cell-m and --bbox.
+func (u *universeFlags) space() (*trajSpace, error) {
+	if u.alphabet != 0 {
+		if u.bbox != "" || u.cellM != 0 {
+			return nil, errors.New("--alphabet is for symbolic sequence files; --bbox and --cell-m are for traces: give one or the other")
+		}
+		if u.alphabet < 1 {
+			return nil, fmt.Errorf("--alphabet must be positive, got %d", u.alphabet)
+		}
+		if u.base < 0 {
+			return nil, fmt.Errorf("--base must be 0 or more, got %d", u.base)
+		}
+		return &trajSpace{size: u.alphabet, base: u.base}, nil
+	}
+	g, err := u.grid()
+	if err != nil {
+		return nil, err
+	}
+	return &trajSpace{grid: g, size: g.Size()}, nil
+}
+
+// read reads a database: a trace directory mapped onto the grid, or a
+// symbolic sequence file (then the report is nil).
+func (s *trajSpace) read(env *cli.Env, rf *readFlags, u *universeFlags, path string) (*trajdb.DB, *trajdb.MapReport, error) {
+	if s.grid != nil {
+		return readTrajectories(env, rf, u, s.grid, path)
+	}
+	db, err := trajdb.ReadSequencesFile(path, trajdb.SeqOptions{Size: s.size, Base: s.base})
+	return db, nil, err
+}
+
+// same reports whether a release's universe is this one.
+func (s *trajSpace) same(c *releaseCert) bool {
+	if s.grid == nil {
+		return c.Universe == nil && c.Alphabet == s.size
+	}
+	g := c.Universe
+	return g != nil && g.Cols == s.grid.Cols && g.Rows == s.grid.Rows && g.CellM == s.grid.CellM && g.Box == s.grid.Box
+}
+
+func (s *trajSpace) String() string {
+	if s.grid == nil {
+		return fmt.Sprintf("an alphabet of %d symbols", s.size)
+	}
+	return s.grid.String()
+}
+
+// readTrajectories reads the trace directory in and maps it onto g.
+func readTrajectories(env *cli.Env, rf *readFlags, u *universeFlags, g *trajdb.Grid, in string) (*trajdb.DB, *trajdb.MapReport, error) {
+	ro, err := rf.base()
+	if err != nil {
+		return nil, nil, err
+	}
+	mo, err := u.mapOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	db, rep, err := trajdb.FromFiles(g, []string{in}, ro, mo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", in, err)
+	}
+	if rep.Read != nil {
+		reportSkipped(env, rep.Read)
+	}
+	return db, rep, nil
+}
+
+// releaseMechanisms are the mechanisms release offers: the DP ones only.
+// The flawed control is reachable from "audit support" alone.
+func releaseMechanism(name string, b trajdb.Bounds, nmax int) (trajdb.Mechanism, error) {
+	switch name {
+	case "prefix":
+		return &trajdb.Prefix{Contribution: b}, nil
+	case "ngram":
+		return &trajdb.NGram{Contribution: b, NMax: nmax}, nil
+	case "flawed-present-only":
+		return nil, errors.New("--mechanism flawed-present-only is not differentially private (thesis Prop. 3.5); it exists only as the negative control of 'tracepriv audit support'")
+	}
+	return nil, fmt.Errorf("unknown --mechanism %q (want prefix or ngram)", name)
+}
+
+// releaseCert is release.json: everything in it is public (the mechanism's
+// output and its public parameters). What the input held (persons, fixes,
+// skipped rows) is printed for the operator but never written beside the
+// release, since those counts are not protected.
+type releaseCert struct {
+	Version int `json:"version"`
+	// Privacy states the guarantee and what it covers.
+	Privacy   string        `json:"privacy"`
+	Mechanism string        `json:"mechanism"`
+	NMax      int           `json:"n_max,omitempty"`
+	Epsilon   float64       `json:"epsilon"`
+	Universe  *trajdb.Grid  `json:"universe,omitempty"`
+	Alphabet  int           `json:"alphabet"`
+	Bounds    trajdb.Bounds `json:"bounds"`
+	MaxGap    string        `json:"max_gap"`
+	MinLen    int           `json:"min_len"`
+	*trajdb.Released
+	Trajectories int    `json:"trajectories"`
+	Randomness   string `json:"randomness"`
+}
+
+// releaseOutput is the --json output of release.
+type releaseOutput struct {
+	releaseCert
+	inputJSON
+	Input *trajdb.MapReport `json:"input"`
+	Files []string          `json:"files"`
+}
+
+func init() {
+	register(func(env *cli.Env) *cobra.Command {
+		var (
+			rf           readFlags
+			u            universeFlags
+			in, out, mec string
+			eps          float64
+			nmax         int
+			force        bool
+		)
+		c := &cobra.Command{
+			Use:   "release --in DIR --out DIR --mechanism prefix|ngram --epsilon E --cell-m METRES --bbox MINLAT,MINLON,MAXLAT,MAXLON",
+			Short: "Release a synthetic trajectory database under user-level differential privacy",
+			Long: `Map a directory of traces onto a public grid, bound what each person
+contributes, and release a synthetic trajectory database with the prefix tree
+(Chen, Fung and Desai, KDD 2012) or the n-gram tree (Chen, Acs and
+Castelluccia, CCS 2012). Both perturb the count of every child of every node
+they expand over the whole grid, so the support of the output does not depend
+on the data (Guerra-Balboa's thesis, Sec. 3.4).
+
+The guarantee is epsilon-DP at user level: two inputs are neighbours when
+they differ in all the trajectories of one person (persons are the uid of a
+trace, or for GeoLife the user directory). The grid (--bbox, --cell-m), the
+bounds (--max-len, --max-seqs), the mapping rule (--max-gap, --min-len) and
+the mechanism are public and must not be chosen from the data.
+
+Writes to --out: trajectories.seq (one sequence of cell ids per line),
+trajectories.csv (the cell centres, synthetic times) and release.json (the
+budget spent per tree level, the public parameters), together or not at all.
+What was read and skipped is printed, not written: it is not private.`,
+			Example: `  tracepriv release --in internal/sample --out released-db --mechanism ngram --epsilon 1 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1
+  tracepriv release --in internal/sample --out released-db --mechanism prefix --epsilon 2 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force --json`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if !(eps > 0) || math.IsInf(eps, 0) {
+					return fmt.Errorf("release: --epsilon must be positive and finite, got %v", eps)
+				}
+				sp, err := u.space()
+				if err != nil {
+					return fmt.Errorf("release: %w", err)
+				}
+				g := sp.grid
+				b, err := u.bounds()
+				if err != nil {
+					return fmt.Errorf("release: %w", err)
+				}
+				if nmax < 0 {
+					return fmt.Errorf("release: --n-max must be positive (0 for the default 5), got %d", nmax)
+				}
+				m, err := releaseMechanism(mec, b, nmax)
+				if err != nil {
+					return fmt.Errorf("release: %w", err)
+				}
+				if err := checkOutDir(in, out); err != nil {
+					return fmt.Errorf("release: %w", err)
+				}
+				files := map[string]string{}
+				names := []string{releaseSeqFile, releaseCertFile}
+				if g != nil {
+					names = append(names, releaseCSVFile) // symbols have no positions
+				}
+				for _, f := range names {
+					files["--out "+f] = filepath.Join(out, f)
+				}
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return fmt.Errorf("release: --out: %w", err)
+				}
+				if err := checkOutputs([]string{in}, force, files); err != nil {
+					return fmt.Errorf("release: %w", err)
+				}
+				db, rep, err := sp.read(env, &rf, &u, in)
+				if err != nil {
+					return fmt.Errorf("release: --in %s: %w", in, err)
+				}
+				bd, err := trajdb.Bound(db, b)
+				if err != nil {
+					return fmt.Errorf("release: %w", err)
+				}
+				src := env.Source()
+				rel, err := m.Release(bd, eps, src)
+				if err != nil {
+					return fmt.Errorf("release: %w", err)
+				}
+				cert := releaseCert{
+					Version:   1,
+					Privacy:   fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the trajectories of one person; public: the grid, the bounds, the mapping rule and the mechanism", eps),
+					Mechanism: m.Name(), Epsilon: eps, Universe: g, Alphabet: sp.size, Bounds: b,
+					MaxGap: u.maxGap.String(), MinLen: u.minLen,
+					Released: rel, Trajectories: len(rel.Seqs), Randomness: noise.Describe(src),
+				}
+				if g == nil {
+					cert.Privacy = fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the sequences of one person (a line, or the lines of one id); public: the alphabet, the bounds and the mechanism", eps)
+				}
+				if ng, ok := m.(*trajdb.NGram); ok {
+					cert.NMax = max(ng.NMax, 0)
+					if cert.NMax == 0 {
+						cert.NMax = 5
+					}
+				}
+				group := []atomicfile.File{
+					{Path: files["--out "+releaseSeqFile], Perm: 0o644, Fill: func(w io.Writer) error {
+						return trajdb.WriteSequences(w, trajdb.SeqDB(sp.size, rel.Seqs), trajdb.SeqOptions{Size: sp.size, Base: sp.base})
+					}},
+					{Path: files["--out "+releaseCertFile], Perm: 0o644, Fill: func(w io.Writer) error { return writeJSON(w, cert) }},
+				}
+				if g != nil {
+					traces, err := trajdb.ToTraces(g, rel.Seqs)
+					if err != nil {
+						return fmt.Errorf("release: %w", err)
+					}
+					group = append(group, atomicfile.File{Path: files["--out "+releaseCSVFile], Perm: 0o644, Fill: func(w io.Writer) error { return trace.Write(w, traces, trace.CSV) }})
+				}
+				if err := atomicfile.WriteGroup(group); err != nil {
+					return fmt.Errorf("release: %w", err)
+				}
+				o := releaseOutput{releaseCert: cert, Input: rep, inputJSON: inputSummary(nil)}
+				if rep != nil {
+					o.inputJSON = inputSummary(rep.Read)
+				}
+				for _, f := range group {
+					o.Files = append(o.Files, f.Path)
+				}
+				return env.Emit(o, func(w io.Writer) error {
+					if rep != nil {
+						fmt.Fprintf(w, "read: %s\n", rep)
+					} else {
+						fmt.Fprintf(w, "read: %d sequences of %d persons over %s\n", db.Len(), len(db.Users), sp)
+					}
+					fmt.Fprintf(w, "released %d trajectories with %s at epsilon %g (spent %.6g over %d levels, %d noisy counts); randomness %s\n",
+						len(rel.Seqs), m.Name(), eps, rel.EpsilonSpent, len(rel.Levels), rel.Nodes, cert.Randomness)
+					for _, l := range rel.Levels {
+						fmt.Fprintf(w, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
+					}
+					_, err := fmt.Fprintf(w, "wrote %s\n", strings.Join(o.Files, ", "))
+					return err
+				})
+			},
+		}
+		fl := c.Flags()
+		fl.StringVar(&in, "in", "", "directory of traces (PLT, CSV, GeoJSON, GPX), one person per uid or GeoLife user directory; or a sequence file with --alphabet")
+		fl.StringVar(&out, "out", "", "output directory for trajectories.seq, trajectories.csv and release.json")
+		fl.StringVar(&mec, "mechanism", "", "prefix or ngram")
+		fl.Float64Var(&eps, "epsilon", 0, "privacy budget of each person, spent once")
+		fl.IntVar(&nmax, "n-max", 0, "n-gram tree height, the longest gram counted (ngram only; default 5)")
+		fl.BoolVar(&force, "force", false, "replace an earlier release in --out")
+		u.add(fl)
+		rf.addTo(fl)
+		for _, f := range []string{"in", "out", "mechanism", "epsilon"} {
+			_ = c.MarkFlagRequired(f)
+		}
+		return c
+	})
+}
+
+// checkOutDir refuses an output directory that is the input directory or
+// inside it, where the next run would read the release as people.
+func checkOutDir(in, out string) error {
+	ai, ao := absPath(in), absPath(out)
+	if ai == ao || strings.HasPrefix(ao, ai+string(filepath.Separator)) {
+		return fmt.Errorf("--out %s is inside --in %s: the release would be read as input next time; write elsewhere", out, in)
+	}
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// evaluateOutput is the --json output of evaluate: the released database's
+// metrics at the top level, and the reference releases beside them.
+type evaluateOutput struct {
+	*trajdb.Metrics
+	inputJSON
+	Real     string `json:"real"`
+	Released string `json:"released"`
+	// Against is what the real side is: "all" trajectories read, or
+	// "bounded" (after the contribution bounds, the mechanisms' input).
+	Against   string                     `json:"against"`
+	Bounds    trajdb.Bounds              `json:"bounds"`
+	Baselines map[string]*trajdb.Metrics `json:"baselines"`
+	// UniformDraws uniform releases are averaged for the uniform baseline.
+	UniformDraws int `json:"uniform_draws"`
+	// NotBetterThanUniform lists the metrics on which the release does not
+	// beat the uniform baseline; BeatsUniform is true when it is empty.
+	NotBetterThanUniform []string `json:"not_better_than_uniform"`
+	BeatsUniform         bool     `json:"beats_uniform"`
+	Randomness           string   `json:"randomness"`
+	Plot                 string   `json:"plot,omitempty"`
+}
+
+func init() {
+	register(func(env *cli.Env) *cobra.Command {
+		var (
+			rf                      readFlags
+			u                       universeFlags
+			realDir, relDir, plotTo string
+			against                 string
+			draws                   int
+			mopt                    trajdb.MetricOptions
+		)
+		c := &cobra.Command{
+			Use:   "evaluate --real DIR --released DIR --cell-m METRES --bbox MINLAT,MINLON,MAXLAT,MAXLON",
+			Short: "Measure a released trajectory database against the real one",
+			Long: `Compare a released trajectory database (the --out of tracepriv release, or any
+directory of traces) with the real traces it came from, mapped onto the same
+grid, by the measures of the trajectory-synthesis literature: count-query
+relative error with a sanity bound (query_are), Jensen-Shannon divergence of
+the trip (start, end), length and diameter distributions (trip_jsd, length_jsd,
+diameter_jsd, in bits), F1 of the top-k frequent patterns (pattern_f1) and
+Kendall's tau of location popularity (kendall_tau). Lower is better for the
+first four, higher for the last two.
+
+Beside the release it measures two references: a uniform-random release of the
+same number of trajectories (the floor: it knows nothing of the data; averaged
+over --uniform-draws draws) and the non-private one, the real data after the
+contribution bounds (the ceiling). The bounds are read from the release's
+release.json when there is one, and from --max-len and --max-seqs otherwise.
+
+The metrics read the real data: they are for the custodian, not for release.`,
+			Example: `  tracepriv release --in internal/sample --out released-db --mechanism ngram --epsilon 1 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force
+  tracepriv evaluate --real internal/sample --released released-db --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --plot released-db-metrics.svg --json`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				sp, err := u.space()
+				if err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+				if against != "all" && against != "bounded" {
+					return fmt.Errorf("evaluate: --against %q: want all or bounded", against)
+				}
+				if draws < 1 {
+					return fmt.Errorf("evaluate: --uniform-draws must be at least 1, got %d", draws)
+				}
+				if plotTo != "" {
+					if err := checkOutputs([]string{realDir, relDir}, true, map[string]string{"--plot": plotTo}); err != nil {
+						return fmt.Errorf("evaluate: %w", err)
+					}
+				}
+				b, err := u.bounds()
+				if err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+				released, err := readReleased(env, &rf, &u, sp, relDir, &b, cmd.Flags().Changed("max-len") || cmd.Flags().Changed("max-seqs"))
+				if err != nil {
+					return fmt.Errorf("evaluate: --released %w", err)
+				}
+				db, rep, err := sp.read(env, &rf, &u, realDir)
+				if err != nil {
+					return fmt.Errorf("evaluate: --real %s: %w", realDir, err)
+				}
+				bounded, err := trajdb.NonPrivateBaseline(db, b)
+				if err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+				real := db.Sequences()
+				if against == "bounded" {
+					real = bounded
+				}
+				if sp.grid != nil {
+					mopt.Universe = sp.grid
+				} else {
+					mopt.Size = sp.size
+				}
+				m, err := trajdb.Evaluate(real, released, mopt)
+				if err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+				src := env.Source()
+				var us []*trajdb.Metrics
+				for range draws {
+					uni, err := trajdb.UniformBaseline(trajdb.SeqDB(sp.size, released), b.MaxLen, src)
+					if err != nil {
+						return fmt.Errorf("evaluate: %w", err)
+					}
+					mu, err := trajdb.Evaluate(real, uni, mopt)
+					if err != nil {
+						return fmt.Errorf("evaluate: %w", err)
+					}
+					us = append(us, mu)
+				}
+				np, err := trajdb.Evaluate(real, bounded, mopt)
+				if err != nil {
+					return fmt.Errorf("evaluate: %w", err)
+				}
+				var read *trace.Report
+				if rep != nil {
+					read = rep.Read
+				}
+				o := evaluateOutput{Metrics: m, inputJSON: inputSummary(read), Real: realDir, Released: relDir, Against: against, Bounds: b,
+					Baselines:    map[string]*trajdb.Metrics{trajdb.UniformName: trajdb.MeanMetrics(us), trajdb.NonPrivateName: np},
+					UniformDraws: draws, Randomness: noise.Describe(src)}
+				o.NotBetterThanUniform = m.NotBetter(o.Baselines[trajdb.UniformName])
+				if o.NotBetterThanUniform == nil {
+					o.NotBetterThanUniform = []string{}
+				}
+				o.BeatsUniform = len(o.NotBetterThanUniform) == 0
+				if plotTo != "" {
+					if err := plotMetrics(plotTo, "released vs real", []string{"released", "uniform", "non-private"},
+						[]*trajdb.Metrics{m, o.Baselines[trajdb.UniformName], np}); err != nil {
+						return fmt.Errorf("evaluate: --plot: %w", err)
+					}
+					o.Plot = plotTo
+				}
+				return env.Emit(o, func(w io.Writer) error {
+					fmt.Fprintf(w, "%d released vs %d real trajectories (%s); lower is better except pattern_f1 and kendall_tau\n", m.Released, m.Real, against)
+					fmt.Fprintf(w, "  %-12s %10s %10s %10s\n", "metric", "released", "uniform", "non-private")
+					for _, r := range metricRows(m, o.Baselines[trajdb.UniformName], np) {
+						fmt.Fprintf(w, "  %-12s %10.4g %10.4g %10.4g\n", r.name, r.v[0], r.v[1], r.v[2])
+					}
+					if o.BeatsUniform {
+						fmt.Fprintln(w, "the release beats the uniform baseline on every metric")
+					} else {
+						fmt.Fprintf(w, "the release does not beat the uniform baseline on: %s\n", strings.Join(o.NotBetterThanUniform, ", "))
+					}
+					if o.Plot != "" {
+						fmt.Fprintf(w, "wrote %s\n", o.Plot)
+					}
+					return nil
+				})
+			},
+		}
+		fl := c.Flags()
+		fl.StringVar(&realDir, "real", "", "directory of the real traces, or their sequence file with --alphabet")
+		fl.StringVar(&relDir, "released", "", "directory of the release (tracepriv release --out) or of released traces")
+		fl.StringVar(&against, "against", "all", "compare with all real trajectories, or the bounded ones the mechanism saw")
+		fl.IntVar(&draws, "uniform-draws", 10, "uniform releases averaged for the uniform baseline")
+		fl.StringVar(&plotTo, "plot", "", "write a bar chart of the metrics (.svg or .png)")
+		fl.IntVar(&mopt.Queries, "queries", 0, "count queries (default 1000)")
+		fl.Uint64Var(&mopt.QuerySeed, "query-seed", 0, "seed of the query generator (the same queries for every release compared)")
+		fl.IntVar(&mopt.TopK, "top-k", 0, "frequent patterns compared (default 100)")
+		fl.IntVar(&mopt.TripBlock, "trip-block", 0, "take trips' start and end cells in blocks of B x B cells (default 1)")
+		u.add(fl)
+		rf.addTo(fl)
+		for _, f := range []string{"real", "released"} {
+			_ = c.MarkFlagRequired(f)
+		}
+		return c
+	})
+}
+
+// readReleased reads a released database from dir: its trajectories.seq
+// when there is one (then release.json, if present, must name the same
+// grid, and gives the bounds unless the flags did), or the traces in it.
+func readReleased(env *cli.Env, rf *readFlags, u *universeFlags, sp *trajSpace, dir string, b *trajdb.Bounds, boundsGiven bool) ([][]int, error) {
+	seqPath := filepath.Join(dir, releaseSeqFile)
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		seqPath = dir // a sequence file
+	} else if _, err := os.Stat(seqPath); err != nil {
+		db, _, err := sp.read(env, rf, u, dir)
+		if err != nil {
+			return nil, err
+		}
+		return db.Sequences(), nil
+	}
+	if raw, err := os.ReadFile(filepath.Join(filepath.Dir(seqPath), releaseCertFile)); err == nil {
+		var cert releaseCert
+		if err := json.Unmarshal(raw, &cert); err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, releaseCertFile), err)
+		}
+		if !sp.same(&cert) {
+			where := fmt.Sprintf("an alphabet of %d symbols", cert.Alphabet)
+			if cert.Universe != nil {
+				where = cert.Universe.String()
+			}
+			return nil, fmt.Errorf("%s: released on %s, but the flags give %s; evaluate on the release's grid (--cell-m, --bbox) or alphabet", dir, where, sp)
+		}
+		if !boundsGiven {
+			*b = cert.Bounds
+		}
+	}
+	db, err := trajdb.ReadSequencesFile(seqPath, trajdb.SeqOptions{Size: sp.size, Base: sp.base})
+	if err != nil {
+		return nil, err
+	}
+	return db.Sequences(), nil
+}
+
+type metricRow struct {
+	name string
+	v    []float64
+}
+
+// metricRows lists the six metrics of each of ms, in the order of
+// trajdb.Metrics (diameter_jsd only when every one has it).
+func metricRows(ms ...*trajdb.Metrics) []metricRow {
+	get := []struct {
+		name string
+		f    func(*trajdb.Metrics) (float64, bool)
+	}{
+		{"query_are", func(m *trajdb.Metrics) (float64, bool) { return m.QueryARE, true }},
+		{"trip_jsd", func(m *trajdb.Metrics) (float64, bool) { return m.TripJSD, true }},
+		{"length_jsd", func(m *trajdb.Metrics) (float64, bool) { return m.LengthJSD, true }},
+		{"diameter_jsd", func(m *trajdb.Metrics) (float64, bool) {
+			if m.DiameterJSD == nil {
+				return 0, false
+			}
+			return *m.DiameterJSD, true
+		}},
+		{"pattern_f1", func(m *trajdb.Metrics) (float64, bool) { return m.PatternF1, true }},
+		{"kendall_tau", func(m *trajdb.Metrics) (float64, bool) { return m.KendallTau, true }},
+	}
+	var rows []metricRow
+	for _, g := range get {
+		r := metricRow{name: g.name}
+		ok := true
+		for _, m := range ms {
+			v, has := g.f(m)
+			ok = ok && has
+			r.v = append(r.v, v)
+		}
+		if ok {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// plotMetrics draws the metrics of several releases side by side, as
+// errors (lower is better): query ARE in its own panel, the divergences,
+// 1 - pattern F1 and (1 - tau)/2 in [0, 1] in the other.
+func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) error {
+	rows := metricRows(ms...)
+	var scoreNames []string
+	are := make([]viz.BarSeries, len(ms))
+	score := make([]viz.BarSeries, len(ms))
+	for i := range ms {
+		are[i].Label, score[i].Label = labels[i], labels[i]
+	}
+	for _, r := range rows {
+		for i, v := range r.v {
+			switch r.name {
+			case "query_are":
+				are[i].Values = append(are[i].Values, v)
+			case "pattern_f1":
+				score[i].Values = append(score[i].Values, 1-v)
+			case "kendall_tau":
+				score[i].Values = append(score[i].Values, (1-v)/2)
+			default:
+				score[i].Values = append(score[i].Values, v)
+			}
+		}
+		switch r.name {
+		case "query_are":
+		case "pattern_f1":
+			scoreNames = append(scoreNames, "1 − F1")
+		case "kendall_tau":
+			scoreNames = append(scoreNames, "(1 − τ)/2")
+		default:
+			scoreNames = append(scoreNames, strings.TrimSuffix(r.name, "_jsd")+" JSD")
+		}
+	}
+	pa, err := viz.Bars([]string{"query ARE"}, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)"})
+	if err != nil {
+		return err
+	}
+	ps, err := viz.Bars(scoreNames, score, viz.BarOptions{Title: title + ": distributions and patterns", YLabel: "error in [0, 1] (lower is better)", YMax: 1})
+	if err != nil {
+		return err
+	}
+	return viz.SaveTiles(path, [][]*plot.Plot{{pa, ps}}, 0, 0)
+}
+
+// auditMechanism is releaseMechanism plus the flawed negative control.
+func auditMechanism(name string, b trajdb.Bounds) (trajdb.Mechanism, error) {
+	if name == "flawed-present-only" {
+		return trajdb.FlawedPresentOnly{Contribution: b}, nil
+	}
+	return releaseMechanism(name, b, 0)
+}
+
+// auditSupportCmd is "tracepriv audit support".
+func auditSupportCmd(env *cli.Env) *cobra.Command {
+	var (
+		rf            readFlags
+		u             universeFlags
+		mec, in, seqs string
+		eps           float64
+		opt           trajdb.AuditOptions
+	)
+	c := &cobra.Command{
+		Use:   "support --mechanism prefix|ngram|flawed-present-only",
+		Short: "Search neighbouring databases for outputs a trajectory-database mechanism can give under one and not the other",
+		Long: `Audit a trajectory-database mechanism as Propositions 3.5 and 3.6 of
+Guerra-Balboa's thesis do: release from a database and from neighbours made by
+removing one person or adding one holding a candidate sequence, and look for a
+sequence released under one that the mechanism can never release under the
+other (an infinite privacy loss), or whose frequencies prove a loss above
+--epsilon (Clopper-Pearson, Bonferroni-corrected).
+
+The database is the thesis-style demonstration (40 people over 4 symbols, one
+victim alone on <3 1 2>) unless --seqs (a symbolic sequence file, one
+sequence per line, or "id: sequence" lines) or --in with --cell-m and --bbox
+(a trace directory on a grid) is given.
+
+The search finds violations; it cannot prove their absence. The report states
+its budget (neighbours, candidates, releases). flawed-present-only is the
+published "noisy counts of present sequences" design, kept as the negative
+control: the audit must flag it. The exit status is 0 either way; read
+"violation" and "witness".`,
+		Example: `  tracepriv audit support --mechanism flawed-present-only --seed 1 --json
+  tracepriv audit support --mechanism prefix --epsilon 1 --draws 100 --neighbour-draws 50`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !(eps > 0) || math.IsInf(eps, 0) {
+				return fmt.Errorf("audit support: --epsilon must be positive and finite, got %v", eps)
+			}
+			boundsGiven := cmd.Flags().Changed("max-len") || cmd.Flags().Changed("max-seqs")
+			var db *trajdb.DB
+			b := trajdb.Chapter3Bounds
+			switch {
+			case in != "" && seqs != "":
+				return errors.New("audit support: give --in or --seqs, not both")
+			case in != "":
+				g, err := u.grid()
+				if err != nil {
+					return fmt.Errorf("audit support: %w", err)
+				}
+				if db, _, err = readTrajectories(env, &rf, &u, g, in); err != nil {
+					return fmt.Errorf("audit support: --in %w", err)
+				}
+				boundsGiven = true
+			case seqs != "":
+				var err error
+				if db, err = trajdb.ReadSequencesFile(seqs, trajdb.SeqOptions{Size: u.alphabet, Base: u.base}); err != nil {
+					return fmt.Errorf("audit support: --seqs: %w", err)
+				}
+			default:
+				db, _ = trajdb.Chapter3DemoDB()
+			}
+			if boundsGiven {
+				var err error
+				if b, err = u.bounds(); err != nil {
+					return fmt.Errorf("audit support: %w", err)
+				}
+			}
+			m, err := auditMechanism(mec, b)
+			if err != nil {
+				return fmt.Errorf("audit support: %w", err)
+			}
+			opt.Epsilon, opt.Src = eps, env.Source()
+			bar := env.Progress(-1, "audit: releases drawn")
+			opt.Progress = func(n int) { _ = bar.Add(n) }
+			rep, err := trajdb.AuditSupport(m, db, opt)
+			_ = bar.Finish()
+			if err != nil {
+				return fmt.Errorf("audit support: %w", err)
+			}
+			return env.Emit(rep, func(w io.Writer) error {
+				fmt.Fprintf(w, "%s at epsilon %g on %d people: %s\n", rep.Mechanism, rep.Epsilon, rep.Budget.Persons, rep.Verdict)
+				fmt.Fprintf(w, "budget: %d neighbours (%d removed, %d added), %d candidates, %d releases; randomness %s\n",
+					rep.Budget.Neighbours, rep.Budget.Removals, rep.Budget.Additions, rep.Budget.Candidates, rep.Budget.Releases, rep.Randomness)
+				if wt := rep.Witness; wt != nil {
+					fmt.Fprintf(w, "witness (%s): sequence %v, %s person %q: observed %d of %d releases under %s; other database can output it: %v\n",
+						wt.Kind, wt.Sequence, wt.Change, wt.Person, wt.Observed, wt.Draws, wt.Under, wt.CanOutputOther)
+				}
+				return nil
+			})
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&mec, "mechanism", "", "prefix, ngram or flawed-present-only (the negative control)")
+	fl.Float64Var(&eps, "epsilon", 1, "the epsilon the mechanism runs at and claims")
+	fl.StringVar(&seqs, "seqs", "", "symbolic sequence database to audit (default: the demonstration database)")
+	fl.StringVar(&in, "in", "", "trace directory to audit, mapped with --cell-m and --bbox")
+	fl.IntVar(&opt.Draws, "draws", 0, "releases of the database (default 200)")
+	fl.IntVar(&opt.NeighbourDraws, "neighbour-draws", 0, "releases of each neighbour (default 100)")
+	fl.IntVar(&opt.MaxRemovals, "max-removals", 0, "neighbours made by removing a person (default 32; -1 none)")
+	fl.IntVar(&opt.MaxAdditions, "max-additions", 0, "neighbours made by adding a person (default 64; -1 none)")
+	fl.IntVar(&opt.RandomCandidates, "random-candidates", 0, "random candidate sequences for additions (default 32; -1 none)")
+	fl.Float64Var(&opt.Confidence, "confidence", 0, "simultaneous confidence of the statistical check (default 0.95)")
+	fl.BoolVar(&opt.StopAtFirst, "stop-at-first", false, "stop at the first support violation")
+	u.add(fl)
+	rf.addTo(fl)
+	_ = c.MarkFlagRequired("mechanism")
+	return c
+}

@@ -1,0 +1,343 @@
+package trajdb
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/noise"
+)
+
+// universeControl is a DP control for the auditor's tests: every sequence
+// of length 1..MaxLen over the alphabet (the whole universe, zero counts
+// included) gets its count perturbed with two-sided geometric noise of
+// parameter epsilon/MaxSeqs and is released max(0, count+noise) times. A
+// person changes the histogram's l1 norm by at most MaxSeqs, so it is
+// epsilon-DP at user level, and its support does not depend on the data.
+type universeControl struct{ b Bounds }
+
+func (u universeControl) Name() string   { return "test-universe-control" }
+func (u universeControl) Bounds() Bounds { return u.b }
+
+func (u universeControl) Release(db *DB, eps float64, src noise.Source) (*Released, error) {
+	counts := Counts(db.Sequences())
+	out := &Released{Mechanism: u.Name(), EpsilonSpent: eps}
+	for _, s := range testUniverse(db.Size, u.b.MaxLen) {
+		n := int64(counts[Key(s)]) + noise.TwoSidedGeometric(src, eps/float64(u.b.MaxSeqs))
+		for range max(n, 0) {
+			out.Seqs = append(out.Seqs, s)
+		}
+		out.Nodes++
+	}
+	return out, nil
+}
+
+func (u universeControl) CanOutput(db *DB, s []int) bool {
+	if len(s) < 1 || len(s) > u.b.MaxLen {
+		return false
+	}
+	for _, x := range s {
+		if x < 0 || x >= db.Size {
+			return false
+		}
+	}
+	return true
+}
+
+// testUniverse lists every sequence of length 1..maxLen over size symbols.
+func testUniverse(size, maxLen int) [][]int {
+	var out [][]int
+	level := [][]int{{}}
+	for range maxLen {
+		var next [][]int
+		for _, p := range level {
+			for x := range size {
+				next = append(next, append(slices.Clone(p), x))
+			}
+		}
+		out = append(out, next...)
+		level = next
+	}
+	return out
+}
+
+// liarNarrow releases like universeControl but claims the support of a
+// present-only mechanism: its CanOutput excludes outputs it produces.
+type liarNarrow struct{ universeControl }
+
+func (l liarNarrow) Name() string { return "test-liar-narrow" }
+func (l liarNarrow) CanOutput(db *DB, s []int) bool {
+	return FlawedPresentOnly{Contribution: l.b}.CanOutput(db, s)
+}
+
+// liarWide releases like FlawedPresentOnly but claims a data-independent
+// support, hiding the flaw from a model-only check.
+type liarWide struct{ FlawedPresentOnly }
+
+func (l liarWide) Name() string { return "test-liar-wide" }
+func (l liarWide) CanOutput(db *DB, s []int) bool {
+	return universeControl{l.Contribution}.CanOutput(db, s)
+}
+
+// smallDB is a symbolic database over 3 symbols: six people, each with one
+// sequence of length <= 2; "victim" alone holds <2 0>.
+func smallDB() *DB {
+	return &DB{Size: 3, Users: []User{
+		{ID: "a", Seqs: [][]int{{0, 1}}},
+		{ID: "b", Seqs: [][]int{{0, 1}}},
+		{ID: "c", Seqs: [][]int{{1}}},
+		{ID: "d", Seqs: [][]int{{1, 2}}},
+		{ID: "e", Seqs: [][]int{{1, 2}}},
+		{ID: "victim", Seqs: [][]int{{2, 0}}},
+	}}
+}
+
+var smallBounds = Bounds{MaxLen: 2, MaxSeqs: 1}
+
+func smallAudit(seed uint64) AuditOptions {
+	return AuditOptions{Epsilon: 1, Draws: 200, NeighbourDraws: 200, MaxAdditions: 12, RandomCandidates: 8, Src: noise.Seeded(seed)}
+}
+
+// replayContains re-runs the witness's release stream and reports whether
+// release number w.Draw of its database contained w.Sequence.
+func replayContains(t *testing.T, m Mechanism, d *DB, opt AuditOptions, w *AuditWitness) bool {
+	t.Helper()
+	under := d
+	if w.Under == "D'" {
+		var err error
+		if under, err = w.Neighbour(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := noise.Derive(opt.Src, w.Stream)
+	var rel *Released
+	for range w.Draw + 1 {
+		var err error
+		if rel, err = m.Release(under, opt.Epsilon, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return slices.ContainsFunc(rel.Seqs, func(s []int) bool { return slices.Equal(s, w.Sequence) })
+}
+
+func TestAuditFlagsFlawedControl(t *testing.T) {
+	m := FlawedPresentOnly{Contribution: smallBounds}
+	opt := smallAudit(1)
+	rep, err := AuditSupport(m, smallDB(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Violation || rep.Witness == nil || rep.Witness.Kind != "support" {
+		t.Fatalf("flawed control not flagged with a support witness: %+v", rep)
+	}
+	if !rep.SupportModelSound {
+		t.Fatalf("the flawed control's support model is honest but was judged unsound: %+v", rep.UnsoundWitness)
+	}
+	w := rep.Witness
+	if w.Observed < 1 || w.ObservedOther != 0 || w.CanOutputOther || !w.CanOutputUnder {
+		t.Fatalf("witness evidence inconsistent: %+v", w)
+	}
+	// The witness must be real: the sequence is absent from the database
+	// that cannot release it, and the named draw did release it.
+	d, _ := Bound(smallDB(), smallBounds)
+	dp, err := w.Neighbour(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := dp
+	if w.Other == "D" {
+		other = d
+	}
+	if slices.ContainsFunc(other.Sequences(), func(s []int) bool { return slices.Equal(s, w.Sequence) }) {
+		t.Fatalf("witness sequence %v is present in %s", w.Sequence, w.Other)
+	}
+	if !replayContains(t, m, d, opt, w) {
+		t.Fatalf("replaying stream %q draw %d did not release %v", w.Stream, w.Draw, w.Sequence)
+	}
+	// Every neighbour that changes the set of present sequences shows a
+	// violation once that sequence has been released: the two people who
+	// alone hold a sequence (c and the victim), and each added person
+	// holding a sequence absent from the input (the candidates beyond the
+	// 4 input sequences).
+	if want := 2 + rep.Budget.Additions - rep.Budget.CandidatesInput; rep.SupportViolations != want || rep.ClaimedSupportDifferences == 0 {
+		t.Fatalf("support violations %d (want %d), claimed differences %d", rep.SupportViolations, want, rep.ClaimedSupportDifferences)
+	}
+	// Removals alone: Proposition 3.5's neighbour, the victim's removal,
+	// or c's.
+	ro := smallAudit(1)
+	ro.MaxAdditions = -1
+	rr, err := AuditSupport(m, smallDB(), ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rr.Violation || rr.SupportViolations != 2 || rr.Witness.Change != "remove" || (rr.Witness.Person != "victim" && rr.Witness.Person != "c") ||
+		rr.Witness.Under != "D" || !slices.Equal(rr.Witness.Sequence, rr.Witness.PersonSequences[0]) || rr.Budget.Additions != 0 {
+		t.Fatalf("removal-only audit: %+v", rr.Witness)
+	}
+	// The evidence also refutes epsilon = 1 without the model.
+	if rep.EpsilonLower <= opt.Epsilon {
+		t.Fatalf("statistical lower bound %v does not exceed epsilon %v", rep.EpsilonLower, opt.Epsilon)
+	}
+	bud := rep.Budget
+	if bud.Releases != bud.Draws+bud.Neighbours*bud.NeighbourDraws || bud.Removals != 6 || bud.Additions != 12 || bud.Candidates == 0 || bud.Events == 0 {
+		t.Fatalf("budget not as stated: %+v", bud)
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(js, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v["violation"] != true || v["witness"] == nil {
+		t.Fatalf("JSON lacks violation/witness: %s", js)
+	}
+	t.Logf("flawed: %s; witness %+v; eps_lower %.3f; budget %+v", rep.Verdict, *w, rep.EpsilonLower, bud)
+}
+
+func TestAuditPassesUniverseControl(t *testing.T) {
+	m := universeControl{smallBounds}
+	opt := smallAudit(2)
+	rep, err := AuditSupport(m, smallDB(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Violation || !rep.SupportModelSound || rep.SupportViolations != 0 || rep.ClaimedSupportDifferences != 0 {
+		t.Fatalf("DP control flagged: %s %+v", rep.Verdict, rep.Witness)
+	}
+	if rep.EpsilonLower > opt.Epsilon {
+		t.Fatalf("statistical lower bound %v exceeds the true epsilon %v", rep.EpsilonLower, opt.Epsilon)
+	}
+	// The search really looked: every sequence of the 12-sequence universe
+	// was released at some point.
+	if rep.Budget.SequencesObserved != 12 || rep.Budget.Neighbours != 18 {
+		t.Fatalf("budget: %+v", rep.Budget)
+	}
+	b, _ := json.Marshal(rep)
+	var v map[string]any
+	_ = json.Unmarshal(b, &v)
+	if v["violation"] != false {
+		t.Fatalf("JSON violation: %v", v["violation"])
+	}
+	if _, ok := v["witness"]; ok {
+		t.Fatalf("witness present without a violation: %s", b)
+	}
+	t.Logf("control: %s; eps_lower %.3f; budget %+v", rep.Verdict, rep.EpsilonLower, rep.Budget)
+}
+
+func TestAuditCatchesLyingSupportModels(t *testing.T) {
+	// Claims too little: the releases contradict CanOutput.
+	rep, err := AuditSupport(liarNarrow{universeControl{smallBounds}}, smallDB(), smallAudit(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.SupportModelSound || rep.UnsoundWitness == nil || rep.UnsoundObservations == 0 {
+		t.Fatalf("narrow liar not caught: %+v", rep)
+	}
+	uw := rep.UnsoundWitness
+	if uw.Kind != "unsound" || uw.CanOutputUnder || uw.Observed < 1 {
+		t.Fatalf("unsound witness: %+v", uw)
+	}
+	// Its model's "no" answers are not evidence: the releases are in fact
+	// DP, so no violation may be reported from them.
+	if rep.Violation || rep.SupportViolations != 0 {
+		t.Fatalf("a DP release was declared a violation on an unsound model's word: %+v", rep.Witness)
+	}
+	// Claims too much: only the releases show the flaw.
+	opt := smallAudit(4)
+	rep, err = AuditSupport(liarWide{FlawedPresentOnly{smallBounds}}, smallDB(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Violation || rep.Witness == nil || rep.Witness.Kind != "statistical" || rep.Witness.EpsilonLower <= opt.Epsilon {
+		t.Fatalf("wide liar not caught by the releases: %+v", rep)
+	}
+	w := rep.Witness
+	if w.ObservedOther != 0 || w.Observed == 0 {
+		t.Fatalf("statistical witness: %+v", w)
+	}
+	d, _ := Bound(smallDB(), smallBounds)
+	if !replayContains(t, liarWide{FlawedPresentOnly{smallBounds}}, d, opt, w) {
+		t.Fatalf("statistical witness does not replay: %+v", w)
+	}
+	t.Logf("wide liar: %s; witness %+v", rep.Verdict, *w)
+}
+
+func TestAuditStopAtFirstAndBadOptions(t *testing.T) {
+	opt := smallAudit(5)
+	opt.StopAtFirst = true
+	rep, err := AuditSupport(FlawedPresentOnly{Contribution: smallBounds}, smallDB(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Violation || rep.Budget.Neighbours == 0 || rep.Budget.Releases >= rep.Budget.Draws+rep.Budget.Neighbours*rep.Budget.NeighbourDraws {
+		t.Fatalf("stop at first: %+v", rep.Budget)
+	}
+	if !rep.Budget.StoppedEarly {
+		t.Fatalf("stopped_early not reported: %+v", rep.Budget)
+	}
+	for _, bad := range []AuditOptions{{Epsilon: 0}, {Epsilon: math.Inf(1)}, {Epsilon: 1, Draws: -1}, {Epsilon: 1, Confidence: 1.5}} {
+		if _, err := AuditSupport(FlawedPresentOnly{Contribution: smallBounds}, smallDB(), bad); err == nil {
+			t.Errorf("options %+v accepted", bad)
+		}
+	}
+	if _, err := AuditSupport(FlawedPresentOnly{}, smallDB(), AuditOptions{Epsilon: 1}); err == nil {
+		t.Error("mechanism without bounds accepted")
+	}
+}
+
+// The flawed present-only control is flagged: removing the one person who
+// holds a sequence makes every release containing it impossible.
+func ExampleAuditSupport() {
+	db := &DB{Size: 3, Users: []User{
+		{ID: "ann", Seqs: [][]int{{0, 1}}},
+		{ID: "bob", Seqs: [][]int{{0, 1}}},
+		{ID: "eve", Seqs: [][]int{{2, 0}}},
+	}}
+	m := FlawedPresentOnly{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
+	rep, err := AuditSupport(m, db, AuditOptions{Epsilon: 1, MaxAdditions: -1, Src: noise.Seeded(1)})
+	if err != nil {
+		panic(err)
+	}
+	w := rep.Witness
+	fmt.Println("violation:", rep.Violation)
+	fmt.Printf("witness: %s, %s %s, sequence %v released under %s, impossible under %s\n",
+		w.Kind, w.Change, w.Person, w.Sequence, w.Under, w.Other)
+	// Output:
+	// violation: true
+	// witness: support, remove eve, sequence [2 0] released under D, impossible under D'
+}
+
+// The exploration-tree mechanisms perturb every child over the whole
+// universe, so the auditor finds no violation in its budget: not on the
+// small database, and not on the Chapter 3 one with its unique victim.
+func TestAuditFindsNothingOnExplorationTrees(t *testing.T) {
+	demo, _ := Chapter3DemoDB()
+	for _, tc := range []struct {
+		db *DB
+		b  Bounds
+	}{{smallDB(), smallBounds}, {demo, Chapter3Bounds}} {
+		for _, m := range []Mechanism{&Prefix{Contribution: tc.b}, &NGram{Contribution: tc.b}} {
+			opt := smallAudit(6)
+			rep, err := AuditSupport(m, tc.db, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s on %d people: %s; eps_lower %.3f; budget %+v", m.Name(), len(tc.db.Users), rep.Verdict, rep.EpsilonLower, rep.Budget)
+			if rep.Violation || !rep.SupportModelSound || rep.SupportViolations != 0 || rep.ClaimedSupportDifferences != 0 {
+				t.Errorf("%s flagged: %s %+v %+v", m.Name(), rep.Verdict, rep.Witness, rep.UnsoundWitness)
+			}
+			if rep.EpsilonLower > opt.Epsilon {
+				t.Errorf("%s: statistical lower bound %v exceeds epsilon", m.Name(), rep.EpsilonLower)
+			}
+			// The search saw sequences absent from the input: the trees
+			// release noise over the universe.
+			if rep.Budget.SequencesObserved <= len(Counts(tc.db.Sequences())) {
+				t.Errorf("%s: only %d distinct sequences observed", m.Name(), rep.Budget.SequencesObserved)
+			}
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package trajdb
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/tracepriv/tracepriv/noise"
+)
+
+// FlawedPresentOnly is NOT DIFFERENTIALLY PRIVATE, for any epsilon. It is
+// the negative control of AuditSupport and of the Chapter 3 reproduction,
+// and must never be used to release data: the CLI's release command does not
+// offer it.
+//
+// It is a faithful version of the "noisy counts of present sequences"
+// design shared by the sequence-tree and trajectory-count mechanisms that
+// Guerra-Balboa's thesis (Sec. 3.4.1.4, Propositions 3.5 and 3.6) shows are
+// not DP: [112] NTPT, [113], [114] and, most directly, [115], which adds
+// Laplace noise to the count of each whole trajectory. Every distinct
+// sequence present in the input gets its count perturbed with the discrete
+// Laplace (two-sided geometric) noise that the designs' Laplace-mechanism
+// argument calls for, with the user-level sensitivity MaxSeqs, and is
+// released max(0, count+noise) times. What the designs miss is the rest of
+// the universe: a sequence absent from the input has no count to perturb, so
+// it can never be released. Removing the one person who holds a sequence
+// therefore turns every output containing it from possible into impossible,
+// and the privacy loss of such an output is infinite (Proposition 3.5).
+//
+// Its CanOutput is honest: a sequence can be released if and only if it is
+// present in the database.
+type FlawedPresentOnly struct {
+	// Contribution is the per-person bounding the noise is calibrated to.
+	Contribution Bounds
+}
+
+// Name returns "flawed-present-only".
+func (f FlawedPresentOnly) Name() string { return "flawed-present-only" }
+
+// Bounds returns f.Contribution.
+func (f FlawedPresentOnly) Bounds() Bounds { return f.Contribution }
+
+// Release perturbs the count of each distinct sequence of db with two-sided
+// geometric noise of parameter epsilon/MaxSeqs and releases the sequence
+// max(0, count+noise) times, in sorted order. db must already be bounded by
+// f.Contribution (Bound); Release refuses a database that is not. It spends,
+// in the designs' own accounting, epsilon; that accounting is wrong (see the
+// type's documentation). src nil means crypto/rand.
+func (f FlawedPresentOnly) Release(db *DB, epsilon float64, src noise.Source) (*Released, error) {
+	if err := checkExploreInput(f.Name(), db, f.Contribution, epsilon); err != nil {
+		return nil, err
+	}
+	counts := Counts(db.Sequences())
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	sens := float64(f.Contribution.MaxSeqs)
+	lambda := epsilon / sens
+	out := &Released{Mechanism: f.Name(), EpsilonSpent: epsilon, Nodes: len(keys), Source: describeSource(src)}
+	for _, k := range keys {
+		n := int64(counts[k]) + noise.TwoSidedGeometric(src, lambda)
+		s := FromKey(k)
+		for range max(n, 0) {
+			out.Seqs = append(out.Seqs, slices.Clone(s))
+		}
+	}
+	// One "level": the whole sequences, with the scale and threshold the
+	// designs use (a count rounded to 0 or below is dropped).
+	out.Levels = []Level{{Depth: 0, Epsilon: epsilon, Scale: sens / epsilon, Nodes: len(keys), Threshold: 1}}
+	return out, nil
+}
+
+// CanOutput reports whether seq is one of db's sequences: the only ones
+// FlawedPresentOnly can release (each with probability
+// P(count+noise >= 1) > 0).
+func (f FlawedPresentOnly) CanOutput(db *DB, seq []int) bool {
+	for _, u := range db.Users {
+		if slices.ContainsFunc(u.Seqs, func(s []int) bool { return slices.Equal(s, seq) }) {
+			return true
+		}
+	}
+	return false
+}

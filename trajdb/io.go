@@ -1,0 +1,236 @@
+package trajdb
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
+)
+
+// SeqOptions configures ReadSequences and WriteSequences.
+type SeqOptions struct {
+	// Size is the alphabet size; zero means the largest symbol read + 1
+	// (reading only).
+	Size int
+	// Base is the id of symbol 0 in the file (0 or, for MSNBC, 1).
+	Base int
+	// Persons writes "id: " before each sequence (writing only; reading
+	// detects it).
+	Persons bool
+	// Name is the file name used in errors.
+	Name string
+}
+
+// SeqError says which line and field of a sequence file is wrong.
+type SeqError struct {
+	Name  string // file name, if known
+	Line  int
+	Field int // 1-based field, 0 for the whole line
+	Err   error
+}
+
+func (e *SeqError) Error() string {
+	where := fmt.Sprintf("line %d", e.Line)
+	if e.Name != "" {
+		where = e.Name + ":" + strconv.Itoa(e.Line)
+	}
+	if e.Field > 0 {
+		return fmt.Sprintf("%s: field %d: %v", where, e.Field, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", where, e.Err)
+}
+
+func (e *SeqError) Unwrap() error { return e.Err }
+
+// ReadSequences reads a symbolic sequence database from r. The format is
+// text, one sequence per line, in the shape of the click-stream and transit
+// data the exploration-tree papers evaluate on (MSNBC's msnbc990928.seq,
+// the STM metro and bus sequences):
+//
+//	# comment (a line starting with # or %)
+//	3 4 4 1
+//	2,7,7
+//
+// Symbols are non-negative integers separated by white space, commas or
+// both. Blank lines and comment lines are skipped.
+//
+// Persons: by default each line is one person's one sequence (the papers'
+// record-level unit). A file may instead give every line a person id
+// before a colon, "alice: 3 4 1"; the lines of one id, wherever they are,
+// are that person's sequences, in file order. A file must do one or the
+// other on every line; ids are trimmed, non-empty and cannot hold ':'.
+// Without ids, the person of a line is named after its line number.
+//
+// Alphabet: the symbols are 0..Size-1. SeqOptions.Size gives it (it should:
+// the alphabet is public, and a DP release must not learn it from the data);
+// if zero, Size is the largest symbol read + 1. SeqOptions.Base shifts
+// 1-based files (MSNBC numbers its 17 categories from 1): symbol = id − Base.
+// (MSNBC's raw file also lists the category names on a line of their own:
+// comment it out with % before reading, or the reader stops there naming
+// the line.)
+func ReadSequences(r io.Reader, opt SeqOptions) (*DB, error) {
+	if opt.Size < 0 || opt.Size > MaxCells {
+		return nil, fmt.Errorf("trajdb: alphabet of %d symbols: want 1..%d (0 to infer)", opt.Size, MaxCells)
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	db := &DB{Size: opt.Size}
+	index := map[string]int{}
+	withIDs := 0 // 1: lines carry ids, -1: they do not, 0: unknown yet
+	largest := -1
+	line := 0
+	fail := func(field int, format string, a ...any) error {
+		return &SeqError{Name: opt.Name, Line: line, Field: field, Err: fmt.Errorf(format, a...)}
+	}
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if line == 1 {
+			text = strings.TrimPrefix(text, "\uFEFF")
+		}
+		if text == "" || text[0] == '#' || text[0] == '%' {
+			continue
+		}
+		id, body, has := strings.Cut(text, ":")
+		mode := -1
+		if has {
+			mode = 1
+			id = strings.TrimSpace(id)
+			if id == "" {
+				return nil, fail(0, "empty person id before ':'")
+			}
+		} else {
+			body, id = text, strconv.Itoa(line)
+		}
+		if withIDs == 0 {
+			withIDs = mode
+		} else if withIDs != mode {
+			return nil, fail(0, "some lines have a person id (\"id: symbols\") and others do not; use one convention for the whole file")
+		}
+		fields := strings.FieldsFunc(body, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' })
+		if len(fields) == 0 {
+			return nil, fail(0, "no symbols")
+		}
+		seq := make([]int, len(fields))
+		for j, f := range fields {
+			v, err := strconv.Atoi(f)
+			if err != nil {
+				return nil, fail(j+1, "%q is not an integer symbol id", f)
+			}
+			s := v - opt.Base
+			switch {
+			case s < 0:
+				return nil, fail(j+1, "symbol id %d is below the first id %d", v, opt.Base)
+			case opt.Size > 0 && s >= opt.Size:
+				return nil, fail(j+1, "symbol id %d is outside the alphabet of %d symbols (ids %d..%d)", v, opt.Size, opt.Base, opt.Base+opt.Size-1)
+			case s >= MaxCells:
+				return nil, fail(j+1, "symbol id %d: alphabets are limited to %d symbols (renumber the symbols)", v, MaxCells)
+			}
+			seq[j] = s
+			largest = max(largest, s)
+		}
+		i, ok := index[id]
+		if !ok {
+			i = len(db.Users)
+			index[id] = i
+			db.Users = append(db.Users, User{ID: id})
+		}
+		db.Users[i].Seqs = append(db.Users[i].Seqs, seq)
+	}
+	if err := sc.Err(); err != nil {
+		line++
+		return nil, fail(0, "%w", err)
+	}
+	if db.Size == 0 {
+		if largest < 0 {
+			return nil, fmt.Errorf("trajdb: %s: no sequences, and no alphabet size given", seqNameOr(opt.Name, "input"))
+		}
+		db.Size = largest + 1
+	}
+	return db, nil
+}
+
+func seqNameOr(name, def string) string {
+	if name == "" {
+		return def
+	}
+	return name
+}
+
+// ReadSequencesFile reads the symbolic sequence database at path.
+func ReadSequencesFile(path string, opt SeqOptions) (*DB, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if opt.Name == "" {
+		opt.Name = path
+	}
+	return ReadSequences(f, opt)
+}
+
+// WriteSequences writes db's sequences to w, one per line, symbols (plus
+// opt.Base) separated by spaces, each line prefixed by its person's id
+// and ": " if opt.Persons.
+func WriteSequences(w io.Writer, db *DB, opt SeqOptions) error {
+	bw := bufio.NewWriter(w)
+	var b []byte
+	for _, u := range db.Users {
+		if opt.Persons {
+			id := strings.TrimSpace(u.ID)
+			if id == "" || id != u.ID || strings.ContainsAny(id, ":\n\r") || id[0] == '#' || id[0] == '%' {
+				return fmt.Errorf("trajdb: person id %q cannot be written (ids are non-empty, without surrounding spaces, ':' or line breaks, and do not start with # or %%)", u.ID)
+			}
+		}
+		for j, s := range u.Seqs {
+			if len(s) == 0 {
+				return fmt.Errorf("trajdb: person %q: sequence %d is empty", u.ID, j+1)
+			}
+			b = b[:0]
+			if opt.Persons {
+				b = append(b, u.ID...)
+				b = append(b, ": "...)
+			}
+			for k, x := range s {
+				if x < 0 || x >= db.Size {
+					return fmt.Errorf("trajdb: person %q: sequence %d: symbol %d outside the alphabet [0, %d)", u.ID, j+1, x, db.Size)
+				}
+				if k > 0 {
+					b = append(b, ' ')
+				}
+				b = strconv.AppendInt(b, int64(x+opt.Base), 10)
+			}
+			b = append(b, '\n')
+			if _, err := bw.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteSequencesFile atomically writes db to path (see WriteSequences).
+func WriteSequencesFile(path string, db *DB, opt SeqOptions) error {
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		if err := WriteSequences(w, db, opt); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// SeqDB wraps released sequences (which have no persons) as a database
+// over an alphabet of size symbols, one person per sequence, for
+// WriteSequences and the metrics.
+func SeqDB(size int, seqs [][]int) *DB {
+	db := &DB{Size: size, Users: make([]User, len(seqs))}
+	for i, s := range seqs {
+		db.Users[i] = User{ID: strconv.Itoa(i + 1), Seqs: [][]int{s}}
+	}
+	return db
+}

@@ -1,0 +1,330 @@
+package trajdb
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/noise"
+)
+
+func metricNear(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
+
+func TestJSD(t *testing.T) {
+	p := map[int]float64{1: 2, 2: 6}
+	if got := JSD(p, map[int]float64{1: 1, 2: 3}); got != 0 {
+		t.Errorf("JSD of proportional weights = %v, want 0", got)
+	}
+	if got := JSD(p, map[int]float64{3: 1, 4: 1}); !metricNear(got, 1, 1e-15) {
+		t.Errorf("JSD of disjoint supports = %v, want 1 (bits)", got)
+	}
+	// P = (1, 0), Q = (½, ½), M = (¾, ¼):
+	// KL(P‖M) = log2(4/3), KL(Q‖M) = ½log2(2/3) + ½log2(2).
+	want := 0.5*math.Log2(4.0/3) + 0.25*math.Log2(2.0/3) + 0.25
+	if got := JSD(map[string]float64{"a": 1}, map[string]float64{"a": 1, "b": 1}); !metricNear(got, want, 1e-15) {
+		t.Errorf("JSD = %v, want %v", got, want)
+	}
+	if JSD(map[int]float64{}, map[int]float64{}) != 0 || JSD(p, map[int]float64{}) != 1 {
+		t.Error("empty-distribution conventions broken")
+	}
+}
+
+func TestTripAndLengthJSD(t *testing.T) {
+	a := [][]int{{1, 2, 3}, {1, 5, 3}, {4, 4}}
+	if TripJSD(a, a, nil) != 0 || LengthJSD(a, a) != 0 {
+		t.Error("identical databases differ")
+	}
+	// Trips (1,3),(1,3),(4,4) against (2,2): disjoint.
+	if got := TripJSD(a, [][]int{{2}}, nil); !metricNear(got, 1, 1e-15) {
+		t.Errorf("disjoint trips: JSD %v, want 1", got)
+	}
+	// Same trips, different middles: trips identical, lengths not.
+	b := [][]int{{1, 3}, {1, 3}, {4, 9, 8, 4}}
+	if TripJSD(a, b, nil) != 0 {
+		t.Error("trips differ although starts and ends agree")
+	}
+	// Lengths {3,3,2} against {2,2,4}: P = (⅓, ⅔, 0), Q = (⅔, 0, ⅓) over
+	// lengths (2, 3, 4); M = (½, ⅓, ⅙).
+	want := 0.5*((1.0/3)*math.Log2((1.0/3)/(0.5))+(2.0/3)*math.Log2((2.0/3)/(1.0/3))) +
+		0.5*((2.0/3)*math.Log2((2.0/3)/0.5)+(1.0/3)*math.Log2((1.0/3)/(1.0/6)))
+	if got := LengthJSD(a, b); !metricNear(got, want, 1e-15) {
+		t.Errorf("length JSD %v, want %v", got, want)
+	}
+	// Blocks of 2×2 cells merge trips between neighbouring cells.
+	g := mapGrid(t)
+	key := tripBlockKey(MetricOptions{Universe: g, TripBlock: 2})
+	if TripJSD([][]int{{0}}, [][]int{{1 + g.Cols}}, key) != 0 || TripJSD([][]int{{0}}, [][]int{{2}}, key) != 1 {
+		t.Error("trip blocks")
+	}
+}
+
+func TestDiameter(t *testing.T) {
+	g := mapGrid(t) // 1 km cells
+	c := func(r, col int) int { return r*g.Cols + col }
+	if d := Diameter(g, []int{c(0, 0), c(3, 4), c(1, 1), c(0, 0)}); d != 5000 {
+		t.Errorf("diameter %v, want 5000 m", d)
+	}
+	if d := Diameter(g, []int{c(2, 2), c(2, 2)}); d != 0 {
+		t.Errorf("diameter of one cell %v", d)
+	}
+	a := [][]int{{c(0, 0), c(0, 1)}, {c(0, 0), c(3, 4)}}
+	if DiameterJSD(g, a, a, 20) != 0 {
+		t.Error("identical diameters differ")
+	}
+	// 1 km against 0 km: different bins, disjoint.
+	if got := DiameterJSD(g, [][]int{{c(0, 0), c(0, 1)}}, [][]int{{c(0, 0)}}, 20); !metricNear(got, 1, 1e-15) {
+		t.Errorf("disjoint diameters: %v", got)
+	}
+	// A universe without a Distance method uses the centres' haversine
+	// distance.
+	if d := Diameter(metricPlainUniverse{g}, []int{c(0, 0), c(3, 4)}); !metricNear(d, 5000, 50) {
+		t.Errorf("haversine diameter %v, want about 5000", d)
+	}
+}
+
+type metricPlainUniverse struct{ g *Grid }
+
+func (p metricPlainUniverse) Size() int { return p.g.Size() }
+func (p metricPlainUniverse) Cell(x geo.Point) (int, bool) {
+	return p.g.Cell(x)
+}
+func (p metricPlainUniverse) Centre(c int) geo.Point { return p.g.Centre(c) }
+
+func TestTopPatternsAndF1(t *testing.T) {
+	real := [][]int{{0, 1, 2}, {0, 1}, {5, 0, 1, 0, 1}}
+	got := TopPatterns(real, 3, 8)
+	// Supports: 01 → 3 (once per sequence), 12 → 1, 012 → 1, 50 → 1,
+	// 10 → 1, 501 → 1, ...; ties in lexicographic order.
+	want := [][]int{{0, 1}, {0, 1, 0}, {0, 1, 0, 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("top 3 = %v, want %v", got, want)
+	}
+	if f := PatternF1(real, real, 100, 8); f != 1 {
+		t.Errorf("F1 of identical = %v", f)
+	}
+	// Real patterns {01, 12, 012}; released {01, 56}: F1 = 2·1/(3+2).
+	if f := PatternF1([][]int{{0, 1, 2}}, [][]int{{0, 1}, {5, 6}}, 100, 8); !metricNear(f, 0.4, 1e-15) {
+		t.Errorf("F1 = %v, want 0.4", f)
+	}
+	if f := PatternF1([][]int{{0, 1}}, [][]int{{2, 3}}, 100, 8); f != 0 {
+		t.Errorf("F1 of disjoint = %v", f)
+	}
+	if f := PatternF1([][]int{{0}}, [][]int{{1}}, 100, 8); f != 1 {
+		t.Errorf("F1 with no patterns on either side = %v, want 1 by convention", f)
+	}
+	// maxLen bounds the patterns.
+	for _, p := range TopPatterns([][]int{{1, 2, 3, 4, 5}}, 100, 3) {
+		if len(p) < 2 || len(p) > 3 {
+			t.Errorf("pattern %v outside lengths 2..3", p)
+		}
+	}
+}
+
+// metricKendallBrute is tau-b by its definition, over all pairs.
+func metricKendallBrute(x, y []float64) float64 {
+	var c, d, tx, ty float64
+	for i := range x {
+		for j := i + 1; j < len(x); j++ {
+			sx, sy := math.Copysign(1, x[i]-x[j]), math.Copysign(1, y[i]-y[j])
+			switch {
+			case x[i] == x[j] && y[i] == y[j]:
+			case x[i] == x[j]:
+				tx++
+			case y[i] == y[j]:
+				ty++
+			case sx == sy:
+				c++
+			default:
+				d++
+			}
+		}
+	}
+	den := math.Sqrt((c + d + tx) * (c + d + ty))
+	if den == 0 {
+		return 0
+	}
+	return (c - d) / den
+}
+
+func TestKendallTau(t *testing.T) {
+	if got := KendallTauB([]float64{1, 2, 3}, []float64{1, 3, 2}); !metricNear(got, 1.0/3, 1e-15) {
+		t.Errorf("tau = %v, want 1/3 (2 concordant, 1 discordant)", got)
+	}
+	src := noise.Seeded(3)
+	for trial := range 200 {
+		n := 1 + int(noise.Int64N(src, 40))
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i] = float64(noise.Int64N(src, 5)) // many ties
+			y[i] = float64(noise.Int64N(src, 1+int64(trial%7)))
+		}
+		if got, want := KendallTauB(x, y), metricKendallBrute(x, y); !metricNear(got, want, 1e-12) {
+			t.Fatalf("x=%v y=%v: tau %v, brute force %v", x, y, got, want)
+		}
+	}
+	// Popularity: real visits cell i i+1 times; reversed, the released
+	// one visits it size−i times.
+	const size = 12
+	var real, rev [][]int
+	for c := range size {
+		for range c + 1 {
+			real = append(real, []int{c})
+		}
+		for range size - c {
+			rev = append(rev, []int{c})
+		}
+	}
+	if got := PopularityTau(real, rev, size); !metricNear(got, -1, 1e-15) {
+		t.Errorf("reversed popularity: tau %v, want -1", got)
+	}
+	if got := PopularityTau(real, real, size); !metricNear(got, 1, 1e-15) {
+		t.Errorf("same popularity: tau %v, want 1", got)
+	}
+	if got := PopularityTau(real, nil, size); got != 0 {
+		t.Errorf("empty release: tau %v, want 0", got)
+	}
+}
+
+func TestQueryARE(t *testing.T) {
+	real := [][]int{{0, 1}, {1, 2}, {0, 1, 2}}
+	rel := [][]int{{0, 1}}
+	qs := []Query{PatternQuery{0, 1}, PatternQuery{2}}
+	// [0 1]: 2 real, 1 released → 1/2; [2]: 2 real, 0 released → 1.
+	if got := QueryARE(real, rel, qs, 1); !metricNear(got, 0.75, 1e-15) {
+		t.Errorf("ARE = %v, want 0.75", got)
+	}
+	// The sanity bound caps the weight of rare queries: [5] has 0 real and
+	// 0 released, [2 0] has 0 real and 1 released (1/s with s = 4).
+	if got := QueryARE(real, [][]int{{2, 0}}, []Query{PatternQuery{5}, PatternQuery{2, 0}}, 4); !metricNear(got, 0.125, 1e-15) {
+		t.Errorf("ARE = %v, want 0.125", got)
+	}
+	if SanityBound(100000, 0.001) != 100 || SanityBound(300, 0.001) != 1 {
+		t.Error("SanityBound")
+	}
+	// The trie answers pattern queries as the definition does.
+	src := noise.Seeded(5)
+	var db [][]int
+	for range 300 {
+		s := make([]int, 1+noise.Int64N(src, 12))
+		for j := range s {
+			s[j] = int(noise.Int64N(src, 4))
+		}
+		db = append(db, s)
+	}
+	qs, err := NewQueries(MetricOptions{Size: 4, Queries: 300, MaxQueryLen: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := queryCountAll(qs, db)
+	nonzero := 0
+	for i, q := range qs {
+		if want := QueryCount(q, db); got[i] != want {
+			t.Fatalf("query %v: trie count %d, by definition %d", q, got[i], want)
+		}
+		if got[i] > 0 {
+			nonzero++
+		}
+	}
+	if nonzero < 100 {
+		t.Errorf("only %d of 300 queries match anything: the test checks little", nonzero)
+	}
+}
+
+func TestNewQueries(t *testing.T) {
+	g := mapGrid(t)
+	a, err := NewQueries(MetricOptions{Universe: g, QuerySeed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := NewQueries(MetricOptions{Universe: g, QuerySeed: 9})
+	if !reflect.DeepEqual(a, b) || len(a) != DefaultQueries {
+		t.Fatal("the same seed gave different queries")
+	}
+	for _, q := range a {
+		r, ok := q.(RangeQuery)
+		if !ok {
+			t.Fatalf("default queries over a grid are %T, want RangeQuery", q)
+		}
+		if r.Row0 < 0 || r.Col0 < 0 || r.Row1 >= g.Rows || r.Col1 >= g.Cols || r.Row1 < r.Row0 || r.Col1 < r.Col0 ||
+			r.Row1-r.Row0+1 > int(math.Ceil(DefaultRangeFrac*float64(g.Rows))) {
+			t.Fatalf("range query %+v outside the grid or too large", r)
+		}
+	}
+	q := RangeQuery{Grid: g, Row0: 1, Col0: 1, Row1: 2, Col1: 2}
+	if q.Match([]int{0, 3*g.Cols + 3}) || !q.Match([]int{0, 2*g.Cols + 1}) {
+		t.Error("RangeQuery.Match")
+	}
+	p, _ := NewQueries(MetricOptions{Size: 17, Queries: 50})
+	for _, q := range p {
+		pq := q.(PatternQuery)
+		if len(pq) < 1 || len(pq) > DefaultMaxQueryLen || slices.Max(pq) >= 17 || slices.Min(pq) < 0 {
+			t.Fatalf("pattern query %v", pq)
+		}
+	}
+	for _, bad := range []MetricOptions{{}, {Size: 3, QueryKind: RangeQueries}, {Size: 3, QueryKind: "x"}, {Size: 3, TopK: -1}, {Size: 3, MaxPatternLen: 1}, {Universe: g, Size: 3}} {
+		if _, err := NewQueries(bad); err == nil {
+			t.Errorf("options %+v accepted", bad)
+		}
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	g := mapGrid(t)
+	src := noise.Seeded(11)
+	var real [][]int
+	for range 200 {
+		// Walks along a row: realistic contiguity.
+		r, c := int(noise.Int64N(src, int64(g.Rows))), int(noise.Int64N(src, int64(g.Cols-3)))
+		n := 1 + int(noise.Int64N(src, 4))
+		s := make([]int, n)
+		for j := range s {
+			s[j] = r*g.Cols + c + j
+		}
+		real = append(real, s)
+	}
+	m, err := Evaluate(real, real, MetricOptions{Universe: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.QueryARE != 0 || m.TripJSD != 0 || m.LengthJSD != 0 || *m.DiameterJSD != 0 || m.PatternF1 != 1 || m.KendallTau != 1 {
+		t.Errorf("real against itself: %+v", m)
+	}
+	uni, err := UniformBaseline(SeqDB(g.Size(), real), 4, noise.Seeded(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu, err := Evaluate(real, uni, MetricOptions{Universe: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nb := m.NotBetter(mu); len(nb) != 0 {
+		t.Errorf("real is not better than uniform on %v: %+v vs %+v", nb, m, mu)
+	}
+	if nb := mu.NotBetter(m); len(nb) != 6 {
+		t.Errorf("uniform better than real on some metric: not better only on %v", nb)
+	}
+	// Symbolic: no geometry, no diameter.
+	ms, err := Evaluate(real, real, MetricOptions{Size: g.Size()})
+	if err != nil || ms.DiameterJSD != nil || ms.QueryKind != PatternQueries {
+		t.Errorf("symbolic evaluation: %+v, %v", ms, err)
+	}
+	if _, err := Evaluate(real, [][]int{{g.Size()}}, MetricOptions{Universe: g}); err == nil {
+		t.Error("a released symbol outside the universe was accepted")
+	}
+}
+
+func ExampleEvaluate() {
+	real := [][]int{{0, 1, 2}, {0, 1}, {2, 1, 0}, {1, 2}}
+	released := [][]int{{0, 1, 2}, {0, 1}, {1, 0}}
+	m, err := Evaluate(real, released, MetricOptions{Size: 3, Queries: 100})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("query_are %.3f trip_jsd %.3f length_jsd %.3f pattern_f1 %.3f kendall_tau %.3f\n",
+		m.QueryARE, m.TripJSD, m.LengthJSD, m.PatternF1, m.KendallTau)
+	// Output:
+	// query_are 0.095 trip_jsd 0.425 length_jsd 0.021 pattern_f1 0.800 kendall_tau 0.500
+}

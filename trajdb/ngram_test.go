@@ -1,0 +1,214 @@
+package trajdb
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/noise"
+)
+
+// gramCounts returns the true count of every gram of length <= n of db's
+// sequences each ended with the symbol end (grams do not start with end).
+func gramCounts(db *DB, n, end int) map[string]int64 {
+	out := make(map[string]int64)
+	for _, s := range db.Sequences() {
+		t := append(slices.Clone(s), end)
+		for j := range s {
+			for l := 1; l <= n && j+l <= len(t); l++ {
+				out[Key(t[j:j+l])]++
+			}
+		}
+	}
+	return out
+}
+
+// TestNGramExactCounts: with the noise off every node's histogram holds
+// the true n-gram counts (& included), an inner node releases exactly its
+// non-zero bins, and every context of positive count shorter than n_max
+// is a node.
+func TestNGramExactCounts(t *testing.T) {
+	for seed := range uint64(5) {
+		m := 3 + int(seed)
+		db := exploreRandomDB(seed, m, 30, 3, 5)
+		g := &NGram{Contribution: Bounds{MaxLen: 5, MaxSeqs: 3}, NMax: 4, hooks: exploreHooks{exact: true, keepRaw: true}}
+		tr, err := g.build(db, 1, noise.Seeded(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := gramCounts(db, 4, m)
+		nodes := 0
+		for _, v := range tr.nodes {
+			bins := m + 1
+			for x := range bins {
+				c := want[Key(append(slices.Clone(v.gram), x))]
+				if v == tr.root && x == m {
+					c = 0
+				}
+				if v.raw[x] != float64(c) {
+					t.Errorf("seed %d: gram %v·%d: noisy count %v, want %d", seed, v.gram, x, v.raw[x], c)
+				}
+				// The root and the leaves release every bin.
+				if v.released[x] != (c > 0) && v != tr.root && v.leftLevel > 1 {
+					t.Errorf("seed %d: gram %v·%d with count %d: released %v", seed, v.gram, x, c, v.released[x])
+				}
+			}
+			if v != tr.root {
+				nodes++
+				if want[Key(v.gram)] == 0 {
+					t.Errorf("seed %d: node %v has count 0", seed, v.gram)
+				}
+			}
+		}
+		contexts := 0
+		for k := range want {
+			if g := FromKey(k); len(g) < 4 && !slices.Contains(g, m) {
+				contexts++
+			}
+		}
+		if nodes != contexts {
+			t.Errorf("seed %d: %d nodes, want the %d contexts of positive count", seed, nodes, contexts)
+		}
+	}
+}
+
+// TestNGramReconstructExact: given the exact counts of all grams (with
+// the & grams), the authors' greedy reconstruction returns the database.
+func TestNGramReconstructExact(t *testing.T) {
+	for seed := range uint64(10) {
+		m := 2 + int(seed%4)
+		db := exploreRandomDB(seed, m, 25, 2, 6)
+		got := ngramReconstruct(gramCounts(db, 7, m), m, 6)
+		if g, w := SortedSequences(got), SortedSequences(db.Sequences()); !slices.EqualFunc(g, w, slices.Equal) {
+			t.Errorf("seed %d: reconstruction differs:\n got %v\nwant %v", seed, g, w)
+		}
+	}
+}
+
+// TestNGramExtension follows the Markov extension and the greedy
+// decomposition by hand: c(abc) = ⌊c(ab)·c(bc)/c(b)⌋ = 2.
+func TestNGramExtension(t *testing.T) {
+	a, b, c := 0, 1, 2
+	grams := map[string]int64{
+		Key([]int{a}): 4, Key([]int{b}): 4, Key([]int{c}): 2,
+		Key([]int{a, b}): 4, Key([]int{b, c}): 2,
+	}
+	got := SortedSequences(ngramReconstruct(grams, 3, 3))
+	want := [][]int{{a, b}, {a, b}, {a, b, c}, {a, b, c}}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	// Nothing beyond lmax.
+	grams = map[string]int64{Key([]int{a}): 9, Key([]int{a, a}): 9}
+	for _, s := range ngramReconstruct(grams, 3, 4) {
+		if len(s) > 4 {
+			t.Errorf("sequence %v longer than lmax 4", s)
+		}
+	}
+}
+
+// TestNGramBudget: along every root-to-leaf path the budgets sum to at
+// most ε; the reported levels follow the path that spends the most, sum
+// to EpsilonSpent, and reach ε when a path ends in a leaf.
+func TestNGramBudget(t *testing.T) {
+	db := exploreWalkDB(4, 3, 3, 3000, 2, 6)
+	b := Bounds{MaxLen: 6, MaxSeqs: 1}
+	for _, eps := range []float64{0.5, 2, 8} {
+		g := &NGram{Contribution: b, NMax: 4}
+		tr, err := g.build(db, eps, noise.Seeded(7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf := false
+		for _, v := range tr.nodes {
+			if v.spent > eps*(1+1e-12) {
+				t.Errorf("eps %v: path to %v spends %v", eps, v.gram, v.spent)
+			}
+			if v != tr.root {
+				if want := (eps - v.parent.spent) / float64(v.leftLevel); math.Abs(v.eps-want) > 1e-12 {
+					t.Errorf("eps %v: node %v budget %v, want %v", eps, v.gram, v.eps, want)
+				}
+				if math.Abs(v.spent-(v.parent.spent+v.eps)) > 1e-12 {
+					t.Errorf("eps %v: node %v path sum %v", eps, v.gram, v.spent)
+				}
+			}
+			leaf = leaf || v.leftLevel == 1
+		}
+		rel, err := g.Release(db, eps, noise.Seeded(7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, nodes := 0.0, 0
+		for i, l := range rel.Levels {
+			if l.Depth != i+1 || l.EpsilonMax < l.Epsilon {
+				t.Errorf("eps %v level %d: %+v", eps, i, l)
+			}
+			sum += l.Epsilon
+			nodes += l.Nodes
+		}
+		if sum != rel.EpsilonSpent || rel.EpsilonSpent > eps*(1+1e-12) {
+			t.Errorf("eps %v: levels sum %v, EpsilonSpent %v", eps, sum, rel.EpsilonSpent)
+		}
+		if !leaf {
+			t.Fatalf("eps %v: no path reached a leaf; pick a denser database", eps)
+		}
+		if math.Abs(rel.EpsilonSpent-eps) > 1e-12 {
+			t.Errorf("eps %v: a path reaches a leaf but EpsilonSpent is %v", eps, rel.EpsilonSpent)
+		}
+		if nodes != rel.Nodes {
+			t.Errorf("eps %v: levels count %d noisy counts, Nodes %d", eps, nodes, rel.Nodes)
+		}
+		if _, err := json.Marshal(rel); err != nil {
+			t.Errorf("eps %v: %v", eps, err)
+		}
+	}
+}
+
+// TestNGramNoisesEveryChild: the root perturbs |X| unigrams and every other
+// node |X|+1 bins (the symbols and &), whatever their true counts; with the
+// naive sampler each is an actual draw.
+func TestNGramNoisesEveryChild(t *testing.T) {
+	db := exploreWalkDB(5, 4, 4, 500, 1, 5)
+	for _, naive := range []bool{false, true} {
+		for _, eps := range []float64{0.5, 5, 50} {
+			g := &NGram{Contribution: Bounds{MaxLen: 5, MaxSeqs: 1}, NMax: 4, hooks: exploreHooks{naive: naive}}
+			tr, err := g.build(db, eps, noise.Seeded(9))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := int64(db.Size)
+			want := m + int64(len(tr.nodes)-1)*(m+1)
+			if tr.cn.drawn != want {
+				t.Errorf("naive=%v eps=%v: %d noisy counts for %d nodes, want %d", naive, eps, tr.cn.drawn, len(tr.nodes), want)
+			}
+			if naive && tr.cn.calls != tr.cn.drawn {
+				t.Errorf("naive sampler: %d draws for %d noisy counts", tr.cn.calls, tr.cn.drawn)
+			}
+		}
+	}
+}
+
+func TestNGramSupport(t *testing.T) {
+	g := &NGram{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
+	exploreSupportCheck(t, g)
+	exploreReleasesAbsent(t, g, []int{1, 1})
+}
+
+func ExampleNGram() {
+	db := &DB{Size: 3, Users: []User{
+		{ID: "ann", Seqs: [][]int{{0, 1, 2}}},
+		{ID: "bob", Seqs: [][]int{{0, 1}}},
+	}}
+	g := &NGram{Contribution: Bounds{MaxLen: 3, MaxSeqs: 1}, NMax: 2}
+	rel, err := g.Release(db, 1, noise.Seeded(1)) // a seeded run: for examples only
+	if err != nil {
+		panic(err)
+	}
+	l := rel.Levels[0]
+	fmt.Printf("root: epsilon %.2f, noise scale %.0f, threshold %.2f; %d noisy unigram counts; source %s\n",
+		l.Epsilon, l.Scale, l.Threshold, l.Nodes, rel.Source)
+	// Output:
+	// root: epsilon 0.50, noise scale 6, threshold 4.16; 3 noisy unigram counts; source seeded:1
+}
