@@ -152,74 +152,53 @@ func Leakage(j Joint, lik [][]float64) (LeakageResult, error) {
 	}
 	best := LeakageResult{BDPL: 0, Target: -1}
 	s := j.States
-	for i := range j.N {
-		others := make([]int, 0, j.N-1)
-		for k := range j.N {
-			if k != i {
-				others = append(others, k)
+	_ = eachAdversary(j.records(), func(i int, known, _ []int) error {
+		nk, key := j.knownKey(i, known)
+		mass := make([]float64, nk*s)
+		acc := make([][]float64, nk*s)
+		for x, px := range j.P {
+			if px == 0 {
+				continue
+			}
+			k := key(x)
+			if acc[k] == nil {
+				acc[k] = make([]float64, ny)
+			}
+			mass[k] += px
+			for y, l := range lik[x] {
+				acc[k][y] += px * l
 			}
 		}
-		for mask := 0; mask < 1<<len(others); mask++ {
-			var known []int
-			for b, k := range others {
-				if mask>>b&1 == 1 {
-					known = append(known, k)
-				}
-			}
-			// key = (x_K as base-s number)·s + x_i
-			nk := 1
-			for range known {
-				nk *= s
-			}
-			mass := make([]float64, nk*s)
-			acc := make([][]float64, nk*s)
-			for x, px := range j.P {
-				if px == 0 {
+		for kv := range nk {
+			for a := range s {
+				ka := kv*s + a
+				if mass[ka] == 0 {
 					continue
 				}
-				kv := 0
-				for b := len(known) - 1; b >= 0; b-- {
-					kv = kv*s + j.digit(x, known[b])
-				}
-				key := kv*s + j.digit(x, i)
-				if acc[key] == nil {
-					acc[key] = make([]float64, ny)
-				}
-				mass[key] += px
-				for y, l := range lik[x] {
-					acc[key][y] += px * l
-				}
-			}
-			for kv := range nk {
-				for a := range s {
-					ka := kv*s + a
-					if mass[ka] == 0 {
+				for b := range s {
+					kb := kv*s + b
+					if a == b || mass[kb] == 0 {
 						continue
 					}
-					for b := range s {
-						kb := kv*s + b
-						if a == b || mass[kb] == 0 {
+					for y := range ny {
+						num, den := acc[ka][y]/mass[ka], acc[kb][y]/mass[kb]
+						var r float64
+						switch {
+						case num == 0:
 							continue
+						case den == 0:
+							r = math.Inf(1)
+						default:
+							r = math.Log(num / den)
 						}
-						for y := range ny {
-							num, den := acc[ka][y]/mass[ka], acc[kb][y]/mass[kb]
-							var r float64
-							switch {
-							case num == 0:
-								continue
-							case den == 0:
-								r = math.Inf(1)
-							default:
-								r = math.Log(num / den)
-							}
-							if r > best.BDPL {
-								best = LeakageResult{BDPL: r, Target: i, Known: append([]int(nil), known...)}
-							}
+						if r > best.BDPL {
+							best = LeakageResult{BDPL: r, Target: i, Known: known}
 						}
 					}
 				}
 			}
 		}
-	}
+		return nil
+	})
 	return best, nil
 }

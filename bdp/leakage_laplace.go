@@ -60,71 +60,51 @@ func LeakageLaplace(j Joint, q []float64, b float64) (LeakageResult, error) {
 	}
 	best := LeakageResult{Target: -1}
 	s := j.States
-	for i := range j.N {
-		others := make([]int, 0, j.N-1)
-		for k := range j.N {
-			if k != i {
-				others = append(others, k)
+	_ = eachAdversary(j.records(), func(i int, known, _ []int) error {
+		nk, key := j.knownKey(i, known)
+		w := make([][]float64, nk*s)
+		for x, px := range j.P {
+			if px == 0 {
+				continue
 			}
+			k := key(x)
+			if w[k] == nil {
+				w[k] = make([]float64, nc)
+			}
+			w[k][cidx[x]] += px
 		}
-		for mask := 0; mask < 1<<len(others); mask++ {
-			var known []int
-			for bit, k := range others {
-				if mask>>bit&1 == 1 {
-					known = append(known, k)
-				}
+		ld := make([][]float64, len(w))
+		for k, wk := range w {
+			if wk == nil {
+				continue
 			}
-			nk := 1
-			for range known {
-				nk *= s
+			mass := 0.0
+			for _, v := range wk {
+				mass += v
 			}
-			w := make([][]float64, nk*s)
-			for x, px := range j.P {
-				if px == 0 {
-					continue
-				}
-				kv := 0
-				for bit := len(known) - 1; bit >= 0; bit-- {
-					kv = kv*s + j.digit(x, known[bit])
-				}
-				key := kv*s + j.digit(x, i)
-				if w[key] == nil {
-					w[key] = make([]float64, nc)
-				}
-				w[key][cidx[x]] += px
+			for c := range wk {
+				wk[c] /= mass
 			}
-			ld := make([][]float64, len(w))
-			for key, wk := range w {
-				if wk == nil {
-					continue
-				}
-				mass := 0.0
-				for _, v := range wk {
-					mass += v
-				}
-				for c := range wk {
-					wk[c] /= mass
-				}
-				ld[key] = make([]float64, nc+2)
-				logDens(wk, ld[key])
-			}
-			for kv := range nk {
-				for a := range s {
-					for c := range s {
-						la, lc := ld[kv*s+a], ld[kv*s+c]
-						if a == c || la == nil || lc == nil {
-							continue
-						}
-						for p := range la {
-							if r := la[p] - lc[p]; r > best.BDPL {
-								best = LeakageResult{BDPL: r, Target: i, Known: slices.Clone(known)}
-							}
+			ld[k] = make([]float64, nc+2)
+			logDens(wk, ld[k])
+		}
+		for kv := range nk {
+			for a := range s {
+				for c := range s {
+					la, lc := ld[kv*s+a], ld[kv*s+c]
+					if a == c || la == nil || lc == nil {
+						continue
+					}
+					for p := range la {
+						if r := la[p] - lc[p]; r > best.BDPL {
+							best = LeakageResult{BDPL: r, Target: i, Known: known}
 						}
 					}
 				}
 			}
 		}
-	}
+		return nil
+	})
 	return best, nil
 }
 

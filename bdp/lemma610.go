@@ -66,31 +66,19 @@ func CovarianceFactor(sigma mat.Symmetric, tol float64) (float64, error) {
 		if len(b) > maxExactBlock {
 			return 0, fmt.Errorf("bdp: a block of %d correlated records is too large for the exact factor (max %d)", len(b), maxExactBlock)
 		}
-		for ti, target := range b {
-			others := make([]int, 0, len(b)-1)
-			for j, v := range b {
-				if j != ti {
-					others = append(others, v)
-				}
+		err := eachAdversary(b, func(target int, known, unknown []int) error {
+			if len(unknown) == 0 {
+				return nil
 			}
-			for mask := 0; mask < 1<<len(others); mask++ {
-				var known, unknown []int
-				for j, v := range others {
-					if mask>>j&1 == 1 {
-						known = append(known, v)
-					} else {
-						unknown = append(unknown, v)
-					}
-				}
-				if len(unknown) == 0 {
-					continue
-				}
-				v, err := lemma610Norm(sigma, append(known, target), unknown)
-				if err != nil {
-					return 0, err
-				}
-				h = math.Max(h, v+1)
+			v, err := lemma610Norm(sigma, append(known, target), unknown)
+			if err != nil {
+				return err
 			}
+			h = math.Max(h, v+1)
+			return nil
+		})
+		if err != nil {
+			return 0, err
 		}
 	}
 	return h, nil

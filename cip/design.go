@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // Design is a Gaussian noise covariance together with its certificate.
@@ -172,15 +173,10 @@ func OptimalBasicTarget(sigma mat.Symmetric, i int, target float64) (*Design, er
 	for _, bj := range m.b {
 		bb += bj * bj
 	}
-	hi := (1 + bb) / target
-	for hi-lo > 1e-12*hi {
-		mid := lo + (hi-lo)/2
-		if m.value(mid) <= target {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
+	// value is decreasing: below the root it exceeds the target (NaN
+	// counts as above, so it moves lo).
+	_, hi := numeric.Bisect(func(c float64) bool { return !(m.value(c) <= target) },
+		lo, (1+bb)/target, numeric.Tol{Rel: 1e-12})
 	// The certificate, not the model, decides; raise the budget in
 	// doubling relative steps until it passes.
 	step := 1e-12

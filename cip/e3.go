@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // SetOptions tunes OptimalTarget and OptimalBudget. The zero value (or
@@ -317,27 +319,18 @@ func proportionalBudget(sigma mat.Symmetric, secrets []Secret, budget float64) (
 
 // bisectIncreasing returns the largest s with f(s) <= want for an
 // increasing f, searching up from zero with the hint as a first bracket;
-// it returns 0 if f(s) > want for every s > 0 probed.
+// it returns 0 if f(s) > want for every s > 0 probed, and +Inf if f stays
+// at most want up to overflow.
 func bisectIncreasing(f func(float64) float64, want, hint float64) float64 {
-	hi := math.Max(hint, 1e-300)
-	for f(hi) <= want {
-		hi *= 2
-		if math.IsInf(hi, 1) {
-			return hi
-		}
+	below := func(s float64) bool { return f(s) <= want }
+	lo, hi := numeric.GrowBracket(below, 0, math.Max(hint, 1e-300))
+	if math.IsInf(hi, 1) {
+		return hi
 	}
-	lo := 0.0
-	for range 200 {
-		mid := lo + (hi-lo)/2
-		if mid <= lo || mid >= hi {
-			break
-		}
-		if f(mid) <= want {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	// 200 halvings reach adjacent floats from a grown bracket [h/2, h];
+	// from [0, hint] they bound the work when the answer is far below
+	// the hint.
+	lo, _ = numeric.Bisect(below, lo, hi, numeric.Tol{MaxIter: 200})
 	return lo
 }
 

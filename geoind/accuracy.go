@@ -3,6 +3,7 @@ package geoind
 import (
 	"math"
 
+	"github.com/tracepriv/tracepriv/internal/numeric"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
@@ -31,21 +32,9 @@ func AccuracyAt(delta, pr, epsTheta, epsN, l float64) float64 {
 	if !(delta > 0 && delta < 1) || !(pr >= 0 && pr <= 1) {
 		return math.NaN()
 	}
-	f := func(a float64) float64 { return FailureProbability(a, pr, epsTheta, epsN, l) - delta }
-	lo, hi := 0.0, math.Max(1/epsN, l+1/epsTheta)
-	for f(hi) > 0 {
-		lo, hi = hi, 2*hi
-	}
-	for range 200 {
-		mid := (lo + hi) / 2
-		if mid == lo || mid == hi {
-			break
-		}
-		if f(mid) > 0 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
+	// δ decreases in α: below the answer it exceeds delta.
+	above := func(a float64) bool { return FailureProbability(a, pr, epsTheta, epsN, l)-delta > 0 }
+	lo, hi := numeric.GrowBracket(above, 0, math.Max(1/epsN, l+1/epsTheta))
+	_, hi = numeric.Bisect(above, lo, hi, numeric.Tol{MaxIter: 200})
 	return hi
 }

@@ -44,7 +44,7 @@ func BenchmarkStep(b *testing.B) {
 // (the Lemma 2 replay is only done on Resume, not per query).
 func BenchmarkSessionQuery(b *testing.B) {
 	cfg := Config{Manager: "fixed-rate", Params: Params{Epsilon: 1e9, PR0: 0.5}, Rate: 1e-3,
-		Origin: LatLon{Lat: 39.9, Lon: 116.4}, Noise: PlanarLaplace{Grid: 1}}
+		Origin: geo.Point{Lat: 39.9, Lon: 116.4}, Noise: PlanarLaplace{Grid: 1}}
 	s, err := NewSession(cfg, noise.Secure())
 	if err != nil {
 		b.Fatal(err)
@@ -97,7 +97,7 @@ func BenchmarkStateFileQuery(b *testing.B) {
 	dir := b.TempDir()
 	f := StateFile{Path: filepath.Join(dir, "s.json"), KeyDir: filepath.Join(dir, "keys")}
 	cfg := Config{Manager: "fixed-rate", Params: Params{Epsilon: 1e9, PR0: 0.5}, Rate: 1e-3,
-		Origin: LatLon{Lat: 39.9, Lon: 116.4}, Noise: PlanarLaplace{Grid: 1}}
+		Origin: geo.Point{Lat: 39.9, Lon: 116.4}, Noise: PlanarLaplace{Grid: 1}}
 	t0 := time.Unix(1.2e9, 0)
 	p := geo.Point{Lat: 39.98, Lon: 116.32}
 	for i := range 30 {

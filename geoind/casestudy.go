@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -32,7 +33,7 @@ type CaseStudy struct {
 	Long         time.Duration `json:"long"`          // 60 min
 	Jitter       float64       `json:"jitter"`        // sd of an interval, relative
 	MaxGap       time.Duration `json:"max_gap"`       // GPS gaps that split a trace
-	Origin       LatLon        `json:"origin"`        // public plane origin
+	Origin       geo.Point     `json:"origin"`        // public plane origin
 	Grid         float64       `json:"grid_m"`        // output grid step, metres (> 0)
 }
 
@@ -40,7 +41,7 @@ type CaseStudy struct {
 // reference point of central Beijing, 39.9042 N 116.4074 E) that anchors the
 // tangent plane of the GeoLife case study. It is chosen without looking at
 // the traces, as every plane origin must be.
-var BeijingCentre = LatLon{Lat: 39.9042, Lon: 116.4074}
+var BeijingCentre = geo.Point{Lat: 39.9042, Lon: 116.4074}
 
 // DefaultCaseStudy returns the paper's configuration. Where the paper is
 // silent we choose: PR0 = 0.5 (just above the break-even 0.46), a skip
@@ -307,7 +308,7 @@ func (c CaseStudy) Run(traces []*trace.Trace, src noise.Source, progress func())
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	plane, err := NewPlane(c.Origin.point())
+	plane, err := NewPlane(c.Origin)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func syntheticTrace() *trace.Trace {
 
 func TestSlowPointsAndSampling(t *testing.T) {
 	cs := DefaultCaseStudy()
-	plane, _ := NewPlane(cs.Origin.point())
+	plane, _ := NewPlane(cs.Origin)
 	pts, err := cs.SlowPoints(plane, syntheticTrace())
 	if err != nil {
 		t.Fatal(err)

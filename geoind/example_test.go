@@ -32,7 +32,7 @@ func ExampleSession() {
 	cfg := geoind.Config{
 		Mechanism: "pm", Manager: "fixed-utility",
 		Params:   geoind.Params{Epsilon: eps, PR0: 0.5},
-		Accuracy: 3000, Origin: geoind.LatLon{Lat: 39.9, Lon: 116.4},
+		Accuracy: 3000, Origin: geo.Point{Lat: 39.9, Lon: 116.4},
 		Noise: geoind.PlanarLaplace{Grid: 1},
 	}
 	// Seeded for a reproducible example only; production uses nil

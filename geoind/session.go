@@ -14,13 +14,12 @@ import (
 // the Seal; version 1 states (unsealed) are refused.
 const StateVersion = 2
 
-// LatLon is a WGS84 position in JSON.
-type LatLon struct {
-	Lat float64 `json:"lat"`
-	Lon float64 `json:"lon"`
-}
-
-func (l LatLon) point() geo.Point { return geo.Point{Lat: l.Lat, Lon: l.Lon} }
+// LatLon is the WGS84 position geo.Point. As an alias it has the same
+// JSON fields ("lat", "lon"), so states and certificates read and write
+// as before.
+//
+// Deprecated: use geo.Point.
+type LatLon = geo.Point
 
 // Config is the public configuration of a Session.
 type Config struct {
@@ -38,7 +37,7 @@ type Config struct {
 	// Origin is the public origin of the tangent plane and its grid: a
 	// point chosen without looking at the data (a city centre), never one
 	// derived from it.
-	Origin LatLon `json:"origin"`
+	Origin geo.Point `json:"origin"`
 	// Noise is the planar Laplace mechanism; its Grid is required.
 	Noise PlanarLaplace `json:"noise"`
 }
@@ -116,7 +115,7 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 			}
 		}
 	}
-	if _, err := NewPlane(c.Origin.point()); err != nil {
+	if _, err := NewPlane(c.Origin); err != nil {
 		return nil, paramErr("origin", c.Origin, "a valid WGS84 position (a public point such as the city centre)")
 	}
 	return m, nil
@@ -214,7 +213,7 @@ func Resume(st State, src noise.Source) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	plane, err := NewPlane(st.Config.Origin.point())
+	plane, err := NewPlane(st.Config.Origin)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/noise"
 )
 
-var beijing = LatLon{Lat: 39.9, Lon: 116.4}
+var beijing = geo.Point{Lat: 39.9, Lon: 116.4}
 
 func paperConfig() Config {
 	return Config{

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // StateModel is the state-space form of a Matérn kernel of half-integer
@@ -200,7 +202,7 @@ func (m *StateModel) WhitenedTransition(a []float64, dt, dtLo float64) (float64,
 	c := orderData(m.Order)
 	// u = sqrt(2p+1)·(dt + dtLo)/l as a ball (dt + dtLo is a double-double;
 	// fl(dt + dtLo) has the sign of the exact sum).
-	tx, ty := twoSum(dt, dtLo)
+	tx, ty := numeric.TwoSum(dt, dtLo)
 	if tx < 0 {
 		return 0, fmt.Errorf("gp: WhitenedTransition: negative time step %v + %v", dt, dtLo)
 	}
@@ -211,7 +213,7 @@ func (m *StateModel) WhitenedTransition(a []float64, dt, dtLo float64) (float64,
 		for i := range a {
 			a[i] = 0
 		}
-		return powUp(c.theta, math.Floor(lo/c.u0*(1-0x1p-50))), nil
+		return numeric.PowUp(c.theta, math.Floor(lo/c.u0*(1-0x1p-50)), bumpUp), nil
 	}
 	ex := u.expNeg()
 	var sum float64
@@ -224,7 +226,7 @@ func (m *StateModel) WhitenedTransition(a []float64, dt, dtLo float64) (float64,
 		a[i] = f
 		sum += dev * dev
 	}
-	return sqrtUp(bumpUp(sum)), nil
+	return numeric.SqrtUp(bumpUp(sum)), nil
 }
 
 // farLag is the lag u beyond which WhitenedTransition returns the zero
@@ -232,33 +234,6 @@ func (m *StateModel) WhitenedTransition(a []float64, dt, dtLo float64) (float64,
 // order here) instead of evaluating e^-u, which would underflow the
 // double-double balls.
 const farLag = 512
-
-// powUp returns an upper bound on theta^j for 0 < theta < 1, j >= 1, by
-// binary exponentiation rounded up, floored at 2^-900 (still an upper
-// bound: theta^j decreases).
-func powUp(theta, j float64) float64 {
-	const floor = 0x1p-900
-	result, base := 1.0, theta
-	for j >= 1 {
-		if math.Mod(j, 2) == 1 {
-			if result = bumpUp(result * base); result < floor {
-				return floor
-			}
-		}
-		j = math.Floor(j / 2)
-		base = math.Max(bumpUp(base*base), floor)
-	}
-	return result
-}
-
-// sqrtUp returns a float64 >= sqrt(x): math.Sqrt is correctly rounded
-// (IEEE 754), so one step up covers its half-ulp.
-func sqrtUp(x float64) float64 {
-	if x == 0 {
-		return 0
-	}
-	return math.Nextafter(math.Sqrt(x), math.Inf(1))
-}
 
 // Contraction returns a horizon h (in the kernel's units of time) and
 // theta < 1 with ||Ã(tau)||_2 <= theta for every tau >= h.
@@ -280,7 +255,7 @@ func (m *StateModel) Contraction() (horizon, theta float64) {
 	s := newIv(ivPrec).sqrt(ivFloat(float64(2*m.Order+1), ivPrec))
 	h := newIv(ivPrec).mul(ivFloat(c.u0, ivPrec), ivFloat(m.Lengthscale, ivPrec))
 	h.quo(h, s)
-	return floatUp(&h.hi), c.theta
+	return numeric.FloatUp(&h.hi), c.theta
 }
 
 // orderConsts holds what depends on the order p only.
@@ -438,7 +413,7 @@ func newOrderConsts(p int) *orderConsts {
 			sq.SetPrec(64).SetMode(big.ToPositiveInf).Mul(m, m)
 			sum.Add(&sum, &sq)
 		}
-		if th := sqrtUp(floatUp(&sum)); th <= 0.5 {
+		if th := numeric.SqrtUp(numeric.FloatUp(&sum)); th <= 0.5 {
 			c.u0, c.theta = float64(u0), th
 			return c
 		}

@@ -3,6 +3,8 @@ package gp
 import (
 	"math"
 	"math/big"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // ddBall is a ball of reals {v : |v - (x + y)| <= r}: a double-double
@@ -20,22 +22,6 @@ import (
 // any reals in the argument balls lies in the result ball.
 type ddBall struct{ x, y, r float64 }
 
-// twoSum returns s = fl(a + b) and e with s + e = a + b exactly (Knuth).
-func twoSum(a, b float64) (s, e float64) {
-	s = a + b
-	bb := s - a
-	e = (a - (s - bb)) + (b - bb)
-	return s, e
-}
-
-// twoProd returns p = fl(a·b) and e = a·b - p, exact when |a·b| >= 2^-969
-// or a·b = 0.
-func twoProd(a, b float64) (p, e float64) {
-	p = a * b
-	e = math.FMA(a, b, -p)
-	return p, e
-}
-
 // bumpUp inflates a float sum or product of at most 100 non-negative terms
 // so that it bounds the exact value: (1 + 2^-53)^100 < 1 + 2^-45.
 func bumpUp(x float64) float64 { return x*(1+0x1p-44) + 0x1p-1060 }
@@ -43,11 +29,11 @@ func bumpUp(x float64) float64 { return x*(1+0x1p-44) + 0x1p-1060 }
 const halfULP = 0x1p-53 // u, the unit roundoff
 
 func (a ddBall) add(b ddBall) ddBall {
-	s, e := twoSum(a.x, b.x)
+	s, e := numeric.TwoSum(a.x, b.x)
 	w := a.y + b.y
 	t := w + e
-	x, y := twoSum(s, t)
-	// |t - (a.y + b.y + e)| <= u(|w| + |t|); the final twoSum is exact.
+	x, y := numeric.TwoSum(s, t)
+	// |t - (a.y + b.y + e)| <= u(|w| + |t|); the final TwoSum is exact.
 	r := bumpUp(a.r + b.r + halfULP*(math.Abs(w)+math.Abs(t)))
 	return ddBall{x, y, r}
 }
@@ -55,14 +41,14 @@ func (a ddBall) add(b ddBall) ddBall {
 func (a ddBall) neg() ddBall { return ddBall{-a.x, -a.y, a.r} }
 
 func (a ddBall) mul(b ddBall) ddBall {
-	p, e := twoProd(a.x, b.x)
+	p, e := numeric.TwoProd(a.x, b.x)
 	c := a.x * b.y
 	d := a.y * b.x
 	cd := c + d
 	t := cd + e
-	x, y := twoSum(p, t)
+	x, y := numeric.TwoSum(p, t)
 	// Midpoint error: the dropped a.y·b.y and the roundings of c, d, c+d
-	// and t (twoProd and the final twoSum are exact).
+	// and t (TwoProd and the final TwoSum are exact).
 	ma, mb := math.Abs(a.x)+math.Abs(a.y), math.Abs(b.x)+math.Abs(b.y)
 	round := math.Abs(a.y)*math.Abs(b.y)*(1+0x1p-50) + halfULP*(math.Abs(c)+math.Abs(d)+math.Abs(cd)+math.Abs(t))
 	r := bumpUp(ma*b.r + mb*a.r + a.r*b.r + round)
@@ -83,7 +69,7 @@ func (a ddBall) divFloat(l float64) ddBall {
 	rem := math.FMA(-q1, l, a.x)
 	rem2 := rem + a.y
 	q2 := rem2 / l
-	x, y := twoSum(q1, q2)
+	x, y := numeric.TwoSum(q1, q2)
 	round := halfULP*math.Abs(rem2/l)*(1+0x1p-50) + halfULP*math.Abs(q2)
 	return ddBall{x, y, bumpUp(a.r/math.Abs(l)*(1+0x1p-50) + round)}
 }
@@ -102,7 +88,7 @@ func (a ddBall) upperAbs() float64 {
 // it with dev >= max |f - v| over the ball.
 func (a ddBall) nearest() (f, dev float64) {
 	f = a.x + a.y
-	s, e := twoSum(a.x, -f) // s + e = x - f exactly
+	s, e := numeric.TwoSum(a.x, -f) // s + e = x - f exactly
 	w := e + a.y
 	v := s + w
 	// |v - (x - f + y)| <= u(|w| + |v|).
@@ -132,7 +118,7 @@ func ballOf(z *interval) ddBall {
 	if d1.Sign() < 0 { // cannot happen: x + y lies between lo and hi up to rounding
 		d1.SetInt64(0)
 	}
-	return ddBall{x, y, bumpUp(floatUp(&d1))}
+	return ddBall{x, y, bumpUp(numeric.FloatUp(&d1))}
 }
 
 // expNegTerms is the degree of the Taylor polynomial of e^-w for |w| <=

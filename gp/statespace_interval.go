@@ -1,9 +1,6 @@
 package gp
 
-import (
-	"math"
-	"math/big"
-)
+import "math/big"
 
 // interval is a closed interval [lo, hi] of reals with big.Float end
 // points. Every operation rounds lo down and hi up, so the result contains
@@ -108,8 +105,8 @@ func (z *interval) corners(a, b *interval, op func(z, x, y *big.Float) *big.Floa
 	return z
 }
 
-// sqrtDown returns s <= sqrt(x) for x >= 0, and sqrtUp s >= sqrt(x), at
-// precision prec. big.Float.Sqrt does not promise a rounding direction, so
+// sqrtDir returns s >= sqrt(x) if up and s <= sqrt(x) otherwise, for
+// x >= 0, at precision prec. big.Float.Sqrt does not promise a rounding direction, so
 // a candidate a few ulps off the computed root is checked by squaring it
 // exactly and moved further out until the check passes.
 func sqrtDir(x *big.Float, prec uint, up bool) *big.Float {
@@ -225,22 +222,4 @@ func (z *interval) absMax() *big.Float {
 		return &a
 	}
 	return &b
-}
-
-// floatUp returns the smallest float64 >= x (+Inf beyond the range), and
-// floatDown the largest <= x.
-func floatUp(x *big.Float) float64 {
-	f, acc := x.Float64()
-	if acc == big.Below {
-		f = math.Nextafter(f, math.Inf(1))
-	}
-	return f
-}
-
-func floatDown(x *big.Float) float64 {
-	f, acc := x.Float64()
-	if acc == big.Above {
-		f = math.Nextafter(f, math.Inf(-1))
-	}
-	return f
 }

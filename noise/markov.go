@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // StateSpace is a stationary Gaussian process given by a linear
@@ -245,7 +247,7 @@ func NewMarkovRelease(comps []StateSpace, alpha float64, opt MarkovOptions) (*Ma
 			}
 		}
 		if eta, err := r.decayEta(); err == nil && eta < r.eta {
-			r.eta, r.omega = eta, sqrtUpF(eta)
+			r.eta, r.omega = eta, numeric.SqrtUp(eta)
 		}
 	}
 	totalVar += r.omega * r.omega
@@ -319,7 +321,7 @@ func (r *MarkovRelease) fixEta() error {
 		eta = ballUp(eta + ballUp(ballUp(c.h*c.h)*grow*pairs*ballUp(c.eBudget+c.rBudget)))
 	}
 	r.eta = eta
-	r.omega = sqrtUpF(eta)
+	r.omega = numeric.SqrtUp(eta)
 	return nil
 }
 
@@ -477,7 +479,7 @@ func (r *MarkovRelease) recordSteps(ts []float64) error {
 	for i, t := range ts {
 		k := r.prepared + i
 		if have {
-			hi, lo := twoDiff(t, prev)
+			hi, lo := numeric.TwoSum(t, -prev) // hi + lo = t - prev exactly
 			key := [2]float64{hi, lo}
 			id, ok := r.stepIndex[key]
 			if !ok {
@@ -660,29 +662,7 @@ func (b *ball) step(st *markovStep, local, horizon, theta float64) {
 	b.count++
 	if lower := b.elapsed * (1 - float64(b.count+2)*0x1p-52); lower >= horizon {
 		j := math.Floor(lower / horizon * (1 - 0x1p-50))
-		f := math.Min(b.kappa, ballUp(powUp(theta, max(j, 1))+b.kappa*b.eSum))
+		f := math.Min(b.kappa, ballUp(numeric.PowUp(theta, max(j, 1), ballUp)+b.kappa*b.eSum))
 		b.reset(ballUp(f*b.old + b.fresh))
 	}
-}
-
-// powUp returns an upper bound on theta^j for 0 < theta < 1, j >= 1, by
-// binary exponentiation rounded up; below 2^-900 it returns 2^-900, still
-// an upper bound since theta^j decreases.
-func powUp(theta, j float64) float64 {
-	const floor = 0x1p-900
-	result, base := 1.0, theta
-	for j >= 1 {
-		if math.Mod(j, 2) == 1 {
-			result = ballUp(result * base)
-			if result < floor {
-				return floor
-			}
-		}
-		j = math.Floor(j / 2)
-		base = ballUp(base * base)
-		if base < floor {
-			base = floor
-		}
-	}
-	return result
 }

@@ -3,6 +3,8 @@ package noise
 import (
 	"errors"
 	"math"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // decayEta returns a bound on Σ_c ||Ĉ_c - C'_c||_2 that uses the decay of
@@ -60,7 +62,7 @@ func (r *MarkovRelease) decayEta() (float64, error) {
 				return 0, err
 			}
 			if k > 0 {
-				q[k] = powUp(th, b-prev)
+				q[k] = numeric.PowUp(th, b-prev, ballUp)
 				if b == prev {
 					q[k] = 1
 				}

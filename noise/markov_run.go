@@ -6,6 +6,8 @@ import (
 	"math/big"
 	"math/bits"
 	"sort"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // index returns the stream index of deviate slot of point k, coordinate
@@ -207,21 +209,12 @@ func (e *markovExact) deviateMid(index uint64, b uint, mid *big.Float) {
 	mid.SetMantExp(mid, -1)
 }
 
-// bigFloatUp returns the smallest float64 >= x.
-func bigFloatUp(x *big.Float) float64 {
-	f, acc := x.Float64()
-	if acc == big.Below {
-		f = math.Nextafter(f, math.Inf(1))
-	}
-	return f
-}
-
 // absUpBig returns a float64 >= |x| (x of moderate size: states and
 // deviates).
 func absUpBig(x *big.Float) float64 {
 	var a big.Float
 	a.Abs(x)
-	return bigFloatUp(&a)
+	return numeric.FloatUp(&a)
 }
 
 // gammaUnits returns γ_m at precision prec, in units of 2^-b:

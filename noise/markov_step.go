@@ -30,15 +30,6 @@ type markovStep struct {
 // multiplication by 1 + 2^-40 loses at most another 2^-53.
 func ballUp(x float64) float64 { return x * (1 + 0x1p-40) }
 
-// sqrtUpF returns a float64 >= sqrt(x): math.Sqrt is correctly rounded,
-// so one step up covers its half-ulp.
-func sqrtUpF(x float64) float64 {
-	if x == 0 {
-		return 0
-	}
-	return math.Nextafter(math.Sqrt(x), math.Inf(1))
-}
-
 // newMarkovStep builds the step for the transition Â (from the model) and
 // its bound e: B̂ is the Cholesky factor of I - Â Âᵀ computed in
 // double-double arithmetic and rounded to float64 (with a diagonal jitter
@@ -64,7 +55,7 @@ func newMarkovStep(a []float64, d int, e, dt float64) (*markovStep, error) {
 				terms = append(terms, 1)
 			}
 			for k := range d {
-				p, q := twoProd(a[i*d+k], a[j*d+k])
+				p, q := numeric.TwoProd(a[i*d+k], a[j*d+k])
 				terms = append(terms, -p, -q)
 			}
 			m[i*d+j] = sum2(terms)
@@ -85,7 +76,7 @@ func newMarkovStep(a []float64, d int, e, dt float64) (*markovStep, error) {
 		jit = next
 	}
 	st.r = stepResidual(a, st.b, d)
-	st.na = sqrtUpF(ballUp(1 + st.r))
+	st.na = numeric.SqrtUp(ballUp(1 + st.r))
 	return st, nil
 }
 
@@ -108,33 +99,18 @@ func isIdentity(a []float64, d int) bool {
 // accuracy matters (the factor B̂): rigor comes from stepResidual.
 type dd struct{ hi, lo float64 }
 
-// twoSumF returns s = fl(a + b) and e with s + e = a + b exactly (Knuth).
-func twoSumF(a, b float64) (s, e float64) {
-	s = a + b
-	bb := s - a
-	e = (a - (s - bb)) + (b - bb)
-	return s, e
-}
-
-// twoProd returns p = fl(a·b) and q = a·b - p (exact unless a·b is below
-// 2^-969, where q is rounded to a subnormal: an error of 2^-1075 at most).
-func twoProd(a, b float64) (p, q float64) {
-	p = a * b
-	return p, math.FMA(a, b, -p)
-}
-
 func ddNorm(s, e float64) dd {
-	hi, lo := twoSumF(s, e)
+	hi, lo := numeric.TwoSum(s, e)
 	return dd{hi, lo}
 }
 
 func (x dd) add(y dd) dd {
-	s, e := twoSumF(x.hi, y.hi)
+	s, e := numeric.TwoSum(x.hi, y.hi)
 	return ddNorm(s, e+x.lo+y.lo)
 }
 
 func (x dd) mul(y dd) dd {
-	p, q := twoProd(x.hi, y.hi)
+	p, q := numeric.TwoProd(x.hi, y.hi)
 	return ddNorm(p, q+x.hi*y.lo+x.lo*y.hi)
 }
 
@@ -153,7 +129,7 @@ func (x dd) sqrt() dd {
 	if s == 0 {
 		return dd{}
 	}
-	p, q := twoProd(s, s)
+	p, q := numeric.TwoProd(s, s)
 	r := x.add(dd{-p, -q})
 	return ddNorm(s, r.hi/(2*s))
 }
@@ -167,7 +143,7 @@ func sum2(p []float64) dd {
 	s, sigma := p[0], 0.0
 	for _, v := range p[1:] {
 		var q float64
-		s, q = twoSumF(s, v)
+		s, q = numeric.TwoSum(s, v)
 		sigma += q
 	}
 	return ddNorm(s, sigma)
@@ -217,7 +193,7 @@ func stepResidual(a, b []float64, d int) float64 {
 			}
 			for k := range d {
 				for _, mtx := range [2][]float64{a, b} {
-					p, q := twoProd(mtx[i*d+k], mtx[j*d+k])
+					p, q := numeric.TwoProd(mtx[i*d+k], mtx[j*d+k])
 					terms = append(terms, p, q)
 				}
 			}
@@ -231,14 +207,5 @@ func stepResidual(a, b []float64, d int) float64 {
 			sum += bound * bound
 		}
 	}
-	return sqrtUpF(ballUp(sum))
-}
-
-// twoDiff returns hi = fl(a - b) and lo with hi + lo = a - b exactly
-// (Knuth's TwoSum on a and -b; Go never fuses additions).
-func twoDiff(a, b float64) (hi, lo float64) {
-	hi = a - b
-	bb := hi - a
-	lo = (a - (hi - bb)) + (-b - bb)
-	return hi, lo
+	return numeric.SqrtUp(ballUp(sum))
 }

@@ -85,7 +85,7 @@ func (g *geoindFlags) config() (geoind.Config, error) {
 			MaxSpeed: g.maxSpeedKmh / 3.6,
 		},
 		Rate: g.rate * eps, Accuracy: g.accuracy,
-		Origin: geoind.LatLon{Lat: p.Lat, Lon: p.Lon}, Noise: geoind.PlanarLaplace{Grid: g.grid},
+		Origin: p, Noise: geoind.PlanarLaplace{Grid: g.grid},
 	}
 	if err := cfg.Validate(); err != nil {
 		return geoind.Config{}, g.flagError(err)

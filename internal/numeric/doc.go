@@ -12,7 +12,11 @@
 //   - MaximizeUnimodal, golden-section search for the maximum of a
 //     unimodal (for instance concave) function on an interval;
 //   - JitterLadder, the schedule of diagonal jitters tried when a Cholesky
-//     factorisation of a nearly singular covariance fails.
+//     factorisation of a nearly singular covariance fails;
+//   - the error-free transformations TwoSum and TwoProd, from which the
+//     exact samplers and the certified transitions build double-double
+//     arithmetic, and the upward-rounding SqrtUp, FloatUp and PowUp with
+//     which they bound what they cannot compute exactly.
 //
 // The package is internal: public packages expose what they compute (a δ, a
 // σ, a RAD bound) and use these as tools.

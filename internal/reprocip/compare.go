@@ -186,25 +186,27 @@ func Compare(s CompareSetting, src noise.Source) ([]CompareRow, error) {
 		lap  bool
 	}
 	var designs []design
+	// Every Gaussian design goes through cip.DesignNoise, the library's
+	// one entry point, with the method named: MethodE3 runs (E2) for one
+	// basic secret and (E3) otherwise, as tracepriv cip design does.
+	designNoise := func(m cip.Method, budget float64, targets []float64) (*cip.NoiseDesign, error) {
+		return cip.DesignNoise(cip.DesignRequest{Method: m, Sigma: sigma, Secrets: s.Secrets, Budget: budget, Targets: targets})
+	}
 	budget := s.Budget
 	var paperMS *mat.SymDense
 	switch {
 	case s.TargetEpsilon > 0:
-		targets := make([]float64, len(s.Secrets))
-		for i, sec := range s.Secrets {
-			t, err := cip.TargetLossFactor(s.TargetEpsilon, s.Lambda, s.R, sec.Locations())
-			if err != nil {
-				return nil, err
-			}
-			targets[i] = t
+		targets, err := cip.TargetLossFactors(s.Secrets, s.TargetEpsilon, s.Lambda, s.R)
+		if err != nil {
+			return nil, err
 		}
-		d, err := cip.OptimalTarget(sigma, s.Secrets, targets, nil)
+		d, err := designNoise(cip.MethodE3, 0, targets)
 		if err != nil {
 			return nil, err
 		}
 		budget = d.Budget
 	case budget == 0 && !basic:
-		d, _, err := cip.PaperMultipleSecrets(sigma, s.Secrets, 0.02*float64(n), nil)
+		d, err := designNoise(cip.MethodPaperMultipleSecrets, 0.02*float64(n), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -213,28 +215,23 @@ func Compare(s CompareSetting, src noise.Source) ([]CompareRow, error) {
 		budget = 0.02 * float64(n)
 	}
 	// The optimal design at the common budget.
+	d, err := designNoise(cip.MethodE3, budget, nil)
+	if err != nil {
+		return nil, err
+	}
+	designs = append(designs, design{name: MechOptimal, g: d.SigmaG})
 	if basic {
-		d, err := cip.OptimalBasic(sigma, s.Secrets[0].Indices[0], budget)
-		if err != nil {
-			return nil, err
-		}
-		designs = append(designs, design{name: MechOptimal, g: d.SigmaG})
-		p, err := cip.PaperSDPA(sigma, s.Secrets[0], budget, nil)
+		p, err := designNoise(cip.MethodPaperSDPA, budget, nil)
 		if err != nil {
 			return nil, err
 		}
 		designs = append(designs, design{name: MechPaperSDPA, g: p.SigmaG})
 	} else {
-		d, err := cip.OptimalBudget(sigma, s.Secrets, budget, nil)
-		if err != nil {
-			return nil, err
-		}
-		designs = append(designs, design{name: MechOptimal, g: d.SigmaG})
 		if paperMS == nil {
 			// Multiple Secrets is positively homogeneous in its per-secret
 			// budget (closed-form SDP_A, then SDP_B), so it is rescaled to
 			// the common total noise.
-			d, _, err := cip.PaperMultipleSecrets(sigma, s.Secrets, 1, nil)
+			d, err := designNoise(cip.MethodPaperMultipleSecrets, 1, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -282,7 +279,7 @@ func Compare(s CompareSetting, src noise.Source) ([]CompareRow, error) {
 			worst, eps := 0.0, 0.0
 			for i, l := range ls {
 				worst = math.Max(worst, l)
-				eps = math.Max(eps, cip.Epsilon(l, s.Lambda, s.R, s.Secrets[i].Locations()))
+				eps = math.Max(eps, cip.Epsilon(l, s.Lambda, s.R, s.Secrets[i].NumLocations()))
 			}
 			lf, e := Num(worst), Num(eps)
 			r.LossFactor, r.Epsilon = &lf, &e

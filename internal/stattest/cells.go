@@ -5,18 +5,17 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/integrate/quad"
-)
 
-// normalCDF returns Φ(t) through erfc, accurate in the lower tail.
-func normalCDF(t float64) float64 { return 0.5 * math.Erfc(-t/math.Sqrt2) }
+	"github.com/tracepriv/tracepriv/internal/numeric"
+)
 
 // normalInterval returns Φ(b) - Φ(a) for a <= b, from whichever tail keeps
 // the difference free of cancellation.
 func normalInterval(a, b float64) float64 {
 	if a > 0 {
-		return normalCDF(-a) - normalCDF(-b)
+		return numeric.Phi(-a) - numeric.Phi(-b)
 	}
-	return normalCDF(b) - normalCDF(a)
+	return numeric.Phi(b) - numeric.Phi(a)
 }
 
 // NormalCellProbs returns the probabilities that X ~ N(mu, sigma²) rounds

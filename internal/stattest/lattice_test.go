@@ -3,6 +3,8 @@ package stattest
 import (
 	"math"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // The cell probabilities sum to 1, are symmetric for a centred
@@ -17,7 +19,7 @@ func TestBivariateCellProbs(t *testing.T) {
 	if math.Abs(sum-1) > 1e-12 {
 		t.Errorf("sum %v", sum)
 	}
-	c := normalCDF(0.5) - normalCDF(-0.5)
+	c := numeric.Phi(0.5) - numeric.Phi(-0.5)
 	if got := p[3*7+3]; math.Abs(got-c*c) > 1e-13 {
 		t.Errorf("central cell %v, want %v", got, c*c)
 	}
