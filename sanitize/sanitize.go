@@ -19,22 +19,26 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// Designers, the values of Options.Design and Certificate.Design.
+// Designers, the values of Options.Design and Certificate.Design: the
+// names of cip's designers (cip.Method), so that a certificate and "tracepriv
+// cip design" name a design alike. DesignAuto's rule is sanitize's own: it
+// also decides for prior families and secret specs, which cip.DesignNoise
+// does not see.
 const (
 	// DesignAuto picks DesignProportional for a single-lengthscale family
 	// with every point a secret, DesignE3 for a single-lengthscale family
 	// with listed secrets, and DesignEnvelope otherwise.
-	DesignAuto = "auto"
+	DesignAuto = string(cip.MethodAuto)
 	// DesignEnvelope: noise whose spectral density dominates every member
 	// of the family (cip.Envelope); epsilon is a proven upper bound over
 	// the family (exact only where the bound is attained).
-	DesignEnvelope = "envelope"
+	DesignEnvelope = string(cip.MethodEnvelope)
 	// DesignProportional: noise proportional to the single prior's Gram
 	// matrix, the least noise when every point is a basic secret; exact.
-	DesignProportional = "proportional"
+	DesignProportional = string(cip.MethodProportional)
 	// DesignE3: the least-noise design (E3) of cip.OptimalTarget (or (E2)
 	// for one basic secret) for a single-lengthscale family; exact (E1).
-	DesignE3 = "e3"
+	DesignE3 = string(cip.MethodE3)
 )
 
 // Computation paths, the values of Options.Method and Certificate.Method.
