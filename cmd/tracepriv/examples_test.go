@@ -87,6 +87,8 @@ func TestExamplesRun(t *testing.T) {
 	}
 	t.Chdir(dir)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config")) // geoind query's key directory
+	// serve reads its admin token from the environment, as its examples say.
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "examples-admin-token-0123456789abcdef")
 	if _, _, err := run(t, "demo", "--out", "demo-output", "--seed", "1"); err != nil {
 		t.Fatalf("demo: %v", err)
 	}

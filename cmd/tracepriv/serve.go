@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/server"
+)
+
+// serveFlags are the flags of tracepriv serve.
+type serveFlags struct {
+	addr, data, db, tlsCert, tlsKey string
+	logFormat, logLevel             string
+	rateLimit                       float64
+	burst                           int
+	maxUpload                       int64
+	maxPoints                       int
+	check                           bool
+}
+
+func init() {
+	register(func(env *cli.Env) *cobra.Command {
+		var f serveFlags
+		cmd := &cobra.Command{
+			Use:   "serve --addr HOST:PORT --data DIR [--db postgres://...] [--tls-cert F --tls-key F]",
+			Short: "Run the online location-privacy service (HTTP/JSON API, durable budget ledger, web page)",
+			Long: `Serve the tracepriv API: people with per-person budgets, online obfuscation of
+location fixes with the predictive mechanism (IM or PM, state kept server-side),
+CIP trace sanitisation with certificates, and each person's ledger; /healthz,
+Prometheus /metrics, the OpenAPI document at /openapi.json and the web page
+at /.
+
+Every charge commits, durably, in the same transaction that decides the
+answer, before the answer is sent; a person's requests are serialised, so
+concurrent requests cannot both pass the last unit of budget; a retry with the
+same Idempotency-Key gets the stored answer, never a fresh sample nor a second
+charge. Nothing resets or recreates a budget.
+
+Storage: SQLite in DIR/tracepriv.db (WAL; each batch of commits is fsynced
+before any of its answers is sent) by default; PostgreSQL with
+--db postgres://USER@HOST/DB (fsync and synchronous_commit on, checked at
+start). Schema migrations are applied at start.
+
+The admin token (creates people, reads any ledger) is read from the
+environment variable TRACEPRIV_ADMIN_TOKEN; the server refuses to start without
+it and never logs it. Each person's token is returned once at creation and
+stored hashed. Logs are structured (JSON on stderr) and hold no token and no
+location. With --check, serve checks its setup (the admin token, the store,
+its migrations and integrity, the address, the TLS files), says what it would
+serve, and exits without serving. See docs/serve.md for the API, the ledger's
+guarantees and the threat model.`,
+			// The server runs until stopped, so only --check runs as a
+			// checked example; the others are comments.
+			Example: `  # The admin token comes from the environment, never from a flag:
+  # export TRACEPRIV_ADMIN_TOKEN="$(head -c 32 /dev/urandom | base64)"
+  # Check the setup (store, migrations, integrity, address) and exit:
+  tracepriv serve --addr 127.0.0.1:0 --data tracepriv-data --check
+  # Serve with SQLite under ./tracepriv-data until Ctrl-C; the page is at http://127.0.0.1:8080/
+  # tracepriv serve --addr 127.0.0.1:8080 --data tracepriv-data
+  # curl -H "Authorization: Bearer $TRACEPRIV_ADMIN_TOKEN" -d '{"id":"alice","epsilon_budget":0.0230}' http://127.0.0.1:8080/v1/people
+  # curl -H "Authorization: Bearer $TOKEN" -H "Idempotency-Key: $(uuidgen)" -d '{"lat":39.9841,"lon":116.3185,"time":"2008-10-24T02:10:00Z"}' http://127.0.0.1:8080/v1/people/alice/locate
+  # PostgreSQL and TLS:
+  # tracepriv serve --addr 0.0.0.0:8443 --db postgres://tracepriv@localhost/tracepriv --tls-cert cert.pem --tls-key key.pem`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runServe(cmd.Context(), env, &f)
+			},
+		}
+		fl := cmd.Flags()
+		fl.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on (HOST:PORT; port 0 picks a free one)")
+		fl.StringVar(&f.data, "data", "", "data directory: holds the SQLite database (required unless --db)")
+		fl.StringVar(&f.db, "db", "", "PostgreSQL URL (postgres://...); default SQLite under --data")
+		fl.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate file (PEM); serve HTTPS with --tls-key")
+		fl.StringVar(&f.tlsKey, "tls-key", "", "TLS private key file (PEM)")
+		fl.StringVar(&f.logFormat, "log-format", "json", "log format on stderr: json or text")
+		fl.StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+		fl.Float64Var(&f.rateLimit, "rate-limit", server.DefaultRateLimit, "requests per second allowed per token")
+		fl.IntVar(&f.burst, "burst", server.DefaultBurst, "burst of requests allowed per token")
+		fl.Int64Var(&f.maxUpload, "max-upload", server.DefaultMaxUploadBytes, "largest trace upload in bytes")
+		fl.IntVar(&f.maxPoints, "max-points", server.DefaultMaxTracePoints, "most points of one trace upload")
+		fl.BoolVar(&f.check, "check", false, "check the setup (store, migrations, integrity, address, TLS files), print it and exit")
+		return cmd
+	})
+}
+
+// errNoAdminToken explains the missing admin token.
+var errNoAdminToken = errors.New(`serve: TRACEPRIV_ADMIN_TOKEN is not set: the admin token (it creates people
+and their budgets) is read from the environment, never from a flag or a file
+on the command line; set it to a long random value, e.g.
+export TRACEPRIV_ADMIN_TOKEN=$(head -c 32 /dev/urandom | base64)`)
+
+func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
+	if env.SeedSet {
+		return errors.New("serve: --seed is refused: the service always draws noise from crypto/rand")
+	}
+	admin := os.Getenv("TRACEPRIV_ADMIN_TOKEN")
+	if admin == "" {
+		return errNoAdminToken
+	}
+	if f.data == "" && f.db == "" {
+		return errors.New("serve: --data DIR is required (the SQLite database lives there), or --db postgres://...")
+	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return errors.New("serve: --tls-cert and --tls-key go together")
+	}
+	if f.tlsCert != "" {
+		// Loaded here so that a bad pair fails the start, not the first
+		// handshake.
+		if _, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey); err != nil {
+			return fmt.Errorf("serve: --tls-cert %s --tls-key %s: %w", f.tlsCert, f.tlsKey, err)
+		}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return fmt.Errorf("serve: --log-level %q: want debug, info, warn or error", f.logLevel)
+	}
+	hopt := &slog.HandlerOptions{Level: level}
+	var logger *slog.Logger
+	switch f.logFormat {
+	case "json":
+		logger = slog.New(slog.NewJSONHandler(env.Stderr, hopt))
+	case "text":
+		logger = slog.New(slog.NewTextHandler(env.Stderr, hopt))
+	default:
+		return fmt.Errorf("serve: --log-format %q: want json or text", f.logFormat)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv, err := server.New(ctx, server.Options{
+		DataDir: f.data, DB: f.db, AdminToken: admin, Logger: logger,
+		RateLimit: f.rateLimit, Burst: f.burst, MaxUploadBytes: f.maxUpload, MaxTracePoints: f.maxPoints,
+	})
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return fmt.Errorf("serve: --addr %s: %w", f.addr, err)
+	}
+	scheme := "http"
+	if f.tlsCert != "" {
+		scheme = "https"
+	}
+	url := scheme + "://" + ln.Addr().String()
+	if f.check {
+		ln.Close()
+		return checkServe(ctx, env, srv, f, url)
+	}
+	logger.Info("listening", "url", url, "store", string(srv.Store().Dialect()), "tls", f.tlsCert != "", "schema_version", server.SchemaVersion())
+	if err := env.Emit(map[string]any{"listening": url, "store": srv.Store().Dialect()}, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "tracepriv serve: listening on %s (%s store)\n", url, srv.Store().Dialect())
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := srv.Serve(ctx, ln, f.tlsCert, f.tlsKey); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// serveCheck is what serve --check found.
+type serveCheck struct {
+	Check         string `json:"check"`
+	Store         string `json:"store"`
+	Location      string `json:"location"`
+	SchemaVersion int    `json:"schema_version"`
+	People        int64  `json:"people"`
+	Charges       int64  `json:"charges"`
+	Integrity     string `json:"integrity"`
+	URL           string `json:"url"`
+}
+
+// checkServe reports the state of a store that opened (and migrated) and
+// passes its integrity check, and the address that could be bound.
+func checkServe(ctx context.Context, env *cli.Env, srv *server.Server, f *serveFlags, url string) error {
+	st := srv.Store()
+	c := serveCheck{Check: "ok", Store: string(st.Dialect()), SchemaVersion: server.SchemaVersion(), URL: url}
+	c.Location = filepath.Join(f.data, server.SQLiteFile)
+	if f.db != "" {
+		c.Location = server.RedactURL(f.db)
+	}
+	integrity, err := st.IntegrityCheck(ctx)
+	if err != nil {
+		return fmt.Errorf("serve --check: the store is damaged: %w", err)
+	}
+	c.Integrity = integrity
+	err = st.View(ctx, func(q server.Querier) error {
+		return q.QueryRow(`SELECT (SELECT COUNT(*) FROM people), (SELECT COUNT(*) FROM charges)`).Scan(&c.People, &c.Charges)
+	})
+	if err != nil {
+		return fmt.Errorf("serve --check: %w", err)
+	}
+	return env.Emit(c, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "tracepriv serve --check: ok\n  store: %s at %s, schema version %d, %d people, %d charges\n  integrity: %s\n  would serve %s\n",
+			c.Store, c.Location, c.SchemaVersion, c.People, c.Charges, c.Integrity, c.URL)
+		return err
+	})
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tracepriv/tracepriv/server"
+)
+
+// syncBuffer is a bytes.Buffer safe for a server goroutine and a test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestServeRefusesBadSetup(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "")
+	if _, _, err := run(t, "serve", "--data", dir); err == nil || !strings.Contains(err.Error(), "TRACEPRIV_ADMIN_TOKEN") {
+		t.Errorf("without an admin token: %v", err)
+	}
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "an-admin-token-for-the-test-only")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve"}, "--data"},
+		{[]string{"serve", "--data", dir, "--tls-cert", "c.pem"}, "--tls-key"},
+		{[]string{"serve", "--data", dir, "--tls-cert", "nope.pem", "--tls-key", "nope.key"}, "nope.pem"},
+		{[]string{"serve", "--data", dir, "--seed", "1"}, "crypto/rand"},
+		{[]string{"serve", "--data", dir, "--db", "mysql://x"}, "postgres://"},
+		{[]string{"serve", "--data", dir, "--log-format", "xml"}, "--log-format"},
+		{[]string{"serve", "--data", dir, "--addr", "127.0.0.1:99999"}, "--addr"},
+	} {
+		if _, _, err := run(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want an error naming %s", c.args, err, c.want)
+		}
+	}
+}
+
+// TestServe runs tracepriv serve on a free loopback port: it says where it
+// listens, answers, creates a person, and logs neither token.
+func TestServe(t *testing.T) {
+	admin := "serve-test-admin-token-0123456789"
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", admin)
+	var stdout, stderr syncBuffer
+	root := newRootCmd(&stdout, &stderr)
+	root.SetArgs([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	var base string
+	for deadline := time.Now().Add(30 * time.Second); base == "" && time.Now().Before(deadline); {
+		if m := re.FindStringSubmatch(stdout.String()); m != nil {
+			base = m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped: %v\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if base == "" {
+		t.Fatalf("no listening line: %q", stdout.String())
+	}
+	r, err := http.Get(base + "/healthz")
+	if err != nil || r.StatusCode != 200 {
+		t.Fatalf("healthz: %v %v", err, r)
+	}
+	r.Body.Close()
+	req, _ := http.NewRequest("POST", base+"/v1/people", strings.NewReader(`{"id": "alice", "epsilon_budget": 0.023}`))
+	req.Header.Set("Authorization", "Bearer "+admin)
+	r, err = http.DefaultClient.Do(req)
+	if err != nil || r.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %v %v", err, r)
+	}
+	var created struct{ Token string }
+	b, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	json.Unmarshal(b, &created)
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve returned %v after a clean stop", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	logs := stderr.String()
+	if !strings.Contains(logs, `"msg":"request"`) {
+		t.Errorf("no request log lines: %s", logs)
+	}
+	if created.Token == "" || strings.Contains(logs, created.Token) || strings.Contains(logs, admin) {
+		t.Errorf("a token appears in the logs")
+	}
+}
+
+// TestServeCheck: serve --check creates and migrates the store, checks it
+// and the address, reports, and exits without serving; a second check
+// finds what the first left (and nothing more).
+func TestServeCheck(t *testing.T) {
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "serve-check-admin-token-0123456789")
+	dir := t.TempDir()
+	for i := range 2 {
+		stdout, _, err := run(t, "serve", "--addr", "127.0.0.1:0", "--data", dir, "--check", "--json")
+		if err != nil {
+			t.Fatalf("check %d: %v", i, err)
+		}
+		var c serveCheck
+		if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+			t.Fatalf("check %d: %v: %s", i, err, stdout)
+		}
+		if c.Check != "ok" || c.Store != "sqlite" || c.SchemaVersion != server.SchemaVersion() || c.People != 0 || c.Charges != 0 ||
+			!strings.Contains(c.Integrity, "ok") || !strings.HasPrefix(c.URL, "http://127.0.0.1:") || c.Location != filepath.Join(dir, server.SQLiteFile) {
+			t.Errorf("check %d: %+v", i, c)
+		}
+	}
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "")
+	if _, _, err := run(t, "serve", "--data", dir, "--check"); err == nil || !strings.Contains(err.Error(), "TRACEPRIV_ADMIN_TOKEN") {
+		t.Errorf("--check without an admin token: %v", err)
+	}
+}

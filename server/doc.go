@@ -1,0 +1,34 @@
+// Package server is the tracepriv online service behind "tracepriv serve":
+// people with per-person privacy budgets, online obfuscation of location
+// fixes with the predictive mechanism of package geoind (IM or PM, the
+// mechanism's state kept server-side), CIP trace sanitisation with package
+// sanitize, and each person's ledger, over HTTP/JSON (versioned paths, an
+// OpenAPI document at /openapi.json), with /healthz, Prometheus /metrics
+// and the web page of package web at /.
+//
+// # Budgets and their units
+//
+// A person has two budgets, each in the unit its ledger charges:
+//
+//   - epsilon_budget, geo-indistinguishability epsilon per metre per
+//     window: each answer is charged its step's cost in the predictive
+//     mechanism's accounting (Lemma 2: ε_θ, plus ε_N when fresh noise was
+//     drawn), and the manager never lets a window's run exceed the budget,
+//     so each window's answers are epsilon_budget·d_∞-private (Theorem 3).
+//     Windows (optional, e.g. 24h) start afresh; they compose by addition
+//     (LedgerResponse.TotalSpent).
+//   - the CIP budget, Rényi epsilon at the person's order lambda and
+//     radius: each sanitised release is charged the certified epsilon_max
+//     of its certificate, and releases compose by the RDP accountant at the
+//     single order lambda (the epsilons add).
+//
+// # The ledger is the truth
+//
+// Every answer is decided, charged and stored in one transaction (Store),
+// serialised per person, and sent only after that transaction committed
+// durably: a charge for every answer, no budget exceeded by concurrent
+// requests, a retried Idempotency-Key answered from the ledger (never a
+// fresh sample nor a second charge), nothing stored for a request that
+// fails. Nothing deletes a person or resets a budget. The proof sketch,
+// the threat model and measured numbers are in docs/serve.md.
+package server

@@ -1,0 +1,393 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tracepriv/tracepriv/accountant"
+	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// SanitizeResponse is the answer to a trace upload: the sanitised trace,
+// its certificate, and the CIP charge.
+type SanitizeResponse struct {
+	// Format is the format of Trace: the upload's, or the one asked for
+	// with ?output=. Trace is the file's text as a JSON string, or, for
+	// GeoJSON, the GeoJSON object itself.
+	Format string          `json:"format"`
+	Trace  json.RawMessage `json:"trace"`
+	// Certificate is the release's sanitize certificate (version 2).
+	Certificate    json.RawMessage `json:"certificate"`
+	EpsilonCharged float64         `json:"epsilon_charged"`
+	EpsilonKind    string          `json:"epsilon_kind"`
+	EpsilonTarget  float64         `json:"epsilon_target"`
+	Lambda         float64         `json:"lambda"`
+	RadiusM        float64         `json:"radius_m"`
+	Spent          float64         `json:"spent"`
+	Remaining      float64         `json:"remaining"`
+	Budget         float64         `json:"budget"`
+	Unit           string          `json:"unit"`
+	Points         int             `json:"points"`
+	Traces         int             `json:"traces"`
+	SkippedRows    int             `json:"skipped_rows"`
+	RMSNoiseM      float64         `json:"rms_noise_m"`
+	Seq            int64           `json:"seq"`
+	RequestID      string          `json:"request_id"`
+	// Original is the upload as read (after the dirty-input policy), as
+	// GeoJSON, for drawing it beside the release. It is derived from the
+	// request again on every answer, replays included, and never stored.
+	Original json.RawMessage `json:"original,omitempty"`
+}
+
+// uploadFormat is the format of an upload: ?format=, else the content
+// type.
+func uploadFormat(r *http.Request) (trace.Format, error) {
+	if f := r.URL.Query().Get("format"); f != "" {
+		tf, err := trace.ParseFormat(f)
+		if err != nil {
+			return "", fieldErr("format", "?format=%s: want plt, csv, geojson or gpx", truncate(f, 32))
+		}
+		return tf, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if ct == "" || err != nil {
+		return "", errf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
+			"say the trace format with ?format=plt|csv|geojson|gpx or a Content-Type (text/csv, application/geo+json, application/gpx+xml, application/vnd.geolife.plt)")
+	}
+	switch strings.ToLower(mt) {
+	case "text/csv":
+		return trace.CSV, nil
+	case "application/geo+json", "application/json":
+		return trace.GeoJSON, nil
+	case "application/gpx+xml", "application/gpx", "application/xml", "text/xml":
+		return trace.GPX, nil
+	case "application/vnd.geolife.plt", "application/x-plt", "text/x-plt":
+		return trace.PLT, nil
+	}
+	return "", errf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
+		"Content-Type %q is not a trace format: use text/csv, application/geo+json, application/gpx+xml or application/vnd.geolife.plt, or ?format=", truncate(mt, 64))
+}
+
+// composeCIP returns the person's CIP spending after a release of eps:
+// the RDP accountant's composition at the person's single order lambda,
+// where each release is a tabulated Rényi curve (its certified epsilon at
+// lambda). At one order adaptive composition adds the divergences
+// (Mironov 2017, Prop. 1), so this is spent + eps, exactly.
+func composeCIP(spent, eps, lambda float64) (float64, error) {
+	acc, err := accountant.NewRDPAccountant([]float64{lambda})
+	if err != nil {
+		return 0, err
+	}
+	for i, e := range []float64{spent, eps} {
+		name := []string{"CIP releases so far", "CIP release"}[i]
+		if err := acc.Compose(accountant.RDPCurve{Name: name, Orders: []float64{lambda}, Epsilons: []float64{e}}, 1); err != nil {
+			return 0, err
+		}
+	}
+	_, curve := acc.Curve()
+	return curve[0], nil
+}
+
+// handleSanitize releases an uploaded trace with CIP and charges the
+// person's CIP budget.
+func (s *Server) handleSanitize(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	p, tok, _, err := s.authPerson(r, id, false)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	out, replayed, original, err := s.sanitize(w, r, p, tok)
+	var body []byte
+	if err == nil {
+		body = withField(out.response, "original", original)
+	}
+	s.writeCharged(w, r, "cip", err, replayed, out, body)
+}
+
+// withField adds "name": val to the JSON object obj (val nil: obj as is).
+func withField(obj []byte, name string, val []byte) []byte {
+	end := bytes.LastIndexByte(obj, '}')
+	if val == nil || end < 0 {
+		return obj
+	}
+	out := make([]byte, 0, len(obj)+len(name)+len(val)+4)
+	out = append(out, obj[:end]...)
+	out = append(out, ',', '"')
+	out = append(out, name...)
+	out = append(out, '"', ':')
+	out = append(out, val...)
+	return append(out, obj[end:]...)
+}
+
+// readUpload reads an upload with the lenient input policy: every trace
+// is the person's, empty traces are dropped.
+func readUpload(body []byte, f trace.Format, uid string) ([]*trace.Trace, *trace.Report, int, error) {
+	rd, err := trace.NewReader(bytes.NewReader(body), f, trace.ReadOptions{Name: "upload", UID: uid})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	all, err := trace.ReadAll(rd)
+	if err != nil {
+		return nil, nil, 0, errf(http.StatusBadRequest, CodeBadRequest, "the %s upload cannot be read: %v", f, err)
+	}
+	var traces []*trace.Trace
+	points := 0
+	for _, t := range all {
+		if t.Len() == 0 {
+			continue
+		}
+		points += t.Len()
+		t.UID = uid // every trace of the upload belongs to this person
+		if t.Name == "" {
+			t.Name = "upload"
+		}
+		traces = append(traces, t)
+	}
+	if len(traces) == 0 {
+		return nil, nil, 0, errf(http.StatusBadRequest, CodeBadRequest, "the %s upload holds no point (%d rows skipped)", f, rd.Report().SkippedRows())
+	}
+	return traces, rd.Report(), points, nil
+}
+
+// originalGeoJSON is the upload as read, in GeoJSON.
+func originalGeoJSON(traces []*trace.Trace) ([]byte, error) {
+	var b bytes.Buffer
+	if err := trace.Write(&b, traces, trace.GeoJSON); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(b.Bytes()), nil
+}
+
+// replayOriginal re-derives the original of a replayed upload (the same
+// bytes, as the request MAC matched).
+func replayOriginal(body []byte, f trace.Format, uid string) []byte {
+	traces, _, _, err := readUpload(body, f, uid)
+	if err != nil {
+		return nil
+	}
+	o, err := originalGeoJSON(traces)
+	if err != nil {
+		return nil
+	}
+	return o
+}
+
+func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo, tok string) (_ *storedAnswer, _ bool, original []byte, _ error) {
+	cfg := p.cfg
+	key, err := idempotencyKey(r, false)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	inFmt, err := uploadFormat(r)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	outFmt := inFmt
+	if o := r.URL.Query().Get("output"); o != "" {
+		if outFmt, err = trace.ParseFormat(o); err != nil {
+			return nil, false, nil, fieldErr("output", "?output=%s: want plt, csv, geojson or gpx (default: the upload's format)", truncate(o, 32))
+		}
+	}
+	target := cfg.CIP.Epsilon
+	if e := r.URL.Query().Get("epsilon"); e != "" {
+		v, err := strconv.ParseFloat(e, 64)
+		if err != nil || !(v > 0) || !finite(v) {
+			return nil, false, nil, fieldErr("epsilon", "?epsilon=%s: want a finite target > 0", truncate(e, 32))
+		}
+		target = v
+	}
+	for k := range r.URL.Query() {
+		if k != "format" && k != "output" && k != "epsilon" {
+			return nil, false, nil, fieldErr(k, "unknown query parameter %q (format, output, epsilon)", truncate(k, 32))
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxUploadBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, false, nil, errf(http.StatusRequestEntityTooLarge, CodeTooLarge, "upload larger than %d bytes", s.opt.MaxUploadBytes)
+		}
+		return nil, false, nil, errf(http.StatusBadRequest, CodeBadRequest, "reading the upload: %v", err)
+	}
+	canon := []byte(fmt.Sprintf("%s\x00%s\x00%s\x00", inFmt, outFmt, formatFloat(target)))
+	mac := requestMAC(tok, "sanitize", append(canon, body...))
+	if key == "" {
+		// No key: the request cannot be recognised when retried.
+		key = "auto:" + requestID(r)
+	} else {
+		// A retry of a committed upload is answered without recomputing.
+		var found *storedAnswer
+		err := s.store.View(r.Context(), func(q Querier) error {
+			var a storedAnswer
+			err := q.QueryRow(`SELECT body_mac, status, content_type, response FROM charges WHERE person_id = ? AND idem_key = ?`, p.id, key).
+				Scan(&a.mac, &a.status, &a.contentType, &a.response)
+			if err == nil {
+				found = &a
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, false, nil, err
+		}
+		if found != nil {
+			a, err := replay(found, mac)
+			if err != nil {
+				return nil, false, nil, err
+			}
+			return a, true, replayOriginal(body, inFmt, p.id), nil
+		}
+	}
+
+	// Refuse early, before computing, when the target cannot fit; the
+	// decisive check is in the transaction below.
+	var spent0, budget0 float64
+	if err := s.store.View(r.Context(), func(q Querier) error {
+		return q.QueryRow(`SELECT cip_spent, cip_budget FROM people WHERE id = ?`, p.id).Scan(&spent0, &budget0)
+	}); err != nil {
+		return nil, false, nil, err
+	}
+	if next, err := composeCIP(spent0, target, cfg.CIP.Lambda); err != nil {
+		return nil, false, nil, err
+	} else if next > budget0 {
+		return nil, false, nil, cipExhausted(spent0, budget0, target, cfg.CIP.Lambda)
+	}
+
+	traces, rep, points, err := readUpload(body, inFmt, p.id)
+	if err != nil {
+		return nil, false, nil, err
+	}
+	if points > s.opt.MaxTracePoints {
+		return nil, false, nil, errf(http.StatusRequestEntityTooLarge, CodeTooLarge, "the upload has %d points; this server sanitises at most %d per request", points, s.opt.MaxTracePoints)
+	}
+	prior := cfg.CIP.Prior
+	if prior == nil {
+		prior = s.prior
+	}
+	opt := sanitize.Options{Prior: prior, Epsilon: target, Lambda: cfg.CIP.Lambda, Radius: cfg.CIP.Radius}
+	if o := cfg.CIP.Origin; o != nil {
+		opt.Origin = &geo.Point{Lat: o.Lat, Lon: o.Lon}
+	}
+	select {
+	case s.sanitizing <- struct{}{}:
+	case <-r.Context().Done():
+		return nil, false, nil, r.Context().Err()
+	}
+	if original, err = originalGeoJSON(traces); err != nil {
+		<-s.sanitizing
+		return nil, false, nil, err
+	}
+	outs, cert, err := sanitize.Release(traces, opt)
+	<-s.sanitizing
+	if err != nil {
+		return nil, false, nil, errf(http.StatusUnprocessableEntity, CodeUnprocessable, "%s", strings.TrimPrefix(err.Error(), "sanitize: "))
+	}
+	cert.SkippedRows = rep.SkippedRows()
+	cert.SkippedByReason = map[string]int{}
+	for k, v := range rep.ByReason() {
+		cert.SkippedByReason[string(k)] = v
+	}
+	var tb, cb bytes.Buffer
+	if err := trace.Write(&tb, outs, outFmt); err != nil {
+		return nil, false, nil, err
+	}
+	traceJSON := json.RawMessage(tb.Bytes())
+	if outFmt != trace.GeoJSON {
+		if traceJSON, err = json.Marshal(tb.String()); err != nil {
+			return nil, false, nil, err
+		}
+	}
+	if err := sanitize.WriteCertificate(&cb, cert); err != nil {
+		return nil, false, nil, err
+	}
+	amount := cert.EpsilonMax
+	if len(cert.Persons) != 1 || !(amount >= 0) || !finite(amount) {
+		return nil, false, nil, fmt.Errorf("sanitize: certificate with %d persons and epsilon %v", len(cert.Persons), amount)
+	}
+	detail, err := json.Marshal(map[string]any{
+		"epsilon_certified": amount, "epsilon_kind": cert.EpsilonKind, "epsilon_target": target,
+		"lambda": cfg.CIP.Lambda, "radius_m": cfg.CIP.Radius, "points": points, "traces": len(outs),
+		"design": cert.Design, "method": cert.Method, "input_format": inFmt, "output_format": outFmt,
+	})
+	if err != nil {
+		return nil, false, nil, err
+	}
+	var answer *storedAnswer
+	replayed := false
+	err = s.store.Update(r.Context(), func(tx *Tx) error {
+		row, a, err := lockPerson(tx, p.id, key)
+		if err != nil {
+			return err
+		}
+		if a != nil {
+			answer, err = replay(a, mac)
+			replayed = err == nil
+			return err
+		}
+		spent, err := composeCIP(row.cipSpent, amount, cfg.CIP.Lambda)
+		if err != nil {
+			return err
+		}
+		if spent > row.cipBudget {
+			return cipExhausted(row.cipSpent, row.cipBudget, amount, cfg.CIP.Lambda)
+		}
+		seq := row.seq + 1
+		resp := SanitizeResponse{
+			Format: string(outFmt), Trace: traceJSON, Certificate: cb.Bytes(), EpsilonCharged: amount,
+			EpsilonKind: cert.EpsilonKind, EpsilonTarget: target, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
+			Spent: spent, Remaining: math.Max(0, row.cipBudget-spent), Budget: row.cipBudget, Unit: UnitCIP,
+			Points: points, Traces: len(outs), SkippedRows: cert.SkippedRows, RMSNoiseM: cert.Persons[0].RMSNoiseM,
+			Seq: seq, RequestID: requestID(r),
+		}
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return err
+		}
+		b = append(b, '\n')
+		c := &charge{person: p.id, kind: "cip", requestID: requestID(r), key: key, seq: seq, win: 0, created: s.opt.Now().UnixNano(),
+			amount: amount, mac: mac, detail: detail, status: http.StatusOK, contentType: "application/json", response: b}
+		if err := insertCharge(tx, c); err != nil {
+			return err
+		}
+		// The tag stays: it versions the geo-indistinguishability run,
+		// which a CIP release does not change.
+		res, err := tx.Exec(`UPDATE people SET cip_spent = ?, seq = ? WHERE id = ? AND seq = ? AND tag = ? AND ? <= cip_budget`,
+			spent, seq, p.id, row.seq, row.tag, spent)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n != 1 {
+			return fmt.Errorf("person %s: ledger row changed under the lock", p.id)
+		}
+		tx.OnCommit(func() {
+			s.metrics.charged.WithLabelValues("cip").Add(amount)
+			s.metrics.charges.WithLabelValues("cip").Inc()
+		})
+		answer = &storedAnswer{status: http.StatusOK, contentType: "application/json", response: b}
+		return nil
+	})
+	if err != nil {
+		return nil, false, nil, err
+	}
+	return answer, replayed, original, nil
+}
+
+func cipExhausted(spent, budget, need, lambda float64) *apiError {
+	e := errf(http.StatusTooManyRequests, CodeBudgetExhausted,
+		"the CIP budget cannot pay this release: %.6g of %.6g spent at order %g, the release needs %.6g", spent, budget, lambda, need)
+	e.Details = map[string]any{"kind": "cip", "budget": budget, "spent": spent, "remaining": math.Max(0, budget-spent), "needed": need}
+	return e
+}

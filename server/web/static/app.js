@@ -1,0 +1,831 @@
+// tracepriv web page: sanitise a trace, try the online mechanism, watch the budget.
+//
+// Plain JavaScript over the vendored Leaflet; no build step. The person's id and token come in
+// the URL fragment (#id=…&token=…), which browsers never send to a server; the token then lives
+// in this tab's sessionStorage and leaves the browser only as an Authorization header.
+'use strict';
+
+(function () {
+  const COLORS = {
+    original: '#0072b2',
+    sanitised: '#d55e00',
+    clicked: '#009e73',
+    reported: '#cc79a7',
+  };
+  const FORMATS = { plt: 'plt', csv: 'csv', geojson: 'geojson', json: 'geojson', gpx: 'gpx' };
+  const STORE_ID = 'tracepriv.id';
+  const STORE_TOKEN = 'tracepriv.token';
+  const STORE_TILES = 'tracepriv.tiles';
+  const MAX_ANSWERS = 50;
+  // The predictive mechanism's modes (package geoind).
+  const MODES = {
+    test: 'private test of the prediction',
+    noise: 'fresh noise',
+    predict: 'prediction, reported without a test',
+  };
+
+  const $ = (id) => document.getElementById(id);
+  const state = {
+    id: '',
+    token: '',
+    map: null,
+    traceLayer: null,
+    queryLayer: null,
+    tileLayer: null,
+    queue: Promise.resolve(),
+    accuracy: null,
+    unit: '',
+    download: [],
+  };
+
+  // ---- messages ----------------------------------------------------------------------------
+
+  function setStatus(text, busy) {
+    const el = $('status');
+    el.textContent = text || '';
+    el.classList.toggle('busy', !!busy);
+  }
+
+  function showError(text) {
+    const el = $('error');
+    el.textContent = text;
+    el.hidden = false;
+  }
+
+  function clearError() {
+    const el = $('error');
+    el.textContent = '';
+    el.hidden = true;
+  }
+
+  // ApiError carries the HTTP status (0: no answer) and a message written for a person.
+  class ApiError extends Error {
+    constructor(status, message, retryable) {
+      super(message);
+      this.status = status;
+      this.retryable = !!retryable;
+    }
+  }
+
+  // The API's errors are {"error": {"code", "message"}}; a plain {"error": "…"} is read too.
+  function serverCode(data) {
+    const e = data && typeof data === 'object' ? data.error : null;
+    return e && typeof e === 'object' && typeof e.code === 'string' ? e.code : '';
+  }
+
+  function serverMessage(data, text) {
+    if (data && typeof data === 'object' && 'error' in data) {
+      const e = data.error;
+      if (typeof e === 'string') return e;
+      if (e && typeof e === 'object') return e.message || JSON.stringify(e);
+    }
+    return (text || '').trim().slice(0, 300);
+  }
+
+  // wait reads a Retry-After header (seconds, or an HTTP date) as a duration for people.
+  function wait(retryAfter) {
+    let secs = Number(retryAfter);
+    if (!isFinite(secs)) secs = (Date.parse(retryAfter) - Date.now()) / 1000;
+    return isFinite(secs) ? seconds(Math.max(1, Math.round(secs))) : 'a while';
+  }
+
+  // explain turns a failed response into a sentence that says what happened and what to do.
+  function explain(status, code, said, what, retryAfter) {
+    const tail = said ? ' The server said: “' + said + '”.' : '';
+    switch (status) {
+      case 401:
+        return 'The server did not accept your token (401 Unauthorized). Check the link you were ' +
+          'given: it ends in #id=…&token=….' + tail;
+      case 403:
+        return 'This token may not act for person “' + state.id + '” (403 Forbidden): check the id and ' +
+          'the token in the link you were given.' + tail;
+      case 404:
+        return 'Not found (404): is “' + state.id + '” the right person id?' + tail;
+      case 413:
+        return 'The file is too large for the server (413).' + tail;
+      case 429:
+        if (code === 'rate_limited' || (!code && retryAfter && !/budget/i.test(said))) {
+          return 'Too many requests (429): wait ' + wait(retryAfter) + ' and try again.' + tail;
+        }
+        return 'Budget spent: the server refuses to ' + what + ' because your privacy budget is ' +
+          'used up (429).' + tail +
+          (retryAfter ? ' It renews in ' + wait(retryAfter) + ', with the next window.' : '');
+      default:
+        if (status >= 500) return 'The server failed to ' + what + ' (' + status + ').' + tail;
+        return 'The server rejected the request to ' + what + ' (' + status + ').' + tail;
+    }
+  }
+
+  // api calls the tracepriv API with the bearer token and returns the decoded JSON answer. With
+  // opts.retry, a request that got no answer (network error, 502-504) is sent again as it was,
+  // Idempotency-Key included: the server then returns its stored answer instead of drawing
+  // fresh noise or charging again.
+  async function api(method, path, opts) {
+    opts = opts || {};
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await apiOnce(method, path, opts);
+      } catch (err) {
+        if (!opts.retry || !err.retryable || attempt >= 2) throw err;
+        await new Promise((r) => setTimeout(r, 400 * (attempt + 1)));
+      }
+    }
+  }
+
+  async function apiOnce(method, path, opts) {
+    const headers = Object.assign({ Authorization: 'Bearer ' + state.token }, opts.headers || {});
+    let resp;
+    try {
+      resp = await fetch(path, {
+        method,
+        headers,
+        body: opts.body,
+        cache: 'no-store',
+        credentials: 'omit',
+        referrerPolicy: 'no-referrer',
+      });
+    } catch (err) {
+      throw new ApiError(0, 'Could not reach the server to ' + opts.what + ' (' + err.message + ').', true);
+    }
+    const text = await resp.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch (_) {
+      data = null;
+    }
+    if (!resp.ok) {
+      // The server answers a wrong token with 401 or 403 (403 also for another person's id):
+      // either way the person needs to enter the right id and token.
+      if (resp.status === 401 || resp.status === 403) offerConnect();
+      const retryable = resp.status === 502 || resp.status === 503 || resp.status === 504;
+      throw new ApiError(resp.status,
+        explain(resp.status, serverCode(data), serverMessage(data, text), opts.what, resp.headers.get('Retry-After')),
+        retryable);
+    }
+    if (data === null || typeof data !== 'object') {
+      throw new ApiError(resp.status, 'The server answered the request to ' + opts.what + ' with something that is not JSON.');
+    }
+    return data;
+  }
+
+  function personPath(suffix) {
+    return '/v1/people/' + encodeURIComponent(state.id) + suffix;
+  }
+
+  // ---- formatting --------------------------------------------------------------------------
+
+  function num(x, digits) {
+    if (typeof x !== 'number' || !isFinite(x)) return '?';
+    if (x === 0) return '0';
+    return String(Number(x.toPrecision(digits || 4)));
+  }
+
+  function metres(m) {
+    if (typeof m !== 'number' || !isFinite(m)) return '?';
+    if (Math.abs(m) >= 1000) return num(m / 1000, 3) + ' km';
+    return Math.round(m) + ' m';
+  }
+
+  function seconds(s) {
+    if (s >= 3600) return num(s / 3600, 3) + ' h';
+    if (s >= 120) return num(s / 60, 3) + ' min';
+    return num(s, 3) + ' s';
+  }
+
+  function coord(x) {
+    return (typeof x === 'number' && isFinite(x)) ? x.toFixed(5) : '?';
+  }
+
+  function el(tag, attrs, children) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) {
+      if (k === 'text') e.textContent = attrs[k];
+      else if (k === 'class') e.className = attrs[k];
+      else e.setAttribute(k, attrs[k]);
+    }
+    for (const c of children || []) e.append(c);
+    return e;
+  }
+
+  // distance in metres between two WGS 84 points (haversine on the mean Earth radius).
+  function distance(lat1, lon1, lat2, lon2) {
+    const r = Math.PI / 180;
+    const a = Math.sin((lat2 - lat1) * r / 2) ** 2 +
+      Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin((lon2 - lon1) * r / 2) ** 2;
+    return 2 * 6371008.8 * Math.asin(Math.min(1, Math.sqrt(a)));
+  }
+
+  // newKey returns a fresh 128-bit idempotency key. crypto.getRandomValues works in insecure
+  // contexts too (crypto.randomUUID does not).
+  function newKey() {
+    const b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+  }
+
+  // ---- credentials -------------------------------------------------------------------------
+
+  function readCredentials() {
+    const frag = new URLSearchParams(location.hash.replace(/^#/, ''));
+    const id = frag.get('id');
+    const token = frag.get('token');
+    if (id && token) {
+      sessionStorage.setItem(STORE_ID, id);
+      sessionStorage.setItem(STORE_TOKEN, token);
+      // Keep the token out of the address bar, the history and bookmarks.
+      history.replaceState(null, '', location.pathname + location.search);
+    }
+    state.id = sessionStorage.getItem(STORE_ID) || '';
+    state.token = sessionStorage.getItem(STORE_TOKEN) || '';
+  }
+
+  // offerConnect shows the form to enter an id and token, as after a rejected token.
+  function offerConnect() {
+    $('connect').hidden = false;
+    if (!$('person-id').value) $('person-id').value = state.id;
+  }
+
+  function showWho() {
+    const who = $('who');
+    who.textContent = '';
+    if (state.id) {
+      who.append('Person ', el('strong', { text: state.id }));
+    }
+    $('connect').hidden = !!(state.id && state.token);
+  }
+
+  // ---- map ---------------------------------------------------------------------------------
+
+  function niceStep(span) {
+    const raw = span / 6;
+    const p = Math.pow(10, Math.floor(Math.log10(raw)));
+    for (const m of [1, 2, 5, 10]) {
+      if (raw <= m * p) return m * p;
+    }
+    return 10 * p;
+  }
+
+  // Graticule draws latitude and longitude lines so that the map can be read with no tiles.
+  function makeGraticule(map) {
+    const layer = L.layerGroup();
+    function redraw() {
+      layer.clearLayers();
+      const b = map.getBounds();
+      const step = niceStep(Math.max(b.getNorth() - b.getSouth(), (b.getEast() - b.getWest()) / 2));
+      const decimals = Math.max(0, -Math.floor(Math.log10(step)));
+      const style = { color: '#c9ced6', weight: 1, interactive: false };
+      const south = Math.max(-85, b.getSouth());
+      const north = Math.min(85, b.getNorth());
+      for (let lat = Math.ceil(south / step) * step; lat <= north; lat += step) {
+        layer.addLayer(L.polyline([[lat, b.getWest()], [lat, b.getEast()]], style));
+        // No label where it would run into the longitude labels along the top edge.
+        if (map.latLngToContainerPoint([lat, b.getWest()]).y < 28) continue;
+        layer.addLayer(L.marker([lat, b.getWest()], {
+          interactive: false, keyboard: false,
+          icon: L.divIcon({ className: 'grid-label', html: lat.toFixed(decimals) + '°', iconSize: null, iconAnchor: [-3, 12] }),
+        }));
+      }
+      for (let lon = Math.ceil(b.getWest() / step) * step; lon <= b.getEast(); lon += step) {
+        layer.addLayer(L.polyline([[south, lon], [north, lon]], style));
+        layer.addLayer(L.marker([north, lon], {
+          interactive: false, keyboard: false,
+          icon: L.divIcon({ className: 'grid-label', html: lon.toFixed(decimals) + '°', iconSize: null, iconAnchor: [-3, -2] }),
+        }));
+      }
+    }
+    map.on('moveend zoomend resize', redraw);
+    redraw();
+    return layer;
+  }
+
+  function legendControl() {
+    const c = L.control({ position: 'topright' });
+    c.onAdd = function () {
+      const d = el('div', { class: 'legend', id: 'legend', role: 'group', 'aria-label': 'Legend' }, [
+        el('div', { class: 'legend-row' }, [el('span', { class: 'swatch original' }), 'Original trace']),
+        el('div', { class: 'legend-row' }, [el('span', { class: 'swatch sanitised' }), 'Sanitised trace']),
+        el('div', { class: 'legend-row' }, [el('span', { class: 'dot start' }), 'start', el('span', { class: 'dot end' }), 'end']),
+        el('div', { class: 'legend-row' }, [el('span', { class: 'dot clicked' }), 'Clicked (true) location']),
+        el('div', { class: 'legend-row' }, [el('span', { class: 'dot reported' }), 'Reported (noisy) location']),
+        el('div', { class: 'legend-row' }, [el('span', { class: 'swatch offset' }), 'Noise added']),
+        el('div', { class: 'legend-row' }, [el('span', { class: 'ring' }), 'Accuracy radius (latest)']),
+      ]);
+      L.DomEvent.disableClickPropagation(d);
+      return d;
+    };
+    return c;
+  }
+
+  function readoutControl(map) {
+    const c = L.control({ position: 'bottomright' });
+    c.onAdd = function () {
+      const d = el('div', { class: 'coords-readout', 'aria-hidden': 'true' });
+      map.on('mousemove', (e) => {
+        const p = e.latlng.wrap();
+        d.textContent = p.lat.toFixed(5) + ', ' + p.lng.toFixed(5);
+      });
+      return d;
+    };
+    return c;
+  }
+
+  function setTiles(on) {
+    if (on && !state.tileLayer) {
+      state.tileLayer = L.tileLayer('https://tile.openstreetmap.org/{z}/{x}/{y}.png', {
+        maxZoom: 19,
+        attribution: '&copy; OpenStreetMap contributors',
+      }).addTo(state.map);
+    } else if (!on && state.tileLayer) {
+      state.map.removeLayer(state.tileLayer);
+      state.tileLayer = null;
+    }
+    localStorage.setItem(STORE_TILES, on ? '1' : '');
+  }
+
+  function initMap() {
+    const map = L.map('map', { worldCopyJump: true, zoomSnap: 0.5 }).setView([20, 0], 2);
+    state.map = map;
+    makeGraticule(map).addTo(map);
+    L.control.scale({ position: 'bottomleft', maxWidth: 160 }).addTo(map);
+    legendControl().addTo(map);
+    readoutControl(map).addTo(map);
+    state.traceLayer = L.featureGroup().addTo(map);
+    state.queryLayer = L.featureGroup().addTo(map);
+
+    map.on('click', (e) => {
+      const p = e.latlng.wrap();
+      report(p.lat, p.lng);
+    });
+    // The centre crosshair (the point Enter reports) shows only to keyboard users.
+    let keyboard = false;
+    document.addEventListener('keydown', () => { keyboard = true; }, true);
+    document.addEventListener('mousedown', () => { keyboard = false; }, true);
+    map.getContainer().addEventListener('focus', () => map.getContainer().classList.toggle('kbd', keyboard));
+    map.getContainer().addEventListener('mousedown', () => map.getContainer().classList.remove('kbd'));
+    map.getContainer().addEventListener('keydown', (e) => {
+      map.getContainer().classList.add('kbd');
+      if (e.key === 'Enter' && e.target === map.getContainer()) {
+        e.preventDefault();
+        const p = map.getCenter().wrap();
+        report(p.lat, p.lng);
+      }
+    });
+    map.on('moveend', () => {
+      const p = map.getCenter().wrap();
+      $('locate-lat').value = p.lat.toFixed(5);
+      $('locate-lon').value = p.lng.toFixed(5);
+    });
+    map.fire('moveend');
+
+    const tiles = $('tiles');
+    tiles.checked = localStorage.getItem(STORE_TILES) === '1';
+    setTiles(tiles.checked);
+    tiles.addEventListener('change', () => setTiles(tiles.checked));
+  }
+
+  // tracksOf returns the tracks of a GeoJSON object as arrays of [lat, lon]: each LineString
+  // (or part of a MultiLineString) is a track, and Point features in order form one track.
+  function tracksOf(gj) {
+    const tracks = [];
+    const points = [];
+    function geometry(g) {
+      if (!g) return;
+      const line = (cs) => cs
+        .filter((c) => Array.isArray(c) && isFinite(c[0]) && isFinite(c[1]))
+        .map((c) => [c[1], c[0]]);
+      switch (g.type) {
+        case 'LineString': tracks.push(line(g.coordinates || [])); break;
+        case 'MultiLineString': for (const cs of g.coordinates || []) tracks.push(line(cs)); break;
+        case 'Point': points.push(...line([g.coordinates || []])); break;
+        case 'MultiPoint': points.push(...line(g.coordinates || [])); break;
+        case 'GeometryCollection': for (const x of g.geometries || []) geometry(x); break;
+      }
+    }
+    if (!gj) return tracks;
+    if (gj.type === 'FeatureCollection') for (const f of gj.features || []) geometry(f && f.geometry);
+    else if (gj.type === 'Feature') geometry(gj.geometry);
+    else geometry(gj);
+    if (points.length) tracks.push(points);
+    return tracks.filter((t) => t.length > 0);
+  }
+
+  function drawTracks(gj, kind, label) {
+    const color = COLORS[kind];
+    const tracks = tracksOf(gj);
+    for (const t of tracks) {
+      L.polyline(t, {
+        color, weight: 3, opacity: kind === 'original' ? 1 : 0.85,
+        className: 'trace-' + kind, interactive: true,
+      }).bindTooltip(label + ' (' + t.length + ' points)', { sticky: true }).addTo(state.traceLayer);
+      const end = t[t.length - 1];
+      L.circleMarker(t[0], {
+        radius: 7, color, weight: 3, fillColor: '#fff', fillOpacity: 1, className: 'marker-start ' + kind,
+      }).bindTooltip(label + ': start').addTo(state.traceLayer);
+      L.circleMarker(end, {
+        radius: 7, color, weight: 3, fillColor: color, fillOpacity: 1, className: 'marker-end ' + kind,
+      }).bindTooltip(label + ': end').addTo(state.traceLayer);
+    }
+    return tracks;
+  }
+
+  // ---- sanitise ----------------------------------------------------------------------------
+
+  function formatOf(file) {
+    const chosen = $('format').value;
+    if (chosen !== 'auto') return chosen;
+    const m = /\.([a-z0-9]+)$/i.exec(file.name);
+    return m ? FORMATS[m[1].toLowerCase()] : undefined;
+  }
+
+  async function sanitize(file) {
+    clearError();
+    if (!requireCredentials()) return;
+    const format = formatOf(file);
+    if (!format) {
+      showError('Cannot tell the format of “' + file.name + '” from its name: choose one under Format ' +
+        '(PLT, CSV, GeoJSON or GPX) and pick the file again.');
+      return;
+    }
+    setStatus('Sanitising ' + file.name + ' (' + num(file.size / 1024, 3) + ' KiB, ' + format + ')…', true);
+    $('sanitize').setAttribute('aria-busy', 'true');
+    try {
+      // The map needs GeoJSON whatever the upload's format: ask for it (output=geojson).
+      const res = await api('POST', personPath('/sanitize?format=' + encodeURIComponent(format) + '&output=geojson'), {
+        body: file,
+        headers: { 'Content-Type': 'application/octet-stream', 'Idempotency-Key': newKey() },
+        what: 'sanitise the trace',
+        retry: true,
+      });
+      res.trace = geojsonOf(res.trace, 'sanitised trace');
+      res.original = geojsonOf(res.original, 'original trace');
+      state.traceLayer.clearLayers();
+      // The original goes on top: the sanitised trace's noise would otherwise hide it.
+      const san = drawTracks(res.trace, 'sanitised', 'Sanitised');
+      const orig = drawTracks(res.original, 'original', 'Original');
+      if (!san.length) throw new ApiError(200, 'The server returned no sanitised trace.');
+      const b = state.traceLayer.getBounds();
+      // Keep the traces clear of the budget bar over the top of the map.
+      if (b.isValid()) state.map.fitBounds(b, { paddingTopLeft: [30, 110], paddingBottomRight: [30, 30] });
+      showCertificate(res.certificate || {});
+      showReleaseCharge(res);
+      offerDownloads(res);
+      const n = (ts) => ts.reduce((s, t) => s + t.length, 0);
+      setStatus('Sanitised ' + file.name + ': ' + n(orig) + ' points in, ' + n(san) + ' points out.');
+      refreshLedger();
+    } catch (err) {
+      setStatus('');
+      showError(err.message);
+    } finally {
+      $('sanitize').removeAttribute('aria-busy');
+    }
+  }
+
+  // geojsonOf accepts a GeoJSON object, or GeoJSON as text.
+  function geojsonOf(x, what) {
+    if (x == null || typeof x === 'object') return x;
+    try {
+      return JSON.parse(x);
+    } catch (_) {
+      throw new ApiError(200, 'The server sent the ' + what + ' in a format the map cannot draw (not GeoJSON).');
+    }
+  }
+
+  // showReleaseCharge says what the release cost: sanitising charges the person's CIP budget,
+  // which is separate from the online mechanism's.
+  function showReleaseCharge(res) {
+    const el = $('cert-charge');
+    if (typeof res.epsilon_charged !== 'number') {
+      el.hidden = true;
+      return;
+    }
+    el.textContent = 'This release charged ε ' + num(res.epsilon_charged) + ' to your trace-release (CIP) budget' +
+      (typeof res.remaining === 'number' && typeof res.budget === 'number'
+        ? ': ' + num(res.remaining) + ' of ' + num(res.budget) + ' left.' : '.');
+    if (res.unit) el.title = res.unit;
+    el.hidden = false;
+  }
+
+  function familyText(f) {
+    if (!f || typeof f !== 'object') return 'not stated';
+    const parts = ['Gaussian-process priors'];
+    if (f.kernel) parts.push('kernel ' + f.kernel);
+    if (isFinite(f.lengthscale_min_s) && isFinite(f.lengthscale_max_s)) {
+      parts.push(f.lengthscale_min_s === f.lengthscale_max_s
+        ? 'lengthscale ' + seconds(f.lengthscale_min_s)
+        : 'any lengthscale from ' + seconds(f.lengthscale_min_s) + ' to ' + seconds(f.lengthscale_max_s));
+    } else if (isFinite(f.lengthscale_s)) {
+      parts.push('lengthscale ' + seconds(f.lengthscale_s));
+    }
+    if (isFinite(f.variance_min_m2)) parts.push('variance ≥ ' + num(f.variance_min_m2, 3) + ' m²');
+    return parts.join(', ') + '; any mean';
+  }
+
+  function showCertificate(c) {
+    const p = (c.persons && c.persons[0]) || {};
+    const kind = c.epsilon_kind === 'upper_bound' ? 'a proven upper bound over the prior family'
+      : c.epsilon_kind === 'exact' ? 'exact (the worst case is attained)' : (c.epsilon_kind || '');
+    const eps = $('cert-epsilon');
+    eps.textContent = '';
+    eps.append(el('strong', { text: num(c.epsilon_max) }), ' per ' + (c.privacy_unit || 'person') + (kind ? ', ' + kind : ''));
+    $('cert-lambda').textContent = num(c.lambda);
+    $('cert-radius').textContent = metres(c.radius_m) + ' of each other (any two hypotheses about a location)';
+    $('cert-family').textContent = familyText(c.prior_family);
+    const rms = $('cert-rms');
+    rms.textContent = '';
+    rms.append(el('strong', { text: metres(p.rms_noise_m) }), ' RMS displacement per point');
+    $('cert-points').textContent = (p.points != null ? p.points : '?') +
+      (c.persons && c.persons.length > 1 ? ' (first of ' + c.persons.length + ' people shown)' : '') +
+      (c.skipped_rows ? '; ' + c.skipped_rows + ' input rows skipped' : '');
+    const o = c.origin || {};
+    $('cert-origin').textContent = isFinite(o.lat) ? coord(o.lat) + ', ' + coord(o.lon) + (o.source ? ' (' + o.source + ')' : '') : 'not stated';
+    $('cert-explanation').textContent = p.explanation || '';
+    $('cert-guarantee').textContent = c.guarantee || '';
+    const warn = $('cert-warning');
+    if (typeof c.randomness === 'string' && c.randomness.startsWith('seeded')) {
+      warn.textContent = 'Seeded randomness (' + c.randomness + '): this release is reproducible and NOT private.';
+      warn.hidden = false;
+    } else {
+      warn.hidden = true;
+    }
+    $('cert').hidden = false;
+  }
+
+  function offerDownloads(res) {
+    for (const u of state.download) URL.revokeObjectURL(u);
+    const blob = (x) => URL.createObjectURL(new Blob([JSON.stringify(x, null, 2)], { type: 'application/json' }));
+    state.download = [blob(res.trace), blob(res.certificate)];
+    $('dl-trace').href = state.download[0];
+    $('dl-cert').href = state.download[1];
+  }
+
+  function initDrop() {
+    const drop = $('drop');
+    const input = $('file');
+    input.addEventListener('change', () => {
+      if (input.files && input.files[0]) sanitize(input.files[0]);
+      input.value = '';
+    });
+    for (const ev of ['dragenter', 'dragover']) {
+      drop.addEventListener(ev, (e) => {
+        e.preventDefault();
+        drop.classList.add('over');
+      });
+    }
+    drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+    drop.addEventListener('drop', (e) => {
+      e.preventDefault();
+      drop.classList.remove('over');
+      const f = e.dataTransfer && e.dataTransfer.files && e.dataTransfer.files[0];
+      if (f) sanitize(f);
+    });
+    // A file dropped anywhere else must not make the browser navigate away from the page.
+    window.addEventListener('dragover', (e) => e.preventDefault());
+    window.addEventListener('drop', (e) => e.preventDefault());
+  }
+
+  // ---- online mechanism ----------------------------------------------------------------------
+
+  // settle rounds away the float residue that sums of charges leave (a remaining budget of
+  // 1e-12 of a total of 0.02 is none).
+  function settle(x, total) {
+    return Math.abs(x) <= 1e-9 * Math.abs(total) ? 0 : x;
+  }
+
+  function setBudget(spent, remaining, unit) {
+    if (typeof spent !== 'number' || typeof remaining !== 'number') return;
+    remaining = settle(remaining, spent + remaining);
+    if (unit) state.unit = unit;
+    const total = spent + remaining;
+    const frac = total > 0 ? Math.max(0, Math.min(1, remaining / total)) : 0;
+    const bar = $('budget-bar');
+    const fill = $('budget-fill');
+    const text = num(remaining) + ' of ' + num(total) + ' left';
+    bar.setAttribute('aria-valuemax', String(total));
+    bar.setAttribute('aria-valuenow', String(remaining));
+    bar.setAttribute('aria-valuetext', text + ', ' + num(spent) + ' spent');
+    $('budget-spent').textContent = num(spent) + ' spent' + (state.unit ? ' (' + state.unit + ')' : '');
+    $('budget-spent').title = state.unit || '';
+    fill.style.width = (100 * frac).toFixed(1) + '%';
+    fill.classList.toggle('low', frac > 0 && frac < 0.2);
+    bar.classList.toggle('empty', frac === 0);
+    $('budget-text').textContent = text;
+  }
+
+  function addAnswer(li) {
+    const list = $('answers');
+    list.prepend(li);
+    while (list.children.length > MAX_ANSWERS) list.lastChild.remove();
+  }
+
+  // report queues one locate call for a clicked location; calls run one after another so that
+  // the budget bar follows the ledger's order.
+  function report(lat, lon) {
+    if (!requireCredentials()) return;
+    state.queue = state.queue.then(() => locate(lat, lon));
+  }
+
+  async function locate(lat, lon) {
+    const key = newKey();
+    const time = new Date().toISOString();
+    const truth = L.circleMarker([lat, lon], {
+      radius: 6, color: COLORS.clicked, weight: 2, fillColor: COLORS.clicked, fillOpacity: 0.9,
+      className: 'marker-clicked',
+    }).addTo(state.queryLayer);
+    setStatus('Reporting ' + coord(lat) + ', ' + coord(lon) + '…', true);
+    let res;
+    try {
+      res = await api('POST', personPath('/locate'), {
+        body: JSON.stringify({ lat, lon, time }),
+        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+        what: 'report this location',
+        retry: true,
+      });
+    } catch (err) {
+      truth.setStyle({ fillColor: '#fff', color: '#b00020' });
+      truth.bindTooltip('Refused: ' + err.message);
+      addAnswer(el('li', { class: 'refused', text: 'Refused (' + (err.status || 'no answer') + ') at ' + coord(lat) + ', ' + coord(lon) }));
+      setStatus('');
+      showError(err.message);
+      if (err.status === 429) refreshLedger();
+      return;
+    }
+    if (!isFinite(res.lat) || !isFinite(res.lon) || typeof res.lat !== 'number' || typeof res.lon !== 'number') {
+      truth.remove();
+      setStatus('');
+      showError('The server answered without a reported location (no numeric lat and lon).');
+      return;
+    }
+    clearError();
+    const d = distance(lat, lon, res.lat, res.lon);
+    L.polyline([[lat, lon], [res.lat, res.lon]], {
+      color: '#5b6474', weight: 2, dashArray: '5 5', interactive: false, className: 'offset-line',
+    }).addTo(state.queryLayer);
+    L.circleMarker([res.lat, res.lon], {
+      radius: 7, color: '#fff', weight: 2, fillColor: COLORS.reported, fillOpacity: 1, className: 'marker-reported',
+    }).bindTooltip('Reported ' + coord(res.lat) + ', ' + coord(res.lon) + ' (' + metres(d) + ' away)')
+      .addTo(state.queryLayer);
+    truth.bindTooltip('Clicked ' + coord(lat) + ', ' + coord(lon));
+    // The mechanism's accuracy radius: where the true location lies, with the confidence the
+    // server's configuration states. Only the latest one is drawn.
+    if (state.accuracy) state.accuracy.remove();
+    state.accuracy = null;
+    if (typeof res.accuracy_m === 'number' && res.accuracy_m > 0 && isFinite(res.accuracy_m)) {
+      state.accuracy = L.circle([res.lat, res.lon], {
+        radius: res.accuracy_m, color: COLORS.reported, weight: 1.5, dashArray: '4 4', fill: false,
+        interactive: false, className: 'accuracy-circle',
+      }).addTo(state.queryLayer);
+    }
+    const extra = [];
+    if (res.mode) extra.push(MODES[res.mode] || res.mode);
+    if (typeof res.accuracy_m === 'number' && res.accuracy_m > 0) extra.push('accuracy ' + metres(res.accuracy_m));
+    const li = el('li', { class: 'answer' }, [
+      'Reported ', el('span', { class: 'coords', text: coord(res.lat) + ', ' + coord(res.lon) }),
+      ', ' + metres(d) + ' from the click; charged ε ', el('strong', { class: 'charge', text: num(res.epsilon_charged) }),
+      extra.length ? ' (' + extra.join(', ') + ')' : '',
+    ]);
+    addAnswer(li);
+    // Noise can carry the reported point far out of view: zoom out just enough to show it.
+    const view = state.map.getBounds();
+    if (!view.contains([res.lat, res.lon])) {
+      state.map.fitBounds(view.extend([res.lat, res.lon]), { paddingTopLeft: [40, 110], paddingBottomRight: [40, 40] });
+    }
+    setBudget(res.spent, res.remaining, res.unit);
+    setStatus('Reported: ' + metres(d) + ' from the true location, charged ε ' + num(res.epsilon_charged) + '.');
+    refreshLedger();
+  }
+
+  // ---- ledger ------------------------------------------------------------------------------
+
+  const PREFERRED = ['seq', 'id', 'time', 'at', 'created_at', 'kind', 'mechanism', 'operation',
+    'epsilon', 'epsilon_charged', 'amount', 'window', 'request_id', 'idempotency_key'];
+
+  // isoTime shortens an RFC 3339 time to "YYYY-MM-DD hh:mm:ss" in UTC; other text is kept.
+  function isoTime(v) {
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v)) return v;
+    const t = new Date(v);
+    return isNaN(t) ? v : t.toISOString().slice(0, 19).replace('T', ' ');
+  }
+
+  function scalar(v) {
+    return v === null || ['string', 'number', 'boolean'].includes(typeof v);
+  }
+
+  function renderLedger(l) {
+    setBudget(l.spent, l.remaining, l.unit);
+    const charges = Array.isArray(l.charges) ? l.charges : [];
+    const totals = $('ledger-totals');
+    totals.textContent = '';
+    totals.append(el('span', { class: 'total', text: 'Online queries: spent ' + num(l.spent) + ', remaining ' + num(settle(l.remaining, l.spent + l.remaining)) +
+      (l.window_start ? ' in the window from ' + isoTime(l.window_start) + (l.window_end ? ' to ' + isoTime(l.window_end) : '') + ' UTC' : '') +
+      '.', title: l.unit || '' }));
+    if (l.cip && typeof l.cip.spent === 'number') {
+      totals.append(' ', el('span', { class: 'total', text: 'Trace releases (CIP): spent ' + num(l.cip.spent) + ', remaining ' +
+        num(settle(l.cip.remaining, l.cip.spent + l.cip.remaining)) + '.', title: l.cip.unit || '' }));
+    }
+    totals.append(' ', el('span', { class: 'total', text: charges.length + (charges.length === 1 ? ' charge.' : ' charges.') }));
+    const table = $('ledger-table');
+    const thead = table.tHead;
+    const tbody = table.tBodies[0];
+    thead.textContent = '';
+    tbody.textContent = '';
+    if (!charges.length) {
+      table.hidden = true;
+      return;
+    }
+    const keys = new Set();
+    for (const c of charges) for (const k in c) if (scalar(c[k])) keys.add(k);
+    const cols = PREFERRED.filter((k) => keys.has(k)).concat([...keys].filter((k) => !PREFERRED.includes(k)).sort());
+    thead.append(el('tr', {}, cols.map((k) => el('th', { scope: 'col', text: k.replace(/_/g, ' ') + (k === 'time' ? ' (UTC)' : '') }))));
+    // Newest first: the server lists charges in the order they committed.
+    for (const c of charges.slice().reverse()) {
+      tbody.append(el('tr', {}, cols.map((k) => {
+        const v = c[k];
+        const text = v == null ? '' : typeof v === 'number' ? num(v, 6) : isoTime(String(v));
+        return el('td', { class: /key|_id$/.test(k) ? 'key' : '', title: text, text });
+      })));
+    }
+    table.hidden = false;
+  }
+
+  let ledgerSeq = 0;
+  async function refreshLedger() {
+    if (!state.id || !state.token) return;
+    const seq = ++ledgerSeq;
+    try {
+      const l = await api('GET', personPath('/ledger'), { what: 'show the ledger' });
+      if (seq === ledgerSeq) renderLedger(l);
+    } catch (err) {
+      if (seq === ledgerSeq) {
+        $('ledger-totals').textContent = 'Could not load the ledger.';
+        showError(err.message);
+      }
+    }
+  }
+
+  // ---- start -------------------------------------------------------------------------------
+
+  function requireCredentials() {
+    if (state.id && state.token) return true;
+    showError('Connect first: open the link with your id and token, or enter them under Connect.');
+    offerConnect();
+    $('person-id').focus();
+    return false;
+  }
+
+  function init() {
+    readCredentials();
+    showWho();
+    initMap();
+    initDrop();
+    $('connect-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      sessionStorage.setItem(STORE_ID, $('person-id').value.trim());
+      sessionStorage.setItem(STORE_TOKEN, $('person-token').value.trim());
+      $('person-token').value = '';
+      readCredentials();
+      showWho();
+      clearError();
+      refreshLedger();
+    });
+    $('forget').addEventListener('click', () => {
+      sessionStorage.removeItem(STORE_ID);
+      sessionStorage.removeItem(STORE_TOKEN);
+      state.id = '';
+      state.token = '';
+      showWho();
+      setStatus('Token forgotten.');
+    });
+    $('locate-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const lat = Number($('locate-lat').value);
+      const lon = Number($('locate-lon').value);
+      if (!isFinite(lat) || !isFinite(lon) || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
+        showError('Latitude must be a number in [-90, 90] and longitude in [-180, 180].');
+        return;
+      }
+      report(lat, lon);
+    });
+    $('ledger-refresh').addEventListener('click', refreshLedger);
+    // A new link opened in this tab changes only the fragment: follow it.
+    window.addEventListener('hashchange', () => {
+      if (!/(^#|&)token=/.test(location.hash)) return;
+      readCredentials();
+      showWho();
+      clearError();
+      refreshLedger();
+    });
+    if (state.id && state.token) {
+      refreshLedger();
+    } else {
+      setStatus('Not connected.');
+    }
+    document.body.dataset.ready = 'true';
+  }
+
+  if (typeof L === 'undefined') {
+    showError('The map library did not load; reload the page.');
+    return;
+  }
+  init();
+})();

@@ -1,0 +1,172 @@
+package web_test
+
+import (
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/server/web"
+)
+
+func get(t *testing.T, h http.Handler, method, path string, hdr map[string]string) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Result()
+}
+
+func body(t *testing.T, r *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestPageAndAssets(t *testing.T) {
+	h := web.Handler()
+	r := get(t, h, "GET", "/", nil)
+	if r.StatusCode != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET /: %d %s", r.StatusCode, r.Header.Get("Content-Type"))
+	}
+	for k, want := range map[string]string{
+		"Content-Security-Policy": web.ContentSecurityPolicy,
+		"X-Content-Type-Options":  "nosniff",
+		"Referrer-Policy":         "no-referrer",
+		"X-Frame-Options":         "DENY",
+	} {
+		if got := r.Header.Get(k); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
+	}
+	page := body(t, r)
+
+	// Every script, stylesheet and image the page and the map's stylesheet name is served, with
+	// its type, from this handler: nothing comes from another host.
+	refs := regexp.MustCompile(`(?:src|href)="([^"#]+)"`).FindAllStringSubmatch(page, -1)
+	if len(refs) < 4 {
+		t.Fatalf("only %d references in the page", len(refs))
+	}
+	wantType := map[string]string{".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
+	checked := 0
+	for _, m := range refs {
+		ref := m[1]
+		if strings.HasPrefix(ref, "data:") {
+			continue
+		}
+		if strings.Contains(ref, "//") {
+			t.Errorf("the page loads %s from another host", ref)
+			continue
+		}
+		r := get(t, h, "GET", "/"+ref, nil)
+		if r.StatusCode != 200 {
+			t.Errorf("GET /%s: %d", ref, r.StatusCode)
+			continue
+		}
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, wantType[filepath.Ext(ref)]) {
+			t.Errorf("GET /%s: Content-Type %q", ref, ct)
+		}
+		checked++
+		if strings.HasSuffix(ref, "leaflet.css") {
+			css := body(t, r)
+			for _, u := range regexp.MustCompile(`url\(([^)]+)\)`).FindAllStringSubmatch(css, -1) {
+				img := strings.Trim(u[1], `'"`)
+				if strings.HasPrefix(img, "data:") || strings.HasPrefix(img, "#") {
+					continue
+				}
+				p := "/" + filepath.ToSlash(filepath.Join(filepath.Dir(ref), img))
+				if r := get(t, h, "GET", p, nil); r.StatusCode != 200 {
+					t.Errorf("leaflet.css names %s: GET %s: %d", img, p, r.StatusCode)
+				}
+			}
+		}
+	}
+	if checked < 4 {
+		t.Errorf("checked %d assets, want the two scripts and two stylesheets", checked)
+	}
+}
+
+func TestNotFoundAndMethods(t *testing.T) {
+	h := web.Handler()
+	for _, p := range []string{"/nope", "/static/", "/static/vendor/", "/static/missing.js", "/v1/people/a/ledger", "/static/../web.go"} {
+		if r := get(t, h, "GET", p, nil); r.StatusCode != 404 {
+			t.Errorf("GET %s: %d, want 404", p, r.StatusCode)
+		}
+	}
+	r := get(t, h, "POST", "/", nil)
+	if r.StatusCode != 405 || r.Header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST /: %d, Allow %q", r.StatusCode, r.Header.Get("Allow"))
+	}
+	if r := get(t, h, "HEAD", "/static/app.js", nil); r.StatusCode != 200 || body(t, r) != "" {
+		t.Errorf("HEAD /static/app.js: %d", r.StatusCode)
+	}
+}
+
+func TestRevalidation(t *testing.T) {
+	h := web.Handler()
+	r := get(t, h, "GET", "/static/app.js", nil)
+	etag := r.Header.Get("ETag")
+	if etag == "" || r.Header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("ETag %q, Cache-Control %q", etag, r.Header.Get("Cache-Control"))
+	}
+	if r := get(t, h, "GET", "/static/app.js", map[string]string{"If-None-Match": etag}); r.StatusCode != 304 {
+		t.Errorf("a request with the current ETag: %d, want 304", r.StatusCode)
+	}
+	if other := get(t, h, "GET", "/static/app.css", nil).Header.Get("ETag"); other == etag {
+		t.Errorf("app.js and app.css share the ETag %s", etag)
+	}
+}
+
+// TestAssetBudget keeps the page small and the vendored library licensed.
+func TestAssetBudget(t *testing.T) {
+	var total int64
+	err := filepath.WalkDir("static", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		total += info.Size()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total > 1<<20 {
+		t.Errorf("the embedded assets take %d bytes, over the 1 MiB budget", total)
+	}
+	lic, err := os.ReadFile("static/vendor/leaflet/LICENSE")
+	if err != nil || !strings.Contains(string(lic), "BSD 2-Clause") {
+		t.Errorf("Leaflet's licence is missing: %v", err)
+	}
+	// The page's own code makes no request off its origin; the only other host it names is the
+	// opt-in OpenStreetMap tile server.
+	for _, f := range []string{"static/app.js", "static/app.css", "static/index.html"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range regexp.MustCompile(`https?://[^\s'"<)]+`).FindAllString(string(b), -1) {
+			if !strings.HasPrefix(u, "https://tile.openstreetmap.org/") {
+				t.Errorf("%s names %s", f, u)
+			}
+		}
+	}
+}
+
+func ExampleHandler() {
+	mux := http.NewServeMux()
+	// The API's routes are more specific and win; everything else is the page.
+	mux.Handle("GET /", web.Handler())
+	_ = http.ListenAndServe("127.0.0.1:8080", mux)
+}
