@@ -1,6 +1,7 @@
 package trajdb
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -263,15 +264,28 @@ func metricCheckSeqs(seqs [][]int, size int) error {
 // when both are empty and 1 when only one is (nothing released is as far
 // from the data as can be).
 func JSD[K comparable](p, q map[K]float64) float64 {
-	var sp, sq float64
-	keys := make(map[K]int, len(p)+len(q))
+	// The mass pairs, sorted so that every sum runs in one order whatever
+	// the maps' iteration order: seeded evaluations are reproducible to
+	// the bit.
+	pairs := make([][2]float64, 0, len(p)+len(q))
 	for k, v := range p {
-		sp += v
-		keys[k] = 0
+		pairs = append(pairs, [2]float64{v, q[k]})
 	}
 	for k, v := range q {
-		sq += v
-		keys[k] = 0
+		if _, ok := p[k]; !ok {
+			pairs = append(pairs, [2]float64{0, v})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b [2]float64) int {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[1], b[1])
+	})
+	var sp, sq float64
+	for _, pr := range pairs {
+		sp += pr[0]
+		sq += pr[1]
 	}
 	switch {
 	case sp == 0 && sq == 0:
@@ -279,10 +293,9 @@ func JSD[K comparable](p, q map[K]float64) float64 {
 	case sp == 0 || sq == 0:
 		return 1
 	}
-	pv, qv := make([]float64, 0, len(keys)), make([]float64, 0, len(keys))
-	for k := range keys {
-		pv = append(pv, p[k]/sp)
-		qv = append(qv, q[k]/sq)
+	pv, qv := make([]float64, len(pairs)), make([]float64, len(pairs))
+	for i, pr := range pairs {
+		pv[i], qv[i] = pr[0]/sp, pr[1]/sq
 	}
 	// gonum's JSD is in nats; clamp the rounding outside [0, 1].
 	return min(max(stat.JensenShannon(pv, qv)/math.Ln2, 0), 1)

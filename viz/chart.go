@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Line is one curve of a Chart.
@@ -38,6 +39,9 @@ type ChartOptions struct {
 	Title, XLabel, YLabel string
 	// LogY and LogX use logarithmic axes.
 	LogY, LogX bool
+	// XTicks fixes the ticks of the x axis (e.g. to label a
+	// transformed axis in its own units); nil for round ones.
+	XTicks []plot.Tick
 	// Band shades the x interval [Band[0], Band[1]] (e.g. an
 	// interquartile range of the data the x axis describes), labelled
 	// BandLabel in the legend; nil for none.
@@ -87,6 +91,9 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 		p.X.Tick.Marker = logTicks{}
 		p.X.Label.TextStyle.Handler = logAxisLabel{text.Plain{Fonts: font.DefaultCache}}
 	}
+	if opt.XTicks != nil {
+		p.X.Tick.Marker = plot.ConstantTicks(opt.XTicks)
+	}
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	for _, l := range lines {
 		for _, q := range l.XY {
@@ -118,16 +125,10 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 	ov.prefs = []anchor{first, topRight, topLeft, bottomRight, bottomLeft}
 	// The band, grid and marker go first so that the curves draw over them.
 	if opt.Band != nil {
-		poly, err := plotter.NewPolygon(plotter.XYs{
-			{X: opt.Band[0], Y: ylo}, {X: opt.Band[1], Y: ylo},
-			{X: opt.Band[1], Y: yhi}, {X: opt.Band[0], Y: yhi},
-		})
+		poly, err := shade(p, opt.Band[0], opt.Band[1], ylo, yhi, color.Gray{Y: 228})
 		if err != nil {
 			return nil, err
 		}
-		poly.Color = color.Gray{Y: 228}
-		poly.LineStyle.Width = 0
-		p.Add(poly)
 		if opt.BandLabel != "" {
 			ov.legend.add(opt.BandLabel, poly)
 		}
@@ -137,18 +138,9 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 	grid.Vertical.Width, grid.Horizontal.Width = vg.Points(0.5), vg.Points(0.5)
 	p.Add(grid)
 	if opt.Marker != nil {
-		xy := plotter.XYs{{X: *opt.Marker, Y: ylo}, {X: *opt.Marker, Y: yhi}}
-		m, err := plotter.NewLine(xy)
-		if err != nil {
+		dotted := draw.LineStyle{Color: color.Black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
+		if err := vline(p, ov, *opt.Marker, ylo, yhi, dotted, opt.MarkerLabel); err != nil {
 			return nil, err
-		}
-		m.Color = color.Black
-		m.Width = vg.Points(1)
-		m.Dashes = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
-		p.Add(m)
-		ov.obstacles = append(ov.obstacles, obstacle{xy: xy, joined: true, pad: m.Width / 2})
-		if opt.MarkerLabel != "" {
-			ov.legend.add(opt.MarkerLabel, m)
 		}
 	}
 	for i, l := range lines {
@@ -190,10 +182,28 @@ func Chart(lines []Line, opt ChartOptions) (*plot.Plot, error) {
 			ov.legend.add(l.Label, thumbs...)
 		}
 	}
+	widenDegenerate(&p.X, opt.LogX)
+	widenDegenerate(&p.Y, opt.LogY)
 	p.Add(ov)
 	register(p, ov)
 	ov.fit(p, defaultW-2*saveMargin, defaultH-2*saveMargin)
 	return p, nil
+}
+
+// widenDegenerate gives an axis whose data is one value a range around it
+// (a factor 2 either side on a log axis), which gonum cannot scale.
+func widenDegenerate(a *plot.Axis, log bool) {
+	if a.Min != a.Max {
+		return
+	}
+	switch v := a.Min; {
+	case log && v > 0:
+		a.Min, a.Max = v/2, v*2
+	case v == 0:
+		a.Min, a.Max = -1, 1
+	default:
+		a.Min, a.Max = v-math.Abs(v)/2, v+math.Abs(v)/2
+	}
 }
 
 // emptiestCorner returns the corner (left?, bottom?) whose box of 45 % of

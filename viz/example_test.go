@@ -130,3 +130,39 @@ func ExampleSave() {
 	// PNG of 709 x 531 pixels
 	// other extensions are refused
 }
+
+// A histogram of measurements against a published range: the band shades
+// the range, the markers show its median and a chosen threshold, and the
+// values beyond the last bin are counted in it and in the title.
+func ExampleHistogram() {
+	var vs []float64
+	for i := 0; i < 500; i++ {
+		vs = append(vs, 4+3*math.Sin(float64(i))*math.Cos(float64(3*i)))
+	}
+	vs = append(vs, 20, 25)
+	p, err := viz.Histogram(vs, viz.HistogramOptions{
+		Title: "Fitted lengthscales", XLabel: "lengthscale (samples)", YLabel: "windows",
+		Label: "this corpus", BinWidth: 0.5, Max: 10,
+		Bands:   []viz.Band{{Lo: 2.7, Hi: 8, Label: "published IQR"}},
+		Markers: []viz.Marker{{X: 6.3, Label: "published median", Dashed: true}, {X: 5, Label: "threshold", Wide: true}},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Title.Text)
+	dir, err := os.MkdirTemp("", "viz-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	if err := viz.Save(p, filepath.Join(dir, "hist.svg"), 0, 0); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("wrote hist.svg")
+	// Output:
+	// Fitted lengthscales (2 above 10 in the last bin)
+	// wrote hist.svg
+}

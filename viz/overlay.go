@@ -284,7 +284,7 @@ func wrapText(sty text.Style, txt string, width vg.Length) string {
 	return strings.Join(append(lines, line), "\n")
 }
 
-// fitted remembers the overlay of every plot made by Map and Chart, so
+// fitted remembers the overlay of every plot made by this package, so
 // that Save can fit the plot to the size it is saved at. Keys are weak:
 // an entry goes when its plot is collected.
 var fitted = struct {
@@ -310,7 +310,7 @@ func overlayOf(p *plot.Plot) *overlay {
 	return fitted.m[weak.Make(p)]
 }
 
-// fitPlot fits p to a w x h canvas if Map or Chart made it.
+// fitPlot fits p to a w x h canvas if Map, Chart, Bars or Histogram made it.
 func fitPlot(p *plot.Plot, w, h vg.Length) {
 	if o := overlayOf(p); o != nil {
 		o.fit(p, w, h)

@@ -10,11 +10,15 @@ import (
 )
 
 // obstacle is something drawn from data coordinates that a legend or a
-// scale bar must not cover: a polyline or a set of glyphs.
+// scale bar must not cover: a polyline, a set of glyphs, or a set of
+// filled rectangles (bars).
 type obstacle struct {
 	xy plotter.XYs
 	// joined marks a polyline; otherwise the points are separate glyphs.
 	joined bool
+	// filled marks rectangles: xy holds pairs of opposite corners, and a
+	// box anywhere over one covers it, even if it meets no edge.
+	filled bool
 	// pad is half the line width, or the glyph radius.
 	pad vg.Length
 }
@@ -24,6 +28,7 @@ type obstacle struct {
 type canvasObstacle struct {
 	parts  [][]vg.Point
 	joined bool
+	filled bool
 	pad    vg.Length
 	bbox   vg.Rectangle
 }
@@ -33,23 +38,34 @@ func project(obs []obstacle, c draw.Canvas, p *plot.Plot) []canvasObstacle {
 	trX, trY := p.Transforms(&c)
 	out := make([]canvasObstacle, 0, len(obs))
 	for _, o := range obs {
-		co := canvasObstacle{joined: o.joined, pad: o.pad}
+		co := canvasObstacle{joined: o.joined, filled: o.filled, pad: o.pad}
 		inf := vg.Length(math.Inf(1))
 		co.bbox = vg.Rectangle{Min: vg.Point{X: inf, Y: inf}, Max: vg.Point{X: -inf, Y: -inf}}
 		var part []vg.Point
-		for _, q := range o.xy {
-			x, y := float64(trX(q.X)), float64(trY(q.Y))
-			if math.IsNaN(x+y) || math.IsInf(x+y, 0) {
+		add := func(pt vg.Point) {
+			part = append(part, pt)
+			co.bbox.Min.X, co.bbox.Min.Y = min(co.bbox.Min.X, pt.X), min(co.bbox.Min.Y, pt.Y)
+			co.bbox.Max.X, co.bbox.Max.Y = max(co.bbox.Max.X, pt.X), max(co.bbox.Max.Y, pt.Y)
+		}
+		for i, q := range o.xy {
+			pt, ok := canvasPoint(trX, trY, q)
+			switch {
+			case o.filled:
+				// A rectangle goes in whole, with both corners, or not at all.
+				if i%2 == 1 {
+					if a, aok := canvasPoint(trX, trY, o.xy[i-1]); aok && ok {
+						add(a)
+						add(pt)
+					}
+				}
+			case !ok:
 				if len(part) > 0 {
 					co.parts = append(co.parts, part)
 				}
 				part = nil
-				continue
+			default:
+				add(pt)
 			}
-			pt := vg.Point{X: vg.Length(x), Y: vg.Length(y)}
-			part = append(part, pt)
-			co.bbox.Min.X, co.bbox.Min.Y = min(co.bbox.Min.X, pt.X), min(co.bbox.Min.Y, pt.Y)
-			co.bbox.Max.X, co.bbox.Max.Y = max(co.bbox.Max.X, pt.X), max(co.bbox.Max.Y, pt.Y)
 		}
 		if len(part) > 0 {
 			co.parts = append(co.parts, part)
@@ -60,6 +76,16 @@ func project(obs []obstacle, c draw.Canvas, p *plot.Plot) []canvasObstacle {
 		}
 	}
 	return out
+}
+
+// canvasPoint maps q onto the canvas; false if it has no finite image (a
+// non-positive value on a log axis).
+func canvasPoint(trX, trY func(float64) vg.Length, q plotter.XY) (vg.Point, bool) {
+	x, y := float64(trX(q.X)), float64(trY(q.Y))
+	if math.IsNaN(x+y) || math.IsInf(x+y, 0) {
+		return vg.Point{}, false
+	}
+	return vg.Point{X: vg.Length(x), Y: vg.Length(y)}, true
 }
 
 func inflate(r vg.Rectangle, d vg.Length) vg.Rectangle {
@@ -120,6 +146,16 @@ func coverage(r vg.Rectangle, obs []canvasObstacle, limit int) int {
 			continue
 		}
 		for _, part := range o.parts {
+			if o.filled {
+				for j := 1; j < len(part); j += 2 {
+					a, b := part[j-1], part[j]
+					bar := vg.Rectangle{Min: vg.Point{X: min(a.X, b.X), Y: min(a.Y, b.Y)}, Max: vg.Point{X: max(a.X, b.X), Y: max(a.Y, b.Y)}}
+					if overlaps(rr, bar) {
+						n++
+					}
+				}
+				continue
+			}
 			if o.joined && len(part) > 1 {
 				for j := 1; j < len(part); j++ {
 					if segmentHits(part[j-1], part[j], rr) {

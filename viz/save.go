@@ -32,7 +32,7 @@ const (
 
 // Save writes p to path as SVG, PNG or PDF, chosen by the extension, at the
 // given size (zero means 16 cm x 12 cm), with a white margin. A plot made
-// by Map or Chart is first fitted to that size: the title wrapped to the
+// by this package is first fitted to that size: the title wrapped to the
 // width, a map's scales kept equal, and the legend moved outside the data
 // area if nothing else keeps it off the data. The file is replaced
 // atomically.
@@ -95,7 +95,7 @@ func render(p *plot.Plot, dc draw.Canvas) {
 // SaveTiles writes a figure of several plots side by side and in rows
 // (rows[i][j] is row i, column j; nil leaves a tile empty), as SVG, PNG or
 // PDF by the extension, at w x h (zero: 16 cm x 12 cm per tile), with the
-// data areas aligned across tiles. Plots made by Chart and Map are fitted
+// data areas aligned across tiles. Plots made by this package are fitted
 // to their tiles as Save fits them.
 func SaveTiles(path string, rows [][]*plot.Plot, w, h vg.Length) error {
 	if len(rows) == 0 || len(rows[0]) == 0 {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/tracepriv/tracepriv/gp"
@@ -268,81 +265,32 @@ func fitText(w io.Writer, r fitOutput) error {
 // plotLEff draws the histogram of the pooled l_eff with the chosen quantile
 // and the paper's GeoLife interquartile ranges and medians.
 func plotLEff(path string, leff []float64, p *gp.Prior) error {
-	// Bins of 0.5 samples up to a limit that covers the paper's range and
-	// most of the data; the rest is counted in the last bin and said so.
 	s := slices.Clone(leff)
 	slices.Sort(s)
 	fq := *p.Fit.FamilyQuantiles
 	famLo, famHi := stats.Quantile7(s, fq[0]), stats.Quantile7(s, fq[1])
+	// Bins of 0.5 samples up to a limit that covers the paper's range and
+	// most of the data; viz counts the rest in the last bin and says so.
 	hi := math.Max(12, math.Ceil(famHi)+2)
 	hi = math.Max(hi, math.Min(40, math.Ceil(s[int(0.95*float64(len(s)-1))])))
-	const width = 0.5
-	nb := int(math.Ceil(hi / width))
-	bins := make([]plotter.HistogramBin, nb)
-	over := 0
-	for i := range bins {
-		bins[i].Min, bins[i].Max = float64(i)*width, float64(i+1)*width
+	opt := viz.HistogramOptions{
+		Title:  fmt.Sprintf("%s fits: l_eff of %d coordinate windows", p.Kernel, len(leff)),
+		XLabel: "effective lengthscale l_eff (samples)", YLabel: "windows",
+		Label: "this corpus", BinWidth: 0.5, Max: hi,
 	}
-	for _, v := range leff {
-		i := int(v / width)
-		if i >= nb {
-			i = nb - 1
-			over++
-		}
-		bins[i].Weight++
+	// The family's ends first and in black, what the figure is about; the
+	// paper's x and y in blue and orange, medians and ranges in pairs.
+	opt.Markers = append(opt.Markers,
+		viz.Marker{X: famLo, Wide: true, Label: fmt.Sprintf("prior family: l_eff %.2f-%.2f (quantiles %g-%g)", famLo, famHi, fq[0], fq[1])},
+		viz.Marker{X: famHi, Wide: true})
+	for i, axis := range []string{"x", "y"} {
+		pq, c := paperLEff[axis], viz.Color(4*i)
+		opt.Markers = append(opt.Markers, viz.Marker{X: pq[1], Color: c, Dashed: true, Label: fmt.Sprintf("paper GeoLife %s: median %.2f", axis, pq[1])})
+		opt.Bands = append(opt.Bands, viz.Band{Lo: pq[0], Hi: pq[2], Color: c, Label: fmt.Sprintf("paper GeoLife %s: IQR %.2f-%.2f", axis, pq[0], pq[2])})
 	}
-	ymax := 0.0
-	for _, b := range bins {
-		ymax = math.Max(ymax, b.Weight)
+	h, err := viz.Histogram(leff, opt)
+	if err != nil {
+		return err
 	}
-
-	pl := plot.New()
-	pl.Title.Text = fmt.Sprintf("%s fits: l_eff of %d coordinate windows", p.Kernel, len(leff))
-	if over > 0 {
-		pl.Title.Text += fmt.Sprintf(" (%d above %g in the last bin)", over, hi)
-	}
-	pl.X.Label.Text = "effective lengthscale l_eff (samples)"
-	pl.Y.Label.Text = "windows"
-	pl.Legend.Top = true
-	shades := map[string]color.NRGBA{"x": {0x1f, 0x77, 0xb4, 0x30}, "y": {0xff, 0x7f, 0x0e, 0x30}}
-	for _, axis := range []string{"x", "y"} {
-		pq := paperLEff[axis]
-		band, err := plotter.NewPolygon(plotter.XYs{{X: pq[0], Y: 0}, {X: pq[2], Y: 0}, {X: pq[2], Y: ymax * 1.05}, {X: pq[0], Y: ymax * 1.05}})
-		if err != nil {
-			return err
-		}
-		band.Color = shades[axis]
-		band.LineStyle.Width = 0
-		med, err := plotter.NewLine(plotter.XYs{{X: pq[1], Y: 0}, {X: pq[1], Y: ymax * 1.05}})
-		if err != nil {
-			return err
-		}
-		c := shades[axis]
-		c.A = 0xff
-		med.Color = c
-		med.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-		pl.Add(band, med)
-		pl.Legend.Add(fmt.Sprintf("paper GeoLife %s: IQR %.2f-%.2f", axis, pq[0], pq[2]), band)
-		pl.Legend.Add(fmt.Sprintf("paper GeoLife %s: median %.2f", axis, pq[1]), med)
-	}
-	h := &plotter.Histogram{Bins: bins, Width: width, FillColor: color.Gray{Y: 160}, LineStyle: plotter.DefaultLineStyle}
-	pl.Add(h)
-	pl.Legend.Add("this corpus", h)
-	for i, v := range []float64{famLo, famHi} {
-		edge, err := plotter.NewLine(plotter.XYs{{X: v, Y: 0}, {X: v, Y: ymax * 1.05}})
-		if err != nil {
-			return err
-		}
-		edge.Color = color.RGBA{0xd6, 0x27, 0x28, 0xff}
-		edge.Width = vg.Points(2)
-		pl.Add(edge)
-		if i == 0 {
-			pl.Legend.Add(fmt.Sprintf("prior family: l_eff %.2f-%.2f (quantiles %g-%g)", famLo, famHi, fq[0], fq[1]), edge)
-		}
-	}
-	pl.X.Min, pl.X.Max = 0, hi
-	pl.Y.Min, pl.Y.Max = 0, ymax*1.05
-	// Head room for the legend, drawn inside the top of the plot.
-	pl.Y.Max *= 1.45
-	return viz.Save(pl, path, 20*vg.Centimeter, 13*vg.Centimeter)
+	return viz.Save(h, path, 20*vg.Centimeter, 13*vg.Centimeter)
 }

@@ -4,38 +4,22 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/plotter"
 
-	"github.com/tracepriv/tracepriv/attack"
-	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/reprocip"
+	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
-	"github.com/tracepriv/tracepriv/viz"
 )
 
 func init() { registerRepro(reproCIPCompareCmd) }
-
-type cipCompareOutput struct {
-	Randomness string                `json:"randomness"`
-	Prior      *gp.Prior             `json:"geolife_prior"`
-	Windows    int                   `json:"geolife_windows"`
-	Rows       []reprocip.CompareRow `json:"rows"`
-	Seconds    float64               `json:"seconds"`
-	Files      []string              `json:"files,omitempty"`
-}
 
 func reproCIPCompareCmd(env *cli.Env) *cobra.Command {
 	var (
@@ -88,7 +72,7 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 				}
 				ls = append(ls, v)
 			}
-			settings := reprocip.PaperSettings(ls)
+			settings := repro.CIPPaperSettings(ls)
 			var pr *gp.Prior
 			var err error
 			if priorFile != "" {
@@ -118,7 +102,7 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 					return fmt.Errorf("repro cip-compare: %w", err)
 				}
 			}
-			geo, err := geolifeSettings(traces, pr, windows, eps, lambda, radius)
+			geo, err := repro.CIPGeoLifeSettings(traces, pr, windows, eps, lambda, radius)
 			if err != nil {
 				return fmt.Errorf("repro cip-compare: %w", err)
 			}
@@ -133,14 +117,14 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 				return src
 			}
 			bar := env.Progress(len(settings), "cip-compare")
-			rows, err := reprocip.CompareAll(settings, source, func(done, total int) { bar.Set(done) })
+			rows, err := repro.CIPCompareAll(settings, source, func(done, total int) { bar.Set(done) })
 			bar.Finish()
 			if err != nil {
 				return fmt.Errorf("repro cip-compare: %w", err)
 			}
-			out := cipCompareOutput{Randomness: noise.Describe(src), Prior: pr, Windows: len(geo), Rows: rows}
+			out := repro.CIPCompareReport{Randomness: noise.Describe(src), Prior: pr, Windows: len(geo), Rows: rows}
 			if outDir != "" {
-				if err := writeCompare(outDir, &out, ls); err != nil {
+				if err := repro.WriteCIPCompare(outDir, &out, ls); err != nil {
 					return fmt.Errorf("repro cip-compare: %w", err)
 				}
 			}
@@ -161,38 +145,8 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 	return cmd
 }
 
-// geolifeSettings cuts the user's traces into fitting windows and returns
-// n of them, evenly spread, as every-point settings under the prior.
-func geolifeSettings(traces []*trace.Trace, pr *gp.Prior, n int, eps, lambda, radius float64) ([]reprocip.CompareSetting, error) {
-	if n <= 0 {
-		return nil, nil
-	}
-	ws, _, err := prior.Windows(traces, prior.Options{})
-	if err != nil {
-		return nil, err
-	}
-	if len(ws) < n {
-		return nil, fmt.Errorf("the real traces have %d windows, asked for %d (--windows)", len(ws), n)
-	}
-	if err := pr.Validate(); err != nil {
-		return nil, fmt.Errorf("prior: %w", err)
-	}
-	adv := reprocip.ClassAdversary(pr)
-	var out []reprocip.CompareSetting
-	for j := range n {
-		w := ws[j*len(ws)/n]
-		truth := attack.Planar{East: w.East, North: w.North}
-		out = append(out, reprocip.CompareSetting{
-			Name:  fmt.Sprintf("GeoLife %s window %d (%s, %d points)", traces[w.Trace].UID, j+1, traces[w.Trace].Name, len(w.T)),
-			Times: w.T, Prior: pr, Secrets: cip.EveryPoint(len(w.T)), Lambda: lambda, R: radius,
-			Truth: &truth, TargetEpsilon: eps, Adversary: adv,
-		})
-	}
-	return out, nil
-}
-
-func compareText(w io.Writer, out *cipCompareOutput) error {
-	num := func(v *reprocip.Num) string {
+func compareText(w io.Writer, out *repro.CIPCompareReport) error {
+	num := func(v *repro.Num) string {
 		if v == nil {
 			return "-"
 		}
@@ -224,105 +178,4 @@ func compareText(w io.Writer, out *cipCompareOutput) error {
 		fmt.Fprintf(w, "wrote %s\n", f)
 	}
 	return nil
-}
-
-// writeCompare writes compare.json and two plots: epsilon against l_eff
-// on the paper settings, and the attack RMSE per GeoLife window.
-func writeCompare(dir string, out *cipCompareOutput, leffs []float64) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	mechs := []string{reprocip.MechOptimal, reprocip.MechPaperSDPA, reprocip.MechPaperMultiple, reprocip.MechIndependent, reprocip.MechConcentrated, reprocip.MechPlanarLaplace}
-	plotBy := func(name, title, xl, yl string, logY bool, keep func(reprocip.CompareRow) (x, y float64, ok bool), extra ...viz.Line) error {
-		var lines []viz.Line
-		for _, m := range mechs {
-			var xy plotter.XYs
-			for _, r := range out.Rows {
-				if r.Mechanism != m {
-					continue
-				}
-				if x, y, ok := keep(r); ok && !math.IsInf(y, 0) && (!logY || y > 0) {
-					xy = append(xy, plotter.XY{X: x, Y: y})
-				}
-			}
-			if len(xy) > 0 {
-				lines = append(lines, viz.Line{Label: m, XY: xy, Points: true, Dashed: m == reprocip.MechOptimal})
-			}
-		}
-		if len(lines) == 0 {
-			return nil
-		}
-		lines = append(lines, extra...)
-		p, err := viz.Chart(lines, viz.ChartOptions{Title: title, XLabel: xl, YLabel: yl, LogY: logY})
-		if err != nil {
-			return err
-		}
-		for _, ext := range []string{".svg", ".png"} {
-			path := filepath.Join(dir, name+ext)
-			if err := viz.Save(p, path, 0, 0); err != nil {
-				return err
-			}
-			out.Files = append(out.Files, path)
-		}
-		return nil
-	}
-	leffOf := func(setting string) (float64, bool) {
-		for _, l := range leffs {
-			if strings.Contains(setting, fmt.Sprintf("l_eff %.3g,", l)) {
-				return l, true
-			}
-		}
-		return 0, false
-	}
-	for _, part := range []struct{ name, tag, title string }{
-		{"paper_basic_epsilon", "basic {24}", "basic secret {24}, total noise 1: epsilon (lambda 2, r = 1 sd)"},
-		{"paper_all_epsilon", "all basic", "all 50 basic secrets, Multiple Secrets' noise: worst epsilon"},
-	} {
-		err := plotBy(part.name, part.title, "prior dependence l_eff (samples)", "epsilon (lower = more private)", true,
-			func(r reprocip.CompareRow) (float64, float64, bool) {
-				l, ok := leffOf(r.Setting)
-				if !ok || !strings.Contains(r.Setting, part.tag) || r.Epsilon == nil {
-					return 0, 0, false
-				}
-				return l, float64(*r.Epsilon), true
-			})
-		if err != nil {
-			return err
-		}
-	}
-	// Window numbers in setting order, and the release read as it is: the
-	// mean over the window's mechanisms of their release RMSE (equal in
-	// expectation, sqrt(2 MSE / n) with every point a secret).
-	win := map[string]float64{}
-	var release plotter.XYs
-	for _, r := range out.Rows {
-		if !strings.HasPrefix(r.Setting, "GeoLife") {
-			continue
-		}
-		if _, ok := win[r.Setting]; !ok {
-			win[r.Setting] = float64(len(win) + 1)
-			release = append(release, plotter.XY{X: win[r.Setting]})
-		}
-	}
-	for i := range release {
-		k := 0
-		for _, r := range out.Rows {
-			if win[r.Setting] == release[i].X {
-				release[i].Y += r.ReleaseRMSE
-				k++
-			}
-		}
-		release[i].Y /= float64(k)
-	}
-	err := plotBy("geolife_attack", "GeoLife windows, every point a secret: GP reconstruction RMSE at equal MSE", "window", "RMSE at the secrets (m, higher = more private)", false,
-		func(r reprocip.CompareRow) (float64, float64, bool) {
-			x, ok := win[r.Setting]
-			return x, r.ReconstructionRMSE, ok
-		}, viz.Line{Label: "release read as is", XY: release, Dashed: true})
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, "compare.json")
-	out.Files = append(out.Files, path)
-	return cli.WriteJSONFile(path, out)
 }

@@ -6,19 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/viz"
 )
 
 // reproSubcommands are the experiments under "tracepriv repro"; files add
@@ -98,7 +94,7 @@ first instead.`,
 			cs := geoind.DefaultCaseStudy()
 			cs.Samplings = samplings
 			cs.MaxSpeed = maxSpeedKmh / 3.6
-			cs.Origin = geoind.LatLon{Lat: o.Lat, Lon: o.Lon}
+			cs.Origin = o
 			cs.Grid = grid
 			src := env.Source()
 			bar := env.Progress(len(traces)*len(cs.JumpProbs), "predictive case study")
@@ -155,76 +151,15 @@ func predictiveText(w io.Writer, res *geoind.CaseStudyResult) error {
 	return nil
 }
 
+// writePredictiveOutputs writes results.json (the command's --json
+// output) and the figures to dir.
 func writePredictiveOutputs(dir string, out reproPredictiveOutput) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var b strings.Builder
-	env := &cli.Env{JSON: true, Stdout: &b}
-	if err := env.Emit(out, nil); err != nil {
+	if err := atomicfile.WriteJSON(filepath.Join(dir, "results.json"), out); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteBytes(filepath.Join(dir, "results.json"), []byte(b.String()), 0o644); err != nil {
-		return err
-	}
-	for name, rows := range map[string][]geoind.CaseRow{"fixed_rate": out.FixedRate, "fixed_utility": out.FixedUtility} {
-		for _, ext := range []string{".svg", ".png"} {
-			if err := plotPredictive(filepath.Join(dir, name+ext), strings.ReplaceAll(name, "_", " "), rows); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// plotPredictive draws the three panels of the paper's Figs 8-9: general
-// statistics, errors, and budget rate, against the jump probability, side
-// by side. viz.Chart keeps each legend off the curves.
-func plotPredictive(path, title string, rows []geoind.CaseRow) error {
-	series := func(f func(geoind.CaseRow) float64) plotter.XYs {
-		xy := make(plotter.XYs, len(rows))
-		for i, r := range rows {
-			xy[i] = plotter.XY{X: r.P, Y: f(r)}
-		}
-		return xy
-	}
-	line := func(label string, f func(geoind.CaseRow) float64) viz.Line {
-		return viz.Line{Label: label, XY: series(f), Points: true}
-	}
-	panel := func(ptitle, ylabel string, lines []viz.Line) (*plot.Plot, error) {
-		return viz.Chart(lines, viz.ChartOptions{
-			Title: title + ": " + ptitle, XLabel: "jump probability p", YLabel: ylabel,
-			LegendAuto: true,
-		})
-	}
-	stats, err := panel("statistics", "fraction", []viz.Line{
-		line("PM prediction rate", func(r geoind.CaseRow) float64 { return r.PM.PredictionRate }),
-		line("PM test budget", func(r geoind.CaseRow) float64 { return r.PM.TestShare }),
-		line("PM+skip prediction rate", func(r geoind.CaseRow) float64 { return r.PMSkip.PredictionRate }),
-		line("PM+skip test budget", func(r geoind.CaseRow) float64 { return r.PMSkip.TestShare }),
-		line("PM+skip skipped points", func(r geoind.CaseRow) float64 { return r.PMSkip.Skipped }),
-	})
-	if err != nil {
-		return err
-	}
-	errs, err := panel("error", "metres", []viz.Line{
-		line("IM E[d]", func(r geoind.CaseRow) float64 { return r.IM.MeanError }),
-		line("IM α(0.9)", func(r geoind.CaseRow) float64 { return r.IM.Alpha90 }),
-		line("PM E[d]", func(r geoind.CaseRow) float64 { return r.PM.MeanError }),
-		line("PM α(0.9)", func(r geoind.CaseRow) float64 { return r.PM.Alpha90 }),
-		line("PM+skip E[d]", func(r geoind.CaseRow) float64 { return r.PMSkip.MeanError }),
-		line("PM+skip α(0.9)", func(r geoind.CaseRow) float64 { return r.PMSkip.Alpha90 }),
-	})
-	if err != nil {
-		return err
-	}
-	rate, err := panel("budget rate", "% of ε per query", []viz.Line{
-		line("IM", func(r geoind.CaseRow) float64 { return 100 * r.IM.Rate }),
-		line("PM", func(r geoind.CaseRow) float64 { return 100 * r.PM.Rate }),
-		line("PM+skip", func(r geoind.CaseRow) float64 { return 100 * r.PMSkip.Rate }),
-	})
-	if err != nil {
-		return err
-	}
-	return viz.SaveTiles(path, [][]*plot.Plot{{stats, errs, rate}}, 42*vg.Centimeter, 13*vg.Centimeter)
+	_, err := repro.WritePredictiveFigures(dir, out.CaseStudyResult)
+	return err
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/internal/repro"
 )
 
 func TestReproThesis(t *testing.T) {
@@ -14,12 +16,12 @@ func TestReproThesis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res thesisRepro
+	var res repro.ThesisResult
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
 	// Fig 5.1 at ε = 1 against the m = 11 table of thesis_part2 §5.3.
-	var row fig51Row
+	var row repro.Fig51Row
 	for _, r := range res.Fig51 {
 		if r.Epsilon == 1 {
 			row = r

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
@@ -433,8 +434,8 @@ contribution bounds (the ceiling). The bounds are read from the release's
 release.json when there is one, and from --max-len and --max-seqs otherwise.
 
 The metrics read the real data: they are for the custodian, not for release.`,
-			Example: `  tracepriv release --in internal/sample --out released-db --mechanism ngram --epsilon 1 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force
-  tracepriv evaluate --real internal/sample --released released-db --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --plot released-db-metrics.svg --json`,
+			Example: `  tracepriv release --in internal/sample --out released-ngram --mechanism ngram --epsilon 1 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force
+  tracepriv evaluate --real internal/sample --released released-ngram --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --plot released-ngram-metrics.svg --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				sp, err := u.space()
@@ -520,8 +521,8 @@ The metrics read the real data: they are for the custodian, not for release.`,
 				return env.Emit(o, func(w io.Writer) error {
 					fmt.Fprintf(w, "%d released vs %d real trajectories (%s); lower is better except pattern_f1 and kendall_tau\n", m.Released, m.Real, against)
 					fmt.Fprintf(w, "  %-12s %10s %10s %10s\n", "metric", "released", "uniform", "non-private")
-					for _, r := range metricRows(m, o.Baselines[trajdb.UniformName], np) {
-						fmt.Fprintf(w, "  %-12s %10.4g %10.4g %10.4g\n", r.name, r.v[0], r.v[1], r.v[2])
+					for _, r := range repro.MetricRows(m, o.Baselines[trajdb.UniformName], np) {
+						fmt.Fprintf(w, "  %-12s %10.4g %10.4g %10.4g\n", r.Name, r.Values[0], r.Values[1], r.Values[2])
 					}
 					if o.BeatsUniform {
 						fmt.Fprintln(w, "the release beats the uniform baseline on every metric")
@@ -591,51 +592,11 @@ func readReleased(env *cli.Env, rf *readFlags, u *universeFlags, sp *trajSpace, 
 	return db.Sequences(), nil
 }
 
-type metricRow struct {
-	name string
-	v    []float64
-}
-
-// metricRows lists the six metrics of each of ms, in the order of
-// trajdb.Metrics (diameter_jsd only when every one has it).
-func metricRows(ms ...*trajdb.Metrics) []metricRow {
-	get := []struct {
-		name string
-		f    func(*trajdb.Metrics) (float64, bool)
-	}{
-		{"query_are", func(m *trajdb.Metrics) (float64, bool) { return m.QueryARE, true }},
-		{"trip_jsd", func(m *trajdb.Metrics) (float64, bool) { return m.TripJSD, true }},
-		{"length_jsd", func(m *trajdb.Metrics) (float64, bool) { return m.LengthJSD, true }},
-		{"diameter_jsd", func(m *trajdb.Metrics) (float64, bool) {
-			if m.DiameterJSD == nil {
-				return 0, false
-			}
-			return *m.DiameterJSD, true
-		}},
-		{"pattern_f1", func(m *trajdb.Metrics) (float64, bool) { return m.PatternF1, true }},
-		{"kendall_tau", func(m *trajdb.Metrics) (float64, bool) { return m.KendallTau, true }},
-	}
-	var rows []metricRow
-	for _, g := range get {
-		r := metricRow{name: g.name}
-		ok := true
-		for _, m := range ms {
-			v, has := g.f(m)
-			ok = ok && has
-			r.v = append(r.v, v)
-		}
-		if ok {
-			rows = append(rows, r)
-		}
-	}
-	return rows
-}
-
 // plotMetrics draws the metrics of several releases side by side, as
 // errors (lower is better): query ARE in its own panel, the divergences,
 // 1 - pattern F1 and (1 - tau)/2 in [0, 1] in the other.
 func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) error {
-	rows := metricRows(ms...)
+	rows := repro.MetricRows(ms...)
 	var scoreNames []string
 	are := make([]viz.BarSeries, len(ms))
 	score := make([]viz.BarSeries, len(ms))
@@ -643,8 +604,8 @@ func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) erro
 		are[i].Label, score[i].Label = labels[i], labels[i]
 	}
 	for _, r := range rows {
-		for i, v := range r.v {
-			switch r.name {
+		for i, v := range r.Values {
+			switch r.Name {
 			case "query_are":
 				are[i].Values = append(are[i].Values, v)
 			case "pattern_f1":
@@ -655,14 +616,14 @@ func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) erro
 				score[i].Values = append(score[i].Values, v)
 			}
 		}
-		switch r.name {
+		switch r.Name {
 		case "query_are":
 		case "pattern_f1":
 			scoreNames = append(scoreNames, "1 − F1")
 		case "kendall_tau":
 			scoreNames = append(scoreNames, "(1 − τ)/2")
 		default:
-			scoreNames = append(scoreNames, strings.TrimSuffix(r.name, "_jsd")+" JSD")
+			scoreNames = append(scoreNames, strings.TrimSuffix(r.Name, "_jsd")+" JSD")
 		}
 	}
 	pa, err := viz.Bars([]string{"query ARE"}, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)"})

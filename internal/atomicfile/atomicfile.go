@@ -5,6 +5,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -57,6 +58,17 @@ func WriteBytes(path string, data []byte, perm os.FileMode) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// WriteJSON atomically replaces path with v as indented JSON and a final
+// newline: the layout of tracepriv's --json output, so that a result file
+// and the command's output are the same bytes.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteBytes(path, append(b, '\n'), 0o644)
 }
 
 // File is one file of a group written by WriteGroup.

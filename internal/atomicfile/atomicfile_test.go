@@ -1,6 +1,8 @@
 package atomicfile
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -29,5 +31,33 @@ func TestWriteKeepsOldFileOnError(t *testing.T) {
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
 		t.Errorf("temporary file left behind: %v", ents)
+	}
+}
+
+// TestWriteJSONIsTheCommandOutput checks that a result file holds the same
+// bytes as the command's --json output (an indenting json.Encoder), HTML
+// characters and final newline included, so that a reproduction's JSON
+// file can be compared with its output byte for byte.
+func TestWriteJSONIsTheCommandOutput(t *testing.T) {
+	v := map[string]any{"label": "a < b & c > d", "values": []float64{1, 2.5e-300}, "inf": "+Inf"}
+	p := filepath.Join(t.TempDir(), "r.json")
+	if err := WriteJSON(p, v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("file\n%s\nencoder\n%s", got, want.Bytes())
+	}
+	if err := WriteJSON(p, map[string]any{"f": func() {}}); err == nil {
+		t.Error("an unencodable value written")
 	}
 }

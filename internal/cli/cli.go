@@ -12,7 +12,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
@@ -65,13 +64,4 @@ func (e *Env) Progress(total int, what string) *progressbar.ProgressBar {
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionClearOnFinish(),
 	)
-}
-
-// WriteJSONFile writes v as indented JSON to path, atomically.
-func WriteJSONFile(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteBytes(path, append(b, '\n'), 0o644)
 }

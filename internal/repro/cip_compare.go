@@ -1,4 +1,4 @@
-package reprocip
+package repro
 
 import (
 	"fmt"
@@ -28,9 +28,9 @@ const (
 	compareAttackDraws = 200
 )
 
-// CompareRow is one mechanism in one setting of the comparison, at the
+// CIPCompareRow is one mechanism in one setting of the comparison, at the
 // setting's common total noise (MSE).
-type CompareRow struct {
+type CIPCompareRow struct {
 	Setting   string `json:"setting"`
 	Mechanism string `json:"mechanism"`
 	// MSE is the total noise variance per dimension, tr(SigmaG); every
@@ -91,11 +91,11 @@ type CompareRow struct {
 	AttackDraws          int     `json:"attack_draws"`
 }
 
-// CompareSetting is one problem of the comparison: a prior on a time
+// CIPCompareSetting is one problem of the comparison: a prior on a time
 // axis, secrets, a privacy scale (lambda, r) for the epsilons, either
 // simulated truths (the paper's settings) or real positions, and the
 // adversary that attacks the releases.
-type CompareSetting struct {
+type CIPCompareSetting struct {
 	Name string
 	// Times are the points' times (seconds; sample indices in the paper's
 	// settings) and Prior the design prior on them: per dimension a GP
@@ -164,19 +164,19 @@ func describe(a attack.Adversary) string {
 	return s + "; guarded posterior mean"
 }
 
-// Compare runs every mechanism on one setting. Randomness (simulated
+// CIPCompare runs every mechanism on one setting. Randomness (simulated
 // truths, noise draws) comes from src.
-func Compare(s CompareSetting, src noise.Source) ([]CompareRow, error) {
+func CIPCompare(s CIPCompareSetting, src noise.Source) ([]CIPCompareRow, error) {
 	n := len(s.Times)
 	if n == 0 || s.Prior == nil {
-		return nil, fmt.Errorf("reprocip: setting %q has %d times and prior %v", s.Name, n, s.Prior)
+		return nil, fmt.Errorf("repro: setting %q has %d times and prior %v", s.Name, n, s.Prior)
 	}
 	if s.Truth != nil && (len(s.Truth.East) != n || len(s.Truth.North) != n) {
-		return nil, fmt.Errorf("reprocip: setting %q: %d times, truth %d/%d points", s.Name, n, len(s.Truth.East), len(s.Truth.North))
+		return nil, fmt.Errorf("repro: setting %q: %d times, truth %d/%d points", s.Name, n, len(s.Truth.East), len(s.Truth.North))
 	}
 	k, err := s.Prior.KernelFunc()
 	if err != nil {
-		return nil, fmt.Errorf("reprocip: setting %q: prior: %w", s.Name, err)
+		return nil, fmt.Errorf("repro: setting %q: prior: %w", s.Name, err)
 	}
 	sigma := gp.Gram(k, s.Times)
 	basic := len(s.Secrets) == 1 && len(s.Secrets[0].Indices) == 1
@@ -267,10 +267,10 @@ func Compare(s CompareSetting, src noise.Source) ([]CompareRow, error) {
 			}
 		}
 	}
-	rows := make([]CompareRow, len(designs))
+	rows := make([]CIPCompareRow, len(designs))
 	var optEps float64
 	for k, d := range designs {
-		r := CompareRow{Setting: s.Name, Mechanism: d.name, MSE: mat.Trace(d.g), Adversary: describe(s.Adversary), AttackDraws: compareAttackDraws}
+		r := CIPCompareRow{Setting: s.Name, Mechanism: d.name, MSE: mat.Trace(d.g), Adversary: describe(s.Adversary), AttackDraws: compareAttackDraws}
 		if !d.lap {
 			ls, err := cip.LossFactors(sigma, d.g, s.Secrets)
 			if err != nil {
@@ -366,7 +366,7 @@ func (a *tally) add2D(rep *attack.Report) {
 	a.fit(rep.Adversary.North)
 }
 
-func (a *tally) fill(r *CompareRow) {
+func (a *tally) fill(r *CIPCompareRow) {
 	k := float64(a.points)
 	r.ReconstructionRMSE, r.ReleaseRMSE = math.Sqrt(a.se/k), math.Sqrt(a.rse/k)
 	r.ReconstructionWithinR, r.ReleaseWithinR, r.Coverage95 = a.within/k, a.relWithin/k, a.covered/k
@@ -392,7 +392,7 @@ func median(v []float64) float64 {
 // on the truth (real, or simulated from the prior), each attacked by the
 // setting's adversary with the mechanism's covariance, and the release
 // read as it is on the same draws.
-func attackRows(r *CompareRow, s CompareSetting, sigma, g *mat.SymDense, laplace bool, budget float64, secretPts []int, src noise.Source) error {
+func attackRows(r *CIPCompareRow, s CIPCompareSetting, sigma, g *mat.SymDense, laplace bool, budget float64, secretPts []int, src noise.Source) error {
 	n := len(s.Times)
 	mn, err := noise.NewMultiNormal(g)
 	if err != nil {
@@ -447,30 +447,30 @@ func scaled(a *mat.SymDense, f float64) *mat.SymDense {
 	return &s
 }
 
-// PaperSettings are the comparison's settings on the paper's Figure 2
+// CIPPaperSettings are the comparison's settings on the paper's Figure 2
 // setting (RBF on indices, n = 50, unit variance): the basic secret {24}
 // at total noise 1 and all basic secrets at Multiple Secrets' total noise,
 // for each l_eff; epsilons at lambda = 2, r = 1 (one prior standard
 // deviation). Truths are drawn from the prior, so the adversary knows the
 // prior and the mean (KnownPriorAdversary).
-func PaperSettings(leffs []float64) []CompareSetting {
-	var out []CompareSetting
+func CIPPaperSettings(leffs []float64) []CIPCompareSetting {
+	var out []CIPCompareSetting
 	for _, l := range leffs {
 		p := &gp.Prior{Version: 1, Kernel: gp.KernelRBF, Variance: 1, Lengthscale: l}
 		ts := gp.Indices(50)
 		adv := KnownPriorAdversary(p)
 		out = append(out,
-			CompareSetting{Name: fmt.Sprintf("paper 2a: RBF n=50, l_eff %.3g, basic {24}", l), Times: ts, Prior: p, Secrets: []cip.Secret{cip.Basic(24)}, Lambda: 2, R: 1, Adversary: adv},
-			CompareSetting{Name: fmt.Sprintf("paper 2c: RBF n=50, l_eff %.3g, all basic secrets", l), Times: ts, Prior: p, Secrets: cip.EveryPoint(50), Lambda: 2, R: 1, Adversary: adv})
+			CIPCompareSetting{Name: fmt.Sprintf("paper 2a: RBF n=50, l_eff %.3g, basic {24}", l), Times: ts, Prior: p, Secrets: []cip.Secret{cip.Basic(24)}, Lambda: 2, R: 1, Adversary: adv},
+			CIPCompareSetting{Name: fmt.Sprintf("paper 2c: RBF n=50, l_eff %.3g, all basic secrets", l), Times: ts, Prior: p, Secrets: cip.EveryPoint(50), Lambda: 2, R: 1, Adversary: adv})
 	}
 	return out
 }
 
-// CompareAll runs the settings, two at a time; setting i draws from
+// CIPCompareAll runs the settings, two at a time; setting i draws from
 // source(i), so that seeded runs are reproducible (a seeded source is not
 // safe for concurrent use).
-func CompareAll(settings []CompareSetting, source func(i int) noise.Source, progress func(done, total int)) ([]CompareRow, error) {
-	out := make([][]CompareRow, len(settings))
+func CIPCompareAll(settings []CIPCompareSetting, source func(i int) noise.Source, progress func(done, total int)) ([]CIPCompareRow, error) {
+	out := make([][]CIPCompareRow, len(settings))
 	errs := make([]error, len(settings))
 	var mu sync.Mutex
 	done := 0
@@ -482,7 +482,7 @@ func CompareAll(settings []CompareSetting, source func(i int) noise.Source, prog
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i], errs[i] = Compare(s, source(i))
+			out[i], errs[i] = CIPCompare(s, source(i))
 			mu.Lock()
 			done++
 			if progress != nil {
@@ -492,10 +492,10 @@ func CompareAll(settings []CompareSetting, source func(i int) noise.Source, prog
 		}()
 	}
 	wg.Wait()
-	var rows []CompareRow
+	var rows []CIPCompareRow
 	for i := range settings {
 		if errs[i] != nil {
-			return nil, fmt.Errorf("reprocip: %s: %w", settings[i].Name, errs[i])
+			return nil, fmt.Errorf("repro: %s: %w", settings[i].Name, errs[i])
 		}
 		rows = append(rows, out[i]...)
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """High-precision cross-check of the misspecified panels (Figure 2d/2h).
 
-Reads the JSON that reprocip.Sensitivity writes (the float64 adversary priors
+Reads the JSON that repro.CIPSensitivity writes (the float64 adversary priors
 and noise designs exactly as the Go code built them) and writes, at `dps`
 decimal digits with mpmath:
 

@@ -1,4 +1,4 @@
-package reprocip
+package repro
 
 import (
 	"bytes"
@@ -42,8 +42,8 @@ var DefaultSensitivityNuggets = []float64{0, 1e-10, 1e-8, 1e-6, 1e-4}
 // and of the numbers the reproduction quotes.
 const DeterminedTol = 1e-3
 
-// SensitivityOptions tunes Sensitivity. Zero values mean the defaults.
-type SensitivityOptions struct {
+// CIPSensitivityOptions tunes CIPSensitivity. Zero values mean the defaults.
+type CIPSensitivityOptions struct {
 	// Nuggets are the adversary nuggets, relative to the prior variance
 	// (DefaultSensitivityNuggets).
 	Nuggets []float64
@@ -62,9 +62,9 @@ type SensitivityOptions struct {
 	Progress func(done, total int)
 }
 
-// SensitivityDesign is one noise design for the panel's secret at one
+// CIPSensitivityDesign is one noise design for the panel's secret at one
 // lengthscale.
-type SensitivityDesign struct {
+type CIPSensitivityDesign struct {
 	Name string `json:"name"`
 	// Tolerance is the interior-point tolerance (0 for the closed form).
 	Tolerance  float64 `json:"tolerance,omitempty"`
@@ -75,9 +75,9 @@ type SensitivityDesign struct {
 	g        *mat.SymDense
 }
 
-// SensitivityAdversary describes one adversary prior (bare kernel at
+// CIPSensitivityAdversary describes one adversary prior (bare kernel at
 // Scale times the design's lengthscale).
-type SensitivityAdversary struct {
+type CIPSensitivityAdversary struct {
 	Scale       float64 `json:"scale"`
 	Lengthscale float64 `json:"lengthscale"`
 	// ExactEigMin/Max are the extreme eigenvalues of the kernel matrix
@@ -93,9 +93,9 @@ type SensitivityAdversary struct {
 	sigma          *mat.SymDense
 }
 
-// SensitivityValue is the posterior 2-sigma of the secret for one
+// CIPSensitivityValue is the posterior 2-sigma of the secret for one
 // adversary, nugget and design.
-type SensitivityValue struct {
+type CIPSensitivityValue struct {
 	Scale  float64 `json:"scale"`
 	Nugget float64 `json:"nugget"`
 	Design string  `json:"design"`
@@ -114,8 +114,8 @@ type SensitivityValue struct {
 	prior, design         int
 }
 
-// SensitivitySummary sums up one adversary and nugget over the designs.
-type SensitivitySummary struct {
+// CIPSensitivitySummary sums up one adversary and nugget over the designs.
+type CIPSensitivitySummary struct {
 	Scale  float64 `json:"scale"`
 	Nugget float64 `json:"nugget"`
 	// Condition is the exact condition number of the adversary's prior
@@ -142,13 +142,13 @@ type SensitivitySummary struct {
 	Determined bool `json:"determined"`
 }
 
-// SensitivityPoint is the study at one lengthscale of the sweep.
-type SensitivityPoint struct {
-	LEff        float64                `json:"l_eff"`
-	Designs     []SensitivityDesign    `json:"designs"`
-	Adversaries []SensitivityAdversary `json:"adversaries"`
-	Values      []SensitivityValue     `json:"values"`
-	Summary     []SensitivitySummary   `json:"summary"`
+// CIPSensitivityPoint is the study at one lengthscale of the sweep.
+type CIPSensitivityPoint struct {
+	LEff        float64                   `json:"l_eff"`
+	Designs     []CIPSensitivityDesign    `json:"designs"`
+	Adversaries []CIPSensitivityAdversary `json:"adversaries"`
+	Values      []CIPSensitivityValue     `json:"values"`
+	Summary     []CIPSensitivitySummary   `json:"summary"`
 	// Authors is the authors' own scoring (figure_2.py get_posterior_cov:
 	// a ridge of 1e-6 x mean diagonal on the prior and on the noise) of
 	// the closed-form design at high precision, per adversary scale.
@@ -172,21 +172,21 @@ type HighPrecisionRun struct {
 	Seconds float64 `json:"seconds,omitempty"`
 }
 
-// SensitivityResult is the study of one misspecified panel.
-type SensitivityResult struct {
-	Figure        string             `json:"figure"`
-	Title         string             `json:"title"`
-	Kernel        string             `json:"kernel"`
-	N             int                `json:"n"`
-	Period        float64            `json:"period,omitempty"`
-	Secret        int                `json:"secret"`
-	Budget        float64            `json:"budget"`
-	Nuggets       []float64          `json:"nuggets"`
-	NuggetBasis   string             `json:"nugget_basis"`
-	DeterminedTol float64            `json:"determined_tolerance"`
-	HighPrecision *HighPrecisionRun  `json:"high_precision"`
-	Points        []SensitivityPoint `json:"points"`
-	Seconds       float64            `json:"seconds"`
+// CIPSensitivityResult is the study of one misspecified panel.
+type CIPSensitivityResult struct {
+	Figure        string                `json:"figure"`
+	Title         string                `json:"title"`
+	Kernel        string                `json:"kernel"`
+	N             int                   `json:"n"`
+	Period        float64               `json:"period,omitempty"`
+	Secret        int                   `json:"secret"`
+	Budget        float64               `json:"budget"`
+	Nuggets       []float64             `json:"nuggets"`
+	NuggetBasis   string                `json:"nugget_basis"`
+	DeterminedTol float64               `json:"determined_tolerance"`
+	HighPrecision *HighPrecisionRun     `json:"high_precision"`
+	Points        []CIPSensitivityPoint `json:"points"`
+	Seconds       float64               `json:"seconds"`
 }
 
 // DesignClosedForm names the production design (cip.PaperSDPA's closed
@@ -195,7 +195,7 @@ const DesignClosedForm = "closed form"
 
 func ipmName(tol float64) string { return fmt.Sprintf("interior point, tol %g", tol) }
 
-func (o SensitivityOptions) fill(f Figure) SensitivityOptions {
+func (o CIPSensitivityOptions) fill(f CIPFigure) CIPSensitivityOptions {
 	if o.Nuggets == nil {
 		o.Nuggets = DefaultSensitivityNuggets
 	}
@@ -216,32 +216,32 @@ func (o SensitivityOptions) fill(f Figure) SensitivityOptions {
 	return o
 }
 
-// Sensitivity runs the float64 part of the study for a misspecified panel.
+// CIPSensitivity runs the float64 part of the study for a misspecified panel.
 // Call RunHighPrecision on the result for the 80-digit values.
-func Sensitivity(f Figure, opt SensitivityOptions) (*SensitivityResult, error) {
+func CIPSensitivity(f CIPFigure, opt CIPSensitivityOptions) (*CIPSensitivityResult, error) {
 	if f.Kind != Misspecified {
-		return nil, fmt.Errorf("reprocip: sensitivity: figure %s is not a misspecified-prior panel (2d, 2h)", f.ID)
+		return nil, fmt.Errorf("repro: sensitivity: figure %s is not a misspecified-prior panel (2d, 2h)", f.ID)
 	}
 	start := time.Now()
 	opt = opt.fill(f)
 	for _, nu := range opt.Nuggets {
 		if !(nu >= 0) || math.IsInf(nu, 1) {
-			return nil, fmt.Errorf("reprocip: sensitivity: nugget %v is not a finite number >= 0", nu)
+			return nil, fmt.Errorf("repro: sensitivity: nugget %v is not a finite number >= 0", nu)
 		}
 	}
 	for _, i := range opt.Points {
 		if i < 0 || i >= len(f.L2) {
-			return nil, fmt.Errorf("reprocip: sensitivity: point %d outside the sweep of %d", i, len(f.L2))
+			return nil, fmt.Errorf("repro: sensitivity: point %d outside the sweep of %d", i, len(f.L2))
 		}
 	}
-	res := &SensitivityResult{Figure: f.ID, Title: f.Title, Kernel: f.Kernel, N: f.N, Period: f.Period,
+	res := &CIPSensitivityResult{Figure: f.ID, Title: f.Title, Kernel: f.Kernel, N: f.N, Period: f.Period,
 		Secret: f.Secret.Indices[0], Budget: f.Budget(), Nuggets: opt.Nuggets,
 		NuggetBasis:   "relative to the prior variance (mean diagonal of the adversary's kernel matrix), added to its diagonal",
 		DeterminedTol: DeterminedTol}
 	for k, i := range opt.Points {
 		p, err := sensitivityPoint(f, math.Sqrt(f.L2[i]), opt)
 		if err != nil {
-			return nil, fmt.Errorf("reprocip: sensitivity %s, l_eff %.4g: %w", f.ID, math.Sqrt(f.L2[i]), err)
+			return nil, fmt.Errorf("repro: sensitivity %s, l_eff %.4g: %w", f.ID, math.Sqrt(f.L2[i]), err)
 		}
 		res.Points = append(res.Points, *p)
 		if opt.Progress != nil {
@@ -253,14 +253,14 @@ func Sensitivity(f Figure, opt SensitivityOptions) (*SensitivityResult, error) {
 	return res, nil
 }
 
-func sensitivityPoint(f Figure, l float64, opt SensitivityOptions) (*SensitivityPoint, error) {
-	p := &SensitivityPoint{LEff: l}
+func sensitivityPoint(f CIPFigure, l float64, opt CIPSensitivityOptions) (*CIPSensitivityPoint, error) {
+	p := &CIPSensitivityPoint{LEff: l}
 	sigma := f.Prior(l)
 	cf, err := cip.PaperSDPA(sigma, f.Secret, f.Budget(), &cip.PaperOptions{Stabilisation: f.Stab})
 	if err != nil {
 		return nil, err
 	}
-	p.Designs = append(p.Designs, SensitivityDesign{Name: DesignClosedForm, Trace: mat.Trace(cf.SigmaG), g: cf.SigmaG})
+	p.Designs = append(p.Designs, CIPSensitivityDesign{Name: DesignClosedForm, Trace: mat.Trace(cf.SigmaG), g: cf.SigmaG})
 	for _, tol := range opt.Tolerances {
 		d, err := cip.PaperSDPA(sigma, f.Secret, f.Budget(), &cip.PaperOptions{Stabilisation: f.Stab, Generic: true,
 			Settings: &sdp.Settings{FeasTol: tol, GapTol: tol}})
@@ -270,11 +270,11 @@ func sensitivityPoint(f Figure, l float64, opt SensitivityOptions) (*Sensitivity
 		var diff mat.SymDense
 		diff.ScaleSym(-1, cf.SigmaG)
 		diff.AddSym(&diff, d.SigmaG)
-		p.Designs = append(p.Designs, SensitivityDesign{Name: ipmName(tol), Tolerance: tol, Iterations: d.Iterations,
+		p.Designs = append(p.Designs, CIPSensitivityDesign{Name: ipmName(tol), Tolerance: tol, Iterations: d.Iterations,
 			Trace: mat.Trace(d.SigmaG), Distance: mat.Norm(&diff, 2), g: d.SigmaG})
 	}
 	for a, sc := range opt.Scales {
-		adv := SensitivityAdversary{Scale: sc, Lengthscale: sc * l, sigma: f.Prior(sc * l)}
+		adv := CIPSensitivityAdversary{Scale: sc, Lengthscale: sc * l, sigma: f.Prior(sc * l)}
 		p.Adversaries = append(p.Adversaries, adv)
 		for _, nu := range opt.Nuggets {
 			prior, abs := f.AdversaryPrior(sc*l, nu)
@@ -283,7 +283,7 @@ func sensitivityPoint(f Figure, l float64, opt SensitivityOptions) (*Sensitivity
 				if err != nil {
 					return nil, fmt.Errorf("adversary at %g l, nugget %g, design %q: %w", sc, nu, des.Name, err)
 				}
-				p.Values = append(p.Values, SensitivityValue{Scale: sc, Nugget: nu, Design: des.Name,
+				p.Values = append(p.Values, CIPSensitivityValue{Scale: sc, Nugget: nu, Design: des.Name,
 					Float64: m, Jitter: j, nuggetAbs: abs, prior: a, design: d})
 			}
 			p.exact = append(p.exact, exactCase{Scale: sc, Nugget: nu})
@@ -293,12 +293,12 @@ func sensitivityPoint(f Figure, l float64, opt SensitivityOptions) (*Sensitivity
 }
 
 // summarise fills the summaries from the values present.
-func (r *SensitivityResult) summarise() {
+func (r *CIPSensitivityResult) summarise() {
 	for pi := range r.Points {
 		p := &r.Points[pi]
 		p.Summary = p.Summary[:0]
 		for ei, ec := range p.exact {
-			s := SensitivitySummary{Scale: ec.Scale, Nugget: ec.Nugget, Float64Min: math.Inf(1), Float64Max: math.Inf(-1)}
+			s := CIPSensitivitySummary{Scale: ec.Scale, Nugget: ec.Nugget, Float64Min: math.Inf(1), Float64Max: math.Inf(-1)}
 			lo, hi, invalid := math.Inf(1), math.Inf(-1), false
 			for _, v := range p.Values {
 				if v.Scale != ec.Scale || v.Nugget != ec.Nugget {
@@ -458,7 +458,7 @@ func firstLine(out []byte, err error) string {
 
 // WriteHighPrecisionInput writes the study's matrices as the script's
 // input (float64 values in their shortest exact decimal form).
-func (r *SensitivityResult) WriteHighPrecisionInput(path string) error {
+func (r *CIPSensitivityResult) WriteHighPrecisionInput(path string) error {
 	in := mpInput{Digits: HighPrecisionDigits, Kernel: r.Kernel, N: r.N, Period: r.Period, Secret: r.Secret, Budget: r.Budget}
 	for _, p := range r.Points {
 		mp := mpPoint{L: p.LEff, Exact: p.exact}
@@ -499,7 +499,7 @@ func rows(a mat.Symmetric) [][]float64 {
 // (FindPython's choice if empty) on the study's matrices and adds its
 // values. Without a Python with mpmath it records why in
 // r.HighPrecision and returns an error wrapping ErrNoHighPrecision.
-func (r *SensitivityResult) RunHighPrecision(python string) error {
+func (r *CIPSensitivityResult) RunHighPrecision(python string) error {
 	start := time.Now()
 	r.HighPrecision = &HighPrecisionRun{}
 	fail := func(err error) error {
@@ -530,7 +530,7 @@ func (r *SensitivityResult) RunHighPrecision(python string) error {
 	cmd := exec.Command(python, script, in, out)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fail(fmt.Errorf("reprocip: %s mpposterior.py: %v: %s", python, err, strings.TrimSpace(stderr.String())))
+		return fail(fmt.Errorf("repro: %s mpposterior.py: %v: %s", python, err, strings.TrimSpace(stderr.String())))
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -545,20 +545,20 @@ func (r *SensitivityResult) RunHighPrecision(python string) error {
 }
 
 // addHighPrecision merges the script's output.
-func (r *SensitivityResult) addHighPrecision(b []byte) error {
+func (r *CIPSensitivityResult) addHighPrecision(b []byte) error {
 	var o mpOutput
 	if err := json.Unmarshal(b, &o); err != nil {
-		return fmt.Errorf("reprocip: high-precision output: %w", err)
+		return fmt.Errorf("repro: high-precision output: %w", err)
 	}
 	if len(o.Points) != len(r.Points) {
-		return fmt.Errorf("reprocip: high-precision output has %d points, want %d", len(o.Points), len(r.Points))
+		return fmt.Errorf("repro: high-precision output has %d points, want %d", len(o.Points), len(r.Points))
 	}
 	r.HighPrecision.Tool = "mpmath " + o.Mpmath
 	r.HighPrecision.Digits = o.Digits
 	for pi := range r.Points {
 		p, q := &r.Points[pi], o.Points[pi]
 		if len(q.Cases) != len(p.Values) || len(q.Exact) != len(p.exact) || len(q.Authors) != len(p.Adversaries) || len(q.Priors) != len(p.Adversaries) {
-			return fmt.Errorf("reprocip: high-precision output for l_eff %.4g does not match the input", p.LEff)
+			return fmt.Errorf("repro: high-precision output for l_eff %.4g does not match the input", p.LEff)
 		}
 		for i, c := range q.Cases {
 			p.Values[i].HighPrecision, p.Values[i].HighPrecisionVariance = c.TwoSigma, c.Variance

@@ -1,11 +1,11 @@
-// Package reprocip reproduces Figure 2 of Meehan and Chaudhuri (AISTATS
-// 2021) with the cip package: the posterior uncertainty that a
-// Gaussian-process adversary keeps about a secret under the paper's SDP
-// mechanisms and the Approach C baselines, across a sweep of prior
-// dependence. The settings are the authors' (figure_2.py): unit prior
-// variance, kernel on sample indices, a total noise budget of 0.02 n, and
-// their stabilisation factors. It is the engine of "tracepriv repro cip".
-package reprocip
+// Figure 2 of Meehan and Chaudhuri (AISTATS 2021) with the cip package:
+// the posterior uncertainty that a Gaussian-process adversary keeps about
+// a secret under the paper's SDP mechanisms and the Approach C baselines,
+// across a sweep of prior dependence. The settings are the authors'
+// (figure_2.py): unit prior variance, kernel on sample indices, a total
+// noise budget of 0.02 n, and their stabilisation factors.
+
+package repro
 
 import (
 	"encoding/json"
@@ -22,12 +22,12 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 )
 
-// Kind is what a panel protects and measures.
-type Kind int
+// CIPKind is what a panel protects and measures.
+type CIPKind int
 
 const (
 	// BasicSecret: SDP_A for one location; metric 2 sqrt(posterior variance).
-	BasicSecret Kind = iota
+	BasicSecret CIPKind = iota
 	// CompoundSecret: SDP_A for several locations; metric
 	// 2 sqrt(lambda_min(posterior block)).
 	CompoundSecret
@@ -39,8 +39,8 @@ const (
 	Misspecified
 )
 
-// Figure is one panel of Figure 2.
-type Figure struct {
+// CIPFigure is one panel of Figure 2 of Meehan and Chaudhuri.
+type CIPFigure struct {
 	ID, Title string
 	// Kernel is "rbf" or "periodic" (period Period), on indices 0..N-1.
 	Kernel string
@@ -48,7 +48,7 @@ type Figure struct {
 	Period float64
 	// L2 are the squared lengthscales swept (the paper's linspace).
 	L2     []float64
-	Kind   Kind
+	Kind   CIPKind
 	Secret cip.Secret
 	// Stab is the authors' stabilisation factor for this panel.
 	Stab float64
@@ -56,10 +56,10 @@ type Figure struct {
 
 // Budget is the total noise of the panel: 0.02 n, the effective budget of
 // every panel (per secret for Multiple Secrets).
-func (f Figure) Budget() float64 { return 0.02 * float64(f.N) }
+func (f CIPFigure) Budget() float64 { return 0.02 * float64(f.N) }
 
 // Prior returns the unit-variance prior covariance at lengthscale l.
-func (f Figure) Prior(l float64) *mat.SymDense {
+func (f CIPFigure) Prior(l float64) *mat.SymDense {
 	var k gp.Kernel = gp.RBF{Variance: 1, Lengthscale: l}
 	if f.Kernel == "periodic" {
 		k = gp.Periodic{Variance: 1, Lengthscale: l, Period: f.Period}
@@ -70,7 +70,7 @@ func (f Figure) Prior(l float64) *mat.SymDense {
 // AdversaryPrior returns the prior at lengthscale l with a nugget of rel
 // times its mean diagonal (the prior variance) added to the diagonal. It
 // also returns that absolute nugget.
-func (f Figure) AdversaryPrior(l, rel float64) (*mat.SymDense, float64) {
+func (f CIPFigure) AdversaryPrior(l, rel float64) (*mat.SymDense, float64) {
 	s := f.Prior(l)
 	if rel == 0 {
 		return s, 0
@@ -87,17 +87,17 @@ func (f Figure) AdversaryPrior(l, rel float64) (*mat.SymDense, float64) {
 	return s, j
 }
 
-// Figures returns the eight panels 2a-2h.
-func Figures() []Figure {
+// CIPFigures returns the eight panels 2a-2h.
+func CIPFigures() []CIPFigure {
 	rbfL2 := floats.Span(make([]float64, 20), 1, 100)
 	perL2 := floats.Span(make([]float64, 20), 0.25, 2.25)
-	rbf := func(id, title string, kind Kind, s cip.Secret, stab float64) Figure {
-		return Figure{ID: id, Title: title, Kernel: "rbf", N: 50, L2: rbfL2, Kind: kind, Secret: s, Stab: stab}
+	rbf := func(id, title string, kind CIPKind, s cip.Secret, stab float64) CIPFigure {
+		return CIPFigure{ID: id, Title: title, Kernel: "rbf", N: 50, L2: rbfL2, Kind: kind, Secret: s, Stab: stab}
 	}
-	per := func(id, title string, kind Kind, s cip.Secret, stab float64) Figure {
-		return Figure{ID: id, Title: title, Kernel: "periodic", N: 48, Period: 24, L2: perL2, Kind: kind, Secret: s, Stab: stab}
+	per := func(id, title string, kind CIPKind, s cip.Secret, stab float64) CIPFigure {
+		return CIPFigure{ID: id, Title: title, Kernel: "periodic", N: 48, Period: 24, L2: perL2, Kind: kind, Secret: s, Stab: stab}
 	}
-	return []Figure{
+	return []CIPFigure{
 		rbf("2a", "RBF, basic secret {24}", BasicSecret, cip.Basic(24), 10),
 		rbf("2b", "RBF, compound secret {24, 25}", CompoundSecret, cip.Compound(24, 25), 1000),
 		rbf("2c", "RBF, all 50 basic secrets", AllBasic, cip.Secret{}, 1e4),
@@ -109,21 +109,21 @@ func Figures() []Figure {
 	}
 }
 
-// Lookup returns the panel with the given ID ("2a".."2h").
-func Lookup(id string) (Figure, error) {
-	for _, f := range Figures() {
+// LookupCIPFigure returns the panel with the given ID ("2a".."2h").
+func LookupCIPFigure(id string) (CIPFigure, error) {
+	for _, f := range CIPFigures() {
 		if f.ID == id {
 			return f, nil
 		}
 	}
-	return Figure{}, fmt.Errorf("reprocip: no figure %q (want one of 2a, 2b, ..., 2h)", id)
+	return CIPFigure{}, fmt.Errorf("repro: no figure %q (want one of 2a, 2b, ..., 2h)", id)
 }
 
-// Point is one lengthscale of a panel. Metrics are posterior 2-sigma
+// CIPFigurePoint is one lengthscale of a panel. Metrics are posterior 2-sigma
 // intervals (higher is more private); loss factors are the exact (E1)
 // loss factors of the same designs (lower is more private), the worst
 // over the secrets for AllBasic. Fields a panel does not compute are nil.
-type Point struct {
+type CIPFigurePoint struct {
 	LEff float64 `json:"l_eff"`
 	// Budget is the total noise tr(SigmaG) of the SDP design, which every
 	// compared mechanism shares.
@@ -158,8 +158,8 @@ type Point struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Result is a computed panel.
-type Result struct {
+// CIPFigureResult is a computed panel.
+type CIPFigureResult struct {
 	Figure string  `json:"figure"`
 	Title  string  `json:"title"`
 	Kernel string  `json:"kernel"`
@@ -173,13 +173,13 @@ type Result struct {
 	// AdversaryNugget is the nugget of the adversaries' priors in the
 	// misspecified panels (2d, 2h), relative to the prior variance; nil for
 	// the other panels.
-	AdversaryNugget *float64 `json:"adversary_nugget,omitempty"`
-	Points          []Point  `json:"points"`
-	Seconds         float64  `json:"seconds"`
+	AdversaryNugget *float64         `json:"adversary_nugget,omitempty"`
+	Points          []CIPFigurePoint `json:"points"`
+	Seconds         float64          `json:"seconds"`
 }
 
-// Options tunes Run.
-type Options struct {
+// CIPFigureOptions tunes RunCIPFigure.
+type CIPFigureOptions struct {
 	// Workers is the number of lengthscales computed in parallel (0 means
 	// GOMAXPROCS); the result does not depend on it.
 	Workers int
@@ -206,15 +206,15 @@ type Options struct {
 // misspecified panels' posterior is determined to DeterminedTol at every
 // lengthscale studied: the same in float64, at 80 digits and for the
 // exact problem, whichever of three solves of the design is scored
-// (Sensitivity; docs/reproduction-cip.md).
+// (CIPSensitivity; docs/reproduction-cip.md).
 const DefaultAdversaryNugget = 1e-6
 
-// NoNugget, as Options.AdversaryNugget, scores the adversaries' bare
+// NoNugget, as CIPFigureOptions.AdversaryNugget, scores the adversaries' bare
 // kernel priors.
 const NoNugget = -1.0
 
-// adversaryNugget resolves Options.AdversaryNugget.
-func (o Options) adversaryNugget() float64 {
+// adversaryNugget resolves CIPFigureOptions.AdversaryNugget.
+func (o CIPFigureOptions) adversaryNugget() float64 {
 	switch {
 	case o.AdversaryNugget == 0:
 		return DefaultAdversaryNugget
@@ -224,14 +224,14 @@ func (o Options) adversaryNugget() float64 {
 	return o.AdversaryNugget
 }
 
-// Run computes every point of the panel.
-func Run(f Figure, opt Options) (*Result, error) {
+// RunCIPFigure computes every point of the panel.
+func RunCIPFigure(f CIPFigure, opt CIPFigureOptions) (*CIPFigureResult, error) {
 	start := time.Now()
-	res := &Result{Figure: f.ID, Title: f.Title, Kernel: f.Kernel, N: f.N, Period: f.Period,
+	res := &CIPFigureResult{Figure: f.ID, Title: f.Title, Kernel: f.Kernel, N: f.N, Period: f.Period,
 		Secret: secretLabel(f), BudgetPerUnit: f.Budget(), Stabilisation: f.Stab,
-		Points: make([]Point, len(f.L2))}
+		Points: make([]CIPFigurePoint, len(f.L2))}
 	if math.IsNaN(opt.AdversaryNugget) || math.IsInf(opt.AdversaryNugget, 1) {
-		return nil, fmt.Errorf("reprocip: adversary nugget %v is not a finite number", opt.AdversaryNugget)
+		return nil, fmt.Errorf("repro: adversary nugget %v is not a finite number", opt.AdversaryNugget)
 	}
 	if f.Kind == Misspecified {
 		nug := opt.adversaryNugget()
@@ -273,14 +273,14 @@ func Run(f Figure, opt Options) (*Result, error) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("reprocip: figure %s, l_eff %.4g: %w", f.ID, math.Sqrt(f.L2[i]), err)
+			return nil, fmt.Errorf("repro: figure %s, l_eff %.4g: %w", f.ID, math.Sqrt(f.L2[i]), err)
 		}
 	}
 	res.Seconds = time.Since(start).Seconds()
 	return res, nil
 }
 
-func secretLabel(f Figure) string {
+func secretLabel(f CIPFigure) string {
 	switch f.Kind {
 	case AllBasic:
 		return "all basic"
@@ -296,7 +296,7 @@ func secretLabel(f Figure) string {
 type scorer struct {
 	sigma   *mat.SymDense
 	secrets []cip.Secret
-	kind    Kind
+	kind    CIPKind
 }
 
 // score returns the panel's posterior metric and the worst (E1) loss
@@ -330,8 +330,8 @@ func twoSigma(sigma, g *mat.SymDense, s cip.Secret) (float64, float64, error) {
 	return m, post.Jitter, err
 }
 
-func point(f Figure, l float64, opt Options) (Point, error) {
-	p := Point{LEff: l}
+func point(f CIPFigure, l float64, opt CIPFigureOptions) (CIPFigurePoint, error) {
+	p := CIPFigurePoint{LEff: l}
 	sigma := f.Prior(l)
 	paper := &cip.PaperOptions{Stabilisation: f.Stab}
 	sc := scorer{sigma: sigma, secrets: []cip.Secret{f.Secret}, kind: f.Kind}

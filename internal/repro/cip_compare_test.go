@@ -1,4 +1,4 @@
-package reprocip
+package repro
 
 import (
 	"math"
@@ -19,12 +19,12 @@ import (
 // prior and mean known) is the largest. That adversary is never worse than
 // the release, states the exact posterior 2-sigma and is calibrated.
 func TestCompareBasic(t *testing.T) {
-	s := PaperSettings([]float64{6.1})[0]
-	rows, err := Compare(s, noise.Seeded(1))
+	s := CIPPaperSettings([]float64{6.1})[0]
+	rows, err := CIPCompare(s, noise.Seeded(1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]CompareRow{}
+	by := map[string]CIPCompareRow{}
 	for _, r := range rows {
 		by[r.Mechanism] = r
 		if math.Abs(r.MSE-1) > 1e-9 {
@@ -85,7 +85,7 @@ func TestKnownPriorAdversary(t *testing.T) {
 	if math.Abs(chi1_95-1.959963984540054*1.959963984540054) > 1e-9 {
 		t.Errorf("chi-square(1) 95 %% quantile %v", chi1_95)
 	}
-	for _, s := range PaperSettings([]float64{1, 2.5}) {
+	for _, s := range CIPPaperSettings([]float64{1, 2.5}) {
 		a := s.Adversary
 		if a.Mean != attack.MeanKnown || !a.Family.Single() || !a.Unguarded {
 			t.Fatalf("%s: adversary %+v", s.Name, a)
@@ -138,8 +138,8 @@ func TestCompareRealTrace(t *testing.T) {
 		truth.East[i], truth.North[i] = 3*float64(i), math.Sin(float64(i))*20
 	}
 	p := &gp.Prior{Version: 1, Kernel: gp.KernelRBF, Variance: 400, Lengthscale: 20}
-	s := CompareSetting{Name: "synthetic", Times: ts, Prior: p, Secrets: cip.EveryPoint(n), Lambda: 2, R: 50, Truth: &truth, TargetEpsilon: 1, Adversary: ClassAdversary(p)}
-	rows, err := Compare(s, noise.Seeded(2))
+	s := CIPCompareSetting{Name: "synthetic", Times: ts, Prior: p, Secrets: cip.EveryPoint(n), Lambda: 2, R: 50, Truth: &truth, TargetEpsilon: 1, Adversary: ClassAdversary(p)}
+	rows, err := CIPCompare(s, noise.Seeded(2))
 	if err != nil {
 		t.Fatal(err)
 	}

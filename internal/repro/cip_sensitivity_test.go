@@ -1,4 +1,4 @@
-package reprocip
+package repro
 
 import (
 	"encoding/json"
@@ -11,13 +11,13 @@ import (
 // second lengthscale of the sweep) for the 1.5 l adversary only, with
 // nuggets 0 and the default, and the closed form against one
 // interior-point solve at tolerance 1e-6.
-func smallStudy(t *testing.T) *SensitivityResult {
+func smallStudy(t *testing.T) *CIPSensitivityResult {
 	t.Helper()
-	f, err := Lookup("2d")
+	f, err := LookupCIPFigure("2d")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Sensitivity(f, SensitivityOptions{Points: []int{1}, Scales: []float64{1.5},
+	r, err := CIPSensitivity(f, CIPSensitivityOptions{Points: []int{1}, Scales: []float64{1.5},
 		Nuggets: []float64{0, DefaultAdversaryNugget}, Tolerances: []float64{1e-6}})
 	if err != nil {
 		t.Fatal(err)
@@ -27,9 +27,9 @@ func smallStudy(t *testing.T) *SensitivityResult {
 
 // byNugget returns the float64 values and the summary of the study's
 // only point at nugget nu.
-func byNugget(t *testing.T, r *SensitivityResult, nu float64) ([]SensitivityValue, SensitivitySummary) {
+func byNugget(t *testing.T, r *CIPSensitivityResult, nu float64) ([]CIPSensitivityValue, CIPSensitivitySummary) {
 	t.Helper()
-	var vs []SensitivityValue
+	var vs []CIPSensitivityValue
 	for _, v := range r.Points[0].Values {
 		if v.Nugget == nu {
 			vs = append(vs, v)
@@ -41,7 +41,7 @@ func byNugget(t *testing.T, r *SensitivityResult, nu float64) ([]SensitivityValu
 		}
 	}
 	t.Fatalf("no summary at nugget %g", nu)
-	return nil, SensitivitySummary{}
+	return nil, CIPSensitivitySummary{}
 }
 
 // In float64 alone: two designs that agree to better than 1e-6
@@ -67,7 +67,7 @@ func TestSensitivityFloat64(t *testing.T) {
 			t.Errorf("nugget %g, %s: jitter %g", v.Nugget, v.Design, v.Jitter)
 		}
 	}
-	if _, err := Sensitivity(Figures()[0], SensitivityOptions{}); err == nil {
+	if _, err := CIPSensitivity(CIPFigures()[0], CIPSensitivityOptions{}); err == nil {
 		t.Error("sensitivity of panel 2a accepted")
 	}
 }
@@ -116,7 +116,7 @@ func TestSensitivityHighPrecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back SensitivityResult
+	var back CIPSensitivityResult
 	if err := json.Unmarshal(b, &back); err != nil || len(back.Points[0].Summary) != 2 || back.Points[0].Summary[0].Exact == nil {
 		t.Errorf("round trip: %v", err)
 	}

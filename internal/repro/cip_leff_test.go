@@ -1,4 +1,4 @@
-package main
+package repro
 
 import (
 	"math"
@@ -7,18 +7,18 @@ import (
 	"testing"
 )
 
-// TestRecordedLeffBands checks the l_eff quartiles repro cip shades by
+// TestRecordedLEffBands checks the l_eff quartiles repro cip shades by
 // default against the authors' fits, when they are beside the repository.
-func TestRecordedLeffBands(t *testing.T) {
+func TestRecordedLEffBands(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "shared", "data", "meehan-leff")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skipf("the paper's l_eff fits are not at %s", dir)
 	}
-	got, err := loadLeffBands(dir)
+	got, err := LoadLEffBands(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range recordedLeffBands() {
+	for k, want := range RecordedLEffBands() {
 		g := got[k]
 		if g == nil || g.Values != want.Values {
 			t.Fatalf("%s: %+v, want %+v", k, g, want)
@@ -29,7 +29,7 @@ func TestRecordedLeffBands(t *testing.T) {
 			}
 		}
 	}
-	if _, err := loadLeffBands(filepath.Join(dir, "l_eff_x.csv")); err == nil {
+	if _, err := LoadLEffBands(filepath.Join(dir, "l_eff_x.csv")); err == nil {
 		t.Error("a file accepted as --leff-data")
 	}
 }

@@ -1,4 +1,4 @@
-package reprocip
+package repro
 
 import (
 	"encoding/json"
@@ -7,9 +7,9 @@ import (
 )
 
 // short returns f with its sweep cut to the given squared lengthscales.
-func short(t *testing.T, id string, l2 ...float64) Figure {
+func short(t *testing.T, id string, l2 ...float64) CIPFigure {
 	t.Helper()
-	f, err := Lookup(id)
+	f, err := LookupCIPFigure(id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestSDPBeatsBaselines(t *testing.T) {
 		id string
 		l2 float64
 	}{{"2a", 36}, {"2b", 36}, {"2e", 1.21}, {"2f", 1.21}} {
-		res, err := Run(short(t, c.id, c.l2), Options{Optimal: true})
+		res, err := RunCIPFigure(short(t, c.id, c.l2), CIPFigureOptions{Optimal: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestSDPBeatsBaselines(t *testing.T) {
 // prior (a condition number near 1e13 at l_eff 6, but determined) by
 // less than 1e-5 from panel 2a's value.
 func TestMisspecified(t *testing.T) {
-	res, err := Run(short(t, "2d", 36), Options{})
+	res, err := RunCIPFigure(short(t, "2d", 36), CIPFigureOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,21 +65,21 @@ func TestMisspecified(t *testing.T) {
 	if res.AdversaryNugget == nil || *res.AdversaryNugget != DefaultAdversaryNugget || p.AdversaryJitter == nil || *p.AdversaryJitter != 0 {
 		t.Errorf("nugget %v, jitter %v; want %g and 0", res.AdversaryNugget, p.AdversaryJitter, DefaultAdversaryNugget)
 	}
-	a, err := Run(short(t, "2a", 36), Options{})
+	a, err := RunCIPFigure(short(t, "2a", 36), CIPFigureOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := math.Abs(*a.Points[0].SDP - *p.GoodPrior); !(d < 1e-5) {
 		t.Errorf("good prior %v, panel 2a %v", *p.GoodPrior, *a.Points[0].SDP)
 	}
-	bare, err := Run(short(t, "2d", 36), Options{AdversaryNugget: NoNugget})
+	bare, err := RunCIPFigure(short(t, "2d", 36), CIPFigureOptions{AdversaryNugget: NoNugget})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if *bare.AdversaryNugget != 0 {
 		t.Errorf("NoNugget recorded as %v", *bare.AdversaryNugget)
 	}
-	if _, err := Run(short(t, "2d", 36), Options{AdversaryNugget: math.NaN()}); err == nil {
+	if _, err := RunCIPFigure(short(t, "2d", 36), CIPFigureOptions{AdversaryNugget: math.NaN()}); err == nil {
 		t.Error("NaN nugget accepted")
 	}
 }
@@ -90,7 +90,7 @@ func TestMisspecified(t *testing.T) {
 func TestAllBasicShort(t *testing.T) {
 	f := short(t, "2c", 9)
 	f.N = 14
-	res, err := Run(f, Options{Workers: 2})
+	res, err := RunCIPFigure(f, CIPFigureOptions{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestAllBasicShort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Point
+	var back CIPFigurePoint
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -114,14 +114,14 @@ func TestAllBasicShort(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	if len(Figures()) != 8 {
-		t.Fatalf("%d figures", len(Figures()))
+	if len(CIPFigures()) != 8 {
+		t.Fatalf("%d figures", len(CIPFigures()))
 	}
-	f, err := Lookup("2e")
+	f, err := LookupCIPFigure("2e")
 	if err != nil || f.N != 48 || f.Period != 24 || len(f.L2) != 20 || f.L2[0] != 0.25 || f.L2[19] != 2.25 {
 		t.Errorf("2e: %+v, %v", f, err)
 	}
-	if _, err := Lookup("3a"); err == nil {
+	if _, err := LookupCIPFigure("3a"); err == nil {
 		t.Error("unknown figure accepted")
 	}
 }

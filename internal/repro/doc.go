@@ -1,0 +1,30 @@
+// Package repro is the one home of tracepriv's reproductions of its
+// papers: each computes a paper's figures and tables with the library
+// packages, draws them through viz and records them as JSON, and
+// "tracepriv repro ..." is a thin command in front of it.
+//
+// One package rather than one per paper, because the reproductions share
+// their output conventions (every figure as SVG and PNG beside a JSON
+// file that lists them, written atomically) and that code should exist
+// once; the papers are kept apart by file and by name prefix:
+//
+//   - cip_*.go, names CIP…: Meehan and Chaudhuri (AISTATS 2021): the
+//     panels of Figure 2 (RunCIPFigure), the comparison of mechanisms at
+//     equal MSE (CIPCompareAll) and the nugget sensitivity study of the
+//     misspecified panels (CIPSensitivity, with the embedded mpmath
+//     script mpposterior.py), and their figures.
+//   - thesis.go, names Thesis…: Chapters 5 and 6 of Guerra-Balboa's
+//     thesis: the closed-form RAD curves, black-box bounds, calibration
+//     examples, BDP factors and the Chapter 6 utility experiment.
+//   - trajdb.go, names Chapter3… and TrajDB…: Chapter 3 of the thesis
+//     (Propositions 3.5 and 3.6, the Example 3.7 attack) and the utility
+//     of the trajectory-database releases; their maths is package trajdb's,
+//     this file draws and records it.
+//   - predictive.go, names Predictive…: the figures of the predictive
+//     mechanism's case study (Chatzikokolakis et al.), whose computation
+//     is geoind.CaseStudy.
+//
+// What each run reproduces, and how it compares with the paper, is
+// recorded in docs/ (reproduction-cip.md, cip-compare.md,
+// reproduction-thesis.md, trajdb.md, reproduction-predictive.md).
+package repro
