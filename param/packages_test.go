@@ -28,7 +28,7 @@ func TestPackagesReportParamError(t *testing.T) {
 		{"bdp", "epsilon", bdpErr},
 		{"noise", "sigma", noise.Gaussian{Sigma: -1}.Validate()},
 		{"geoind", "confidence", geoind.Config{}.Validate()},
-		{"sanitize", "epsilon", &sanitize.ParamError{Param: "epsilon", Value: -1, Want: "must be positive"}},
+		{"sanitize", "epsilon", &sanitize.ParamError{Name: "epsilon", Value: -1, Why: "must be positive"}},
 	} {
 		var pe *param.Error
 		if !errors.As(c.err, &pe) || !errors.Is(c.err, param.ErrInvalid) {

@@ -465,88 +465,27 @@ func popVariance(x []float64) float64 {
 // package documentation). The report accounts for every window; it is
 // returned, as far as it got, with most errors.
 func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
-	opt, err := opt.withDefaults()
+	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	k0, err := opt.kernel()
-	if err != nil {
-		return nil, nil, err
-	}
-	fo := gp.PaperFitOptions()
-	fitDesc := fmt.Sprintf("paper fit options (variance normalised to 1, lengthscale in [1, 40] s from %g s, nugget 0.0025)", opt.InitLengthscale)
-	if opt.FitOptions != nil {
-		fo = *opt.FitOptions
-		fitDesc = "custom fit options"
-	}
-	cutDesc := "consecutive windows"
-	if opt.PaperWindows {
-		cutDesc = "the authors' windows (first of each trace)"
-	}
-	// gp.PriorFit has no fields for the windowing, so Method records it.
-	method := fmt.Sprintf("per-window MLE on %s of %v-%v with at most %d points (at least %d), %s",
-		cutDesc, opt.MinDuration, opt.MaxDuration, opt.MaxPoints, opt.MinPoints, fitDesc)
-	lb, hasBound := fo.Bounds["lengthscale"]
+	opt = s.opt
 	ws, rep, err := Windows(traces, opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	rep.Workers = opt.Workers
 
-	type result struct {
-		fit    WindowFit
-		reason string
-		err    error
-	}
-	results := make([]result, len(ws))
-	fitOne := func(i int) {
-		w := ws[i]
-		t := traces[w.Trace]
-		first, last := w.Index[0], w.Index[len(w.Index)-1]
-		r := WindowFit{
-			Trace: w.Trace, UID: t.UID, Name: t.Name,
-			First: first, Last: last, Points: len(w.T), Thinned: last - first + 1 - len(w.T),
-			Start:     t.Points[first].Time,
-			DurationS: w.T[len(w.T)-1],
-		}
-		r.VarianceM2 = [2]float64{popVariance(w.East), popVariance(w.North)}
-		if min(r.VarianceM2[0], r.VarianceM2[1]) < minVariance {
-			results[i] = result{reason: SkipConstant}
-			return
-		}
-		period, err := gp.MedianPeriod(w.T)
-		if err != nil { // unreachable: times strictly increase
-			results[i] = result{reason: SkipFitFailed, err: err}
-			return
-		}
-		r.PeriodS = period
-		fits, err := gp.FitEach(k0, []gp.Series{{T: w.T, Y: w.East}, {T: w.T, Y: w.North}}, fo)
-		if err != nil {
-			results[i] = result{reason: SkipFitFailed, err: err}
-			return
-		}
-		for d, f := range fits {
-			l, ok := lengthscale(f.Kernel)
-			if !ok {
-				results[i] = result{reason: SkipFitFailed, err: fmt.Errorf("kernel %T has no lengthscale", f.Kernel)}
-				return
-			}
-			r.LengthscaleS[d] = l
-			r.LEff[d] = gp.EffectiveLengthscale(l, period)
-			r.Jitter = math.Max(r.Jitter, f.MaxJitter)
-		}
-		results[i] = result{fit: r}
-	}
-
 	// A pool of workers fits windows by index into results, so the outcome
 	// does not depend on scheduling; this goroutine only reports progress.
+	results := make([]WindowResult, len(ws))
 	jobs := make(chan int)
 	done := make(chan struct{}, len(ws))
 	var wg sync.WaitGroup
 	for range min(opt.Workers, max(1, len(ws))) {
 		wg.Go(func() {
 			for i := range jobs {
-				fitOne(i)
+				results[i] = s.fitWindow(ws[i], traces[ws[i].Trace])
 				done <- struct{}{}
 			}
 		})
@@ -564,102 +503,9 @@ func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
 		}
 	}
 	wg.Wait()
-
-	for i, res := range results {
-		w := ws[i]
-		if res.reason != "" {
-			// The whole window is skipped, including the points Windows
-			// counted as thinned.
-			first, last := w.Index[0], w.Index[len(w.Index)-1]
-			rep.skip(res.reason, last-first+1)
-			rep.PointsThinned -= (last - first + 1) - len(w.T)
-			if res.err != nil && len(rep.FitErrors) < maxFitErrors {
-				t := traces[w.Trace]
-				rep.FitErrors = append(rep.FitErrors, fmt.Sprintf("trace %d (uid %q, name %q) points %d-%d: %v", w.Trace, t.UID, t.Name, first, last, res.err))
-			}
-			continue
-		}
-		rep.Windows++
-		rep.PointsFitted += len(w.T)
-		f := res.fit
-		rep.MaxJitter = math.Max(rep.MaxJitter, f.Jitter)
-		if hasBound {
-			for _, l := range f.LengthscaleS {
-				if l <= lb.Lo*(1+1e-6) {
-					rep.AtLowerBound++
-				}
-				if l >= lb.Hi*(1-1e-6) {
-					rep.AtUpperBound++
-				}
-			}
-		}
-		rep.Fits = append(rep.Fits, f)
-	}
-	if rep.Windows == 0 {
-		return nil, rep, fmt.Errorf("prior: no window could be fitted (%d candidates, skipped %v)", rep.Candidates, rep.Skipped)
-	}
-
-	leff := rep.LEff()
-	east, north := leff[:rep.Windows], leff[rep.Windows:]
-	var vars, periods []float64
-	for _, f := range rep.Fits {
-		vars = append(vars, f.VarianceM2[0], f.VarianceM2[1])
-		periods = append(periods, f.PeriodS)
-	}
-	rep.LEffQuartiles = quartiles(leff)
-	rep.LEffQuartilesEast = quartiles(east)
-	rep.LEffQuartilesNorth = quartiles(north)
-	rep.VarianceQuartiles = quartiles(vars)
-	rep.PeriodQuartiles = quartiles(periods)
-
-	// The family in seconds: quantiles of the pooled per-window fitted
-	// lengthscales. l_eff at the same quantiles is recorded for comparison
-	// with the paper.
-	var ls []float64
-	for d := range 2 {
-		for _, f := range rep.Fits {
-			ls = append(ls, f.LengthscaleS[d])
-		}
-	}
-	rep.LengthscaleQuartiles = quartiles(ls)
-	lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
-	nominal := math.Min(math.Max(quantile(ls, 0.5), lo), hi)
-	lEff := quantile(leff, opt.Family[1])
-	rep.Censored = float64(rep.AtUpperBound) > (1-opt.Family[1])*float64(len(leff))
-	period := rep.PeriodQuartiles[1]
-	skipped := make(map[string]int, len(rep.Skipped))
-	for k, v := range rep.Skipped {
-		if v > 0 {
-			skipped[k] = v
-		}
-	}
-	fq := opt.Family
-	lq := rep.LengthscaleQuartiles
-	p := &gp.Prior{
-		Version:        gp.PriorVersion,
-		Kernel:         opt.Kernel,
-		Variance:       quantile(vars, 1-opt.Family[1]),
-		Lengthscale:    nominal,
-		LengthscaleMin: lo,
-		LengthscaleMax: hi,
-		Origin:         corpusCentre(traces, opt.Corpus),
-		Fit: &gp.PriorFit{
-			Corpus:                opt.Corpus,
-			Windows:               rep.Windows,
-			Skipped:               skipped,
-			Quantile:              opt.Family[1],
-			FamilyQuantiles:       &fq,
-			LEff:                  lEff,
-			SamplingPeriod:        period,
-			LEffQuartiles:         rep.LEffQuartiles,
-			LengthscaleQuartilesS: &lq,
-			Method:                method,
-		},
-	}
-	if err := p.Validate(); err != nil {
-		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
-	}
-	return p, rep, nil
+	var pos Positions
+	pos.Add(traces...)
+	return s.combine(results, rep, pos.Centre(opt.Corpus))
 }
 
 // lengthscale reads the "lengthscale" hyperparameter of k.
@@ -683,29 +529,4 @@ func quantile(x []float64, q float64) float64 {
 
 func quartiles(x []float64) [3]float64 {
 	return [3]float64{quantile(x, 0.25), quantile(x, 0.5), quantile(x, 0.75)}
-}
-
-// corpusCentre returns the centre of the corpus, the median latitude and
-// longitude of its valid points rounded to 1e-4 degrees (about 10 m): a
-// public origin for the region the prior describes (the corpus is public;
-// the traces a prior protects are not in it). The median resists the odd
-// trip to another city. Nil for an empty corpus.
-func corpusCentre(traces []*trace.Trace, corpus string) *gp.Origin {
-	var lats, lons []float64
-	for _, t := range traces {
-		for _, p := range t.Points {
-			if p.Geo().Validate() == nil {
-				lats, lons = append(lats, p.Lat), append(lons, p.Lon)
-			}
-		}
-	}
-	if len(lats) == 0 {
-		return nil
-	}
-	r := func(v float64) float64 { return math.Round(v*1e4) / 1e4 }
-	note := "median position of the fitting corpus"
-	if corpus != "" {
-		note += " (" + corpus + ")"
-	}
-	return &gp.Origin{Lat: r(quantile(lats, 0.5)), Lon: r(quantile(lons, 0.5)), Note: note}
 }

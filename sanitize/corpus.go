@@ -2,25 +2,19 @@ package sanitize
 
 import (
 	"bufio"
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/tracepriv/tracepriv/internal/atomicfile"
-	"github.com/tracepriv/tracepriv/internal/disjoint"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -101,23 +95,11 @@ type Failure struct {
 const uidRule = "a trace without a user id in its data belongs to the person named by the directory holding its file " +
 	"(GeoLife's layout: <user>/Trajectory/<file> or <user>/<file>); all traces of one person, in any number of files, are released and certified jointly"
 
-// unit is a set of files and the people in them, closed under sharing: a
-// person's files and every person in those files. It is released at once.
-type unit struct {
-	files  []int // indices into the corpus's files, ascending
-	uids   []string
-	points int
-}
-
 // journalEntry records a finished unit, so that an interrupted run resumes
 // without redoing it.
 type journalEntry struct {
-	Options   string         `json:"options"`
-	Inputs    []string       `json:"inputs"`
-	Persons   []Released     `json:"persons"`
-	Outputs   []string       `json:"outputs"`
-	Skipped   int            `json:"skipped_rows"`
-	SkippedBy map[string]int `json:"skipped_by_reason"`
+	Options string `json:"options"`
+	UnitRelease
 }
 
 // Corpus releases every person of a directory of traces: each person's
@@ -131,33 +113,21 @@ type journalEntry struct {
 // recorded in the manifest's Failed list and the rest goes on.
 func Corpus(opt CorpusOptions) (*Manifest, error) {
 	start := time.Now()
-	if opt.Secrets != nil {
-		return nil, &ParamError{"secrets", len(opt.Secrets), "listed secrets are per trace; a corpus release protects every point"}
-	}
-	if err := opt.check(); err != nil {
+	if err := CheckCorpus(opt.Options); err != nil {
 		return nil, err
 	}
 	if opt.Workers <= 0 {
 		opt.Workers = runtime.GOMAXPROCS(0)
 	}
-	in, err := filepath.Abs(opt.In)
+	in, out, err := CheckDirs(opt.In, opt.Out)
 	if err != nil {
 		return nil, err
-	}
-	out, err := filepath.Abs(opt.Out)
-	if err != nil {
-		return nil, err
-	}
-	if out == in || strings.HasPrefix(out, in+string(filepath.Separator)) {
-		return nil, &ParamError{"out", opt.Out, "is inside the input directory; write the release elsewhere"}
 	}
 	files, ignored, err := trace.Files(in)
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{Version: ManifestVersion, EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius,
-		PriorFamily: opt.Prior.Family(), Randomness: describeSource(opt.Options), Files: len(files), Ignored: rel(in, ignored), UIDRule: uidRule,
-		SkippedBy: map[string]int{}}
+	m := NewManifest(opt.Options, in, len(files), ignored)
 	if err := os.MkdirAll(filepath.Join(out, CertificatesDir), 0o755); err != nil {
 		return nil, err
 	}
@@ -171,13 +141,15 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	}
 
 	// Pass 1: who is in which file.
-	scans := make([]fileScan, len(files))
-	parallel(len(files), opt.Workers, func(i int) { scans[i] = scanFile(files[i], opt.Read) })
-	var units []unit
-	units, m.Failed = groupUnits(in, files, scans)
+	scans := make([]FileScan, len(files))
+	parallel(len(files), opt.Workers, func(i int) { scans[i] = ScanFile(files[i], opt.Read) })
+	units, failed := GroupUnits(in, scans)
+	for _, f := range failed {
+		m.Fail(f)
+	}
 	total, totalPts := len(units), 0
 	for _, u := range units {
-		totalPts += u.points
+		totalPts += u.Points
 	}
 
 	// Pass 2: release the units.
@@ -188,18 +160,14 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	}
 	defer journal.Close()
 	finished, pts := 0, 0
-	record := func(e *journalEntry, f *Failure, points int) {
+	record := func(e *UnitRelease, f *Failure, points int) {
 		mu.Lock()
 		defer mu.Unlock()
 		if e != nil {
-			m.Persons = append(m.Persons, e.Persons...)
-			m.SkippedRows += e.Skipped
-			for k, v := range e.SkippedBy {
-				m.SkippedBy[k] += v
-			}
+			m.Add(e)
 		}
 		if f != nil {
-			m.Failed = append(m.Failed, *f)
+			m.Fail(*f)
 		}
 		finished++
 		pts += points
@@ -207,23 +175,26 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 			opt.Progress(finished, total, pts, totalPts)
 		}
 	}
+	ropt := opt.Options
+	ropt.Progress = nil
 	var journalErr error
 	parallel(len(units), opt.Workers, func(k int) {
 		u := units[k]
-		inputs := rel(in, pick(files, u.files))
+		inputs := rel(in, u.Files)
 		if e, ok := done[strings.Join(inputs, "\x00")]; ok && outputsExist(out, e) {
 			mu.Lock()
 			m.Resumed++
 			mu.Unlock()
-			record(e, nil, u.points)
+			record(&e.UnitRelease, nil, u.Points)
 			return
 		}
-		e, err := releaseUnit(opt, in, out, files, u, key)
+		e, err := ReleaseUnit(u, ropt, opt.Read, in, out)
 		if err != nil {
-			record(nil, &Failure{Files: inputs, UIDs: u.uids, Error: err.Error()}, u.points)
+			f := u.Failure(in, err)
+			record(nil, &f, u.Points)
 			return
 		}
-		b, _ := json.Marshal(e)
+		b, _ := json.Marshal(journalEntry{Options: key, UnitRelease: *e})
 		mu.Lock()
 		if _, err := journal.Write(append(b, '\n')); err == nil {
 			err = journal.Sync()
@@ -231,23 +202,13 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 			journalErr = err
 		}
 		mu.Unlock()
-		record(e, nil, u.points)
+		record(e, nil, u.Points)
 	})
 	if journalErr != nil {
 		return nil, fmt.Errorf("sanitize: journal: %w", journalErr)
 	}
-	sort.Slice(m.Persons, func(i, j int) bool { return m.Persons[i].UID < m.Persons[j].UID })
-	for _, p := range m.Persons {
-		m.Points += p.Points
-		m.EpsilonMax = max(m.EpsilonMax, p.EpsilonMax)
-	}
-	m.Seconds = time.Since(start).Seconds()
-	err = atomicfile.Write(filepath.Join(out, ManifestName), 0o644, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
-	})
-	return m, err
+	m.Finish(time.Since(start))
+	return m, WriteManifest(out, m)
 }
 
 // describeSource names the randomness for the manifest.
@@ -258,26 +219,6 @@ func describeSource(o Options) string {
 	return noise.Describe(o.Source)
 }
 
-// fileScan is what pass 1 learns of a file.
-type fileScan struct {
-	uids   map[string]int // points per uid
-	err    error
-	points int
-}
-
-func scanFile(path string, ro trace.ReadOptions) fileScan {
-	traces, _, err := trace.ReadFile(path, ro)
-	if err != nil {
-		return fileScan{err: err}
-	}
-	s := fileScan{uids: map[string]int{}}
-	for _, t := range attribute(path, traces) {
-		s.uids[t.UID] += t.Len()
-		s.points += t.Len()
-	}
-	return s
-}
-
 // attribute applies the uid rule to traces read from path.
 func attribute(path string, traces []*trace.Trace) []*trace.Trace {
 	for _, t := range traces {
@@ -286,127 +227,6 @@ func attribute(path string, traces []*trace.Trace) []*trace.Trace {
 		}
 	}
 	return traces
-}
-
-// groupUnits joins files that share a person, by union-find, and returns
-// the units in order of their first file, and the files that failed.
-func groupUnits(root string, files []string, scans []fileScan) ([]unit, []Failure) {
-	sets := disjoint.New(len(files))
-	var failed []Failure
-	owner := map[string]int{}
-	for i, s := range scans {
-		if s.err != nil {
-			failed = append(failed, Failure{Files: rel(root, files[i:i+1]), Error: s.err.Error()})
-			continue
-		}
-		for uid := range s.uids {
-			if j, ok := owner[uid]; ok {
-				sets.Union(i, j)
-			} else {
-				owner[uid] = i
-			}
-		}
-	}
-	byRoot := map[int]*unit{}
-	var order []int
-	for i, s := range scans {
-		if s.err != nil {
-			continue
-		}
-		r := sets.Find(i)
-		u := byRoot[r]
-		if u == nil {
-			u = &unit{}
-			byRoot[r] = u
-			order = append(order, r)
-		}
-		u.files = append(u.files, i)
-		u.points += s.points
-		for uid := range s.uids {
-			if !slices.Contains(u.uids, uid) {
-				u.uids = append(u.uids, uid)
-			}
-		}
-	}
-	units := make([]unit, 0, len(order))
-	for _, r := range order {
-		u := byRoot[r]
-		slices.Sort(u.uids)
-		units = append(units, *u)
-	}
-	// Largest first: the slowest units start early.
-	slices.SortStableFunc(units, func(a, b unit) int { return cmp.Compare(b.points, a.points) })
-	return units, failed
-}
-
-// releaseUnit reads a unit's files, releases their people, and writes the
-// outputs and the certificate together; it returns the journal entry.
-func releaseUnit(opt CorpusOptions, in, out string, files []string, u unit, key string) (*journalEntry, error) {
-	var traces []*trace.Trace
-	var from []int // file of each trace
-	var formats []trace.Format
-	read := &trace.Report{}
-	for _, fi := range u.files {
-		ts, rep, err := trace.ReadFile(files[fi], opt.Read)
-		if err != nil {
-			return nil, err
-		}
-		read.Add(rep)
-		f, err := trace.FormatFromPath(files[fi])
-		if opt.Read.Format != "" {
-			f, err = opt.Read.Format, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		formats = append(formats, f)
-		for _, t := range attribute(files[fi], ts) {
-			traces = append(traces, t)
-			from = append(from, fi)
-		}
-	}
-	ropt := opt.Options
-	ropt.Progress = nil
-	outs, cert, err := Release(traces, ropt)
-	if err != nil {
-		return nil, err
-	}
-	cert.SkippedRows, cert.SkippedByReason = read.SkippedRows(), map[string]int{}
-	for k, v := range read.ByReason() {
-		cert.SkippedByReason[string(k)] = v
-	}
-	certRel := filepath.Join(CertificatesDir, certName(u.uids))
-	e := &journalEntry{Options: key, Inputs: rel(in, pick(files, u.files)), Skipped: cert.SkippedRows, SkippedBy: cert.SkippedByReason}
-	var group []atomicfile.File
-	filesOf := map[string][]string{}
-	for k, fi := range u.files {
-		r := e.Inputs[k]
-		var mine []*trace.Trace
-		for i, t := range outs {
-			if from[i] == fi {
-				mine = append(mine, t)
-				if !slices.Contains(filesOf[t.UID], r) {
-					filesOf[t.UID] = append(filesOf[t.UID], r)
-				}
-			}
-		}
-		path := filepath.Join(out, r)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, err
-		}
-		f := formats[k]
-		group = append(group, atomicfile.File{Path: path, Perm: 0o644, Fill: func(w io.Writer) error { return trace.Write(w, mine, f) }})
-		e.Outputs = append(e.Outputs, r)
-	}
-	group = append(group, atomicfile.File{Path: filepath.Join(out, certRel), Perm: 0o644, Fill: func(w io.Writer) error { return WriteCertificate(w, cert) }})
-	e.Outputs = append(e.Outputs, certRel)
-	if err := atomicfile.WriteGroup(group); err != nil {
-		return nil, err
-	}
-	for _, p := range cert.Persons {
-		e.Persons = append(e.Persons, Released{UID: p.UID, Points: p.Points, EpsilonMax: p.EpsilonMax, Files: filesOf[p.UID], Certificate: certRel})
-	}
-	return e, nil
 }
 
 // certName names a unit's certificate after its people, safely.
@@ -471,7 +291,7 @@ func readJournal(path, key string) (map[string]*journalEntry, error) {
 			continue
 		}
 		if e.Options != key {
-			return nil, &ParamError{"out", filepath.Dir(path), "holds a release made with other options (or another prior); resume only with the same options, or write to a new directory"}
+			return nil, &ParamError{Name: "out", Value: filepath.Dir(path), Why: "holds a release made with other options (or another prior); resume only with the same options, or write to a new directory"}
 		}
 		done[strings.Join(e.Inputs, "\x00")] = &e
 	}
@@ -495,14 +315,6 @@ func rel(root string, paths []string) []string {
 			r = p
 		}
 		out[i] = filepath.ToSlash(r)
-	}
-	return out
-}
-
-func pick(files []string, idx []int) []string {
-	out := make([]string, len(idx))
-	for i, k := range idx {
-		out[i] = files[k]
 	}
 	return out
 }

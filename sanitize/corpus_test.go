@@ -131,11 +131,11 @@ func TestCorpus(t *testing.T) {
 	o := corpusOptions(in, out)
 	o.Epsilon = 2
 	var pe *ParamError
-	if _, err := Corpus(o); !errors.As(err, &pe) || pe.Param != "out" {
+	if _, err := Corpus(o); !errors.As(err, &pe) || pe.Name != "out" {
 		t.Errorf("resume with other options: %v", err)
 	}
 	// Output inside the input: refused.
-	if _, err := Corpus(corpusOptions(in, filepath.Join(in, "rel"))); !errors.As(err, &pe) || pe.Param != "out" {
+	if _, err := Corpus(corpusOptions(in, filepath.Join(in, "rel"))); !errors.As(err, &pe) || pe.Name != "out" {
 		t.Errorf("output inside the input: %v", err)
 	}
 }

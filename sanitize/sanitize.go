@@ -120,61 +120,48 @@ type Options struct {
 	Progress func(stage string)
 }
 
-// ParamError reports an option that cannot give a valid release. Param is
-// the option's name, which is also the command-line flag's.
-//
-// It unwraps to the same report as a *param.Error, the error type of every
-// other package's parameter checks, so callers can branch on all of them
-// with one errors.As (and errors.Is(err, param.ErrInvalid)). It is to
-// become an alias of param.Error once its readers use Name for Param.
-type ParamError struct {
-	Param string
-	Value any
-	Want  string
-}
-
-func (e *ParamError) Error() string {
-	return fmt.Sprintf("sanitize: %s = %v: %s", e.Param, e.Value, e.Want)
-}
-
-// Unwrap returns e as a *param.Error.
-func (e *ParamError) Unwrap() error { return &param.Error{Name: e.Param, Value: e.Value, Why: e.Want} }
+// ParamError reports an option that cannot give a valid release: Name is
+// the option's name, which is also the command-line flag's. It is
+// param.Error, the error type of every package's parameter checks, so
+// callers branch on all of them with one errors.As (and errors.Is(err,
+// param.ErrInvalid)).
+type ParamError = param.Error
 
 func (o *Options) check() error {
 	if o.Prior == nil {
-		return &ParamError{"prior", nil, "a prior file is required (tracepriv fit writes one)"}
+		return &ParamError{Name: "prior", Value: nil, Why: "a prior file is required (tracepriv fit writes one)"}
 	}
 	if err := o.Prior.Validate(); err != nil {
-		return &ParamError{"prior", "", err.Error()}
+		return &ParamError{Name: "prior", Value: "", Why: err.Error()}
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
 	case !(o.Epsilon > 0) || !finite(o.Epsilon):
-		return &ParamError{"epsilon", o.Epsilon, "must be positive and finite"}
+		return &ParamError{Name: "epsilon", Value: o.Epsilon, Why: "must be positive and finite"}
 	case !(o.Lambda > 1) || !finite(o.Lambda):
-		return &ParamError{"lambda", o.Lambda, "the Rényi order must be finite and > 1"}
+		return &ParamError{Name: "lambda", Value: o.Lambda, Why: "the Rényi order must be finite and > 1"}
 	case !(o.Radius > 0) || !finite(o.Radius):
-		return &ParamError{"radius", o.Radius, "must be positive and finite (metres)"}
+		return &ParamError{Name: "radius", Value: o.Radius, Why: "must be positive and finite (metres)"}
 	}
 	if o.Delta == 0 {
 		o.Delta = 1e-5
 	}
 	if !(o.Delta > 0 && o.Delta < 1) {
-		return &ParamError{"delta", o.Delta, "must be in (0, 1)"}
+		return &ParamError{Name: "delta", Value: o.Delta, Why: "must be in (0, 1)"}
 	}
 	switch o.Design {
 	case "":
 		o.Design = DesignAuto
 	case DesignAuto, DesignEnvelope, DesignProportional, DesignE3:
 	default:
-		return &ParamError{"design", o.Design, "one of auto, envelope, proportional, e3"}
+		return &ParamError{Name: "design", Value: o.Design, Why: "one of auto, envelope, proportional, e3"}
 	}
 	switch o.Method {
 	case "":
 		o.Method = MethodAuto
 	case MethodAuto, MethodDense, MethodLinear:
 	default:
-		return &ParamError{"method", o.Method, "one of auto, dense, linear"}
+		return &ParamError{Name: "method", Value: o.Method, Why: "one of auto, dense, linear"}
 	}
 	if o.MaxDensePoints == 0 {
 		o.MaxDensePoints = DefaultMaxDensePoints
@@ -199,10 +186,10 @@ func (o *Options) design(f gp.Family) (string, error) {
 		}
 	}
 	if m != DesignEnvelope && !f.Single() {
-		return "", &ParamError{"design", m, fmt.Sprintf("needs a single-lengthscale prior; the prior is the family %v (use envelope)", f)}
+		return "", &ParamError{Name: "design", Value: m, Why: fmt.Sprintf("needs a single-lengthscale prior; the prior is the family %v (use envelope)", f)}
 	}
 	if m == DesignProportional && o.Secrets != nil {
-		return "", &ParamError{"design", m, "protects every point; listed secrets need e3 or envelope"}
+		return "", &ParamError{Name: "design", Value: m, Why: "protects every point; listed secrets need e3 or envelope"}
 	}
 	return m, nil
 }
@@ -230,14 +217,14 @@ func (o *Options) path(f gp.Family, design string, maxPoints int) (method, newDe
 	}
 	switch {
 	case m == MethodLinear && design == DesignE3:
-		return "", "", &ParamError{"method", m, "the e3 design is dense; use --design envelope for the linear path"}
+		return "", "", &ParamError{Name: "method", Value: m, Why: "the e3 design is dense; use --design envelope for the linear path"}
 	case m == MethodLinear && design == DesignProportional && !stateSpace:
 		if f.Kernel == gp.KernelPeriodic {
-			return "", "", &ParamError{"method", m, "a periodic prior has no state-space form; use the dense path"}
+			return "", "", &ParamError{Name: "method", Value: m, Why: "a periodic prior has no state-space form; use the dense path"}
 		}
 		design = DesignEnvelope
 	case m == MethodDense && maxPoints > o.MaxDensePoints:
-		return "", "", &ParamError{"method", m, fmt.Sprintf("a person has %d points, above the %d of the dense path (its memory grows as their square): use the linear path", maxPoints, o.MaxDensePoints)}
+		return "", "", &ParamError{Name: "method", Value: m, Why: fmt.Sprintf("a person has %d points, above the %d of the dense path (its memory grows as their square): use the linear path", maxPoints, o.MaxDensePoints)}
 	}
 	return m, design, nil
 }
@@ -326,7 +313,7 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 		return nil, nil, err
 	}
 	if opt.Secrets != nil && len(persons) > 1 {
-		return nil, nil, &ParamError{"secrets", len(opt.Secrets), fmt.Sprintf("listed secrets need an input with one person; it has %d (uids %s)", len(persons), uids(persons))}
+		return nil, nil, &ParamError{Name: "secrets", Value: len(opt.Secrets), Why: fmt.Sprintf("listed secrets need an input with one person; it has %d (uids %s)", len(persons), uids(persons))}
 	}
 	maxPoints := 0
 	for _, p := range persons {
@@ -368,9 +355,9 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 	origin, err := geo.PublicOrigin(opt.Origin, pubOrigin, note)
 	if err != nil {
 		if errors.Is(err, geo.ErrNoOrigin) {
-			return nil, nil, &ParamError{"origin", "", "no public origin: give one (LAT,LON, e.g. a city centre) or use a prior file that records one (tracepriv fit writes its corpus's centre); nothing is derived from the trace"}
+			return nil, nil, &ParamError{Name: "origin", Value: "", Why: "no public origin: give one (LAT,LON, e.g. a city centre) or use a prior file that records one (tracepriv fit writes its corpus's centre); nothing is derived from the trace"}
 		}
-		return nil, nil, &ParamError{"origin", opt.Origin, err.Error()}
+		return nil, nil, &ParamError{Name: "origin", Value: opt.Origin, Why: err.Error()}
 	}
 	fam := opt.Prior.Family()
 	design, err := opt.design(fam)
@@ -547,7 +534,7 @@ func (d *designer) person(p *person, traces []*trace.Trace, enu *geo.ENU, outs [
 // plane (point index pos of trace owner, for the message).
 func checkDistance(origin, q geo.Point, pos, owner int) error {
 	if dist := geo.Haversine(origin, q); dist > MaxOriginDistance {
-		return &ParamError{"origin", origin, fmt.Sprintf("point %d of trace %d is %.0f km from it; the tangent plane is accurate within %.0f km: use an origin in the region of the data",
+		return &ParamError{Name: "origin", Value: origin, Why: fmt.Sprintf("point %d of trace %d is %.0f km from it; the tangent plane is accurate within %.0f km: use an origin in the region of the data",
 			pos+1, owner+1, dist/1000, MaxOriginDistance/1000)}
 	}
 	return nil
@@ -570,7 +557,7 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 		return nil, nil, nil, err
 	}
 	if sd := math.Sqrt(nd.MaxVariance); sd > MaxNoiseStd {
-		return nil, nil, nil, &ParamError{"epsilon", opt.Epsilon, fmt.Sprintf("with --radius %g the noise would have a standard deviation of %.0f km per coordinate, beyond the %.0f km a tangent-plane release represents: raise epsilon or lower the radius",
+		return nil, nil, nil, &ParamError{Name: "epsilon", Value: opt.Epsilon, Why: fmt.Sprintf("with --radius %g the noise would have a standard deviation of %.0f km per coordinate, beyond the %.0f km a tangent-plane release represents: raise epsilon or lower the radius",
 			opt.Radius, sd/1000, MaxNoiseStd/1000)}
 	}
 	step("certify")
@@ -698,7 +685,7 @@ func resolveSecrets(p *person, spec [][]time.Time) ([]cip.Secret, error) {
 		return cip.EveryPoint(len(p.pts)), nil
 	}
 	if len(spec) == 0 {
-		return nil, &ParamError{"secrets", "", "an empty list of secrets protects nothing"}
+		return nil, &ParamError{Name: "secrets", Value: "", Why: "an empty list of secrets protects nothing"}
 	}
 	idx := make(map[int64]int, len(p.pts))
 	for i, q := range p.pts {
@@ -709,15 +696,15 @@ func resolveSecrets(p *person, spec [][]time.Time) ([]cip.Secret, error) {
 		for _, tm := range times {
 			i, ok := idx[tm.UnixNano()]
 			if !ok {
-				return nil, &ParamError{"secrets", tm.Format(time.RFC3339Nano), fmt.Sprintf("secret %d: not the time of a point of the trace", k+1)}
+				return nil, &ParamError{Name: "secrets", Value: tm.Format(time.RFC3339Nano), Why: fmt.Sprintf("secret %d: not the time of a point of the trace", k+1)}
 			}
 			if slices.Contains(out[k].Indices, i) {
-				return nil, &ParamError{"secrets", tm.Format(time.RFC3339Nano), fmt.Sprintf("secret %d: listed twice", k+1)}
+				return nil, &ParamError{Name: "secrets", Value: tm.Format(time.RFC3339Nano), Why: fmt.Sprintf("secret %d: listed twice", k+1)}
 			}
 			out[k].Indices = append(out[k].Indices, i)
 		}
 		if len(out[k].Indices) == 0 {
-			return nil, &ParamError{"secrets", "", fmt.Sprintf("secret %d is empty", k+1)}
+			return nil, &ParamError{Name: "secrets", Value: "", Why: fmt.Sprintf("secret %d is empty", k+1)}
 		}
 	}
 	return out, nil

@@ -305,7 +305,7 @@ func TestNoDataDerivedOrigin(t *testing.T) {
 	opt = options(p)
 	opt.Origin = nil
 	var pe *ParamError
-	if _, _, err := Trace(base, opt); !errors.As(err, &pe) || pe.Param != "origin" {
+	if _, _, err := Trace(base, opt); !errors.As(err, &pe) || pe.Name != "origin" {
 		t.Errorf("no origin: %v", err)
 	}
 }
@@ -334,7 +334,7 @@ func TestRefusals(t *testing.T) {
 		c.mod(&opt)
 		_, _, err := Trace(tr, opt)
 		var pe *ParamError
-		if !errors.As(err, &pe) || pe.Param != c.param {
+		if !errors.As(err, &pe) || pe.Name != c.param {
 			t.Errorf("want a %q error, got %v", c.param, err)
 		}
 	}
@@ -576,14 +576,14 @@ func TestMethods(t *testing.T) {
 	}
 	opt.Method = MethodDense
 	var pe *ParamError
-	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Param != "method" {
+	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "method" {
 		t.Errorf("dense above its limit: %v", err)
 	}
 	opt = options(singlePrior())
 	opt.Method = MethodLinear
 	opt.Design = DesignE3
 	opt.Secrets = [][]time.Time{{tr.Points[3].Time}}
-	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Param != "method" {
+	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "method" {
 		t.Errorf("e3 on the linear path: %v", err)
 	}
 }

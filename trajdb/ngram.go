@@ -201,7 +201,7 @@ func (g *NGram) build(db *DB, epsilon float64, src noise.Source) (*ngramTree, er
 	}
 	n := g.NMax
 	if n == 0 {
-		n = 5
+		n = DefaultNMax
 	}
 	n = min(n, g.Contribution.MaxLen)
 	m := db.Size

@@ -330,7 +330,7 @@ func reasons(rep *trace.Report) map[string]int {
 func flagError(err error) error {
 	var pe *sanitize.ParamError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("--%s: %s", pe.Param, strings.TrimPrefix(err.Error(), "sanitize: "))
+		return fmt.Errorf("--%s: %s", pe.Name, strings.TrimPrefix(err.Error(), "sanitize: "))
 	}
 	return err
 }

@@ -15,20 +15,12 @@ import (
 	"github.com/spf13/pflag"
 	"gonum.org/v1/plot"
 
-	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
 	"github.com/tracepriv/tracepriv/viz"
-)
-
-// The files of a released trajectory database (tracepriv release --out DIR).
-const (
-	releaseSeqFile  = "trajectories.seq"
-	releaseCSVFile  = "trajectories.csv"
-	releaseCertFile = "release.json"
 )
 
 // universeFlags are the public parameters that turn traces into a
@@ -135,7 +127,7 @@ func (s *trajSpace) read(env *cli.Env, rf *readFlags, u *universeFlags, path str
 }
 
 // same reports whether a release's universe is this one.
-func (s *trajSpace) same(c *releaseCert) bool {
+func (s *trajSpace) same(c *trajdb.Certificate) bool {
 	if s.grid == nil {
 		return c.Universe == nil && c.Alphabet == s.size
 	}
@@ -170,44 +162,18 @@ func readTrajectories(env *cli.Env, rf *readFlags, u *universeFlags, g *trajdb.G
 	return db, rep, nil
 }
 
-// releaseMechanisms are the mechanisms release offers: the DP ones only.
-// The flawed control is reachable from "audit support" alone.
+// releaseMechanism is trajdb.NewMechanism with errors that name the flags.
 func releaseMechanism(name string, b trajdb.Bounds, nmax int) (trajdb.Mechanism, error) {
-	switch name {
-	case "prefix":
-		return &trajdb.Prefix{Contribution: b}, nil
-	case "ngram":
-		return &trajdb.NGram{Contribution: b, NMax: nmax}, nil
-	case "flawed-present-only":
-		return nil, errors.New("--mechanism flawed-present-only is not differentially private (thesis Prop. 3.5); it exists only as the negative control of 'tracepriv audit support'")
+	m, err := trajdb.NewMechanism(name, b, nmax)
+	if err != nil {
+		return nil, fmt.Errorf("--mechanism %s: %w", name, err)
 	}
-	return nil, fmt.Errorf("unknown --mechanism %q (want prefix or ngram)", name)
-}
-
-// releaseCert is release.json: everything in it is public (the mechanism's
-// output and its public parameters). What the input held (persons, fixes,
-// skipped rows) is printed for the operator but never written beside the
-// release, since those counts are not protected.
-type releaseCert struct {
-	Version int `json:"version"`
-	// Privacy states the guarantee and what it covers.
-	Privacy   string        `json:"privacy"`
-	Mechanism string        `json:"mechanism"`
-	NMax      int           `json:"n_max,omitempty"`
-	Epsilon   float64       `json:"epsilon"`
-	Universe  *trajdb.Grid  `json:"universe,omitempty"`
-	Alphabet  int           `json:"alphabet"`
-	Bounds    trajdb.Bounds `json:"bounds"`
-	MaxGap    string        `json:"max_gap"`
-	MinLen    int           `json:"min_len"`
-	*trajdb.Released
-	Trajectories int    `json:"trajectories"`
-	Randomness   string `json:"randomness"`
+	return m, nil
 }
 
 // releaseOutput is the --json output of release.
 type releaseOutput struct {
-	releaseCert
+	*trajdb.Certificate
 	inputJSON
 	Input *trajdb.MapReport `json:"input"`
 	Files []string          `json:"files"`
@@ -260,7 +226,7 @@ What was read and skipped is printed, not written: it is not private.`,
 					return fmt.Errorf("release: %w", err)
 				}
 				if nmax < 0 {
-					return fmt.Errorf("release: --n-max must be positive (0 for the default 5), got %d", nmax)
+					return fmt.Errorf("release: --n-max must be positive (0 for the default %d), got %d", trajdb.DefaultNMax, nmax)
 				}
 				m, err := releaseMechanism(mec, b, nmax)
 				if err != nil {
@@ -270,9 +236,9 @@ What was read and skipped is printed, not written: it is not private.`,
 					return fmt.Errorf("release: %w", err)
 				}
 				files := map[string]string{}
-				names := []string{releaseSeqFile, releaseCertFile}
+				names := []string{trajdb.SeqFile, trajdb.CertificateFile}
 				if g != nil {
-					names = append(names, releaseCSVFile) // symbols have no positions
+					names = append(names, trajdb.CSVFile) // symbols have no positions
 				}
 				for _, f := range names {
 					files["--out "+f] = filepath.Join(out, f)
@@ -296,44 +262,15 @@ What was read and skipped is printed, not written: it is not private.`,
 				if err != nil {
 					return fmt.Errorf("release: %w", err)
 				}
-				cert := releaseCert{
-					Version:   1,
-					Privacy:   fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the trajectories of one person; public: the grid, the bounds, the mapping rule and the mechanism", eps),
-					Mechanism: m.Name(), Epsilon: eps, Universe: g, Alphabet: sp.size, Bounds: b,
-					MaxGap: u.maxGap.String(), MinLen: u.minLen,
-					Released: rel, Trajectories: len(rel.Seqs), Randomness: noise.Describe(src),
-				}
-				if g == nil {
-					cert.Privacy = fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the sequences of one person (a line, or the lines of one id); public: the alphabet, the bounds and the mechanism", eps)
-				}
-				if ng, ok := m.(*trajdb.NGram); ok {
-					cert.NMax = max(ng.NMax, 0)
-					if cert.NMax == 0 {
-						cert.NMax = 5
-					}
-				}
-				group := []atomicfile.File{
-					{Path: files["--out "+releaseSeqFile], Perm: 0o644, Fill: func(w io.Writer) error {
-						return trajdb.WriteSequences(w, trajdb.SeqDB(sp.size, rel.Seqs), trajdb.SeqOptions{Size: sp.size, Base: sp.base})
-					}},
-					{Path: files["--out "+releaseCertFile], Perm: 0o644, Fill: func(w io.Writer) error { return writeJSON(w, cert) }},
-				}
-				if g != nil {
-					traces, err := trajdb.ToTraces(g, rel.Seqs)
-					if err != nil {
-						return fmt.Errorf("release: %w", err)
-					}
-					group = append(group, atomicfile.File{Path: files["--out "+releaseCSVFile], Perm: 0o644, Fill: func(w io.Writer) error { return trace.Write(w, traces, trace.CSV) }})
-				}
-				if err := atomicfile.WriteGroup(group); err != nil {
+				mo, _ := u.mapOptions()
+				cert := trajdb.NewCertificate(m, rel, eps, g, sp.size, mo, src)
+				paths, err := trajdb.WriteRelease(out, cert, sp.base)
+				if err != nil {
 					return fmt.Errorf("release: %w", err)
 				}
-				o := releaseOutput{releaseCert: cert, Input: rep, inputJSON: inputSummary(nil)}
+				o := releaseOutput{Certificate: cert, Input: rep, inputJSON: inputSummary(nil), Files: paths}
 				if rep != nil {
 					o.inputJSON = inputSummary(rep.Read)
-				}
-				for _, f := range group {
-					o.Files = append(o.Files, f.Path)
 				}
 				return env.Emit(o, func(w io.Writer) error {
 					if rep != nil {
@@ -375,12 +312,6 @@ func checkOutDir(in, out string) error {
 		return fmt.Errorf("--out %s is inside --in %s: the release would be read as input next time; write elsewhere", out, in)
 	}
 	return nil
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // evaluateOutput is the --json output of evaluate: the released database's
@@ -559,7 +490,7 @@ The metrics read the real data: they are for the custodian, not for release.`,
 // when there is one (then release.json, if present, must name the same
 // grid, and gives the bounds unless the flags did), or the traces in it.
 func readReleased(env *cli.Env, rf *readFlags, u *universeFlags, sp *trajSpace, dir string, b *trajdb.Bounds, boundsGiven bool) ([][]int, error) {
-	seqPath := filepath.Join(dir, releaseSeqFile)
+	seqPath := filepath.Join(dir, trajdb.SeqFile)
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		seqPath = dir // a sequence file
 	} else if _, err := os.Stat(seqPath); err != nil {
@@ -569,10 +500,10 @@ func readReleased(env *cli.Env, rf *readFlags, u *universeFlags, sp *trajSpace, 
 		}
 		return db.Sequences(), nil
 	}
-	if raw, err := os.ReadFile(filepath.Join(filepath.Dir(seqPath), releaseCertFile)); err == nil {
-		var cert releaseCert
+	if raw, err := os.ReadFile(filepath.Join(filepath.Dir(seqPath), trajdb.CertificateFile)); err == nil {
+		var cert trajdb.Certificate
 		if err := json.Unmarshal(raw, &cert); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, releaseCertFile), err)
+			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, trajdb.CertificateFile), err)
 		}
 		if !sp.same(&cert) {
 			where := fmt.Sprintf("an alphabet of %d symbols", cert.Alphabet)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/trajdb"
 )
 
 const testBBox = "39.75,116.15,40.10,116.60"
@@ -33,7 +35,7 @@ func TestReleaseEvaluate(t *testing.T) {
 		}
 		// The sequence file holds exactly the trajectories reported, each
 		// of at most --max-len cells of the 8x8 grid.
-		f, err := os.Open(filepath.Join(out, releaseSeqFile))
+		f, err := os.Open(filepath.Join(out, trajdb.SeqFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +56,7 @@ func TestReleaseEvaluate(t *testing.T) {
 			t.Errorf("%s: %d sequences in the file, %d reported", mech, n, want)
 		}
 		// release.json is public: it must not carry the input's counts.
-		raw, err := os.ReadFile(filepath.Join(out, releaseCertFile))
+		raw, err := os.ReadFile(filepath.Join(out, trajdb.CertificateFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,7 +214,7 @@ func TestReleaseSymbolic(t *testing.T) {
 	if v["alphabet"] != 6.0 || v["universe"] != nil {
 		t.Errorf("symbolic release: alphabet %v universe %v", v["alphabet"], v["universe"])
 	}
-	if _, err := os.Stat(filepath.Join(out, releaseCSVFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(out, trajdb.CSVFile)); err == nil {
 		t.Error("a symbolic release wrote positions")
 	}
 	e := runJSON(t, "evaluate", "--real", in, "--alphabet", "6", "--base", "1", "--released", out, "--seed", "2")

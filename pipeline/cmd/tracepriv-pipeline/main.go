@@ -1,0 +1,441 @@
+// Command tracepriv-pipeline runs tracepriv's corpus jobs on Apache Beam:
+// on the Prism runner in this process by default, on Flink or Spark through
+// a portable job server, or on Dataflow.
+//
+//	tracepriv-pipeline sanitize --input 'GLOB' --output DIR --prior P --epsilon E --lambda L --radius M [--seed N] [--runner prism] [--json]
+//	tracepriv-pipeline fit --input 'GLOB' --output PRIOR.json [--family 0.25,0.75] [--runner prism] [--json]
+//	tracepriv-pipeline release --input 'GLOB' --output DIR --mechanism prefix|ngram --epsilon E --cell-m M --bbox MINLAT,MINLON,MAXLAT,MAXLON [--max-len L] [--max-seqs K] [--seed N]
+//
+// sanitize writes the release the single-machine `tracepriv sanitize --in
+// DIR --out DIR` writes (mirrored files, certificates/, manifest.json);
+// fit writes the prior `tracepriv fit` writes; release writes the
+// trajectory database `tracepriv release` writes (trajectories.seq,
+// trajectories.csv, release.json). Beam's own flags (--runner,
+// --endpoint, --environment_type, --environment_config, --job_name, and
+// Dataflow's --project, --region, --temp_location, ...) are accepted after
+// the subcommand. See pipeline/README.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/pipeline"
+	"github.com/tracepriv/tracepriv/prior"
+	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/trajdb"
+)
+
+func main() {
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "-") {
+		// Started by a runner as a worker (--worker --id=... ...):
+		// beam.Init runs the SDK harness and exits.
+		flag.Parse()
+		beam.Init()
+	}
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `usage: tracepriv-pipeline COMMAND [flags]
+
+commands:
+  sanitize  release a corpus with per-person certified privacy (as tracepriv sanitize --in DIR --out DIR)
+  fit       fit a prior family over a corpus (as tracepriv fit)
+  release   release a trajectory database under user-level DP (as tracepriv release)
+
+Run "tracepriv-pipeline COMMAND -h" for its flags. Beam's runner flags
+(--runner prism|universal|dataflow, --endpoint, --environment_type, ...) are
+accepted after the command; see pipeline/README.md.
+`
+
+// run is the command: it parses args (a subcommand and its flags), runs the
+// pipeline and prints the result, and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "sanitize":
+		err = sanitizeCmd(ctx, args[1:], stdout, stderr)
+	case "fit":
+		err = fitCmd(ctx, args[1:], stdout, stderr)
+	case "release":
+		err = releaseCmd(ctx, args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "tracepriv-pipeline: unknown command %q\n%s", args[0], usage)
+		return 2
+	}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	case err != nil:
+		fmt.Fprintf(stderr, "tracepriv-pipeline %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+// errUsage is a command-line error already reported by the flag set.
+var errUsage = errors.New("usage")
+
+// common are the flags of every command.
+type common struct {
+	json, verbose bool
+}
+
+// newFlags returns a flag set for a command with the common flags and
+// Beam's: the SDK registers --runner, --endpoint, --environment_type and
+// the rest on the global flag set at init time, and they are shared here so
+// that setting them on the command line sets Beam's options.
+func newFlags(name string, stderr io.Writer, c *common) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&c.json, "json", false, "print the result as JSON")
+	fs.BoolVar(&c.verbose, "verbose", false, "show the runner's log on stderr")
+	return fs
+}
+
+// parse adds Beam's flags to fs and parses args, allowing no arguments.
+func parse(fs *flag.FlagSet, args []string, c *common, stderr io.Writer) error {
+	ours := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) { ours[f.Name] = true })
+	flag.CommandLine.VisitAll(func(f *flag.Flag) {
+		if !ours[f.Name] && !strings.HasPrefix(f.Name, "test.") {
+			fs.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage of tracepriv-pipeline %s:\n", fs.Name())
+		fs.VisitAll(func(f *flag.Flag) {
+			if ours[f.Name] {
+				fmt.Fprintf(fs.Output(), "  --%s\t%s", f.Name, f.Usage)
+				if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+					fmt.Fprintf(fs.Output(), " (default %s)", f.DefValue)
+				}
+				fmt.Fprintln(fs.Output())
+			}
+		})
+		fmt.Fprintln(fs.Output(), "  and Beam's flags: --runner (prism, universal, dataflow; default prism), --endpoint, --environment_type, --environment_config, --job_name, Dataflow's --project, --region, --temp_location, --staging_location, ...")
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "tracepriv-pipeline %s: unexpected arguments %q\n", fs.Name(), fs.Args())
+		return errUsage
+	}
+	if c.verbose {
+		pipeline.Log = stderr
+	} else {
+		pipeline.Log = nil
+	}
+	return nil
+}
+
+func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		c                   common
+		o                   pipeline.SanitizeOptions
+		priorFile, origin   string
+		eps, lambda, radius float64
+		seed                uint64
+		batch               int
+		design, method      string
+		delta               float64
+	)
+	fs := newFlags("sanitize", stderr, &c)
+	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory (every trace file under it) or a file")
+	fs.StringVar(&o.Output, "output", "", "output directory: the files mirrored under it, certificates/ and manifest.json")
+	fs.StringVar(&priorFile, "prior", "", "prior family file (tracepriv fit writes one)")
+	fs.Float64Var(&eps, "epsilon", 0, "target epsilon for every secret, per person")
+	fs.Float64Var(&lambda, "lambda", 0, "Rényi order lambda > 1")
+	fs.Float64Var(&radius, "radius", 0, "radius r in metres within which secret locations are indistinguishable")
+	fs.Uint64Var(&seed, "seed", 0, "seeded randomness, derived per person from the seed and uid: reproducible and NOT private (default crypto/rand)")
+	fs.StringVar(&origin, "origin", "", "public origin LAT,LON of the tangent plane (default: the prior file's)")
+	fs.StringVar(&design, "design", sanitize.DesignAuto, "noise designer: auto, envelope, proportional or e3")
+	fs.StringVar(&method, "method", sanitize.MethodAuto, "computation path: auto, dense or linear")
+	fs.Float64Var(&delta, "delta", 1e-5, "delta of the prior-posterior gap stated in the certificates")
+	format := readFlags(fs, &o.Reading, "a file with a bad row fails (listed in the manifest) instead of skipping the row")
+	fs.IntVar(&batch, "batch-units", pipeline.DefaultBatchUnits, "most groups of people per release element (the runner splits elements further)")
+	if err := parse(fs, args, &c, stderr); err != nil {
+		return err
+	}
+	if err := required(fs, "input", "output", "prior", "epsilon", "lambda", "radius"); err != nil {
+		return err
+	}
+	var err error
+	if o.Prior, err = os.ReadFile(priorFile); err != nil {
+		return fmt.Errorf("--prior: %w", err)
+	}
+	o.Epsilon, o.Lambda, o.Radius, o.Delta = eps, lambda, radius, delta
+	o.Design, o.Method, o.BatchUnits = design, method, batch
+	if o.Format, err = format(); err != nil {
+		return err
+	}
+	if origin != "" {
+		p, err := geo.ParseLatLon(origin)
+		if err != nil {
+			return fmt.Errorf("--origin: %w", err)
+		}
+		o.Origin = &p
+	}
+	o.Seeded, o.Seed = seeded(fs, seed, stderr), seed
+	res, err := pipeline.Sanitize(ctx, o)
+	if err != nil {
+		return flagError(err)
+	}
+	m := res.Manifest
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(m); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(stdout, "%d people, %d points from %d files", len(m.Persons), m.Points, m.Files)
+		if len(m.Ignored) > 0 {
+			fmt.Fprintf(stdout, " (%d other files ignored)", len(m.Ignored))
+		}
+		fmt.Fprintf(stdout, "; skipped or merged %d input rows\n", m.SkippedRows)
+		fmt.Fprintf(stdout, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness)
+		for _, f := range m.Failed {
+			fmt.Fprintf(stdout, "failed: %s: %s\n", strings.Join(f.Files, ", "), f.Error)
+		}
+		fmt.Fprintf(stdout, "wrote %s/%s in %.1f s\n", o.Output, sanitize.ManifestName, m.Seconds)
+	}
+	if len(m.Failed) > 0 {
+		return fmt.Errorf("%d files or groups of people could not be released (listed in %s/%s); the rest was", len(m.Failed), o.Output, sanitize.ManifestName)
+	}
+	return nil
+}
+
+func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		c      common
+		o      pipeline.FitOptions
+		family string
+	)
+	fs := newFlags("fit", stderr, &c)
+	fs.StringVar(&o.Input, "input", "", "corpus: a glob ('data/**/*.plt'; ** spans directories), a directory or a file; use other people's traces than those the prior will protect")
+	fs.StringVar(&o.Output, "output", "", "prior file to write (JSON)")
+	fs.StringVar(&o.Report, "report", "", "also write the fit's report (JSON: windows, skips by reason, quartiles, fits on the bounds), with the prior")
+	fs.BoolVar(&o.Force, "force", false, "replace --output and --report if they exist")
+	fs.StringVar(&family, "family", fmt.Sprintf("%g,%g", prior.DefaultFamilyLow, prior.DefaultFamilyHigh), "quantiles LO,HI of the per-window lengthscales that bound the prior family (1 - HI for the variance)")
+	fs.StringVar(&o.Kernel, "kernel", prior.DefaultKernel, "kernel: rbf, matern32 or matern52")
+	fs.DurationVar(&o.MinDuration, "min-duration", prior.DefaultMinDuration, "shortest window")
+	fs.DurationVar(&o.MaxDuration, "max-duration", prior.DefaultMaxDuration, "longest window")
+	fs.IntVar(&o.MaxPoints, "max-points", prior.DefaultMaxPoints, "most points fitted per window (denser windows are thinned)")
+	fs.IntVar(&o.MinPoints, "min-points", prior.DefaultMinPoints, "fewest points fitted per window")
+	fs.BoolVar(&o.PaperWindows, "paper-windows", false, "cut as the authors' code: only the first window of each trace")
+	format := readFlags(fs, &o.Reading, "stop at the first bad row or unreadable file instead of skipping it")
+	if err := parse(fs, args, &c, stderr); err != nil {
+		return err
+	}
+	if o.Input == "" || o.Output == "" {
+		return errors.New("--input and --output are required")
+	}
+	var err error
+	if o.Format, err = format(); err != nil {
+		return err
+	}
+	lo, hi, ok := strings.Cut(family, ",")
+	var err1, err2 error
+	o.Family[0], err1 = strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	o.Family[1], err2 = strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	if !ok || err1 != nil || err2 != nil || !(o.Family[0] > 0 && o.Family[0] <= o.Family[1] && o.Family[1] < 1) {
+		return fmt.Errorf("--family %s: give two quantiles LO,HI with 0 < LO <= HI < 1, e.g. 0.25,0.75", family)
+	}
+	if o.MinDuration == 0 {
+		o.MinDuration = 1 // no minimum, as tracepriv fit
+	}
+	res, err := pipeline.Fit(ctx, o)
+	if err != nil {
+		return err
+	}
+	p := res.Prior
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Prior           any    `json:"prior"`
+			Report          any    `json:"report,omitempty"`
+			Out             string `json:"out"`
+			UnreadableFiles int64  `json:"unreadable_files"`
+		}{p, res.Report, o.Output, res.Unreadable})
+	}
+	if res.Unreadable > 0 {
+		fmt.Fprintf(stdout, "%d unreadable files skipped (--verbose shows which)\n", res.Unreadable)
+	}
+	fq := *p.Fit.FamilyQuantiles
+	fmt.Fprintf(stdout, "windows: %d fitted; skipped %v\n", p.Fit.Windows, p.Fit.Skipped)
+	fmt.Fprintf(stdout, "l_eff quartiles (samples): %.2f / %.2f / %.2f\n", p.Fit.LEffQuartiles[0], p.Fit.LEffQuartiles[1], p.Fit.LEffQuartiles[2])
+	fmt.Fprintf(stdout, "prior family: %s, lengthscale %.2f-%.2f s (quantiles %g-%g; nominal %.2f s), variance >= %.4g m^2 (quantile %g), std %.1f m\n",
+		p.Kernel, p.LengthscaleMin, p.LengthscaleMax, fq[0], fq[1], p.Lengthscale, p.Variance, 1-fq[1], math.Sqrt(p.Variance))
+	if p.Origin != nil {
+		fmt.Fprintf(stdout, "public origin: %.4f, %.4f (%s)\n", p.Origin.Lat, p.Origin.Lon, p.Origin.Note)
+	}
+	if r := res.Report; r != nil {
+		fmt.Fprintf(stdout, "lengthscale on a fit bound: %d at the lower, %d at the upper (of %d coordinate fits)\n", r.AtLowerBound, r.AtUpperBound, 2*r.Windows)
+		if r.Censored {
+			fmt.Fprintf(stdout, "warning: %d of %d fits ended on the upper lengthscale bound, more than 1 - %g: the family's upper end is that bound, a lower limit on the dependence\n", r.AtUpperBound, 2*r.Windows, fq[1])
+		}
+		fmt.Fprintf(stdout, "wrote %s and %s\n", o.Output, o.Report)
+		return nil
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", o.Output)
+	return nil
+}
+
+func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		c    common
+		o    pipeline.ReleaseOptions
+		seed uint64
+	)
+	fs := newFlags("release", stderr, &c)
+	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory or a file; one person per uid or GeoLife user directory")
+	fs.StringVar(&o.Output, "output", "", "output directory for trajectories.seq, trajectories.csv and release.json")
+	fs.StringVar(&o.Mechanism, "mechanism", "", "prefix or ngram")
+	fs.Float64Var(&o.Epsilon, "epsilon", 0, "privacy budget of each person, spent once")
+	fs.Float64Var(&o.CellM, "cell-m", 0, "grid cell size in metres (public)")
+	fs.StringVar(&o.BBox, "bbox", "", "public bounding box MINLAT,MINLON,MAXLAT,MAXLON of the grid (never taken from the data)")
+	fs.IntVar(&o.MaxLen, "max-len", 10, "contribution bound: keep the first L cells of each trajectory")
+	fs.IntVar(&o.MaxSeqs, "max-seqs", 5, "contribution bound: keep each person's first K trajectories")
+	fs.IntVar(&o.NMax, "n-max", 0, "n-gram tree height, the longest gram counted (ngram only; default 5)")
+	fs.DurationVar(&o.MaxGap, "max-gap", trajdb.DefaultMaxGap, "split a trace where two fixes are further apart in time (negative: never)")
+	fs.IntVar(&o.MinLen, "min-len", 1, "drop trajectories of fewer cells (after collapsing repeats)")
+	fs.BoolVar(&o.Force, "force", false, "replace an earlier release in --output")
+	fs.Uint64Var(&seed, "seed", 0, "seeded noise: reproducible and NOT private (default crypto/rand)")
+	format := readFlags(fs, &o.Reading, "stop at the first bad row or unreadable file instead of skipping it")
+	if err := parse(fs, args, &c, stderr); err != nil {
+		return err
+	}
+	if err := required(fs, "input", "output", "mechanism", "epsilon", "cell-m", "bbox"); err != nil {
+		return err
+	}
+	switch {
+	case o.MaxLen < 1:
+		return fmt.Errorf("--max-len must be at least 1, got %d", o.MaxLen)
+	case o.MaxSeqs < 1:
+		return fmt.Errorf("--max-seqs must be at least 1, got %d", o.MaxSeqs)
+	case o.MinLen < 1:
+		return fmt.Errorf("--min-len must be at least 1, got %d", o.MinLen)
+	case o.MaxGap == 0:
+		return errors.New("--max-gap 0 would split at every fix; give a duration such as 10m, or -1s to never split")
+	}
+	var err error
+	if o.Format, err = format(); err != nil {
+		return err
+	}
+	o.Seeded, o.Seed = seeded(fs, seed, stderr), seed
+	res, err := pipeline.Release(ctx, o)
+	if err != nil {
+		return err
+	}
+	cert := res.Cert
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			*pipeline.ReleaseCert
+			Input           trajdb.MapReport     `json:"input"`
+			Bounded         pipeline.BoundReport `json:"bounded"`
+			UnreadableFiles int64                `json:"unreadable_files"`
+			Output          string               `json:"output"`
+		}{cert, res.Input, res.Bounded, res.Unreadable, o.Output})
+	}
+	if res.Unreadable > 0 {
+		fmt.Fprintf(stdout, "%d unreadable files skipped (--verbose shows which)\n", res.Unreadable)
+	}
+	fmt.Fprintf(stdout, "read: %s\n", &res.Input)
+	fmt.Fprintf(stdout, "bounded: %d trajectories kept, %d beyond --max-seqs dropped, %d cells beyond --max-len cut\n", res.Bounded.Trajectories, res.Bounded.OverMaxSeqs, res.Bounded.SymbolsCut)
+	fmt.Fprintf(stdout, "released %d trajectories with %s at epsilon %g (spent %.6g over %d levels, %d noisy counts); randomness %s\n",
+		cert.Trajectories, cert.Mechanism, cert.Epsilon, cert.EpsilonSpent, len(cert.Levels), cert.Nodes, cert.Randomness)
+	for _, l := range cert.Levels {
+		fmt.Fprintf(stdout, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
+	}
+	fmt.Fprintf(stdout, "wrote %s, %s and %s in %s\n", pipeline.ReleaseSeqFile, pipeline.ReleaseCSVFile, pipeline.ReleaseCertFile, o.Output)
+	return nil
+}
+
+// readFlags adds the read flags to fs, setting r, with strict's help
+// text; the function it returns parses --from once fs is parsed.
+func readFlags(fs *flag.FlagSet, r *pipeline.Reading, strict string) func() (trace.Format, error) {
+	var format string
+	fs.BoolVar(&r.Strict, "strict", false, strict)
+	fs.StringVar(&r.UID, "uid", "", "user id for traces whose format has none (default for PLT: the GeoLife user directory)")
+	fs.StringVar(&r.TZ, "tz", "", "IANA time zone of PLT local times and zone-less CSV times (default UTC)")
+	fs.StringVar(&format, "from", "", "input format: plt, csv, geojson or gpx (default: from each file's extension)")
+	return func() (trace.Format, error) {
+		if format == "" {
+			return "", nil
+		}
+		f, err := trace.ParseFormat(format)
+		if err != nil {
+			return "", fmt.Errorf("--from: %w", err)
+		}
+		return f, nil
+	}
+}
+
+// seeded reports whether --seed was given, warning on stderr that the
+// output is then not private.
+func seeded(fs *flag.FlagSet, seed uint64, stderr io.Writer) bool {
+	if !isSet(fs, "seed") {
+		return false
+	}
+	fmt.Fprintf(stderr, "tracepriv-pipeline: warning: using seeded randomness (--seed %d); output is reproducible and NOT private\n", seed)
+	return true
+}
+
+// required reports the first of the flags names that was not given.
+func required(fs *flag.FlagSet, names ...string) error {
+	for _, name := range names {
+		if !isSet(fs, name) {
+			return fmt.Errorf("--%s is required", name)
+		}
+	}
+	return nil
+}
+
+// isSet reports whether the flag name was given.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// flagError rewrites a sanitize.ParamError to name the command-line flag.
+func flagError(err error) error {
+	var pe *sanitize.ParamError
+	if errors.As(err, &pe) {
+		name := map[string]string{"out": "output", "in": "input"}[pe.Name]
+		if name == "" {
+			name = pe.Name
+		}
+		return fmt.Errorf("--%s: %s", name, strings.TrimPrefix(err.Error(), "sanitize: "))
+	}
+	return err
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/gp"
+)
+
+// geolife returns the GeoLife excerpt, ../shared/data/geolife from the
+// repository's root.
+func geolife(t *testing.T) string {
+	t.Helper()
+	data := filepath.Join("..", "..", "..", "..", "shared", "data", "geolife")
+	if _, err := os.Stat(data); err != nil {
+		t.Skip("GeoLife data not found (../shared/data/geolife from the repository root)")
+	}
+	return data
+}
+
+// TestFitCommand fits a prior with --family and reads it back.
+func TestFitCommand(t *testing.T) {
+	data := geolife(t)
+	out := filepath.Join(t.TempDir(), "prior.json")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"fit", "--input", filepath.Join(data, "000", "*.plt"), "--output", out, "--family", "0.1,0.9"}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	p, err := gp.ReadPriorFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fq := *p.Fit.FamilyQuantiles; fq != [2]float64{0.1, 0.9} || !strings.Contains(stdout.String(), "wrote "+out) {
+		t.Errorf("family %v; output %s", fq, stdout.String())
+	}
+	// Not over an existing file without --force.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run(context.Background(), []string{"fit", "--input", filepath.Join(data, "000", "*.plt"), "--output", out}, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "exists") {
+		t.Errorf("existing output: exit %d, %s", code, stderr.String())
+	}
+}
+
+// TestCommandErrors: usage errors exit 2, bad values 1, with a message
+// that names the flag.
+func TestCommandErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "usage"},
+		{[]string{"nope"}, 2, "unknown command"},
+		{[]string{"sanitize", "--bogus"}, 2, "bogus"},
+		{[]string{"sanitize", "--input", "x"}, 1, "--output is required"},
+		{[]string{"sanitize", "--input", "x", "--output", "y", "--prior", "/nonexistent.json", "--epsilon", "1", "--lambda", "2", "--radius", "1"}, 1, "--prior"},
+		{[]string{"fit", "--input", "x", "--output", "y", "--family", "0.8,0.2"}, 1, "--family"},
+		{[]string{"release", "--input", "x", "--output", "y"}, 1, "--mechanism is required"},
+		{[]string{"release", "--input", "x", "--output", "y", "--mechanism", "prefix", "--epsilon", "1", "--cell-m", "500", "--bbox", "1,2,3", "--max-seqs", "0"}, 1, "--max-seqs"},
+		{[]string{"release", "--input", "x", "--output", "y", "--mechanism", "prefix", "--epsilon", "1", "--cell-m", "500", "--bbox", "1,2,3"}, 1, "bbox"},
+		{[]string{"release", "--input", "x", "--output", "y", "--mechanism", "flawed", "--epsilon", "1", "--cell-m", "500", "--bbox", "39.75,116.15,40.10,116.60"}, 1, "unknown mechanism"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), c.args, &stdout, &stderr)
+		if code != c.code || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package pipeline
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// Reading says how every pipeline reads trace files, as the single-machine
+// commands' read flags do.
+type Reading struct {
+	// Strict makes a bad row or an unreadable file an error instead of
+	// skipping it.
+	Strict bool
+	// UID names the person of traces whose format has none (default for
+	// PLT: the GeoLife user directory).
+	UID string
+	// TZ is the IANA time zone of PLT local times and zone-less CSV times
+	// (default UTC).
+	TZ string
+	// Format overrides each file's extension.
+	Format trace.Format
+}
+
+// options returns the trace.ReadOptions of r; on a worker, for the time
+// zone is loaded there.
+func (r Reading) options() (trace.ReadOptions, error) {
+	ro := trace.ReadOptions{UID: r.UID, Strict: r.Strict, Format: r.Format}
+	if r.TZ != "" {
+		loc, err := time.LoadLocation(r.TZ)
+		if err != nil {
+			return ro, fmt.Errorf("time zone %q: %w", r.TZ, err)
+		}
+		ro.Location = loc
+	}
+	return ro, nil
+}
+
+// hasMeta reports whether a path element holds a filepath.Match wildcard.
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+
+// GlobRoot returns the root of a file pattern, made absolute: the longest
+// leading run of its directories without a wildcard. Outputs mirror the
+// matched files' paths relative to it. A pattern without wildcards is its
+// own root if it names a directory, else its directory.
+func GlobRoot(pattern string) (string, error) {
+	abs, err := filepath.Abs(pattern)
+	if err != nil {
+		return "", err
+	}
+	if !hasMeta(abs) {
+		if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+			return filepath.Dir(abs), nil
+		}
+		return abs, nil
+	}
+	parts := strings.Split(abs, string(filepath.Separator))
+	i := 0
+	for i < len(parts) && !hasMeta(parts[i]) {
+		i++
+	}
+	root := strings.Join(parts[:i], string(filepath.Separator))
+	if root == "" {
+		root = string(filepath.Separator)
+	}
+	return root, nil
+}
+
+// Match expands a pattern into trace files, sorted, and the other files it
+// matched. The pattern is a directory (every file under it, as the
+// single-machine `sanitize --in DIR`), a file, or a glob: filepath.Match
+// wildcards in any path element, and an element "**" matching any number
+// of directories (zero or more), e.g. "data/geolife/**/*.plt". Matched
+// files count as traces as trace.Files counts them: a trace extension, and
+// for .json a GeoJSON Feature near the start; the others are returned as
+// ignored. Matching nothing is an error.
+func Match(pattern string) (files, ignored []string, err error) {
+	root, err := GlobRoot(pattern)
+	if err != nil {
+		return nil, nil, err
+	}
+	abs, _ := filepath.Abs(pattern)
+	if !hasMeta(abs) {
+		// A directory or a file: exactly what the single-machine command reads.
+		return trace.Files(abs)
+	}
+	if _, err := os.Stat(root); err != nil {
+		return nil, nil, fmt.Errorf("%s: the pattern's directory %s: %w", pattern, root, err)
+	}
+	rest := strings.Split(strings.TrimPrefix(abs, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator)), string(filepath.Separator))
+	for _, p := range rest {
+		if _, err := filepath.Match(p, ""); err != nil {
+			return nil, nil, fmt.Errorf("%s: bad pattern element %q: %w", pattern, p, err)
+		}
+	}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		if !matchElems(rest, strings.Split(rel, string(filepath.Separator))) {
+			return nil
+		}
+		if isTrace(path) {
+			files = append(files, path)
+		} else {
+			ignored = append(ignored, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(files) == 0 {
+		return nil, nil, fmt.Errorf("%s: no trace files (%s) match", pattern, strings.Join(trace.Extensions, ", "))
+	}
+	// Sorted as trace.Files sorts; ignored files stay in walk order, as
+	// there, so that a pattern and its directory give the same manifest.
+	slices.Sort(files)
+	return files, ignored, nil
+}
+
+// matchElems matches path elements against pattern elements, "**"
+// matching any number of elements.
+func matchElems(pat, elems []string) bool {
+	if len(pat) == 0 {
+		return len(elems) == 0
+	}
+	if pat[0] == "**" {
+		for k := 0; k <= len(elems); k++ {
+			if matchElems(pat[1:], elems[k:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(elems) == 0 {
+		return false
+	}
+	ok, _ := filepath.Match(pat[0], elems[0])
+	return ok && matchElems(pat[1:], elems[1:])
+}
+
+// isTrace applies trace.Files' rule for files found in a directory.
+func isTrace(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	if !slices.Contains(trace.Extensions, ext) {
+		return false
+	}
+	if ext != ".json" {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return true // reading it reports the error
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte(`"Feature`))
+}
+
+// sortWalkOrder sorts paths as filepath.WalkDir visits them: element by
+// element, each directory's entries by name.
+func sortWalkOrder(paths []string) {
+	slices.SortFunc(paths, func(a, b string) int {
+		return slices.Compare(strings.Split(a, string(filepath.Separator)), strings.Split(b, string(filepath.Separator)))
+	})
+}

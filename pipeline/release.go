@@ -1,0 +1,519 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
+
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/trajdb"
+)
+
+// The files of a released trajectory database, as `tracepriv release`
+// writes them.
+const (
+	ReleaseSeqFile  = trajdb.SeqFile
+	ReleaseCSVFile  = trajdb.CSVFile
+	ReleaseCertFile = trajdb.CertificateFile
+)
+
+// ReleaseOptions configures the release of a trajectory database. Every
+// field is public configuration: the grid, the bounds, the mapping rule and
+// the mechanism must not be chosen from the data.
+type ReleaseOptions struct {
+	// Input is the trace file pattern (see Match) and Output the directory
+	// that receives ReleaseSeqFile, ReleaseCSVFile and ReleaseCertFile.
+	// Force replaces an earlier release there.
+	Input, Output string
+	Force         bool
+	// Mechanism is "prefix" or "ngram"; NMax is the n-gram tree's height
+	// (0 means 5).
+	Mechanism string
+	NMax      int
+	// Epsilon is each person's budget, spent once.
+	Epsilon float64
+	// CellM and BBox ("MINLAT,MINLON,MAXLAT,MAXLON") define the grid.
+	CellM float64
+	BBox  string
+	// MaxLen and MaxSeqs bound each person's contribution (0 means 10 and
+	// 5, the single-machine command's defaults).
+	MaxLen, MaxSeqs int
+	// MaxGap and MinLen are trajdb.MapOptions' (0 means its defaults).
+	MaxGap time.Duration
+	MinLen int
+	// Seeded makes the noise reproducible (and not private): it is drawn
+	// once, on one worker, from noise.Seeded(Seed). Otherwise from
+	// crypto/rand.
+	Seeded bool
+	Seed   uint64
+	// Reading says how files are read.
+	Reading
+}
+
+// releaseConfig is ReleaseOptions resolved by the launcher; it travels in
+// the DoFns, so it holds only serialisable values.
+type releaseConfig struct {
+	ReleaseOptions
+	Root, Out string
+}
+
+func (o *ReleaseOptions) withDefaults() {
+	if o.MaxLen == 0 {
+		o.MaxLen = 10
+	}
+	if o.MaxSeqs == 0 {
+		o.MaxSeqs = 5
+	}
+	if o.MaxGap == 0 {
+		o.MaxGap = trajdb.DefaultMaxGap
+	}
+	if o.MinLen == 0 {
+		o.MinLen = 1
+	}
+}
+
+func (c *releaseConfig) grid() (*trajdb.Grid, error) {
+	box, err := trajdb.ParseBBox(c.BBox)
+	if err != nil {
+		return nil, err
+	}
+	return trajdb.NewGrid(box, c.CellM)
+}
+
+func (c *releaseConfig) bounds() trajdb.Bounds {
+	return trajdb.Bounds{MaxLen: c.MaxLen, MaxSeqs: c.MaxSeqs}
+}
+
+func (c *releaseConfig) mechanism() (trajdb.Mechanism, error) {
+	return trajdb.NewMechanism(c.Mechanism, c.bounds(), c.NMax)
+}
+
+// nmax is the n-gram tree's height as trajdb.NGram computes it.
+func (c *releaseConfig) nmax() int {
+	n := c.NMax
+	if n == 0 {
+		n = trajdb.DefaultNMax
+	}
+	return min(n, c.MaxLen)
+}
+
+// personPart is one person's trajectories mapped from one file, in the
+// file's order.
+type personPart struct {
+	File string
+	Seqs [][]int
+}
+
+func encPart(v personPart) ([]byte, error) { return gobEncode(v) }
+func decPart(b []byte) (personPart, error) { return gobDecode[personPart](b) }
+
+func init() {
+	beam.RegisterCoder(reflect.TypeFor[personPart](), encPart, decPart)
+	register.DoFn4x1[context.Context, string, func(string, personPart), func(int), error](&mapFn{})
+	register.Emitter2[string, personPart]()
+	register.DoFn4x1[context.Context, string, func(*personPart) bool, func(string, int64), error](&boundFn{})
+	register.Iter1[personPart]()
+	register.Emitter2[string, int64]()
+	register.DoFn3x1[[]byte, func(*string, *int64) bool, func(*int) bool, error](&noiseFn{})
+	register.Iter2[string, int64]()
+}
+
+// mapFn reads one file and maps its traces onto the grid
+// (trajdb.FromTraces), emitting each person's trajectories keyed by uid,
+// and the number of traces read. A file that cannot be read is skipped
+// and counted, as trajdb.FromFiles skips it, unless reading is strict.
+type mapFn struct {
+	Cfg releaseConfig
+	g   *trajdb.Grid
+	ro  trace.ReadOptions
+	mo  trajdb.MapOptions
+
+	unreadable, traces, fixes, trajectories, symbols, repeats, outside, gaps, short, shortSymbols, skippedRows beam.Counter
+}
+
+func (f *mapFn) Setup() error {
+	var err error
+	if f.g, err = f.Cfg.grid(); err != nil {
+		return stageError("%v", err)
+	}
+	if f.ro, err = f.Cfg.Reading.options(); err != nil {
+		return stageError("%v", err)
+	}
+	f.mo = trajdb.MapOptions{MaxGap: f.Cfg.MaxGap, MinLen: f.Cfg.MinLen}
+	c := func(name string) beam.Counter { return beam.NewCounter(metricsNamespace, name) }
+	f.unreadable, f.traces, f.fixes = c("unreadable_files"), c("traces"), c("fixes")
+	f.trajectories, f.symbols, f.repeats = c("trajectories"), c("symbols"), c("fixes_repeated")
+	f.outside, f.gaps, f.short, f.shortSymbols = c("fixes_outside"), c("gap_splits"), c("trajectories_short"), c("short_symbols")
+	f.skippedRows = c("skipped_rows")
+	return nil
+}
+
+func (f *mapFn) ProcessElement(ctx context.Context, path string, emit func(string, personPart), traces func(int)) error {
+	ts, rep, err := trace.ReadFile(path, f.ro)
+	if err != nil {
+		if f.ro.Strict {
+			return stageError("%s: %v", path, err)
+		}
+		f.unreadable.Inc(ctx, 1)
+		log.Warnf(ctx, "skipped unreadable file %s: %v", path, err)
+		return nil
+	}
+	f.skippedRows.Inc(ctx, int64(rep.SkippedRows()))
+	for _, t := range ts {
+		if t.UID == "" {
+			t.UID = trace.UserDir(path)
+		}
+		if t.UID == "" {
+			return stageError("%s: trace %q has no uid and its directory names no person (put each person's files in a directory named after them)", path, t.Name)
+		}
+	}
+	db, mr, err := trajdb.FromTraces(f.g, ts, f.mo)
+	if err != nil {
+		return stageError("%s: %v", path, err)
+	}
+	for _, u := range db.Users {
+		emit(u.ID, personPart{File: path, Seqs: u.Seqs})
+	}
+	traces(mr.Traces)
+	for _, c := range []struct {
+		c beam.Counter
+		n int
+	}{{f.traces, mr.Traces}, {f.fixes, mr.Fixes}, {f.trajectories, mr.Trajectories}, {f.symbols, mr.Symbols},
+		{f.repeats, mr.Repeats}, {f.outside, mr.Outside}, {f.gaps, mr.GapSplits}, {f.short, mr.Short}, {f.shortSymbols, mr.ShortSymbols}} {
+		c.c.Inc(ctx, int64(c.n))
+	}
+	return nil
+}
+
+// boundFn bounds one person's contribution (trajdb.Bound: their first
+// MaxSeqs trajectories, in the order trajdb.FromFiles reads them, each cut
+// to MaxLen cells) before anything is counted, and emits the person's
+// counts of the mechanism's tree nodes (nodeCounts), summed over persons
+// by the next step.
+type boundFn struct {
+	Cfg  releaseConfig
+	size int
+
+	persons, kept, dropped, cut beam.Counter
+}
+
+func (f *boundFn) Setup() error {
+	g, err := f.Cfg.grid()
+	if err != nil {
+		return stageError("%v", err)
+	}
+	f.size = g.Size()
+	f.persons = beam.NewCounter(metricsNamespace, "persons")
+	f.kept = beam.NewCounter(metricsNamespace, "trajectories_bounded")
+	f.dropped = beam.NewCounter(metricsNamespace, "trajectories_over_max_seqs")
+	f.cut = beam.NewCounter(metricsNamespace, "symbols_over_max_len")
+	return nil
+}
+
+func (f *boundFn) ProcessElement(ctx context.Context, uid string, parts func(*personPart) bool, emit func(string, int64)) error {
+	var all []personPart
+	var p personPart
+	for parts(&p) {
+		all = append(all, p)
+		p = personPart{}
+	}
+	// Files in the order trace.Files lists them; a person's trajectories
+	// within a file are already in its order.
+	slices.SortFunc(all, func(a, b personPart) int { return strings.Compare(a.File, b.File) })
+	u := trajdb.User{ID: uid}
+	symbols := 0
+	for _, p := range all {
+		u.Seqs = append(u.Seqs, p.Seqs...)
+		for _, s := range p.Seqs {
+			symbols += len(s)
+		}
+	}
+	b, err := trajdb.Bound(&trajdb.DB{Size: f.size, Users: []trajdb.User{u}}, f.Cfg.bounds())
+	if err != nil {
+		return stageError("%v", err)
+	}
+	seqs := b.Users[0].Seqs
+	f.persons.Inc(ctx, 1)
+	f.kept.Inc(ctx, int64(len(seqs)))
+	f.dropped.Inc(ctx, int64(len(u.Seqs)-len(seqs)))
+	for _, s := range seqs {
+		symbols -= len(s)
+	}
+	f.cut.Inc(ctx, int64(symbols))
+	for k, n := range nodeCounts(f.Cfg.Mechanism, f.Cfg.nmax(), seqs) {
+		emit(k, n)
+	}
+	return nil
+}
+
+// Node kinds: the first byte of a node key, followed by trajdb.Key of the
+// node's symbols.
+const (
+	// kindPrefix is a node of the prefix tree: the sequences that begin
+	// with its symbols.
+	kindPrefix = 'P'
+	// kindGram and kindEnd are the bins of the n-gram tree: occurrences
+	// of a gram (of length up to n_max), and those that end their
+	// sequence (length below n_max), the bin gram·&.
+	kindGram = 'G'
+	kindEnd  = 'E'
+	// kindSeq counts whole bounded sequences. Only the n-gram release
+	// needs them, and only until trajdb's NGram accepts counts: its gram
+	// counts do not determine the sequences (see releaseCounts).
+	kindSeq = 'S'
+)
+
+// nodeCounts returns the counts that bounded sequences seqs add to the
+// nodes of mechanism's tree, keyed by kind and symbols; for "ngram" also
+// the whole sequences (kindSeq). They are the counts trajdb's mechanisms
+// compute over a whole database (Prefix.build, NGram.build), so that sums
+// over persons are that database's counts.
+func nodeCounts(mechanism string, nmax int, seqs [][]int) map[string]int64 {
+	out := map[string]int64{}
+	key := func(kind byte, s []int) string { return string(kind) + trajdb.Key(s) }
+	for _, s := range seqs {
+		switch mechanism {
+		case "prefix":
+			for d := 1; d <= len(s); d++ {
+				out[key(kindPrefix, s[:d])]++
+			}
+		case "ngram":
+			out[key(kindSeq, s)]++
+			for j := range s {
+				for l := 1; l <= nmax && j+l <= len(s); l++ {
+					out[key(kindGram, s[j:j+l])]++
+					if j+l == len(s) && l < nmax {
+						out[key(kindEnd, s[j:j+l])]++
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// noiseFn releases the database from the aggregated counts, once, on one
+// worker (releaseCounts), and writes the three files together.
+type noiseFn struct {
+	Cfg releaseConfig
+}
+
+func (f *noiseFn) ProcessElement(_ []byte, counts func(*string, *int64) bool, traces func(*int) bool) error {
+	n := 0
+	var k int
+	for traces(&k) {
+		n += k
+	}
+	if n == 0 {
+		return stageError("no traces could be read from the files matched")
+	}
+	c := map[string]int64{}
+	var key string
+	var v int64
+	for counts(&key, &v) {
+		c[key] = v
+	}
+	g, err := f.Cfg.grid()
+	if err != nil {
+		return stageError("%v", err)
+	}
+	m, err := f.Cfg.mechanism()
+	if err != nil {
+		return stageError("%v", err)
+	}
+	src := noise.Secure()
+	if f.Cfg.Seeded {
+		src = noise.Seeded(f.Cfg.Seed)
+	}
+	rel, err := releaseCounts(m, g.Size(), c, f.Cfg.Epsilon, src)
+	if err != nil {
+		return stageError("%v", err)
+	}
+	if _, err := trajdb.WriteRelease(f.Cfg.Out, newReleaseCert(&f.Cfg, g, m, rel, src), 0); err != nil {
+		return stageError("%v", err)
+	}
+	return nil
+}
+
+// releaseCounts releases a database of size symbols with m from the
+// counts of its tree's nodes (nodeCounts summed over bounded persons),
+// reusing trajdb's mechanism whole. trajdb's mechanisms take a database,
+// not counts, so until they take counts (see pipeline/README.md) it is
+// handed a stand-in: a database whose counts are these (one sequence per
+// stand-in person, within the bounds). Both mechanisms read their input
+// only through its counts, and draw their noise in an order fixed by the
+// counts, so the release, seeded, is the one the single-machine command
+// makes from the real persons.
+func releaseCounts(m trajdb.Mechanism, size int, counts map[string]int64, epsilon float64, src noise.Source) (*trajdb.Released, error) {
+	var seqs [][]int
+	switch m.Name() {
+	case "prefix":
+		// The sequences ending at a node are its count less its
+		// children's.
+		ends := map[string]int64{}
+		for k, n := range counts {
+			if k[0] != kindPrefix {
+				continue
+			}
+			ends[k] += n
+			if len(k) > 1+4 {
+				ends[k[:len(k)-4]] -= n
+			}
+		}
+		for k, n := range ends {
+			if n < 0 {
+				return nil, fmt.Errorf("inconsistent prefix counts at %v", trajdb.FromKey(k[1:]))
+			}
+			for range n {
+				seqs = append(seqs, trajdb.FromKey(k[1:]))
+			}
+		}
+	case "ngram":
+		for k, n := range counts {
+			if k[0] == kindSeq {
+				for range n {
+					seqs = append(seqs, trajdb.FromKey(k[1:]))
+				}
+			}
+		}
+	default:
+		return nil, fmt.Errorf("mechanism %q cannot release from counts", m.Name())
+	}
+	// Map order is random; the release does not depend on the order, but
+	// a fixed one keeps runs alike for anyone reading the stand-in.
+	seqs = trajdb.SortedSequences(seqs)
+	return m.Release(trajdb.SeqDB(size, seqs), epsilon, src)
+}
+
+// ReleaseCert is release.json, the certificate `tracepriv release` writes.
+type ReleaseCert = trajdb.Certificate
+
+func newReleaseCert(c *releaseConfig, g *trajdb.Grid, m trajdb.Mechanism, rel *trajdb.Released, src noise.Source) *ReleaseCert {
+	return trajdb.NewCertificate(m, rel, c.Epsilon, g, g.Size(), trajdb.MapOptions{MaxGap: c.MaxGap, MinLen: c.MinLen}, src)
+}
+
+// aggregate adds the counting part of a release to the pipeline: match
+// files, map them (many workers), bound each person (many), and sum the
+// node counts per node (Beam's combiner, partial sums on every worker).
+// It returns the counts, KV<string, int64> keyed as nodeCounts, and the
+// traces read per file.
+func aggregate(s beam.Scope, c releaseConfig) (counts, traces beam.PCollection) {
+	files, _ := beam.ParDo2(s, &matchFn{}, beam.Create(s, c.Input))
+	parts, traces := beam.ParDo2(s, &mapFn{Cfg: c}, beam.Reshuffle(s, files))
+	persons := beam.GroupByKey(s, parts)
+	nodes := beam.ParDo(s, &boundFn{Cfg: c}, persons)
+	return stats.SumPerKey(s, nodes), traces
+}
+
+// buildRelease adds a release to the pipeline rooted at s: the counts
+// (aggregate), then the noise and the files (one worker).
+func buildRelease(s beam.Scope, c releaseConfig) {
+	s = s.Scope("tracepriv.release")
+	counts, traces := aggregate(s, c)
+	beam.ParDo0(s, &noiseFn{Cfg: c}, beam.Impulse(s), beam.SideInput{Input: counts}, beam.SideInput{Input: traces})
+}
+
+// ReleaseResult is what a release did.
+type ReleaseResult struct {
+	// Cert is the release.json the pipeline wrote.
+	Cert *ReleaseCert
+	// Input accounts for what was read and mapped, and Bounded for what
+	// the contribution bounds kept, as the runner's counters report them
+	// (zeros if it reports none). Neither is private: they are for the
+	// operator and are not written beside the release.
+	Input   trajdb.MapReport
+	Bounded BoundReport
+	// Unreadable counts the files skipped because they could not be read.
+	Unreadable int64
+}
+
+// BoundReport says what the contribution bounds kept.
+type BoundReport struct {
+	// Trajectories kept; OverMaxSeqs dropped beyond a person's first
+	// MaxSeqs; SymbolsCut cut beyond MaxLen (in kept and dropped ones).
+	Trajectories int64 `json:"trajectories"`
+	OverMaxSeqs  int64 `json:"trajectories_over_max_seqs"`
+	SymbolsCut   int64 `json:"symbols_over_max_len"`
+}
+
+// Release releases a trajectory database with a Beam pipeline, as
+// `tracepriv release --in DIR --out DIR` does on one machine: the same
+// mapping, bounds and mechanism, and with a seed the same files.
+func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
+	initBeam()
+	o.withDefaults()
+	c := releaseConfig{ReleaseOptions: o}
+	if !(o.Epsilon > 0) || math.IsInf(o.Epsilon, 0) {
+		return nil, fmt.Errorf("epsilon must be positive and finite, got %v", o.Epsilon)
+	}
+	if _, err := c.grid(); err != nil {
+		return nil, err
+	}
+	if err := c.bounds().Validate(); err != nil {
+		return nil, err
+	}
+	if o.NMax < 0 {
+		return nil, fmt.Errorf("n-max must be positive (0 for the default 5), got %d", o.NMax)
+	}
+	if o.MinLen < 1 {
+		return nil, fmt.Errorf("min-len must be at least 1, got %d", o.MinLen)
+	}
+	if _, err := c.mechanism(); err != nil {
+		return nil, err
+	}
+	if _, err := c.Reading.options(); err != nil {
+		return nil, err
+	}
+	root, err := GlobRoot(o.Input)
+	if err != nil {
+		return nil, err
+	}
+	if c.Root, err = filepath.Abs(root); err != nil {
+		return nil, err
+	}
+	if c.Out, err = filepath.Abs(o.Output); err != nil {
+		return nil, err
+	}
+	if c.Out == c.Root || strings.HasPrefix(c.Out, c.Root+string(filepath.Separator)) {
+		return nil, fmt.Errorf("output %s is inside the input's directory %s: the release would be read as input next time; write elsewhere", o.Output, root)
+	}
+	for _, name := range []string{ReleaseSeqFile, ReleaseCSVFile, ReleaseCertFile} {
+		if fileExists(filepath.Join(c.Out, name)) && !o.Force {
+			return nil, fmt.Errorf("output %s holds a release already (%s); write to another directory, or force replacing it", o.Output, name)
+		}
+	}
+	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+		return nil, err
+	}
+	res, b, err := runAndRead(ctx, func(s beam.Scope) { buildRelease(s, c) }, filepath.Join(c.Out, ReleaseCertFile))
+	if err != nil {
+		return nil, err
+	}
+	var cert ReleaseCert
+	if err := json.Unmarshal(b, &cert); err != nil {
+		return nil, fmt.Errorf("%s: %w", ReleaseCertFile, err)
+	}
+	n := func(name string) int { return int(counter(res, name)) }
+	return &ReleaseResult{
+		Cert: &cert,
+		Input: trajdb.MapReport{Traces: n("traces"), Persons: n("persons"), Fixes: n("fixes"),
+			Trajectories: n("trajectories"), Symbols: n("symbols"), Repeats: n("fixes_repeated"),
+			Outside: n("fixes_outside"), GapSplits: n("gap_splits"), Short: n("trajectories_short"), ShortSymbols: n("short_symbols")},
+		Bounded: BoundReport{Trajectories: counter(res, "trajectories_bounded"),
+			OverMaxSeqs: counter(res, "trajectories_over_max_seqs"), SymbolsCut: counter(res, "symbols_over_max_len")},
+		Unreadable: counter(res, "unreadable_files"),
+	}, nil
+}

@@ -1,0 +1,333 @@
+package prior
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// The parts of Fit, for running it in pieces (the Apache Beam pipeline in
+// the nested module pipeline/ fits windows on many workers): Windows cuts
+// traces into windows, FitWindow fits one window, and Combine chooses the
+// prior from the fits. Report.Merge and Positions add up what separate
+// pieces of a corpus report, so that Fit over a corpus and the pieces
+// combined give the same prior.
+
+// WindowResult is the outcome of one window's fit.
+type WindowResult struct {
+	// Fit describes the window; its fitted values (variance, period,
+	// lengthscales, l_eff, jitter) are set when Skip is "", and the
+	// variance alone when Skip is SkipConstant.
+	Fit WindowFit `json:"fit"`
+	// Skip is SkipConstant or SkipFitFailed when the window was not
+	// fitted, with Err saying why a fit failed.
+	Skip string `json:"skip,omitempty"`
+	Err  string `json:"error,omitempty"`
+}
+
+// fitSetup is what every window's fit and the combination share.
+type fitSetup struct {
+	opt    Options // with defaults
+	k0     gp.Kernel
+	fo     gp.FitOptions
+	method string
+}
+
+func newFitSetup(opt Options) (*fitSetup, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	k0, err := opt.kernel()
+	if err != nil {
+		return nil, err
+	}
+	fo := gp.PaperFitOptions()
+	fitDesc := fmt.Sprintf("paper fit options (variance normalised to 1, lengthscale in [1, 40] s from %g s, nugget 0.0025)", opt.InitLengthscale)
+	if opt.FitOptions != nil {
+		fo = *opt.FitOptions
+		fitDesc = "custom fit options"
+	}
+	cutDesc := "consecutive windows"
+	if opt.PaperWindows {
+		cutDesc = "the authors' windows (first of each trace)"
+	}
+	// gp.PriorFit has no fields for the windowing, so Method records it.
+	method := fmt.Sprintf("per-window MLE on %s of %v-%v with at most %d points (at least %d), %s",
+		cutDesc, opt.MinDuration, opt.MaxDuration, opt.MaxPoints, opt.MinPoints, fitDesc)
+	return &fitSetup{opt: opt, k0: k0, fo: fo, method: method}, nil
+}
+
+// Check reports whether Fit would accept opt: valid durations, points,
+// family quantiles and initial lengthscale, and a kernel it can fit.
+func (o Options) Check() error {
+	_, err := newFitSetup(o)
+	return err
+}
+
+// FitWindow fits the window w of trace t (the trace w.Trace of the corpus;
+// the index is recorded, not checked) by maximum likelihood, each
+// coordinate separately, as Fit does. The error is for invalid options; a
+// window that cannot be fitted is a WindowResult with Skip set.
+func FitWindow(w Window, t *trace.Trace, opt Options) (WindowResult, error) {
+	s, err := newFitSetup(opt)
+	if err != nil {
+		return WindowResult{}, err
+	}
+	return s.fitWindow(w, t), nil
+}
+
+func (s *fitSetup) fitWindow(w Window, t *trace.Trace) WindowResult {
+	first, last := w.Index[0], w.Index[len(w.Index)-1]
+	r := WindowFit{
+		Trace: w.Trace, UID: t.UID, Name: t.Name,
+		First: first, Last: last, Points: len(w.T), Thinned: last - first + 1 - len(w.T),
+		Start:     t.Points[first].Time,
+		DurationS: w.T[len(w.T)-1],
+	}
+	r.VarianceM2 = [2]float64{popVariance(w.East), popVariance(w.North)}
+	if min(r.VarianceM2[0], r.VarianceM2[1]) < minVariance {
+		return WindowResult{Fit: r, Skip: SkipConstant}
+	}
+	failed := func(err error) WindowResult { return WindowResult{Fit: r, Skip: SkipFitFailed, Err: err.Error()} }
+	period, err := gp.MedianPeriod(w.T)
+	if err != nil { // unreachable: times strictly increase
+		return failed(err)
+	}
+	r.PeriodS = period
+	fits, err := gp.FitEach(s.k0, []gp.Series{{T: w.T, Y: w.East}, {T: w.T, Y: w.North}}, s.fo)
+	if err != nil {
+		return failed(err)
+	}
+	for d, f := range fits {
+		l, ok := lengthscale(f.Kernel)
+		if !ok {
+			return failed(fmt.Errorf("kernel %T has no lengthscale", f.Kernel))
+		}
+		r.LengthscaleS[d] = l
+		r.LEff[d] = gp.EffectiveLengthscale(l, period)
+		r.Jitter = math.Max(r.Jitter, f.MaxJitter)
+	}
+	return WindowResult{Fit: r}
+}
+
+// Combine chooses the prior from the windows' results, given in the
+// corpus's order (trace by trace, each trace's windows in time order), as
+// Fit does: rep is the report of cutting the windows (Windows' report, or
+// those of the corpus's pieces merged), which Combine completes and
+// returns; centre is the corpus's public origin (Positions.Centre), or
+// nil.
+func Combine(results []WindowResult, rep *Report, centre *gp.Origin, opt Options) (*gp.Prior, *Report, error) {
+	s, err := newFitSetup(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.combine(results, rep, centre)
+}
+
+func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origin) (*gp.Prior, *Report, error) {
+	opt := s.opt
+	if rep.Skipped == nil {
+		rep.Skipped = map[string]int{}
+	}
+	lb, hasBound := s.fo.Bounds["lengthscale"]
+	for _, res := range results {
+		f := res.Fit
+		if res.Skip != "" {
+			// The whole window is skipped, including the points Windows
+			// counted as thinned.
+			rep.skip(res.Skip, f.Last-f.First+1)
+			rep.PointsThinned -= (f.Last - f.First + 1) - f.Points
+			if res.Err != "" && len(rep.FitErrors) < maxFitErrors {
+				rep.FitErrors = append(rep.FitErrors, fmt.Sprintf("trace %d (uid %q, name %q) points %d-%d: %v", f.Trace, f.UID, f.Name, f.First, f.Last, res.Err))
+			}
+			continue
+		}
+		rep.Windows++
+		rep.PointsFitted += f.Points
+		rep.MaxJitter = math.Max(rep.MaxJitter, f.Jitter)
+		if hasBound {
+			for _, l := range f.LengthscaleS {
+				if l <= lb.Lo*(1+1e-6) {
+					rep.AtLowerBound++
+				}
+				if l >= lb.Hi*(1-1e-6) {
+					rep.AtUpperBound++
+				}
+			}
+		}
+		rep.Fits = append(rep.Fits, f)
+	}
+	if rep.Windows == 0 {
+		return nil, rep, fmt.Errorf("prior: no window could be fitted (%d candidates, skipped %v)", rep.Candidates, rep.Skipped)
+	}
+
+	leff := rep.LEff()
+	east, north := leff[:rep.Windows], leff[rep.Windows:]
+	var vars, periods []float64
+	for _, f := range rep.Fits {
+		vars = append(vars, f.VarianceM2[0], f.VarianceM2[1])
+		periods = append(periods, f.PeriodS)
+	}
+	rep.LEffQuartiles = quartiles(leff)
+	rep.LEffQuartilesEast = quartiles(east)
+	rep.LEffQuartilesNorth = quartiles(north)
+	rep.VarianceQuartiles = quartiles(vars)
+	rep.PeriodQuartiles = quartiles(periods)
+
+	// The family in seconds: quantiles of the pooled per-window fitted
+	// lengthscales. l_eff at the same quantiles is recorded for comparison
+	// with the paper.
+	var ls []float64
+	for d := range 2 {
+		for _, f := range rep.Fits {
+			ls = append(ls, f.LengthscaleS[d])
+		}
+	}
+	rep.LengthscaleQuartiles = quartiles(ls)
+	lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
+	nominal := math.Min(math.Max(quantile(ls, 0.5), lo), hi)
+	lEff := quantile(leff, opt.Family[1])
+	rep.Censored = float64(rep.AtUpperBound) > (1-opt.Family[1])*float64(len(leff))
+	period := rep.PeriodQuartiles[1]
+	skipped := make(map[string]int, len(rep.Skipped))
+	for k, v := range rep.Skipped {
+		if v > 0 {
+			skipped[k] = v
+		}
+	}
+	fq := opt.Family
+	lq := rep.LengthscaleQuartiles
+	p := &gp.Prior{
+		Version:        gp.PriorVersion,
+		Kernel:         opt.Kernel,
+		Variance:       quantile(vars, 1-opt.Family[1]),
+		Lengthscale:    nominal,
+		LengthscaleMin: lo,
+		LengthscaleMax: hi,
+		Origin:         centre,
+		Fit: &gp.PriorFit{
+			Corpus:                opt.Corpus,
+			Windows:               rep.Windows,
+			Skipped:               skipped,
+			Quantile:              opt.Family[1],
+			FamilyQuantiles:       &fq,
+			LEff:                  lEff,
+			SamplingPeriod:        period,
+			LEffQuartiles:         rep.LEffQuartiles,
+			LengthscaleQuartilesS: &lq,
+			Method:                s.method,
+		},
+	}
+	if err := p.Validate(); err != nil {
+		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
+	}
+	return p, rep, nil
+}
+
+// Merge adds to r the counts of cutting another part of a corpus into
+// windows (Windows' report): traces, points, candidates, skipped windows
+// by reason, and points thinned and skipped. The parts' reports merged
+// equal the report of cutting the whole corpus, as windows never span two
+// traces.
+func (r *Report) Merge(o *Report) {
+	if r.Skipped == nil {
+		r.Skipped = map[string]int{}
+	}
+	r.Traces += o.Traces
+	r.Points += o.Points
+	r.Candidates += o.Candidates
+	for k, v := range o.Skipped {
+		r.Skipped[k] += v
+	}
+	r.PointsThinned += o.PointsThinned
+	r.PointsSkipped += o.PointsSkipped
+}
+
+// Positions counts the valid positions of a corpus by latitude and by
+// longitude, for its centre. Counts of parts of a corpus add (Merge), so
+// the centre of a corpus spread over many workers is exactly that of the
+// whole, in memory proportional to the distinct coordinates rather than the
+// points.
+type Positions struct {
+	Lat, Lon map[float64]int
+}
+
+// Add counts the valid points of traces.
+func (p *Positions) Add(traces ...*trace.Trace) {
+	if p.Lat == nil {
+		p.Lat, p.Lon = map[float64]int{}, map[float64]int{}
+	}
+	for _, t := range traces {
+		for _, q := range t.Points {
+			if q.Geo().Validate() == nil {
+				p.Lat[q.Lat]++
+				p.Lon[q.Lon]++
+			}
+		}
+	}
+}
+
+// Merge adds o's counts to p.
+func (p *Positions) Merge(o Positions) {
+	if p.Lat == nil {
+		p.Lat, p.Lon = map[float64]int{}, map[float64]int{}
+	}
+	for v, n := range o.Lat {
+		p.Lat[v] += n
+	}
+	for v, n := range o.Lon {
+		p.Lon[v] += n
+	}
+}
+
+// Centre returns the centre of the corpus, the median latitude and
+// longitude of its valid points rounded to 1e-4 degrees (about 10 m): a
+// public origin for the region the prior describes (the corpus is public;
+// the traces a prior protects are not in it). The median resists the odd
+// trip to another city. Nil for an empty corpus; corpus names it in the
+// origin's note.
+func (p Positions) Centre(corpus string) *gp.Origin {
+	if len(p.Lat) == 0 {
+		return nil
+	}
+	r := func(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+	note := "median position of the fitting corpus"
+	if corpus != "" {
+		note += " (" + corpus + ")"
+	}
+	return &gp.Origin{Lat: r(countQuantile(p.Lat, 0.5)), Lon: r(countQuantile(p.Lon, 0.5)), Note: note}
+}
+
+// countQuantile is quantile (type 7) of the values counted in c: the same
+// order statistics and the same interpolation as on the values themselves.
+func countQuantile(c map[float64]int, q float64) float64 {
+	vals := make([]float64, 0, len(c))
+	n := 0
+	for v, k := range c {
+		vals = append(vals, v)
+		n += k
+	}
+	slices.Sort(vals)
+	// at returns the k-th smallest value (from 0).
+	at := func(k int) float64 {
+		for _, v := range vals {
+			if k < c[v] {
+				return v
+			}
+			k -= c[v]
+		}
+		return vals[len(vals)-1]
+	}
+	h := q * float64(n-1)
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= n {
+		return at(n - 1)
+	}
+	a, b := at(i), at(i+1)
+	return a + (h-lo)*(b-a)
+}

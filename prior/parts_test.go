@@ -1,0 +1,80 @@
+package prior
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// TestCountQuantile: the quantile of counted values is the type-7
+// quantile of the values themselves, bit for bit, with repeats, odd and
+// even counts, and one value.
+func TestCountQuantile(t *testing.T) {
+	rng := newRand(5)
+	for _, n := range []int{1, 2, 3, 10, 101, 1000} {
+		x := make([]float64, n)
+		c := map[float64]int{}
+		for i := range x {
+			// Few distinct values, so that order statistics repeat.
+			x[i] = 39.9 + float64(rng.IntN(max(1, n/3)))*1e-5
+			c[x[i]]++
+		}
+		for _, q := range []float64{0, 0.25, 0.5, 0.6, 0.75, 1} {
+			if got, want := countQuantile(c, q), quantile(x, q); got != want {
+				t.Errorf("n %d q %v: %v from counts, %v from values", n, q, got, want)
+			}
+		}
+	}
+}
+
+// TestFitInParts: cutting each trace alone, fitting every window with
+// FitWindow, merging the reports and positions, and combining gives the
+// prior and report Fit gives over the whole corpus.
+func TestFitInParts(t *testing.T) {
+	ts := regular(0, 5, 160)
+	traces := gpTraces(t, 5, ts, 25, 20, 41)
+	traces = append(traces, enuTrace("still", regular(0, 5, 60), make([]float64, 60), regular(0, 5, 60)))
+	traces = append(traces, walkTrace(regular(0, 30, 20))) // too sparse: skipped windows only
+	opt := Options{Family: [2]float64{0.2, 0.8}, Corpus: "parts", Workers: 2}
+	want, wantRep, err := Fit(traces, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rep := &Report{}
+	var pos Positions
+	var results []WindowResult
+	for i, tr := range traces {
+		ws, r, err := Windows([]*trace.Trace{tr}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep.Merge(r)
+		var one Positions
+		one.Add(tr)
+		pos.Merge(one)
+		for _, w := range ws {
+			w.Trace = i
+			res, err := FitWindow(w, tr, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, res)
+		}
+	}
+	rep.Workers = wantRep.Workers
+	got, gotRep, err := Combine(results, rep, pos.Centre(opt.Corpus), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("prior in parts\n%+v\nwhole\n%+v", got, want)
+	}
+	if !reflect.DeepEqual(gotRep, wantRep) {
+		t.Errorf("report in parts\n%+v\nwhole\n%+v", gotRep, wantRep)
+	}
+	if wantRep.Skipped[SkipConstant] != 1 || wantRep.Skipped[SkipTooShort] == 0 {
+		t.Errorf("the corpus should skip a constant window and short ones: %v", wantRep.Skipped)
+	}
+}

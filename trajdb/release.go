@@ -1,0 +1,129 @@
+package trajdb
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// The files of a release directory, as "tracepriv release" and the Beam
+// pipeline write it.
+const (
+	// SeqFile holds the released sequences, one per line (WriteSequences).
+	SeqFile = "trajectories.seq"
+	// CSVFile holds their cell centres as traces with synthetic times
+	// (ToTraces); a symbolic release has none.
+	CSVFile = "trajectories.csv"
+	// CertificateFile is the Certificate.
+	CertificateFile = "release.json"
+)
+
+// DefaultNMax is the n-gram tree's height when NGram.NMax is 0.
+const DefaultNMax = 5
+
+// NewMechanism returns the release mechanism called name, "prefix" or
+// "ngram" (nmax is the n-gram tree's height, 0 for DefaultNMax). The
+// flawed present-only control is refused: it is not DP and exists only
+// for AuditSupport.
+func NewMechanism(name string, b Bounds, nmax int) (Mechanism, error) {
+	if nmax < 0 {
+		return nil, fmt.Errorf("trajdb: n-gram height %d: want a positive height (0 for the default %d)", nmax, DefaultNMax)
+	}
+	switch name {
+	case "prefix":
+		return &Prefix{Contribution: b}, nil
+	case "ngram":
+		return &NGram{Contribution: b, NMax: nmax}, nil
+	case FlawedPresentOnly{}.Name():
+		return nil, errors.New("trajdb: flawed-present-only is not differentially private (thesis Prop. 3.5); it exists only as the negative control of AuditSupport")
+	}
+	return nil, fmt.Errorf("trajdb: unknown mechanism %q (want prefix or ngram)", name)
+}
+
+// Certificate is release.json: the public record of a release. Everything
+// in it is public (the mechanism's output and its public parameters); what
+// the input held (persons, fixes, rows skipped) is not protected and is
+// never part of it.
+type Certificate struct {
+	Version int `json:"version"`
+	// Privacy states the guarantee and what it covers.
+	Privacy   string  `json:"privacy"`
+	Mechanism string  `json:"mechanism"`
+	NMax      int     `json:"n_max,omitempty"`
+	Epsilon   float64 `json:"epsilon"`
+	// Universe is the grid of a release of traces (nil for symbols);
+	// Alphabet the number of cells or symbols.
+	Universe *Grid  `json:"universe,omitempty"`
+	Alphabet int    `json:"alphabet"`
+	Bounds   Bounds `json:"bounds"`
+	// MaxGap and MinLen are the mapping rule of a release of traces.
+	MaxGap string `json:"max_gap"`
+	MinLen int    `json:"min_len"`
+	*Released
+	Trajectories int    `json:"trajectories"`
+	Randomness   string `json:"randomness"`
+}
+
+// NewCertificate describes rel, released by m at epsilon from traces mapped
+// onto g with mo, or, with g nil, from a symbolic database over alphabet
+// symbols. src is the release's randomness.
+func NewCertificate(m Mechanism, rel *Released, epsilon float64, g *Grid, alphabet int, mo MapOptions, src noise.Source) *Certificate {
+	c := &Certificate{
+		Version: 1, Mechanism: m.Name(), Epsilon: epsilon, Universe: g, Alphabet: alphabet, Bounds: m.Bounds(),
+		Released: rel, Trajectories: len(rel.Seqs), Randomness: noise.Describe(src),
+		Privacy: fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the trajectories of one person; public: the grid, the bounds, the mapping rule and the mechanism", epsilon),
+	}
+	if g != nil {
+		c.Alphabet = g.Size()
+		mo, _ = mo.withDefaults()
+		c.MaxGap, c.MinLen = mo.MaxGap.String(), mo.MinLen
+	} else {
+		c.Privacy = fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the sequences of one person (a line, or the lines of one id); public: the alphabet, the bounds and the mechanism", epsilon)
+	}
+	if ng, ok := m.(*NGram); ok {
+		c.NMax = ng.NMax
+		if c.NMax == 0 {
+			c.NMax = DefaultNMax
+		}
+	}
+	return c
+}
+
+// WriteRelease writes c's sequences to dir as SeqFile (symbols from base),
+// their cell centres as CSVFile when c has a grid, and c as
+// CertificateFile, together or not at all. It returns the paths written.
+func WriteRelease(dir string, c *Certificate, base int) ([]string, error) {
+	files := []atomicfile.File{
+		{Path: filepath.Join(dir, SeqFile), Perm: 0o644, Fill: func(w io.Writer) error {
+			return WriteSequences(w, SeqDB(c.Alphabet, c.Seqs), SeqOptions{Size: c.Alphabet, Base: base})
+		}},
+		{Path: filepath.Join(dir, CertificateFile), Perm: 0o644, Fill: func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(c)
+		}},
+	}
+	if c.Universe != nil {
+		traces, err := ToTraces(c.Universe, c.Seqs)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, atomicfile.File{Path: filepath.Join(dir, CSVFile), Perm: 0o644, Fill: func(w io.Writer) error {
+			return trace.Write(w, traces, trace.CSV)
+		}})
+	}
+	if err := atomicfile.WriteGroup(files); err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
+	}
+	return paths, nil
+}
