@@ -206,6 +206,7 @@ func (f *mapFn) ProcessElement(ctx context.Context, path string, emit func(strin
 type boundFn struct {
 	Cfg  releaseConfig
 	size int
+	mech trajdb.CountingMechanism
 
 	persons, kept, dropped, cut beam.Counter
 }
@@ -216,6 +217,15 @@ func (f *boundFn) Setup() error {
 		return stageError("%v", err)
 	}
 	f.size = g.Size()
+	m, err := f.Cfg.mechanism()
+	if err != nil {
+		return stageError("%v", err)
+	}
+	cm, ok := m.(trajdb.CountingMechanism)
+	if !ok {
+		return stageError("mechanism %q cannot release from counts", m.Name())
+	}
+	f.mech = cm
 	f.persons = beam.NewCounter(metricsNamespace, "persons")
 	f.kept = beam.NewCounter(metricsNamespace, "trajectories_bounded")
 	f.dropped = beam.NewCounter(metricsNamespace, "trajectories_over_max_seqs")
@@ -253,7 +263,7 @@ func (f *boundFn) ProcessElement(ctx context.Context, uid string, parts func(*pe
 		symbols -= len(s)
 	}
 	f.cut.Inc(ctx, int64(symbols))
-	for k, n := range nodeCounts(f.Cfg.Mechanism, f.Cfg.nmax(), seqs) {
+	for k, n := range nodeCounts(f.mech, f.size, seqs) {
 		emit(k, n)
 	}
 	return nil
@@ -270,37 +280,23 @@ const (
 	// sequence (length below n_max), the bin gram·&.
 	kindGram = 'G'
 	kindEnd  = 'E'
-	// kindSeq counts whole bounded sequences. Only the n-gram release
-	// needs them, and only until trajdb's NGram accepts counts: its gram
-	// counts do not determine the sequences (see releaseCounts).
-	kindSeq = 'S'
 )
 
 // nodeCounts returns the counts that bounded sequences seqs add to the
-// nodes of mechanism's tree, keyed by kind and symbols; for "ngram" also
-// the whole sequences (kindSeq). They are the counts trajdb's mechanisms
-// compute over a whole database (Prefix.build, NGram.build), so that sums
-// over persons are that database's counts.
-func nodeCounts(mechanism string, nmax int, seqs [][]int) map[string]int64 {
-	out := map[string]int64{}
-	key := func(kind byte, s []int) string { return string(kind) + trajdb.Key(s) }
-	for _, s := range seqs {
-		switch mechanism {
-		case "prefix":
-			for d := 1; d <= len(s); d++ {
-				out[key(kindPrefix, s[:d])]++
-			}
-		case "ngram":
-			out[key(kindSeq, s)]++
-			for j := range s {
-				for l := 1; l <= nmax && j+l <= len(s); l++ {
-					out[key(kindGram, s[j:j+l])]++
-					if j+l == len(s) && l < nmax {
-						out[key(kindEnd, s[j:j+l])]++
-					}
-				}
-			}
-		}
+// nodes of m's tree over size symbols (trajdb's own Counts), keyed by kind
+// and symbols, so that sums over persons are the database's counts.
+func nodeCounts(m trajdb.CountingMechanism, size int, seqs [][]int) map[string]int64 {
+	c := m.Counts(size, seqs)
+	kind := byte(kindPrefix)
+	if m.Name() == "ngram" {
+		kind = kindGram
+	}
+	out := make(map[string]int64, len(c.Count)+len(c.End))
+	for k, n := range c.Count {
+		out[string(kind)+k] = n
+	}
+	for k, n := range c.End {
+		out[string(kindEnd)+k] = n
 	}
 	return out
 }
@@ -350,52 +346,25 @@ func (f *noiseFn) ProcessElement(_ []byte, counts func(*string, *int64) bool, tr
 
 // releaseCounts releases a database of size symbols with m from the
 // counts of its tree's nodes (nodeCounts summed over bounded persons),
-// reusing trajdb's mechanism whole. trajdb's mechanisms take a database,
-// not counts, so until they take counts (see pipeline/README.md) it is
-// handed a stand-in: a database whose counts are these (one sequence per
-// stand-in person, within the bounds). Both mechanisms read their input
-// only through its counts, and draw their noise in an order fixed by the
-// counts, so the release, seeded, is the one the single-machine command
-// makes from the real persons.
+// with trajdb's ReleaseCounts: the noise is drawn once per node, over the
+// whole universe, on this one worker.
 func releaseCounts(m trajdb.Mechanism, size int, counts map[string]int64, epsilon float64, src noise.Source) (*trajdb.Released, error) {
-	var seqs [][]int
-	switch m.Name() {
-	case "prefix":
-		// The sequences ending at a node are its count less its
-		// children's.
-		ends := map[string]int64{}
-		for k, n := range counts {
-			if k[0] != kindPrefix {
-				continue
-			}
-			ends[k] += n
-			if len(k) > 1+4 {
-				ends[k[:len(k)-4]] -= n
-			}
-		}
-		for k, n := range ends {
-			if n < 0 {
-				return nil, fmt.Errorf("inconsistent prefix counts at %v", trajdb.FromKey(k[1:]))
-			}
-			for range n {
-				seqs = append(seqs, trajdb.FromKey(k[1:]))
-			}
-		}
-	case "ngram":
-		for k, n := range counts {
-			if k[0] == kindSeq {
-				for range n {
-					seqs = append(seqs, trajdb.FromKey(k[1:]))
-				}
-			}
-		}
-	default:
+	cm, ok := m.(trajdb.CountingMechanism)
+	if !ok {
 		return nil, fmt.Errorf("mechanism %q cannot release from counts", m.Name())
 	}
-	// Map order is random; the release does not depend on the order, but
-	// a fixed one keeps runs alike for anyone reading the stand-in.
-	seqs = trajdb.SortedSequences(seqs)
-	return m.Release(trajdb.SeqDB(size, seqs), epsilon, src)
+	c := trajdb.NewTreeCounts(size)
+	for k, n := range counts {
+		switch k[0] {
+		case kindPrefix, kindGram:
+			c.Count[k[1:]] += n
+		case kindEnd:
+			c.End[k[1:]] += n
+		default:
+			return nil, fmt.Errorf("a count of unknown kind %q", k[0])
+		}
+	}
+	return cm.ReleaseCounts(c, epsilon, src)
 }
 
 // ReleaseCert is release.json, the certificate `tracepriv release` writes.

@@ -133,11 +133,6 @@ func referenceCounts(db *trajdb.DB, mechanism string, nmax int) map[string]int64
 			}
 		}
 	}
-	if mechanism == "ngram" {
-		for k, n := range trajdb.Counts(seqs) {
-			out[string(kindSeq)+k] = int64(n)
-		}
-	}
 	return out
 }
 

@@ -175,6 +175,11 @@ func (g *NGram) Release(db *DB, epsilon float64, src noise.Source) (*Released, e
 	if err != nil {
 		return nil, err
 	}
+	return g.finish(t, src), nil
+}
+
+// finish reconstructs the synthetic database from t's n-grams.
+func (g *NGram) finish(t *ngramTree, src noise.Source) *Released {
 	out := &Released{
 		Mechanism: g.Name(),
 		Seqs:      ngramReconstruct(t.grams(), t.m, g.Contribution.MaxLen),
@@ -185,10 +190,70 @@ func (g *NGram) Release(db *DB, epsilon float64, src noise.Source) (*Released, e
 	for _, l := range out.Levels {
 		out.EpsilonSpent += l.Epsilon
 	}
-	return out, nil
+	return out
 }
 
-// build draws the tree and makes it consistent.
+// gramTrieOf builds the trie of true gram counts from c, checking that
+// they are the counts of some sequences: a gram's proper prefix is counted
+// at least as often, and an end bin at most as often as its gram.
+func gramTrieOf(name string, c *TreeCounts) (*gramTrie, error) {
+	keys := make([]string, 0, len(c.Count))
+	for k, v := range c.Count {
+		if v > 0 {
+			keys = append(keys, k)
+		}
+	}
+	// Shorter grams first, so that every parent exists before its children.
+	slices.SortFunc(keys, func(a, b string) int { return len(a) - len(b) })
+	top := &gramTrie{}
+	find := func(k string) *gramTrie {
+		v := top
+		for _, x := range FromKey(k) {
+			if v = v.next[int32(x)]; v == nil {
+				return nil
+			}
+		}
+		return v
+	}
+	for _, k := range keys {
+		parent := top
+		if len(k) > 4 {
+			if parent = find(k[:len(k)-4]); parent == nil {
+				return nil, fmt.Errorf("trajdb: %s: inconsistent counts: %v counted but not its prefix", name, FromKey(k))
+			}
+		}
+		if parent != top && parent.count < c.Count[k] {
+			return nil, fmt.Errorf("trajdb: %s: inconsistent counts: %v counted more often than its prefix", name, FromKey(k))
+		}
+		if parent.next == nil {
+			parent.next = make(map[int32]*gramTrie)
+		}
+		parent.next[int32(FromKey(k[len(k)-4:])[0])] = &gramTrie{count: c.Count[k]}
+	}
+	for k, e := range c.End {
+		if e == 0 {
+			continue
+		}
+		v := find(k)
+		if v == nil || e > v.count {
+			return nil, fmt.Errorf("trajdb: %s: inconsistent counts: %v ends a sequence more often than it occurs", name, FromKey(k))
+		}
+		v.end = e
+	}
+	return top, nil
+}
+
+// ReleaseCounts is Release from the gram counts of a bounded database
+// (Counts, summed over persons).
+func (g *NGram) ReleaseCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Released, error) {
+	t, err := g.buildCounts(c, epsilon, src)
+	if err != nil {
+		return nil, err
+	}
+	return g.finish(t, src), nil
+}
+
+// build draws the tree of db and makes it consistent.
 func (g *NGram) build(db *DB, epsilon float64, src noise.Source) (*ngramTree, error) {
 	if err := checkExploreInput(g.Name(), db, g.Contribution, epsilon); err != nil {
 		return nil, err
@@ -196,15 +261,33 @@ func (g *NGram) build(db *DB, epsilon float64, src noise.Source) (*ngramTree, er
 	if g.NMax < 0 {
 		return nil, fmt.Errorf("trajdb: %s: NMax must be >= 0, got %d", g.Name(), g.NMax)
 	}
+	return g.buildCounts(g.Counts(db.Size, db.Sequences()), epsilon, src)
+}
+
+// buildCounts draws the tree from its true gram counts and makes it
+// consistent.
+func (g *NGram) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (*ngramTree, error) {
+	if err := g.Contribution.Validate(); err != nil {
+		return nil, fmt.Errorf("trajdb: %s: %w", g.Name(), err)
+	}
+	if !(epsilon > 0) || math.IsInf(epsilon, 1) {
+		return nil, fmt.Errorf("trajdb: %s: epsilon must be positive and finite, got %v", g.Name(), epsilon)
+	}
+	if g.NMax < 0 {
+		return nil, fmt.Errorf("trajdb: %s: NMax must be >= 0, got %d", g.Name(), g.NMax)
+	}
+	n := g.height()
+	if err := c.check(g.Name(), n); err != nil {
+		return nil, err
+	}
+	top, err := gramTrieOf(g.Name(), c)
+	if err != nil {
+		return nil, err
+	}
 	if src == nil {
 		src = noise.Secure()
 	}
-	n := g.NMax
-	if n == 0 {
-		n = DefaultNMax
-	}
-	n = min(n, g.Contribution.MaxLen)
-	m := db.Size
+	m := c.Size
 	t := &ngramTree{
 		nmax:    n,
 		m:       m,
@@ -218,30 +301,6 @@ func (g *NGram) build(db *DB, epsilon float64, src noise.Source) (*ngramTree, er
 	t.calib = t.delta
 	if f := g.hooks.sensFactor; f > 0 {
 		t.calib *= f
-	}
-
-	// True counts of every gram of length <= n (and gram·& for length < n).
-	top := &gramTrie{}
-	for _, s := range db.Sequences() {
-		for j := range s {
-			v := top
-			for l := 1; l <= n && j+l <= len(s); l++ {
-				x := int32(s[j+l-1])
-				if v.next == nil {
-					v.next = make(map[int32]*gramTrie)
-				}
-				w := v.next[x]
-				if w == nil {
-					w = &gramTrie{}
-					v.next[x] = w
-				}
-				w.count++
-				if j+l == len(s) && l < n {
-					w.end++
-				}
-				v = w
-			}
-		}
 	}
 
 	t.root = &ngramNode{level: 1, trie: top, leftLevel: n, eps: epsilon / float64(n)}

@@ -128,7 +128,7 @@ type prefixNode struct {
 	noisy    float64 // noisy count y
 	z, x     float64 // consistency estimates (bottom-up, top-down)
 	n        int64   // released integer count
-	seqs     []int32 // sequences through the node, during construction
+	key      string  // Key of the node's prefix, during construction
 	children []*prefixNode
 }
 
@@ -151,6 +151,11 @@ func (p *Prefix) Release(db *DB, epsilon float64, src noise.Source) (*Released, 
 	if err != nil {
 		return nil, err
 	}
+	return p.finish(t, src), nil
+}
+
+// finish makes t consistent and reads the release off it (steps 4-5).
+func (p *Prefix) finish(t *prefixTree, src noise.Source) *Released {
 	t.consistent()
 	out := &Released{
 		Mechanism: p.Name(),
@@ -164,13 +169,70 @@ func (p *Prefix) Release(db *DB, epsilon float64, src noise.Source) (*Released, 
 		})
 		out.EpsilonSpent += t.eps
 	}
-	return out, nil
+	return out
 }
 
-// build draws the noisy tree (steps 1-3).
+// ReleaseCounts is Release from the prefix counts of a bounded database
+// (Counts, summed over persons).
+func (p *Prefix) ReleaseCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Released, error) {
+	t, err := p.buildCounts(c, epsilon, src)
+	if err != nil {
+		return nil, err
+	}
+	return p.finish(t, src), nil
+}
+
+// build draws the noisy tree of db (steps 1-3).
 func (p *Prefix) build(db *DB, epsilon float64, src noise.Source) (*prefixTree, error) {
 	if err := checkExploreInput(p.Name(), db, p.Contribution, epsilon); err != nil {
 		return nil, err
+	}
+	return p.buildCounts(p.Counts(db.Size, db.Sequences()), epsilon, src)
+}
+
+// prefixChild is a child of a node with a positive true count.
+type prefixChild struct {
+	sym   int32
+	count int64
+}
+
+// buildCounts draws the noisy tree from its true counts (steps 1-3).
+func (p *Prefix) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (*prefixTree, error) {
+	if err := p.Contribution.Validate(); err != nil {
+		return nil, fmt.Errorf("trajdb: %s: %w", p.Name(), err)
+	}
+	if !(epsilon > 0) || math.IsInf(epsilon, 1) {
+		return nil, fmt.Errorf("trajdb: %s: epsilon must be positive and finite, got %v", p.Name(), epsilon)
+	}
+	h := p.Contribution.MaxLen
+	if err := c.check(p.Name(), h); err != nil {
+		return nil, err
+	}
+	if len(c.End) > 0 {
+		return nil, fmt.Errorf("trajdb: %s: counts with end bins are n-gram counts", p.Name())
+	}
+	// The children of every node with a positive count, by symbol; a
+	// node's count bounds its children's, as counting sequences gives.
+	index := map[string][]prefixChild{}
+	for k, n := range c.Count {
+		if n == 0 {
+			continue
+		}
+		parent := k[:len(k)-4]
+		if parent != "" && c.Count[parent] <= 0 {
+			return nil, fmt.Errorf("trajdb: %s: inconsistent counts: %v counted but not its prefix", p.Name(), FromKey(k))
+		}
+		index[parent] = append(index[parent], prefixChild{int32(FromKey(k[len(k)-4:])[0]), n})
+	}
+	for parent, kids := range index {
+		slices.SortFunc(kids, func(a, b prefixChild) int { return int(a.sym - b.sym) })
+		var sum int64
+		for _, k := range kids {
+			sum += k.count
+		}
+		if parent != "" && sum > c.Count[parent] {
+			return nil, fmt.Errorf("trajdb: %s: inconsistent counts: the children of %v count %d, more than its %d", p.Name(), FromKey(parent), sum, c.Count[parent])
+		}
 	}
 	if src == nil {
 		src = noise.Secure()
@@ -182,8 +244,7 @@ func (p *Prefix) build(db *DB, epsilon float64, src noise.Source) (*prefixTree, 
 	if !(sd > 0) || math.IsInf(sd, 1) {
 		return nil, fmt.Errorf("trajdb: %s: ThresholdSD must be positive and finite, got %v", p.Name(), p.ThresholdSD)
 	}
-	h := p.Contribution.MaxLen
-	m := db.Size
+	m := c.Size
 	t := &prefixTree{
 		height: h,
 		eps:    epsilon / float64(h),
@@ -201,72 +262,31 @@ func (p *Prefix) build(db *DB, epsilon float64, src noise.Source) (*prefixTree, 
 		t.theta = 0
 	}
 
-	seqs := db.Sequences()
-	all := make([]int32, len(seqs))
-	for i := range all {
-		all[i] = int32(i)
-	}
-	t.root = &prefixNode{sym: -1, seqs: all}
-
-	// Counting sort of a node's sequences by their next symbol, with
-	// scratch space reused across nodes.
-	counts := make([]int32, m)
-	var touched []int32
+	t.root = &prefixNode{sym: -1}
 	bfs := []*prefixNode{t.root}
 	depths := []int{0}
 	for qi := 0; qi < len(bfs); qi++ {
 		v, d := bfs[qi], depths[qi]
 		if d >= h {
-			v.seqs = nil
 			continue
 		}
-		touched = touched[:0]
-		for _, i := range v.seqs {
-			if s := seqs[i]; len(s) > d {
-				x := int32(s[d])
-				if counts[x] == 0 {
-					touched = append(touched, x)
-				}
-				counts[x]++
-			}
-		}
-		slices.Sort(touched)
-		// Bucket the sequences by symbol in touched order.
-		start := make([]int32, len(touched)+1)
-		pos := make(map[int32]int, len(touched))
-		for k, x := range touched {
-			start[k+1] = start[k] + counts[x]
-			pos[x] = k
-		}
-		bucket := make([]int32, start[len(touched)])
-		fill := slices.Clone(start[:len(touched)])
-		for _, i := range v.seqs {
-			if s := seqs[i]; len(s) > d {
-				k := pos[int32(s[d])]
-				bucket[fill[k]] = i
-				fill[k]++
-			}
-		}
-		v.seqs = nil
-
+		touched := index[v.key]
 		before := t.cn.drawn
 		var kids []*prefixNode
-		for k, x := range touched {
-			c := int64(counts[x])
-			counts[x] = 0
-			if y := t.cn.noisy(c, lambda); float64(y) > t.theta {
-				kids = append(kids, &prefixNode{sym: x, noisy: float64(y), seqs: bucket[start[k]:start[k+1]]})
+		for _, ch := range touched {
+			if y := t.cn.noisy(ch.count, lambda); float64(y) > t.theta {
+				kids = append(kids, &prefixNode{sym: ch.sym, noisy: float64(y), key: v.key + Key([]int{int(ch.sym)})})
 			}
 		}
 		// The zero-count children: the symbols of [0, m) not in touched.
 		nz := 0
 		t.cn.exceedZeros(m-len(touched), lambda, t.theta, func(j int, y int64) {
 			x := int32(j + nz)
-			for nz < len(touched) && touched[nz] <= x {
+			for nz < len(touched) && touched[nz].sym <= x {
 				nz++
 				x = int32(j + nz)
 			}
-			kids = append(kids, &prefixNode{sym: x, noisy: float64(y)})
+			kids = append(kids, &prefixNode{sym: x, noisy: float64(y), key: v.key + Key([]int{int(x)})})
 		})
 		t.nodes[d] += int(t.cn.drawn - before)
 		sort.Slice(kids, func(a, b int) bool { return kids[a].sym < kids[b].sym })
