@@ -180,6 +180,23 @@ func Epsilon(lossFactor, lambda, r float64, kLoc int) float64 {
 	return lambda / 2 * float64(kLoc) * r * r * lossFactor
 }
 
+// Epsilons returns each secret's epsilon at order lambda and radius r,
+// Epsilon(lossFactors[i], lambda, r, secrets[i].NumLocations()), and the
+// worst of them (0 for no secrets): what a report or certificate states per
+// secret and overall. It is the inverse of TargetLossFactors, and panics
+// unless lossFactors has one entry per secret, as LossFactors returns them.
+func Epsilons(secrets []Secret, lossFactors []float64, lambda, r float64) (eps []float64, worst float64) {
+	if len(lossFactors) != len(secrets) {
+		panic(fmt.Sprintf("cip: Epsilons: %d loss factors for %d secrets", len(lossFactors), len(secrets)))
+	}
+	eps = make([]float64, len(secrets))
+	for i, s := range secrets {
+		eps[i] = Epsilon(lossFactors[i], lambda, r, s.NumLocations())
+		worst = math.Max(worst, eps[i])
+	}
+	return eps, worst
+}
+
 // TargetLossFactor inverts Epsilon: the largest loss factor that keeps the
 // loss at order lambda within epsilon, 2 epsilon / (lambda kLoc r^2).
 func TargetLossFactor(epsilon, lambda, r float64, kLoc int) (float64, error) {

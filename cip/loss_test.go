@@ -283,6 +283,49 @@ func TestEpsilonAndTarget(t *testing.T) {
 	}
 }
 
+// TestEpsilons checks the per-secret epsilons and the worst against values
+// worked by hand from lambda/2 * kLoc * r^2 * L, and that they meet the
+// targets TargetLossFactors sets.
+func TestEpsilons(t *testing.T) {
+	secrets := []Secret{Basic(0), Compound(1, 2), {Indices: []int{3, 4}, KLoc: 1}}
+	// lambda 3, r 0.5: 1.5 * 0.25 * kLoc * L = 0.375 kLoc L.
+	eps, worst := Epsilons(secrets, []float64{2, 1, 4}, 3, 0.5)
+	want := []float64{0.75, 0.75, 1.5}
+	for i := range want {
+		if eps[i] != want[i] {
+			t.Errorf("secret %d: epsilon %v, want %v", i, eps[i], want[i])
+		}
+	}
+	if worst != 1.5 {
+		t.Errorf("worst %v, want 1.5", worst)
+	}
+	targets, err := TargetLossFactors(secrets, 0.8, 3, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, worst = Epsilons(secrets, targets, 3, 0.5)
+	for i, e := range eps {
+		if relErr(e, 0.8) > 1e-15 {
+			t.Errorf("secret %d at its target loss factor: epsilon %v, want 0.8", i, e)
+		}
+	}
+	if relErr(worst, 0.8) > 1e-15 {
+		t.Errorf("worst at the targets %v, want 0.8", worst)
+	}
+	if _, worst := Epsilons(nil, nil, 3, 0.5); worst != 0 {
+		t.Errorf("no secrets: worst %v, want 0", worst)
+	}
+	if _, worst := Epsilons(secrets[:1], []float64{math.Inf(1)}, 3, 0.5); !math.IsInf(worst, 1) {
+		t.Errorf("infinite loss factor: worst %v, want +Inf", worst)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("mismatched lengths did not panic")
+		}
+	}()
+	Epsilons(secrets, []float64{1}, 3, 0.5)
+}
+
 func TestLossInfiniteWithoutNoiseOnSecret(t *testing.T) {
 	// Noise only away from the secret of an independent prior: the secret
 	// is released exactly, the loss is infinite.

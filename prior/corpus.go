@@ -274,6 +274,14 @@ func (r *Report) LEff() []float64 {
 	return out
 }
 
+// LEffQuantile returns the q quantile of the pooled l_eff (LEff), by the
+// same interpolation as the report's quartiles: at the family's quantiles
+// it is the range of l_eff the prior family covers, comparable with the
+// paper's. It is NaN when no window was fitted.
+func (r *Report) LEffQuantile(q float64) float64 {
+	return quantile(r.LEff(), q)
+}
+
 // Windows cuts traces into candidate windows as Fit does and returns those
 // that pass every check but the fit itself, with the report's counts
 // filled in so far (Candidates, Skipped, points). See the package

@@ -528,3 +528,18 @@ func TestGeoLifeConsecutive(t *testing.T) {
 		t.Errorf("median sampling period %v s, want GeoLife's 5 s", rep.PeriodQuartiles[1])
 	}
 }
+
+// TestLEffQuantile pools east then north l_eff and interpolates as
+// numpy.quantile does: [1, 4, 2, 8] gives 1.75, 3 and 8 at 0.25, 0.5 and 1
+// (numpy.quantile([1, 4, 2, 8], [0.25, 0.5, 1])).
+func TestLEffQuantile(t *testing.T) {
+	rep := &Report{Fits: []WindowFit{{LEff: [2]float64{1, 2}}, {LEff: [2]float64{4, 8}}}}
+	for _, c := range []struct{ q, want float64 }{{0, 1}, {0.25, 1.75}, {0.5, 3}, {1, 8}} {
+		if got := rep.LEffQuantile(c.q); got != c.want {
+			t.Errorf("LEffQuantile(%v) = %v, want %v", c.q, got, c.want)
+		}
+	}
+	if !math.IsNaN((&Report{}).LEffQuantile(0.5)) {
+		t.Error("no fits: want NaN")
+	}
+}

@@ -190,7 +190,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 	rep.LengthscaleQuartiles = quartiles(ls)
 	lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
 	nominal := math.Min(math.Max(quantile(ls, 0.5), lo), hi)
-	lEff := quantile(leff, opt.Family[1])
+	lEff := rep.LEffQuantile(opt.Family[1])
 	rep.Censored = float64(rep.AtUpperBound) > (1-opt.Family[1])*float64(len(leff))
 	period := rep.PeriodQuartiles[1]
 	skipped := make(map[string]int, len(rep.Skipped))

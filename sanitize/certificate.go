@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // CertificateVersion is the version of the certificate format. Version 2
@@ -81,7 +82,7 @@ type Certificate struct {
 	// Dropped lists fields removed because they are location information too.
 	Dropped []string `json:"dropped,omitempty"`
 	// SkippedRows counts input rows skipped or merged while reading (set by
-	// the caller that read the input).
+	// the caller that read the input, with RecordInput).
 	SkippedRows int `json:"skipped_rows"`
 	// SkippedByReason breaks SkippedRows down by the reasons of package
 	// trace's dirty-input policy (docs/input.md).
@@ -184,6 +185,17 @@ func (c *Certificate) Person(uid string) (*PersonCertificate, bool) {
 		}
 	}
 	return nil, false
+}
+
+// RecordInput states on c what reading the input skipped or merged:
+// rep's SkippedRows, broken down by reason. The caller that read the
+// traces calls it, since Release sees only the traces.
+func (c *Certificate) RecordInput(rep *trace.Report) {
+	c.SkippedRows = rep.SkippedRows()
+	c.SkippedByReason = map[string]int{}
+	for k, v := range rep.ByReason() {
+		c.SkippedByReason[string(k)] = v
+	}
 }
 
 // WriteCertificate encodes c as indented JSON.

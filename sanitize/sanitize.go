@@ -567,11 +567,8 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 	// Per-secret epsilons; certificates of secrets are built for the
 	// listed ones, the tightest ten, or every one on request (a million
 	// of them would dominate the release's memory otherwise).
-	eps := make([]float64, len(secrets))
-	for i, s := range secrets {
-		eps[i] = cip.Epsilon(nd.LossFactors[i], opt.Lambda, opt.Radius, s.Locations())
-		pc.EpsilonMax = math.Max(pc.EpsilonMax, eps[i])
-	}
+	eps, worst := cip.Epsilons(secrets, nd.LossFactors, opt.Lambda, opt.Radius)
+	pc.EpsilonMax = worst
 	if pc.EpsilonMax > opt.Epsilon*(1+1e-9) {
 		// The designers certify their own output; this is a last guard.
 		return nil, nil, nil, fmt.Errorf("certified epsilon %v exceeds the target %v", pc.EpsilonMax, opt.Epsilon)

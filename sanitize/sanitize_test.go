@@ -615,3 +615,32 @@ func TestLinearLong(t *testing.T) {
 		t.Errorf("white noise %v m^2 against a per-point variance %v", eta, cert.Persons[0].NoiseBudgetM2/20000)
 	}
 }
+
+// TestRecordInput: the certificate states the rows reading skipped or
+// merged, by reason; the input has one exact repeat (merged) and one NaN
+// latitude (skipped), as in trace's ExampleReport.
+func TestRecordInput(t *testing.T) {
+	const in = "uid,time,lat,lon\n" +
+		"a,2008-10-23T02:53:04Z,39.984702,116.318417\n" +
+		"a,2008-10-23T02:53:04Z,39.984702,116.318417\n" +
+		"a,2008-10-23T02:53:15Z,NaN,116.318417\n" +
+		"a,2008-10-23T02:53:20Z,39.984655,116.3182\n"
+	r, err := trace.NewReader(strings.NewReader(in), trace.CSV, trace.ReadOptions{Name: "in.csv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := trace.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+	var c Certificate
+	c.RecordInput(r.Report())
+	want := map[string]int{string(trace.ReasonDuplicate): 1, string(trace.ReasonBadCoordinate): 1}
+	if c.SkippedRows != 2 || len(c.SkippedByReason) != len(want) {
+		t.Fatalf("skipped %d rows, by reason %v; want 2, %v", c.SkippedRows, c.SkippedByReason, want)
+	}
+	for k, n := range want {
+		if c.SkippedByReason[k] != n {
+			t.Errorf("%s: %d, want %d", k, c.SkippedByReason[k], n)
+		}
+	}
+}

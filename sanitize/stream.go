@@ -133,7 +133,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 		pc.SamplingJitter = run.mr.Eta()
 		cert.add(pc)
 	}
-	cert.SkippedRows = s.read.SkippedRows()
+	cert.RecordInput(s.read)
 	cert.finish(start)
 	return s, cert, nil
 }

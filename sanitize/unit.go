@@ -210,10 +210,7 @@ func ReleaseUnit(u Unit, opt Options, ro trace.ReadOptions, root, out string) (*
 	if err != nil {
 		return nil, err
 	}
-	cert.SkippedRows, cert.SkippedByReason = read.SkippedRows(), map[string]int{}
-	for k, v := range read.ByReason() {
-		cert.SkippedByReason[string(k)] = v
-	}
+	cert.RecordInput(read)
 	certRel := filepath.Join(CertificatesDir, certName(u.UIDs))
 	e := &UnitRelease{Inputs: rel(root, u.Files), Skipped: cert.SkippedRows, SkippedBy: cert.SkippedByReason}
 	var group []atomicfile.File

@@ -293,11 +293,7 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	if err != nil {
 		return nil, false, nil, errf(http.StatusUnprocessableEntity, CodeUnprocessable, "%s", strings.TrimPrefix(err.Error(), "sanitize: "))
 	}
-	cert.SkippedRows = rep.SkippedRows()
-	cert.SkippedByReason = map[string]int{}
-	for k, v := range rep.ByReason() {
-		cert.SkippedByReason[string(k)] = v
-	}
+	cert.RecordInput(rep)
 	var tb, cb bytes.Buffer
 	if err := trace.Write(&tb, outs, outFmt); err != nil {
 		return nil, false, nil, err

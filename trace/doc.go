@@ -50,7 +50,8 @@
 // 300 km/h), gaps (intervals longer than Limits.MaxGap, by default 10
 // minutes) and repeated positions; only speed jumps make a trace
 // implausible. FilterSpeed, DropRepeatedPositions and Segment are the
-// matching filters. Validate, in contrast, checks well-formedness: finite
+// matching filters, and Filter applies a chosen set of them to many traces
+// and counts what they changed. Validate, in contrast, checks well-formedness: finite
 // in-range coordinates and strictly increasing times.
 //
 // The formats:

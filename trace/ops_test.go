@@ -168,3 +168,39 @@ func TestResample(t *testing.T) {
 		t.Error("2e10 points accepted")
 	}
 }
+
+// TestFilter runs the filters in turn on a trace with one of each fault,
+// worked by hand: a 110 m/s jump at 20 s, a repeat at 40 s and a 960 s gap.
+func TestFilter(t *testing.T) {
+	tr := equator([2]float64{0, 0}, [2]float64{10, 0.0001}, [2]float64{20, 0.01}, [2]float64{30, 0.0002}, [2]float64{40, 0.0002}, [2]float64{1000, 0.0003})
+	empty := &Trace{UID: "e"}
+	lim := Limits{MaxSpeed: 4, MaxGap: time.Minute}
+	got, rep, err := Filter([]*Trace{tr, empty}, Filters{Limits: lim, DropSpeedJumps: true, DropRepeats: true, SplitGaps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := FilterReport{Limits: lim, SpeedJumpsDropped: 1, RepeatsDropped: 1, GapSplits: 1}
+	if rep != want {
+		t.Errorf("report %+v, want %+v", rep, want)
+	}
+	// Kept: 0, 10, 30 s; then 1000 s after the gap; then the empty trace.
+	if len(got) != 3 || got[0].Len() != 3 || got[0].Points[2].Lon != 0.0002 || got[1].Len() != 1 || got[1].Points[0].Lon != 0.0003 || got[2].Len() != 0 || got[2].UID != "e" {
+		t.Errorf("traces %v", got)
+	}
+	if tr.Len() != 6 {
+		t.Error("Filter changed its input")
+	}
+
+	// Gaps alone keep the jump and the repeat; zero limits take the defaults
+	// (10 min), which the 960 s interval exceeds.
+	got, rep, err = Filter([]*Trace{tr}, Filters{SplitGaps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (FilterReport{Limits: DefaultLimits(), GapSplits: 1}); rep != want || len(got) != 2 || got[0].Len() != 5 {
+		t.Errorf("gaps only: report %+v, %d traces", rep, len(got))
+	}
+	if _, _, err := Filter([]*Trace{tr}, Filters{Limits: Limits{MaxSpeed: -1}, DropSpeedJumps: true}); err == nil {
+		t.Error("a negative speed limit was accepted")
+	}
+}

@@ -196,3 +196,61 @@ func (t *Trace) DropRepeatedPositions() (*Trace, int) {
 	}
 	return out, len(t.Points) - len(out.Points)
 }
+
+// Filters chooses the plausibility filters Filter applies; each is off
+// unless set, because each one changes the data rather than reporting on it.
+type Filters struct {
+	// Limits are the thresholds; zero fields take the defaults, as in Check.
+	Limits Limits
+	// DropSpeedJumps drops each fix reached faster than Limits.MaxSpeed
+	// from the last fix kept (FilterSpeed).
+	DropSpeedJumps bool
+	// DropRepeats drops fixes at exactly the previous fix's position
+	// (DropRepeatedPositions).
+	DropRepeats bool
+	// SplitGaps cuts traces at intervals longer than Limits.MaxGap
+	// (Segment).
+	SplitGaps bool
+}
+
+// FilterReport counts what Filter changed.
+type FilterReport struct {
+	Limits            Limits `json:"limits"`
+	SpeedJumpsDropped int    `json:"speed_jumps_dropped"`
+	RepeatsDropped    int    `json:"repeated_positions_dropped"`
+	// GapSplits counts the traces added by splitting at gaps.
+	GapSplits int `json:"gap_splits"`
+}
+
+// Filter applies the chosen filters to each trace, in the order speed
+// jumps, repeats, gaps: dropping a fix lengthens an interval, so gaps are
+// cut last. It returns the resulting traces, in input order, and
+// what the filters did; the input traces are not modified. A trace left
+// empty is kept, so that the output still accounts for it.
+func Filter(traces []*Trace, f Filters) ([]*Trace, FilterReport, error) {
+	lim := f.Limits.withDefaults()
+	if err := lim.Validate(); err != nil {
+		return nil, FilterReport{}, err
+	}
+	rep := FilterReport{Limits: lim}
+	out := make([]*Trace, 0, len(traces))
+	for _, t := range traces {
+		var n int
+		if f.DropSpeedJumps {
+			t, n = t.FilterSpeed(lim.MaxSpeed)
+			rep.SpeedJumpsDropped += n
+		}
+		if f.DropRepeats {
+			t, n = t.DropRepeatedPositions()
+			rep.RepeatsDropped += n
+		}
+		if f.SplitGaps && t.Len() > 0 {
+			segs := t.Segment(lim.MaxGap)
+			rep.GapSplits += len(segs) - 1
+			out = append(out, segs...)
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, rep, nil
+}

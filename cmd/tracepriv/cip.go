@@ -241,15 +241,18 @@ func (p *privacyFlags) fill(f *pflag.FlagSet, rep *cipReport, sigma, g *mat.SymD
 	if f.Changed("delta") {
 		rep.Delta = ptr(p.delta)
 	}
+	var eps []float64
+	if withEps {
+		var worst float64
+		eps, worst = cip.Epsilons(secrets, losses, p.lambda, p.radius)
+		rep.Epsilon = &worst
+	}
 	for i, s := range secrets {
 		sr := cipSecretReport{Indices: s.Indices, LossFactor: losses[i]}
 		rep.LossFactor = math.Max(rep.LossFactor, losses[i])
 		if withEps {
-			e := cip.Epsilon(losses[i], p.lambda, p.radius, s.NumLocations())
+			e := eps[i]
 			sr.Epsilon = &e
-			if rep.Epsilon == nil || e > *rep.Epsilon {
-				rep.Epsilon = ptr(e)
-			}
 			if rep.Delta != nil && !math.IsInf(e, 1) {
 				gap, err := cip.PriorPosteriorGap(e, p.lambda, p.delta)
 				if err != nil {

@@ -20,16 +20,8 @@ type convertResult struct {
 	Points int          `json:"points"` // points written
 	inputJSON
 	// Filters is what the optional plausibility filters did.
-	Filters *filterResult `json:"filters,omitempty"`
-	Report  *trace.Report `json:"report"`
-}
-
-// filterResult counts what convert's plausibility filters changed.
-type filterResult struct {
-	Limits            trace.Limits `json:"limits"`
-	SpeedJumpsDropped int          `json:"speed_jumps_dropped"`
-	RepeatsDropped    int          `json:"repeated_positions_dropped"`
-	GapSplits         int          `json:"gap_splits"` // traces added by splitting at gaps
+	Filters *trace.FilterReport `json:"filters,omitempty"`
+	Report  *trace.Report       `json:"report"`
 }
 
 func init() {
@@ -106,28 +98,12 @@ position, --split-gaps cuts traces at intervals longer than --max-gap.`,
 				}
 				res := convertResult{In: in, Out: out, From: fromF, To: toF, inputJSON: inputSummary(rep), Report: rep}
 				if dropJumps || dropRepeats || splitGaps {
-					fr := &filterResult{Limits: lim}
-					var kept []*trace.Trace
-					for _, t := range traces {
-						if dropJumps {
-							var n int
-							t, n = t.FilterSpeed(lim.MaxSpeed)
-							fr.SpeedJumpsDropped += n
-						}
-						if dropRepeats {
-							var n int
-							t, n = t.DropRepeatedPositions()
-							fr.RepeatsDropped += n
-						}
-						if splitGaps && t.Len() > 0 {
-							segs := t.Segment(lim.MaxGap)
-							fr.GapSplits += len(segs) - 1
-							kept = append(kept, segs...)
-							continue
-						}
-						kept = append(kept, t)
+					var fr trace.FilterReport
+					traces, fr, err = trace.Filter(traces, trace.Filters{Limits: lim, DropSpeedJumps: dropJumps, DropRepeats: dropRepeats, SplitGaps: splitGaps})
+					if err != nil {
+						return fmt.Errorf("convert: %w", err)
 					}
-					traces, res.Filters = kept, fr
+					res.Filters = &fr
 				}
 				if toF == trace.PLT && len(traces) != 1 {
 					return fmt.Errorf("convert: --out %s: a PLT file holds one trace and there are %d; write CSV, GeoJSON or GPX, or convert the files one by one", out, len(traces))

@@ -17,7 +17,6 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/stats"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
@@ -174,7 +173,7 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 				// The prior and its plot land together or not at all.
 				group := []atomicfile.File{{Path: out, Perm: 0o644, Fill: p.Write}}
 				if plt != "" {
-					img, err := renderToBytes(plt, func(tmp string) error { return plotLEff(tmp, rep.LEff(), p) })
+					img, err := renderToBytes(plt, func(tmp string) error { return plotLEff(tmp, rep, p) })
 					if err != nil {
 						return fmt.Errorf("fit: --plot %s: %w; nothing written", plt, err)
 					}
@@ -264,13 +263,14 @@ func fitText(w io.Writer, r fitOutput) error {
 
 // plotLEff draws the histogram of the pooled l_eff with the chosen quantile
 // and the paper's GeoLife interquartile ranges and medians.
-func plotLEff(path string, leff []float64, p *gp.Prior) error {
-	s := slices.Clone(leff)
-	slices.Sort(s)
+func plotLEff(path string, rep *prior.Report, p *gp.Prior) error {
+	leff := rep.LEff()
 	fq := *p.Fit.FamilyQuantiles
-	famLo, famHi := stats.Quantile7(s, fq[0]), stats.Quantile7(s, fq[1])
+	famLo, famHi := rep.LEffQuantile(fq[0]), rep.LEffQuantile(fq[1])
 	// Bins of 0.5 samples up to a limit that covers the paper's range and
 	// most of the data; viz counts the rest in the last bin and says so.
+	s := slices.Clone(leff)
+	slices.Sort(s)
 	hi := math.Max(12, math.Ceil(famHi)+2)
 	hi = math.Max(hi, math.Min(40, math.Ceil(s[int(0.95*float64(len(s)-1))])))
 	opt := viz.HistogramOptions{

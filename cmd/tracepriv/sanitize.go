@@ -149,7 +149,7 @@ started again with the same options resumes without redoing finished people.`,
 				if err != nil {
 					return fmt.Errorf("%s: %w", in, flagError(err))
 				}
-				cert.SkippedRows, cert.SkippedByReason = rep.SkippedRows(), reasons(rep)
+				cert.RecordInput(rep)
 				files := []atomicfile.File{
 					{Path: out, Perm: 0o644, Fill: func(w io.Writer) error { return trace.Write(w, outs, inFmt) }},
 					{Path: certFile, Perm: 0o644, Fill: func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }},
@@ -240,7 +240,6 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 		return true, fmt.Errorf("%s: %w", in, flagError(err))
 	}
 	reportSkipped(env, s.Report())
-	cert.SkippedByReason = reasons(s.Report())
 	files := []atomicfile.File{
 		{Path: out, Perm: 0o644, Fill: func(w io.Writer) error { return s.WriteTo(w, trace.CSV) }},
 		{Path: certFile, Perm: 0o644, Fill: func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }},
@@ -315,15 +314,6 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, in, out, pr
 		return fmt.Errorf("sanitize: %d files or groups of people could not be released (listed in %s/%s); the rest was", len(m.Failed), out, sanitize.ManifestName)
 	}
 	return nil
-}
-
-// reasons converts a report's by-reason counts for a certificate.
-func reasons(rep *trace.Report) map[string]int {
-	out := map[string]int{}
-	for k, v := range rep.ByReason() {
-		out[string(k)] = v
-	}
-	return out
 }
 
 // flagError rewrites a sanitize.ParamError to name the command-line flag.
