@@ -92,6 +92,21 @@ func SanitizeByPerson(cfg Config, traces []*trace.Trace, person func(*trace.Trac
 	return released, people, nil
 }
 
+// PersonByUIDOrFile returns the person rule of `tracepriv geoind sanitize`
+// for SanitizeByPerson: traces with a uid are one person per uid (key
+// "uid " + UID, across files), and traces without one are one person per
+// input file (key "file " + fileOf(t)), so that the segments of a GPX track
+// or the rows of a CSV without a uid column share one budget. fileOf names
+// the file a trace was read from.
+func PersonByUIDOrFile(fileOf func(*trace.Trace) string) func(*trace.Trace) string {
+	return func(t *trace.Trace) string {
+		if t.UID != "" {
+			return "uid " + t.UID
+		}
+		return "file " + fileOf(t)
+	}
+}
+
 // sanitizePerson runs one session over the traces idx of one person,
 // filling outs.
 func sanitizePerson(cfg Config, key string, traces []*trace.Trace, idx []int, outs []*trace.Trace, src noise.Source) (PersonRelease, error) {

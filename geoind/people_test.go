@@ -110,3 +110,36 @@ func TestSanitizeByPersonInterleaved(t *testing.T) {
 		t.Errorf("outputs %d and %d points", outs[0].Len(), outs[1].Len())
 	}
 }
+
+// PersonByUIDOrFile joins traces by uid across files, and traces without a
+// uid by file; the budget is then shared per person.
+func TestPersonByUIDOrFile(t *testing.T) {
+	day := time.Date(2008, 10, 24, 8, 0, 0, 0, time.UTC)
+	a1 := walk("000", "a1", day, 8)
+	a2 := walk("000", "a2", day.Add(time.Hour), 8)
+	f1 := walk("", "seg1", day, 8)
+	f2 := walk("", "seg2", day.Add(time.Hour), 8)
+	g := walk("", "other", day, 8)
+	fileOf := map[*trace.Trace]string{a1: "x.csv", a2: "y.csv", f1: "t.gpx", f2: "t.gpx", g: "u.gpx"}
+	person := PersonByUIDOrFile(func(tr *trace.Trace) string { return fileOf[tr] })
+	for tr, want := range map[*trace.Trace]string{a1: "uid 000", a2: "uid 000", f1: "file t.gpx", f2: "file t.gpx", g: "file u.gpx"} {
+		if got := person(tr); got != want {
+			t.Errorf("%s: person %q, want %q", tr.Name, got, want)
+		}
+	}
+	_, people, err := SanitizeByPerson(imConfig(), []*trace.Trace{a1, f1, a2, f2, g}, person, noise.Seeded(81))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(people) != 3 {
+		t.Fatalf("%d people, want 3: %+v", len(people), people)
+	}
+	for i, want := range []struct {
+		key              string
+		points, released int
+	}{{"uid 000", 16, 10}, {"file t.gpx", 16, 10}, {"file u.gpx", 8, 8}} {
+		if p := people[i]; p.Person != want.key || p.Points != want.points || p.Released != want.released {
+			t.Errorf("person %d: %s %d/%d, want %s %d/%d", i, p.Person, p.Released, p.Points, want.key, want.released, want.points)
+		}
+	}
+}

@@ -43,6 +43,17 @@ func (s Status) String() string {
 // MarshalText encodes the status as its name.
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+// UnmarshalText decodes a status from its name, as MarshalText writes it.
+func (s *Status) UnmarshalText(b []byte) error {
+	for i, name := range statusNames {
+		if string(b) == name {
+			*s = Status(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown SDP status %q", b)
+}
+
 // Settings tune the solver. The zero value is replaced by DefaultSettings.
 type Settings struct {
 	MaxIter int     // iteration limit (default 100)

@@ -3,6 +3,7 @@ package trace
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 
@@ -75,6 +76,30 @@ func Write(w io.Writer, traces []*Trace, f Format) error {
 		}
 	}
 	return tw.Close()
+}
+
+// CheckFinite reports the first point of traces that could not be read
+// back once written: a coordinate that is not a finite WGS84 position, or
+// an infinite altitude (a NaN altitude means none and is fine). The error
+// names the trace (1-based, with its name or else its uid) and the point
+// (1-based). Call it before WriteFile to refuse such traces.
+func CheckFinite(traces []*Trace) error {
+	for i, t := range traces {
+		for j, p := range t.Points {
+			err := p.Geo().Validate()
+			if err == nil && math.IsInf(p.Alt, 0) {
+				err = fmt.Errorf("altitude %v is not finite", p.Alt)
+			}
+			if err != nil {
+				name := t.Name
+				if name == "" {
+					name = t.UID
+				}
+				return fmt.Errorf("trace %d (%s), point %d: %w", i+1, name, j+1, err)
+			}
+		}
+	}
+	return nil
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -396,13 +396,7 @@ file is replaced only with --force.`,
 				return fmt.Errorf("geoind sanitize: --in: %w", err)
 			}
 			reportSkipped(env, rep)
-			// One person per uid; traces without one are one person per file.
-			person := func(tr *trace.Trace) string {
-				if tr.UID != "" {
-					return "uid " + tr.UID
-				}
-				return "file " + fileOf[tr]
-			}
+			person := geoind.PersonByUIDOrFile(func(tr *trace.Trace) string { return fileOf[tr] })
 			src := env.Source()
 			outs, people, err := geoind.SanitizeByPerson(cfg, traces, person, src)
 			if err != nil {

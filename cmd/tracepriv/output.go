@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -107,24 +106,11 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// checkFinite refuses to write traces with a coordinate that is not a
-// finite WGS84 position or an infinite altitude (NaN altitude means none):
-// such a file would not read back. It names the trace and the point.
+// checkFinite refuses to write traces that trace.CheckFinite rejects,
+// naming the flag and the file.
 func checkFinite(flag, path string, traces []*trace.Trace) error {
-	for i, t := range traces {
-		for j, p := range t.Points {
-			err := p.Geo().Validate()
-			if err == nil && math.IsInf(p.Alt, 0) {
-				err = fmt.Errorf("altitude %v is not finite", p.Alt)
-			}
-			if err != nil {
-				name := t.Name
-				if name == "" {
-					name = t.UID
-				}
-				return fmt.Errorf("%s %s: trace %d (%s), point %d: %w; nothing written", flag, path, i+1, name, j+1, err)
-			}
-		}
+	if err := trace.CheckFinite(traces); err != nil {
+		return fmt.Errorf("%s %s: %w; nothing written", flag, path, err)
 	}
 	return nil
 }

@@ -1,38 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/sdp"
 )
-
-// sdpSolution is what --solution writes: the SDPA primal X, dual y and
-// slack Z, blocks as dense row-major matrices.
-type sdpSolution struct {
-	Version int             `json:"version"`
-	Status  sdp.Status      `json:"status"`
-	Y       []float64       `json:"y"`
-	X       [][][]float64   `json:"x"`
-	Z       [][][]float64   `json:"z"`
-	Result  *sdp.SDPAResult `json:"result"`
-}
-
-func denseRows(m *mat.Dense) [][]float64 {
-	r, c := m.Dims()
-	out := make([][]float64, r)
-	for i := range out {
-		out[i] = make([]float64, c)
-		mat.Row(out[i], i, m)
-	}
-	return out
-}
 
 func init() {
 	register(func(env *cli.Env) *cobra.Command {
@@ -75,16 +52,7 @@ an infeasible problem is an answer, not an error (exit status 0).`,
 					return fmt.Errorf("%s: %w", args[0], err)
 				}
 				if solution != "" {
-					out := sdpSolution{Version: 1, Status: res.Status, Y: res.Y, Result: res}
-					for k := range res.X {
-						out.X = append(out.X, denseRows(res.X[k]))
-						out.Z = append(out.Z, denseRows(res.Z[k]))
-					}
-					data, err := json.MarshalIndent(out, "", "  ")
-					if err != nil {
-						return err
-					}
-					if err := atomicfile.WriteBytes(solution, append(data, '\n'), 0o644); err != nil {
+					if err := atomicfile.Write(solution, 0o644, func(w io.Writer) error { return sdp.WriteSDPASolution(w, res) }); err != nil {
 						return err
 					}
 				}
