@@ -86,3 +86,24 @@ func ExampleDesignNoise() {
 	// secret [24 25]: epsilon 0.500
 	// secret [40]: epsilon 0.500
 }
+
+// Certify independent noise on a 50-point trace for one point and a pair
+// of consecutive points, and state the guarantee at lambda = 2 for secrets
+// within r = 0.1 prior standard deviations.
+func ExampleAssess() {
+	sigma := gp.Gram(gp.RBF{Variance: 1, Lengthscale: 6.1}, gp.Indices(50))
+	noise, _ := cip.IndependentUniform(50, 1.0)
+	secrets := []cip.Secret{cip.Basic(24), cip.Compound(30, 31)}
+	a, err := cip.Assess(sigma, noise, secrets, cip.AssessOptions{Lambda: 2, Radius: 0.1})
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range a.Secrets {
+		fmt.Printf("secret %v: loss factor %.1f, epsilon %.2f\n", s.Indices, s.LossFactor, *s.Epsilon)
+	}
+	fmt.Printf("worst epsilon %.2f\n", *a.Epsilon)
+	// Output:
+	// secret [24]: loss factor 264.6, epsilon 2.65
+	// secret [30 31]: loss factor 4291.3, epsilon 85.83
+	// worst epsilon 85.83
+}

@@ -144,6 +144,25 @@ func (r *Report) ByReason() map[Reason]int {
 	return m
 }
 
+// InputSummary is the part of a Report a program's machine-readable output
+// carries about its input: rows skipped or merged, by reason, and the files
+// skipped. Its JSON form is what every tracepriv command prints with --json.
+type InputSummary struct {
+	SkippedRows     int            `json:"skipped_rows"`
+	SkippedByReason map[Reason]int `json:"skipped_by_reason"`
+	SkippedFiles    []FileError    `json:"skipped_files,omitempty"`
+}
+
+// Summary returns the InputSummary of r. A nil Report (nothing was read)
+// gives zero counts and an empty, non-nil reason map, so the JSON always has
+// the same keys.
+func (r *Report) Summary() InputSummary {
+	if r == nil {
+		return InputSummary{SkippedByReason: map[Reason]int{}}
+	}
+	return InputSummary{SkippedRows: r.SkippedRows(), SkippedByReason: r.ByReason(), SkippedFiles: r.SkippedFiles}
+}
+
 // Examples returns the first n problems recorded for reason.
 func (r *Report) Examples(reason Reason, n int) []*ParseError {
 	var out []*ParseError

@@ -135,9 +135,9 @@ func UtilityExperiment(db *DB, opt UtilityOptions) (*UtilityResult, error) {
 				for _, k := range mm.NotBetter(mu) {
 					lost[k] = true
 				}
-				for _, k := range metricNames(mm) {
-					if !lost[k] {
-						row.Wins[k] += 1 / float64(opt.Reps)
+				for _, sc := range mm.Scores() {
+					if !lost[sc.Name] {
+						row.Wins[sc.Name] += 1 / float64(opt.Reps)
 					}
 				}
 				ms, us = append(ms, mm), append(us, mu)
@@ -156,13 +156,4 @@ func UtilityExperiment(db *DB, opt UtilityOptions) (*UtilityResult, error) {
 		}
 	}
 	return res, nil
-}
-
-// metricNames are the JSON names of the metrics m has.
-func metricNames(m *Metrics) []string {
-	names := []string{"query_are", "trip_jsd", "length_jsd", "pattern_f1", "kendall_tau"}
-	if m.DiameterJSD != nil {
-		names = append(names, "diameter_jsd")
-	}
-	return names
 }

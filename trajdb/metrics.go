@@ -186,23 +186,48 @@ type Metrics struct {
 	PatternLen  [2]int    `json:"pattern_len"`
 }
 
+// Score is one utility metric of a Metrics under its JSON name.
+type Score struct {
+	Name  string
+	Value float64
+	// HigherBetter is true for pattern_f1 and kendall_tau; lower is
+	// better for query_are and the JSDs.
+	HigherBetter bool
+}
+
+// Scores lists the utility metrics of m in the order of its fields,
+// diameter_jsd only when m has it. It is the one list of metrics that
+// comparisons, tables and figures go through.
+func (m *Metrics) Scores() []Score {
+	s := []Score{{"query_are", m.QueryARE, false}, {"trip_jsd", m.TripJSD, false}, {"length_jsd", m.LengthJSD, false}}
+	if m.DiameterJSD != nil {
+		s = append(s, Score{"diameter_jsd", *m.DiameterJSD, false})
+	}
+	return append(s, Score{"pattern_f1", m.PatternF1, true}, Score{"kendall_tau", m.KendallTau, true})
+}
+
 // NotBetter returns the JSON names of the metrics on which m is not
-// strictly better than o: empty when m beats o on every metric.
+// strictly better than o (of those both have): empty when m beats o on
+// every metric.
 func (m *Metrics) NotBetter(o *Metrics) []string {
+	theirs := map[string]float64{}
+	for _, s := range o.Scores() {
+		theirs[s.Name] = s.Value
+	}
 	var out []string
-	lower := func(name string, a, b float64) {
+	for _, s := range m.Scores() {
+		b, ok := theirs[s.Name]
+		if !ok {
+			continue
+		}
+		a := s.Value
+		if s.HigherBetter {
+			a, b = -a, -b
+		}
 		if !(a < b) {
-			out = append(out, name)
+			out = append(out, s.Name)
 		}
 	}
-	lower("query_are", m.QueryARE, o.QueryARE)
-	lower("trip_jsd", m.TripJSD, o.TripJSD)
-	lower("length_jsd", m.LengthJSD, o.LengthJSD)
-	if m.DiameterJSD != nil && o.DiameterJSD != nil {
-		lower("diameter_jsd", *m.DiameterJSD, *o.DiameterJSD)
-	}
-	lower("pattern_f1", -m.PatternF1, -o.PatternF1)
-	lower("kendall_tau", -m.KendallTau, -o.KendallTau)
 	return out
 }
 

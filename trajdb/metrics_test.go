@@ -1,6 +1,7 @@
 package trajdb
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
@@ -327,4 +328,44 @@ func ExampleEvaluate() {
 		m.QueryARE, m.TripJSD, m.LengthJSD, m.PatternF1, m.KendallTau)
 	// Output:
 	// query_are 0.095 trip_jsd 0.425 length_jsd 0.021 pattern_f1 0.800 kendall_tau 0.500
+}
+
+// TestScores checks the one list of metrics: field order, JSON names,
+// directions, and diameter_jsd only with a universe.
+func TestScores(t *testing.T) {
+	d := 0.25
+	m := &Metrics{QueryARE: 1, TripJSD: 2, LengthJSD: 3, DiameterJSD: &d, PatternF1: 4, KendallTau: 5}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var byName map[string]any
+	if err := json.Unmarshal(b, &byName); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"query_are", "trip_jsd", "length_jsd", "diameter_jsd", "pattern_f1", "kendall_tau"}
+	s := m.Scores()
+	if len(s) != len(want) {
+		t.Fatalf("%d scores, want %d", len(s), len(want))
+	}
+	for i, sc := range s {
+		if sc.Name != want[i] || byName[sc.Name] != sc.Value {
+			t.Errorf("score %d: %+v, JSON has %v", i, sc, byName[sc.Name])
+		}
+		if sc.HigherBetter != (sc.Name == "pattern_f1" || sc.Name == "kendall_tau") {
+			t.Errorf("%s: HigherBetter %v", sc.Name, sc.HigherBetter)
+		}
+	}
+	m.DiameterJSD = nil
+	if n := len(m.Scores()); n != 5 {
+		t.Errorf("without a universe: %d scores, want 5", n)
+	}
+	// NotBetter skips a metric only one side has.
+	o := &Metrics{QueryARE: 2, TripJSD: 3, LengthJSD: 4, DiameterJSD: &d, PatternF1: 3, KendallTau: 4}
+	if nb := m.NotBetter(o); len(nb) != 0 {
+		t.Errorf("m beats o everywhere, NotBetter %v", nb)
+	}
+	if nb := o.NotBetter(m); len(nb) != 5 {
+		t.Errorf("o loses on the 5 shared metrics, NotBetter %v", nb)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
@@ -59,9 +60,11 @@ type Certificate struct {
 	Epsilon   float64 `json:"epsilon"`
 	// Universe is the grid of a release of traces (nil for symbols);
 	// Alphabet the number of cells or symbols.
-	Universe *Grid  `json:"universe,omitempty"`
-	Alphabet int    `json:"alphabet"`
-	Bounds   Bounds `json:"bounds"`
+	Universe *Grid `json:"universe,omitempty"`
+	Alphabet int   `json:"alphabet"`
+	// Base is the id of symbol 0 in SeqFile (WriteRelease sets it).
+	Base   int    `json:"base,omitempty"`
+	Bounds Bounds `json:"bounds"`
 	// MaxGap and MinLen are the mapping rule of a release of traces.
 	MaxGap string `json:"max_gap"`
 	MinLen int    `json:"min_len"`
@@ -95,10 +98,15 @@ func NewCertificate(m Mechanism, rel *Released, epsilon float64, g *Grid, alphab
 	return c
 }
 
-// WriteRelease writes c's sequences to dir as SeqFile (symbols from base),
-// their cell centres as CSVFile when c has a grid, and c as
-// CertificateFile, together or not at all. It returns the paths written.
+// WriteRelease writes c's sequences to dir as SeqFile (symbols from base,
+// which it records in c.Base), their cell centres as CSVFile when c has a
+// grid, and c as CertificateFile, together or not at all, creating dir if
+// needed. It returns the paths written; ReadRelease reads them back.
 func WriteRelease(dir string, c *Certificate, base int) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	c.Base = base
 	files := []atomicfile.File{
 		{Path: filepath.Join(dir, SeqFile), Perm: 0o644, Fill: func(w io.Writer) error {
 			return WriteSequences(w, SeqDB(c.Alphabet, c.Seqs), SeqOptions{Size: c.Alphabet, Base: base})
@@ -126,4 +134,55 @@ func WriteRelease(dir string, c *Certificate, base int) ([]string, error) {
 		paths[i] = f.Path
 	}
 	return paths, nil
+}
+
+// ReadCertificateFile reads a release's CertificateFile, naming path in
+// errors. Its Seqs are empty: ReadRelease reads them too.
+func ReadCertificateFile(path string) (*Certificate, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var c Certificate
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	switch {
+	case c.Version != 1:
+		return nil, fmt.Errorf("%s: version %d: this tracepriv reads release certificates of version 1", path, c.Version)
+	case c.Released == nil || c.Alphabet <= 0:
+		return nil, fmt.Errorf("%s: no mechanism record or no alphabet: not a tracepriv release certificate", path)
+	case c.Universe != nil && c.Universe.Size() != c.Alphabet:
+		return nil, fmt.Errorf("%s: the universe has %d cells but the alphabet %d", path, c.Universe.Size(), c.Alphabet)
+	}
+	return &c, nil
+}
+
+// ReadRelease reads the release WriteRelease wrote to dir: the
+// certificate, with its Seqs read from SeqFile (symbols from c.Base).
+func ReadRelease(dir string) (*Certificate, error) {
+	c, err := ReadCertificateFile(filepath.Join(dir, CertificateFile))
+	if err != nil {
+		return nil, err
+	}
+	db, err := ReadSequencesFile(filepath.Join(dir, SeqFile), SeqOptions{Size: c.Alphabet, Base: c.Base})
+	if err != nil {
+		return nil, err
+	}
+	c.Seqs = db.Sequences()
+	if len(c.Seqs) != c.Trajectories {
+		return nil, fmt.Errorf("%s: %d sequences, but %s says %d", filepath.Join(dir, SeqFile), len(c.Seqs), CertificateFile, c.Trajectories)
+	}
+	return c, nil
+}
+
+// SameSpace reports whether c was released on grid g or, with g nil, on an
+// alphabet of alphabet symbols: whether c's sequences can be compared with
+// a database mapped there.
+func (c *Certificate) SameSpace(g *Grid, alphabet int) bool {
+	if g == nil {
+		return c.Universe == nil && c.Alphabet == alphabet
+	}
+	u := c.Universe
+	return u != nil && u.Cols == g.Cols && u.Rows == g.Rows && u.CellM == g.CellM && u.Box == g.Box
 }

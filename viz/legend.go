@@ -3,6 +3,7 @@ package viz
 import (
 	"fmt"
 	"image/color"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -85,17 +86,13 @@ func (l *legendBox) limit(width, height vg.Length) legendLayout {
 	if lay.size.Y <= height {
 		return lay
 	}
-	lo, hi := 0, len(l.all) // show(lo) fits (or nothing does), show(hi) does not
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		l.show(mid)
-		if l.widest(width, len(l.entries)).size.Y <= height {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	l.show(lo)
+	// The fewest entries that do not fit, less one; none fits at all when
+	// even the bare summary overflows, and then the summary is shown.
+	n := sort.Search(len(l.all), func(k int) bool {
+		l.show(k)
+		return l.widest(width, len(l.entries)).size.Y > height
+	})
+	l.show(max(n-1, 0))
 	return l.widest(width, len(l.entries))
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
 )
 
@@ -91,8 +92,8 @@ release and reconstruction.`,
 				truthRep.Add(relRep)
 				out := struct {
 					*attack.CertReport
-					inputJSON
-				}{rep, inputSummary(truthRep)}
+					trace.InputSummary
+				}{rep, truthRep.Summary()}
 				var series []viz.Series
 				for i := range truth {
 					series = append(series,

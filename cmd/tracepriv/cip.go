@@ -122,12 +122,12 @@ func (p *cipPriorFlags) axis() ([]float64, error) {
 	}
 }
 
-// inputJSON is the --json block about --trace, nil without it.
-func (p *cipPriorFlags) inputJSON() *inputJSON {
+// inputSummary is the --json block about --trace, nil without it.
+func (p *cipPriorFlags) inputSummary() *trace.InputSummary {
 	if p.read == nil {
 		return nil
 	}
-	in := inputSummary(p.read)
+	in := p.read.Summary()
 	return &in
 }
 
@@ -155,50 +155,21 @@ func parseSecrets(specs []string, all bool, n int) ([]cip.Secret, error) {
 	return out, nil
 }
 
-// cipSecretReport is one secret's line of a loss or design report.
-type cipSecretReport struct {
-	Indices    []int    `json:"indices"`
-	LossFactor float64  `json:"loss_factor"`
-	Epsilon    *float64 `json:"epsilon,omitempty"`
-	// Gap is the prior-posterior gap of Theorem 3.1 at --delta.
-	Gap *float64 `json:"prior_posterior_gap,omitempty"`
-}
-
-// cipReport is the JSON of "cip loss" and "cip design".
+// cipReport is the JSON of "cip loss" and "cip design": the library's
+// Assessment with what the command adds around it.
 type cipReport struct {
 	// Method is the designer that ran (cip.Method's canonical string) and
 	// Solver how it solved its program ("cip design" only).
 	Method cip.Method `json:"method,omitempty"`
 	Solver string     `json:"solver,omitempty"`
 	Kernel string     `json:"kernel"`
-	N      int        `json:"n"`
-	// Budget is tr(SigmaG), the total noise variance (mean squared error
-	// summed over the points).
-	Budget float64 `json:"budget"`
-	// LossFactor is the worst exact (E1) loss factor over the secrets.
-	LossFactor float64 `json:"loss_factor"`
-	// Epsilon is the worst epsilon(lambda) over the secrets, with --lambda
-	// and --radius.
-	Epsilon *float64 `json:"epsilon,omitempty"`
-	Lambda  *float64 `json:"lambda,omitempty"`
-	Radius  *float64 `json:"radius,omitempty"`
-	Delta   *float64 `json:"delta,omitempty"`
-	// Posterior2Sigma is the paper's posterior metric for the secret set:
-	// 2 sqrt(posterior variance) for one basic secret, 2 sqrt(lambda_min)
-	// of the posterior block for one compound secret, 2 sqrt(mean
-	// posterior variance over the secrets' points) otherwise.
-	Posterior2Sigma float64           `json:"posterior_2sigma"`
-	Secrets         []cipSecretReport `json:"secrets"`
+	*cip.Assessment
 	// The rows skipped or merged reading --trace, whose indices the
 	// secrets refer to (absent without --trace).
-	*inputJSON
-	// BlockDiagonalBound is the paper's Theorem 3.4 bound, for noise
-	// without cross terms between a secret and the rest ("cip loss" only).
-	BlockDiagonalBound []float64 `json:"theorem_3_4_bound,omitempty"`
+	*trace.InputSummary
 	// LowerBound is the (E3) designer's proven lower bound on the least
 	// budget that meets the target (target mode).
 	LowerBound *float64 `json:"budget_lower_bound,omitempty"`
-	Jitter     float64  `json:"jitter"`
 	NoiseFile  string   `json:"noise_file,omitempty"`
 	Seconds    float64  `json:"seconds"`
 }
@@ -230,45 +201,16 @@ func (p *privacyFlags) check(f *pflag.FlagSet) error {
 	return nil
 }
 
-// fill completes rep from the design's noise and per-secret loss factors.
-func (p *privacyFlags) fill(f *pflag.FlagSet, rep *cipReport, sigma, g *mat.SymDense, secrets []cip.Secret, losses []float64) error {
-	rep.N = sigma.SymmetricDim()
-	rep.Budget = mat.Trace(g)
-	withEps := f.Changed("lambda")
-	if withEps {
-		rep.Lambda, rep.Radius = ptr(p.lambda), ptr(p.radius)
+// options are the flags' cip.AssessOptions (checked by check).
+func (p *privacyFlags) options(f *pflag.FlagSet) cip.AssessOptions {
+	var o cip.AssessOptions
+	if f.Changed("lambda") {
+		o.Lambda, o.Radius = p.lambda, p.radius
 	}
 	if f.Changed("delta") {
-		rep.Delta = ptr(p.delta)
+		o.Delta = p.delta
 	}
-	var eps []float64
-	if withEps {
-		var worst float64
-		eps, worst = cip.Epsilons(secrets, losses, p.lambda, p.radius)
-		rep.Epsilon = &worst
-	}
-	for i, s := range secrets {
-		sr := cipSecretReport{Indices: s.Indices, LossFactor: losses[i]}
-		rep.LossFactor = math.Max(rep.LossFactor, losses[i])
-		if withEps {
-			e := eps[i]
-			sr.Epsilon = &e
-			if rep.Delta != nil && !math.IsInf(e, 1) {
-				gap, err := cip.PriorPosteriorGap(e, p.lambda, p.delta)
-				if err != nil {
-					return err
-				}
-				sr.Gap = &gap
-			}
-		}
-		rep.Secrets = append(rep.Secrets, sr)
-	}
-	post, err := cip.NewPosterior(sigma, g)
-	if err != nil {
-		return err
-	}
-	rep.Posterior2Sigma, err = post.SecretsTwoSigma(secrets)
-	return err
+	return o
 }
 
 func init() {
@@ -340,29 +282,13 @@ when SigmaG has no cross terms between a secret and the rest.`,
 					return fmt.Errorf("cip loss: %w", err)
 				}
 			}
-			ev, err := cip.NewEvaluator(sigma, g)
+			opt := priv.options(f)
+			opt.BlockDiagonalBound = true
+			a, err := cip.Assess(sigma, g, secrets, opt)
 			if err != nil {
 				return fmt.Errorf("cip loss: %w", err)
 			}
-			losses, err := ev.LossFactors(secrets)
-			if err != nil {
-				return fmt.Errorf("cip loss: %w", err)
-			}
-			rep := cipReport{Kernel: prior.kernel, Jitter: ev.Jitter(), inputJSON: prior.inputJSON()}
-			if err := priv.fill(f, &rep, sigma, g, secrets, losses); err != nil {
-				return fmt.Errorf("cip loss: %w", err)
-			}
-			for _, s := range secrets {
-				b, err := cip.BlockDiagonalLossBound(sigma, g, s)
-				if errors.Is(err, cip.ErrCrossTerms) {
-					rep.BlockDiagonalBound = nil // the bound does not apply
-					break
-				}
-				if err != nil {
-					return fmt.Errorf("cip loss: %w", err)
-				}
-				rep.BlockDiagonalBound = append(rep.BlockDiagonalBound, b)
-			}
+			rep := cipReport{Kernel: prior.kernel, Assessment: a, InputSummary: prior.inputSummary()}
 			rep.Seconds = time.Since(start).Seconds()
 			return env.Emit(rep, func(w io.Writer) error { return cipText(w, &rep) })
 		},
@@ -460,12 +386,13 @@ sanitize's --design.
 				return fmt.Errorf("cip design: %w", err)
 			}
 			g := d.SigmaG
-			rep := cipReport{Method: d.Method, Solver: d.Solver, Kernel: prior.kernel, Jitter: d.Jitter, inputJSON: prior.inputJSON()}
+			a, err := d.Assess(sigma, secrets, priv.options(f))
+			if err != nil {
+				return fmt.Errorf("cip design: %w", err)
+			}
+			rep := cipReport{Method: d.Method, Solver: d.Solver, Kernel: prior.kernel, Assessment: a, InputSummary: prior.inputSummary()}
 			if target && d.Set != nil {
 				rep.LowerBound = ptr(d.LowerBound)
-			}
-			if err := priv.fill(f, &rep, sigma, g, secrets, d.LossFactors); err != nil {
-				return fmt.Errorf("cip design: %w", err)
 			}
 			if noiseOut != "" {
 				if err := matfile.WriteFile(noiseOut, g); err != nil {

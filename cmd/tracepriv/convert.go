@@ -18,7 +18,7 @@ type convertResult struct {
 	To     trace.Format `json:"to"`
 	Traces int          `json:"traces"` // traces written
 	Points int          `json:"points"` // points written
-	inputJSON
+	trace.InputSummary
 	// Filters is what the optional plausibility filters did.
 	Filters *trace.FilterReport `json:"filters,omitempty"`
 	Report  *trace.Report       `json:"report"`
@@ -96,7 +96,7 @@ position, --split-gaps cuts traces at intervals longer than --max-gap.`,
 				if len(formats) > 1 {
 					fromF = ""
 				}
-				res := convertResult{In: in, Out: out, From: fromF, To: toF, inputJSON: inputSummary(rep), Report: rep}
+				res := convertResult{In: in, Out: out, From: fromF, To: toF, InputSummary: rep.Summary(), Report: rep}
 				if dropJumps || dropRepeats || splitGaps {
 					var fr trace.FilterReport
 					traces, fr, err = trace.Filter(traces, trace.Filters{Limits: lim, DropSpeedJumps: dropJumps, DropRepeats: dropRepeats, SplitGaps: splitGaps})

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,10 +148,24 @@ func TestGeoLifeCorpus(t *testing.T) {
 		rels = append(rels, release{f, out, pltRows(t, f)})
 	}
 	slices.SortFunc(rels, func(a, b release) int { return a.rows - b.rows })
+	// The attack must beat the release it starts from. One release of a
+	// 15-point file is too noisy a sample (a small noise draw can leave the
+	// release closer than the prior-shrunk reconstruction), so compare
+	// the mean squared errors over seeded releases.
 	for _, r := range rels[:2] {
-		v := runJSON(t, "attack", "--in", r.out, "--truth", r.in)
-		if rec, rel := v["rmse_m"].(float64), v["release_rmse_m"].(float64); !(rec > 0 && rec <= rel*1.05) {
-			t.Errorf("attack %s: reconstruction %v m against the release's %v m", r.in, rec, rel)
+		var rec2, rel2 float64
+		for seed := 1; seed <= 5; seed++ {
+			out := filepath.Join(tmp, fmt.Sprintf("attack-%d.plt", seed))
+			runJSON(t, "sanitize", "--in", r.in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--seed", fmt.Sprint(seed))
+			v := runJSON(t, "attack", "--in", out, "--truth", r.in)
+			rec, rel := v["rmse_m"].(float64), v["release_rmse_m"].(float64)
+			if !(rec > 0 && rel > 0) {
+				t.Fatalf("attack %s: reconstruction %v m, release %v m", r.in, rec, rel)
+			}
+			rec2, rel2 = rec2+rec*rec, rel2+rel*rel
+		}
+		if rec, rel := math.Sqrt(rec2/5), math.Sqrt(rel2/5); rec > rel {
+			t.Errorf("attack %s: reconstruction RMSE %.1f m over 5 releases, above the releases' own %.1f m", r.in, rec, rel)
 		}
 	}
 	for _, u := range append(users, geolifeDir) {

@@ -37,7 +37,7 @@ type fitOutput struct {
 	// merged (exact repeats) and skipped; skipped_rows is their sum.
 	Deduplicated   int `json:"deduplicated_points"`
 	SkippedRecords int `json:"skipped_records"`
-	inputJSON
+	trace.InputSummary
 	// The fit's report, without the per-window fits.
 	*prior.Report
 	PaperLEffQuartiles map[string][3]float64 `json:"paper_l_eff_quartiles"`
@@ -141,7 +141,7 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 					return fmt.Errorf("fit: %w", err)
 				}
 				reportSkipped(env, irep)
-				res.Deduplicated, res.SkippedRecords, res.inputJSON = irep.Deduplicated, irep.Skipped, inputSummary(irep)
+				res.Deduplicated, res.SkippedRecords, res.InputSummary = irep.Deduplicated, irep.Skipped, irep.Summary()
 
 				// Zero options mean the defaults in the library; on the
 				// command line they are the user's values.

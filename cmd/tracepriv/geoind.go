@@ -326,7 +326,7 @@ type sanitizeOutput struct {
 	// and merged (exact repeats); skipped_rows is their sum.
 	Skipped      int `json:"skipped_records"`
 	Deduplicated int `json:"deduplicated"`
-	inputJSON
+	trace.InputSummary
 	Randomness string                 `json:"randomness"`
 	Config     geoind.Config          `json:"config"`
 	People     []geoind.PersonRelease `json:"people"`
@@ -403,7 +403,7 @@ file is replaced only with --force.`,
 				return fmt.Errorf("geoind sanitize: %s: %w", in, err)
 			}
 			res := sanitizeOutput{Out: out, Files: rep.Files, Skipped: rep.Skipped, Deduplicated: rep.Deduplicated,
-				inputJSON: inputSummary(rep), Randomness: noise.Describe(src), Config: cfg, People: people}
+				InputSummary: rep.Summary(), Randomness: noise.Describe(src), Config: cfg, People: people}
 			var partial []geoind.PersonRelease
 			for _, p := range people {
 				if !p.Complete {

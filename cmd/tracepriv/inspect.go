@@ -33,7 +33,7 @@ type inspectResult struct {
 	Format trace.Format   `json:"format,omitempty"` // omitted for mixed formats
 	Limits trace.Limits   `json:"limits"`
 	Traces []inspectTrace `json:"traces"`
-	inputJSON
+	trace.InputSummary
 	Report *trace.Report `json:"report"`
 }
 
@@ -86,7 +86,7 @@ and repeated positions and split at gaps (--drop-speed-jumps, --drop-repeats,
 					return fmt.Errorf("inspect: %w", err)
 				}
 				reportSkipped(env, rep)
-				res := inspectResult{Files: files, Limits: lim, Traces: make([]inspectTrace, len(traces)), inputJSON: inputSummary(rep), Report: rep}
+				res := inspectResult{Files: files, Limits: lim, Traces: make([]inspectTrace, len(traces)), InputSummary: rep.Summary(), Report: rep}
 				if len(files) == 1 {
 					res.File = files[0]
 				}

@@ -19,7 +19,7 @@ type plotResult struct {
 	Out    string `json:"out"`
 	Traces int    `json:"traces"`
 	Points int    `json:"points"`
-	inputJSON
+	trace.InputSummary
 }
 
 func init() {
@@ -92,7 +92,7 @@ stderr; --strict stops at the first bad row instead.`,
 				if err := viz.Save(p, out, 0, 0); err != nil {
 					return fmt.Errorf("plot: %w", err)
 				}
-				res := plotResult{Out: out, Traces: len(series), Points: npts, inputJSON: inputSummary(rep)}
+				res := plotResult{Out: out, Traces: len(series), Points: npts, InputSummary: rep.Summary()}
 				return env.Emit(res, func(w io.Writer) error {
 					_, err := fmt.Fprintf(w, "wrote %s (%d traces, %d points)\n", out, len(series), npts)
 					return err

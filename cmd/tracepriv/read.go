@@ -23,7 +23,7 @@ import (
 // package trace (lenient by default: rows are repaired or skipped and
 // reported; --strict stops at the first bad row). A command adds them with
 // add, reads with read or readEach, prints what was skipped with
-// reportSkipped and puts inputSummary(rep) in its --json output.
+// reportSkipped and puts rep.Summary() in its --json output.
 type readFlags struct {
 	from, uid, tz   string
 	lenient, strict bool
@@ -242,22 +242,6 @@ func location(p *trace.ParseError) string {
 // printProblems prints what a read skipped or merged (kept for commands
 // that print reports on their own writer).
 func printProblems(w io.Writer, rep *trace.Report) { writeSkipped(w, rep) }
-
-// inputJSON is what every command's --json output says about its input:
-// the rows skipped or merged, by reason, and the files skipped.
-type inputJSON struct {
-	SkippedRows     int                  `json:"skipped_rows"`
-	SkippedByReason map[trace.Reason]int `json:"skipped_by_reason"`
-	SkippedFiles    []trace.FileError    `json:"skipped_files,omitempty"`
-}
-
-// inputSummary returns the --json block of rep.
-func inputSummary(rep *trace.Report) inputJSON {
-	if rep == nil {
-		return inputJSON{SkippedByReason: map[trace.Reason]int{}}
-	}
-	return inputJSON{SkippedRows: rep.SkippedRows(), SkippedByReason: rep.ByReason(), SkippedFiles: rep.SkippedFiles}
-}
 
 // limitFlags are the thresholds of the plausibility checks (inspect) and
 // filters (convert), in the units people use: km/h and a duration.

@@ -94,7 +94,7 @@ func TestReportSkipped(t *testing.T) {
 	if b.Len() != 0 {
 		t.Errorf("--quiet printed %q", b.String())
 	}
-	if in := inputSummary(rep); in.SkippedRows != 6 || in.SkippedByReason[trace.ReasonDuplicate] != 5 {
+	if in := rep.Summary(); in.SkippedRows != 6 || in.SkippedByReason[trace.ReasonDuplicate] != 5 {
 		t.Errorf("summary %+v", in)
 	}
 }

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
-	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
@@ -107,9 +105,9 @@ first instead.`,
 			if err != nil {
 				return fmt.Errorf("repro predictive: %w", err)
 			}
-			out := reproPredictiveOutput{CaseStudyResult: res, Randomness: noise.Describe(src), Files: rep.Files, inputJSON: inputSummary(rep)}
+			out := repro.Predictive{CaseStudyResult: res, Randomness: noise.Describe(src), Files: rep.Files, InputSummary: rep.Summary()}
 			if outDir != "" {
-				if err := writePredictiveOutputs(outDir, out); err != nil {
+				if _, err := repro.WritePredictive(outDir, out); err != nil {
 					return err
 				}
 			}
@@ -127,13 +125,6 @@ first instead.`,
 	return cmd
 }
 
-type reproPredictiveOutput struct {
-	*geoind.CaseStudyResult
-	Randomness string `json:"randomness"` // "crypto" or "seeded:N"
-	Files      int    `json:"files"`
-	inputJSON
-}
-
 func predictiveText(w io.Writer, res *geoind.CaseStudyResult) error {
 	for _, sec := range []struct {
 		name string
@@ -149,17 +140,4 @@ func predictiveText(w io.Writer, res *geoind.CaseStudyResult) error {
 		}
 	}
 	return nil
-}
-
-// writePredictiveOutputs writes results.json (the command's --json
-// output) and the figures to dir.
-func writePredictiveOutputs(dir string, out reproPredictiveOutput) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := atomicfile.WriteJSON(filepath.Join(dir, "results.json"), out); err != nil {
-		return err
-	}
-	_, err := repro.WritePredictiveFigures(dir, out.CaseStudyResult)
-	return err
 }

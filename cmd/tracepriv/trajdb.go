@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -126,15 +125,6 @@ func (s *trajSpace) read(env *cli.Env, rf *readFlags, u *universeFlags, path str
 	return db, nil, err
 }
 
-// same reports whether a release's universe is this one.
-func (s *trajSpace) same(c *trajdb.Certificate) bool {
-	if s.grid == nil {
-		return c.Universe == nil && c.Alphabet == s.size
-	}
-	g := c.Universe
-	return g != nil && g.Cols == s.grid.Cols && g.Rows == s.grid.Rows && g.CellM == s.grid.CellM && g.Box == s.grid.Box
-}
-
 func (s *trajSpace) String() string {
 	if s.grid == nil {
 		return fmt.Sprintf("an alphabet of %d symbols", s.size)
@@ -174,7 +164,7 @@ func releaseMechanism(name string, b trajdb.Bounds, nmax int) (trajdb.Mechanism,
 // releaseOutput is the --json output of release.
 type releaseOutput struct {
 	*trajdb.Certificate
-	inputJSON
+	trace.InputSummary
 	Input *trajdb.MapReport `json:"input"`
 	Files []string          `json:"files"`
 }
@@ -268,10 +258,11 @@ What was read and skipped is printed, not written: it is not private.`,
 				if err != nil {
 					return fmt.Errorf("release: %w", err)
 				}
-				o := releaseOutput{Certificate: cert, Input: rep, inputJSON: inputSummary(nil), Files: paths}
+				var read *trace.Report // nil when the input was a sequence file
 				if rep != nil {
-					o.inputJSON = inputSummary(rep.Read)
+					read = rep.Read
 				}
+				o := releaseOutput{Certificate: cert, Input: rep, InputSummary: read.Summary(), Files: paths}
 				return env.Emit(o, func(w io.Writer) error {
 					if rep != nil {
 						fmt.Fprintf(w, "read: %s\n", rep)
@@ -318,7 +309,7 @@ func checkOutDir(in, out string) error {
 // metrics at the top level, and the reference releases beside them.
 type evaluateOutput struct {
 	*trajdb.Metrics
-	inputJSON
+	trace.InputSummary
 	Real     string `json:"real"`
 	Released string `json:"released"`
 	// Against is what the real side is: "all" trajectories read, or
@@ -434,7 +425,7 @@ The metrics read the real data: they are for the custodian, not for release.`,
 				if rep != nil {
 					read = rep.Read
 				}
-				o := evaluateOutput{Metrics: m, inputJSON: inputSummary(read), Real: realDir, Released: relDir, Against: against, Bounds: b,
+				o := evaluateOutput{Metrics: m, InputSummary: read.Summary(), Real: realDir, Released: relDir, Against: against, Bounds: b,
 					Baselines:    map[string]*trajdb.Metrics{trajdb.UniformName: trajdb.MeanMetrics(us), trajdb.NonPrivateName: np},
 					UniformDraws: draws, Randomness: noise.Describe(src)}
 				o.NotBetterThanUniform = m.NotBetter(o.Baselines[trajdb.UniformName])
@@ -500,27 +491,31 @@ func readReleased(env *cli.Env, rf *readFlags, u *universeFlags, sp *trajSpace, 
 		}
 		return db.Sequences(), nil
 	}
-	if raw, err := os.ReadFile(filepath.Join(filepath.Dir(seqPath), trajdb.CertificateFile)); err == nil {
-		var cert trajdb.Certificate
-		if err := json.Unmarshal(raw, &cert); err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, trajdb.CertificateFile), err)
+	certPath := filepath.Join(filepath.Dir(seqPath), trajdb.CertificateFile)
+	if _, err := os.Stat(certPath); err != nil || filepath.Base(seqPath) != trajdb.SeqFile {
+		// A sequence file outside a release: the flags say its alphabet
+		// and base.
+		db, err := trajdb.ReadSequencesFile(seqPath, trajdb.SeqOptions{Size: sp.size, Base: sp.base})
+		if err != nil {
+			return nil, err
 		}
-		if !sp.same(&cert) {
-			where := fmt.Sprintf("an alphabet of %d symbols", cert.Alphabet)
-			if cert.Universe != nil {
-				where = cert.Universe.String()
-			}
-			return nil, fmt.Errorf("%s: released on %s, but the flags give %s; evaluate on the release's grid (--cell-m, --bbox) or alphabet", dir, where, sp)
-		}
-		if !boundsGiven {
-			*b = cert.Bounds
-		}
+		return db.Sequences(), nil
 	}
-	db, err := trajdb.ReadSequencesFile(seqPath, trajdb.SeqOptions{Size: sp.size, Base: sp.base})
+	cert, err := trajdb.ReadRelease(filepath.Dir(seqPath))
 	if err != nil {
 		return nil, err
 	}
-	return db.Sequences(), nil
+	if !cert.SameSpace(sp.grid, sp.size) {
+		where := fmt.Sprintf("an alphabet of %d symbols", cert.Alphabet)
+		if cert.Universe != nil {
+			where = cert.Universe.String()
+		}
+		return nil, fmt.Errorf("%s: released on %s, but the flags give %s; evaluate on the release's grid (--cell-m, --bbox) or alphabet", dir, where, sp)
+	}
+	if !boundsGiven {
+		*b = cert.Bounds
+	}
+	return cert.Seqs, nil
 }
 
 // plotMetrics draws the metrics of several releases side by side, as

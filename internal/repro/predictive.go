@@ -8,12 +8,38 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/trace"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/viz"
 )
+
+// Predictive is the result of the case study as `tracepriv repro
+// predictive` prints it with --json and writes it to results.json.
+type Predictive struct {
+	*geoind.CaseStudyResult
+	Randomness string `json:"randomness"` // "crypto" or "seeded:N"
+	Files      int    `json:"files"`
+	trace.InputSummary
+}
+
+// WritePredictive writes results.json and the figures of out to dir, and
+// returns the paths written.
+func WritePredictive(dir string, out Predictive) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "results.json")
+	if err := atomicfile.WriteJSON(path, out); err != nil {
+		return nil, err
+	}
+	figs, err := WritePredictiveFigures(dir, out.CaseStudyResult)
+	return append([]string{path}, figs...), err
+}
 
 // WritePredictiveFigures draws the paper's Figs 8-9 from res into dir:
 // fixed_rate and fixed_utility (SVG and PNG), one per budget manager.

@@ -140,34 +140,28 @@ type MetricRow struct {
 // one has it): the rows of the tables and figures of the trajectory
 // releases.
 func MetricRows(ms ...*trajdb.Metrics) []MetricRow {
-	get := []struct {
-		name string
-		f    func(*trajdb.Metrics) (float64, bool)
-	}{
-		{"query_are", func(m *trajdb.Metrics) (float64, bool) { return m.QueryARE, true }},
-		{"trip_jsd", func(m *trajdb.Metrics) (float64, bool) { return m.TripJSD, true }},
-		{"length_jsd", func(m *trajdb.Metrics) (float64, bool) { return m.LengthJSD, true }},
-		{"diameter_jsd", func(m *trajdb.Metrics) (float64, bool) {
-			if m.DiameterJSD == nil {
-				return 0, false
-			}
-			return *m.DiameterJSD, true
-		}},
-		{"pattern_f1", func(m *trajdb.Metrics) (float64, bool) { return m.PatternF1, true }},
-		{"kendall_tau", func(m *trajdb.Metrics) (float64, bool) { return m.KendallTau, true }},
+	if len(ms) == 0 {
+		return nil
+	}
+	values := make([]map[string]float64, len(ms))
+	for i, m := range ms {
+		values[i] = map[string]float64{}
+		for _, sc := range m.Scores() {
+			values[i][sc.Name] = sc.Value
+		}
 	}
 	var rows []MetricRow
-	for _, g := range get {
-		r := MetricRow{Name: g.name}
-		ok := true
-		for _, m := range ms {
-			v, has := g.f(m)
-			ok = ok && has
-			r.Values = append(r.Values, v)
+next:
+	for _, sc := range ms[0].Scores() {
+		r := MetricRow{Name: sc.Name}
+		for _, v := range values {
+			x, ok := v[sc.Name]
+			if !ok {
+				continue next
+			}
+			r.Values = append(r.Values, x)
 		}
-		if ok {
-			rows = append(rows, r)
-		}
+		rows = append(rows, r)
 	}
 	return rows
 }

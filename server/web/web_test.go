@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -168,5 +169,14 @@ func ExampleHandler() {
 	mux := http.NewServeMux()
 	// The API's routes are more specific and win; everything else is the page.
 	mux.Handle("GET /", web.Handler())
-	_ = http.ListenAndServe("127.0.0.1:8080", mux)
+	// A real program serves mux with http.ListenAndServe; here a request
+	// goes straight to it.
+	for _, path := range []string{"/", "/nowhere"} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		fmt.Println(path, rec.Code, strings.Split(rec.Header().Get("Content-Type"), ";")[0])
+	}
+	// Output:
+	// / 200 text/html
+	// /nowhere 404 text/plain
 }
