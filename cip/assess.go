@@ -85,7 +85,7 @@ func (o AssessOptions) check() error {
 // sigma for each secret, from one factorisation (Evaluator), and states
 // what opt asks for. Noise from DesignNoise is assessed with
 // (*NoiseDesign).Assess, which reuses the design's certified factors.
-func Assess(sigma, sigmaG *mat.SymDense, secrets []Secret, opt AssessOptions) (*Assessment, error) {
+func Assess(sigma, sigmaG mat.Symmetric, secrets []Secret, opt AssessOptions) (*Assessment, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func Assess(sigma, sigmaG *mat.SymDense, secrets []Secret, opt AssessOptions) (*
 
 // Assess states d's certified loss factors (d must be a dense design for
 // secrets under the prior sigma) as an Assessment.
-func (d *NoiseDesign) Assess(sigma *mat.SymDense, secrets []Secret, opt AssessOptions) (*Assessment, error) {
+func (d *NoiseDesign) Assess(sigma mat.Symmetric, secrets []Secret, opt AssessOptions) (*Assessment, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func (d *NoiseDesign) Assess(sigma *mat.SymDense, secrets []Secret, opt AssessOp
 	return assess(sigma, d.SigmaG, secrets, d.LossFactors, d.Jitter, opt)
 }
 
-func assess(sigma, sigmaG *mat.SymDense, secrets []Secret, losses []float64, jitter float64, opt AssessOptions) (*Assessment, error) {
+func assess(sigma, sigmaG mat.Symmetric, secrets []Secret, losses []float64, jitter float64, opt AssessOptions) (*Assessment, error) {
 	a := &Assessment{N: sigma.SymmetricDim(), Budget: mat.Trace(sigmaG), Jitter: jitter}
 	withEps := opt.Lambda != 0
 	var eps []float64
