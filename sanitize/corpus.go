@@ -248,7 +248,7 @@ func certName(uids []string) string {
 		h := sha256.Sum256([]byte(strings.Join(uids, "\x00")))
 		name += fmt.Sprintf("+%d-%s", len(uids)-1, hex.EncodeToString(h[:4]))
 	}
-	return name + ".cert.json"
+	return name + CertificateSuffix
 }
 
 // optionsKey identifies the options that shape a release; resuming with

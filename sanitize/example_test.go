@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
@@ -43,4 +45,42 @@ func ExampleTrace() {
 	// family: rbf, lengthscale in [8.635, 35.29] s
 	// method envelope: epsilon 1 (upper_bound) for all 244 points of person 000
 	// RMS noise 187 m; origin from the prior
+}
+
+// Release a file and write the result with its certificate: both land,
+// or neither does. Reading the certificate back is what an auditor or
+// attack.FromCertificate starts from.
+func ExampleFiles() {
+	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	in, err := trace.ReadAll(r)
+	if err != nil {
+		log.Fatal(err)
+	}
+	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, cert, err := sanitize.Release(in, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(1)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "release")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	files := sanitize.Files{Traces: filepath.Join(dir, "000.csv"), Format: trace.CSV, Certificate: filepath.Join(dir, "000.cert.json")}
+	if err := files.Write(in, out, cert); err != nil {
+		log.Fatal(err)
+	}
+	back, err := sanitize.ReadCertificateFile(files.Certificate)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("person %s: %d points, epsilon %.3g, randomness %s\n", back.Persons[0].UID, back.Persons[0].Points, back.Persons[0].EpsilonMax, back.Randomness)
+	// Output:
+	// person 000: 244 points, epsilon 1, randomness seeded:1
 }

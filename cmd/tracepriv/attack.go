@@ -54,7 +54,7 @@ release and reconstruction.`,
 					return errors.New("attack: --in and --truth are required")
 				}
 				if certFile == "" {
-					certFile = in + ".cert.json"
+					certFile = sanitize.CertificatePath(in)
 				}
 				cert, err := sanitize.ReadCertificateFile(certFile)
 				if err != nil {

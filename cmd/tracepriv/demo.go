@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -81,11 +80,9 @@ crypto/rand, like every release.`,
 					return fmt.Errorf("demo: %w", err)
 				}
 				sanPath := filepath.Join(out, "sanitised.plt")
-				if err := trace.WriteFile(sanPath, []*trace.Trace{san}, trace.PLT); err != nil {
-					return err
-				}
-				certPath := sanPath + ".cert.json" // the convention of sanitize and attack
-				if err := atomicfile.Write(certPath, 0o644, func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }); err != nil {
+				certPath := sanitize.CertificatePath(sanPath) // where attack looks for it
+				rel := sanitize.Files{Traces: sanPath, Format: trace.PLT, Certificate: certPath}
+				if err := rel.Write([]*trace.Trace{t}, []*trace.Trace{san}, cert); err != nil {
 					return err
 				}
 				files = append(files, sanPath, certPath)

@@ -13,9 +13,8 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/matfile"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -104,7 +103,7 @@ started again with the same options resumes without redoing finished people.`,
 					return fmt.Errorf("sanitize: --out %s is %s but the input is %s; the sanitised trace keeps the input format", out, outFmt, inFmt)
 				}
 				if certFile == "" {
-					certFile = out + ".cert.json"
+					certFile = sanitize.CertificatePath(out)
 				}
 				if err := checkOutputs([]string{in}, force, map[string]string{"--out": out, "--certificate": certFile, "--noise-out": noiseOut}); err != nil {
 					return fmt.Errorf("sanitize: %w", err)
@@ -150,18 +149,12 @@ started again with the same options resumes without redoing finished people.`,
 					return fmt.Errorf("%s: %w", in, flagError(err))
 				}
 				cert.RecordInput(rep)
-				files := []atomicfile.File{
-					{Path: out, Perm: 0o644, Fill: func(w io.Writer) error { return trace.Write(w, outs, inFmt) }},
-					{Path: certFile, Perm: 0o644, Fill: func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }},
-				}
-				if noiseOut != "" {
-					fill, err := noiseCSV(cert, traces)
-					if err != nil {
-						return fmt.Errorf("sanitize: --noise-out: %w", err)
+				files := sanitize.Files{Traces: out, Format: inFmt, Certificate: certFile, NoiseCovariance: noiseOut}
+				if err := files.Write(traces, outs, cert); err != nil {
+					var pe *param.Error
+					if errors.As(err, &pe) && pe.Name == "NoiseCovariance" {
+						return fmt.Errorf("sanitize: --noise-out: %s", pe.Why)
 					}
-					files = append(files, atomicfile.File{Path: noiseOut, Perm: 0o644, Fill: fill})
-				}
-				if err := atomicfile.WriteGroup(files); err != nil {
 					return fmt.Errorf("sanitize: nothing written: %w", err)
 				}
 				return emitCertificate(env, cert, out, certFile)
@@ -240,11 +233,8 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 		return true, fmt.Errorf("%s: %w", in, flagError(err))
 	}
 	reportSkipped(env, s.Report())
-	files := []atomicfile.File{
-		{Path: out, Perm: 0o644, Fill: func(w io.Writer) error { return s.WriteTo(w, trace.CSV) }},
-		{Path: certFile, Perm: 0o644, Fill: func(w io.Writer) error { return sanitize.WriteCertificate(w, cert) }},
-	}
-	if err := atomicfile.WriteGroup(files); err != nil {
+	files := sanitize.Files{Traces: out, Format: trace.CSV, Certificate: certFile}
+	if err := files.WriteStream(s, cert); err != nil {
 		return true, fmt.Errorf("sanitize: nothing written: %w", err)
 	}
 	return true, emitCertificate(env, cert, out, certFile)
@@ -323,25 +313,6 @@ func flagError(err error) error {
 		return fmt.Errorf("--%s: %s", pe.Name, strings.TrimPrefix(err.Error(), "sanitize: "))
 	}
 	return err
-}
-
-// maxNoiseOut bounds --noise-out: an n x n CSV matrix.
-const maxNoiseOut = 5000
-
-// noiseCSV returns a writer of the per-dimension noise covariance of the
-// only person of the input, over the input's points in file order.
-func noiseCSV(cert *sanitize.Certificate, traces []*trace.Trace) (func(io.Writer) error, error) {
-	if len(cert.Persons) != 1 {
-		return nil, fmt.Errorf("the input has %d people; the covariance is per person (split the input)", len(cert.Persons))
-	}
-	if n := cert.Persons[0].Points; n > maxNoiseOut {
-		return nil, fmt.Errorf("the person has %d points, above the %d a dense CSV matrix is written for", n, maxNoiseOut)
-	}
-	g, err := cert.InputNoiseCovariance(traces)
-	if err != nil {
-		return nil, err
-	}
-	return func(w io.Writer) error { return matfile.Write(w, g) }, nil
 }
 
 // parseSecretTimes reads --secrets: "all" (nil), a list, or a file, in
