@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/param"
 )
 
@@ -137,17 +138,7 @@ func ParseLedger(r io.Reader) (*Ledger, error) {
 	return l, nil
 }
 
-func strictUnmarshal(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the ledger")
-	}
-	return nil
-}
+func strictUnmarshal(data []byte, v any) error { return jsondoc.Decode(data, v) }
 
 func parseEntry(raw json.RawMessage, path string) (LedgerEntry, error) {
 	// Nested events are kept raw and parsed one by one, so that their

@@ -161,3 +161,42 @@ func ExampleMechanism() {
 	// 24 of 40 queries answered, 6 with fresh noise
 	// budget spent 94.1% of ε (replayed: true)
 }
+
+// Release a person's trace and write it with its certificate, together or
+// not at all; an auditor reads the certificate back.
+func ExampleFiles() {
+	tr := &trace.Trace{UID: "000"}
+	day := time.Date(2008, 10, 24, 8, 0, 0, 0, time.UTC)
+	for i := range 20 {
+		tr.Points = append(tr.Points, trace.Point{Time: day.Add(time.Duration(i) * time.Minute), Lat: 39.98, Lon: 116.32 + 0.001*float64(i)})
+	}
+	eps := math.Ln10 / 100
+	cfg := geoind.Config{Mechanism: "pm", Manager: "fixed-rate", Params: geoind.Params{Epsilon: eps},
+		Rate: eps / 25, Origin: geoind.BeijingCentre, Noise: geoind.PlanarLaplace{Grid: 1}}
+	src := noise.Seeded(1)
+	out, people, err := geoind.SanitizeByPerson(cfg, []*trace.Trace{tr}, nil, src)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	dir, err := os.MkdirTemp("", "geoind")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	files := geoind.Files{Traces: filepath.Join(dir, "000.csv"), Format: trace.CSV, Certificate: filepath.Join(dir, "000.csv.cert.json")}
+	if err := files.Write(out, geoind.NewCertificate(cfg, people, src)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := geoind.ReadCertificateFile(files.Certificate)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := c.People[0]
+	fmt.Printf("%s: %d of %d points, spent within budget %v, randomness %s\n", p.UID, p.Released, p.Points, p.Spent <= c.EpsilonPerMetre, c.Randomness)
+	// Output:
+	// 000: 20 of 20 points, spent within budget true, randomness seeded:1
+}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
@@ -28,13 +28,8 @@ func ReadState(path string) (State, error) {
 		return State{}, err
 	}
 	var st State
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil {
+	if err := jsondoc.Decode(b, &st); err != nil {
 		return State{}, fmt.Errorf("%s: session state: %w", path, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return State{}, fmt.Errorf("%s: session state: data after the JSON object", path)
 	}
 	return st, nil
 }
@@ -332,9 +327,7 @@ func (k *keyring) readRecord(canon string) (*stateRecord, error) {
 		return nil, err
 	}
 	var r stateRecord
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
+	if err := jsondoc.Decode(b, &r); err != nil {
 		return nil, fmt.Errorf("geoind: %s (record of %s): %w", path, canon, err)
 	}
 	m, err := k.recordMAC(r)

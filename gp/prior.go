@@ -1,12 +1,13 @@
 package gp
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"strings"
+
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 )
 
 // PriorVersion is the version of the prior file format written by
@@ -209,10 +210,12 @@ func (p *Prior) Validate() error {
 // ReadPrior decodes and validates a prior. Unknown fields are errors, so
 // that a misspelt field is not silently ignored.
 func ReadPrior(r io.Reader) (*Prior, error) {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
 	var p Prior
-	if err := dec.Decode(&p); err != nil {
+	if err := jsondoc.Decode(b, &p); err != nil {
 		return nil, fmt.Errorf("prior: %w", err)
 	}
 	if err := p.Validate(); err != nil {
@@ -240,7 +243,5 @@ func (p *Prior) Write(w io.Writer) error {
 	if err := p.Validate(); err != nil {
 		return fmt.Errorf("prior: %w", err)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	return jsondoc.Write(w, p)
 }

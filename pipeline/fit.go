@@ -18,6 +18,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -254,11 +255,7 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 	if f.Cfg.Report != "" {
 		summary := *rep
 		summary.Fits = nil
-		files = append(files, atomicfile.File{Path: f.Cfg.Report, Perm: 0o644, Fill: func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(summary)
-		}})
+		files = append(files, atomicfile.File{Path: f.Cfg.Report, Perm: 0o644, Fill: func(w io.Writer) error { return jsondoc.Write(w, summary) }})
 	}
 	// The prior and its report land together or not at all.
 	if err := atomicfile.WriteGroup(files); err != nil {

@@ -1,8 +1,7 @@
 package sanitize
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -199,11 +199,7 @@ func (c *Certificate) RecordInput(rep *trace.Report) {
 }
 
 // WriteCertificate encodes c as indented JSON.
-func WriteCertificate(w io.Writer, c *Certificate) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(c)
-}
+func WriteCertificate(w io.Writer, c *Certificate) error { return jsondoc.Write(w, c) }
 
 // ReadCertificate decodes a certificate written by WriteCertificate,
 // refusing other versions and unknown fields.
@@ -212,19 +208,10 @@ func ReadCertificate(r io.Reader) (*Certificate, error) {
 	if err != nil {
 		return nil, err
 	}
-	var v struct {
-		Version int `json:"version"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("certificate: %w", err)
-	}
-	if v.Version != CertificateVersion {
-		return nil, fmt.Errorf("certificate: version %d is not supported (want %d; re-run tracepriv sanitize)", v.Version, CertificateVersion)
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
 	var c Certificate
-	if err := dec.Decode(&c); err != nil {
+	if err := jsondoc.DecodeVersion(b, CertificateVersion, &c); errors.Is(err, jsondoc.ErrVersion) {
+		return nil, fmt.Errorf("certificate: %w; re-run tracepriv sanitize", err)
+	} else if err != nil {
 		return nil, fmt.Errorf("certificate: %w", err)
 	}
 	if c.Prior == nil || len(c.Persons) == 0 {

@@ -2,7 +2,6 @@ package sanitize
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/disjoint"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -284,9 +284,5 @@ func (m *Manifest) Finish(elapsed time.Duration) {
 
 // WriteManifest writes m as out/manifest.json, atomically.
 func WriteManifest(out string, m *Manifest) error {
-	return atomicfile.Write(filepath.Join(out, ManifestName), 0o644, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
-	})
+	return atomicfile.Write(filepath.Join(out, ManifestName), 0o644, func(w io.Writer) error { return jsondoc.Write(w, m) })
 }

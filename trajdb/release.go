@@ -1,7 +1,6 @@
 package trajdb
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -111,11 +111,7 @@ func WriteRelease(dir string, c *Certificate, base int) ([]string, error) {
 		{Path: filepath.Join(dir, SeqFile), Perm: 0o644, Fill: func(w io.Writer) error {
 			return WriteSequences(w, SeqDB(c.Alphabet, c.Seqs), SeqOptions{Size: c.Alphabet, Base: base})
 		}},
-		{Path: filepath.Join(dir, CertificateFile), Perm: 0o644, Fill: func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(c)
-		}},
+		{Path: filepath.Join(dir, CertificateFile), Perm: 0o644, Fill: func(w io.Writer) error { return jsondoc.Write(w, c) }},
 	}
 	if c.Universe != nil {
 		traces, err := ToTraces(c.Universe, c.Seqs)
@@ -144,12 +140,10 @@ func ReadCertificateFile(path string) (*Certificate, error) {
 		return nil, err
 	}
 	var c Certificate
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := jsondoc.DecodeVersion(raw, 1, &c); err != nil {
+		return nil, fmt.Errorf("%s: release certificate: %w", path, err)
 	}
 	switch {
-	case c.Version != 1:
-		return nil, fmt.Errorf("%s: version %d: this tracepriv reads release certificates of version 1", path, c.Version)
 	case c.Released == nil || c.Alphabet <= 0:
 		return nil, fmt.Errorf("%s: no mechanism record or no alphabet: not a tracepriv release certificate", path)
 	case c.Universe != nil && c.Universe.Size() != c.Alphabet:

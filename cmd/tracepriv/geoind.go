@@ -17,6 +17,7 @@ import (
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -318,10 +319,12 @@ Concurrent queries on one state wait for each other.`,
 
 // sanitizeOutput is the --json result of geoind sanitize.
 type sanitizeOutput struct {
-	Out      string `json:"out"`
-	Written  bool   `json:"written"`
-	Complete bool   `json:"complete"`
-	Files    int    `json:"files"`
+	Out string `json:"out"`
+	// Certificate is the certificate file written beside Out.
+	Certificate string `json:"certificate,omitempty"`
+	Written     bool   `json:"written"`
+	Complete    bool   `json:"complete"`
+	Files       int    `json:"files"`
 	// Skipped and Deduplicated count the input rows the readers skipped
 	// and merged (exact repeats); skipped_rows is their sum.
 	Skipped      int `json:"skipped_records"`
@@ -336,6 +339,7 @@ func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 	var (
 		g            geoindFlags
 		in, out      string
+		certFile     string
 		rf           readFlags
 		allowPartial bool
 		force        bool
@@ -363,8 +367,10 @@ it (--rate: about 0.9/N covers N points; --accuracy for fixed-utility), unless
 --allow-partial is given, in which case the covered points are written and
 the JSON summary reports the coverage per person.
 
-The output is written atomically; it must not be an input, and an existing
-file is replaced only with --force.`,
+The released traces and a JSON certificate (--certificate, default
+OUT.cert.json: the guarantee, the configuration, each person's spending and
+coverage, the randomness) are written together or not at all; neither may be
+an input, and an existing file is replaced only with --force.`,
 		Example: `  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out sample.csv \
       --origin 39.9042,116.4074 --rate 0.0035
   tracepriv geoind sanitize --in demo-output --out released-pm.csv --origin 39.9042,116.4074 \
@@ -381,7 +387,10 @@ file is replaced only with --force.`,
 			if _, err := trace.FormatFromPath(out); err != nil {
 				return fmt.Errorf("geoind sanitize: --out: %w", err)
 			}
-			if err := checkOutputs([]string{in}, force, map[string]string{"--out": out}); err != nil {
+			if certFile == "" {
+				certFile = sanitize.CertificatePath(out)
+			}
+			if err := checkOutputs([]string{in}, force, map[string]string{"--out": out, "--certificate": certFile}); err != nil {
 				return fmt.Errorf("geoind sanitize: %w", err)
 			}
 			var traces []*trace.Trace
@@ -425,10 +434,12 @@ file is replaced only with --force.`,
 				if err := checkFinite("--out", out, outs); err != nil {
 					return fmt.Errorf("geoind sanitize: %w", err)
 				}
-				if err := trace.WriteFile(out, outs, ""); err != nil {
-					return fmt.Errorf("geoind sanitize: %w", err)
+				outFmt, _ := trace.FormatFromPath(out) // checked above
+				files := geoind.Files{Traces: out, Format: outFmt, Certificate: certFile}
+				if err := files.Write(outs, geoind.NewCertificate(cfg, people, src)); err != nil {
+					return fmt.Errorf("geoind sanitize: nothing written: %w", err)
 				}
-				res.Written = true
+				res.Written, res.Certificate = true, certFile
 			}
 			if err := env.Emit(res, func(w io.Writer) error { return sanitizeText(w, res) }); err != nil {
 				return err
@@ -439,6 +450,7 @@ file is replaced only with --force.`,
 	f := cmd.Flags()
 	f.StringVar(&in, "in", "", "input trace file (CSV, GeoJSON, GPX or PLT) or directory of them")
 	f.StringVar(&out, "out", "", "output trace file (format from extension)")
+	f.StringVar(&certFile, "certificate", "", "certificate file (default OUT.cert.json)")
 	rf.add(cmd)
 	f.BoolVar(&allowPartial, "allow-partial", false, "write the covered points when a person's budget runs out before their last point")
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
@@ -460,7 +472,7 @@ func sanitizeText(w io.Writer, res sanitizeOutput) error {
 			p.Person, p.Released, p.Points, 100*p.Covered, covered, span, len(p.Traces), p.Hard, p.Skipped, p.Spent, p.Budget)
 	}
 	if res.Written {
-		_, err := fmt.Fprintf(w, "wrote %s (randomness: %s)\n", res.Out, res.Randomness)
+		_, err := fmt.Fprintf(w, "wrote %s and its certificate %s (randomness: %s)\n", res.Out, res.Certificate, res.Randomness)
 		return err
 	}
 	_, err := fmt.Fprintln(w, "nothing written")

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -226,6 +227,13 @@ func TestGeoindPartialCoverage(t *testing.T) {
 	if _, serr := os.Stat(out); serr == nil {
 		t.Error("output written despite partial coverage")
 	}
+	if _, serr := os.Stat(out + ".cert.json"); serr == nil {
+		t.Error("certificate written despite partial coverage")
+	}
+	suggested := regexp.MustCompile(`e\.g\. --rate ([0-9.e-]+)`).FindStringSubmatch(err.Error())
+	if suggested == nil {
+		t.Fatalf("no suggested --rate in %v", err)
+	}
 	// --json still reports the coverage, and the command still fails.
 	var res sanitizeOutput
 	stdout, err = geoindRun(t, append(args, "--json", "-q")...)
@@ -250,7 +258,26 @@ func TestGeoindPartialCoverage(t *testing.T) {
 	if trs := readOut(t, out); len(trs) != 1 || trs[0].Len() != p.Released {
 		t.Errorf("wrote %d traces, want 1 of %d points", len(trs), p.Released)
 	}
-	// The suggested rate covers the whole trace.
+	// The certificate landed beside it and says what the summary says.
+	cert, err := geoind.ReadCertificateFile(res.Certificate)
+	if err != nil || res.Certificate != out+".cert.json" {
+		t.Fatalf("certificate %q: %v", res.Certificate, err)
+	}
+	if cert.Randomness != "seeded:3" || len(cert.People) != 1 || cert.People[0].Released != p.Released || cert.People[0].Spent != p.Spent || cert.Config != res.Config {
+		t.Errorf("certificate %+v, summary %+v", cert, res)
+	}
+	// The suggested rate covers the whole trace, for the predictive
+	// mechanism the suggestion was made for and for IM.
+	for _, mech := range []string{"pm", "im"} {
+		stdout, err = geoindRun(t, "geoind", "sanitize", "--in", in, "--out", out, "--force", "--origin", "39.9042,116.4074", "--seed", "3", "--mechanism", mech, "--rate", suggested[1], "--json", "-q")
+		if err != nil {
+			t.Fatalf("%s at the suggested rate %s: %v", mech, suggested[1], err)
+		}
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || !res.Complete || res.People[0].Released != 244 {
+			t.Errorf("%s at the suggested rate: %+v %v", mech, res, err)
+		}
+	}
+	// IM at exactly 1/N covers N points.
 	stdout, err = geoindRun(t, "geoind", "sanitize", "--in", in, "--out", out, "--force", "--origin", "39.9042,116.4074", "--seed", "3", "--mechanism", "im", "--rate", fmt.Sprint(1.0/244), "--json", "-q")
 	if err != nil {
 		t.Fatalf("at the suggested rate: %v", err)

@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
@@ -41,9 +41,7 @@ func (e *Env) Source() noise.Source {
 // Emit prints v as indented JSON with --json, or calls text otherwise.
 func (e *Env) Emit(v any, text func(w io.Writer) error) error {
 	if e.JSON {
-		enc := json.NewEncoder(e.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return jsondoc.Write(e.Stdout, v)
 	}
 	return text(e.Stdout)
 }

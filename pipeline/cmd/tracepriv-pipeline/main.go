@@ -18,7 +18,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,6 +30,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/pipeline"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -208,9 +208,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	m := res.Manifest
 	if c.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(m); err != nil {
+		if err := jsondoc.Write(stdout, m); err != nil {
 			return err
 		}
 	} else {
@@ -276,9 +274,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	p := res.Prior
 	if c.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return jsondoc.Write(stdout, struct {
 			Prior           any    `json:"prior"`
 			Report          any    `json:"report,omitempty"`
 			Out             string `json:"out"`
@@ -356,9 +352,7 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	cert := res.Cert
 	if c.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		return jsondoc.Write(stdout, struct {
 			*pipeline.ReleaseCert
 			Input           trajdb.MapReport     `json:"input"`
 			Bounded         pipeline.BoundReport `json:"bounded"`
