@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
@@ -76,16 +75,7 @@ func ReadCertificate(r io.Reader) (*Certificate, error) {
 
 // ReadCertificateFile reads a certificate file, naming it in errors.
 func ReadCertificateFile(path string) (*Certificate, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	c, err := ReadCertificate(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
+	return jsondoc.ReadFile(path, ReadCertificate)
 }
 
 // Files is where a release of traces goes: the released traces, in

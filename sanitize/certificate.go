@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
@@ -222,14 +221,5 @@ func ReadCertificate(r io.Reader) (*Certificate, error) {
 
 // ReadCertificateFile reads a certificate file, naming it in errors.
 func ReadCertificateFile(path string) (*Certificate, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	c, err := ReadCertificate(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
+	return jsondoc.ReadFile(path, ReadCertificate)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 )
 
 // Write encodes v as JSON indented by two spaces, with a final newline.
@@ -53,4 +54,19 @@ func DecodeVersion(data []byte, want int, v any) error {
 		return fmt.Errorf("%w: version %d (want %d)", ErrVersion, head.Version, want)
 	}
 	return Decode(data, v)
+}
+
+// ReadFile opens path and reads it with read, naming the file in errors.
+func ReadFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer f.Close()
+	v, err := read(f)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }
