@@ -71,15 +71,7 @@ func compile(p *Problem) *compiled {
 		if l.F0 != nil {
 			l.F0.addTo(cp.f0.blk[k], 1)
 		}
-		merged := map[int]*Sparse{}
-		for _, t := range l.Terms {
-			s, ok := merged[t.Var]
-			if !ok {
-				s = NewSparse(l.Size)
-				merged[t.Var] = s
-			}
-			s.Entries = append(s.Entries, t.F.Entries...)
-		}
+		merged := l.byVar()
 		blk := cblock{n: l.Size}
 		for v, s := range merged {
 			s.normalize()

@@ -115,6 +115,22 @@ type LMI struct {
 	Terms []Term
 }
 
+// byVar gathers the LMI's terms by variable (a variable may appear in
+// several terms): the entries of each variable's matrix, not yet
+// normalised.
+func (l *LMI) byVar() map[int]*Sparse {
+	merged := map[int]*Sparse{}
+	for _, t := range l.Terms {
+		s, ok := merged[t.Var]
+		if !ok {
+			s = NewSparse(l.Size)
+			merged[t.Var] = s
+		}
+		s.Entries = append(s.Entries, t.F.Entries...)
+	}
+	return merged
+}
+
 // LinTerm is one coefficient of a linear (nonnegative-orthant) constraint.
 type LinTerm struct {
 	Var int

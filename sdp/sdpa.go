@@ -382,15 +382,7 @@ func (p *Problem) SDPA() (*SDPA, error) {
 			f0.normalize()
 			add(0, f0)
 		}
-		merged := map[int]*Sparse{}
-		for _, t := range l.Terms {
-			s, ok := merged[t.Var]
-			if !ok {
-				s = NewSparse(l.Size)
-				merged[t.Var] = s
-			}
-			s.Entries = append(s.Entries, t.F.Entries...)
-		}
+		merged := l.byVar()
 		for v := 0; v < len(p.C); v++ {
 			if s, ok := merged[v]; ok {
 				s.normalize()
