@@ -45,7 +45,7 @@ func NewCertificate(cfg Config, people []PersonRelease, src noise.Source) *Certi
 		Privacy: fmt.Sprintf("geo-indistinguishability per person: for any two sets of positions of one person at the same public timestamps, "+
 			"the probability of any release differs by at most a factor e^(%.6g d_inf) (d_inf the largest distance in metres between corresponding positions, "+
 			"each snapped to the %g m grid of the tangent plane at the public origin), up to an additive tail_prob (1 + e^(%.6g d_inf)) per noise draw; "+
-			"all traces of a person share the budget; public: the origin, the grid, the timestamps, the configuration and the number of points", eps, cfg.Noise.Grid, eps),
+			"all traces of a person in this release share the budget, and another release of the same person adds its own ε; public: the origin, the grid, the timestamps, the configuration and the number of points", eps, cfg.Noise.Grid, eps),
 	}
 }
 
