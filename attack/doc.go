@@ -94,6 +94,31 @@
 // noise of rounding the release to sanitize's 2^-10 m grid, given as
 // Adversary.Nugget, already brings it to within 1 % of a standard error.
 //
+// # Places
+//
+// A release certified point by point can still give away where a person
+// stayed: noise that is not common to all the points of a stay averages
+// out over them. FromCertificate therefore also finds the stays of the
+// true trace (Stays: Li et al.'s stay-point rule, 200 m and 15 minutes by
+// default; the truth only says where to look) and plays the place
+// adversary on each (EstimatePlace): the GLS estimate of one fixed
+// position from the stay's released points under the certificate's noise
+// covariance K, c^ = 1^T K^-1 z / 1^T K^-1 1, with standard deviation
+// (1^T K^-1 1)^(-1/2) per coordinate. CertReport.StayErrorM is the median
+// over stays of its distance to the stay's true centroid, beside the plain
+// mean of the released points (the naive attack) and the per-point error.
+// Noise with a common component (one offset for all the points) is the
+// only kind that averaging cannot remove: 1^T K^-1 1 then stays below its
+// inverse variance however long the stay (TestAttackPlaceCommonOffsetControl).
+//
+// # Model selection
+//
+// With CertOptions.SelectKernels an adversary that does not know the prior
+// family fits each kernel's lengthscale (from the sampling interval to the
+// window's length) and variance to the release alone by the restricted
+// likelihood above, keeps the kernel of highest likelihood and
+// reconstructs with it (Selection).
+//
 // Errors are measured in the plane (metres) at the secret points. The
 // guarantee (the certified epsilon) bounds how far any adversary's beliefs
 // can move; this is one concrete adversary's outcome, for evaluation.
@@ -108,4 +133,7 @@
 //   - C. M. Stein, Estimation of the mean of a multivariate normal
 //     distribution, Annals of Statistics 9, 1981 (unbiased risk estimate).
 //   - R. P. Brent, Algorithms for Minimization without Derivatives, 1973.
+//   - Q. Li, Y. Zheng, X. Xie, Y. Chen, W. Liu and W.-Y. Ma, Mining user
+//     similarity based on location history, ACM SIGSPATIAL GIS 2008
+//     (stay points).
 package attack

@@ -115,11 +115,11 @@ func TestDesignNoiseKernel(t *testing.T) {
 	for i := range ts {
 		ts[i] = 5 * float64(i)
 	}
-	single, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 20, LengthscaleMax: 20, Variance: 100}, nil)
+	single, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 20, LengthscaleMax: 20, Variance: 100}.Set(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 10, LengthscaleMax: 40, Variance: 100}, nil)
+	fam, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 10, LengthscaleMax: 40, Variance: 100}.Set(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func certified(t *testing.T, what string, sigma mat.Symmetric, d *NoiseDesign, s
 
 func TestDesignNoiseErrors(t *testing.T) {
 	sigma := rbf(3, 10)
-	env, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 10, LengthscaleMax: 40}, nil)
+	env, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 10, LengthscaleMax: 40}.Set(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -29,6 +30,9 @@ type FitOptions struct {
 	// mean of the bounds). The zero value fixes it at 1e-10, scikit-learn's
 	// default alpha.
 	Noise Bound
+	// NoiseInit, if positive, is where a fitted nugget starts (clamped to
+	// Noise); zero starts it at the geometric mean of its bounds.
+	NoiseInit float64
 	// Restarts is the number of extra starting points after the kernel's
 	// own hyperparameters, placed deterministically (a Halton sequence in
 	// log space) so fits are reproducible.
@@ -128,6 +132,9 @@ func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
 	}
 	lo[np-1], hi[np-1] = math.Log(nb.Lo), math.Log(nb.Hi)
 	init[np-1] = (lo[np-1] + hi[np-1]) / 2
+	if opts.NoiseInit > 0 {
+		init[np-1] = math.Log(math.Min(math.Max(opts.NoiseInit, nb.Lo), nb.Hi))
+	}
 
 	// natural maps log-space values back, exactly for fixed parameters so
 	// that a fixed nugget of 0.0025 stays 0.0025.
@@ -262,6 +269,29 @@ func LogMarginalLikelihood(k Kernel, noise float64, s Series) (float64, float64,
 		return 0, 0, fmt.Errorf("gp: series with %d times and %d values", len(s.T), len(s.Y))
 	}
 	return logLik(k, noise, []Series{s}, nil)
+}
+
+// HeldOutLogLikelihood returns log p(test | train), the log predictive
+// density of the test values given the training values under the GP k
+// plus a nugget, and the larger jitter of the two factorisations. It is
+// computed as log p(train, test) - log p(train), both by a stable
+// Cholesky factorisation, so no ill-conditioned matrix is inverted. It
+// scores hyperparameters fitted on train (a held-out likelihood): higher
+// is better.
+func HeldOutLogLikelihood(k Kernel, noise float64, train, test Series) (float64, float64, error) {
+	if len(test.T) != len(test.Y) || len(test.T) == 0 {
+		return 0, 0, fmt.Errorf("gp: held-out series with %d times and %d values", len(test.T), len(test.Y))
+	}
+	joint := Series{T: append(slices.Clone(train.T), test.T...), Y: append(slices.Clone(train.Y), test.Y...)}
+	all, j1, err := LogMarginalLikelihood(k, noise, joint)
+	if err != nil {
+		return math.NaN(), 0, err
+	}
+	tr, j2, err := LogMarginalLikelihood(k, noise, train)
+	if err != nil {
+		return math.NaN(), 0, err
+	}
+	return all - tr, math.Max(j1, j2), nil
 }
 
 // logLik sums log marginal likelihoods; if grad is non-nil it receives the

@@ -11,9 +11,13 @@ import (
 )
 
 // PriorVersion is the version of the prior file format written by
-// Prior.Write. Version 1 files (a single lengthscale, no origin) are still
-// read, as the family of that one lengthscale.
-const PriorVersion = 2
+// Prior.Write: version 3 states its family as a list of kernels
+// ("family": {"kernels": [...]}). Version 2 files, one kernel over
+// [lengthscale_min_s, lengthscale_max_s], are still read. A file that states
+// no family (version 1, or version 2 without the range) is refused by
+// ReadPrior: a certificate against one lengthscale silently covers almost
+// no adversary (an adversary at a shorter lengthscale breaks it).
+const PriorVersion = 3
 
 // Prior is a family of Gaussian-process priors for the metric coordinates
 // of a trace: each dimension (east and north, in metres, on the tangent
@@ -50,6 +54,11 @@ type Prior struct {
 	// Period is the period of a periodic kernel, in seconds (fixed: a
 	// periodic family varies its lengthscale only).
 	Period float64 `json:"period_s,omitempty"`
+	// FamilySet is the family of a version 3 prior: every member of every
+	// listed kernel family is an adversary the certificate covers. Kernel
+	// and Lengthscale are then the nominal member (the attack's default),
+	// and LengthscaleMin and LengthscaleMax are not used.
+	FamilySet *FamilySet `json:"family,omitempty"`
 	// Origin is a public tangent-plane origin for the region the prior
 	// describes (tracepriv fit records the centre of its corpus): sanitize
 	// projects around it when the user gives no --origin. Nil if unknown.
@@ -95,6 +104,11 @@ type PriorFit struct {
 	LengthscaleQuartilesS *[3]float64 `json:"lengthscale_quartiles_s,omitempty"`
 	// Method says what was fitted, e.g. "per-window MLE, paper preprocessing".
 	Method string `json:"method"`
+	// Fingerprints identify the persons and traces of the fitting corpus
+	// (trace.Fingerprint, trace.PersonFingerprint): sanitize refuses to
+	// release a person the prior was fitted on, since the prior, and the
+	// origin it records, would then be derived from their own data.
+	Fingerprints []string `json:"fingerprints,omitempty"`
 }
 
 // Family is the set of priors a Prior describes, as a certificate states
@@ -110,14 +124,94 @@ type Family struct {
 	Variance float64 `json:"variance_min_m2"`
 }
 
-// Family returns the family of priors p describes.
+// Family returns the family of p's nominal kernel (Kernel): for a version 2
+// prior the whole family, for a version 3 prior the member family of
+// FamilySet with that kernel. What a release is certified against is
+// Families, the whole set.
 func (p *Prior) Family() Family {
+	if p.FamilySet != nil {
+		for _, f := range p.Families().Kernels {
+			if f.Kernel == p.Kernel {
+				return f
+			}
+		}
+	}
 	f := Family{Kernel: p.Kernel, LengthscaleMin: p.LengthscaleMin, LengthscaleMax: p.LengthscaleMax, Period: p.Period, Variance: p.Variance}
 	if f.LengthscaleMin == 0 && f.LengthscaleMax == 0 {
 		f.LengthscaleMin, f.LengthscaleMax = p.Lengthscale, p.Lengthscale
 	}
 	return f
 }
+
+// FamilySet is a prior family made of several kernel families: an
+// adversary may hold any member of any of them. A certificate states it as
+// "prior_family": {"kernels": [{"kernel", "lengthscale_min_s",
+// "lengthscale_max_s", ...}, ...]}.
+type FamilySet struct {
+	Kernels []Family `json:"kernels"`
+}
+
+// Families returns the whole family p describes: FamilySet for a version 3
+// prior (a kernel entry with no variance takes p's), the one kernel family
+// of Family otherwise.
+func (p *Prior) Families() FamilySet {
+	if p.FamilySet == nil {
+		return FamilySet{Kernels: []Family{p.Family()}}
+	}
+	out := FamilySet{Kernels: make([]Family, len(p.FamilySet.Kernels))}
+	for i, f := range p.FamilySet.Kernels {
+		if f.Variance == 0 {
+			f.Variance = p.Variance
+		}
+		out.Kernels[i] = f
+	}
+	return out
+}
+
+// Single reports whether the set is one kernel at one lengthscale.
+func (s FamilySet) Single() bool { return len(s.Kernels) == 1 && s.Kernels[0].Single() }
+
+// Validate reports whether s is a usable family, naming the bad entry.
+func (s FamilySet) Validate() error {
+	if len(s.Kernels) == 0 {
+		return fmt.Errorf("field \"family\": no kernels")
+	}
+	seen := map[string]bool{}
+	for i, f := range s.Kernels {
+		if err := f.Validate(); err != nil {
+			return fmt.Errorf("field \"family\", kernel %d: %w", i+1, err)
+		}
+		if seen[f.Kernel] {
+			return fmt.Errorf("field \"family\", kernel %d: %q is listed twice (give one lengthscale range per kernel)", i+1, f.Kernel)
+		}
+		seen[f.Kernel] = true
+	}
+	return nil
+}
+
+// String describes the set for messages.
+func (s FamilySet) String() string {
+	parts := make([]string, len(s.Kernels))
+	for i, f := range s.Kernels {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Key is a canonical string of the set, for caches.
+func (s FamilySet) Key() string { return fmt.Sprintf("%+v", s.Kernels) }
+
+// LengthscaleRange returns the least and largest lengthscale of any kernel.
+func (s FamilySet) LengthscaleRange() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, f := range s.Kernels {
+		lo, hi = math.Min(lo, f.LengthscaleMin), math.Max(hi, f.LengthscaleMax)
+	}
+	return lo, hi
+}
+
+// Set returns the family as a one-kernel FamilySet.
+func (f Family) Set() FamilySet { return FamilySet{Kernels: []Family{f}} }
 
 // Single reports whether the family has one lengthscale.
 func (f Family) Single() bool { return f.LengthscaleMin == f.LengthscaleMax }
@@ -168,11 +262,17 @@ func (p *Prior) KernelFunc() (Kernel, error) {
 
 // Validate reports whether p is a usable prior, naming the bad field.
 func (p *Prior) Validate() error {
-	if p.Version != 1 && p.Version != PriorVersion {
-		return fmt.Errorf("field \"version\": %d is not supported (want 1 or %d)", p.Version, PriorVersion)
+	if p.Version < 1 || p.Version > PriorVersion {
+		return fmt.Errorf("field \"version\": %d is not supported (want 1 to %d)", p.Version, PriorVersion)
 	}
 	if p.Version == 1 && (p.LengthscaleMin != 0 || p.LengthscaleMax != 0 || p.Origin != nil) {
 		return fmt.Errorf("field \"version\": 1 has no lengthscale range or origin; write version %d", PriorVersion)
+	}
+	if p.Version < 3 && p.FamilySet != nil {
+		return fmt.Errorf("field \"family\": needs version 3 (version %d states its family with lengthscale_min_s and lengthscale_max_s)", p.Version)
+	}
+	if p.Version == 3 && (p.FamilySet == nil || p.LengthscaleMin != 0 || p.LengthscaleMax != 0) {
+		return fmt.Errorf("field \"family\": a version 3 prior states its family as \"family\": {\"kernels\": [{\"kernel\", \"lengthscale_min_s\", \"lengthscale_max_s\"}, ...]} and has no top-level lengthscale_min_s/lengthscale_max_s")
 	}
 	switch p.Kernel {
 	case KernelRBF, KernelMatern12, KernelMatern32, KernelMatern52, KernelMatern72:
@@ -191,6 +291,18 @@ func (p *Prior) Validate() error {
 	}
 	if (p.LengthscaleMin == 0) != (p.LengthscaleMax == 0) {
 		return fmt.Errorf("fields \"lengthscale_min_s\" and \"lengthscale_max_s\": give both or neither")
+	}
+	if p.FamilySet != nil {
+		if err := p.Families().Validate(); err != nil {
+			return err
+		}
+		found := false
+		for _, f := range p.FamilySet.Kernels {
+			found = found || f.Kernel == p.Kernel
+		}
+		if !found {
+			return fmt.Errorf("field \"kernel\": the nominal kernel %q is not in the family (%v)", p.Kernel, p.Families())
+		}
 	}
 	f := p.Family()
 	if err := f.Validate(); err != nil {
@@ -221,7 +333,20 @@ func ReadPrior(r io.Reader) (*Prior, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("prior: %w", err)
 	}
+	if !p.StatesFamily() {
+		return nil, fmt.Errorf("prior: fields \"lengthscale_min_s\", \"lengthscale_max_s\": the file states no prior family, only the lengthscale %v s; "+
+			"a certificate against one lengthscale does not hold for an adversary at another (refit with tracepriv fit, or to certify that one lengthscale alone, "+
+			"write version 2 with lengthscale_min_s = lengthscale_max_s = %v)", p.Lengthscale, p.Lengthscale)
+	}
 	return &p, nil
+}
+
+// StatesFamily reports whether p states its family explicitly (version 3,
+// or version 2 with a lengthscale range), rather than one lengthscale
+// without a range (version 1, or version 2 without
+// lengthscale_min_s/lengthscale_max_s), which ReadPrior refuses.
+func (p *Prior) StatesFamily() bool {
+	return p.FamilySet != nil || (p.Version >= 2 && p.LengthscaleMin != 0 && p.LengthscaleMax != 0)
 }
 
 // ReadPriorFile reads a prior file, naming the file in errors.

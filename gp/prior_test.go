@@ -9,7 +9,7 @@ import (
 )
 
 func TestPriorRoundTripAndErrors(t *testing.T) {
-	p := &Prior{Version: PriorVersion, Kernel: "periodic", Variance: 4, Lengthscale: 2, Period: 60,
+	p := &Prior{Version: 2, Kernel: "periodic", Variance: 4, Lengthscale: 2, Period: 60, LengthscaleMin: 2, LengthscaleMax: 2,
 		Fit: &PriorFit{Corpus: "c", Windows: 3, Quantile: 0.75, LEff: 2, SamplingPeriod: 1}}
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
@@ -32,13 +32,34 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 	if f := back.Family(); !f.Single() || f.LengthscaleMin != 2 || f.Period != 60 {
 		t.Errorf("family of a single-lengthscale prior: %+v", f)
 	}
-	// A version-1 file is the family of its one lengthscale.
+	// A version-1 file states no family: refused (in code, it is the
+	// family of its one lengthscale).
 	os.WriteFile(path, []byte(`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":7}`), 0o644)
-	if v1, err := ReadPriorFile(path); err != nil || v1.Family() != (Family{Kernel: "rbf", LengthscaleMin: 7, LengthscaleMax: 7, Variance: 1}) {
-		t.Errorf("version 1: %+v, %v", v1, err)
+	if _, err := ReadPriorFile(path); err == nil || !strings.Contains(err.Error(), "states no prior family") {
+		t.Errorf("version 1 file: %v, want a refusal", err)
+	}
+	if v1 := (&Prior{Version: 1, Kernel: "rbf", Variance: 1, Lengthscale: 7}); v1.Family() != (Family{Kernel: "rbf", LengthscaleMin: 7, LengthscaleMax: 7, Variance: 1}) {
+		t.Errorf("version 1 family: %+v", v1.Family())
+	}
+	// Version 3: a family of several kernels.
+	os.WriteFile(path, []byte(`{"version":3,"kernel":"matern32","variance_m2":400,"lengthscale_s":300,
+		"family":{"kernels":[{"kernel":"matern32","lengthscale_min_s":20,"lengthscale_max_s":3600},{"kernel":"rbf","lengthscale_min_s":8,"lengthscale_max_s":60,"variance_min_m2":100}]}}`), 0o644)
+	v3, err := ReadPriorFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := v3.Families(); len(fs.Kernels) != 2 || fs.Kernels[0].Variance != 400 || fs.Kernels[1].Variance != 100 || v3.Family().Kernel != "matern32" || fs.Single() {
+		t.Errorf("version 3 family %+v, nominal %+v", fs, v3.Family())
+	}
+	if lo, hi := v3.Families().LengthscaleRange(); lo != 8 || hi != 3600 {
+		t.Errorf("range [%v, %v]", lo, hi)
 	}
 	for _, c := range []struct{ json, want string }{
-		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"version"`},
+		{`{"version":4,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"version"`},
+		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"family"`},
+		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"family":{"kernels":[{"kernel":"matern32","lengthscale_min_s":1,"lengthscale_max_s":2}]}}`, `nominal kernel`},
+		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"family":{"kernels":[{"kernel":"rbf","lengthscale_min_s":1,"lengthscale_max_s":2},{"kernel":"rbf","lengthscale_min_s":1,"lengthscale_max_s":3}]}}`, `listed twice`},
+		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"family":{"kernels":[{"kernel":"rbf","lengthscale_min_s":1,"lengthscale_max_s":2}]}}`, `needs version 3`},
 		{`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"lengthscale_min_s":1,"lengthscale_max_s":2}`, `"version"`},
 		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"lengthscale_min_s":1}`, `"lengthscale_max_s"`},
 		{`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"lengthscale_min_s":2,"lengthscale_max_s":3}`, `outside the family`},

@@ -28,7 +28,7 @@ func envelopeComponents(b *testing.B) []gp.Kernel {
 			envErr = err
 			return
 		}
-		env, err := cip.NewEnvelope(p.Family(), nil)
+		env, err := cip.NewEnvelope(p.Families(), nil)
 		if err != nil {
 			envErr = err
 			return

@@ -71,33 +71,66 @@ const minVariance = 1e-6
 // maxFitErrors bounds Report.FitErrors; Report.Skipped still counts all.
 const maxFitErrors = 100
 
-// Options configures Fit. Zero fields take the defaults: the paper's
-// durations, points and fit options, consecutive windows, q = 0.75.
+// Options configures Fit. Zero fields take the defaults of the mode:
+//
+//   - Kernel empty (the default): the kernels of Kernels are compared by
+//     held-out likelihood on long windows (CompareMinDuration to
+//     CompareMaxDuration, fixes at least MinSpacing apart), each fitted
+//     with its variance, lengthscale and a GPS nugget free and no cap on
+//     the lengthscale, and the family lists every kernel the data
+//     prefers (see the package documentation, "Comparing kernels").
+//   - Kernel set (or PaperWindows): that one kernel is fitted as Meehan
+//     and Chaudhuri fit theirs, on 240-320 s windows of at most 50
+//     points, variance normalised to 1 and lengthscale in [1, 40] s. For
+//     reproducing the paper; its family is capped by the 40 s bound.
 type Options struct {
-	// Kernel is "rbf" (default), "matern32" or "matern52".
+	// Kernel, if set, fits that one kernel the paper's way: "rbf",
+	// "matern32" or "matern52" (any gp.NewKernel name but "periodic").
 	Kernel string
+	// Kernels are the kernels compared when Kernel is empty (default
+	// CompareKernels).
+	Kernels []string
 	// MinDuration and MaxDuration bound the duration of a window (first to
-	// last fitted point); defaults 240 s and 320 s (set 1ns for no minimum).
+	// last fitted point); defaults 240 s and 320 s for one kernel, 20 min
+	// and 2 h for the comparison (set 1ns for no minimum).
 	MinDuration, MaxDuration time.Duration
-	// MaxPoints is the most points fitted per window (default 50): longer
-	// windows are thinned. MinPoints is the fewest (default 10).
+	// MaxPoints is the most points fitted per window (default 50 for one
+	// kernel, 200 for the comparison): longer windows are thinned.
+	// MinPoints is the fewest (default 10, or 20).
 	MaxPoints, MinPoints int
+	// MinSpacing is the least time between fitted fixes in the comparison
+	// (default 10 s): denser fixes are thinned, so that GPS errors, which
+	// are correlated over a few seconds, do not pass for dependence.
+	MinSpacing time.Duration
+	// MaxWindows, in the comparison, bounds the windows fitted (default
+	// 240; negative for no bound): a corpus with more is subsampled
+	// deterministically (evenly in corpus order), and the others are
+	// counted as SkipSubsampled.
+	MaxWindows int
+	// BoundFactor sets the comparison's upper lengthscale bound of each
+	// window to BoundFactor times its duration (default 100): far above
+	// what a window can show, so the bound is not a cap.
+	BoundFactor float64
+	// MinWinShare is the share of windows a kernel must win by held-out
+	// likelihood to enter the family (default 0.10).
+	MinWinShare float64
 	// PaperWindows cuts as the authors' downsample_data instead of into
 	// consecutive windows: only the first window of each trace, thinned
 	// by their index rule (see the package documentation). For
-	// reproducing the paper's fits; the default uses all of the corpus.
+	// reproducing the paper's fits; implies Kernel "rbf" if unset.
 	PaperWindows bool
 	// Family holds the quantiles (lo, hi) of the per-window fitted
 	// lengthscales that bound the prior family; the variance is the 1 - hi
-	// quantile of the per-window variances. Default (0.25, 0.75); widen it
-	// to cover more adversaries at the price of more noise.
+	// quantile of the per-window variances. Default (0.05, 0.95) for the
+	// comparison, (0.25, 0.75) for one kernel; widen it to cover more
+	// adversaries at the price of more noise.
 	Family [2]float64
-	// InitLengthscale is the starting lengthscale of every fit in seconds
-	// (default 8, as the authors).
+	// InitLengthscale is the starting lengthscale of every single-kernel
+	// fit in seconds (default 8, as the authors).
 	InitLengthscale float64
 	// FitOptions overrides gp.PaperFitOptions (variance normalised to 1,
-	// lengthscale in [1, 40] s, nugget 0.0025). The fitted lengthscale is
-	// read from the kernel's "lengthscale" hyperparameter.
+	// lengthscale in [1, 40] s, nugget 0.0025) for one kernel. The fitted
+	// lengthscale is read from the kernel's "lengthscale" hyperparameter.
 	FitOptions *gp.FitOptions
 	// Workers is the number of windows fitted in parallel; 0 means
 	// runtime.GOMAXPROCS(0). Results do not depend on it.
@@ -109,9 +142,46 @@ type Options struct {
 	Corpus string
 }
 
+// Compare reports whether o compares kernels (Kernel empty and not
+// PaperWindows) rather than fitting one the paper's way.
+func (o Options) Compare() bool { return o.Kernel == "" && !o.PaperWindows }
+
 func (o Options) withDefaults() (Options, error) {
-	if o.Kernel == "" {
+	cmp := o.Compare()
+	if o.Kernel == "" && !cmp {
 		o.Kernel = DefaultKernel
+	}
+	if cmp {
+		if len(o.Kernels) == 0 {
+			o.Kernels = slices.Clone(CompareKernels)
+		}
+		if o.MinDuration == 0 {
+			o.MinDuration = CompareMinDuration
+		}
+		if o.MaxDuration == 0 {
+			o.MaxDuration = CompareMaxDuration
+		}
+		if o.MaxPoints == 0 {
+			o.MaxPoints = CompareMaxPoints
+		}
+		if o.MinPoints == 0 {
+			o.MinPoints = CompareMinPoints
+		}
+		if o.MinSpacing == 0 {
+			o.MinSpacing = CompareMinSpacing
+		}
+		if o.MaxWindows == 0 {
+			o.MaxWindows = CompareMaxWindows
+		}
+		if o.BoundFactor == 0 {
+			o.BoundFactor = CompareBoundFactor
+		}
+		if o.MinWinShare == 0 {
+			o.MinWinShare = CompareMinWinShare
+		}
+		if o.Family == [2]float64{} {
+			o.Family = [2]float64{CompareFamilyLow, CompareFamilyHigh}
+		}
 	}
 	if o.MinDuration == 0 {
 		o.MinDuration = DefaultMinDuration
@@ -150,6 +220,30 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("prior: initial lengthscale %v s must be positive and finite", o.InitLengthscale)
 	case o.Workers < 0:
 		return o, fmt.Errorf("prior: %d workers", o.Workers)
+	case cmp && o.MinPoints < 6:
+		// The held-out split needs a few points on each side.
+		return o, fmt.Errorf("prior: minimum points %d must be at least 6 to compare kernels", o.MinPoints)
+	case cmp && o.MinSpacing < 0:
+		return o, fmt.Errorf("prior: minimum spacing %v is negative", o.MinSpacing)
+	case cmp && (!(o.BoundFactor >= 2) || math.IsInf(o.BoundFactor, 0)):
+		return o, fmt.Errorf("prior: lengthscale bound factor %v must be at least 2 and finite", o.BoundFactor)
+	case cmp && !(o.MinWinShare > 0 && o.MinWinShare <= 1):
+		return o, fmt.Errorf("prior: minimum win share %v is not in (0, 1]", o.MinWinShare)
+	}
+	if cmp {
+		seen := map[string]bool{}
+		for _, k := range o.Kernels {
+			if k == gp.KernelPeriodic {
+				return o, errors.New(`prior: kernel "periodic" is not fitted from location traces (it needs a period); write the prior by hand`)
+			}
+			if _, err := gp.NewKernel(k, 1, 1, 0); err != nil {
+				return o, fmt.Errorf("prior: %w", err)
+			}
+			if seen[k] {
+				return o, fmt.Errorf("prior: kernel %q listed twice", k)
+			}
+			seen[k] = true
+		}
 	}
 	return o, nil
 }
@@ -209,6 +303,11 @@ type WindowFit struct {
 	// Jitter is the largest diagonal jitter the factorisations needed at
 	// the optimum beyond the nugget.
 	Jitter float64 `json:"jitter"`
+	// Kernels holds, when kernels are compared, each kernel's fit, in the
+	// order of Options.Kernels; Best is the one with the highest held-out
+	// likelihood. LengthscaleS and LEff are then the nominal kernel's.
+	Kernels []KernelFit `json:"kernels,omitempty"`
+	Best    string      `json:"best,omitempty"`
 }
 
 // Report describes a fit: every candidate window and point is accounted
@@ -260,6 +359,9 @@ type Report struct {
 	MaxJitter float64 `json:"max_jitter"`
 	// Workers is how many windows were fitted in parallel.
 	Workers int `json:"workers"`
+	// Comparison is the kernel comparison (nil when one kernel is fitted
+	// the paper's way).
+	Comparison *Comparison `json:"comparison,omitempty"`
 }
 
 // LEff returns the pooled per-window l_eff: every window's east value, then
@@ -324,6 +426,8 @@ func cut(ws []Window, ti int, pts []trace.Point, opt Options, rep *Report) []Win
 		if reason == "" {
 			if opt.PaperWindows {
 				keep, reason = thinPaper(pts[i:j], opt)
+			} else if opt.Compare() {
+				keep, reason = thinSpaced(pts[i:j], opt)
 			} else {
 				keep, reason = thin(pts[i:j], opt)
 			}
@@ -483,6 +587,9 @@ func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
 		return nil, nil, err
 	}
 	rep.Workers = opt.Workers
+	if opt.Compare() {
+		ws = subsample(ws, opt.MaxWindows, rep)
+	}
 
 	// A pool of workers fits windows by index into results, so the outcome
 	// does not depend on scheduling; this goroutine only reports progress.
@@ -513,7 +620,7 @@ func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
 	wg.Wait()
 	var pos Positions
 	pos.Add(traces...)
-	return s.combine(results, rep, pos.Centre(opt.Corpus))
+	return s.combine(results, rep, pos.Centre(opt.Corpus), pos.FingerprintList())
 }
 
 // lengthscale reads the "lengthscale" hyperparameter of k.

@@ -43,11 +43,16 @@ func windowsOf(t *testing.T, traces []*trace.Trace, opt Options) ([]Window, *Rep
 
 func span(w Window) (first, last int) { return w.Index[0], w.Index[len(w.Index)-1] }
 
+// paper fits one RBF the paper's way: 240-320 s windows of at most 50
+// points. The windowing tests below test its rules; the comparison's long
+// windows are tested in compare_test.go.
+var paper = Options{Kernel: "rbf"}
+
 // TestWindowsRegular: 5 s sampling over 1000 s gives consecutive 50-point
 // windows of 245 s and a short remainder.
 func TestWindowsRegular(t *testing.T) {
 	tr := walkTrace(regular(0, 5, 201)) // 0..1000 s
-	ws, rep := windowsOf(t, []*trace.Trace{tr}, Options{})
+	ws, rep := windowsOf(t, []*trace.Trace{tr}, paper)
 	if len(ws) != 4 {
 		t.Fatalf("%d windows, want 4", len(ws))
 	}
@@ -80,7 +85,7 @@ func TestWindowsProjection(t *testing.T) {
 	for i := range e {
 		e[i], n[i] = 3*float64(i), -2*float64(i)
 	}
-	ws, _ := windowsOf(t, []*trace.Trace{enuTrace("x", ts, e, n)}, Options{})
+	ws, _ := windowsOf(t, []*trace.Trace{enuTrace("x", ts, e, n)}, paper)
 	if len(ws) != 1 {
 		t.Fatalf("%d windows", len(ws))
 	}
@@ -110,7 +115,7 @@ func TestWindowsThinning(t *testing.T) {
 		{"4 s", regular(0, 4, 150), 2, 8},
 		{"5 s", regular(0, 5, 120), 1, 5},
 	} {
-		ws, rep := windowsOf(t, []*trace.Trace{walkTrace(c.ts)}, Options{})
+		ws, rep := windowsOf(t, []*trace.Trace{walkTrace(c.ts)}, paper)
 		if len(ws) == 0 {
 			t.Fatalf("%s: no windows (%v)", c.name, rep.Skipped)
 		}
@@ -141,7 +146,7 @@ func TestWindowsThinning(t *testing.T) {
 		}
 		s += 5
 	}
-	ws, _ := windowsOf(t, []*trace.Trace{walkTrace(ts)}, Options{})
+	ws, _ := windowsOf(t, []*trace.Trace{walkTrace(ts)}, paper)
 	if len(ws) == 0 {
 		t.Fatal("no windows")
 	}
@@ -184,14 +189,14 @@ func TestWindowsSkips(t *testing.T) {
 		{"invalid", bad, 1, map[string]int{SkipInvalidPoint: 1, SkipTooShort: 1}},
 		{"empty", empty, 0, map[string]int{}},
 	} {
-		ws, r := windowsOf(t, []*trace.Trace{c.tr}, Options{})
+		ws, r := windowsOf(t, []*trace.Trace{c.tr}, paper)
 		if len(ws) != c.windows || !reflect.DeepEqual(r.Skipped, c.skipped) {
 			t.Errorf("%s: %d windows, skipped %v; want %d, %v", c.name, len(ws), r.Skipped, c.windows, c.skipped)
 		}
 	}
 	// The window after a repeated timestamp starts after the rejected span
 	// (65 points within 320 s).
-	ws, _ := windowsOf(t, []*trace.Trace{rep}, Options{})
+	ws, _ := windowsOf(t, []*trace.Trace{rep}, paper)
 	if ws[0].Index[0] != 65 {
 		t.Errorf("window after the repeat starts at %d, want 65", ws[0].Index[0])
 	}
@@ -203,7 +208,7 @@ func TestFitSkipsConstant(t *testing.T) {
 	ts := regular(0, 5, 50)
 	still := enuTrace("still", ts, make([]float64, 50), ts)
 	traces := append(gpTraces(t, 3, ts, 30, 20, 11), still)
-	_, rep, err := Fit(traces, Options{})
+	_, rep, err := Fit(traces, paper)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +227,13 @@ func TestOptionsErrors(t *testing.T) {
 		{Options{Family: [2]float64{0.5, 1.5}}, "family quantiles [0.5 1.5]"},
 		{Options{Family: [2]float64{-0.2, 0.5}}, "family quantiles [-0.2 0.5]"},
 		{Options{Family: [2]float64{0.8, 0.2}}, "family quantiles [0.8 0.2]"},
-		{Options{MinDuration: 400 * time.Second}, "durations"},
+		{Options{Kernel: "rbf", MinDuration: 400 * time.Second}, "durations"},
+		{Options{MinDuration: 3 * time.Hour}, "durations"},
+		{Options{Kernels: []string{"rbf", "periodic"}}, "periodic"},
+		{Options{Kernels: []string{"rbf", "rbf"}}, "listed twice"},
+		{Options{Kernels: []string{"laplace"}}, `"laplace" is not one of`},
+		{Options{BoundFactor: 1}, "bound factor 1"},
+		{Options{MinWinShare: 2}, "win share 2"},
 		{Options{MinPoints: 2}, "minimum points 2"},
 		{Options{MaxPoints: 5}, "maximum points 5"},
 		{Options{Kernel: "periodic"}, "periodic"},
@@ -277,8 +288,8 @@ func TestFitRecoversLengthscale(t *testing.T) {
 			t.Errorf("%s: median l_eff %.3f, want %.3f within 10%%", c.name, med, want)
 		}
 		// The family spans the fitted interquartile range, within the bound.
-		if p.LengthscaleMin > c.ls || p.LengthscaleMax < c.ls*0.9 || p.LengthscaleMax > 40 {
-			t.Errorf("%s: family [%v, %v] s for a true lengthscale %v s", c.name, p.LengthscaleMin, p.LengthscaleMax, c.ls)
+		if f := p.Family(); f.LengthscaleMin > c.ls || f.LengthscaleMax < c.ls*0.9 || f.LengthscaleMax > 40 {
+			t.Errorf("%s: family [%v, %v] s for a true lengthscale %v s", c.name, f.LengthscaleMin, f.LengthscaleMax, c.ls)
 		}
 	}
 }
@@ -291,7 +302,7 @@ func TestPriorChoice(t *testing.T) {
 	ts := regular(0, 5, 50)
 	traces := append(gpTraces(t, 10, ts, 10, 10, 21), gpTraces(t, 10, ts, 100, 30, 22)...)
 	for _, q := range [][2]float64{{0.25, 0.75}, {0.1, 0.9}, {0.5, 0.5}} {
-		p, rep, err := Fit(traces, Options{Family: q})
+		p, rep, err := Fit(traces, Options{Kernel: "rbf", Family: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,8 +322,8 @@ func TestPriorChoice(t *testing.T) {
 		slices.Sort(ls)
 		slices.Sort(vars)
 		lo, hi := stats.Quantile7(ls, q[0]), stats.Quantile7(ls, q[1])
-		if p.LengthscaleMin != lo || p.LengthscaleMax != hi || p.Lengthscale < lo || p.Lengthscale > hi {
-			t.Errorf("q %v: family [%v, %v] nominal %v, want [%v, %v]", q, p.LengthscaleMin, p.LengthscaleMax, p.Lengthscale, lo, hi)
+		if f := p.Family(); f.LengthscaleMin != lo || f.LengthscaleMax != hi || p.Lengthscale < lo || p.Lengthscale > hi || len(p.FamilySet.Kernels) != 1 {
+			t.Errorf("q %v: family %v nominal %v, want [%v, %v]", q, p.FamilySet, p.Lengthscale, lo, hi)
 		}
 		if wv := stats.Quantile7(vars, 1-q[1]); p.Variance != wv {
 			t.Errorf("q %v: variance %v, want the %v quantile %v", q, p.Variance, 1-q[1], wv)
@@ -334,7 +345,7 @@ func TestPriorChoice(t *testing.T) {
 func TestFitDeterministic(t *testing.T) {
 	traces := gpTraces(t, 12, regular(0, 2, 400), 20, 25, 31)
 	var seen []int
-	p1, r1, err := Fit(traces, Options{Workers: 1})
+	p1, r1, err := Fit(traces, Options{Workers: 1, Kernel: "rbf"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,14 +373,14 @@ func TestFitDeterministic(t *testing.T) {
 // the GP variance over the window's sample variance, large for a smooth
 // window, and the fixed nugget then explains it with a short lengthscale.
 func TestFitCensored(t *testing.T) {
-	p, rep, err := Fit(gpTracesNoise(t, 6, regular(0, 5, 50), 30, 150, 1e-6, 51), Options{})
+	p, rep, err := Fit(gpTracesNoise(t, 6, regular(0, 5, 50), 30, 150, 1e-6, 51), paper)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.Censored || rep.AtUpperBound < 10 || math.Abs(p.Lengthscale-40) > 1e-6 {
 		t.Errorf("censored %v, %d of 12 fits on the bound, lengthscale %v s", rep.Censored, rep.AtUpperBound, p.Lengthscale)
 	}
-	_, rep, err = Fit(gpTraces(t, 6, regular(0, 5, 50), 30, 10, 52), Options{})
+	_, rep, err = Fit(gpTraces(t, 6, regular(0, 5, 50), 30, 10, 52), paper)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +522,7 @@ func TestGeoLifePaperWindows(t *testing.T) {
 // have shorter lengthscales. It is logged, not asserted against the paper.
 func TestGeoLifeConsecutive(t *testing.T) {
 	traces := readGeoLife(t, func(i int) bool { return i%8 == 0 })
-	p, rep, err := Fit(traces, Options{})
+	p, rep, err := Fit(traces, paper)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,56 @@
-// Package prior fits a Gaussian-process prior class (gp.Prior) on a corpus
-// of location traces, as Meehan and Chaudhuri fit theirs on GeoLife
-// (AISTATS 2021, appendix 7.4; their preprocess_geolife.py). The corpus must
-// be separate from the traces the prior protects: a prior fitted on the
-// traces themselves would make the noise design depend on private values.
+// Package prior fits a Gaussian-process prior family (gp.Prior, version 3)
+// on a corpus of location traces. The corpus must be separate from the
+// traces the prior protects: a prior fitted on the traces themselves would
+// make the noise design depend on private values, so the prior records the
+// fingerprints of every corpus trace and person (gp.PriorFit.Fingerprints)
+// for sanitize to check.
+//
+// By default (Options.Kernel empty) Fit compares kernels by held-out
+// likelihood on long windows and lists every kernel the data prefers
+// ("Comparing kernels" below; docs/fit.md has the measured GeoLife
+// numbers). With Options.Kernel set it fits that one kernel as Meehan and
+// Chaudhuri fit theirs on GeoLife (AISTATS 2021, appendix 7.4; their
+// preprocess_geolife.py), for reproducing the paper: the rest of this
+// documentation up to "Comparing kernels" describes that mode.
+//
+// # Comparing kernels
+//
+// Each trace is cut into consecutive windows of up to CompareMaxDuration
+// (2 h) as below, and a window that lasts less than CompareMinDuration
+// (20 min) is skipped: long enough to see stays and turns, the dependence
+// a 5-minute window cannot show. A window is thinned to its first fix and
+// then each fix at least g after the last kept one, g the larger of
+// MinSpacing (10 s: GPS errors are correlated over a few seconds) and the
+// span's duration over MaxPoints-1 (at most 200 points, so each fit stays
+// cheap). A corpus with more than MaxWindows (240) windows is subsampled
+// evenly in corpus order, the rest counted as SkipSubsampled.
+//
+// For each window, coordinate (east and north in metres, de-meaned) and
+// kernel of Options.Kernels (default rbf, matern12, matern32, matern52),
+// the kernel variance, the lengthscale and a nugget for GPS error are
+// fitted by maximum likelihood on the window's even-numbered fixes, from
+// three starting points. Nothing is normalised and the lengthscale is not
+// capped: it ranges from 1 s to BoundFactor (100) times the window's
+// duration, far beyond what the window can show. The kernel is then scored
+// by the held-out log-likelihood log p(odd fixes | even fixes) at those
+// hyperparameters (gp.HeldOutLogLikelihood), summed over the coordinates:
+// how well it predicts a fix from its neighbours, the very inference a CIP
+// adversary makes about a secret point. The kernel with the highest score
+// wins the window. A coordinate fit is censored when its lengthscale is on
+// the bound, or longer than the window with a likelihood at the bound
+// within 1.92 nats of its optimum (a 95 % likelihood-ratio test cannot
+// reject the bound): the data then says only that the lengthscale is long.
+//
+// The family lists every kernel that wins at least MinWinShare (10 %) of
+// the windows. Its lengthscales run from the Family[0] (0.05) to the
+// Family[1] (0.95) quantile of the kernel's pooled per-window,
+// per-coordinate fits, censored fits counted at their bound, and at least
+// to the longest window's duration (the longest lengthscale a trace can
+// show); its variance floor is the 1 - Family[1] quantile of the fitted
+// kernel variances. The nominal member (Prior.Kernel, Prior.Lengthscale)
+// is the kernel that won most windows at its median fitted lengthscale.
+// Report.Comparison has each kernel's wins, median held-out gain over the
+// RBF, lengthscale percentiles and censored count.
 //
 // # Windows
 //

@@ -41,6 +41,9 @@ func newFitSetup(opt Options) (*fitSetup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.Compare() {
+		return &fitSetup{opt: opt, method: compareMethod(opt)}, nil
+	}
 	k0, err := opt.kernel()
 	if err != nil {
 		return nil, err
@@ -98,6 +101,9 @@ func (s *fitSetup) fitWindow(w Window, t *trace.Trace) WindowResult {
 		return failed(err)
 	}
 	r.PeriodS = period
+	if s.opt.Compare() {
+		return s.fitCompare(w, r)
+	}
 	fits, err := gp.FitEach(s.k0, []gp.Series{{T: w.T, Y: w.East}, {T: w.T, Y: w.North}}, s.fo)
 	if err != nil {
 		return failed(err)
@@ -120,15 +126,29 @@ func (s *fitSetup) fitWindow(w Window, t *trace.Trace) WindowResult {
 // those of the corpus's pieces merged), which Combine completes and
 // returns; centre is the corpus's public origin (Positions.Centre), or
 // nil.
+//
+// Combine records no corpus fingerprints; CombineCorpus, given the
+// corpus's Positions, records them and the centre.
 func Combine(results []WindowResult, rep *Report, centre *gp.Origin, opt Options) (*gp.Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.combine(results, rep, centre)
+	return s.combine(results, rep, centre, nil)
 }
 
-func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origin) (*gp.Prior, *Report, error) {
+// CombineCorpus is Combine with the corpus's positions (its parts'
+// Positions merged): the prior records their centre as its origin and
+// their fingerprints (gp.PriorFit.Fingerprints), as Fit does.
+func CombineCorpus(results []WindowResult, rep *Report, pos Positions, opt Options) (*gp.Prior, *Report, error) {
+	s, err := newFitSetup(opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.combine(results, rep, pos.Centre(s.opt.Corpus), pos.FingerprintList())
+}
+
+func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origin, fingerprints []string) (*gp.Prior, *Report, error) {
 	opt := s.opt
 	if rep.Skipped == nil {
 		rep.Skipped = map[string]int{}
@@ -165,34 +185,14 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 		return nil, rep, fmt.Errorf("prior: no window could be fitted (%d candidates, skipped %v)", rep.Candidates, rep.Skipped)
 	}
 
-	leff := rep.LEff()
-	east, north := leff[:rep.Windows], leff[rep.Windows:]
-	var vars, periods []float64
+	var leff, vars, periods []float64
 	for _, f := range rep.Fits {
 		vars = append(vars, f.VarianceM2[0], f.VarianceM2[1])
 		periods = append(periods, f.PeriodS)
 	}
-	rep.LEffQuartiles = quartiles(leff)
-	rep.LEffQuartilesEast = quartiles(east)
-	rep.LEffQuartilesNorth = quartiles(north)
 	rep.VarianceQuartiles = quartiles(vars)
 	rep.PeriodQuartiles = quartiles(periods)
 
-	// The family in seconds: quantiles of the pooled per-window fitted
-	// lengthscales. l_eff at the same quantiles is recorded for comparison
-	// with the paper.
-	var ls []float64
-	for d := range 2 {
-		for _, f := range rep.Fits {
-			ls = append(ls, f.LengthscaleS[d])
-		}
-	}
-	rep.LengthscaleQuartiles = quartiles(ls)
-	lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
-	nominal := math.Min(math.Max(quantile(ls, 0.5), lo), hi)
-	lEff := rep.LEffQuantile(opt.Family[1])
-	rep.Censored = float64(rep.AtUpperBound) > (1-opt.Family[1])*float64(len(leff))
-	period := rep.PeriodQuartiles[1]
 	skipped := make(map[string]int, len(rep.Skipped))
 	for k, v := range rep.Skipped {
 		if v > 0 {
@@ -200,15 +200,51 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 		}
 	}
 	fq := opt.Family
+	var (
+		fams    []gp.Family
+		nominal gp.Family
+		nomLS   float64
+		method  = s.method
+	)
+	if opt.Compare() {
+		var err error
+		fams, nominal, nomLS, err = s.combineCompare(rep)
+		if err != nil {
+			return nil, rep, err
+		}
+		method += ". Result: " + rep.Comparison.summary()
+	}
+	leff = rep.LEff()
+	rep.LEffQuartiles = quartiles(leff)
+	rep.LEffQuartilesEast = quartiles(leff[:rep.Windows])
+	rep.LEffQuartilesNorth = quartiles(leff[rep.Windows:])
+
+	// The lengthscales in seconds (the nominal kernel's when comparing),
+	// pooled; l_eff at the same quantiles is recorded for comparison with
+	// the paper.
+	var ls []float64
+	for d := range 2 {
+		for _, f := range rep.Fits {
+			ls = append(ls, f.LengthscaleS[d])
+		}
+	}
+	rep.LengthscaleQuartiles = quartiles(ls)
+	lEff := rep.LEffQuantile(opt.Family[1])
+	if !opt.Compare() {
+		lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
+		nomLS = math.Min(math.Max(quantile(ls, 0.5), lo), hi)
+		nominal = gp.Family{Kernel: opt.Kernel, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
+		fams = []gp.Family{nominal}
+		rep.Censored = float64(rep.AtUpperBound) > (1-opt.Family[1])*float64(len(leff))
+	}
 	lq := rep.LengthscaleQuartiles
 	p := &gp.Prior{
-		Version:        gp.PriorVersion,
-		Kernel:         opt.Kernel,
-		Variance:       quantile(vars, 1-opt.Family[1]),
-		Lengthscale:    nominal,
-		LengthscaleMin: lo,
-		LengthscaleMax: hi,
-		Origin:         centre,
+		Version:     gp.PriorVersion,
+		Kernel:      nominal.Kernel,
+		Variance:    nominal.Variance,
+		Lengthscale: nomLS,
+		FamilySet:   &gp.FamilySet{Kernels: fams},
+		Origin:      centre,
 		Fit: &gp.PriorFit{
 			Corpus:                opt.Corpus,
 			Windows:               rep.Windows,
@@ -216,10 +252,11 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 			Quantile:              opt.Family[1],
 			FamilyQuantiles:       &fq,
 			LEff:                  lEff,
-			SamplingPeriod:        period,
+			SamplingPeriod:        rep.PeriodQuartiles[1],
 			LEffQuartiles:         rep.LEffQuartiles,
 			LengthscaleQuartilesS: &lq,
-			Method:                s.method,
+			Method:                method,
+			Fingerprints:          fingerprints,
 		},
 	}
 	if err := p.Validate(); err != nil {
@@ -254,12 +291,35 @@ func (r *Report) Merge(o *Report) {
 // points.
 type Positions struct {
 	Lat, Lon map[float64]int
+	// Fingerprints are the corpus's trace and person fingerprints
+	// (trace.Fingerprints), as a set.
+	Fingerprints map[string]bool
 }
 
-// Add counts the valid points of traces.
+// FingerprintList returns the fingerprints sorted, as trace.Fingerprints
+// of the whole corpus does; nil if there are none.
+func (p Positions) FingerprintList() []string {
+	if len(p.Fingerprints) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(p.Fingerprints))
+	for k := range p.Fingerprints {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Add counts the valid points of traces and records their fingerprints.
 func (p *Positions) Add(traces ...*trace.Trace) {
 	if p.Lat == nil {
 		p.Lat, p.Lon = map[float64]int{}, map[float64]int{}
+	}
+	if p.Fingerprints == nil {
+		p.Fingerprints = map[string]bool{}
+	}
+	for _, fp := range trace.Fingerprints(traces) {
+		p.Fingerprints[fp] = true
 	}
 	for _, t := range traces {
 		for _, q := range t.Points {
@@ -281,6 +341,12 @@ func (p *Positions) Merge(o Positions) {
 	}
 	for v, n := range o.Lon {
 		p.Lon[v] += n
+	}
+	if len(o.Fingerprints) > 0 && p.Fingerprints == nil {
+		p.Fingerprints = map[string]bool{}
+	}
+	for k := range o.Fingerprints {
+		p.Fingerprints[k] = true
 	}
 }
 

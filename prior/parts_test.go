@@ -2,7 +2,9 @@ package prior
 
 import (
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -30,51 +32,59 @@ func TestCountQuantile(t *testing.T) {
 
 // TestFitInParts: cutting each trace alone, fitting every window with
 // FitWindow, merging the reports and positions, and combining gives the
-// prior and report Fit gives over the whole corpus.
+// prior and report Fit gives over the whole corpus, with one kernel and
+// with the kernel comparison (fingerprints included).
 func TestFitInParts(t *testing.T) {
 	ts := regular(0, 5, 160)
 	traces := gpTraces(t, 5, ts, 25, 20, 41)
 	traces = append(traces, enuTrace("still", regular(0, 5, 60), make([]float64, 60), regular(0, 5, 60)))
-	traces = append(traces, walkTrace(regular(0, 30, 20))) // too sparse: skipped windows only
-	opt := Options{Family: [2]float64{0.2, 0.8}, Corpus: "parts", Workers: 2}
-	want, wantRep, err := Fit(traces, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	rep := &Report{}
-	var pos Positions
-	var results []WindowResult
-	for i, tr := range traces {
-		ws, r, err := Windows([]*trace.Trace{tr}, opt)
+	traces = append(traces, walkTrace(regular(0, 30, 8))) // too short: skipped windows only
+	for _, opt := range []Options{
+		{Kernel: "rbf", Family: [2]float64{0.2, 0.8}, Corpus: "parts", Workers: 2},
+		{Kernels: []string{"rbf", "matern32"}, MinDuration: 4 * time.Minute, MinSpacing: 5 * time.Second, Corpus: "parts", Workers: 2},
+	} {
+		want, wantRep, err := Fit(traces, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep.Merge(r)
-		var one Positions
-		one.Add(tr)
-		pos.Merge(one)
-		for _, w := range ws {
-			w.Trace = i
-			res, err := FitWindow(w, tr, opt)
+
+		rep := &Report{}
+		var pos Positions
+		var results []WindowResult
+		for i, tr := range traces {
+			ws, r, err := Windows([]*trace.Trace{tr}, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			results = append(results, res)
+			rep.Merge(r)
+			var one Positions
+			one.Add(tr)
+			pos.Merge(one)
+			for _, w := range ws {
+				w.Trace = i
+				res, err := FitWindow(w, tr, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				results = append(results, res)
+			}
 		}
-	}
-	rep.Workers = wantRep.Workers
-	got, gotRep, err := Combine(results, rep, pos.Centre(opt.Corpus), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("prior in parts\n%+v\nwhole\n%+v", got, want)
-	}
-	if !reflect.DeepEqual(gotRep, wantRep) {
-		t.Errorf("report in parts\n%+v\nwhole\n%+v", gotRep, wantRep)
-	}
-	if wantRep.Skipped[SkipConstant] != 1 || wantRep.Skipped[SkipTooShort] == 0 {
-		t.Errorf("the corpus should skip a constant window and short ones: %v", wantRep.Skipped)
+		rep.Workers = wantRep.Workers
+		got, gotRep, err := CombineCorpus(results, rep, pos, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("prior in parts\n%+v\nwhole\n%+v", got, want)
+		}
+		if !reflect.DeepEqual(gotRep, wantRep) {
+			t.Errorf("report in parts\n%+v\nwhole\n%+v", gotRep, wantRep)
+		}
+		if wantRep.Skipped[SkipConstant] != 1 || wantRep.Skipped[SkipTooShort] == 0 {
+			t.Errorf("the corpus should skip a constant window and short ones: %v", wantRep.Skipped)
+		}
+		if fp := trace.Fingerprints(traces); !slices.Equal(want.Fit.Fingerprints, fp) || len(fp) != len(traces)+3 {
+			t.Errorf("fingerprints %v, want %v", want.Fit.Fingerprints, fp)
+		}
 	}
 }

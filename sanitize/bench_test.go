@@ -53,25 +53,24 @@ func BenchmarkTrace1000(b *testing.B) {
 }
 
 // BenchmarkNoiseCost compares, on one 1,000-point GeoLife trace and the
-// same target (epsilon 1, lambda 2, r = 100 m, every point), the noise of
-// the robust design (envelope over the bundled family) with the
-// single-prior design the tool used to release (proportional to the prior
-// at the family's upper end, the old 0.75-quantile fit) and with the
-// single prior at the nominal lengthscale. It reports the RMS displacement
-// per point of each; only the robust one holds for the whole family.
+// same target (epsilon 1, lambda 2, r = 100 m), the noise of the default
+// release (the bundled family; points, places and route) with the same
+// family protecting points only, with the per-point design against the
+// short RBF family earlier versions bundled (8.6-35.3 s, which left places
+// exposed), and with a single prior at the bundled nominal member. It
+// reports the RMS displacement per point of each.
 func BenchmarkNoiseCost(b *testing.B) {
 	t := benchTrace(b, 1000)
 	fam := bundledPrior(b)
+	old := &gp.Prior{Version: 2, Kernel: gp.KernelRBF, Variance: 182.7, Lengthscale: 18.02, LengthscaleMin: 8.635, LengthscaleMax: 35.29, Origin: fam.Origin}
+	single := &gp.Prior{Version: 2, Kernel: fam.Kernel, Variance: fam.Variance, Lengthscale: fam.Lengthscale, LengthscaleMin: fam.Lengthscale, LengthscaleMax: fam.Lengthscale, Origin: fam.Origin}
 	for _, c := range []struct {
-		name string
-		l    float64 // 0: the family
-	}{{"family", 0}, {"single-upper", fam.LengthscaleMax}, {"single-nominal", fam.Lengthscale}} {
+		name       string
+		prior      *gp.Prior
+		pointsOnly bool
+	}{{"family-classes", fam, false}, {"family-points-only", fam, true}, {"old-rbf-family-points-only", old, true}, {"single-nominal-points-only", single, true}} {
 		b.Run(c.name, func(b *testing.B) {
-			p := *fam
-			if c.l > 0 {
-				p.Lengthscale, p.LengthscaleMin, p.LengthscaleMax = c.l, 0, 0
-			}
-			opt := Options{Prior: &p, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Secure()}
+			opt := Options{Prior: c.prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Secure(), PointsOnly: c.pointsOnly}
 			var rms float64
 			for b.Loop() {
 				_, cert, err := Trace(t, opt)
@@ -112,8 +111,8 @@ func synthTrace(n int) *trace.Trace {
 // RMS displacement per point and the certified epsilon.
 func BenchmarkPaths(b *testing.B) {
 	fam := bundledPrior(b)
-	single := *fam
-	single.LengthscaleMin, single.LengthscaleMax = 0, 0
+	// One member of the bundled family, stated as a family of one.
+	single := gp.Prior{Version: 2, Kernel: fam.Kernel, Variance: fam.Variance, Lengthscale: fam.Lengthscale, LengthscaleMin: fam.Lengthscale, LengthscaleMax: fam.Lengthscale, Origin: fam.Origin}
 	for _, n := range []int{1000, 3000} {
 		t := synthTrace(n)
 		for _, pr := range []struct {

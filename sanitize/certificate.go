@@ -12,10 +12,24 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// CertificateVersion is the version of the certificate format. Version 2
-// certifies per person against a prior family; version 1 (one trace, one
-// lengthscale) is no longer written or read.
-const CertificateVersion = 2
+// CertificateVersion is the version of the certificate format. Version 3
+// certifies classes of secrets (points, places, route) against a family of
+// several kernels, and says what the epsilon means; versions 1 and 2 are no
+// longer written or read.
+const CertificateVersion = 3
+
+// Values of Certificate.PriorCoverage.
+const (
+	// PriorIndependent: the prior's fitting corpus shares no person or
+	// trace with the input (by the fingerprints it records).
+	PriorIndependent = "independent"
+	// PriorUnknown: the prior records no fingerprints, so independence
+	// could not be checked.
+	PriorUnknown = "unknown: the prior file records no fingerprints of its fitting corpus"
+	// PriorOverlapOverridden: the prior was fitted on a person released,
+	// and the release went ahead on request: not covered.
+	PriorOverlapOverridden = "NOT COVERED: the prior's fitting corpus contains a person released (allowed by request); the prior and its origin depend on their data"
+)
 
 // Kinds of epsilon a certificate states.
 const (
@@ -45,6 +59,17 @@ type Certificate struct {
 	EpsilonMax    float64 `json:"epsilon_max"`
 	EpsilonKind   string  `json:"epsilon_kind"`
 	EpsilonTarget float64 `json:"epsilon_target"`
+	// SecretClasses are the worst class certificates over the persons:
+	// points, places and route; EpsilonMax is the largest covered one.
+	SecretClasses SecretClasses `json:"secret_classes"`
+	// Meaning says what EpsilonMax means to a person.
+	Meaning Meaning `json:"meaning"`
+	// Private is true only when the noise came from crypto/rand; a seeded
+	// release is reproducible by anyone with the seed and protects nothing.
+	Private bool `json:"private"`
+	// PriorCoverage says whether the prior is independent of the persons
+	// released (PriorIndependent, PriorUnknown, PriorOverlapOverridden).
+	PriorCoverage string  `json:"prior_coverage"`
 	Lambda        float64 `json:"lambda"`
 	RadiusM       float64 `json:"radius_m"`
 	// Delta is the delta at which GapMax, the prior-posterior gap of
@@ -53,8 +78,8 @@ type Certificate struct {
 	GapMax float64 `json:"prior_posterior_gap_max"`
 	// PriorFamily is the set of adversary priors covered; Prior the prior
 	// file as read.
-	PriorFamily gp.Family `json:"prior_family"`
-	Prior       *gp.Prior `json:"prior"`
+	PriorFamily gp.FamilySet `json:"prior_family"`
+	Prior       *gp.Prior    `json:"prior"`
 	// Origin is the public tangent-plane origin and its source.
 	Origin geo.Origin `json:"origin"`
 	// Design is the designer (DesignEnvelope, DesignProportional, DesignE3)
@@ -65,6 +90,12 @@ type Certificate struct {
 	// (envelope and proportional designs): the noise of a person is
 	// NoiseScaleM2 times its Gram matrix at their timestamps.
 	NoiseKernel []KernelTerm `json:"noise_kernel,omitempty"`
+	// RouteKernel is the unit-variance route noise kernel (cip.RouteKernel):
+	// every person's noise also has RouteNoiseM2 times its Gram matrix.
+	RouteKernel KernelTerm `json:"route_noise_kernel"`
+	// PointsOnly records Options.PointsOnly: no noise for places and the
+	// route (they are then not covered).
+	PointsOnly bool `json:"points_only,omitempty"`
 	// EnvelopeOverhead is the noise variance relative to noise
 	// proportional to one member of the family (1 for proportional).
 	EnvelopeOverhead float64 `json:"envelope_overhead,omitempty"`
@@ -108,10 +139,13 @@ type PersonCertificate struct {
 	// and the family, GapMax the matching prior-posterior gap, and
 	// EpsilonSumDims Corollary 7.2.1's (conservative) sum over the two
 	// dimensions, for comparison with the paper.
-	EpsilonMax     float64 `json:"epsilon_max"`
-	EpsilonKind    string  `json:"epsilon_kind"`
-	GapMax         float64 `json:"prior_posterior_gap_max"`
-	EpsilonSumDims float64 `json:"epsilon_sum_of_dimensions"`
+	EpsilonMax  float64 `json:"epsilon_max"`
+	EpsilonKind string  `json:"epsilon_kind"`
+	GapMax      float64 `json:"prior_posterior_gap_max"`
+	// SecretClasses certifies the person's points, places and route;
+	// EpsilonMax is the largest covered class.
+	SecretClasses  SecretClasses `json:"secret_classes"`
+	EpsilonSumDims float64       `json:"epsilon_sum_of_dimensions"`
 	// Secrets summarises the secrets; SecretList lists them (always for
 	// listed secrets, on request for every point).
 	Secrets    SecretSummary       `json:"secrets"`
@@ -123,6 +157,13 @@ type PersonCertificate struct {
 	// square planar displacement per point, sqrt(2 tr(SigmaG)/N).
 	NoiseBudgetM2 float64 `json:"noise_budget_m2_per_dimension"`
 	RMSNoiseM     float64 `json:"rms_noise_m"`
+	// RMSOverSingle is RMSNoiseM over the RMS of the least noise for
+	// every point a basic secret under one known prior, r sqrt(lambda /
+	// epsilon): what the family, the places and the route cost.
+	RMSOverSingle float64 `json:"rms_over_single_prior"`
+	// RouteNoiseM2 is the variance per coordinate of the route component
+	// (RouteKernel), included in NoiseBudgetM2.
+	RouteNoiseM2 float64 `json:"route_noise_m2"`
 	// LowerBoundM2 is the (E3) designer's proven lower bound on the least
 	// budget (0 when not available).
 	LowerBoundM2 float64 `json:"lower_bound_m2_per_dimension,omitempty"`

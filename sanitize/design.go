@@ -40,6 +40,15 @@ type NoiseDesign struct {
 	// LowerBound is the (E3) designer's lower bound on the least budget
 	// (0 if none); Jitter the certifying factorisation's diagonal jitter.
 	LowerBound, Jitter float64
+	// RouteVar is the variance (m^2) of the route component beta
+	// k_route (cip.RouteKernel), included in SigmaG, Budget and
+	// MaxVariance. RouteLossFactor and PlaceLossFactor are the certified
+	// loss factors of the route and of places (see SecretClasses);
+	// PlacesCovered is false when no kernel of the family has a place
+	// bound, PlacesUncovered says what places leave out.
+	RouteVar, RouteLossFactor, PlaceLossFactor float64
+	PlacesCovered                              bool
+	PlacesUncovered                            []string
 
 	targets, minEigen []float64
 }
@@ -53,7 +62,7 @@ func Design(ts []float64, secrets []cip.Secret, opt Options) (*NoiseDesign, erro
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
-	fam := opt.Prior.Family()
+	fam := opt.Prior.Families()
 	design, err := opt.design(fam)
 	if err != nil {
 		return nil, err
@@ -64,7 +73,7 @@ func Design(ts []float64, secrets []cip.Secret, opt Options) (*NoiseDesign, erro
 	}
 	d := &designer{opt: opt, family: fam, kind: design}
 	if design != DesignE3 {
-		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: method == MethodLinear}); err != nil {
+		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: method == MethodLinear, PlaceScaled: opt.placeScaled(design)}); err != nil {
 			return nil, fmt.Errorf("sanitize: %w", err)
 		}
 	}
@@ -88,7 +97,8 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, err
 	}
 	req := cip.DesignRequest{Method: cip.Method(d.kind), Secrets: secrets, Targets: targets}
 	if d.kind == DesignE3 {
-		k, err := opt.Prior.Family().Member(opt.Prior.Variance, d.family.LengthscaleMin)
+		f := d.family.Kernels[0]
+		k, err := f.Member(opt.Prior.Variance, f.LengthscaleMin)
 		if err != nil {
 			return nil, err
 		}
@@ -111,9 +121,20 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, err
 		// alpha times the envelope's overhead.
 		nd.MaxVariance = fd.Alpha * d.env.Overhead
 		nd.Budget = cd.Budget
-		return nd, nil
+	} else {
+		nd.setBudget()
 	}
-	nd.setBudget()
+	// Places and the route, at the target of a displacement of radius r.
+	d.classDesign(nd, ts, 2*opt.Epsilon/(opt.Lambda*opt.Radius*opt.Radius))
+	if d.kind == DesignE3 && !opt.PointsOnly {
+		// The route's noise lowers the listed secrets' losses: recompute
+		// them exactly (E1) for the noise released.
+		lf, err := cip.LossFactors(req.Sigma, withDiagonal(nd.SigmaG, nd.Jitter), secrets)
+		if err != nil {
+			return nil, err
+		}
+		nd.LossFactors = lf
+	}
 	return nd, nil
 }
 
@@ -138,9 +159,16 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 			nd.Budget, len(ts), nd.LowerBound, len(secrets), d.family)
 		return b.String()
 	case DesignEnvelope:
-		fmt.Fprintf(&b, "To hold for every lengthscale in [%.4g, %.4g] s the noise follows a spectral envelope of the family, %.3gx the variance one lengthscale alone would need. ",
-			d.family.LengthscaleMin, d.family.LengthscaleMax, d.env.Overhead)
+		lo, hi := d.family.LengthscaleRange()
+		fmt.Fprintf(&b, "To hold for every member of the family (%v; lengthscales %.4g to %.4g s) the noise follows a spectral envelope of it, %.3gx the variance one lengthscale alone would need. ",
+			d.family, lo, hi, d.env.Overhead)
 	}
+	if p, _ := cip.PlaceFactor(d.family); nd.PlacesCovered && !d.env.Proportional {
+		fmt.Fprintf(&b, "Places: a window of the trace moved rigidly must stay hidden from an adversary who conditions on it under a member at least as long as the window; "+
+			"that needs up to %.4gx a basic secret's noise (cip.PlaceFactor), which the scale of the envelope includes. ", p)
+	}
+	fmt.Fprintf(&b, "Route: a common offset of variance %.4g m^2 per coordinate (standard deviation %.3g m) hides the whole record moved rigidly, against any prior, "+
+		"and a place against an adversary who believes the person stood still there. ", nd.RouteVar, math.Sqrt(nd.RouteVar))
 	// The secret with the largest 1/(t_S mu_S) sets alpha.
 	drv, worst := 0, 0.0
 	for i := range secrets {
@@ -195,6 +223,13 @@ func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.
 		if k == nil {
 			return nil, fmt.Errorf("sanitize: certificate has no noise kernel")
 		}
+		if p.RouteNoiseM2 > 0 {
+			rk, err := gp.NewKernel(c.RouteKernel.Kernel, c.RouteKernel.Weight*p.RouteNoiseM2, c.RouteKernel.Lengthscale, 0)
+			if err != nil {
+				return nil, fmt.Errorf("sanitize: certificate route noise kernel: %w", err)
+			}
+			k = gp.Sum{K1: k, K2: rk}
+		}
 		g = gp.Gram(k, ts)
 	case DesignE3:
 		if len(ts) != p.Points {
@@ -204,7 +239,7 @@ func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.
 		for i, s := range p.SecretList {
 			secrets[i] = cip.Secret{Indices: s.Points}
 		}
-		nd, err := Design(ts, secrets, Options{Prior: c.Prior, Epsilon: c.EpsilonTarget, Lambda: c.Lambda, Radius: c.RadiusM, Design: DesignE3, Delta: c.Delta})
+		nd, err := Design(ts, secrets, Options{Prior: c.Prior, Epsilon: c.EpsilonTarget, Lambda: c.Lambda, Radius: c.RadiusM, Design: DesignE3, Delta: c.Delta, PointsOnly: c.PointsOnly})
 		if err != nil {
 			return nil, err
 		}

@@ -39,12 +39,17 @@ func ExampleTrace() {
 	fmt.Printf("%d points released, timestamps kept: %v\n", out.Len(), out.Points[0].Time.Equal(t.Points[0].Time))
 	fmt.Printf("family: %v\n", cert.PriorFamily)
 	fmt.Printf("method %s: epsilon %.3g (%s) for all %d points of person %s\n", cert.Design, p.EpsilonMax, p.EpsilonKind, p.Secrets.Count, p.UID)
-	fmt.Printf("RMS noise %.0f m; origin from the %s\n", p.RMSNoiseM, cert.Origin.Source)
+	c := p.SecretClasses
+	fmt.Printf("points %.3g, places %.3g (covered %v), route %.3g\n", c.Points.Epsilon, c.Places.Epsilon, c.Places.Covered, c.Route.Epsilon)
+	fmt.Printf("best guess between two places 100 m apart: %.1f %%\n", 100*cert.Meaning.BestGuessAccuracy)
+	fmt.Printf("RMS noise %.0f m (%.2fx one known prior); origin from the %s; private %v\n", p.RMSNoiseM, p.RMSOverSingle, cert.Origin.Source, cert.Private)
 	// Output:
 	// 244 points released, timestamps kept: true
-	// family: rbf, lengthscale in [8.635, 35.29] s
+	// family: matern12, lengthscale in [179.9, 7.178e+05] s; matern32, lengthscale in [97.64, 7200] s; matern52, lengthscale in [92.65, 7200] s
 	// method envelope: epsilon 1 (upper_bound) for all 244 points of person 000
-	// RMS noise 187 m; origin from the prior
+	// points 1, places 1 (covered true), route 0.227
+	// best guess between two places 100 m apart: 69.1 %
+	// RMS noise 380 m (2.69x one known prior); origin from the prior; private false
 }
 
 // Release a file and write the result with its certificate: both land,

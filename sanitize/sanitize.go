@@ -118,6 +118,15 @@ type Options struct {
 	Workers int
 	// Progress, if set, is told the stage being worked on.
 	Progress func(stage string)
+	// AllowPriorOverlap releases even when the prior's fitting corpus
+	// contains a person or trace of the input (by its fingerprints): the
+	// certificate then says the release is not covered
+	// (PriorOverlapOverridden). Without it such a release is refused.
+	AllowPriorOverlap bool
+	// PointsOnly certifies the points (or listed secrets) alone: no
+	// noise is added for places and the route, and the certificate says
+	// they are not covered. The default protects all three.
+	PointsOnly bool
 }
 
 // ParamError reports an option that cannot give a valid release: Name is
@@ -173,7 +182,7 @@ func (o *Options) check() error {
 }
 
 // design resolves DesignAuto for a family and a secret spec.
-func (o *Options) design(f gp.Family) (string, error) {
+func (o *Options) design(f gp.FamilySet) (string, error) {
 	m := o.Design
 	if m == DesignAuto {
 		switch {
@@ -198,9 +207,9 @@ func (o *Options) design(f gp.Family) (string, error) {
 // person's points, and returns the design to use (the proportional design
 // of an RBF or periodic prior has no state-space form: on the linear path
 // it becomes the state-space envelope of its one lengthscale).
-func (o *Options) path(f gp.Family, design string, maxPoints int) (method, newDesign string, err error) {
+func (o *Options) path(f gp.FamilySet, design string, maxPoints int) (method, newDesign string, err error) {
 	stateSpace := false
-	if k, err := f.Member(1, f.LengthscaleMin); err == nil {
+	if k, err := f.Kernels[0].Member(1, f.Kernels[0].LengthscaleMin); err == nil && len(f.Kernels) == 1 {
 		_, err := gp.StateSpace(k)
 		stateSpace = err == nil
 	}
@@ -219,7 +228,7 @@ func (o *Options) path(f gp.Family, design string, maxPoints int) (method, newDe
 	case m == MethodLinear && design == DesignE3:
 		return "", "", &ParamError{Name: "method", Value: m, Why: "the e3 design is dense; use --design envelope for the linear path"}
 	case m == MethodLinear && design == DesignProportional && !stateSpace:
-		if f.Kernel == gp.KernelPeriodic {
+		if f.Kernels[0].Kernel == gp.KernelPeriodic {
 			return "", "", &ParamError{Name: "method", Value: m, Why: "a periodic prior has no state-space form; use the dense path"}
 		}
 		design = DesignEnvelope
@@ -323,6 +332,14 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 	if err != nil {
 		return nil, nil, err
 	}
+	ids := make([]string, len(persons))
+	for i, p := range persons {
+		ids[i] = p.uid
+	}
+	if cert.PriorCoverage, err = checkPrior(opt, ids, traces); err != nil {
+		return nil, nil, err
+	}
+	cert.Guarantee = guarantee(cert)
 	enu := geo.NewENU(cert.Origin.Point())
 	outs := make([]*trace.Trace, len(traces))
 	for i, t := range traces {
@@ -359,7 +376,7 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 		}
 		return nil, nil, &ParamError{Name: "origin", Value: opt.Origin, Why: err.Error()}
 	}
-	fam := opt.Prior.Family()
+	fam := opt.Prior.Families()
 	design, err := opt.design(fam)
 	if err != nil {
 		return nil, nil, err
@@ -371,15 +388,16 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 	d := &designer{opt: opt, family: fam, kind: design, linear: method == MethodLinear}
 	if design == DesignEnvelope || design == DesignProportional {
 		step("envelope")
-		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: d.linear}); err != nil {
+		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: d.linear, PlaceScaled: opt.placeScaled(design)}); err != nil {
 			return nil, nil, fmt.Errorf("sanitize: %w", err)
 		}
 	}
 	cert := &Certificate{
 		Version: CertificateVersion, PrivacyUnit: "person", SkippedByReason: map[string]int{},
 		EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, Delta: opt.Delta,
-		PriorFamily: fam, Prior: opt.Prior, Origin: origin, Design: design, Method: method,
+		PriorFamily: fam, Prior: publicPrior(opt.Prior), Origin: origin, Design: design, Method: method,
 		OutputGridM: OutputGrid, Randomness: noise.Describe(opt.Source), Sampler: samplerText[method],
+		Private: noise.IsSecure(opt.Source), PriorCoverage: PriorUnknown, RouteKernel: KernelTermOf(cip.RouteKernel()), PointsOnly: opt.PointsOnly,
 		Timestamps: "public: released as they are; the noise depends on them",
 		Dimensions: "east and north (metres on the tangent plane at origin) are independent under the prior and get independent noise of the same covariance; " +
 			"epsilon is for displacements within radius_m in the plane (the larger per-dimension loss); the plane projection is 1-Lipschitz, " +
@@ -398,6 +416,7 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 // add appends a person's certificate and updates the headline.
 func (c *Certificate) add(pc *PersonCertificate) {
 	c.Persons = append(c.Persons, pc)
+	c.SecretClasses.worse(pc.SecretClasses)
 	c.EpsilonMax = math.Max(c.EpsilonMax, pc.EpsilonMax)
 	c.GapMax = math.Max(c.GapMax, pc.GapMax)
 }
@@ -410,6 +429,7 @@ func (c *Certificate) finish(start time.Time) {
 			c.EpsilonKind = EpsilonUpperBound
 		}
 	}
+	c.Meaning = MeaningOf(c.EpsilonMax, c.Lambda, c.RadiusM)
 	c.Guarantee = guarantee(c)
 	c.Seconds = time.Since(start).Seconds()
 }
@@ -458,19 +478,27 @@ func guarantee(c *Certificate) string {
 	if c.EpsilonKind == EpsilonExact {
 		kind = "exactly (the worst case is attained)"
 	}
-	return fmt.Sprintf("For each person (uid) in the input, and every secret of that person, an adversary whose prior on each "+
-		"plane coordinate is a Gaussian process with any mean, the kernel %s and any variance of at least %.4g m^2 "+
-		"(the family stated in prior_family), and who knows the mechanism and the released timestamps, changes its belief "+
+	s := fmt.Sprintf("For each person (uid) in the input, and every secret of that person (by default every point, every place: any contiguous "+
+		"window of their points moved rigidly, and the route: all of their points moved rigidly; see secret_classes for each class's adversaries), "+
+		"an adversary whose prior on each plane coordinate is a Gaussian process with any mean and a member of prior_family (%v; "+
+		"any variance of at least the stated one), and who knows the mechanism and the released timestamps, changes its belief "+
 		"about the secret locations by %s epsilon_max = %.4g in Rényi divergence of order %g, between any two hypotheses "+
 		"within %g m of each other per location (Meehan and Chaudhuri's conditional inferential privacy). "+
 		"Releasing the same person again composes: the epsilons add.",
-		c.PriorFamily, c.PriorFamily.Variance, kind, c.EpsilonMax, c.Lambda, c.RadiusM)
+		c.PriorFamily, kind, c.EpsilonMax, c.Lambda, c.RadiusM)
+	if !c.Private {
+		s = "NOT PRIVATE: the noise came from a seeded source (" + c.Randomness + "), which anyone with the seed can subtract. " + s
+	}
+	if c.PriorCoverage != PriorIndependent {
+		s += " Prior independence: " + c.PriorCoverage + "."
+	}
+	return s
 }
 
 // designer carries what every person's design shares.
 type designer struct {
 	opt    Options
-	family gp.Family
+	family gp.FamilySet
 	kind   string
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
@@ -498,7 +526,7 @@ func (d *designer) person(p *person, traces []*trace.Trace, enu *geo.ENU, outs [
 	var infos []TraceInfo
 	for _, ti := range p.traces {
 		t := traces[ti]
-		infos = append(infos, TraceInfo{Index: ti, Name: t.Name, Points: t.Len(), Start: t.Points[0].Time, End: t.Points[t.Len()-1].Time})
+		infos = append(infos, TraceInfo{Index: ti, Name: baseName(t.Name), Points: t.Len(), Start: t.Points[0].Time, End: t.Points[t.Len()-1].Time})
 	}
 	pc, nd, ts, err := d.certify(p.uid, times, infos, secrets, step)
 	if err != nil {
@@ -568,7 +596,16 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 	// listed ones, the tightest ten, or every one on request (a million
 	// of them would dominate the release's memory otherwise).
 	eps, worst := cip.Epsilons(secrets, nd.LossFactors, opt.Lambda, opt.Radius)
-	pc.EpsilonMax = worst
+	worstFactor := 0.0
+	for i, e := range eps {
+		if e == worst {
+			worstFactor = nd.LossFactors[i]
+		}
+	}
+	pc.SecretClasses = d.classes(nd, worstFactor, worst)
+	pc.RouteNoiseM2 = nd.RouteVar
+	pc.EpsilonMax = pc.SecretClasses.Max()
+	pc.RMSOverSingle = pc.RMSNoiseM / (opt.Radius * math.Sqrt(opt.Lambda/opt.Epsilon))
 	if pc.EpsilonMax > opt.Epsilon*(1+1e-9) {
 		// The designers certify their own output; this is a last guard.
 		return nil, nil, nil, fmt.Errorf("certified epsilon %v exceeds the target %v", pc.EpsilonMax, opt.Epsilon)

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"path/filepath"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -37,12 +37,12 @@ func walk(n int, lat, lon float64) *trace.Trace {
 
 // familyPrior is the family of the GeoLife fit's interquartile range.
 func familyPrior() *gp.Prior {
-	return &gp.Prior{Version: gp.PriorVersion, Kernel: "rbf", Variance: 200 * 200, Lengthscale: 18, LengthscaleMin: 8.6, LengthscaleMax: 33.9,
+	return &gp.Prior{Version: 2, Kernel: "rbf", Variance: 200 * 200, Lengthscale: 18, LengthscaleMin: 8.6, LengthscaleMax: 33.9,
 		Origin: &gp.Origin{Lat: 39.95, Lon: 116.35, Note: "test corpus"}}
 }
 
 func singlePrior() *gp.Prior {
-	return &gp.Prior{Version: gp.PriorVersion, Kernel: "rbf", Variance: 200 * 200, Lengthscale: 20}
+	return &gp.Prior{Version: 2, Kernel: "rbf", Variance: 200 * 200, Lengthscale: 20}
 }
 
 func options(p *gp.Prior) Options {
@@ -102,7 +102,7 @@ func TestFamilyCertificateHoldsOverFamily(t *testing.T) {
 	if cert.Design != DesignEnvelope || cert.EpsilonKind != EpsilonUpperBound || cert.EpsilonMax > 1+1e-9 || pc.Secrets.Count != 120 {
 		t.Fatalf("certificate: method %s, kind %s, epsilon %v, %d secrets", cert.Design, cert.EpsilonKind, cert.EpsilonMax, pc.Secrets.Count)
 	}
-	if cert.PriorFamily.LengthscaleMin != 8.6 || cert.PriorFamily.LengthscaleMax != 33.9 || cert.Origin.Source != geo.OriginFlag {
+	if cert.PriorFamily.Kernels[0].LengthscaleMin != 8.6 || cert.PriorFamily.Kernels[0].LengthscaleMax != 33.9 || cert.Origin.Source != geo.OriginFlag {
 		t.Fatalf("family %+v, origin %+v", cert.PriorFamily, cert.Origin)
 	}
 	ts := secondsOf(t, tr.Points)
@@ -110,7 +110,7 @@ func TestFamilyCertificateHoldsOverFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam := cert.PriorFamily
+	fam := cert.PriorFamily.Kernels[0]
 	idx := []int{0, 1, 2, 30, 59, 60, 100, 118, 119}
 	for _, l := range []float64{8.6, 9.5, 12, 18, 25, 33.9} {
 		for _, v := range []float64{fam.Variance, 25 * fam.Variance} {
@@ -125,7 +125,9 @@ func TestFamilyCertificateHoldsOverFamily(t *testing.T) {
 	// (33.9 s), certified 1 for that lengthscale alone.
 	single := familyPrior()
 	single.LengthscaleMin, single.LengthscaleMax, single.Lengthscale = 0, 0, 33.9
-	old, err := Design(ts, cip.EveryPoint(len(ts)), options(single))
+	singleOpt := options(single)
+	singleOpt.PointsOnly = true // the control is the points design alone
+	old, err := Design(ts, cip.EveryPoint(len(ts)), singleOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,9 @@ func TestFamilyCertificateHoldsOverFamily(t *testing.T) {
 // proportional to the prior: the least noise, and its certificate exact.
 func TestProportionalExact(t *testing.T) {
 	tr := walk(60, 39.98, 116.30)
-	_, cert, err := Trace(tr, options(singlePrior()))
+	opt := options(singlePrior())
+	opt.PointsOnly = true // exactness is the points design's: the route's noise lowers the loss below its bound
+	_, cert, err := Trace(tr, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +157,7 @@ func TestProportionalExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := independentEpsilon(t, cert.PriorFamily, 20, 200*200, ts, g, []int{0, 17, 30, 59}, 2, 50)
+	e := independentEpsilon(t, cert.PriorFamily.Kernels[0], 20, 200*200, ts, g, []int{0, 17, 30, 59}, 2, 50)
 	if e > cert.EpsilonMax*(1+1e-7) || e < cert.EpsilonMax*(1-1e-3) {
 		t.Errorf("independent epsilon %v, certificate %v (exact)", e, cert.EpsilonMax)
 	}
@@ -165,6 +169,7 @@ func TestE3OneSecret(t *testing.T) {
 	tr := walk(40, 39.98, 116.30)
 	opt := options(singlePrior())
 	opt.Secrets = [][]time.Time{{tr.Points[17].Time}}
+	opt.PointsOnly = true // (E2) is tight alone; the route's noise would lower the loss further
 	out, cert, err := Trace(tr, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +183,7 @@ func TestE3OneSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := independentEpsilon(t, cert.PriorFamily, 20, 200*200, ts, g, []int{17}, 2, 50)
+	e := independentEpsilon(t, cert.PriorFamily.Kernels[0], 20, 200*200, ts, g, []int{17}, 2, 50)
 	if math.Abs(e-cert.EpsilonMax) > 1e-6 || cert.EpsilonMax > 1 || cert.EpsilonMax < 1-1e-6 {
 		t.Errorf("epsilon %v, independent %v, want the target 1 (met and tight)", cert.EpsilonMax, e)
 	}
@@ -206,7 +211,7 @@ func TestCompoundSecretFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range []float64{8.6, 15, 33.9} {
-		k, _ := cert.PriorFamily.Member(1, l)
+		k, _ := cert.PriorFamily.Kernels[0].Member(1, l)
 		lf, err := cip.LossFactorDirect(gp.Gram(k, ts), g, cip.Compound(20, 21))
 		if err != nil {
 			t.Fatal(err)
@@ -229,6 +234,7 @@ func TestPersonComposition(t *testing.T) {
 	}
 	a.Name, b.Name = "seg1", "seg2"
 	opt := options(singlePrior())
+	opt.PointsOnly = true // per-segment budgets of the points design; the route has its own test
 	outs, cert, err := Release([]*trace.Trace{a, b}, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +249,7 @@ func TestPersonComposition(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx := []int{38, 39, 40, 41}
-	if e := independentEpsilon(t, cert.PriorFamily, 20, 200*200, ts, g, idx, 2, 50); e > cert.EpsilonMax*(1+1e-7) {
+	if e := independentEpsilon(t, cert.PriorFamily.Kernels[0], 20, 200*200, ts, g, idx, 2, 50); e > cert.EpsilonMax*(1+1e-7) {
 		t.Errorf("joint epsilon %v above the certified %v", e, cert.EpsilonMax)
 	}
 	// Control: each segment designed alone.
@@ -259,7 +265,7 @@ func TestPersonComposition(t *testing.T) {
 			}
 		}
 	}
-	if e := independentEpsilon(t, cert.PriorFamily, 20, 200*200, ts, blk, idx, 2, 50); e < 1.5 {
+	if e := independentEpsilon(t, cert.PriorFamily.Kernels[0], 20, 200*200, ts, blk, idx, 2, 50); e < 1.5 {
 		t.Errorf("per-segment control scored jointly: %v; the test would not catch per-segment budgets", e)
 	}
 	// Two people: two certificates.
@@ -452,56 +458,117 @@ func displacement(enu *geo.ENU, a, b trace.Point) (float64, float64) {
 	return be - ae, bn - an
 }
 
-// The issue's done-when on held-out real data: GeoLife user 000 (not in the
-// bundled prior's corpus, users 001-007), sanitised with the bundled prior
-// family; for lengthscales across the family, an independent dense (E1)
-// evaluation of the noise actually released is at most the certified
-// epsilon.
+// The issue's done-when on held-out real data: a 1,477-point trace of
+// GeoLife user 000 (not in the bundled prior's corpus, users 001-007),
+// sanitised with the bundled family at its defaults; an independent dense
+// (E1) evaluation of the noise the release used is at most the certified
+// epsilon of each class: basic secrets under every kernel of the family
+// and under RBF, from the family's bottom to an hour; two 48-minute windows
+// moved rigidly, alone and conditioned under Matérn 3/2 and Matérn 1/2 at
+// 48 minutes and at the family's top (RBF: see below); the whole trace
+// moved rigidly.
 func TestGeoLifeHeldOut(t *testing.T) {
-	files, _ := filepath.Glob("../../shared/data/geolife/000/*.plt")
-	if len(files) == 0 {
+	const file = "../../shared/data/geolife/000/20081028003826.plt"
+	if _, err := os.Stat(file); err != nil {
 		t.Skip("GeoLife data not found beside the repository")
 	}
 	pr, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam := pr.Family()
-	if fam.Single() || pr.Origin == nil {
-		t.Fatalf("bundled prior %+v is not a family with an origin", fam)
+	fs := pr.Families()
+	if fs.Single() || pr.Origin == nil {
+		t.Fatalf("bundled prior %+v is not a family with an origin", fs)
 	}
-	checked := 0
-	for _, f := range files[:4] {
-		trs, _, err := trace.ReadFile(f, trace.ReadOptions{Lenient: true})
+	trs, _, err := trace.ReadFile(file, trace.ReadOptions{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := trs[0]
+	_, cert, err := Trace(tr, Options{Prior: pr, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := cert.Persons[0]
+	c := pc.SecretClasses
+	if cert.PriorCoverage != PriorIndependent || !c.Places.Covered || !c.Route.Covered {
+		t.Fatalf("coverage %q, classes %+v", cert.PriorCoverage, c)
+	}
+	ts := secondsOf(t, tr.Points)
+	g, err := cert.NoiseCovariance(pc, ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(ts)
+	member := func(kernel string, l float64) mat.Symmetric {
+		k, err := gp.NewKernel(kernel, 600, l, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := trs[0]
-		if tr.Len() > 300 {
-			tr.Points = tr.Points[:300]
-		}
-		opt := Options{Prior: pr, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(3)}
-		_, cert, err := Trace(tr, opt)
-		if err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		ts := secondsOf(t, tr.Points)
-		g, err := cert.NoiseCovariance(cert.Persons[0], ts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var idx []int
-		for i := 0; i < tr.Len(); i += 37 {
-			idx = append(idx, i)
-		}
-		for _, l := range []float64{fam.LengthscaleMin, 12, pr.Lengthscale, 27, fam.LengthscaleMax} {
-			if e := independentEpsilon(t, fam, l, fam.Variance, ts, g, idx, 2, 100); e > cert.EpsilonMax*(1+1e-7) {
-				t.Errorf("%s, lengthscale %g s: independent epsilon %v above the certified %v", filepath.Base(f), l, e, cert.EpsilonMax)
+		return gp.Gram(k, ts)
+	}
+	const tol = 1 + 1e-7
+	worst := map[string]float64{}
+	// Points, a secret every 37 points, one factorisation per member.
+	var idx []cip.Secret
+	for i := 0; i < n; i += 37 {
+		idx = append(idx, cip.Basic(i))
+	}
+	lo, _ := fs.LengthscaleRange()
+	for _, kernel := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52, gp.KernelRBF} {
+		for _, l := range []float64{lo, 300, 1000, 3600} {
+			lf, err := cip.LossFactors(member(kernel, l), g, idx)
+			if err != nil {
+				t.Fatal(err)
 			}
-			checked++
+			for _, f := range lf {
+				e := cip.Epsilon(f, 2, 100, 1)
+				worst["points"] = math.Max(worst["points"], e)
+				if e > c.Points.Epsilon*tol {
+					t.Errorf("basic secret under %s at %g s: epsilon %v above the certified %v", kernel, l, e, c.Points.Epsilon)
+				}
+			}
 		}
 	}
-	t.Logf("%d (trace, lengthscale) pairs checked", checked)
+	// Two 48-minute windows.
+	for _, start := range []int{0, n / 3} {
+		end := start
+		for end+1 < n && ts[end+1]-ts[start] <= 48*60 {
+			end++
+		}
+		w := seq(start, end+1)
+		dur := ts[end] - ts[start]
+		e := rigidLoss(t, nil, g, w, 2, 100)
+		worst["stood still"] = math.Max(worst["stood still"], e)
+		if e > c.Places.Epsilon*tol {
+			t.Errorf("window %d-%d alone: epsilon %v above %v", start, end, e, c.Places.Epsilon)
+		}
+		for _, m := range []struct {
+			kernel string
+			l      float64
+		}{{gp.KernelMatern32, dur}, {gp.KernelMatern32, 7200}, {gp.KernelMatern12, dur}, {gp.KernelMatern12, 717800}} {
+			e := rigidLoss(t, member(m.kernel, m.l), g, w, 2, 100)
+			worst["place "+m.kernel] = math.Max(worst["place "+m.kernel], e)
+			if e > c.Places.Epsilon*tol {
+				t.Errorf("window %d-%d (%.0f s) under %s at %g s: epsilon %v above %v", start, end, dur, m.kernel, m.l, e, c.Places.Epsilon)
+			}
+		}
+	}
+	// RBF members conditioning on a window are not covered (no finite
+	// bound exists, cip.PlaceNorm): the prior on a 48-minute window at a
+	// 48-minute RBF lengthscale is singular in double precision, so the
+	// loss is only computed with the library's jittered conditioning, and
+	// reported, not asserted.
+	if lf, err := cip.RigidLossFactor(member(gp.KernelRBF, 2880), g, cip.Secret{Indices: seq(0, n/4)}); err == nil {
+		t.Logf("ill-posed, for information: first quarter under RBF at 48 min, jittered: epsilon %.3g", cip.Epsilon(lf, 2, 100, 1))
+	}
+	e := rigidLoss(t, nil, g, seq(0, n), 2, 100)
+	worst["route"] = e
+	if e > c.Route.Epsilon*tol {
+		t.Errorf("route: epsilon %v above %v", e, c.Route.Epsilon)
+	}
+	t.Logf("%d points, RMS %.1f m; largest independent epsilons %v; certified points %.3g, places %.3g, route %.3g",
+		n, pc.RMSNoiseM, worst, c.Points.Epsilon, c.Places.Epsilon, c.Route.Epsilon)
 }
 
 // The float falsifier on the sanitize path: releases are exact multiples

@@ -98,7 +98,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 			seen[t.UID] = true
 			cur = &streamRun{uid: t.UID}
 			s.runs = append(s.runs, cur)
-			infos = append(infos, []TraceInfo{{Index: len(s.runs) - 1, Name: t.Name, Start: t.Points[0].Time}})
+			infos = append(infos, []TraceInfo{{Index: len(s.runs) - 1, Name: baseName(t.Name), Start: t.Points[0].Time}})
 			t0 = t.Points[0].Time
 		}
 		cur.chunks++
@@ -117,6 +117,14 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 	if len(s.runs) == 0 {
 		return nil, nil, errors.New("sanitize: no trace")
 	}
+	ids := make([]string, len(s.runs))
+	for i, run := range s.runs {
+		ids[i] = run.uid
+	}
+	if cert.PriorCoverage, err = checkPrior(opt, ids, nil); err != nil {
+		return nil, nil, err
+	}
+	cert.Guarantee = guarantee(cert)
 	for k, run := range s.runs {
 		times := make([]time.Time, len(run.nano))
 		for i, v := range run.nano {
@@ -215,6 +223,14 @@ func (d *designer) markov(nd *NoiseDesign, ts []float64, src noise.Source) (*noi
 			return nil, err
 		}
 		comps[i] = m
+	}
+	if nd.RouteVar > 0 {
+		// The route component, in units of alpha like the envelope's.
+		rm, err := gp.StateSpace(gp.Matern12{Variance: nd.RouteVar / nd.Alpha, Lengthscale: cip.RouteLengthscale})
+		if err != nil {
+			return nil, err
+		}
+		comps = append(comps, rm)
 	}
 	return noise.NewMarkovRelease(comps, nd.Alpha, noise.MarkovOptions{Times: ts, Dims: 2, Grid: OutputGrid, Source: src, Workers: d.opt.Workers})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/sanitize"
 )
 
 func TestCreatePerson(t *testing.T) {
@@ -270,7 +271,7 @@ func TestSanitize(t *testing.T) {
 		}
 		var cert map[string]any
 		json.Unmarshal(sr.Certificate, &cert)
-		if cert["version"].(float64) != 2 || cert["epsilon_max"].(float64) != sr.EpsilonCharged {
+		if cert["version"].(float64) != sanitize.CertificateVersion || cert["epsilon_max"].(float64) != sr.EpsilonCharged {
 			t.Errorf("certificate: version %v, epsilon_max %v", cert["version"], cert["epsilon_max"])
 		}
 		if len(sr.Original) == 0 || !strings.Contains(string(sr.Original), "FeatureCollection") {

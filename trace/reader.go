@@ -62,6 +62,11 @@ type ReadOptions struct {
 	// (repeated or backwards times) still apply across the split. Other
 	// formats ignore it.
 	Chunk int
+	// Root, if set, is the directory the file was found under (a corpus):
+	// ReadFile then gives traces without a user id in their data, of any
+	// format, the person PersonDir(Root, path), so that a person's
+	// subfolders stay that person's. NewReader ignores it.
+	Root string
 }
 
 func (o ReadOptions) loc() *time.Location {
@@ -106,8 +111,11 @@ func ReadAll(r Reader) ([]*Trace, error) {
 // ReadFile reads every trace in the file at path, in the format given by
 // opt.Format or else by the extension. PLT traces are named after the file
 // and, unless opt.UID is set, take the GeoLife user id from the directory
-// (".../000/Trajectory/x.plt" or ".../000/x.plt" give "000"). On error the
-// report still describes what was read.
+// (".../000/Trajectory/x.plt", ".../000/Trajectory/sub/x.plt" or
+// ".../000/x.plt" give "000"). With opt.Root set (a file of a corpus found
+// under Root), traces of any format whose data has no user id take the
+// person PersonDir(opt.Root, path). On error the report still describes
+// what was read.
 func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	rep := &Report{Files: 1}
 	if st, err := os.Stat(path); err != nil {
@@ -125,8 +133,8 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	if opt.Name == "" {
 		opt.Name = path
 	}
-	if f == PLT && opt.UID == "" {
-		opt.UID = UserDir(path)
+	if opt.UID == "" && (f == PLT || opt.Root != "") {
+		opt.UID = PersonDir(opt.Root, path)
 	}
 	fh, err := os.Open(path)
 	if err != nil {
@@ -239,6 +247,33 @@ func looksGeoJSON(path string) bool {
 	return bytes.Contains(head[:n], []byte(`"Feature`))
 }
 
+// ReadPaths reads the trace files of paths (files, or directories searched
+// by Files) with ReadFiles and opt, each directory's files with opt.Root
+// set to that directory, so that traces without a user id belong to the
+// person PersonDir names (a person's subfolders included). It returns
+// the number of files found and the sum of the reports.
+func ReadPaths(paths []string, opt ReadOptions, fn func(path string, traces []*Trace)) (int, *Report, error) {
+	total := &Report{}
+	n := 0
+	for _, p := range paths {
+		files, _, err := Files(p)
+		if err != nil {
+			return n, total, err
+		}
+		n += len(files)
+		o := opt
+		if st, err := os.Stat(p); err == nil && st.IsDir() && o.Root == "" {
+			o.Root = p
+		}
+		rep, err := ReadFiles(files, o, fn)
+		total.Add(rep)
+		if err != nil {
+			return n, total, err
+		}
+	}
+	return n, total, nil
+}
+
 // ReadFiles reads each of files with ReadFile and hands its traces to fn
 // (which may be nil), returning the sum of the reports. A run over a
 // corpus does not stop on one bad file: in lenient mode (the default) a
@@ -269,21 +304,82 @@ func ReadFiles(files []string, opt ReadOptions, fn func(path string, traces []*T
 	return total, nil
 }
 
-// UserDir returns the user named by the directory holding a trace file:
-// GeoLife's layout, "<user>/Trajectory/<file>" or "<user>/<file>" ("" for
-// a file in the current or root directory). PLT traces take their user id
-// from it, and tools that group traces by person use it for traces whose
-// data has no user id.
-func UserDir(path string) string {
-	dir := filepath.Dir(path)
-	if filepath.Base(dir) == "Trajectory" {
-		dir = filepath.Dir(dir)
+// GeoLifeTrajectoryDir is the directory GeoLife keeps a user's files in:
+// "<user>/Trajectory/<file>".
+const GeoLifeTrajectoryDir = "Trajectory"
+
+// PersonDir is tracepriv's one rule for the person a trace file belongs
+// to when its data carries no user id. Every command and package that
+// groups traces by person (sanitize's corpus mode, geoind sanitize, fit,
+// trajdb, the PLT reader) uses it, so that "who is a person" is the same
+// everywhere.
+//
+// A person's directory includes all its subfolders:
+//
+//   - In GeoLife's layout the person is the directory holding the
+//     nearest-to-the-file "Trajectory" folder among the file's ancestors:
+//     Data/000/Trajectory/x.plt and Data/000/Trajectory/sub/y.plt are
+//     both person "000".
+//   - Otherwise, when root (the directory a corpus was found under) is
+//     given and holds path, the person is the first directory below root
+//     (root/003/2008/x.csv is person "003"); a file directly in root
+//     belongs to the person named by root itself (the directory of one
+//     person's files).
+//   - Otherwise the person is the directory holding the file ("" for a
+//     file in the current or root directory).
+//
+// A "Trajectory" folder above root is taken into account only when root
+// itself is it (root = Data/000/Trajectory gives "000"), so that a folder
+// of that name higher up a local path does not name everyone.
+func PersonDir(root, path string) string {
+	valid := func(s string) string {
+		if s == "." || s == string(filepath.Separator) || s == "" || s == ".." {
+			return ""
+		}
+		return s
 	}
-	if b := filepath.Base(dir); b != "." && b != string(filepath.Separator) {
-		return b
+	if root != "" {
+		ar, err1 := filepath.Abs(root)
+		ap, err2 := filepath.Abs(path)
+		if err1 == nil && err2 == nil {
+			if rel, err := filepath.Rel(ar, ap); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				dirs := strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/")
+				if dirs[0] == "." {
+					dirs = nil
+				}
+				// Below root: the last Trajectory folder's parent.
+				for j := len(dirs) - 1; j >= 0; j-- {
+					if dirs[j] == GeoLifeTrajectoryDir {
+						if j > 0 {
+							return dirs[j-1]
+						}
+						return valid(filepath.Base(ar))
+					}
+				}
+				if filepath.Base(ar) == GeoLifeTrajectoryDir {
+					return valid(filepath.Base(filepath.Dir(ar)))
+				}
+				if len(dirs) > 0 {
+					return dirs[0]
+				}
+				return valid(filepath.Base(ar))
+			}
+		}
 	}
-	return ""
+	dirs := strings.Split(filepath.ToSlash(filepath.Dir(path)), "/")
+	for j := len(dirs) - 1; j >= 1; j-- {
+		if dirs[j] == GeoLifeTrajectoryDir {
+			return valid(dirs[j-1])
+		}
+	}
+	return valid(filepath.Base(filepath.Dir(path)))
 }
+
+// UserDir returns the user named by the directory holding a trace file,
+// by PersonDir's rule without a corpus root: GeoLife's layout,
+// "<user>/Trajectory/<file>" (at any depth below Trajectory) or
+// "<user>/<file>" ("" for a file in the current or root directory).
+func UserDir(path string) string { return PersonDir("", path) }
 
 // builder is the bookkeeping every reader shares: the dirty-input policy
 // (strict or lenient), merging exact repeats, and the report.

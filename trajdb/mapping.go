@@ -113,23 +113,19 @@ func FromTraces(u Universe, traces []*trace.Trace, opt MapOptions) (*DB, *MapRep
 }
 
 // FromFiles reads the trace files in paths (files, or directories searched
-// by trace.Files) with trace.ReadFiles and opt, and maps them with
-// FromTraces. A trace without a uid belongs to the person named by its
-// file's directory (trace.UserDir: GeoLife's "<user>/Trajectory/<file>"),
-// as tracepriv sanitize does; a trace with neither is an error. Reading is
+// by trace.Files) with trace.ReadPaths and opt, and maps them with
+// FromTraces. A trace without a uid belongs to the person trace.PersonDir
+// names (GeoLife's "<user>/Trajectory/<file>", subfolders included), as
+// tracepriv sanitize does; a trace with neither is an error. Reading is
 // lenient unless ropt.Strict: skipped rows and unreadable files are in
 // MapReport.Read.
 func FromFiles(u Universe, paths []string, ropt trace.ReadOptions, opt MapOptions) (*DB, *MapReport, error) {
-	files, _, err := trace.Files(paths...)
-	if err != nil {
-		return nil, nil, err
-	}
 	m, err := newMapper(u, opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	var uidErr error
-	rep, err := trace.ReadFiles(files, ropt, func(path string, traces []*trace.Trace) {
+	nfiles, rep, err := trace.ReadPaths(paths, ropt, func(path string, traces []*trace.Trace) {
 		for _, t := range traces {
 			if t.UID == "" {
 				t.UID = trace.UserDir(path)
@@ -151,7 +147,7 @@ func FromFiles(u Universe, paths []string, ropt trace.ReadOptions, opt MapOption
 		mrep.Read = rep
 	}
 	if err == nil && mrep.Traces == 0 {
-		err = fmt.Errorf("trajdb: no traces could be read from %d files (%d skipped)", len(files), len(rep.SkippedFiles))
+		err = fmt.Errorf("trajdb: no traces could be read from %d files (%d skipped)", nfiles, len(rep.SkippedFiles))
 	}
 	return db, mrep, err
 }

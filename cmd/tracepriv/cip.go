@@ -171,7 +171,60 @@ type cipReport struct {
 	// budget that meets the target (target mode).
 	LowerBound *float64 `json:"budget_lower_bound,omitempty"`
 	NoiseFile  string   `json:"noise_file,omitempty"`
-	Seconds    float64  `json:"seconds"`
+	// Rigid are the windows moved rigidly ("cip loss --rigid", --route).
+	Rigid   []rigidReport `json:"rigid,omitempty"`
+	Seconds float64       `json:"seconds"`
+}
+
+// rigidReport is the loss of a window of points moved rigidly (a place,
+// or with every point the route): against the prior's adversary who
+// conditions on the window (cip.RigidLossFactor), and against one who
+// believes the person stood still there (cip.StillLossFactor).
+type rigidReport struct {
+	First           int      `json:"first"`
+	Last            int      `json:"last"`
+	Points          int      `json:"points"`
+	LossFactor      float64  `json:"loss_factor"`
+	StillLossFactor float64  `json:"stood_still_loss_factor"`
+	Epsilon         *float64 `json:"epsilon,omitempty"`
+	StillEpsilon    *float64 `json:"stood_still_epsilon,omitempty"`
+}
+
+// rigidWindows evaluates --rigid A:B windows (0-based, inclusive) and
+// --route.
+func rigidWindows(specs []string, route bool, sigma, g mat.Symmetric, priv privacyFlags, withEps bool) ([]rigidReport, error) {
+	n := sigma.SymmetricDim()
+	if route {
+		specs = append(specs, fmt.Sprintf("0:%d", n-1))
+	}
+	var out []rigidReport
+	for _, spec := range specs {
+		a, b, ok := strings.Cut(spec, ":")
+		i, err1 := strconv.Atoi(strings.TrimSpace(a))
+		j, err2 := strconv.Atoi(strings.TrimSpace(b))
+		if !ok || err1 != nil || err2 != nil || i < 0 || j < i || j >= n {
+			return nil, fmt.Errorf("--rigid %q: want FIRST:LAST, 0-based point indices with 0 <= FIRST <= LAST < %d", spec, n)
+		}
+		s := cip.Secret{Indices: make([]int, 0, j-i+1)}
+		for k := i; k <= j; k++ {
+			s.Indices = append(s.Indices, k)
+		}
+		r := rigidReport{First: i, Last: j, Points: j - i + 1}
+		var err error
+		if r.LossFactor, err = cip.RigidLossFactor(sigma, g, s); err != nil {
+			return nil, fmt.Errorf("--rigid %q: %w", spec, err)
+		}
+		if r.StillLossFactor, err = cip.StillLossFactor(g, s); err != nil {
+			return nil, fmt.Errorf("--rigid %q: %w", spec, err)
+		}
+		if withEps {
+			// A rigid move of up to r in the plane: lambda/2 r^2 L.
+			e, es := cip.Epsilon(r.LossFactor, priv.lambda, priv.radius, 1), cip.Epsilon(r.StillLossFactor, priv.lambda, priv.radius, 1)
+			r.Epsilon, r.StillEpsilon = &e, &es
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // privacyFlags are the (lambda, r, delta) that turn loss factors into
@@ -242,9 +295,11 @@ func cipLossCmd(env *cli.Env) *cobra.Command {
 		priv      privacyFlags
 		noiseFile string
 		iid       float64
+		rigid     []string
+		route     bool
 	)
 	c := &cobra.Command{
-		Use:   "loss (--noise FILE.csv | --iid VAR) [prior flags] (--secret I[,J...] | --all-secrets)",
+		Use:   "loss (--noise FILE.csv | --iid VAR) [prior flags] (--secret I[,J...] | --all-secrets) [--rigid FIRST:LAST] [--route]",
 		Short: "Certify the exact CIP loss of a Gaussian noise covariance",
 		Long: `Certify the exact CIP loss (E1) of adding N(0, SigmaG) to a trace, for each
 secret, from one factorisation. SigmaG is a matrix file (--noise; n rows of n
@@ -255,7 +310,10 @@ when SigmaG has no cross terms between a secret and the rest.`,
 		Example: `  tracepriv cip loss --kernel rbf --lengthscale 6 --n 50 --iid 0.02 --secret 24 --lambda 2 --radius 1
   tracepriv cip design --kernel rbf --lengthscale 6 --n 50 --secret 24 --budget 1 --noise-out noise.csv
   tracepriv cip loss --kernel rbf --lengthscale 6 --n 50 --noise noise.csv --secret 24 --secret 20,21 --json
-  tracepriv cip loss --kernel rbf --variance 100 --lengthscale 20 --trace internal/sample/geolife-000-20081024020959.plt --iid 400 --all-secrets --lambda 2 --radius 100`,
+  tracepriv cip loss --kernel rbf --variance 100 --lengthscale 20 --trace internal/sample/geolife-000-20081024020959.plt --iid 400 --all-secrets --lambda 2 --radius 100
+  # a place (points 100-199 moved rigidly) and the route, from the noise a release used
+  tracepriv sanitize --in internal/sample/geolife-000-20081024020959.plt --out place.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out place-noise.csv --force
+  tracepriv cip loss --kernel matern32 --variance 100 --lengthscale 600 --trace internal/sample/geolife-000-20081024020959.plt --noise place-noise.csv --secret 0 --rigid 100:199 --route --lambda 2 --radius 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()
@@ -289,6 +347,9 @@ when SigmaG has no cross terms between a secret and the rest.`,
 				return fmt.Errorf("cip loss: %w", err)
 			}
 			rep := cipReport{Kernel: prior.kernel, Assessment: a, InputSummary: prior.inputSummary()}
+			if rep.Rigid, err = rigidWindows(rigid, route, sigma, g, priv, f.Changed("lambda")); err != nil {
+				return fmt.Errorf("cip loss: %w", err)
+			}
 			rep.Seconds = time.Since(start).Seconds()
 			return env.Emit(rep, func(w io.Writer) error { return cipText(w, &rep) })
 		},
@@ -297,6 +358,8 @@ when SigmaG has no cross terms between a secret and the rest.`,
 	priv.register(c.Flags())
 	c.Flags().StringVar(&noiseFile, "noise", "", "noise covariance SigmaG as a matrix file (rows of comma- or space-separated numbers)")
 	c.Flags().Float64Var(&iid, "iid", 0, "independent noise of this variance on every point")
+	c.Flags().StringArrayVar(&rigid, "rigid", nil, "a window FIRST:LAST (0-based point indices, inclusive) moved rigidly, a place: its loss against the prior's adversary conditioning on it and against one who believes the person stood still there; repeat for several")
+	c.Flags().BoolVar(&route, "route", false, "also the whole trace moved rigidly (the route)")
 	return c
 }
 
@@ -442,6 +505,13 @@ func cipText(w io.Writer, rep *cipReport) error {
 			}
 			fmt.Fprintln(w)
 		}
+	}
+	for _, r := range rep.Rigid {
+		fmt.Fprintf(w, "  points %d-%d moved rigidly: loss factor %.6g conditioned, %.6g stood still", r.First, r.Last, r.LossFactor, r.StillLossFactor)
+		if r.Epsilon != nil {
+			fmt.Fprintf(w, "; epsilon %.6g and %.6g", *r.Epsilon, *r.StillEpsilon)
+		}
+		fmt.Fprintln(w)
 	}
 	if rep.Jitter > 0 {
 		fmt.Fprintf(w, "  factorisation jitter %.3g (certified for SigmaG + jitter I)\n", rep.Jitter)

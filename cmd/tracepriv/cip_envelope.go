@@ -17,7 +17,7 @@ import (
 
 // envelopeReport is the JSON of "cip envelope".
 type envelopeReport struct {
-	Family        gp.Family             `json:"prior_family"`
+	Family        gp.FamilySet          `json:"prior_family"`
 	Components    []sanitize.KernelTerm `json:"noise_kernel"`
 	Overhead      float64               `json:"overhead"`
 	IdealOverhead float64               `json:"ideal_overhead"`
@@ -50,18 +50,18 @@ log-log axes.`,
   tracepriv cip envelope --prior internal/sample/prior.json --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var fam gp.Family
+			var fam gp.FamilySet
 			if priorFile != "" {
 				p, err := gp.ReadPriorFile(priorFile)
 				if err != nil {
 					return fmt.Errorf("cip envelope: --prior: %w", err)
 				}
-				fam = p.Family()
+				fam = p.Families()
 			} else {
 				if kernel == "" || lmin == 0 || lmax == 0 {
 					return fmt.Errorf("cip envelope: give --prior, or --kernel, --lengthscale-min and --lengthscale-max")
 				}
-				fam = gp.Family{Kernel: kernel, LengthscaleMin: lmin, LengthscaleMax: lmax, Period: period}
+				fam = gp.Family{Kernel: kernel, LengthscaleMin: lmin, LengthscaleMax: lmax, Period: period}.Set()
 			}
 			e, err := cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: stateSpace})
 			if err != nil {
@@ -113,23 +113,26 @@ log-log axes.`,
 // plotEnvelope draws the members' spectral densities at the family's ends
 // and middle, and the envelope noise density, on log-log axes.
 func plotEnvelope(path string, e *cip.Envelope) error {
-	f := e.Family
-	lo, hi := 1e-2/f.LengthscaleMax, 5/f.LengthscaleMin
+	fs := e.Family
+	a, b := fs.LengthscaleRange()
+	lo, hi := 1e-2/b, 5/a
 	var lines []viz.Line
-	for _, l := range []float64{f.LengthscaleMin, math.Sqrt(f.LengthscaleMin * f.LengthscaleMax), f.LengthscaleMax} {
-		k, err := f.Member(1, l)
-		if err != nil {
-			return err
+	for _, f := range fs.Kernels {
+		for _, l := range []float64{f.LengthscaleMin, math.Sqrt(f.LengthscaleMin * f.LengthscaleMax), f.LengthscaleMax} {
+			k, err := f.Member(1, l)
+			if err != nil {
+				return err
+			}
+			sp, ok := k.(gp.Spectral)
+			if !ok {
+				return fmt.Errorf("a %s kernel has no spectral density to draw", f.Kernel)
+			}
+			lines = append(lines, viz.Line{Label: fmt.Sprintf("prior %s, lengthscale %.3g s", f.Kernel, l), XY: densityXY(sp.SpectralDensity, lo, hi), Dashed: true})
 		}
-		sp, ok := k.(gp.Spectral)
-		if !ok {
-			return fmt.Errorf("a %s kernel has no spectral density to draw", f.Kernel)
-		}
-		lines = append(lines, viz.Line{Label: fmt.Sprintf("prior, lengthscale %.3g s", l), XY: densityXY(sp.SpectralDensity, lo, hi), Dashed: true})
 	}
 	lines = append(lines, viz.Line{Label: fmt.Sprintf("noise envelope (%.3gx variance)", e.Overhead), XY: densityXY(e.Density, lo, hi)})
 	p, err := viz.Chart(lines, viz.ChartOptions{
-		Title: fmt.Sprintf("Spectral envelope of the %s family", f), XLabel: "angular frequency (rad/s)", YLabel: "spectral density (per unit variance)",
+		Title: fmt.Sprintf("Spectral envelope of the family %s", fs), XLabel: "angular frequency (rad/s)", YLabel: "spectral density (per unit variance)",
 		LogX: true, LogY: true, LegendAuto: true,
 	})
 	if err != nil {

@@ -88,7 +88,7 @@ crypto/rand, like every release.`,
 				files = append(files, sanPath, certPath)
 				p, err := viz.Map([]viz.Series{
 					{Label: "original (GeoLife user 000)", Trace: t, Points: true, Role: viz.RoleOriginal},
-					{Label: fmt.Sprintf("sanitised: ε = %.3g at λ = %g, r = %g m (certified)", cert.EpsilonMax, cert.Lambda, cert.RadiusM), Trace: san, Points: true, Role: viz.RoleReleased},
+					{Label: cert.Legend(), Trace: san, Points: true, Role: viz.RoleReleased},
 				}, viz.MapOptions{Title: "CIP sanitisation, every point a secret"})
 				if err != nil {
 					return err
@@ -104,8 +104,12 @@ crypto/rand, like every release.`,
 				return env.Emit(res, func(w io.Writer) error {
 					fmt.Fprintf(w, "sample trace: %d points over %s\n", t.Len(), t.Duration())
 					pc := cert.Persons[0]
-					fmt.Fprintf(w, "sanitised with the %s design against the prior family %v: certified epsilon %.4g (%s) at lambda %g, r = %g m for all %d points; RMS noise %.0f m; randomness %s\n",
+					fmt.Fprintf(w, "sanitised with the %s design against the prior family %v: certified epsilon %.4g (%s) at lambda %g, r = %g m for all %d points, every place and the route; RMS noise %.0f m; randomness %s\n",
 						cert.Design, cert.PriorFamily, cert.EpsilonMax, strings.ReplaceAll(cert.EpsilonKind, "_", " "), cert.Lambda, cert.RadiusM, pc.Secrets.Count, pc.RMSNoiseM, cert.Randomness)
+					fmt.Fprintf(w, "what it means: %s\n", cert.Meaning.Text)
+					if !cert.Private {
+						fmt.Fprintln(w, "NOT PRIVATE: the noise came from a seeded source; anyone with the seed can remove it")
+					}
 					for _, f := range files {
 						fmt.Fprintf(w, "wrote %s\n", f)
 					}

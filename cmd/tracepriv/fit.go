@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/tracepriv/tracepriv/gp"
@@ -61,45 +62,52 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "fit --in CORPUS --out PRIOR.json",
 			Short: "Fit a Gaussian-process prior class on a corpus of traces",
-			Long: `Fit a GP prior (PRIOR.json, read by sanitize) on a corpus of traces, as
-Meehan and Chaudhuri fit theirs on GeoLife. CORPUS is a trace file or a
-directory searched recursively for .plt, .csv, .geojson, .json and .gpx
-files (other files are listed as ignored); --in may be repeated. Use a
-corpus separate from the traces the prior will protect.
+			Long: `Fit a GP prior family (PRIOR.json, version 3, read by sanitize) on a corpus of
+traces. CORPUS is a trace file or a directory searched recursively for .plt,
+.csv, .geojson, .json and .gpx files (other files are listed as ignored); --in
+may be repeated. Use a corpus separate from the traces the prior will protect:
+the prior records the corpus's fingerprints, and sanitize refuses to release a
+person it was fitted on.
 
 Dirty rows are repaired or skipped as docs/input.md says, and a file that
 cannot be read at all is skipped, so that one bad file does not stop a run
 over a corpus; both are reported on stderr and in --json (skipped_rows,
 skipped_files). --strict stops at the first instead.
 
-Each trace is cut into consecutive windows of 240-320 s with at most 50
-points (thinned to points at least 240/49 s apart when denser); each window's east and north
-coordinates, in metres around its first point, are de-meaned, scaled to
-unit variance and fitted by maximum likelihood (lengthscale in [1, 40] s,
-nugget 0.0025). l_eff is the fitted lengthscale over the window's median
-sampling period.
+By default fit compares kernels (--kernels, default rbf, matern12, matern32,
+matern52) by held-out likelihood (docs/fit.md). Each trace is cut into
+consecutive windows of 20 min to 2 h, thinned to fixes at least 10 s apart
+and at most 200 points. For each window, coordinate (east, north in metres)
+and kernel, the variance, the lengthscale (from 1 s to 100 times the
+window's duration: no cap) and a GPS nugget are fitted by maximum likelihood
+on the even-numbered fixes, and the kernel is scored by the log-likelihood
+of the odd-numbered fixes given those. A fit whose lengthscale is on the
+bound, or cannot be told from it, is censored: the data only says it is
+long. A corpus with more than --max-windows windows is subsampled evenly.
 
-The prior is a family: every lengthscale between the --family quantiles
-(default 0.25,0.75: the interquartile range) of the pooled per-window fitted
-lengthscales in seconds. sanitize certifies its releases against every member
-(one fitted lengthscale describes the typical adversary, not all of them);
-widen the family to cover more adversaries, at the price of more noise. The
-variance is the 1 - hi quantile of the per-window variances (a smaller
-variance is the stronger adversary). The file also records a public origin
-for sanitize's tangent plane: the median position of the corpus.
+The family lists every kernel that wins at least 10% of the windows, each
+with lengthscales between the --family quantiles (default 0.05,0.95) of its
+per-window fits (censored fits counted at their bound), reaching at least
+the longest window; its variance is the 1 - HI quantile of the fitted
+variances. The nominal member is the kernel that won most windows, at its
+median lengthscale. The file also records a public origin for sanitize's
+tangent plane: the median position of the corpus.
 
-Rejected windows are counted by reason. --plot draws the l_eff histogram
-with the family's band and the paper's GeoLife interquartile ranges. The
+--kernel K fits one kernel the way Meehan and Chaudhuri fit theirs instead:
+240-320 s windows of at most 50 points, variance normalised to 1,
+lengthscale in [1, 40] s, nugget 0.0025, family between the --family
+quantiles (default 0.25,0.75). Its lengthscales are capped by the 40 s
+bound; use it to reproduce the paper. --paper-windows (with it) cuts only
+the first 320 s of each trace, thinned by the authors' index rule.
+
+Rejected windows are counted by reason. --plot draws the distribution of
+each kernel's fitted lengthscales with the family (comparison), or the l_eff
+histogram with the paper's GeoLife interquartile ranges (--kernel). The
 prior and the plot are written together or not at all, never over a corpus
-file, and over existing files only with --force.
-
---paper-windows cuts as the authors' preprocess_geolife.py instead: only
-the first 320 s of each trace, thinned by their index rule. On the GeoLife
-excerpt the default finds less dependence than the paper (lower quartile of
-l_eff about 1.7 against 2.6), because it keeps the slow, densely logged
-windows that the authors' rule drops; see "go doc tracepriv/prior".`,
-			Example: `  tracepriv fit --in internal/sample/geolife-000-20081024020959.plt --out prior.json --plot leff.svg
-  tracepriv fit --in demo-output/sample.csv --kernel matern52 --family 0.1,0.9 --out prior52.json --json
+file, and over existing files only with --force.`,
+			Example: `  tracepriv fit --in internal/sample/geolife-000-20081024020959.plt --out prior.json --plot lengthscales.svg
+  tracepriv fit --in internal/sample/geolife-000-20081024020959.plt --kernels matern32,matern52 --family 0.1,0.9 --out prior3252.json --json
+  tracepriv fit --in internal/sample/geolife-000-20081024020959.plt --kernel rbf --out prior-paper.json --plot leff.svg
   # on a corpus of other people's traces, e.g. GeoLife users: tracepriv fit --in CORPUS_DIR --out prior.json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
@@ -107,13 +115,20 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 				if len(ins) == 0 || out == "" {
 					return errors.New("fit: --in and --out are required")
 				}
+				fl := cmd.Flags()
 				switch {
-				case len(family) != 2 || !(family[0] > 0 && family[0] <= family[1] && family[1] < 1):
-					return fmt.Errorf("fit: --family %v: give two quantiles LO,HI with 0 < LO <= HI < 1, e.g. 0.25,0.75", family)
-				case maxD <= 0:
+				case fl.Changed("family") && (len(family) != 2 || !(family[0] > 0 && family[0] <= family[1] && family[1] < 1)):
+					return fmt.Errorf("fit: --family %v: give two quantiles LO,HI with 0 < LO <= HI < 1, e.g. 0.05,0.95", family)
+				case fl.Changed("max-duration") && maxD <= 0:
 					return fmt.Errorf("fit: --max-duration %v must be positive", maxD)
-				case opt.MaxPoints <= 0 || opt.MinPoints <= 0:
+				case fl.Changed("max-points") && opt.MaxPoints <= 0, fl.Changed("min-points") && opt.MinPoints <= 0:
 					return fmt.Errorf("fit: --max-points %d and --min-points %d must be positive", opt.MaxPoints, opt.MinPoints)
+				case fl.Changed("min-spacing") && opt.MinSpacing <= 0:
+					return fmt.Errorf("fit: --min-spacing %v must be positive", opt.MinSpacing)
+				case fl.Changed("max-windows") && opt.MaxWindows == 0:
+					return fmt.Errorf("fit: --max-windows 0: give a positive number, or -1 for no bound")
+				case fl.Changed("kernel") && fl.Changed("kernels"):
+					return errors.New("fit: give --kernel (one kernel, the paper's way) or --kernels (compared), not both")
 				}
 				if plt != "" {
 					switch strings.ToLower(filepath.Ext(plt)) {
@@ -143,14 +158,18 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 				reportSkipped(env, irep)
 				res.Deduplicated, res.SkippedRecords, res.InputSummary = irep.Deduplicated, irep.Skipped, irep.Summary()
 
-				// Zero options mean the defaults in the library; on the
-				// command line they are the user's values.
-				opt.MinDuration, opt.MaxDuration = minD, maxD
-				if minD == 0 {
-					opt.MinDuration = time.Nanosecond // no minimum
+				// Zero options mean the library's defaults for the mode; a
+				// flag the user gives is theirs (--min-duration 0: none).
+				if fl.Changed("min-duration") {
+					opt.MinDuration = max(minD, time.Nanosecond)
+				}
+				if fl.Changed("max-duration") {
+					opt.MaxDuration = maxD
 				}
 				opt.Corpus = strings.Join(ins, ", ")
-				opt.Family = [2]float64{family[0], family[1]}
+				if fl.Changed("family") {
+					opt.Family = [2]float64{family[0], family[1]}
+				}
 				// The number of windows is known once Fit has cut them.
 				bar = nil
 				opt.Progress = func(done, total int) {
@@ -173,7 +192,11 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 				// The prior and its plot land together or not at all.
 				group := []atomicfile.File{{Path: out, Perm: 0o644, Fill: p.Write}}
 				if plt != "" {
-					img, err := renderToBytes(plt, func(tmp string) error { return plotLEff(tmp, rep, p) })
+					draw := func(tmp string) error { return plotLEff(tmp, rep, p) }
+					if rep.Comparison != nil {
+						draw = func(tmp string) error { return plotLengthscales(tmp, rep, p) }
+					}
+					img, err := renderToBytes(plt, draw)
 					if err != nil {
 						return fmt.Errorf("fit: --plot %s: %w; nothing written", plt, err)
 					}
@@ -194,12 +217,15 @@ windows that the authors' rule drops; see "go doc tracepriv/prior".`,
 		f.StringVarP(&out, "out", "o", "", "prior file to write (JSON)")
 		f.StringVar(&plt, "plot", "", "histogram of l_eff to draw: .svg, .png or .pdf")
 		f.BoolVar(&force, "force", false, "replace --out and --plot if they exist")
-		f.StringVar(&opt.Kernel, "kernel", prior.DefaultKernel, "kernel: rbf, matern32 or matern52")
-		f.Float64SliceVar(&family, "family", []float64{prior.DefaultFamilyLow, prior.DefaultFamilyHigh}, "quantiles LO,HI of the per-window lengthscales that bound the prior family (1 - HI for the variance)")
-		f.DurationVar(&minD, "min-duration", prior.DefaultMinDuration, "shortest window")
-		f.DurationVar(&maxD, "max-duration", prior.DefaultMaxDuration, "longest window")
-		f.IntVar(&opt.MaxPoints, "max-points", prior.DefaultMaxPoints, "most points fitted per window (denser windows are thinned)")
-		f.IntVar(&opt.MinPoints, "min-points", prior.DefaultMinPoints, "fewest points fitted per window")
+		f.StringVar(&opt.Kernel, "kernel", "", "fit this one kernel the paper's way (rbf, matern32, matern52; 240-320 s windows, lengthscale <= 40 s) instead of comparing kernels")
+		f.StringSliceVar(&opt.Kernels, "kernels", slices.Clone(prior.CompareKernels), "kernels compared by held-out likelihood")
+		f.Float64SliceVar(&family, "family", nil, "quantiles LO,HI of the per-window lengthscales that bound the prior family (1 - HI for the variance); default 0.05,0.95 (0.25,0.75 with --kernel)")
+		f.DurationVar(&minD, "min-duration", 0, "shortest window (default 20m, 4m with --kernel)")
+		f.DurationVar(&maxD, "max-duration", 0, "longest window (default 2h, 5m20s with --kernel)")
+		f.IntVar(&opt.MaxPoints, "max-points", 0, "most points fitted per window, denser windows are thinned (default 200, 50 with --kernel)")
+		f.IntVar(&opt.MinPoints, "min-points", 0, "fewest points fitted per window (default 20, 10 with --kernel)")
+		f.DurationVar(&opt.MinSpacing, "min-spacing", 0, "least time between fitted fixes when comparing kernels (default 10s)")
+		f.IntVar(&opt.MaxWindows, "max-windows", 0, "most windows fitted when comparing kernels, a larger corpus is subsampled evenly (default 240; -1 for all)")
 		f.IntVar(&opt.Workers, "workers", 0, "windows fitted in parallel (default: all cores)")
 		f.BoolVar(&opt.PaperWindows, "paper-windows", false, "cut as the authors' code: only the first window of each trace (for reproducing the paper)")
 		rf.add(cmd)
@@ -238,18 +264,40 @@ func fitText(w io.Writer, r fitOutput) error {
 		fmt.Fprintf(w, "  fit failed: %s\n", e)
 	}
 	q := func(v [3]float64) string { return fmt.Sprintf("%.2f / %.2f / %.2f", v[0], v[1], v[2]) }
-	fmt.Fprintf(w, "l_eff quartiles (samples): %s  (east %s, north %s)\n", q(r.LEffQuartiles), q(r.LEffQuartilesEast), q(r.LEffQuartilesNorth))
-	fmt.Fprintf(w, "  paper, GeoLife:            x %s, y %s\n", q(r.PaperLEffQuartiles["x"]), q(r.PaperLEffQuartiles["y"]))
-	fmt.Fprintf(w, "lengthscale on a fit bound: %d at the lower, %d at the upper (of %d coordinate fits)\n", r.AtLowerBound, r.AtUpperBound, 2*r.Windows)
-	fmt.Fprintf(w, "sampling period quartiles: %s s; variance quartiles: %.4g / %.4g / %.4g m^2\n", q(r.PeriodQuartiles), r.VarianceQuartiles[0], r.VarianceQuartiles[1], r.VarianceQuartiles[2])
 	p := r.Prior
 	fq := *p.Fit.FamilyQuantiles
-	fmt.Fprintf(w, "lengthscale quartiles: %s s\n", q(r.LengthscaleQuartiles))
-	fmt.Fprintf(w, "prior family: %s, lengthscale %.2f-%.2f s (quantiles %g-%g; nominal %.2f s), variance >= %.4g m^2 (quantile %g), std %.1f m\n",
-		p.Kernel, p.LengthscaleMin, p.LengthscaleMax, fq[0], fq[1], p.Lengthscale, p.Variance, 1-fq[1], math.Sqrt(p.Variance))
+	if c := r.Comparison; c != nil {
+		fmt.Fprintf(w, "windows: median %.0f min, %.0f points; longest %.0f min\n", c.MedianWindowS/60, c.MedianPoints, c.LongestWindowS/60)
+		fmt.Fprintf(w, "%-9s %6s %14s  %-42s %9s\n", "kernel", "won", "gain vs rbf", "lengthscale percentiles 5/25/50/75/95 (s)", "censored")
+		for _, k := range c.Kernels {
+			g := "-"
+			if k.MedianGainOverRBF != nil {
+				g = fmt.Sprintf("%.1f", *k.MedianGainOverRBF)
+			}
+			lp := k.LengthscalePercentilesS
+			fmt.Fprintf(w, "%-9s %6d %14s  %-42s %4d/%d\n", k.Kernel, k.Won, g,
+				fmt.Sprintf("%.0f / %.0f / %.0f / %.0f / %.0f", lp[0], lp[1], lp[2], lp[3], lp[4]), k.Censored, k.Fits)
+		}
+		fmt.Fprintf(w, "(won: windows whose held-out likelihood the kernel maximised; gain: median held-out log-likelihood over rbf, nats; family: kernels winning >= %g of windows)\n", c.MinWinShare)
+	} else {
+		fmt.Fprintf(w, "l_eff quartiles (samples): %s  (east %s, north %s)\n", q(r.LEffQuartiles), q(r.LEffQuartilesEast), q(r.LEffQuartilesNorth))
+		fmt.Fprintf(w, "  paper, GeoLife:            x %s, y %s\n", q(r.PaperLEffQuartiles["x"]), q(r.PaperLEffQuartiles["y"]))
+		fmt.Fprintf(w, "lengthscale on a fit bound: %d at the lower, %d at the upper (of %d coordinate fits)\n", r.AtLowerBound, r.AtUpperBound, 2*r.Windows)
+		fmt.Fprintf(w, "lengthscale quartiles: %s s\n", q(r.LengthscaleQuartiles))
+	}
+	fmt.Fprintf(w, "sampling period quartiles: %s s; variance quartiles: %.4g / %.4g / %.4g m^2\n", q(r.PeriodQuartiles), r.VarianceQuartiles[0], r.VarianceQuartiles[1], r.VarianceQuartiles[2])
+	for i, f := range p.Families().Kernels {
+		head := "prior family:"
+		if i > 0 {
+			head = "        and:"
+		}
+		fmt.Fprintf(w, "%s %s, lengthscale %.4g-%.4g s, variance >= %.4g m^2\n", head, f.Kernel, f.LengthscaleMin, f.LengthscaleMax, f.Variance)
+	}
+	fmt.Fprintf(w, "  (quantiles %g-%g; variance quantile %.2g; nominal %s at %.4g s, std %.1f m)\n", fq[0], fq[1], 1-fq[1], p.Kernel, p.Lengthscale, math.Sqrt(p.Variance))
 	if p.Origin != nil {
 		fmt.Fprintf(w, "public origin: %.4f, %.4f (%s)\n", p.Origin.Lat, p.Origin.Lon, p.Origin.Note)
 	}
+	fmt.Fprintf(w, "corpus fingerprints recorded: %d\n", len(p.Fit.Fingerprints))
 	if r.Censored {
 		fmt.Fprintf(w, "warning: %d of %d fits ended on the upper lengthscale bound, more than 1 - %g: the family's upper end is that bound, a lower limit on the dependence\n", r.AtUpperBound, 2*r.Windows, fq[1])
 	}
@@ -259,6 +307,52 @@ func fitText(w io.Writer, r fitOutput) error {
 	}
 	fmt.Fprintf(w, " in %.1f s (%d workers)\n", r.ElapsedS, r.Workers)
 	return nil
+}
+
+// plotLengthscales draws, for each compared kernel, the empirical
+// distribution of its per-window fitted lengthscales (censored fits at
+// their bound) on a log axis, with the nominal kernel's family shaded and
+// the longest window marked.
+func plotLengthscales(path string, rep *prior.Report, p *gp.Prior) error {
+	c := rep.Comparison
+	var lines []viz.Line
+	for ki, k := range c.Kernels {
+		var ls []float64
+		for _, f := range rep.Fits {
+			kf := f.Kernels[ki]
+			for d := range 2 {
+				l := kf.LengthscaleS[d]
+				if kf.Censored[d] {
+					l = kf.BoundS
+				}
+				ls = append(ls, l)
+			}
+		}
+		slices.Sort(ls)
+		var xy plotter.XYs
+		for i, l := range ls {
+			xy = append(xy, plotter.XY{X: l, Y: float64(i+1) / float64(len(ls))})
+		}
+		label := fmt.Sprintf("%s: won %d of %d windows, %d censored", k.Kernel, k.Won, rep.Windows, k.Censored)
+		if k.Family != nil {
+			label += fmt.Sprintf(", family %.0f-%.0f s", k.Family.LengthscaleMin, k.Family.LengthscaleMax)
+		}
+		lines = append(lines, viz.Line{Label: label, XY: xy})
+	}
+	f := p.Family()
+	band := [2]float64{f.LengthscaleMin, f.LengthscaleMax}
+	longest := c.LongestWindowS
+	ch, err := viz.Chart(lines, viz.ChartOptions{
+		Title:  fmt.Sprintf("fitted lengthscales of %d windows per kernel (held-out comparison)", rep.Windows),
+		XLabel: "lengthscale (s)", YLabel: "share of coordinate fits at or below",
+		LogX: true, Band: &band, BandLabel: fmt.Sprintf("nominal family (%s)", f.Kernel),
+		Marker: &longest, MarkerLabel: fmt.Sprintf("longest window, %.0f s", longest),
+		LegendOutside: true,
+	})
+	if err != nil {
+		return err
+	}
+	return viz.Save(ch, path, 20*vg.Centimeter, 15*vg.Centimeter)
 }
 
 // plotLEff draws the histogram of the pooled l_eff with the chosen quantile

@@ -46,8 +46,8 @@ func TestFitCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kernel != "matern52" || p.Fit == nil || *p.Fit.FamilyQuantiles != [2]float64{0.2, 0.8} || p.Fit.Windows != res.Windows || res.Windows == 0 ||
-		!(p.LengthscaleMin > 0 && p.LengthscaleMin <= p.LengthscaleMax) || p.Origin == nil {
+	if f := p.Family(); p.Kernel != "matern52" || p.Version != 3 || len(p.FamilySet.Kernels) != 1 || p.Fit == nil || *p.Fit.FamilyQuantiles != [2]float64{0.2, 0.8} || p.Fit.Windows != res.Windows || res.Windows == 0 ||
+		!(f.LengthscaleMin > 0 && f.LengthscaleMin <= f.LengthscaleMax && f.LengthscaleMax <= 40) || p.Origin == nil || len(p.Fit.Fingerprints) != 2 {
 		t.Errorf("prior %+v, fit %+v, %d windows in the output", p, p.Fit, res.Windows)
 	}
 	if res.Files != 1 || len(res.Ignored) != 1 || res.Traces != 1 || res.Points != 244 {
@@ -64,11 +64,68 @@ func TestFitCommand(t *testing.T) {
 	}
 
 	// The text summary names windows, skips, quartiles and the prior.
-	stdout, _, err = run(t, "fit", "--in", filepath.Join(dir, "000", sample.Name), "--out", out, "--force")
+	stdout, _, err = run(t, "fit", "--in", filepath.Join(dir, "000", sample.Name), "--kernel", "rbf", "--out", out, "--force")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"windows:", "l_eff quartiles", "paper, GeoLife", "prior family: rbf, lengthscale", "public origin:", "wrote " + out} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestFitCommandCompare: by default fit compares kernels on long windows
+// (the sample trace is one 37-minute window; its trace and person
+// fingerprints are recorded), reports each kernel in
+// --json and the text, draws the lengthscale distributions, and writes a
+// version 3 prior whose family reaches the window's duration.
+func TestFitCommandCompare(t *testing.T) {
+	dir := fitCorpus(t)
+	out := filepath.Join(t.TempDir(), "prior.json")
+	plot := filepath.Join(t.TempDir(), "ls.svg")
+	stdout, _, err := run(t, "fit", "--in", dir, "--out", out, "--plot", plot, "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res fitOutput
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
+	}
+	p, err := gp.ReadPriorFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Comparison
+	if c == nil || len(c.Kernels) != 4 || res.Windows != 1 || c.LongestWindowS < 20*60 {
+		t.Fatalf("comparison %+v, %d windows", c, res.Windows)
+	}
+	won := 0
+	for _, k := range c.Kernels {
+		won += k.Won
+		if k.Fits != 2 || k.MedianGainOverRBF == nil || !(k.LengthscalePercentilesS[0] > 0 && k.LengthscalePercentilesS[0] <= k.LengthscalePercentilesS[4]) {
+			t.Errorf("kernel summary %+v", k)
+		}
+	}
+	if won != 1 || p.Version != 3 || p.Kernel != c.Nominal || len(p.Fit.Fingerprints) != 2 || *p.Fit.FamilyQuantiles != [2]float64{0.05, 0.95} {
+		t.Errorf("won %d, prior %+v, fit %+v", won, p, p.Fit)
+	}
+	for _, f := range p.Families().Kernels {
+		if f.LengthscaleMax < c.LongestWindowS {
+			t.Errorf("family %v stops short of the longest window %v s", f, c.LongestWindowS)
+		}
+	}
+	if !reflect.DeepEqual(res.Prior, p) {
+		t.Errorf("--json prior %+v differs from the file's %+v", res.Prior, p)
+	}
+	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("plot %s: %v", plot, err)
+	}
+	stdout, _, err = run(t, "fit", "--in", dir, "--kernels", "rbf,matern32", "--out", out, "--force")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"gain vs rbf", "matern32", "prior family:", "corpus fingerprints recorded: 2", "wrote " + out} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
@@ -100,7 +157,9 @@ func TestFitCommandGeoLife(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Files != 2 || res.Windows < 10 || p.Fit.SamplingPeriod <= 0 || p.LengthscaleMax > 40 {
+	// The comparison's family is not capped at the paper's 40 s.
+	_, hi := p.Families().LengthscaleRange()
+	if res.Files != 2 || res.Windows < 2 || p.Fit.SamplingPeriod <= 0 || res.Comparison == nil || hi < res.Comparison.LongestWindowS || hi <= 40 {
 		t.Errorf("files %d, windows %d, prior %+v", res.Files, res.Windows, p)
 	}
 }
@@ -130,7 +189,11 @@ func TestFitCommandErrors(t *testing.T) {
 		{[]string{"fit", "--in", short, "--out", out, "--family", "0.8,0.2"}, "LO <= HI"},
 		{[]string{"fit", "--in", short, "--out", out, "--max-points", "0"}, "--max-points 0"},
 		{[]string{"fit", "--in", short, "--out", out, "--min-points", "2"}, "minimum points 2"},
-		{[]string{"fit", "--in", short, "--out", out, "--min-duration", "400s"}, "durations"},
+		{[]string{"fit", "--in", short, "--out", out, "--min-duration", "400s", "--max-duration", "300s"}, "durations"},
+		{[]string{"fit", "--in", short, "--out", out, "--kernel", "rbf", "--min-duration", "400s"}, "durations"},
+		{[]string{"fit", "--in", short, "--out", out, "--kernel", "rbf", "--kernels", "rbf"}, "not both"},
+		{[]string{"fit", "--in", short, "--out", out, "--kernels", "rbf,laplace"}, `"laplace"`},
+		{[]string{"fit", "--in", short, "--out", out, "--max-windows", "0"}, "--max-windows 0"},
 		{[]string{"fit", "--in", short, "--out", out, "--kernel", "periodic"}, "periodic"},
 		{[]string{"fit", "--in", short, "--out", out, "--plot", "x.gif"}, "--plot x.gif"},
 		{[]string{"fit", "--in", t.TempDir(), "--out", out}, "no trace files"},

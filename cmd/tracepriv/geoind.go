@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
@@ -192,8 +195,9 @@ func geoindQueryCmd(env *cli.Env) *cobra.Command {
 	var (
 		g             geoindFlags
 		state, tstr   string
-		keyDir        string
+		keyDir, uid   string
 		newBudget     bool
+		led           ledgerFlags
 		lat, lon      float64
 		latSet, lonOK bool
 	)
@@ -219,10 +223,19 @@ The new state and its record are written durably before the point is
 printed, so a crash can over-count the budget but never roll it back. An
 existing --state that is not a session state (a trace, say) is never
 replaced, not even with --new-budget.
-Concurrent queries on one state wait for each other.`,
+Concurrent queries on one state wait for each other.
+
+A person's budget across sessions: with --ledger FILE --budget B --uid U,
+each session (one budget ε per metre) is charged ε to person U in FILE
+when it starts, before its first point is released, and once only (its
+later queries are covered by its own budget). A session at a new --state
+path, or a --new-budget start, is a new session of the same person: it is
+charged too, and refused when U's geoind spending would exceed B, so a new
+state path does not give a person a fresh budget (docs/ledger.md).`,
 		Example: `  tracepriv geoind query --state me.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185 --time 2008-10-24T02:10:00Z
   tracepriv geoind query --state me.json --lat 39.9842 --lon 116.3186 --time 2008-10-24T02:11:00Z --json
-  tracepriv geoind query --state me.json --new-budget --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185`,
+  tracepriv geoind query --state me.json --new-budget --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
+  tracepriv geoind query --state phone2.json --uid 000 --ledger budget.json --budget 0.1 --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			latSet, lonOK = cmd.Flags().Changed("lat"), cmd.Flags().Changed("lon")
@@ -239,6 +252,16 @@ Concurrent queries on one state wait for each other.`,
 			}
 			if err := checkStatePath(state); err != nil {
 				return fmt.Errorf("geoind query: %w", err)
+			}
+			if led.path != "" && uid == "" {
+				return errors.New("geoind query: --ledger needs --uid, the person the session belongs to: the ledger is kept per person, so that a new --state does not start a fresh budget")
+			}
+			lf, err := led.open(cmd, "geoind query")
+			if err != nil {
+				return err
+			}
+			if lf != nil {
+				defer lf.Close()
 			}
 			sf := geoind.StateFile{Path: state, KeyDir: keyDir, NewBudget: newBudget}
 			var (
@@ -270,8 +293,23 @@ Concurrent queries on one state wait for each other.`,
 					return fmt.Errorf("geoind query: %s: the session exists; its configuration cannot be changed (%s)", state, strings.Join(changed, ", "))
 				}
 			}
+			var pending string
+			if err == nil && lf != nil {
+				pending, err = chargeSession(env, lf, led, sf, cfg, uid, state)
+				if err != nil {
+					return err
+				}
+			}
 			if err == nil {
 				rep, err = sf.Query(cfg, p, t, env.Source())
+			}
+			if err == nil && pending != "" {
+				// Tie the charge to the session now that it has an id.
+				if st, lerr := geoind.ReadState(state); lerr == nil && st.Seal != nil {
+					if lerr := lf.SetRelease(pending, sessionRelease(st.Seal.ID)); lerr != nil && !env.Quiet {
+						fmt.Fprintf(env.Stderr, "tracepriv: ledger: %v (the session stays charged; its next query charges it again)\n", lerr)
+					}
+				}
 			}
 			switch {
 			case geoind.IsExhausted(err):
@@ -313,6 +351,8 @@ Concurrent queries on one state wait for each other.`,
 	f.StringVar(&tstr, "time", "", "query time, RFC 3339 or Unix seconds (default: now)")
 	f.StringVar(&keyDir, "key-dir", "", "directory of the state key and records (default: the user config directory's tracepriv/geoind)")
 	f.BoolVar(&newBudget, "new-budget", false, "start a fresh budget even where the record knows an earlier session at --state (deleted or replaced); recorded")
+	f.StringVar(&uid, "uid", "", "the person (user id) the session belongs to; required with --ledger")
+	led.add(f, "geo-indistinguishability ε per metre")
 	g.add(f)
 	return cmd
 }
@@ -343,6 +383,7 @@ func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 		rf           readFlags
 		allowPartial bool
 		force        bool
+		led          ledgerFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "sanitize --in TRACE|DIR --out TRACE --origin LAT,LON",
@@ -370,7 +411,13 @@ the JSON summary reports the coverage per person.
 The released traces and a JSON certificate (--certificate, default
 OUT.cert.json: the guarantee, the configuration, each person's spending and
 coverage, the randomness) are written together or not at all; neither may be
-an input, and an existing file is replaced only with --force.`,
+an input, and an existing file is replaced only with --force.
+
+With --ledger FILE --budget B, each person (by uid) is charged the session
+budget ε per metre in FILE before the release is written, and a release
+that would take anyone's geoind spending over B is refused before any noise
+is drawn (docs/ledger.md). A run that writes nothing (a budget that ran out
+without --allow-partial) is not charged.`,
 		Example: `  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out sample.csv \
       --origin 39.9042,116.4074 --rate 0.0035
   tracepriv geoind sanitize --in demo-output --out released-pm.csv --origin 39.9042,116.4074 \
@@ -393,6 +440,13 @@ an input, and an existing file is replaced only with --force.`,
 			if err := checkOutputs([]string{in}, force, map[string]string{"--out": out, "--certificate": certFile}); err != nil {
 				return fmt.Errorf("geoind sanitize: %w", err)
 			}
+			lf, err := led.open(cmd, "geoind sanitize")
+			if err != nil {
+				return err
+			}
+			if lf != nil {
+				defer lf.Close()
+			}
 			var traces []*trace.Trace
 			fileOf := map[*trace.Trace]string{}
 			rep, err := rf.readEach([]string{in}, func(f string, ts []*trace.Trace) {
@@ -406,6 +460,21 @@ an input, and an existing file is replaced only with --force.`,
 			}
 			reportSkipped(env, rep)
 			person := geoind.PersonByUIDOrFile(func(tr *trace.Trace) string { return fileOf[tr] })
+			charge := led.request(budget.GeoInd, "tracepriv geoind sanitize", out)
+			if lf != nil {
+				// Each person's session spends at most its budget ε;
+				// refuse before any noise is drawn.
+				uids, err := uidsOf(traces)
+				if err != nil {
+					return fmt.Errorf("geoind sanitize: --ledger: %s: %w", in, err)
+				}
+				for _, u := range uids {
+					charge.Epsilon[u] = cfg.Params.Epsilon
+				}
+				if err := lf.Check(charge); err != nil {
+					return ledgerError("geoind sanitize", err)
+				}
+			}
 			src := env.Source()
 			outs, people, err := geoind.SanitizeByPerson(cfg, traces, person, src)
 			if err != nil {
@@ -435,9 +504,15 @@ an input, and an existing file is replaced only with --force.`,
 					return fmt.Errorf("geoind sanitize: %w", err)
 				}
 				outFmt, _ := trace.FormatFromPath(out) // checked above
+				if lf != nil {
+					if err := lf.Charge(charge); err != nil {
+						return ledgerError("geoind sanitize", err)
+					}
+					reportCharge(env, lf, charge)
+				}
 				files := geoind.Files{Traces: out, Format: outFmt, Certificate: certFile}
 				if err := files.Write(outs, geoind.NewCertificate(cfg, people, src)); err != nil {
-					return fmt.Errorf("geoind sanitize: nothing written: %w", err)
+					return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, chargeStays(lf))
 				}
 				res.Written, res.Certificate = true, certFile
 			}
@@ -454,6 +529,7 @@ an input, and an existing file is replaced only with --force.`,
 	rf.add(cmd)
 	f.BoolVar(&allowPartial, "allow-partial", false, "write the covered points when a person's budget runs out before their last point")
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
+	led.add(f, "geo-indistinguishability ε per metre")
 	g.add(f)
 	return cmd
 }
@@ -532,4 +608,56 @@ func checkStatePath(state string) error {
 		return fmt.Errorf("--state %s exists and is not a session state written by geoind query (%v); give the session's state file or a new path (move the file away if it is a damaged state)", state, err)
 	}
 	return nil
+}
+
+// sessionRelease is the ledger's release key of a geoind session.
+func sessionRelease(id string) string { return "geoind session " + id }
+
+// chargeSession charges the session a query runs in, once, before the
+// query releases anything: a session that will start (cfg non-nil: no
+// state, or --new-budget) is charged its budget ε as pending, keyed by a
+// key that the caller replaces with the session's id once it exists (the
+// returned key); an existing session is charged only if the ledger has no
+// charge for it (it was started without --ledger, or its start's key was
+// never replaced). A session charged to another person is refused.
+func chargeSession(env *cli.Env, lf *budget.File, led ledgerFlags, sf geoind.StateFile, cfg *geoind.Config, uid, state string) (string, error) {
+	charge := led.request(budget.GeoInd, "tracepriv geoind query", state)
+	if cfg != nil {
+		if _, err := os.Stat(state); err != nil && !sf.NewBudget {
+			// A deleted state is refused by Query; charge nothing for it.
+			if _, lerr := sf.Load(); errors.Is(lerr, geoind.ErrStateMissing) {
+				return "", nil
+			}
+		}
+		nonce := make([]byte, 8)
+		if _, err := rand.Read(nonce); err != nil {
+			return "", err
+		}
+		charge.Release = "geoind session starting " + hex.EncodeToString(nonce)
+		charge.Pending = true
+		charge.Epsilon[uid] = cfg.Params.Epsilon
+		if err := lf.Charge(charge); err != nil {
+			return "", ledgerError("geoind query", err)
+		}
+		reportCharge(env, lf, charge)
+		return charge.Release, nil
+	}
+	st, err := sf.Load()
+	if err != nil {
+		return "", nil // Query reports it
+	}
+	release := sessionRelease(st.Seal.ID)
+	if lf.Ledger().Charged(uid, budget.GeoInd, release) {
+		return "", nil
+	}
+	if other := lf.Ledger().ChargedUIDs(budget.GeoInd, release); len(other) > 0 {
+		return "", fmt.Errorf("geoind query: --uid %s: the session at %s is charged to person %q in %s; give that person's uid", uid, state, other[0], lf.Path())
+	}
+	charge.Release = release
+	charge.Epsilon[uid] = st.Config.Params.Epsilon
+	if err := lf.Charge(charge); err != nil {
+		return "", ledgerError("geoind query", err)
+	}
+	reportCharge(env, lf, charge)
+	return "", nil
 }

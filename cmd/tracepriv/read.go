@@ -129,14 +129,17 @@ func (r *readFlags) readEach(paths []string, fn func(path string, ts []*trace.Tr
 			}
 		}
 	}
-	rep, err := trace.ReadFiles(files, opt, fn)
+	// One person rule everywhere (trace.PersonDir): a directory's files
+	// are read with it as the root.
+	_, rep, err := trace.ReadPaths(paths, opt, fn)
+	nfiles := len(files)
 	switch {
 	case err != nil:
-		return rep, strictHint(err, len(files))
-	case len(files) == 1 && len(rep.SkippedFiles) == 1:
+		return rep, strictHint(err, nfiles)
+	case nfiles == 1 && len(rep.SkippedFiles) == 1:
 		return rep, rep.SkippedFiles[0].Err
-	case rep.Traces == 0 && len(rep.SkippedFiles) == len(files):
-		return rep, fmt.Errorf("no traces read: all %d files were unreadable, e.g. %v", len(files), rep.SkippedFiles[0].Err)
+	case rep.Traces == 0 && len(rep.SkippedFiles) == nfiles:
+		return rep, fmt.Errorf("no traces read: all %d files were unreadable, e.g. %v", nfiles, rep.SkippedFiles[0].Err)
 	case rep.Traces == 0:
 		return rep, fmt.Errorf("%s: no traces found", strings.Join(paths, ", "))
 	}

@@ -11,9 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -24,8 +26,9 @@ func init() {
 		var (
 			in, out, priorFile, secrets, certFile, origin, design, method, noiseOut string
 			eps, lambda, radius, delta                                              float64
-			listSecrets, force                                                      bool
+			listSecrets, force, pointsOnly, allowOverlap                            bool
 			rf                                                                      readFlags
+			led                                                                     ledgerFlags
 			workers                                                                 int
 		)
 		cmd := &cobra.Command{
@@ -73,12 +76,23 @@ directory holding its file), people are released in parallel, and --out DIR
 mirrors the input: each file's sanitised traces at the same relative path,
 one certificate per group of people under certificates/, and manifest.json
 listing every person's uid, points, epsilon_max and files. An interrupted run
-started again with the same options resumes without redoing finished people.`,
+started again with the same options resumes without redoing finished people.
+
+A person's budget across releases: with --ledger FILE --budget B, every
+person released is charged in FILE (one budget per person, by uid; CIP
+epsilons of one person add) before anything is written, and a release that
+would take anyone over B is refused before any noise is drawn. A file is
+charged each person's certified epsilon_max; a corpus is charged the target
+--epsilon (an upper bound) before the run and settled to each person's
+certified epsilon_max when it finishes; an interrupted corpus run resumed
+with the same options and --out is not charged again. See docs/ledger.md.`,
 			Example: `  tracepriv demo --out demo-output
   tracepriv sanitize --in demo-output/sample.gpx --out sample.sanitised.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample/geolife-000-20081024020959.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
-  tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 50 --secrets '2008-10-24T02:10:04Z;2008-10-24T02:10:09Z'
+  tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 50 --secrets '2008-10-24T02:10:04Z'
   tracepriv sanitize --in internal/sample --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
+  # a person's budget across releases: each run is charged in budget.json, and refused past --budget
+  tracepriv sanitize --in internal/sample/geolife-000-20081024020959.plt --out s2.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --ledger budget.json --budget 3
   # your own prior, fitted on other people's traces: tracepriv fit --in CORPUS_DIR --out prior.json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,8 +105,17 @@ started again with the same options resumes without redoing finished people.`,
 				if f.Changed("delta") && !(delta > 0 && delta < 1) {
 					return fmt.Errorf("sanitize: --delta %v: the prior-posterior gap needs a delta in (0, 1), e.g. 1e-5", delta)
 				}
+				lf, err := led.open(cmd, "sanitize")
+				if err != nil {
+					return err
+				}
+				if lf != nil {
+					defer lf.Close()
+				}
+				charge := led.request(budget.CIP, "tracepriv sanitize", out)
+				charge.Lambda, charge.RadiusM = lambda, radius
 				if st, err := os.Stat(in); err == nil && st.IsDir() {
-					return sanitizeCorpus(env, cmd, &rf, in, out, priorFile, origin, design, method, secrets, eps, lambda, radius, delta, workers)
+					return sanitizeCorpus(env, cmd, &rf, lf, charge, in, out, priorFile, origin, design, method, secrets, eps, lambda, radius, delta, workers, pointsOnly, allowOverlap)
 				}
 				ro, err := rf.options(in)
 				if err != nil {
@@ -117,7 +140,7 @@ started again with the same options resumes without redoing finished people.`,
 					return fmt.Errorf("sanitize: --secrets: %w", err)
 				}
 				opt := sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Secrets: spec, Delta: delta,
-					Design: design, Method: method, ListSecrets: listSecrets, Source: env.Source()}
+					Design: design, Method: method, ListSecrets: listSecrets, Source: env.Source(), PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap}
 				if origin != "" {
 					p, err := geo.ParseLatLon(origin)
 					if err != nil {
@@ -128,7 +151,7 @@ started again with the same options resumes without redoing finished people.`,
 				// A CSV file is streamed (two passes, one chunk in memory)
 				// when its people's rows are contiguous.
 				if inFmt == trace.CSV && spec == nil && noiseOut == "" {
-					done, err := sanitizeStream(env, ro, in, out, certFile, opt)
+					done, err := sanitizeStream(env, ro, in, out, certFile, opt, lf, charge)
 					if done || err != nil {
 						return err
 					}
@@ -141,6 +164,22 @@ started again with the same options resumes without redoing finished people.`,
 					return fmt.Errorf("sanitize: %s: no trace", in)
 				}
 				reportSkipped(env, rep)
+				if lf != nil {
+					// Refuse before any noise is drawn: the certified
+					// epsilon of each person is at most the target.
+					uids, err := uidsOf(traces)
+					if err != nil {
+						return fmt.Errorf("sanitize: --ledger: %s: %w", in, err)
+					}
+					pre := charge
+					pre.Epsilon = map[string]float64{}
+					for _, u := range uids {
+						pre.Epsilon[u] = eps
+					}
+					if err := lf.Check(pre); err != nil {
+						return ledgerError("sanitize", err)
+					}
+				}
 				bar := env.Progress(4, "sanitize")
 				opt.Progress = func(string) { bar.Add(1) }
 				outs, cert, err := sanitize.Release(traces, opt)
@@ -149,13 +188,16 @@ started again with the same options resumes without redoing finished people.`,
 					return fmt.Errorf("%s: %w", in, flagError(err))
 				}
 				cert.RecordInput(rep)
+				if err := chargeCertificate(env, lf, charge, cert); err != nil {
+					return err
+				}
 				files := sanitize.Files{Traces: out, Format: inFmt, Certificate: certFile, NoiseCovariance: noiseOut}
 				if err := files.Write(traces, outs, cert); err != nil {
 					var pe *param.Error
 					if errors.As(err, &pe) && pe.Name == "NoiseCovariance" {
-						return fmt.Errorf("sanitize: --noise-out: %s", pe.Why)
+						return fmt.Errorf("sanitize: --noise-out: %s%s", pe.Why, chargeStays(lf))
 					}
-					return fmt.Errorf("sanitize: nothing written: %w", err)
+					return fmt.Errorf("sanitize: nothing written: %w%s", err, chargeStays(lf))
 				}
 				return emitCertificate(env, cert, out, certFile)
 			},
@@ -175,8 +217,11 @@ started again with the same options resumes without redoing finished people.`,
 		f.StringVar(&noiseOut, "noise-out", "", "write the per-dimension noise covariance (CSV matrix, input order; one person, <= 5,000 points)")
 		f.Float64Var(&delta, "delta", 1e-5, "delta of the prior-posterior gap stated in the certificate")
 		rf.add(cmd)
+		led.add(f, "CIP epsilon at --lambda within --radius")
 		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
 		f.BoolVar(&force, "force", false, "replace existing output files")
+		f.BoolVar(&pointsOnly, "points-only", false, "protect the points (or listed secrets) alone, not places and the route (the certificate says they are not covered)")
+		f.BoolVar(&allowOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on a person or trace of the input (the certificate then says the release is not covered)")
 		f.IntVar(&workers, "workers", 0, "people released in parallel with --in DIR (default: all cores)")
 		return cmd
 	})
@@ -190,11 +235,27 @@ func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile str
 			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
 			fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
 				c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM, c.GapMax, cert.Delta)
-			fmt.Fprintf(w, "  noise: %.4g m^2 per dimension, RMS displacement %.1f m\n", c.NoiseBudgetM2, c.RMSNoiseM)
+			for _, cl := range []struct {
+				name string
+				c    sanitize.ClassCertificate
+			}{{"points", c.SecretClasses.Points}, {"places", c.SecretClasses.Places}, {"route", c.SecretClasses.Route}} {
+				if cl.c.Covered {
+					fmt.Fprintf(w, "  %s: epsilon %.4g; best guess between two places %g m apart %.1f %%\n", cl.name, cl.c.Epsilon, cert.RadiusM, 100*cl.c.Meaning.BestGuessAccuracy)
+				} else {
+					fmt.Fprintf(w, "  %s: NOT COVERED: %s\n", cl.name, cl.c.NotCovered)
+				}
+			}
+			fmt.Fprintf(w, "  noise: %.4g m^2 per dimension, RMS displacement %.1f m (%.2fx one known prior)\n", c.NoiseBudgetM2, c.RMSNoiseM, c.RMSOverSingle)
 			fmt.Fprintf(w, "  why: %s\n", c.Explanation)
 		}
 		if cert.SkippedRows > 0 {
 			fmt.Fprintf(w, "skipped or merged %d input rows\n", cert.SkippedRows)
+		}
+		if cert.PriorCoverage != sanitize.PriorIndependent {
+			fmt.Fprintf(w, "prior independence: %s\n", cert.PriorCoverage)
+		}
+		if !cert.Private {
+			fmt.Fprintln(w, "NOT PRIVATE: the noise came from a seeded source; anyone with the seed can remove it")
 		}
 		_, err := fmt.Fprintf(w, "randomness %s; %.2f s; wrote %s and %s\n", cert.Randomness, cert.Seconds, out, certFile)
 		return err
@@ -207,7 +268,7 @@ const streamChunk = 1 << 16
 // sanitizeStream releases a CSV file in two passes without holding it
 // (sanitize.NewStream). It reports done false, with no error, when the file
 // cannot be streamed (the caller then reads it into memory).
-func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string, opt sanitize.Options) (bool, error) {
+func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string, opt sanitize.Options, lf *budget.File, charge budget.Request) (bool, error) {
 	ro.Chunk = streamChunk
 	var open []*os.File
 	defer func() {
@@ -233,15 +294,20 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 		return true, fmt.Errorf("%s: %w", in, flagError(err))
 	}
 	reportSkipped(env, s.Report())
+	// The stream's certificate comes before any noise is drawn
+	// (WriteStream draws): charge it first.
+	if err := chargeCertificate(env, lf, charge, cert); err != nil {
+		return true, err
+	}
 	files := sanitize.Files{Traces: out, Format: trace.CSV, Certificate: certFile}
 	if err := files.WriteStream(s, cert); err != nil {
-		return true, fmt.Errorf("sanitize: nothing written: %w", err)
+		return true, fmt.Errorf("sanitize: nothing written: %w%s", err, chargeStays(lf))
 	}
 	return true, emitCertificate(env, cert, out, certFile)
 }
 
 // sanitizeCorpus is sanitize --in DIR --out DIR.
-func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int) error {
+func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.File, charge budget.Request, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int, pointsOnly, allowOverlap bool) error {
 	if secrets != "all" {
 		return errors.New("sanitize: --secrets: a corpus release protects every point (--secrets all)")
 	}
@@ -261,8 +327,11 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, in, out, pr
 	if err != nil {
 		return fmt.Errorf("sanitize: %w", err)
 	}
+	// One person rule (trace.PersonDir): a person's subfolders are theirs.
+	ro.Root = in
 	opt := sanitize.CorpusOptions{In: in, Out: out, Workers: workers, Read: ro,
-		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: design, Method: method, Source: env.Source(), Workers: 1}}
+		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: design, Method: method, Source: env.Source(), Workers: 1,
+			PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap}}
 	if origin != "" {
 		p, err := geo.ParseLatLon(origin)
 		if err != nil {
@@ -277,9 +346,35 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, in, out, pr
 		}
 		tick.Set(done, fmt.Sprintf("groups of people, %d of %d points", pts, totalPts))
 	}
+	var release string
+	if lf != nil {
+		// Charge only a release that will run: the checks Corpus makes
+		// first, made here before the charge.
+		if err := sanitize.CheckCorpus(opt.Options); err != nil {
+			return fmt.Errorf("sanitize: %w", flagError(err))
+		}
+		if _, _, err := sanitize.CheckDirs(in, out); err != nil {
+			return fmt.Errorf("sanitize: %w", flagError(err))
+		}
+		if release, err = chargeCorpus(env, lf, charge, in, out, priorFile, ro, opt.Options); err != nil {
+			return err
+		}
+	}
 	m, err := sanitize.Corpus(opt)
 	if err != nil {
+		if lf != nil {
+			return fmt.Errorf("sanitize: %w\n(the people of this run stay charged in %s, as pending; running it again with the same options and --out resumes it without charging them again)", flagError(err), lf.Path())
+		}
 		return fmt.Errorf("sanitize: %w", flagError(err))
+	}
+	if lf != nil {
+		certified := map[string]float64{}
+		for _, p := range m.Persons {
+			certified[p.UID] = p.EpsilonMax
+		}
+		if err := lf.Settle(release, certified); err != nil {
+			return fmt.Errorf("sanitize: the release was written, but settling its charges to the certified epsilons failed (they stay at the target, an upper bound): %w", err)
+		}
 	}
 	err = env.Emit(m, func(w io.Writer) error {
 		fmt.Fprintf(w, "%d people, %d points from %d files", len(m.Persons), m.Points, m.Files)
@@ -338,4 +433,85 @@ func parseSecretTimes(v string) ([][]time.Time, error) {
 	}
 	defer fh.Close()
 	return sanitize.ReadSecretTimes(fh, v)
+}
+
+// chargeCertificate charges each person of cert their certified
+// epsilon_max in the ledger (if any), durably, before the release is
+// written.
+func chargeCertificate(env *cli.Env, lf *budget.File, charge budget.Request, cert *sanitize.Certificate) error {
+	if lf == nil {
+		return nil
+	}
+	charge.Epsilon = map[string]float64{}
+	for _, p := range cert.Persons {
+		if p.UID == "" {
+			return fmt.Errorf("sanitize: --ledger: a trace has no uid, and the ledger is kept per person: give --uid")
+		}
+		charge.Epsilon[p.UID] = p.EpsilonMax
+	}
+	if err := lf.Charge(charge); err != nil {
+		return ledgerError("sanitize", err)
+	}
+	reportCharge(env, lf, charge)
+	return nil
+}
+
+// chargeStays is added to the error of a release that failed after its
+// charge.
+func chargeStays(lf *budget.File) string {
+	if lf == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (its charge stays in the ledger %s: a charge is made before the release is written, and kept if the write fails, which over-counts but never under-counts)", lf.Path())
+}
+
+// chargeCorpus charges every person of the corpus under in the target
+// epsilon (an upper bound on their certified epsilon_max) as pending,
+// before anything is drawn, and returns the release key that Settle
+// replaces them under. People charged pending by an interrupted run with
+// the same options and output directory are not charged again.
+func chargeCorpus(env *cli.Env, lf *budget.File, charge budget.Request, in, out, priorFile string, ro trace.ReadOptions, o sanitize.Options) (string, error) {
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return "", err
+	}
+	prior, err := os.ReadFile(priorFile)
+	if err != nil {
+		return "", fmt.Errorf("sanitize: --prior: %w", err)
+	}
+	origin := ""
+	if o.Origin != nil {
+		origin = fmt.Sprint(*o.Origin)
+	}
+	release := releaseKey("sanitize corpus", absOut, string(prior), origin, o.Design, o.Method, noise.Describe(o.Source),
+		fmt.Sprint(o.Epsilon, o.Lambda, o.Radius, o.Delta))
+	files, _, err := trace.Files(in)
+	if err != nil {
+		return "", fmt.Errorf("sanitize: --in: %w", err)
+	}
+	pending := lf.Ledger().Pending(release)
+	charge.Epsilon = map[string]float64{}
+	charge.Release, charge.Pending = release, true
+	for _, path := range files {
+		s := sanitize.ScanFile(path, ro)
+		if s.Err != "" {
+			continue // not released; Corpus reports it
+		}
+		for _, p := range s.People {
+			if p.UID == "" {
+				return "", fmt.Errorf("sanitize: --ledger: %s has traces without a uid, and the ledger is kept per person: put each person's files in a directory named after them", path)
+			}
+			if _, ok := pending[p.UID]; !ok {
+				charge.Epsilon[p.UID] = o.Epsilon
+			}
+		}
+	}
+	if len(pending) > 0 && !env.Quiet {
+		fmt.Fprintf(env.Stderr, "tracepriv: ledger %s: resuming a run that charged %d people already; they are not charged again\n", filepath.Base(lf.Path()), len(pending))
+	}
+	if err := lf.Charge(charge); err != nil {
+		return "", ledgerError("sanitize", err)
+	}
+	reportCharge(env, lf, charge)
+	return release, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,10 +64,35 @@ func TestSanitizeInterface(t *testing.T) {
 	if e := riskNum(t, cert, "epsilon_max"); e > 1 || e < 0.999 {
 		t.Errorf("epsilon_max %v, want the target 1", e)
 	}
-	fam := cert["prior_family"].(map[string]any)
+	// Issue 22's interface: secret_classes, private, meaning,
+	// prior_family.kernels, persons[i].rms_noise_m.
+	classes := cert["secret_classes"].(map[string]any)
+	for _, k := range []string{"points", "places", "route"} {
+		c := classes[k].(map[string]any)
+		if e := riskNum(t, c, "epsilon"); e > riskNum(t, cert, "epsilon_max") || !(e > 0) {
+			t.Errorf("secret_classes.%s.epsilon %v against epsilon_max %v", k, e, cert["epsilon_max"])
+		}
+	}
+	if cert["private"] != false {
+		t.Errorf("a seeded release says private %v", cert["private"])
+	}
+	mean := cert["meaning"].(map[string]any)
+	if mu, acc := riskNum(t, mean, "gdp_mu"), riskNum(t, mean, "best_guess_accuracy"); math.Abs(mu-1) > 1e-6 || math.Abs(acc-0.6915) > 1e-3 {
+		t.Errorf("meaning: mu %v, accuracy %v; want 1 and Phi(1/2) = 0.6915 at epsilon 1, lambda 2", mu, acc)
+	}
+	if rms := riskNum(t, cert["persons"].([]any)[0].(map[string]any), "rms_noise_m"); !(rms > 100 && rms < 1000) {
+		t.Errorf("persons[0].rms_noise_m %v", rms)
+	}
+	kernels := cert["prior_family"].(map[string]any)["kernels"].([]any)
+	fam := kernels[0].(map[string]any)
+	for _, k := range kernels {
+		if k.(map[string]any)["kernel"] == "matern32" {
+			fam = k.(map[string]any)
+		}
+	}
 	lmin, lmax := riskNum(t, fam, "lengthscale_min_s"), riskNum(t, fam, "lengthscale_max_s")
-	if fam["kernel"] != "rbf" || !(lmin > 0 && lmax > lmin) {
-		t.Errorf("prior_family %v", fam)
+	if fam["kernel"] != "matern32" || !(lmin > 0 && lmax > lmin) || len(kernels) < 2 {
+		t.Errorf("prior_family.kernels %v", kernels)
 	}
 	if o := cert["origin"].(map[string]any); o["source"] != "prior" {
 		t.Errorf("origin %v", o)
@@ -109,7 +135,7 @@ func TestSanitizeInterface(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, l := range []float64{lmin, lmax} {
-		sigma := gp.Gram(gp.RBF{Variance: riskNum(t, fam, "variance_min_m2"), Lengthscale: l}, ts)
+		sigma := gp.Gram(gp.Matern32{Variance: riskNum(t, fam, "variance_min_m2"), Lengthscale: l}, ts)
 		for _, i := range []int{0, n / 2, n - 1} {
 			lf, err := cip.LossFactorDirect(sigma, gs, cip.Basic(i))
 			if err != nil {

@@ -6,10 +6,12 @@ package atomicfile
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write creates or replaces path with what fill writes. On any error the
@@ -171,4 +173,33 @@ func writeTo(name string, perm os.FileMode, fill func(w io.Writer) error) error 
 		return err
 	}
 	return f.Close()
+}
+
+// WriteDurable is Write followed by a sync of the directory, so that the
+// rename itself survives a crash: when it returns nil the new content is
+// on disk under path. Records that must be durable before something else
+// happens (a budget charge before a release) use it.
+func WriteDurable(path string, perm os.FileMode, fill func(w io.Writer) error) error {
+	if err := Write(path, perm, fill); err != nil {
+		return err
+	}
+	if err := SyncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// SyncDir fsyncs a directory, making the renames and creations in it
+// durable. File systems that cannot sync a directory (EINVAL) are
+// tolerated.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
 }

@@ -228,7 +228,7 @@ func CIPGeoLifeSettings(traces []*trace.Trace, pr *gp.Prior, n int, eps, lambda,
 	if n <= 0 {
 		return nil, nil
 	}
-	ws, _, err := prior.Windows(traces, prior.Options{})
+	ws, _, err := prior.Windows(traces, prior.Options{Kernel: gp.KernelRBF}) // the paper's 5-minute windows
 	if err != nil {
 		return nil, err
 	}

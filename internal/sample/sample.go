@@ -18,12 +18,13 @@ const Name = "geolife-000-20081024020959.plt"
 //go:embed geolife-000-20081024020959.plt
 var PLT []byte
 
-// Prior is the prior family the demo sanitises with: RBF GP priors per
-// metric dimension with lengthscales between the quartiles of the
-// per-window fits, and a public origin (the corpus's median position),
-// made by "tracepriv fit --in 001 ... --in 007" on the GeoLife users
-// 001-007 (so not on the sample's own user), with the corpus named in
-// prior.json's "fit" field.
+// Prior is the prior family the demo sanitises with (version 3): the
+// kernels that win held-out likelihood in at least 10 % of the corpus's
+// windows of up to two hours (Matérn 1/2, 3/2 and 5/2), each over the 5th
+// to 95th percentile of its fitted lengthscales, with the fitting corpus's
+// fingerprints and a public origin (its median position), made by
+// "tracepriv fit" on the GeoLife users 001-007 (so not on the sample's own
+// user); see docs/fit.md.
 //
 //go:embed prior.json
 var Prior []byte

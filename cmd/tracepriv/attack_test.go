@@ -1,0 +1,99 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// checkStays checks the place attack's JSON: stay_error_m is the median of
+// the stays' error_m, and every stay is a stay of the rule.
+func checkStays(t *testing.T, v map[string]any) []any {
+	t.Helper()
+	stays, ok := v["stays"].([]any)
+	if !ok || len(stays) == 0 {
+		t.Fatalf("stays %v", v["stays"])
+	}
+	rule := v["stay_rule"].(map[string]any)
+	var errs []float64
+	for _, s := range stays {
+		m := s.(map[string]any)
+		e := riskNum(t, m, "error_m")
+		errs = append(errs, e)
+		pts, used := riskNum(t, m, "points"), riskNum(t, m, "points_used")
+		if !(e >= 0) || !(riskNum(t, m, "stated_sd_m") > 0) || !(riskNum(t, m, "plain_mean_error_m") >= 0) ||
+			riskNum(t, m, "duration_s") < riskNum(t, rule, "min_duration_s") || !(used >= 2 && used <= pts) ||
+			riskNum(t, m, "end_index")-riskNum(t, m, "start_index")+1 != pts || !(riskNum(t, m, "noise_rms_m") > 0) {
+			t.Errorf("stay %v", m)
+		}
+	}
+	slices.Sort(errs)
+	med := errs[len(errs)/2]
+	if len(errs)%2 == 0 {
+		med = (errs[len(errs)/2-1] + errs[len(errs)/2]) / 2
+	}
+	if got := riskNum(t, v, "stay_error_m"); math.Abs(got-med) > 1e-9 {
+		t.Errorf("stay_error_m %v, median of the stays' errors %v", got, med)
+	}
+	riskNum(t, v, "stay_plain_mean_error_m")
+	return stays
+}
+
+// attack --json reports stay_error_m on the bundled sample (one stay of 18
+// minutes), the text says what it means, and --select-kernels adds the
+// model-selection adversary; with --no-places stay_error_m is null.
+func TestAttackStayErrorCLI(t *testing.T) {
+	dir, in, prior := samplePaths(t)
+	out := filepath.Join(dir, "out.plt")
+	riskRunJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior,
+		"--epsilon", "1", "--lambda", "2", "--radius", "100", "--origin", "39.9781,116.3268", "--seed", "5")
+	v := runJSON(t, "attack", "--in", out, "--truth", in, "--select-kernels", "rbf,matern32")
+	if stays := checkStays(t, v); len(stays) != 1 {
+		t.Errorf("%d stays in the sample, want 1", len(stays))
+	}
+	sel, ok := v["persons"].([]any)[0].(map[string]any)["model_selection"].(map[string]any)
+	if !ok || (sel["kernel"] != "rbf" && sel["kernel"] != "matern32") || len(sel["candidates"].([]any)) != 2 {
+		t.Errorf("model_selection %v", sel)
+	}
+	if !(riskNum(t, v, "model_selection_rmse_m") > 0) {
+		t.Errorf("model_selection_rmse_m %v", v["model_selection_rmse_m"])
+	}
+	t.Logf("sample: stay_error_m %.1f m (plain mean %.1f m), release RMS %.1f m per point; reconstruction %.1f m, model selection (%s) %.1f m",
+		riskNum(t, v, "stay_error_m"), riskNum(t, v, "stay_plain_mean_error_m"), riskNum(t, v, "release_rmse_m"), riskNum(t, v, "rmse_m"), sel["kernel"], riskNum(t, v, "model_selection_rmse_m"))
+
+	stdout, stderr, err := run(t, "attack", "--in", out, "--truth", in)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	if !strings.Contains(stdout, "the stay's location is recovered to within") {
+		t.Errorf("text output does not say what the place attack found:\n%s", stdout)
+	}
+	off := runJSON(t, "attack", "--in", out, "--truth", in, "--no-places")
+	if e, present := off["stay_error_m"]; !present || e != nil {
+		t.Errorf("--no-places: stay_error_m %v (present %v), want null", e, present)
+	}
+	if err := riskRunErr(t, "attack", "--in", out, "--truth", in, "--stay-min", "0s"); err == nil {
+		t.Error("--stay-min 0s: no error")
+	}
+}
+
+// The place attack on a real GeoLife trace with stays of 15 to 34 minutes
+// (user 000, held out of the bundled prior's corpus; 1,477 fixes),
+// sanitised with the CLI: attack --json reports stay_error_m.
+func TestAttackStayErrorGeoLife(t *testing.T) {
+	in := filepath.Join(geolifeDir, "000", "20081028003826.plt")
+	if _, err := os.Stat(in); err != nil {
+		t.Skipf("GeoLife trace with a stay of 15 minutes or more not found (%v)", err)
+	}
+	_, _, prior := samplePaths(t)
+	out := filepath.Join(t.TempDir(), "out.plt")
+	riskRunJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior,
+		"--epsilon", "1", "--lambda", "2", "--radius", "100", "--origin", "39.9781,116.3268", "--seed", "11")
+	v := runJSON(t, "attack", "--in", out, "--truth", in)
+	stays := checkStays(t, v)
+	t.Logf("%s: %d stays, stay_error_m %.1f m (plain mean %.1f m), release RMS %.1f m per point",
+		in, len(stays), riskNum(t, v, "stay_error_m"), riskNum(t, v, "stay_plain_mean_error_m"), riskNum(t, v, "release_rmse_m"))
+}

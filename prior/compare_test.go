@@ -1,0 +1,250 @@
+package prior
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// kernelTraces simulates m traces at the given times, each coordinate a GP
+// with kernel k plus white noise of the given variance (m^2, a GPS error).
+func kernelTraces(t *testing.T, m int, ts []float64, k gp.Kernel, noise float64, seed uint64, uid string) []*trace.Trace {
+	t.Helper()
+	rng := newRand(seed)
+	out := make([]*trace.Trace, m)
+	for i := range out {
+		e := sampleGP(t, k, ts, noise, rng)
+		n := sampleGP(t, k, ts, noise, rng)
+		out[i] = enuTrace(uid, ts, e, n)
+	}
+	return out
+}
+
+// compareOpt compares the four default kernels on 45-minute synthetic
+// traces at 15 s (one window each, every fix kept).
+var compareOpt = Options{MinDuration: 30 * time.Minute, Workers: 2}
+
+func summaryOf(t *testing.T, rep *Report, kernel string) KernelSummary {
+	t.Helper()
+	for _, k := range rep.Comparison.Kernels {
+		if k.Kernel == kernel {
+			return k
+		}
+	}
+	t.Fatalf("kernel %s not compared", kernel)
+	return KernelSummary{}
+}
+
+// TestCompareRecoversKernel draws traces from a Matern-3/2 GP with a long
+// lengthscale (300 s) and from an RBF GP (120 s), 45 minutes at 15 s with
+// 3 m GPS noise, and checks that the held-out comparison picks the kernel
+// they were drawn from (it wins most windows and is the nominal kernel),
+// and that its median fitted lengthscale is within 25 % of the truth.
+// Each coordinate is fitted on 90 points, so one fit is uncertain by
+// roughly 20-30 %; the median of 12 fits much less.
+func TestCompareRecoversKernel(t *testing.T) {
+	ts := regular(0, 15, 181) // 0..2700 s
+	for _, c := range []struct {
+		k    gp.Kernel
+		name string
+		ls   float64
+	}{
+		{gp.Matern32{Variance: 100 * 100, Lengthscale: 300}, gp.KernelMatern32, 300},
+		{gp.RBF{Variance: 100 * 100, Lengthscale: 120}, gp.KernelRBF, 120},
+	} {
+		traces := kernelTraces(t, 6, ts, c.k, 9, 7, "sim")
+		p, rep, err := Fit(traces, compareOpt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAccounting(t, rep)
+		if rep.Windows != 6 {
+			t.Fatalf("%s: %d windows, skipped %v", c.name, rep.Windows, rep.Skipped)
+		}
+		ks := summaryOf(t, rep, c.name)
+		for _, k := range rep.Comparison.Kernels {
+			t.Logf("%s data: %s won %d, median gain over rbf %.2f, lengthscale percentiles %.0f, censored %d", c.name, k.Kernel, k.Won, *k.MedianGainOverRBF, k.LengthscalePercentilesS, k.Censored)
+		}
+		if rep.Comparison.Nominal != c.name || p.Kernel != c.name || ks.Won < 4 {
+			t.Errorf("%s data: nominal %s, %s won %d of 6 windows", c.name, rep.Comparison.Nominal, c.name, ks.Won)
+		}
+		if med := ks.LengthscalePercentilesS[2]; math.Abs(med/c.ls-1) > 0.25 {
+			t.Errorf("%s data: median lengthscale %.1f s, want %v s within 25%%", c.name, med, c.ls)
+		}
+		if ks.Censored != 0 {
+			t.Errorf("%s data: %d censored fits", c.name, ks.Censored)
+		}
+	}
+}
+
+// TestCompareCensored: traces far smoother than any window can show (a
+// Matern-3/2 at 10^6 s, 370 times the window) put the lengthscale on the
+// search's bound, 100 times the window; the fits are reported censored
+// and the family reaches the bound.
+func TestCompareCensored(t *testing.T) {
+	ts := regular(0, 15, 181)
+	traces := kernelTraces(t, 3, ts, gp.Matern32{Variance: 1e8, Lengthscale: 1e6}, 1, 9, "smooth")
+	opt := compareOpt
+	opt.Kernels = []string{gp.KernelMatern32}
+	p, rep, err := Fit(traces, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks := summaryOf(t, rep, gp.KernelMatern32)
+	bound := 100 * 2700.0
+	t.Logf("censored %d of %d, percentiles %.0f", ks.Censored, ks.Fits, ks.LengthscalePercentilesS)
+	if ks.Censored < 4 || ks.Fits != 6 {
+		t.Errorf("%d of %d fits censored, want at least 4", ks.Censored, ks.Fits)
+	}
+	if f := p.Family(); math.Abs(f.LengthscaleMax/bound-1) > 1e-9 {
+		t.Errorf("family %v, want its top at the bound %v s", f, bound)
+	}
+	for _, f := range rep.Fits {
+		if f.Kernels[0].BoundS != bound {
+			t.Errorf("bound %v s, want %v", f.Kernels[0].BoundS, bound)
+		}
+	}
+	// A short lengthscale is not censored (TestCompareRecoversKernel checks
+	// the others).
+	traces = kernelTraces(t, 3, ts, gp.Matern32{Variance: 1e4, Lengthscale: 200}, 9, 10, "rough")
+	_, rep, err = Fit(traces, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ks := summaryOf(t, rep, gp.KernelMatern32); ks.Censored != 0 {
+		t.Errorf("lengthscale 200 s: %d censored", ks.Censored)
+	}
+}
+
+// TestCompareFamily checks the family rule and the written prior on a
+// mixed corpus (Matern-3/2 and RBF traces): every kernel winning at least
+// 10 % of the windows is in the family, with lengthscales from the 5th to
+// the 95th percentile of its fits, extended to the longest window; the
+// others are not. The prior is version 3, round-trips through
+// gp.ReadPrior, and records the corpus's fingerprints.
+func TestCompareFamily(t *testing.T) {
+	ts := regular(0, 15, 181)
+	traces := append(kernelTraces(t, 4, ts, gp.Matern32{Variance: 1e4, Lengthscale: 300}, 9, 11, "a"),
+		kernelTraces(t, 2, ts, gp.RBF{Variance: 1e4, Lengthscale: 120}, 9, 12, "b")...)
+	p, rep, err := Fit(traces, compareOpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Comparison
+	if c.LongestWindowS != 2700 || len(c.Kernels) != 4 {
+		t.Fatalf("comparison %+v", c)
+	}
+	var fams []gp.Family
+	for ki, k := range c.Kernels {
+		var ls []float64
+		won := 0
+		for _, f := range rep.Fits {
+			kf := f.Kernels[ki]
+			for d := range 2 {
+				l := kf.LengthscaleS[d]
+				if kf.Censored[d] {
+					l = kf.BoundS
+				}
+				ls = append(ls, l)
+			}
+			if f.Best == k.Kernel {
+				won++
+			}
+		}
+		if won != k.Won {
+			t.Errorf("%s: won %d, counted %d", k.Kernel, k.Won, won)
+		}
+		slices.Sort(ls)
+		lo, hi := quantile(ls, 0.05), math.Max(quantile(ls, 0.95), 2700)
+		if float64(k.Won) >= 0.1*float64(len(rep.Fits)) {
+			if k.Family == nil || k.Family.LengthscaleMin != lo || k.Family.LengthscaleMax != hi {
+				t.Errorf("%s (won %d): family %v, want [%v, %v]", k.Kernel, k.Won, k.Family, lo, hi)
+			} else {
+				fams = append(fams, *k.Family)
+			}
+		} else if k.Family != nil {
+			t.Errorf("%s won %d of %d windows but is in the family", k.Kernel, k.Won, len(rep.Fits))
+		}
+	}
+	if !reflect.DeepEqual(p.FamilySet.Kernels, fams) || p.Version != 3 || p.LengthscaleMin != 0 {
+		t.Errorf("prior family %v, want %v", p.FamilySet, fams)
+	}
+	if f := p.Family(); p.Lengthscale < f.LengthscaleMin || p.Lengthscale > f.LengthscaleMax || f.Kernel != c.Nominal {
+		t.Errorf("nominal %s at %v s outside its family %v", p.Kernel, p.Lengthscale, f)
+	}
+	if !slices.Equal(p.Fit.Fingerprints, trace.Fingerprints(traces)) || len(p.Fit.Fingerprints) != len(traces)+2 {
+		t.Errorf("fingerprints %v", p.Fit.Fingerprints)
+	}
+	var buf, again bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	first := buf.String()
+	back, err := gp.ReadPrior(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := back.Write(&again); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != first || !reflect.DeepEqual(back.FamilySet, p.FamilySet) || back.Version != 3 || !slices.Equal(back.Fit.Fingerprints, p.Fit.Fingerprints) {
+		t.Errorf("round trip\n%s\n%s", first, again.String())
+	}
+}
+
+// TestCompareWindows: the comparison's windows last up to 2 h with fixes
+// at least 10 s apart and at most 200 of them, and a corpus with more
+// windows than MaxWindows is subsampled evenly, every window accounted for.
+func TestCompareWindows(t *testing.T) {
+	// 1 s fixes over 5 h: two spans of 2 h thinned to at most 200 points
+	// (37 s apart on whole seconds), and the last hour at 19 s.
+	ws, rep := windowsOf(t, []*trace.Trace{walkTrace(regular(0, 1, 5*3600))}, Options{})
+	if len(ws) != 3 || rep.Skipped[SkipTooShort] > 1 {
+		t.Fatalf("%d windows, skipped %v", len(ws), rep.Skipped)
+	}
+	for i, w := range ws {
+		d := w.T[len(w.T)-1]
+		if len(w.T) > 200 || len(w.T) < 190 || i < 2 && (d > 7200 || d < 7000) || i == 2 && (d < 3400 || d > 3800) {
+			t.Errorf("window %d of %d points over %v s", i, len(w.T), d)
+		}
+		for k := 1; k < len(w.T); k++ {
+			if g := w.T[k] - w.T[k-1]; g < 10 {
+				t.Fatalf("fixes %v s apart", g)
+			}
+		}
+	}
+	// 5 s fixes over 30 min: one window at 10 s; over 40 min, at 15 s
+	// (200 points at 10 s would not cover it).
+	for _, c := range []struct {
+		n, points int
+		step      float64
+	}{{361, 181, 10}, {481, 161, 15}} {
+		ws, _ = windowsOf(t, []*trace.Trace{walkTrace(regular(0, 5, c.n))}, Options{})
+		if len(ws) != 1 || len(ws[0].T) != c.points || ws[0].T[1] != c.step {
+			t.Errorf("%d fixes: %d windows, first of %d points", c.n, len(ws), len(ws[0].T))
+		}
+	}
+
+	var traces []*trace.Trace
+	for range 7 {
+		traces = append(traces, walkTrace(regular(0, 30, 50)))
+	}
+	ws, rep = windowsOf(t, traces, Options{MinDuration: 20 * time.Minute})
+	kept := subsample(ws, 3, rep)
+	if len(kept) != 3 || kept[0].Trace != 0 || kept[1].Trace != 2 || kept[2].Trace != 4 || rep.Skipped[SkipSubsampled] != 4 {
+		t.Errorf("kept traces %v, skipped %v", []int{kept[0].Trace, kept[1].Trace, kept[2].Trace}, rep.Skipped)
+	}
+	n := 0
+	for _, w := range kept {
+		n += len(w.Index)
+	}
+	if n+rep.PointsThinned+rep.PointsSkipped != rep.Points {
+		t.Errorf("points not accounted for after subsampling")
+	}
+}

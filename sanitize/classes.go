@@ -1,0 +1,296 @@
+package sanitize
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/tracepriv/tracepriv/accountant"
+	"github.com/tracepriv/tracepriv/cip"
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// Secret classes a release certifies (Certificate.SecretClasses): the
+// points of the trace (basic secrets, or the listed ones), its places (any
+// contiguous window moved rigidly: a stay, a trip) and its route (the whole
+// record moved rigidly: the parallel street). See cip's documentation of
+// places and routes for the bounds and their proofs.
+
+// SecretClasses is the certificate of each class of secrets of a person
+// (and, on the Certificate, the worst over the persons).
+type SecretClasses struct {
+	Points ClassCertificate `json:"points"`
+	Places ClassCertificate `json:"places"`
+	Route  ClassCertificate `json:"route"`
+}
+
+// ClassCertificate is the guarantee for one class of secrets.
+type ClassCertificate struct {
+	// Covered is false when the class is not certified (the reason in
+	// NotCovered); Epsilon is then 0 and does not enter epsilon_max.
+	Covered bool `json:"covered"`
+	// Epsilon is the certified Rényi loss at the certificate's lambda for
+	// a displacement of up to radius_m; LossFactor the per-dimension
+	// factor it comes from (eps = lambda/2 r^2 LossFactor).
+	Epsilon    float64 `json:"epsilon"`
+	LossFactor float64 `json:"loss_factor"`
+	// Kind is "exact" or "upper_bound".
+	Kind string `json:"kind"`
+	// Covers states the secrets and adversaries of the class.
+	Covers string `json:"covers"`
+	// NotCovered states what the class leaves out, if anything.
+	NotCovered string `json:"not_covered,omitempty"`
+	// Meaning says what Epsilon means to a person.
+	Meaning Meaning `json:"meaning"`
+}
+
+// Meaning translates an epsilon into a person's terms. A secret moved by
+// at most radius_m under Gaussian noise is a Gaussian shift, so a Rényi
+// loss epsilon at order lambda for every such move is exactly mu-Gaussian
+// differential privacy with mu = sqrt(2 epsilon/lambda) (Dong, Roth and Su;
+// Guerra-Balboa's thesis, ch. 4): no test between two hypotheses radius_m
+// apart, say two places, is right more often than Phi(mu/2) when both are
+// equally likely a priori.
+type Meaning struct {
+	GDPMu float64 `json:"gdp_mu"`
+	// BestGuessAccuracy is Phi(mu/2): the best possible accuracy of a
+	// guess between two places radius_m apart, equally likely beforehand
+	// (0.5 is a coin toss).
+	BestGuessAccuracy float64 `json:"best_guess_accuracy"`
+	Text              string  `json:"text"`
+}
+
+// MeaningOf returns the meaning of epsilon at Rényi order lambda for a
+// displacement of radius metres, through package accountant's Gaussian
+// trade-off function.
+func MeaningOf(epsilon, lambda, radius float64) Meaning {
+	if !(epsilon >= 0) || !(lambda > 1) {
+		return Meaning{}
+	}
+	mu := math.Sqrt(2 * epsilon / lambda)
+	acc := (1 + accountant.GaussianTradeOff{Mu: mu}.TV()) / 2
+	return Meaning{GDPMu: mu, BestGuessAccuracy: acc,
+		Text: fmt.Sprintf("an adversary who must tell two places %g m apart (equally likely beforehand) guesses right at most %.1f %% of the time (50 %% is a coin toss); "+
+			"this is mu-GDP with mu = %.3g", radius, 100*acc, mu)}
+}
+
+// classDesign raises a kernel design's noise so that places and the route
+// meet the target too, and records the classes' loss factors on nd. t is
+// the target loss factor of a displacement of radius r (2 eps/(lambda
+// r^2)); ts the person's timestamps.
+func (d *designer) classDesign(nd *NoiseDesign, ts []float64, t float64) {
+	if d.opt.PointsOnly {
+		nd.PlacesUncovered = []string{pointsOnlyText}
+		return
+	}
+	// Places: the envelope bound needs alpha >= PlaceFactor/t; the
+	// stood-still adversary is the route's bound (below).
+	switch d.kind {
+	case DesignEnvelope, DesignProportional:
+		p, unc := d.env.PlaceFactor()
+		if p > 0 {
+			if need := p / t * (1 + 1e-12); need > nd.Alpha {
+				scale := need / nd.Alpha
+				for i := range nd.LossFactors {
+					nd.LossFactors[i] /= scale
+				}
+				nd.Budget *= scale
+				nd.MaxVariance *= scale
+				if nd.SigmaG != nil {
+					nd.SigmaG.ScaleSym(scale, nd.SigmaG)
+				}
+				nd.Alpha = need
+				// Basic secrets are no longer at their bound: the
+				// proportional design's exactness is lost.
+				nd.Kind = EpsilonUpperBound
+			}
+			nd.PlaceLossFactor = math.Max(nd.PlaceLossFactor, p/nd.Alpha)
+		}
+		nd.PlacesUncovered = unc
+		nd.PlacesCovered = p > 0
+	default:
+		nd.PlacesUncovered = []string{"the e3 design is exact for the listed secrets under one prior and does not bound windows moved rigidly against a conditioning adversary; use --design envelope to protect places"}
+	}
+	// Route: all points moved rigidly; 1' G^-1 1 <= 1/(1/A + beta/q)
+	// (harmonic sum over the noise's components), with A the envelope's
+	// own bound (cip.LowFrequencyBound over the person's span, +Inf for
+	// e3) and q/beta the route component's; beta is the least that meets
+	// the target, 0 when the envelope's low frequencies already do.
+	q := cip.RouteFactor(ts)
+	a := math.Inf(1)
+	if d.env != nil && len(ts) > 0 {
+		a = cip.LowFrequencyBound(d.env.Components, ts[len(ts)-1]-ts[0]) / nd.Alpha
+	}
+	nd.RouteVar = 0
+	if a > t {
+		nd.RouteVar = q * (1/t - 1/a) * (1 + 1e-12) // rounded up: the route loss stays within the target
+	}
+	nd.RouteLossFactor = 1 / (1/a + nd.RouteVar/q)
+	// A stood-still adversary over any window: the same bound (its span
+	// and its RouteFactor are at most the person's).
+	nd.PlaceLossFactor = math.Max(nd.PlaceLossFactor, nd.RouteLossFactor)
+	nd.Budget += float64(len(ts)) * nd.RouteVar
+	nd.MaxVariance += nd.RouteVar
+	if nd.SigmaG != nil {
+		if nd.RouteVar == 0 {
+			return
+		}
+		rk := gp.Gram(cip.RouteKernel(), ts)
+		rk.ScaleSym(nd.RouteVar, rk)
+		nd.SigmaG.AddSym(nd.SigmaG, rk)
+	}
+}
+
+// placeScaled reports whether a design's envelope dominates each kernel's
+// members by its place bound (cip.EnvelopeOptions.PlaceScaled): for the
+// envelope design unless only points are protected.
+func (o *Options) placeScaled(design string) bool {
+	return design == DesignEnvelope && !o.PointsOnly
+}
+
+// classes builds a person's class certificates from a design.
+func (d *designer) classes(nd *NoiseDesign, pointsFactor, pointsEps float64) SecretClasses {
+	opt := d.opt
+	eps := func(l float64) float64 { return opt.Lambda / 2 * opt.Radius * opt.Radius * l }
+	c := SecretClasses{
+		Points: ClassCertificate{Covered: true, Epsilon: pointsEps, LossFactor: pointsFactor, Kind: nd.Kind,
+			Covers: "every point (or every listed secret) displaced by up to radius_m, against every member of prior_family (any mean, any variance of at least the stated one)"},
+		Route: ClassCertificate{Covered: true, Epsilon: eps(nd.RouteLossFactor), LossFactor: nd.RouteLossFactor, Kind: EpsilonUpperBound,
+			Covers: fmt.Sprintf("all of the person's points moved rigidly by up to radius_m (the parallel street, the same trip elsewhere), against every adversary whatever its prior: "+
+				"the loss is 1' SigmaG^-1 1, bounded through the common noise component (Matérn 1/2 at %g s, variance route_noise_m2)", cip.RouteLengthscale)},
+	}
+	if opt.PointsOnly {
+		c.Route = ClassCertificate{NotCovered: pointsOnlyText}
+		c.Places = ClassCertificate{NotCovered: pointsOnlyText}
+		c.Points.Meaning = MeaningOf(pointsEps, opt.Lambda, opt.Radius)
+		return c
+	}
+	pl := ClassCertificate{Covered: true, Epsilon: eps(nd.PlaceLossFactor), LossFactor: nd.PlaceLossFactor, Kind: EpsilonUpperBound,
+		Covers: "any contiguous window of the person's points (a stay, a trip) moved rigidly by up to radius_m, against an adversary who believes the person stood still there (any duration)"}
+	if nd.PlacesCovered {
+		pl.Covers += ", and against every member of prior_family whose lengthscale is at least the window's duration, conditioning on the window (spectral domination and the RKHS norm of a constant, cip.PlaceFactor)"
+	}
+	if len(nd.PlacesUncovered) > 0 {
+		pl.NotCovered = fmt.Sprint(nd.PlacesUncovered)
+		if len(nd.PlacesUncovered) == 1 {
+			pl.NotCovered = nd.PlacesUncovered[0]
+		}
+	}
+	c.Places = pl
+	for _, cc := range []*ClassCertificate{&c.Points, &c.Places, &c.Route} {
+		cc.Meaning = MeaningOf(cc.Epsilon, opt.Lambda, opt.Radius)
+	}
+	return c
+}
+
+const pointsOnlyText = "not requested: the release protects the points alone (PointsOnly, --points-only); a place or the route moved rigidly may be located far better than one point"
+
+// Max returns the largest epsilon over the covered classes.
+func (c SecretClasses) Max() float64 {
+	m := 0.0
+	for _, cc := range []ClassCertificate{c.Points, c.Places, c.Route} {
+		if cc.Covered {
+			m = math.Max(m, cc.Epsilon)
+		}
+	}
+	return m
+}
+
+// worse sets c to the class-wise worst of c and o (for the headline).
+func (c *SecretClasses) worse(o SecretClasses) {
+	for _, p := range []struct{ a, b *ClassCertificate }{{&c.Points, &o.Points}, {&c.Places, &o.Places}, {&c.Route, &o.Route}} {
+		if p.a.Covers == "" || p.b.Epsilon > p.a.Epsilon || (!p.b.Covered && p.a.Covered) {
+			*p.a = *p.b
+		}
+	}
+}
+
+// checkPrior refuses a prior fitted on a trace of the input (by the
+// fingerprints of its content the prior's fit records) unless
+// opt.AllowPriorOverlap, and returns the certificate's PriorCoverage. A
+// person id the corpus also has, with none of the content, does not refuse
+// (ids such as "001" recur across data sets and directories) but is stated
+// in PriorCoverage. traces may be nil (a streamed release checks ids only).
+func checkPrior(opt Options, uids []string, traces []*trace.Trace) (string, error) {
+	fit := opt.Prior.Fit
+	if fit == nil || len(fit.Fingerprints) == 0 {
+		return PriorUnknown, nil
+	}
+	known := make(map[string]bool, len(fit.Fingerprints))
+	for _, f := range fit.Fingerprints {
+		known[f] = true
+	}
+	var hits, ids []string
+	for i, t := range traces {
+		if known[trace.Fingerprint(t)] {
+			hits = append(hits, fmt.Sprintf("trace %d (%s)", i+1, filepath.Base(t.Name)))
+		}
+	}
+	for _, u := range uids {
+		if known[trace.PersonFingerprint(u)] {
+			ids = append(ids, fmt.Sprintf("%q", u))
+		}
+	}
+	if len(hits) == 0 {
+		if len(ids) == 0 {
+			return PriorIndependent, nil
+		}
+		return fmt.Sprintf("independent by content (no trace of the input is in the prior's corpus), but the corpus has a person with the id %s: "+
+			"if that is the same person, the prior and its origin depend on their data and the release is not covered", strings.Join(ids, ", ")), nil
+	}
+	if len(hits) > 5 {
+		hits = append(hits[:5], fmt.Sprintf("and %d more", len(hits)-5))
+	}
+	if opt.AllowPriorOverlap {
+		return PriorOverlapOverridden, nil
+	}
+	return "", &ParamError{Name: "prior", Value: "", Why: fmt.Sprintf("the prior was fitted on data of the input (%s, by the fingerprints the prior file records): "+
+		"the prior and its origin would depend on the data released; fit the prior on other people (tracepriv fit), or allow it and have the certificate say the release is not covered (--allow-prior-overlap)",
+		strings.Join(hits, ", "))}
+}
+
+// publicPrior returns the prior as a certificate records it: without the
+// fitting corpus's fingerprints (they say nothing about the noise) and
+// with no local absolute path.
+func publicPrior(p *gp.Prior) *gp.Prior {
+	q := *p
+	if p.Fit != nil {
+		f := *p.Fit
+		f.Fingerprints = nil
+		f.Corpus = baseName(f.Corpus)
+		q.Fit = &f
+	}
+	return &q
+}
+
+// baseName keeps a name's last element when it is a local absolute path:
+// a certificate is published, the layout of the releasing machine is not.
+func baseName(name string) string {
+	if filepath.IsAbs(name) {
+		return filepath.Base(name)
+	}
+	return name
+}
+
+// Legend is the certificate in a line, for a map's legend: the epsilon,
+// the classes it covers, what it means to a person, and "NOT PRIVATE" for
+// a seeded release.
+func (c *Certificate) Legend() string {
+	var covered []string
+	for _, cc := range []struct {
+		name string
+		c    ClassCertificate
+	}{{"points", c.SecretClasses.Points}, {"places", c.SecretClasses.Places}, {"route", c.SecretClasses.Route}} {
+		if cc.c.Covered {
+			covered = append(covered, cc.name)
+		}
+	}
+	s := fmt.Sprintf("sanitised: ε ≤ %.3g at λ = %g for %s within %g m (best guess between two places %g m apart: %.0f %%)",
+		c.EpsilonMax, c.Lambda, strings.Join(covered, ", "), c.RadiusM, c.RadiusM, 100*c.Meaning.BestGuessAccuracy)
+	if !c.Private {
+		s += "; NOT PRIVATE: seeded noise"
+	}
+	return s
+}
