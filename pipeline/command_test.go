@@ -49,7 +49,7 @@ func TestCommandSanitize(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "released")
 	stdout, stderr := runBinary(t, "sanitize", "--input", filepath.Join(root, "**", "*.plt"), "--output", out,
 		"--prior", filepath.Join("..", "internal", "sample", "prior.json"),
-		"--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "11", "--runner", "prism")
+		"--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "11", "--runner", "prism", "--allow-prior-overlap")
 	if n := sameRelease(t, want, out); n != m.Files {
 		t.Errorf("compared %d trace files, want %d", n, m.Files)
 	}

@@ -49,8 +49,11 @@ type FitOptions struct {
 // Options returns the prior.Options the fit uses; the prior names its
 // corpus by the input pattern.
 func (o FitOptions) Options() prior.Options {
+	// A corpus on Beam fits every window (MaxWindows -1): the single
+	// machine's evenly spread subsample of 240 would need a global step
+	// before fitting ("tracepriv fit --max-windows -1" is the same fit).
 	return prior.Options{Kernel: o.Kernel, MinDuration: o.MinDuration, MaxDuration: o.MaxDuration,
-		MaxPoints: o.MaxPoints, MinPoints: o.MinPoints, PaperWindows: o.PaperWindows, Family: o.Family, Corpus: o.Input}
+		MaxPoints: o.MaxPoints, MinPoints: o.MinPoints, PaperWindows: o.PaperWindows, Family: o.Family, Corpus: o.Input, MaxWindows: -1}
 }
 
 // windowTask is one window to fit, with the span of its trace it covers:
@@ -247,7 +250,7 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 		p = prior.Positions{}
 	}
 	opt := f.Cfg.Options()
-	pr, rep, err := prior.Combine(results, rep, pos.Centre(opt.Corpus), opt)
+	pr, rep, err := prior.CombineCorpus(results, rep, pos, opt)
 	if err != nil {
 		return stageError("%v", err)
 	}

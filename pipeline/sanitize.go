@@ -47,6 +47,8 @@ type SanitizeOptions struct {
 	// crypto/rand.
 	Seeded bool
 	Seed   uint64
+	// PointsOnly and AllowPriorOverlap are sanitize.Options'.
+	PointsOnly, AllowPriorOverlap bool
 	// Reading says how files are read.
 	Reading
 	// BatchUnits is the most units per release element (default
@@ -88,7 +90,8 @@ func (c *sanitizeConfig) options() (sanitize.Options, trace.ReadOptions, error) 
 	// One goroutine per person, as the single-machine corpus command:
 	// the runner runs units in parallel.
 	opt := sanitize.Options{Prior: pr, Epsilon: c.Epsilon, Lambda: c.Lambda, Radius: c.Radius, Delta: delta,
-		Design: design, Method: method, Origin: c.Origin, Source: src, Workers: 1}
+		Design: design, Method: method, Origin: c.Origin, Source: src, Workers: 1,
+		PointsOnly: c.PointsOnly, AllowPriorOverlap: c.AllowPriorOverlap}
 	ro, err := c.Reading.options()
 	return opt, ro, err
 }

@@ -177,6 +177,8 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&design, "design", sanitize.DesignAuto, "noise designer: auto, envelope, proportional or e3")
 	fs.StringVar(&method, "method", sanitize.MethodAuto, "computation path: auto, dense or linear")
 	fs.Float64Var(&delta, "delta", 1e-5, "delta of the prior-posterior gap stated in the certificates")
+	fs.BoolVar(&o.PointsOnly, "points-only", false, "protect the points alone, not places and the route (the certificates say they are not covered)")
+	fs.BoolVar(&o.AllowPriorOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on a trace of the input (the certificates then say not covered)")
 	format := readFlags(fs, &o.Reading, "a file with a bad row fails (listed in the manifest) instead of skipping the row")
 	fs.IntVar(&batch, "batch-units", pipeline.DefaultBatchUnits, "most groups of people per release element (the runner splits elements further)")
 	if err := parse(fs, args, &c, stderr); err != nil {
