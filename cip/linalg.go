@@ -64,6 +64,22 @@ func conditionPair(sigma, sigmaG mat.Symmetric, s Secret) (int, *gp.Conditional,
 	return n, cond, nil
 }
 
+// conditionalRelease returns K = Ct + SigmaG, the covariance of the
+// release given the secret's values, in the original coordinates: Ct is
+// the conditional prior covariance of the other points (zero on the
+// secret's).
+func conditionalRelease(sigmaG mat.Symmetric, cond *gp.Conditional) *mat.SymDense {
+	k := mat.NewSymDense(sigmaG.SymmetricDim(), nil)
+	k.CopySym(sigmaG)
+	for i, p := range cond.U {
+		for j := i; j < len(cond.U); j++ {
+			q := cond.U[j]
+			k.SetSym(p, q, k.At(p, q)+cond.C.At(i, j))
+		}
+	}
+	return k
+}
+
 // addSym returns a + b.
 func addSym(a, b mat.Symmetric) *mat.SymDense {
 	var s mat.SymDense

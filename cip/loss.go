@@ -216,14 +216,7 @@ func LossFactorDirect(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	k := mat.NewSymDense(n, nil)
-	k.CopySym(sigmaG)
-	for i, p := range cond.U {
-		for j := i; j < len(cond.U); j++ {
-			q := cond.U[j]
-			k.SetSym(p, q, k.At(p, q)+cond.C.At(i, j))
-		}
-	}
+	k := conditionalRelease(sigmaG, cond)
 	at := mat.NewDense(n, len(cond.S), nil)
 	for c, p := range cond.S {
 		at.Set(p, c, 1)

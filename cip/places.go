@@ -189,14 +189,7 @@ func RigidLossFactor(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	k := mat.NewSymDense(n, nil)
-	k.CopySym(sigmaG)
-	for i, p := range cond.U {
-		for j := i; j < len(cond.U); j++ {
-			q := cond.U[j]
-			k.SetSym(p, q, k.At(p, q)+cond.C.At(i, j))
-		}
-	}
+	k := conditionalRelease(sigmaG, cond)
 	v := mat.NewVecDense(n, nil)
 	for _, p := range cond.S {
 		v.SetVec(p, 1)

@@ -125,19 +125,7 @@ func thinSpaced(span []trace.Point, opt Options) (keep []int, reason string) {
 		return nil, SkipTooShort
 	}
 	g := max(opt.MinSpacing, (dur+time.Duration(opt.MaxPoints-2))/time.Duration(opt.MaxPoints-1))
-	keep = []int{0}
-	for k := 1; k < n && len(keep) < opt.MaxPoints; k++ {
-		if span[k].Time.Sub(span[keep[len(keep)-1]].Time) >= g {
-			keep = append(keep, k)
-		}
-	}
-	if len(keep) < opt.MinPoints {
-		return nil, SkipTooFewPoints
-	}
-	if span[keep[len(keep)-1]].Time.Sub(span[0].Time) < opt.MinDuration {
-		return nil, SkipTooShort
-	}
-	return keep, ""
+	return checkKept(span, spaced(span, g, opt.MaxPoints), opt)
 }
 
 // subsample keeps at most max windows, evenly spaced in corpus order, and

@@ -532,20 +532,32 @@ func thin(span []trace.Point, opt Options) (keep []int, reason string) {
 		}
 	} else {
 		// Rounded up so that (MaxPoints-1) g >= MinDuration exactly.
-		g := (opt.MinDuration + time.Duration(opt.MaxPoints-2)) / time.Duration(opt.MaxPoints-1)
-		keep = []int{0}
-		for k := 1; k < n && len(keep) < opt.MaxPoints; k++ {
-			if span[k].Time.Sub(span[keep[len(keep)-1]].Time) >= g {
-				keep = append(keep, k)
-			}
+		keep = spaced(span, (opt.MinDuration+time.Duration(opt.MaxPoints-2))/time.Duration(opt.MaxPoints-1), opt.MaxPoints)
+	}
+	return checkKept(span, keep, opt)
+}
+
+// spaced keeps the first point of span, then each point at least g after
+// the last kept one, up to most points.
+func spaced(span []trace.Point, g time.Duration, most int) []int {
+	keep := []int{0}
+	for k := 1; k < len(span) && len(keep) < most; k++ {
+		if span[k].Time.Sub(span[keep[len(keep)-1]].Time) >= g {
+			keep = append(keep, k)
 		}
 	}
+	return keep
+}
+
+// checkKept returns keep, or the reason the kept points cannot be fitted:
+// too few, or lasting less than MinDuration (possible only when fewer than
+// MaxPoints were kept and the last lies within g of the end of a span
+// barely MinDuration long).
+func checkKept(span []trace.Point, keep []int, opt Options) ([]int, string) {
 	if len(keep) < opt.MinPoints {
 		return nil, SkipTooFewPoints
 	}
 	if span[keep[len(keep)-1]].Time.Sub(span[0].Time) < opt.MinDuration {
-		// Possible only when fewer than MaxPoints were kept and the last
-		// lies within g of the end of a span barely MinDuration long.
 		return nil, SkipTooShort
 	}
 	return keep, ""
