@@ -82,8 +82,11 @@ func (t *markovTask) run(base, m int) error {
 			}
 			if id < 0 {
 				copy(st.s[:d], zf[:d])
+				st.lo = 0
 				st.ball.reset(0)
 				st.ball.fresh = ballUp(zsum)
+			} else if d == 1 {
+				st.ball.step(r.trans[c][id], t.stepDD(st, r.trans[c][id], zf[0], zsum), comp.horizon, comp.theta)
 			} else {
 				tr := r.trans[c][id]
 				total := 0.0
@@ -108,7 +111,9 @@ func (t *markovTask) run(base, m int) error {
 				local := ballUp(gammaK(2*d)*ballUp(total) + tr.na*ballUp(zsum) + float64(2*d*d)*0x1p-1074)
 				st.ball.step(tr, local, comp.horizon, comp.theta)
 			}
-			rho := st.ball.radius()
+			// The output and the checkpoints use s[0] alone: the low part
+			// of a double-double state joins the radius.
+			rho := ballUp(st.ball.radius() + math.Abs(st.lo))
 			if k > 0 && k%r.every == 0 {
 				st.ck = append(st.ck, st.s[:d]...)
 				st.ck = append(st.ck, rho)
@@ -121,6 +126,41 @@ func (t *markovTask) run(base, m int) error {
 		t.w[i], t.abs[i], t.rad[i] = w, ab, rd
 	}
 	return nil
+}
+
+// stepDD advances a one-dimensional component's double-double state
+// s[0] + lo by s' = â s + b̂ z^f and returns the step's local error.
+//
+// Why: a component whose lengthscale is long next to the trace (the
+// envelope of a family reaching days, or the route's common offset) never
+// contracts its float error ball, which then grows by a unit roundoff per
+// step; over a million points that ball decides cells often enough, and
+// each such cell replays the component from the first point, so a release
+// became quadratic in its length. In double-double the error per step is
+// about u² of the state plus the deviate's own float error times |b̂|
+// (the general path bounds that term by ||Â||, about 1, while |b̂| is
+// sqrt(1 - â²), about 2.6e-3 for a 3 s step at a 10^6 s lengthscale).
+//
+// The products â·s_hi and b̂·z^f are exact as a value plus an FMA
+// remainder, their sum exact as a TwoSum pair (Knuth); what is rounded is
+// â·lo (at most u|â lo|) and the three additions of the low parts (at most
+// γ_3 times the sum of their magnitudes), and the final TwoSum is exact.
+// Subnormal underflow adds at most half an ulp of the smallest subnormal
+// per operation (eight here).
+func (t *markovTask) stepDD(st *compState, tr *markovStep, zf, zsum float64) float64 {
+	a, b := tr.a[0], tr.b[0]
+	sh, sl := st.s[0], st.lo
+	ph := a * sh
+	pl := math.FMA(a, sh, -ph)
+	qh := b * zf
+	ql := math.FMA(b, zf, -qh)
+	hi, e1 := numeric.TwoSum(ph, qh)
+	p2 := a * sl
+	low := e1 + pl + ql + p2
+	nh, nl := numeric.TwoSum(hi, low)
+	st.s[0], st.lo = nh, nl
+	terms := ballUp(math.Abs(e1) + math.Abs(pl) + math.Abs(ql) + math.Abs(p2))
+	return ballUp(gammaK(3)*terms + unitRoundoff*ballUp(math.Abs(p2)) + math.Abs(b)*ballUp(zsum) + 8*0x1p-1074)
 }
 
 // combine adds the groups' partial outputs and the white noise of
@@ -362,8 +402,14 @@ func (e *markovExact) component(c, k int, tk float64, b, prec uint) (*big.Float,
 // before k whose float error ball has decayed by about 2^-(b+8) by point
 // k, estimated at 2 horizons per factor theta, or 0 (start from the
 // first point, where there is no float error) if none is that old or its
-// radius does not fit in units of 2^-b. The choice affects only the cost:
-// the radius carried from it is rigorous either way.
+// radius does not fit in units of 2^-b. At the first precision tried it
+// returns the latest checkpoint even when its ball has not decayed: a
+// component whose lengthscale is long next to the trace (horizons of days)
+// never contracts, and replaying it from the first point at every
+// refinement made a release quadratic in its length, while its float ball
+// (about n unit roundoffs) rarely matters to the cell; if it does, the
+// next precision starts from the first point. The choice affects only the
+// cost: the radius carried from it is rigorous either way.
 func (e *markovExact) checkpoint(comp *markovComp, c, k int, tk float64, b uint) int {
 	r := e.r
 	nck := (k-1)/r.every - 1 // checkpoints j = 0..nck are at points < k
@@ -381,6 +427,9 @@ func (e *markovExact) checkpoint(comp *markovComp, c, k int, tk float64, b uint)
 	back := math.Max(blocks, 1) * 2 * comp.horizon
 	// The latest j <= nck with ckTime[j] <= tk - back.
 	j := sort.Search(nck+1, func(j int) bool { return r.ckTime[j] > tk-back }) - 1
+	if j < 0 && b == exactFirstBits {
+		j = nck
+	}
 	if j < 0 || math.IsInf(math.Ldexp(ck[j*(d+1)+d], int(b)), 1) {
 		return 0
 	}

@@ -461,6 +461,43 @@ func TestMarkovExactPathMatchesFloatPath(t *testing.T) {
 // directions; actual errors partly cancel).
 func TestMarkovFloatBound(t *testing.T) {
 	ks := []gp.Kernel{gp.Matern72{Variance: 0.8, Lengthscale: 8.6}, gp.Matern72{Variance: 0.6, Lengthscale: 41}, gp.Matern32{Variance: 0.1, Lengthscale: 2}}
+	testMarkovFloatBound(t, ks)
+}
+
+// The same for one-dimensional components, whose states are carried in
+// double-double (markovTask.stepDD), including lengthscales far longer
+// than the trace (the envelope of a family reaching days).
+func TestMarkovFloatBoundDoubleDouble(t *testing.T) {
+	testMarkovFloatBound(t, []gp.Kernel{gp.Matern12{Variance: 0.5, Lengthscale: 9e5}, gp.Matern12{Variance: 0.4, Lengthscale: 3e3}, gp.Matern12{Variance: 0.1, Lengthscale: 2}})
+}
+
+// A component whose lengthscale is long next to the trace never contracts
+// its float error ball; carried in double-double, with the deviate's error
+// weighted by |b|, its ball stays far below the grid over 20,000 points and
+// no coordinate needs the exact path (before, the bound grew by about 2^-52
+// per step and reached 2.9e-9 m here, and every coordinate it left open
+// replayed the component from the first point: a release quadratic in
+// its length).
+func TestMarkovSlowComponent(t *testing.T) {
+	comps := stateComps(t, gp.Matern12{Variance: 0.5, Lengthscale: 9e5}, gp.Matern12{Variance: 0.5, Lengthscale: 1.6e5}, gp.Matern12{Variance: 0.1, Lengthscale: 10})
+	const n = 20000
+	ts := gapTimes(n, []float64{1, 2, 3, 4, 5}, 5)
+	var mu sync.Mutex
+	worst := 0.0
+	markovTraceHook = func(dim, k int, w, bound float64) {
+		mu.Lock()
+		worst = math.Max(worst, bound)
+		mu.Unlock()
+	}
+	defer func() { markovTraceHook = nil }()
+	_, r := markovRelease(t, comps, 1.5e4, MarkovOptions{Times: ts, Dims: 2, Grid: 0x1p-10}, 7, zeros(2, n), ts)
+	t.Logf("largest float bound %.3g m over %d points, %d refined", worst, n, r.Refined())
+	if worst > 1e-11 {
+		t.Errorf("float bound %.3g m: the slow component's error ball grows with the trace", worst)
+	}
+}
+
+func testMarkovFloatBound(t *testing.T, ks []gp.Kernel) {
 	comps := stateComps(t, ks...)
 	const n = 400
 	ts := gapTimes(n, []float64{1, 2, 3, 4, 5}, 3)
