@@ -506,8 +506,13 @@
     el.hidden = false;
   }
 
+  // familyText describes a prior family: a list of kernel families
+  // (certificate version 3, "kernels") or one.
   function familyText(f) {
     if (!f || typeof f !== 'object') return 'not stated';
+    if (Array.isArray(f.kernels)) {
+      return f.kernels.length ? f.kernels.map(familyText).join('; or ') : 'not stated';
+    }
     const parts = ['Gaussian-process priors'];
     if (f.kernel) parts.push('kernel ' + f.kernel);
     if (isFinite(f.lengthscale_min_s) && isFinite(f.lengthscale_max_s)) {
@@ -528,6 +533,15 @@
     const eps = $('cert-epsilon');
     eps.textContent = '';
     eps.append(el('strong', { text: num(c.epsilon_max) }), ' per ' + (c.privacy_unit || 'person') + (kind ? ', ' + kind : ''));
+    const m = c.meaning || {};
+    $('cert-meaning').textContent = isFinite(m.best_guess_accuracy)
+      ? 'telling two places ' + metres(c.radius_m) + ' apart, the best possible guess is right ' +
+        num(100 * m.best_guess_accuracy, 3) + ' % of the time (50 % is a coin toss)'
+      : 'not stated';
+    const cls = c.secret_classes || {};
+    const names = { points: 'every point', places: 'every place (a stay or a trip moved as a whole)', route: 'the whole route moved as a whole' };
+    const covered = Object.keys(names).filter((k) => cls[k] && cls[k].covered).map((k) => names[k]);
+    $('cert-classes').textContent = covered.length ? covered.join(', ') : 'not stated';
     $('cert-lambda').textContent = num(c.lambda);
     $('cert-radius').textContent = metres(c.radius_m) + ' of each other (any two hypotheses about a location)';
     $('cert-family').textContent = familyText(c.prior_family);

@@ -62,7 +62,7 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 		{"#cert-epsilon", jsNum(c.EpsilonMax) + " per person, " + kind},
 		{"#cert-lambda", jsNum(c.Lambda)},
 		{"#cert-radius", jsMetres(c.RadiusM) + " of each other"},
-		{"#cert-family", "kernel " + c.PriorFamily.Kernel},
+		{"#cert-meaning", "right " + jsNum(100*c.Meaning.BestGuessAccuracy, 3) + " % of the time"},
 		{"#cert-rms", jsMetres(p.RMSNoiseM) + " RMS displacement per point"},
 		{"#cert-points", fmt.Sprint(p.Points)},
 		{"#cert-explanation", p.Explanation},
@@ -70,8 +70,16 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 		{"#cert-charge", fmt.Sprintf("This release charged ε %s to your trace-release (CIP) budget: %s of %s left.",
 			jsNum(fx.answer.EpsilonCharged), jsNum(fx.answer.Remaining), jsNum(fx.answer.Budget))},
 	}
-	if c.PriorFamily.Min != c.PriorFamily.Max {
-		checks = append(checks, struct{ sel, want string }{"#cert-family", "from " + jsSeconds(c.PriorFamily.Min) + " to " + jsSeconds(c.PriorFamily.Max)})
+	for _, k := range c.PriorFamily.Kernels {
+		checks = append(checks, struct{ sel, want string }{"#cert-family", "kernel " + k.Kernel})
+		if k.Min != k.Max {
+			checks = append(checks, struct{ sel, want string }{"#cert-family", "from " + jsSeconds(k.Min) + " to " + jsSeconds(k.Max)})
+		}
+	}
+	for class, text := range map[string]string{"points": "every point", "places": "every place", "route": "the whole route"} {
+		if c.SecretClasses[class].Covered {
+			checks = append(checks, struct{ sel, want string }{"#cert-classes", text})
+		}
 	}
 	for _, ck := range checks {
 		if got := s.text(ck.sel); !strings.Contains(got, ck.want) {

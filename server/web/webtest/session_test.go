@@ -311,10 +311,18 @@ type sanitized struct {
 		Lambda      float64 `json:"lambda"`
 		RadiusM     float64 `json:"radius_m"`
 		PriorFamily struct {
-			Kernel string  `json:"kernel"`
-			Min    float64 `json:"lengthscale_min_s"`
-			Max    float64 `json:"lengthscale_max_s"`
+			Kernels []struct {
+				Kernel string  `json:"kernel"`
+				Min    float64 `json:"lengthscale_min_s"`
+				Max    float64 `json:"lengthscale_max_s"`
+			} `json:"kernels"`
 		} `json:"prior_family"`
+		Meaning struct {
+			BestGuessAccuracy float64 `json:"best_guess_accuracy"`
+		} `json:"meaning"`
+		SecretClasses map[string]struct {
+			Covered bool `json:"covered"`
+		} `json:"secret_classes"`
 		Randomness string `json:"randomness"`
 		Persons    []struct {
 			Points      int     `json:"points"`
