@@ -287,10 +287,10 @@ func (c *Certificate) Legend() string {
 			covered = append(covered, cc.name)
 		}
 	}
-	s := fmt.Sprintf("sanitised: ε ≤ %.3g at λ = %g for %s within %g m (best guess between two places %g m apart: %.0f %%)",
-		c.EpsilonMax, c.Lambda, strings.Join(covered, ", "), c.RadiusM, c.RadiusM, 100*c.Meaning.BestGuessAccuracy)
+	s := fmt.Sprintf("sanitised: ε ≤ %.3g for %s (%g m; best guess ≤ %.0f %%)",
+		c.EpsilonMax, strings.Join(covered, ", "), c.RadiusM, 100*c.Meaning.BestGuessAccuracy)
 	if !c.Private {
-		s += "; NOT PRIVATE: seeded noise"
+		s += "; NOT PRIVATE"
 	}
 	return s
 }

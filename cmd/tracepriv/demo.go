@@ -89,7 +89,7 @@ crypto/rand, like every release.`,
 				p, err := viz.Map([]viz.Series{
 					{Label: "original (GeoLife user 000)", Trace: t, Points: true, Role: viz.RoleOriginal},
 					{Label: cert.Legend(), Trace: san, Points: true, Role: viz.RoleReleased},
-				}, viz.MapOptions{Title: "CIP sanitisation, every point a secret"})
+				}, viz.MapOptions{Title: "CIP sanitisation: every point, place and route a secret"})
 				if err != nil {
 					return err
 				}
