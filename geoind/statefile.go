@@ -57,19 +57,7 @@ func writeDurably(path string, data []byte) error {
 	if err := atomicfile.WriteBytes(path, data, 0o600); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, fs.ErrInvalid) {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return atomicfile.SyncDir(filepath.Dir(path))
 }
 
 // StateFile is a Session kept in a file between queries, sealed so that
@@ -271,7 +259,7 @@ func createKey(dir, path string) error {
 	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	return syncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 // mac returns the hex HMAC-SHA256 of a domain-separated message.
@@ -356,7 +344,7 @@ func (k *keyring) writeRecord(r *stateRecord) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
-		if err := syncDir(k.dir); err != nil {
+		if err := atomicfile.SyncDir(k.dir); err != nil {
 			return err
 		}
 	}
