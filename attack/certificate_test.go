@@ -17,22 +17,7 @@ import (
 // from it alone. The attack never does worse than reading the release, and
 // its report says where it stands against the certificate.
 func TestFromCertificateRoundTrip(t *testing.T) {
-	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	orig, err := trace.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
-	if err != nil {
-		t.Fatal(err)
-	}
-	outs, cert, err := sanitize.Release(orig, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(4)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig, outs, cert := sampleRelease(t, 4)
 	var buf bytes.Buffer
 	if err := sanitize.WriteCertificate(&buf, cert); err != nil {
 		t.Fatal(err)
@@ -55,4 +40,26 @@ func TestFromCertificateRoundTrip(t *testing.T) {
 		t.Errorf("person %+v", p)
 	}
 	t.Logf("reconstruction %.1f m, release %.1f m, within %g m: %.2f, coverage %.2f", rep.RMSE, rep.ReleaseRMSE, rep.RadiusM, rep.WithinRadius, rep.Coverage95)
+}
+
+// sampleRelease reads the bundled sample (user 000) and releases it with
+// the bundled prior family at epsilon 1, lambda 2, r = 100 m from a seeded
+// source: the original, the release and its certificate.
+func sampleRelease(t testing.TB, seed uint64) (orig, outs []*trace.Trace, cert *sanitize.Certificate) {
+	t.Helper()
+	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if orig, err = trace.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs, cert, err = sanitize.Release(orig, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(seed)}); err != nil {
+		t.Fatal(err)
+	}
+	return orig, outs, cert
 }

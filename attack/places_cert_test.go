@@ -1,16 +1,10 @@
 package attack_test
 
 import (
-	"bytes"
 	"math"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/attack"
-	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/sample"
-	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/sanitize"
-	"github.com/tracepriv/tracepriv/trace"
 )
 
 // The place attack from a certificate: the bundled sample has one stay of
@@ -20,22 +14,7 @@ import (
 // rms_noise_m), reports its error as stay_error_m, subsamples when told
 // to, and reports nothing when the place attack is off.
 func TestAttackPlacesFromCertificate(t *testing.T) {
-	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	orig, err := trace.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
-	if err != nil {
-		t.Fatal(err)
-	}
-	outs, cert, err := sanitize.Release(orig, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(4)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig, outs, cert := sampleRelease(t, 4)
 	stays, err := attack.Stays(orig[0].Points, attack.StayOptions{})
 	if err != nil || len(stays) != 1 {
 		t.Fatalf("the sample's stays: %+v, %v; want one", stays, err)
