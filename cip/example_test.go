@@ -107,3 +107,25 @@ func ExampleAssess() {
 	// secret [30 31]: loss factor 4291.3, epsilon 85.83
 	// worst epsilon 85.83
 }
+
+// The bounds behind the places and route classes of a release: the
+// largest 1' R^-1 1 of a window of one lengthscale under each Matérn
+// kernel (none for the RBF), and the route's 1' K^-1 1 for the common
+// noise component over a day of fixes every 10 s.
+func ExamplePlaceNorm() {
+	for _, k := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52, gp.KernelRBF} {
+		v, ok := cip.PlaceNorm(k, 1)
+		fmt.Printf("%s: %.4f %v\n", k, v, ok)
+	}
+	ts := make([]float64, 8640)
+	for i := range ts {
+		ts[i] = 10 * float64(i)
+	}
+	fmt.Printf("route factor over a day: %.6f\n", cip.RouteFactor(ts))
+	// Output:
+	// matern12: 1.5000 true
+	// matern32: 1.4330 true
+	// matern52: 1.5443 true
+	// rbf: +Inf false
+	// route factor over a day: 1.000043
+}

@@ -47,12 +47,12 @@ type ClassCertificate struct {
 }
 
 // Meaning translates an epsilon into a person's terms. A secret moved by
-// at most radius_m under Gaussian noise is a Gaussian shift, so a Rényi
-// loss epsilon at order lambda for every such move is exactly mu-Gaussian
-// differential privacy with mu = sqrt(2 epsilon/lambda) (Dong, Roth and Su;
-// Guerra-Balboa's thesis, ch. 4): no test between two hypotheses radius_m
-// apart, say two places, is right more often than Phi(mu/2) when both are
-// equally likely a priori.
+// at most radius_m under Gaussian noise is a Gaussian shift, and for a
+// Gaussian shift a Rényi loss of at most epsilon at order lambda is the
+// same as mu-Gaussian differential privacy with mu = sqrt(2 epsilon/lambda)
+// (Dong, Roth and Su; Guerra-Balboa's thesis, ch. 4): no test between two
+// hypotheses radius_m apart, say two places, is right more often than
+// Phi(mu/2) when both are equally likely a priori.
 type Meaning struct {
 	GDPMu float64 `json:"gdp_mu"`
 	// BestGuessAccuracy is Phi(mu/2): the best possible accuracy of a

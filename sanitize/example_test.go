@@ -89,3 +89,16 @@ func ExampleFiles() {
 	// Output:
 	// person 000: 244 points, epsilon 1, randomness seeded:1
 }
+
+// What an epsilon means to a person: at Rényi order 2, within 100 m, the
+// best guess between two places 100 m apart (equally likely beforehand).
+func ExampleMeaningOf() {
+	for _, eps := range []float64{0.1, 1, 4} {
+		m := sanitize.MeaningOf(eps, 2, 100)
+		fmt.Printf("epsilon %g: mu %.3f, best guess %.1f %%\n", eps, m.GDPMu, 100*m.BestGuessAccuracy)
+	}
+	// Output:
+	// epsilon 0.1: mu 0.316, best guess 56.3 %
+	// epsilon 1: mu 1.000, best guess 69.1 %
+	// epsilon 4: mu 2.000, best guess 84.1 %
+}
