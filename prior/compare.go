@@ -1,6 +1,7 @@
 package prior
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -26,8 +27,123 @@ const (
 	CompareFamilyHigh  = 0.95
 )
 
-// CompareKernels are the kernels compared by default.
+// CompareKernels are the kernels compared by default: the four single
+// kernels. SumKernels, two sums of a short and a long kernel (see
+// SumKernel), are compared on request (Options.Kernels, "tracepriv fit
+// --kernels"): on GeoLife users 001-007 they win 61 % of the windows, but
+// their short part's 5th percentile (3.5-5 s) lies below the spacing of
+// the fitted fixes (at least 20 s between the even fixes), where it cannot
+// be told from the GPS nugget, so a family built from them would take an
+// artefact for an adversary (docs/fit.md). A floor on the short part is
+// needed before they are compared by default.
 var CompareKernels = []string{gp.KernelRBF, gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52}
+
+// SumKernels are the sum candidates: a short plus a long Matérn 3/2, and
+// a short Matérn 1/2 plus a long Matérn 3/2.
+var SumKernels = []string{gp.KernelMatern32 + SumSep + gp.KernelMatern32, gp.KernelMatern12 + SumSep + gp.KernelMatern32}
+
+// SumSep joins the parts of a sum candidate: "matern32+matern32" is a
+// short Matern-3/2 plus a long one, "matern12+matern32" a short
+// Matern-1/2 plus a long Matern-3/2. A sum is fitted as
+// k = v1 k_short(l1) + v2 k_long(l2) with l2 = l1 (1 + r), r > 0, so that
+// the first part is always the shorter one.
+const SumSep = "+"
+
+// SumParts splits a sum candidate's name into its short and long parts;
+// ok is false for a single kernel.
+func SumParts(name string) (short, long string, ok bool) {
+	short, long, ok = strings.Cut(name, SumSep)
+	return short, long, ok
+}
+
+// checkCompareKernel reports whether name can be compared: a kernel of
+// gp.NewKernel other than "periodic", or a sum "a+b" of two such kernels.
+func checkCompareKernel(name string) error {
+	parts := []string{name}
+	if a, b, ok := SumParts(name); ok {
+		parts = []string{a, b}
+	}
+	for _, k := range parts {
+		if k == gp.KernelPeriodic {
+			return errors.New(`prior: kernel "periodic" is not fitted from location traces (it needs a period); write the prior by hand`)
+		}
+		if strings.Contains(k, SumSep) {
+			return fmt.Errorf("prior: kernel %q: a sum has two parts", name)
+		}
+		if _, err := gp.NewKernel(k, 1, 1, 0); err != nil {
+			return fmt.Errorf("prior: kernel %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// SumKernel is the kernel of a sum candidate: Short with variance and
+// lengthscale l1, plus Long with its variance and lengthscale
+// l1 (1 + Ratio). Its hyperparameters, for gp.Fit, are "short.variance",
+// "short.lengthscale", "long.variance" and "ratio": the order l1 < l2 is
+// part of the parametrisation, so the fit cannot swap the parts. Short and
+// Long must have exactly the hyperparameters (variance, lengthscale), as
+// the RBF and Matern kernels have.
+type SumKernel struct {
+	Short, Long gp.Kernel
+	Ratio       float64
+}
+
+// newSumKernel builds the sum of short (v1, l1) and long (v2, l2), l2 > l1.
+func newSumKernel(short, long string, v1, l1, v2, l2 float64) (SumKernel, error) {
+	a, err := gp.NewKernel(short, v1, l1, 0)
+	if err != nil {
+		return SumKernel{}, err
+	}
+	b, err := gp.NewKernel(long, v2, l2, 0)
+	if err != nil {
+		return SumKernel{}, err
+	}
+	if !(l2 > l1) {
+		return SumKernel{}, fmt.Errorf("prior: sum: long lengthscale %v is not above the short one %v", l2, l1)
+	}
+	return SumKernel{Short: a, Long: b, Ratio: l2/l1 - 1}, nil
+}
+
+func (k SumKernel) Eval(s, t float64) float64 { return k.Short.Eval(s, t) + k.Long.Eval(s, t) }
+
+func (k SumKernel) Params() []gp.Param {
+	a, b := k.Short.Params(), k.Long.Params()
+	return []gp.Param{{Name: "short.variance", Value: a[0].Value}, {Name: "short.lengthscale", Value: a[1].Value},
+		{Name: "long.variance", Value: b[0].Value}, {Name: "ratio", Value: k.Ratio}}
+}
+
+func (k SumKernel) WithParams(v []float64) (gp.Kernel, error) {
+	if len(v) != 4 {
+		return nil, fmt.Errorf("prior: %d hyperparameter values for a sum kernel with 4", len(v))
+	}
+	a, err := k.Short.WithParams(v[:2])
+	if err != nil {
+		return nil, err
+	}
+	b, err := k.Long.WithParams([]float64{v[2], v[1] * (1 + v[3])})
+	if err != nil {
+		return nil, err
+	}
+	if !(v[3] > 0) || math.IsInf(v[3], 0) {
+		return nil, fmt.Errorf("prior: sum kernel ratio must be positive and finite, got %v", v[3])
+	}
+	return SumKernel{Short: a, Long: b, Ratio: v[3]}, nil
+}
+
+// Grad: log l2 = log l1 + log(1 + r), so d/dlog l1 gets both parts'
+// lengthscale derivatives and d/dlog r = r / (1 + r) d/dlog l2.
+func (k SumKernel) Grad(dst []float64, s, t float64) {
+	k.Short.Grad(dst[0:2], s, t)
+	k.Long.Grad(dst[2:4], s, t)
+	dst[1] += dst[3]
+	dst[3] *= k.Ratio / (1 + k.Ratio)
+}
+
+// Lengthscales returns l1 and l2.
+func (k SumKernel) Lengthscales() (short, long float64) {
+	return k.Short.Params()[1].Value, k.Long.Params()[1].Value
+}
 
 // SkipSubsampled counts the windows left out because the corpus had more
 // than Options.MaxWindows.
@@ -71,13 +187,31 @@ type KernelFit struct {
 	// Jitter is the largest diagonal jitter any factorisation needed
 	// beyond the nugget.
 	Jitter float64 `json:"jitter"`
+	// Parts, for a sum candidate, are its short and its long part. The
+	// fields above then describe the long part (LengthscaleS, Censored)
+	// and the sum (VarianceM2 is v1 + v2).
+	Parts []PartFit `json:"parts,omitempty"`
+}
+
+// PartFit is one part of a sum candidate's fit (east then north).
+type PartFit struct {
+	Kernel       string     `json:"kernel"`
+	Role         string     `json:"role"` // "short" or "long"
+	LengthscaleS [2]float64 `json:"lengthscale_s"`
+	VarianceM2   [2]float64 `json:"variance_m2"`
+	// Censored: the lengthscale ended within 10 % of the window's bound
+	// (BoundS) or beyond it (the long part's l1 (1 + r) is not bounded by
+	// the fit). No profile test is run for sums.
+	Censored [2]bool `json:"censored"`
 }
 
 // Comparison summarises the kernel comparison.
 type Comparison struct {
 	// Kernels summarises each compared kernel, in Options.Kernels order.
 	Kernels []KernelSummary `json:"kernels"`
-	// Nominal is the kernel that won most windows.
+	// Nominal is the kernel of the nominal member: the kernel in the
+	// family that won most windows, or, when that is a sum, its long
+	// part's kernel.
 	Nominal string `json:"nominal"`
 	// LongestWindowS is the longest fitted window: the family of every
 	// preferred kernel reaches at least this far.
@@ -110,7 +244,31 @@ type KernelSummary struct {
 	Fits     int `json:"fits"`
 	Censored int `json:"censored"`
 	// Family is the kernel's part of the prior family, nil when it won
-	// too few windows.
+	// too few windows (and for a sum, whose parts carry it).
+	Family *gp.Family `json:"family,omitempty"`
+	// Parts, for a sum candidate, summarise its short and long parts;
+	// LengthscalePercentilesS, Fits and Censored above are the long part's.
+	Parts []PartSummary `json:"parts,omitempty"`
+}
+
+// PartSummary is one part of a sum candidate over all windows.
+type PartSummary struct {
+	Kernel string `json:"kernel"`
+	Role   string `json:"role"`
+	// LengthscalePercentilesS are the 5/25/50/75/95th percentiles of the
+	// part's fitted lengthscales (censored fits at their bound).
+	LengthscalePercentilesS [5]float64 `json:"lengthscale_percentiles_s"`
+	// VariancePercentilesM2 are the same percentiles of the part's
+	// fitted variances.
+	VariancePercentilesM2 [5]float64 `json:"variance_percentiles_m2"`
+	Fits                  int        `json:"fits"`
+	Censored              int        `json:"censored"`
+	// Family is what the part adds to the family of its kernel when the
+	// sum won at least MinWinShare of the windows: the Family quantiles
+	// of the part's lengthscales (the long part's top raised to the
+	// longest window), and the 1 - hi quantile of the sum's total
+	// variance v1 + v2. It is merged with the kernel's other entries by
+	// the union of the ranges and the least variance.
 	Family *gp.Family `json:"family,omitempty"`
 }
 
@@ -165,34 +323,131 @@ func (s *fitSetup) fitCompare(w Window, r WindowFit) WindowResult {
 			}
 		}
 	}
-	bestHO := math.Inf(-1)
-	for _, name := range s.opt.Kernels {
-		kf := KernelFit{Kernel: name, BoundS: bound}
-		for d := range 2 {
-			f, cens, err := fitLong(name, train[d], dur, bound)
-			if err != nil {
-				return failed(fmt.Errorf("%s: %w", name, err))
+	// Single kernels first: a sum starts from the fit of its long part's
+	// kernel when that kernel is compared too.
+	fits := make([]KernelFit, len(s.opt.Kernels))
+	var single [2]map[string]*gp.FitResult
+	for d := range 2 {
+		single[d] = map[string]*gp.FitResult{}
+	}
+	for _, sums := range []bool{false, true} {
+		for ki, name := range s.opt.Kernels {
+			short, long, isSum := SumParts(name)
+			if isSum != sums {
+				continue
 			}
-			l, _ := lengthscale(f.Kernel)
-			kf.LengthscaleS[d] = l
-			kf.VarianceM2[d] = f.Kernel.Params()[0].Value
-			kf.NuggetM2[d] = f.Noise
-			kf.Censored[d] = cens
-			kf.Jitter = math.Max(kf.Jitter, f.MaxJitter)
-			ho, jit, err := gp.HeldOutLogLikelihood(f.Kernel, f.Noise, train[d], test[d])
-			if err != nil {
-				return failed(fmt.Errorf("%s held-out: %w", name, err))
+			kf := KernelFit{Kernel: name, BoundS: bound}
+			if isSum {
+				kf.Parts = []PartFit{{Kernel: short, Role: "short"}, {Kernel: long, Role: "long"}}
 			}
-			kf.HeldOut += ho
-			kf.Jitter = math.Max(kf.Jitter, jit)
+			for d := range 2 {
+				var (
+					f    *gp.FitResult
+					cens bool
+					err  error
+				)
+				if isSum {
+					f, err = fitSum(short, long, train[d], dur, bound, single[d][long])
+				} else {
+					f, cens, err = fitLong(name, train[d], dur, bound)
+					single[d][name] = f
+				}
+				if err != nil {
+					return failed(fmt.Errorf("%s: %w", name, err))
+				}
+				if sk, ok := f.Kernel.(SumKernel); ok {
+					l1, l2 := sk.Lengthscales()
+					for i, l := range []float64{l1, l2} {
+						p := &kf.Parts[i]
+						p.LengthscaleS[d] = l
+						p.Censored[d] = l >= bound*math.Exp(-0.1)
+					}
+					kf.Parts[0].VarianceM2[d] = sk.Short.Params()[0].Value
+					kf.Parts[1].VarianceM2[d] = sk.Long.Params()[0].Value
+					kf.LengthscaleS[d], kf.Censored[d] = l2, kf.Parts[1].Censored[d]
+					kf.VarianceM2[d] = kf.Parts[0].VarianceM2[d] + kf.Parts[1].VarianceM2[d]
+				} else {
+					l, _ := lengthscale(f.Kernel)
+					kf.LengthscaleS[d] = l
+					kf.VarianceM2[d] = f.Kernel.Params()[0].Value
+					kf.Censored[d] = cens
+				}
+				kf.NuggetM2[d] = f.Noise
+				kf.Jitter = math.Max(kf.Jitter, f.MaxJitter)
+				ho, jit, err := gp.HeldOutLogLikelihood(f.Kernel, f.Noise, train[d], test[d])
+				if err != nil {
+					return failed(fmt.Errorf("%s held-out: %w", name, err))
+				}
+				kf.HeldOut += ho
+				kf.Jitter = math.Max(kf.Jitter, jit)
+			}
+			fits[ki] = kf
 		}
+	}
+	bestHO := math.Inf(-1)
+	for _, kf := range fits {
 		if kf.HeldOut > bestHO {
-			bestHO, r.Best = kf.HeldOut, name
+			bestHO, r.Best = kf.HeldOut, kf.Kernel
 		}
 		r.Jitter = math.Max(r.Jitter, kf.Jitter)
-		r.Kernels = append(r.Kernels, kf)
 	}
+	r.Kernels = fits
 	return WindowResult{Fit: r}
+}
+
+// Bounds of a sum's ratio r = l2 / l1 - 1: the long part is at least 1 %
+// longer than the short one, and at most BoundFactor times the window
+// longer (l2 itself is not bounded by the fit; a part beyond the window's
+// bound is censored).
+const sumRatioLo = 0.01
+
+// fitSum fits the sum of a short and a long kernel to one de-meaned
+// coordinate, variances, l1 in [1 s, bound], the ratio and the nugget
+// free, from two starts: the fit of the long part's kernel alone (warm,
+// when given) plus a short part of a tenth of the variance at a quarter
+// of its lengthscale (at most 30 s), and a generic start (a tenth of the
+// variance at 30 s plus the variance at a third of the window).
+func fitSum(short, long string, s gp.Series, dur, bound float64, warm *gp.FitResult) (*gp.FitResult, error) {
+	v := math.Max(popVariance(s.Y), 1e-6)
+	fo := gp.FitOptions{
+		Bounds: map[string]gp.Bound{
+			"short.variance":    {Lo: varianceLo * v, Hi: varianceHi * v},
+			"long.variance":     {Lo: varianceLo * v, Hi: varianceHi * v},
+			"short.lengthscale": {Lo: minLengthscale, Hi: bound},
+			"ratio":             {Lo: sumRatioLo, Hi: bound},
+		},
+		Noise:     gp.Bound{Lo: nuggetLo, Hi: math.Max(v, 1)},
+		NoiseInit: nuggetInit,
+	}
+	type start struct{ v1, l1, v2, l2, noise float64 }
+	var starts []start
+	if warm != nil {
+		lw, _ := lengthscale(warm.Kernel)
+		l1 := math.Max(minLengthscale, math.Min(30, lw/4))
+		starts = append(starts, start{0.1 * v, l1, warm.Kernel.Params()[0].Value, math.Max(lw, 2*l1), warm.Noise})
+	}
+	starts = append(starts, start{0.1 * v, math.Min(30, bound/4), v, math.Max(dur/3, 60), nuggetInit})
+	var best *gp.FitResult
+	var lastErr error
+	for _, st := range starts {
+		k0, err := newSumKernel(short, long, st.v1, st.l1, st.v2, st.l2)
+		if err != nil {
+			return nil, err
+		}
+		fo.NoiseInit = st.noise
+		f, err := gp.Fit(k0, []gp.Series{s}, fo)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		if best == nil || f.LogLikelihood > best.LogLikelihood {
+			best = f
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("every start failed: %w", lastErr)
+	}
+	return best, nil
 }
 
 // fitLong fits kernel name to one de-meaned coordinate in metres with
@@ -263,12 +518,33 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []gp.Family, nominal gp.Fam
 	}
 	c.MedianWindowS, c.MedianPoints = quantile(durs, 0.5), quantile(npts, 0.5)
 	rbf := slices.Index(opt.Kernels, gp.KernelRBF)
+	percentiles := func(x []float64) (p [5]float64) {
+		for i, q := range []float64{0.05, 0.25, 0.5, 0.75, 0.95} {
+			p[i] = quantile(x, q)
+		}
+		return p
+	}
+	// add merges a family entry into fams: one entry per kernel, the union
+	// of the lengthscale ranges and the least variance.
+	add := func(f gp.Family) {
+		for i := range fams {
+			if g := &fams[i]; g.Kernel == f.Kernel {
+				g.LengthscaleMin = math.Min(g.LengthscaleMin, f.LengthscaleMin)
+				g.LengthscaleMax = math.Max(g.LengthscaleMax, f.LengthscaleMax)
+				g.Variance = math.Min(g.Variance, f.Variance)
+				return
+			}
+		}
+		fams = append(fams, f)
+	}
 	nomIdx := -1
+	var nomKernel string
 	for ki, name := range opt.Kernels {
 		ks := KernelSummary{Kernel: name}
 		var ls, vars, gains []float64
+		var parts [2]struct{ ls, vars []float64 }
 		for _, f := range rep.Fits {
-			if len(f.Kernels) != len(opt.Kernels) {
+			if len(f.Kernels) != len(opt.Kernels) || f.Kernels[ki].Kernel != name {
 				return nil, nominal, 0, fmt.Errorf("prior: window at trace %d point %d has %d kernel fits, want %d (fitted with other options?)", f.Trace, f.First, len(f.Kernels), len(opt.Kernels))
 			}
 			kf := f.Kernels[ki]
@@ -286,6 +562,17 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []gp.Family, nominal gp.Fam
 				}
 				ls = append(ls, l)
 				vars = append(vars, kf.VarianceM2[d])
+				for i, p := range kf.Parts {
+					if i > 1 {
+						break
+					}
+					l := p.LengthscaleS[d]
+					if p.Censored[d] {
+						l = kf.BoundS
+					}
+					parts[i].ls = append(parts[i].ls, l)
+					parts[i].vars = append(parts[i].vars, p.VarianceM2[d])
+				}
 			}
 		}
 		ks.Fits = len(ls)
@@ -294,26 +581,58 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []gp.Family, nominal gp.Fam
 			g := quantile(gains, 0.5)
 			ks.MedianGainOverRBF = &g
 		}
-		for i, q := range []float64{0.05, 0.25, 0.5, 0.75, 0.95} {
-			ks.LengthscalePercentilesS[i] = quantile(ls, q)
-		}
-		if ks.WinShare >= opt.MinWinShare {
+		ks.LengthscalePercentilesS = percentiles(ls)
+		short, long, isSum := SumParts(name)
+		enters := ks.WinShare >= opt.MinWinShare
+		if isSum {
+			for i, pk := range []string{short, long} {
+				ps := PartSummary{Kernel: pk, Role: []string{"short", "long"}[i], Fits: len(parts[i].ls),
+					LengthscalePercentilesS: percentiles(parts[i].ls), VariancePercentilesM2: percentiles(parts[i].vars)}
+				for _, f := range rep.Fits {
+					for d := range 2 {
+						if f.Kernels[ki].Parts[i].Censored[d] {
+							ps.Censored++
+						}
+					}
+				}
+				if enters {
+					lo, hi := quantile(parts[i].ls, opt.Family[0]), quantile(parts[i].ls, opt.Family[1])
+					if i == 1 {
+						hi = math.Max(hi, c.LongestWindowS)
+					}
+					pf := gp.Family{Kernel: pk, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
+					ps.Family = &pf
+					add(pf)
+				}
+				ks.Parts = append(ks.Parts, ps)
+			}
+		} else if enters {
 			lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
 			hi = math.Max(hi, c.LongestWindowS)
 			f := gp.Family{Kernel: name, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
 			ks.Family = &f
-			fams = append(fams, f)
-			if nomIdx < 0 || ks.Won > c.Kernels[nomIdx].Won {
-				nomIdx = ki
-				nominal = f
-				nominalLS = math.Min(math.Max(quantile(ls, 0.5), lo), hi)
+			add(f)
+		}
+		// The nominal member is the most-winning candidate in the family;
+		// for a sum, its long part at the median of its lengthscales.
+		if enters && (nomIdx < 0 || ks.Won > c.Kernels[nomIdx].Won) {
+			nomIdx, nomKernel = ki, name
+			if isSum {
+				nomKernel = long
 			}
+			nominalLS = quantile(ls, 0.5)
 		}
 		c.Kernels = append(c.Kernels, ks)
 	}
 	if nomIdx < 0 {
 		return nil, nominal, 0, fmt.Errorf("prior: no kernel won %g of the %d windows", opt.MinWinShare, len(rep.Fits))
 	}
+	for _, f := range fams {
+		if f.Kernel == nomKernel {
+			nominal = f
+		}
+	}
+	nominalLS = math.Min(math.Max(nominalLS, nominal.LengthscaleMin), nominal.LengthscaleMax)
 	c.Nominal = nominal.Kernel
 	// The report's per-window lengthscales and l_eff are the nominal
 	// kernel's (censored ones as fitted).
@@ -333,13 +652,19 @@ func compareMethod(opt Options) string {
 	if opt.MaxWindows > 0 {
 		sub = fmt.Sprintf("at most %d windows (a larger corpus is subsampled evenly in corpus order)", opt.MaxWindows)
 	}
+	sums := ""
+	if slices.ContainsFunc(opt.Kernels, func(k string) bool { return strings.Contains(k, SumSep) }) {
+		sums = "; a sum a+b is a short kernel a plus a long kernel b (v1 a(l1) + v2 b(l2), l2 = l1 (1 + r), r >= 0.01, a nugget, " +
+			"started from b's own fit), and a winning sum adds each part's lengthscale quantiles (the long part's extended to the longest window) " +
+			"to the family of the part's kernel, merged by the union of ranges and the least variance (the sum's v1 + v2 quantile)"
+	}
 	return fmt.Sprintf("kernels %s compared by held-out likelihood (hyperparameters by maximum likelihood on each window's even-numbered fixes, "+
 		"score log p(odd | even)) on consecutive windows of %v-%v thinned to fixes at least %v apart and at most %d points (at least %d), %s; "+
 		"variance, lengthscale (1 s to %g x the window's duration, no cap) and GPS nugget (%g m^2 to the window's variance) free; "+
 		"family: every kernel winning at least %g of the windows, lengthscales from the %g to the %g quantile of its fits (censored fits at their bound), "+
-		"extended to the longest window",
+		"extended to the longest window%s",
 		strings.Join(opt.Kernels, ", "), opt.MinDuration, opt.MaxDuration, opt.MinSpacing, opt.MaxPoints, opt.MinPoints, sub,
-		opt.BoundFactor, nuggetLo, opt.MinWinShare, opt.Family[0], opt.Family[1])
+		opt.BoundFactor, nuggetLo, opt.MinWinShare, opt.Family[0], opt.Family[1], sums)
 }
 
 // summary is a short per-kernel text for gp.PriorFit.Method.
@@ -349,6 +674,13 @@ func (c *Comparison) summary() string {
 		g := ""
 		if k.MedianGainOverRBF != nil {
 			g = fmt.Sprintf(", median gain %.1f nats", *k.MedianGainOverRBF)
+		}
+		if len(k.Parts) == 2 {
+			a, b := k.Parts[0], k.Parts[1]
+			parts = append(parts, fmt.Sprintf("%s won %d%s, short part lengthscale median %.0f s (5-95%%: %.0f-%.0f s), long part median %.0f s (5-95%%: %.0f-%.0f s), %d/%d long parts censored",
+				k.Kernel, k.Won, g, a.LengthscalePercentilesS[2], a.LengthscalePercentilesS[0], a.LengthscalePercentilesS[4],
+				b.LengthscalePercentilesS[2], b.LengthscalePercentilesS[0], b.LengthscalePercentilesS[4], b.Censored, b.Fits))
+			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s won %d%s, lengthscale median %.0f s (5-95%%: %.0f-%.0f s), %d/%d censored",
 			k.Kernel, k.Won, g, k.LengthscalePercentilesS[2], k.LengthscalePercentilesS[0], k.LengthscalePercentilesS[4], k.Censored, k.Fits))

@@ -233,11 +233,8 @@ func (o Options) withDefaults() (Options, error) {
 	if cmp {
 		seen := map[string]bool{}
 		for _, k := range o.Kernels {
-			if k == gp.KernelPeriodic {
-				return o, errors.New(`prior: kernel "periodic" is not fitted from location traces (it needs a period); write the prior by hand`)
-			}
-			if _, err := gp.NewKernel(k, 1, 1, 0); err != nil {
-				return o, fmt.Errorf("prior: %w", err)
+			if err := checkCompareKernel(k); err != nil {
+				return o, err
 			}
 			if seen[k] {
 				return o, fmt.Errorf("prior: kernel %q listed twice", k)

@@ -218,7 +218,7 @@ file, and over existing files only with --force.`,
 		f.StringVar(&plt, "plot", "", "histogram of l_eff to draw: .svg, .png or .pdf")
 		f.BoolVar(&force, "force", false, "replace --out and --plot if they exist")
 		f.StringVar(&opt.Kernel, "kernel", "", "fit this one kernel the paper's way (rbf, matern32, matern52; 240-320 s windows, lengthscale <= 40 s) instead of comparing kernels")
-		f.StringSliceVar(&opt.Kernels, "kernels", slices.Clone(prior.CompareKernels), "kernels compared by held-out likelihood")
+		f.StringSliceVar(&opt.Kernels, "kernels", slices.Clone(prior.CompareKernels), "kernels compared by held-out likelihood; sums of a short and a long kernel on request: matern32+matern32, matern12+matern32 (docs/fit.md)")
 		f.Float64SliceVar(&family, "family", nil, "quantiles LO,HI of the per-window lengthscales that bound the prior family (1 - HI for the variance); default 0.05,0.95 (0.25,0.75 with --kernel)")
 		f.DurationVar(&minD, "min-duration", 0, "shortest window (default 20m, 4m with --kernel)")
 		f.DurationVar(&maxD, "max-duration", 0, "longest window (default 2h, 5m20s with --kernel)")
@@ -268,17 +268,26 @@ func fitText(w io.Writer, r fitOutput) error {
 	fq := *p.Fit.FamilyQuantiles
 	if c := r.Comparison; c != nil {
 		fmt.Fprintf(w, "windows: median %.0f min, %.0f points; longest %.0f min\n", c.MedianWindowS/60, c.MedianPoints, c.LongestWindowS/60)
-		fmt.Fprintf(w, "%-9s %6s %14s  %-42s %9s\n", "kernel", "won", "gain vs rbf", "lengthscale percentiles 5/25/50/75/95 (s)", "censored")
+		fmt.Fprintf(w, "%-17s %6s %14s  %-42s %9s\n", "kernel", "won", "gain vs rbf", "lengthscale percentiles 5/25/50/75/95 (s)", "censored")
+		pct := func(lp [5]float64) string {
+			return fmt.Sprintf("%.0f / %.0f / %.0f / %.0f / %.0f", lp[0], lp[1], lp[2], lp[3], lp[4])
+		}
 		for _, k := range c.Kernels {
 			g := "-"
 			if k.MedianGainOverRBF != nil {
 				g = fmt.Sprintf("%.1f", *k.MedianGainOverRBF)
 			}
-			lp := k.LengthscalePercentilesS
-			fmt.Fprintf(w, "%-9s %6d %14s  %-42s %4d/%d\n", k.Kernel, k.Won, g,
-				fmt.Sprintf("%.0f / %.0f / %.0f / %.0f / %.0f", lp[0], lp[1], lp[2], lp[3], lp[4]), k.Censored, k.Fits)
+			if len(k.Parts) > 0 {
+				fmt.Fprintf(w, "%-17s %6d %14s\n", k.Kernel, k.Won, g)
+				for _, pt := range k.Parts {
+					fmt.Fprintf(w, "  %-15s %6s %14s  %-42s %4d/%d\n", pt.Role+" "+pt.Kernel, "", "", pct(pt.LengthscalePercentilesS), pt.Censored, pt.Fits)
+				}
+				continue
+			}
+			fmt.Fprintf(w, "%-17s %6d %14s  %-42s %4d/%d\n", k.Kernel, k.Won, g, pct(k.LengthscalePercentilesS), k.Censored, k.Fits)
 		}
-		fmt.Fprintf(w, "(won: windows whose held-out likelihood the kernel maximised; gain: median held-out log-likelihood over rbf, nats; family: kernels winning >= %g of windows)\n", c.MinWinShare)
+		fmt.Fprintf(w, "(won: windows whose held-out likelihood the kernel maximised; gain: median held-out log-likelihood over rbf, nats; family: kernels winning >= %g of windows, "+
+			"a winning sum adding each part's range to its kernel's entry)\n", c.MinWinShare)
 	} else {
 		fmt.Fprintf(w, "l_eff quartiles (samples): %s  (east %s, north %s)\n", q(r.LEffQuartiles), q(r.LEffQuartilesEast), q(r.LEffQuartilesNorth))
 		fmt.Fprintf(w, "  paper, GeoLife:            x %s, y %s\n", q(r.PaperLEffQuartiles["x"]), q(r.PaperLEffQuartiles["y"]))
@@ -316,8 +325,17 @@ func fitText(w io.Writer, r fitOutput) error {
 func plotLengthscales(path string, rep *prior.Report, p *gp.Prior) error {
 	c := rep.Comparison
 	var lines []viz.Line
+	line := func(ls []float64, label string) {
+		slices.Sort(ls)
+		var xy plotter.XYs
+		for i, l := range ls {
+			xy = append(xy, plotter.XY{X: l, Y: float64(i+1) / float64(len(ls))})
+		}
+		lines = append(lines, viz.Line{Label: label, XY: xy})
+	}
 	for ki, k := range c.Kernels {
 		var ls []float64
+		parts := make([][]float64, len(k.Parts))
 		for _, f := range rep.Fits {
 			kf := f.Kernels[ki]
 			for d := range 2 {
@@ -326,18 +344,31 @@ func plotLengthscales(path string, rep *prior.Report, p *gp.Prior) error {
 					l = kf.BoundS
 				}
 				ls = append(ls, l)
+				for i := range parts {
+					l := kf.Parts[i].LengthscaleS[d]
+					if kf.Parts[i].Censored[d] {
+						l = kf.BoundS
+					}
+					parts[i] = append(parts[i], l)
+				}
 			}
 		}
-		slices.Sort(ls)
-		var xy plotter.XYs
-		for i, l := range ls {
-			xy = append(xy, plotter.XY{X: l, Y: float64(i+1) / float64(len(ls))})
+		if len(k.Parts) > 0 {
+			// A sum: one line per part.
+			for i, pt := range k.Parts {
+				label := fmt.Sprintf("%s, %s part: won %d of %d windows, %d censored", k.Kernel, pt.Role, k.Won, rep.Windows, pt.Censored)
+				if pt.Family != nil {
+					label += fmt.Sprintf(", adds %.0f-%.0f s to %s", pt.Family.LengthscaleMin, pt.Family.LengthscaleMax, pt.Kernel)
+				}
+				line(parts[i], label)
+			}
+			continue
 		}
 		label := fmt.Sprintf("%s: won %d of %d windows, %d censored", k.Kernel, k.Won, rep.Windows, k.Censored)
 		if k.Family != nil {
 			label += fmt.Sprintf(", family %.0f-%.0f s", k.Family.LengthscaleMin, k.Family.LengthscaleMax)
 		}
-		lines = append(lines, viz.Line{Label: label, XY: xy})
+		line(ls, label)
 	}
 	f := p.Family()
 	band := [2]float64{f.LengthscaleMin, f.LengthscaleMax}

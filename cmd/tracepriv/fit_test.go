@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // fitCorpus writes the bundled sample trace and a file that is not a trace
@@ -97,7 +98,7 @@ func TestFitCommandCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := res.Comparison
-	if c == nil || len(c.Kernels) != 4 || res.Windows != 1 || c.LongestWindowS < 20*60 {
+	if c == nil || len(c.Kernels) != len(prior.CompareKernels) || res.Windows != 1 || c.LongestWindowS < 20*60 {
 		t.Fatalf("comparison %+v, %d windows", c, res.Windows)
 	}
 	won := 0
@@ -106,13 +107,31 @@ func TestFitCommandCompare(t *testing.T) {
 		if k.Fits != 2 || k.MedianGainOverRBF == nil || !(k.LengthscalePercentilesS[0] > 0 && k.LengthscalePercentilesS[0] <= k.LengthscalePercentilesS[4]) {
 			t.Errorf("kernel summary %+v", k)
 		}
+		// A sum reports its short and long parts (l1 < l2 in each fit, so in
+		// the medians).
+		if _, _, isSum := prior.SumParts(k.Kernel); isSum != (len(k.Parts) == 2) {
+			t.Errorf("%s: parts %+v", k.Kernel, k.Parts)
+		} else if isSum && !(k.Parts[0].Role == "short" && k.Parts[1].Role == "long" && k.Parts[0].LengthscalePercentilesS[2] < k.Parts[1].LengthscalePercentilesS[2]) {
+			t.Errorf("%s: parts %+v not short then long", k.Kernel, k.Parts)
+		}
 	}
 	if won != 1 || p.Version != 3 || p.Kernel != c.Nominal || len(p.Fit.Fingerprints) != 2 || *p.Fit.FamilyQuantiles != [2]float64{0.05, 0.95} {
 		t.Errorf("won %d, prior %+v, fit %+v", won, p, p.Fit)
 	}
-	for _, f := range p.Families().Kernels {
-		if f.LengthscaleMax < c.LongestWindowS {
-			t.Errorf("family %v stops short of the longest window %v s", f, c.LongestWindowS)
+	// The family of each winning candidate's kernel (a sum's long part)
+	// reaches the longest window.
+	for _, k := range c.Kernels {
+		if k.WinShare < c.MinWinShare {
+			continue
+		}
+		kernel := k.Kernel
+		if _, long, ok := prior.SumParts(k.Kernel); ok {
+			kernel = long
+		}
+		for _, f := range p.Families().Kernels {
+			if f.Kernel == kernel && f.LengthscaleMax < c.LongestWindowS {
+				t.Errorf("family %v stops short of the longest window %v s", f, c.LongestWindowS)
+			}
 		}
 	}
 	if !reflect.DeepEqual(res.Prior, p) {
@@ -121,11 +140,11 @@ func TestFitCommandCompare(t *testing.T) {
 	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") {
 		t.Errorf("plot %s: %v", plot, err)
 	}
-	stdout, _, err = run(t, "fit", "--in", dir, "--kernels", "rbf,matern32", "--out", out, "--force")
+	stdout, _, err = run(t, "fit", "--in", dir, "--kernels", "rbf,matern32,matern32+matern32", "--out", out, "--force")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gain vs rbf", "matern32", "prior family:", "corpus fingerprints recorded: 2", "wrote " + out} {
+	for _, want := range []string{"gain vs rbf", "matern32", "matern32+matern32", "  short matern32", "  long matern32", "prior family:", "corpus fingerprints recorded: 2", "wrote " + out} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
@@ -193,6 +212,9 @@ func TestFitCommandErrors(t *testing.T) {
 		{[]string{"fit", "--in", short, "--out", out, "--kernel", "rbf", "--min-duration", "400s"}, "durations"},
 		{[]string{"fit", "--in", short, "--out", out, "--kernel", "rbf", "--kernels", "rbf"}, "not both"},
 		{[]string{"fit", "--in", short, "--out", out, "--kernels", "rbf,laplace"}, `"laplace"`},
+		{[]string{"fit", "--in", short, "--out", out, "--kernels", "rbf,matern32+laplace"}, `"laplace"`},
+		{[]string{"fit", "--in", short, "--out", out, "--kernels", "rbf,matern32+periodic"}, "periodic"},
+		{[]string{"fit", "--in", short, "--out", out, "--kernels", "rbf+rbf+rbf"}, "two parts"},
 		{[]string{"fit", "--in", short, "--out", out, "--max-windows", "0"}, "--max-windows 0"},
 		{[]string{"fit", "--in", short, "--out", out, "--kernel", "periodic"}, "periodic"},
 		{[]string{"fit", "--in", short, "--out", out, "--plot", "x.gif"}, "--plot x.gif"},
