@@ -402,14 +402,8 @@ func (e *markovExact) component(c, k int, tk float64, b, prec uint) (*big.Float,
 // before k whose float error ball has decayed by about 2^-(b+8) by point
 // k, estimated at 2 horizons per factor theta, or 0 (start from the
 // first point, where there is no float error) if none is that old or its
-// radius does not fit in units of 2^-b. At the first precision tried it
-// returns the latest checkpoint even when its ball has not decayed: a
-// component whose lengthscale is long next to the trace (horizons of days)
-// never contracts, and replaying it from the first point at every
-// refinement made a release quadratic in its length, while its float ball
-// (about n unit roundoffs) rarely matters to the cell; if it does, the
-// next precision starts from the first point. The choice affects only the
-// cost: the radius carried from it is rigorous either way.
+// radius does not fit in units of 2^-b. The choice affects only the cost:
+// the radius carried from it is rigorous either way.
 func (e *markovExact) checkpoint(comp *markovComp, c, k int, tk float64, b uint) int {
 	r := e.r
 	nck := (k-1)/r.every - 1 // checkpoints j = 0..nck are at points < k
@@ -427,9 +421,6 @@ func (e *markovExact) checkpoint(comp *markovComp, c, k int, tk float64, b uint)
 	back := math.Max(blocks, 1) * 2 * comp.horizon
 	// The latest j <= nck with ckTime[j] <= tk - back.
 	j := sort.Search(nck+1, func(j int) bool { return r.ckTime[j] > tk-back }) - 1
-	if j < 0 && b == exactFirstBits {
-		j = nck
-	}
 	if j < 0 || math.IsInf(math.Ldexp(ck[j*(d+1)+d], int(b)), 1) {
 		return 0
 	}

@@ -60,16 +60,7 @@ func twoKernelPrior() *gp.Prior {
 func rigidLoss(t *testing.T, sigma, g mat.Symmetric, idx []int, lambda, r float64) float64 {
 	t.Helper()
 	n := g.SymmetricDim()
-	in := make([]bool, n)
-	for _, i := range idx {
-		in[i] = true
-	}
-	var u []int
-	for i := range n {
-		if !in[i] {
-			u = append(u, i)
-		}
-	}
+	u := gp.Complement(idx, n)
 	if sigma == nil {
 		gs := mat.NewSymDense(len(idx), nil)
 		for a, i := range idx {
