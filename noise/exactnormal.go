@@ -1,6 +1,7 @@
 package noise
 
 import (
+	"github.com/tracepriv/tracepriv/internal/numeric"
 	"math"
 	"math/big"
 	"math/bits"
@@ -126,6 +127,27 @@ func (z *LazyNormal) Float64() float64 {
 		return -v
 	}
 	return v
+}
+
+// doubleDouble returns the deviate as hi + lo from its first 64 fraction
+// bits and a bound on |value - (hi + lo)|: 2^-64 from the truncation plus
+// the one rounding of lo, about 2^-64 in all, where Float64 is within
+// 2^-52·(1 + |z|). A state advanced in double-double (markovTask.stepDD)
+// would otherwise gather the float deviates' error every step.
+func (z *LazyNormal) doubleDouble() (hi, lo, err float64) {
+	var top uint64
+	for _, d := range z.digits[:64/digitBits] {
+		top = top<<digitBits | uint64(d)
+	}
+	// k, the top 53 bits and the last 11 bits are each exact in float64;
+	// TwoSum makes their first sum exact.
+	hi, e := numeric.TwoSum(float64(z.k), float64(top>>11)*0x1p-53)
+	lo = e + float64(top&0x7ff)*0x1p-64
+	err = 0x1p-64 + 0x1p-52*math.Abs(lo)
+	if z.neg {
+		return -hi, -lo, err
+	}
+	return hi, lo, err
 }
 
 // ErrorBound returns a rigorous bound on |value - Float64()|: at most

@@ -144,11 +144,10 @@ type markovComp struct {
 
 // compState is the float state of one component in one coordinate, its
 // error ball, and its checkpoints (state then radius, d+1 floats each).
-// A one-dimensional component carries its state in double-double, s[0] +
-// lo (see markovTask.run).
+// The state is carried in double-double, s + lo (see markovTask.stepDD).
 type compState struct {
 	s    [maxMarkovStateDim]float64
-	lo   float64
+	lo   [maxMarkovStateDim]float64
 	ball ball
 	ck   []float64
 }

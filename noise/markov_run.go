@@ -55,18 +55,23 @@ func deviateFloat(s *keyStream, ns *normalSampler, z *LazyNormal, index uint64) 
 	return z.Float64(), z.ErrorBound()
 }
 
+// deviateDD is deviateFloat with the deviate as a double-double.
+func deviateDD(s *keyStream, ns *normalSampler, z *LazyNormal, index uint64) (hi, lo, e float64) {
+	s.reset(index)
+	ns.rd = digitReader{src: s}
+	ns.sample(z)
+	return z.doubleDouble()
+}
+
 // run advances the task's components over points base..base+m-1.
 //
-// One step of a component computes s' = fl(Â s + B̂ z^f) by rows. Row i is
-// an inner product of at most 2d terms, so (Higham, §3.1) its rounding
-// error is at most γ_2d Σ|terms|, whatever the order; the deviates' own
-// errors add B̂(z - z^f), of norm <= ||B̂||·Σ zerr. The local error of the
-// step is therefore at most γ_2d·Σ_rows Σ|terms| + na·Σ zerr (1-norms
-// bound 2-norms), plus 2d² half-ulps of the smallest subnormal for
-// underflow, inflated for its own rounding.
+// One step of a component computes s' = Â s + B̂ z^f in double-double
+// (stepDD), whose local error bound joins the component's ball; the output
+// and the checkpoints use the high parts, with the low parts added to the
+// radius.
 func (t *markovTask) run(base, m int) error {
 	r := t.r
-	var zf, ze, ns [maxMarkovStateDim]float64
+	var zh, zl [maxMarkovStateDim]float64
 	for i := range m {
 		k := base + i
 		id := r.ids[k]
@@ -77,43 +82,26 @@ func (t *markovTask) run(base, m int) error {
 			d := comp.d
 			zsum := 0.0
 			for j := range d {
-				zf[j], ze[j] = deviateFloat(t.stream, &t.ns, &t.z, r.index(k, t.dim, comp.slot0+j))
-				zsum += ze[j]
+				var e float64
+				zh[j], zl[j], e = deviateDD(t.stream, &t.ns, &t.z, r.index(k, t.dim, comp.slot0+j))
+				zsum += e
 			}
 			if id < 0 {
-				copy(st.s[:d], zf[:d])
-				st.lo = 0
+				copy(st.s[:d], zh[:d])
+				st.lo = [maxMarkovStateDim]float64{}
+				copy(st.lo[:d], zl[:d])
 				st.ball.reset(0)
 				st.ball.fresh = ballUp(zsum)
-			} else if d == 1 {
-				st.ball.step(r.trans[c][id], t.stepDD(st, r.trans[c][id], zf[0], zsum), comp.horizon, comp.theta)
 			} else {
-				tr := r.trans[c][id]
-				total := 0.0
-				for row := range d {
-					v, a := 0.0, 0.0
-					arow := tr.a[row*d : row*d+d]
-					for j, x := range arow {
-						p := x * st.s[j]
-						v += p
-						a += math.Abs(p)
-					}
-					brow := tr.b[row*d : row*d+row+1]
-					for j, x := range brow {
-						p := x * zf[j]
-						v += p
-						a += math.Abs(p)
-					}
-					ns[row] = v
-					total += a
-				}
-				copy(st.s[:d], ns[:d])
-				local := ballUp(gammaK(2*d)*ballUp(total) + tr.na*ballUp(zsum) + float64(2*d*d)*0x1p-1074)
-				st.ball.step(tr, local, comp.horizon, comp.theta)
+				st.ball.step(r.trans[c][id], t.stepDD(st, d, r.trans[c][id], zh[:d], zl[:d], zsum), comp.horizon, comp.theta)
 			}
 			// The output and the checkpoints use s[0] alone: the low part
 			// of a double-double state joins the radius.
-			rho := ballUp(st.ball.radius() + math.Abs(st.lo))
+			lo := 0.0
+			for _, x := range st.lo[:d] {
+				lo += math.Abs(x)
+			}
+			rho := ballUp(st.ball.radius() + ballUp(lo))
 			if k > 0 && k%r.every == 0 {
 				st.ck = append(st.ck, st.s[:d]...)
 				st.ck = append(st.ck, rho)
@@ -128,8 +116,9 @@ func (t *markovTask) run(base, m int) error {
 	return nil
 }
 
-// stepDD advances a one-dimensional component's double-double state
-// s[0] + lo by s' = â s + b̂ z^f and returns the step's local error.
+// stepDD advances a component's double-double state s + lo by
+// s' = Â s + B̂ z^f and returns the step's local error (a bound on the
+// 2-norm of the difference from the exact step of the float state).
 //
 // Why: a component whose lengthscale is long next to the trace (the
 // envelope of a family reaching days, or the route's common offset) never
@@ -137,30 +126,56 @@ func (t *markovTask) run(base, m int) error {
 // step; over a million points that ball decides cells often enough, and
 // each such cell replays the component from the first point, so a release
 // became quadratic in its length. In double-double the error per step is
-// about u² of the state plus the deviate's own float error times |b̂|
-// (the general path bounds that term by ||Â||, about 1, while |b̂| is
-// sqrt(1 - â²), about 2.6e-3 for a 3 s step at a 10^6 s lengthscale).
+// about u² of the state plus the deviates' own float error times ||B̂||_F
+// (about sqrt(1 - â²), 2.6e-3 for a 3 s step at a 10^6 s lengthscale,
+// where a bound by ||Â|| would be about 1).
 //
-// The products â·s_hi and b̂·z^f are exact as a value plus an FMA
-// remainder, their sum exact as a TwoSum pair (Knuth); what is rounded is
-// â·lo (at most u|â lo|) and the three additions of the low parts (at most
-// γ_3 times the sum of their magnitudes), and the final TwoSum is exact.
-// Subnormal underflow adds at most half an ulp of the smallest subnormal
-// per operation (eight here).
-func (t *markovTask) stepDD(st *compState, tr *markovStep, zf, zsum float64) float64 {
-	a, b := tr.a[0], tr.b[0]
-	sh, sl := st.s[0], st.lo
-	ph := a * sh
-	pl := math.FMA(a, sh, -ph)
-	qh := b * zf
-	ql := math.FMA(b, zf, -qh)
-	hi, e1 := numeric.TwoSum(ph, qh)
-	p2 := a * sl
-	low := e1 + pl + ql + p2
-	nh, nl := numeric.TwoSum(hi, low)
-	st.s[0], st.lo = nh, nl
-	terms := ballUp(math.Abs(e1) + math.Abs(pl) + math.Abs(ql) + math.Abs(p2))
-	return ballUp(gammaK(3)*terms + unitRoundoff*ballUp(math.Abs(p2)) + math.Abs(b)*ballUp(zsum) + 8*0x1p-1074)
+// The deviates are double-doubles too (LazyNormal.doubleDouble). Each row's
+// products a·s_hi and b·z_hi are exact as a value plus an FMA remainder
+// and their sum exact as TwoSum pairs (Knuth); what is rounded is the
+// products with low parts (at most u|a lo| each) and the float sum of the K low
+// parts (at most γ_K times the sum of their magnitudes); the final TwoSum is
+// exact. Subnormal underflow adds at most half an ulp of the smallest
+// subnormal per operation.
+func (t *markovTask) stepDD(st *compState, d int, tr *markovStep, zh, zl []float64, zsum float64) float64 {
+	var nh, nl [maxMarkovStateDim]float64
+	local := tr.nb * ballUp(zsum)
+	for row := range d {
+		hi, low, mag, prods := 0.0, 0.0, 0.0, 0.0
+		k := 0
+		add := func(x float64) {
+			low += x
+			mag += math.Abs(x)
+			k++
+		}
+		arow := tr.a[row*d : row*d+d]
+		for j, a := range arow {
+			ph := a * st.s[j]
+			var e float64
+			hi, e = numeric.TwoSum(hi, ph)
+			add(e)
+			add(math.FMA(a, st.s[j], -ph))
+			p2 := a * st.lo[j]
+			add(p2)
+			prods += math.Abs(p2)
+		}
+		for j, b := range tr.b[row*d : row*d+row+1] {
+			qh := b * zh[j]
+			var e float64
+			hi, e = numeric.TwoSum(hi, qh)
+			add(e)
+			add(math.FMA(b, zh[j], -qh))
+			q2 := b * zl[j]
+			add(q2)
+			prods += math.Abs(q2)
+		}
+		nh[row], nl[row] = numeric.TwoSum(hi, low)
+		ops := 6*d + 2
+		local += ballUp(gammaK(k)*ballUp(mag) + unitRoundoff*ballUp(prods) + float64(ops)*0x1p-1074)
+	}
+	copy(st.s[:d], nh[:d])
+	copy(st.lo[:d], nl[:d])
+	return ballUp(local)
 }
 
 // combine adds the groups' partial outputs and the white noise of

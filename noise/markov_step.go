@@ -21,6 +21,7 @@ type markovStep struct {
 	a, b []float64 // d×d row-major; b lower-triangular
 	e, r float64
 	na   float64
+	nb   float64 // >= ||B̂||_F >= ||B̂||_2: far below na for a long lengthscale
 	dt   float64 // the step's float part (its real value is dt + lo, |lo| <= u·dt)
 }
 
@@ -42,7 +43,7 @@ func newMarkovStep(a []float64, d int, e, dt float64) (*markovStep, error) {
 	if isIdentity(a, d) {
 		// A zero step: B̂ = 0 and the residual is exactly 0.
 		st.na = 1
-		return st, nil
+		return st, nil // nb = 0: B̂ = 0
 	}
 	// M = I - Â Âᵀ, each entry an accurate double-double (Sum2 of the
 	// exact products).
@@ -77,6 +78,11 @@ func newMarkovStep(a []float64, d int, e, dt float64) (*markovStep, error) {
 	}
 	st.r = stepResidual(a, st.b, d)
 	st.na = numeric.SqrtUp(ballUp(1 + st.r))
+	fro := 0.0
+	for _, x := range st.b {
+		fro += x * x
+	}
+	st.nb = math.Min(st.na, numeric.SqrtUp(ballUp(fro)))
 	return st, nil
 }
 

@@ -47,9 +47,9 @@ func ExampleTrace() {
 	// 244 points released, timestamps kept: true
 	// family: matern12, lengthscale in [179.9, 7.178e+05] s; matern32, lengthscale in [97.64, 7200] s; matern52, lengthscale in [92.65, 7200] s
 	// method envelope: epsilon 1 (upper_bound) for all 244 points of person 000
-	// points 1, places 1 (covered true), route 0.227
+	// points 1, places 1 (covered true), route 0.238
 	// best guess between two places 100 m apart: 69.1 %
-	// RMS noise 380 m (2.69x one known prior); origin from the prior; private false
+	// RMS noise 369 m (2.61x one known prior); origin from the prior; private false
 }
 
 // Release a file and write the result with its certificate: both land,
