@@ -96,3 +96,40 @@ func ExampleENU() {
 	// 250.3 m east, 0.0 m north
 	// 39.984700, 116.321331
 }
+
+// ECEF and FromECEF invert each other on the surface, and a point moved
+// along the normal by up to 100 km projects back to where it was; chords
+// are never longer than the great-circle distance (the guarantee's
+// direction), on pairs up to a few thousand kilometres apart.
+func TestECEF(t *testing.T) {
+	for _, p := range []Point{{39.98, 116.33}, {-33.9, 151.2}, {89.9999, 10}, {-90, 0}, {0, 180}, {39.47, 75.99}} {
+		x, y, z := ECEF(p)
+		q := FromECEF(x, y, z)
+		if d := Haversine(p, q); d > 1e-6 {
+			t.Errorf("%v: round trip %v, %.3g m away", p, q, d)
+		}
+		// Move along the ellipsoid normal by h.
+		φ, λ := p.Lat*math.Pi/180, p.Lon*math.Pi/180
+		ux, uy, uz := math.Cos(φ)*math.Cos(λ), math.Cos(φ)*math.Sin(λ), math.Sin(φ)
+		for _, h := range []float64{-1e5, -300, 300, 1e5} {
+			q := FromECEF(x+h*ux, y+h*uy, z+h*uz)
+			if d := Haversine(p, q); d > 1e-3 && !(math.Abs(p.Lat) > 89.99 && d < 1) {
+				t.Errorf("%v moved %g m along the normal projects to %v, %.3g m away", p, h, q, d)
+			}
+		}
+	}
+	if q := FromECEF(0, 0, 0); q != (Point{}) {
+		t.Errorf("centre: %v", q)
+	}
+	pairs := [][2]Point{{{39.9, 116.3}, {39.9009, 116.3}}, {{39.9, 116.3}, {45.75, 126.6}}, {{36.06, 103.8}, {39.47, 75.99}}, {{0, 0}, {0, 90}}}
+	for _, pr := range pairs {
+		x1, y1, z1 := ECEF(pr[0])
+		x2, y2, z2 := ECEF(pr[1])
+		chord := math.Sqrt((x1-x2)*(x1-x2) + (y1-y2)*(y1-y2) + (z1-z2)*(z1-z2))
+		// Haversine uses a sphere; the ellipsoid's geodesic differs by
+		// under 0.6 %, the chord's shortfall grows as d^3/(24 R^2).
+		if g := Haversine(pr[0], pr[1]); chord > g*(1+0.006) {
+			t.Errorf("%v: chord %.1f m longer than the ground distance %.1f m", pr, chord, g)
+		}
+	}
+}

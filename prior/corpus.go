@@ -359,6 +359,9 @@ type Report struct {
 	// Comparison is the kernel comparison (nil when one kernel is fitted
 	// the paper's way).
 	Comparison *Comparison `json:"comparison,omitempty"`
+	// Warnings say what the fit could not do with the corpus: a corpus
+	// spanning several regions (no origin recorded), most windows skipped.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // LEff returns the pooled per-window l_eff: every window's east value, then
@@ -629,6 +632,7 @@ func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
 	wg.Wait()
 	var pos Positions
 	pos.Add(traces...)
+	centreWarnings(rep, pos)
 	return s.combine(results, rep, pos.Centre(opt.Corpus), pos.FingerprintList())
 }
 

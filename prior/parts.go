@@ -2,6 +2,7 @@ package prior
 
 import (
 	"fmt"
+	"github.com/tracepriv/tracepriv/geo"
 	"math"
 	"slices"
 
@@ -145,6 +146,7 @@ func CombineCorpus(results []WindowResult, rep *Report, pos Positions, opt Optio
 	if err != nil {
 		return nil, nil, err
 	}
+	centreWarnings(rep, pos)
 	return s.combine(results, rep, pos.Centre(s.opt.Corpus), pos.FingerprintList())
 }
 
@@ -262,6 +264,9 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 	if err := p.Validate(); err != nil {
 		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
 	}
+	if 2*rep.Windows < rep.Candidates {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("only %d of %d windows could be fitted (skipped: %v): the family describes the windows that were, not the whole corpus", rep.Windows, rep.Candidates, rep.Skipped))
+	}
 	return p, rep, nil
 }
 
@@ -357,7 +362,7 @@ func (p *Positions) Merge(o Positions) {
 // trip to another city. Nil for an empty corpus; corpus names it in the
 // origin's note.
 func (p Positions) Centre(corpus string) *gp.Origin {
-	if len(p.Lat) == 0 {
+	if len(p.Lat) == 0 || p.Span() > MaxCentreSpanM {
 		return nil
 	}
 	r := func(v float64) float64 { return math.Round(v*1e4) / 1e4 }
@@ -366,6 +371,33 @@ func (p Positions) Centre(corpus string) *gp.Origin {
 		note += " (" + corpus + ")"
 	}
 	return &gp.Origin{Lat: r(countQuantile(p.Lat, 0.5)), Lon: r(countQuantile(p.Lon, 0.5)), Note: note}
+}
+
+// MaxCentreSpanM is the largest Span of a corpus whose Centre is
+// recorded: beyond it the corpus covers several regions and the median of
+// its latitudes and of its longitudes may lie far from all of them (a
+// release needs no origin: the prior then records none).
+const MaxCentreSpanM = 200_000.0
+
+// Span is the ground distance, in metres, across the 5th to 95th
+// percentiles of the corpus's latitudes and of its longitudes (the
+// diagonal of that box): small for a city, thousands of kilometres for
+// people who travel.
+func (p Positions) Span() float64 {
+	if len(p.Lat) == 0 {
+		return 0
+	}
+	a := geo.Point{Lat: countQuantile(p.Lat, 0.05), Lon: countQuantile(p.Lon, 0.05)}
+	b := geo.Point{Lat: countQuantile(p.Lat, 0.95), Lon: countQuantile(p.Lon, 0.95)}
+	return geo.Haversine(a, b)
+}
+
+// centreWarnings states what the prior could not record about the corpus
+// and why the fit may describe less of it than it read.
+func centreWarnings(rep *Report, pos Positions) {
+	if len(pos.Lat) > 0 && pos.Span() > MaxCentreSpanM {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the corpus spans %.0f km (5th to 95th percentiles of latitude and longitude): no single centre describes it, so the prior records no origin (releases need none; give --origin to maps and attacks)", pos.Span()/1000))
+	}
 }
 
 // countQuantile is quantile (type 7) of the values counted in c: the same

@@ -88,3 +88,28 @@ func TestFitInParts(t *testing.T) {
 		}
 	}
 }
+
+// A corpus in one city records its centre; one whose people travel
+// between cities 1,060 km apart records none and says why (a median of the
+// latitudes and of the longitudes would lie between them).
+func TestCentreMultiRegion(t *testing.T) {
+	city := func(uid string, lat, lon float64) *trace.Trace {
+		tr := &trace.Trace{UID: uid}
+		for i := range 100 {
+			tr.Points = append(tr.Points, trace.Point{Time: testStart.Add(time.Duration(i) * time.Second), Lat: lat + 1e-4*float64(i), Lon: lon})
+		}
+		return tr
+	}
+	var one Positions
+	one.Add(city("a", 39.9, 116.4), city("b", 39.95, 116.3))
+	if c := one.Centre("x"); c == nil || one.Span() > 20_000 {
+		t.Errorf("one city: centre %v, span %.0f m", c, one.Span())
+	}
+	var two Positions
+	two.Add(city("a", 39.9, 116.4), city("b", 45.75, 126.65))
+	var rep Report
+	centreWarnings(&rep, two)
+	if c := two.Centre("x"); c != nil || two.Span() < 1_000_000 || len(rep.Warnings) != 1 {
+		t.Errorf("two cities: centre %v, span %.0f m, warnings %q", c, two.Span(), rep.Warnings)
+	}
+}

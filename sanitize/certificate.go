@@ -12,11 +12,12 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// CertificateVersion is the version of the certificate format. Version 3
-// certifies classes of secrets (points, places, route) against a family of
-// several kernels, and says what the epsilon means; versions 1 and 2 are no
+// CertificateVersion is the version of the certificate format. Version 4
+// states the coordinates the noise is added in (Earth-centred, no origin);
+// version 3 certified classes of secrets (points, places, route) against a
+// family of several kernels on a tangent plane; earlier versions are no
 // longer written or read.
-const CertificateVersion = 3
+const CertificateVersion = 4
 
 // Values of Certificate.PriorCoverage.
 const (
@@ -80,8 +81,13 @@ type Certificate struct {
 	// file as read.
 	PriorFamily gp.FamilySet `json:"prior_family"`
 	Prior       *gp.Prior    `json:"prior"`
-	// Origin is the public tangent-plane origin and its source.
+	// Origin is a public reference point for maps and attacks (the user's
+	// or the prior's, Source OriginNone without either) and its source. The
+	// mechanism does not use it: see Coordinates.
 	Origin geo.Origin `json:"origin"`
+	// Coordinates names the coordinates the noise is added in
+	// (CoordinatesECEF).
+	Coordinates string `json:"coordinates"`
 	// Design is the designer (DesignEnvelope, DesignProportional, DesignE3)
 	// and Method the computation path (MethodDense, MethodLinear).
 	Design string `json:"design"`
@@ -99,7 +105,7 @@ type Certificate struct {
 	// EnvelopeOverhead is the noise variance relative to noise
 	// proportional to one member of the family (1 for proportional).
 	EnvelopeOverhead float64 `json:"envelope_overhead,omitempty"`
-	// OutputGridM is the grid (metres, on the tangent plane) the released
+	// OutputGridM is the grid (metres, in Coordinates) the released
 	// positions are rounded to, Sampler how the noise is drawn.
 	OutputGridM float64 `json:"output_grid_m"`
 	Sampler     string  `json:"sampler"`

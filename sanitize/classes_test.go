@@ -286,7 +286,9 @@ func seq(a, b int) []int {
 // covariance, have unit variance in every direction checked, including
 // the route's (the direction whose loss is 1' G^-1 1). A 10 % cut of the
 // noise (standard deviation times 0.9, through the test hook that sees
-// each release on the plane) fails it.
+// each release in ECEF) fails it. The noise is measured as a person sees
+// it: released and true positions on a local plane (the projection to the
+// surface keeps the horizontal components of the ECEF noise).
 func TestSamplerMatchesCertificate(t *testing.T) {
 	tr := stayTrace(8, 3)
 	n := tr.Len()
@@ -301,13 +303,14 @@ func TestSamplerMatchesCertificate(t *testing.T) {
 		var l *mat.Cholesky
 		var ones mat.VecDense
 		var q float64
-		planeHook = func(east, north []float64) {
-			for i := range east {
-				east[i] = east0[i] + scale*(east[i]-east0[i])
-				north[i] = north0[i] + scale*(north[i]-north0[i])
+		ecefHook = func(in, out [Dims][]float64) {
+			for c := range out {
+				for i := range out[c] {
+					out[c][i] = in[c][i] + scale*(out[c][i]-in[c][i])
+				}
 			}
 		}
-		defer func() { planeHook = nil }()
+		defer func() { ecefHook = nil }()
 		for s := range draws {
 			o := opt
 			o.Source = noise.Seeded(uint64(1000 + s))

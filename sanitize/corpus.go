@@ -259,10 +259,9 @@ func optionsKey(opt CorpusOptions) (string, error) {
 		Epsilon, Lambda, Radius float64
 		Delta                   float64
 		Design, Method          string
-		Origin                  any
 		Source                  string
 		Read                    trace.ReadOptions
-	}{opt.Prior, opt.Epsilon, opt.Lambda, opt.Radius, opt.Delta, opt.Design, opt.Method, opt.Origin, noise.Describe(opt.Source), opt.Read})
+	}{opt.Prior, opt.Epsilon, opt.Lambda, opt.Radius, opt.Delta, opt.Design, opt.Method, noise.Describe(opt.Source), opt.Read})
 	if err != nil {
 		return "", err
 	}

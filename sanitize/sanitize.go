@@ -57,24 +57,59 @@ const (
 	MethodLinear = "linear"
 )
 
-// OutputGrid is the grid, in metres on the tangent plane, the released
-// positions are rounded to: 2^-10 m, about a millimetre, far below GPS
-// resolution and far above the error of the noise computation, so the
-// exact sampler (noise.MultiNormal.AddOnGrid) rarely needs to refine.
+// OutputGrid is the grid, in metres of Earth-centred coordinates, the
+// released positions are rounded to before they are projected to the
+// surface: 2^-10 m, about a millimetre, far below GPS resolution and far
+// above the error of the noise computation, so the exact sampler
+// (noise.MultiNormal.AddOnGrid) rarely needs to refine. Coordinates of up
+// to 6.4e6 m are 6.5e9 grid steps: exact in float64.
 const OutputGrid = 0x1p-10
 
 // MaxNoiseStd is the largest noise standard deviation per coordinate, in
-// metres, a release accepts: beyond it the tangent plane no longer
-// represents the noise (and the release would be useless anyway).
+// metres, a release accepts: beyond it the projection to the surface no
+// longer keeps the noise's shape (and the release would be useless anyway).
 const MaxNoiseStd = 100_000.0
 
-// MaxOriginDistance is the largest distance, in metres, of an input point
-// from the projection origin.
-const MaxOriginDistance = 1_000_000.0
+// CoordinatesECEF is Certificate.Coordinates of a release noised in
+// Earth-centred, Earth-fixed coordinates (every release since certificate
+// version 4).
+const CoordinatesECEF = "ecef-wgs84"
 
-// planeHook, set only by tests, sees each release on the tangent plane
-// before it is mapped back to WGS84.
-var planeHook func(east, north []float64)
+// OriginNone is geo.Origin.Source when neither the user nor the prior
+// gives a reference point (the release needs none).
+const OriginNone = "none"
+
+// Dims is the number of coordinates noised: the Earth-centred, Earth-fixed
+// (ECEF) x, y and z of every point, each with independent noise of the same
+// covariance. No origin or plane is involved, so nothing about where the
+// person is chooses a parameter of the mechanism, and a person who travels
+// across a continent is released like one who stays in a city.
+const Dims = 3
+
+// ecefHook, set only by tests, sees each release in ECEF (after the noise,
+// before the projection to the surface) beside the input's ECEF.
+var ecefHook func(in, out [Dims][]float64)
+
+// toECEF returns the ECEF coordinates of pts, one slice per axis.
+func toECEF(n int, at func(i int) geo.Point) [Dims][]float64 {
+	var c [Dims][]float64
+	for d := range c {
+		c[d] = make([]float64, n)
+	}
+	for i := range n {
+		c[0][i], c[1][i], c[2][i] = geo.ECEF(at(i))
+	}
+	return c
+}
+
+// fromECEF projects released point i to the surface (post-processing).
+func fromECEF(c [Dims][]float64, i int) (geo.Point, error) {
+	r := geo.FromECEF(c[0][i], c[1][i], c[2][i])
+	if math.IsNaN(r.Lat) || math.IsNaN(r.Lon) || math.IsInf(r.Lat, 0) || math.IsInf(r.Lon, 0) {
+		return r, fmt.Errorf("point %d: the release is not finite (%v, %v)", i+1, r.Lat, r.Lon)
+	}
+	return r, nil
+}
 
 // DefaultMaxDensePoints is the largest number of points of one person the
 // dense designs and sampler accept (memory grows as its square).
@@ -96,9 +131,9 @@ type Options struct {
 	// Delta is the delta at which the certificate states the
 	// prior-posterior gap of Theorem 3.1 (default 1e-5).
 	Delta float64
-	// Origin is the public origin of the tangent plane given by the user;
-	// nil means the prior's (Prior.Origin). With neither, Release fails:
-	// nothing is derived from the data.
+	// Origin is a public reference point recorded in the certificate for
+	// maps and attacks (nil means the prior's, if any). The mechanism does
+	// not use it: noise is drawn in Earth-centred coordinates (Dims).
 	Origin *geo.Point
 	// Design is one of the Design constants; "" means DesignAuto.
 	Design string
@@ -340,13 +375,12 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 		return nil, nil, err
 	}
 	cert.Guarantee = guarantee(cert)
-	enu := geo.NewENU(cert.Origin.Point())
 	outs := make([]*trace.Trace, len(traces))
 	for i, t := range traces {
 		outs[i] = &trace.Trace{UID: t.UID, Name: t.Name, Points: make([]trace.Point, t.Len())}
 	}
 	for _, p := range persons {
-		pc, err := d.person(p, traces, enu, outs, step)
+		pc, err := d.person(p, traces, outs, step)
 		if err != nil {
 			if len(persons) > 1 || p.uid != "" {
 				return nil, nil, fmt.Errorf("sanitize: person %q: %w", p.uid, err)
@@ -370,10 +404,10 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 		pubOrigin, note = &geo.Point{Lat: o.Lat, Lon: o.Lon}, o.Note
 	}
 	origin, err := geo.PublicOrigin(opt.Origin, pubOrigin, note)
+	if errors.Is(err, geo.ErrNoOrigin) {
+		origin, err = geo.Origin{Source: OriginNone}, nil
+	}
 	if err != nil {
-		if errors.Is(err, geo.ErrNoOrigin) {
-			return nil, nil, &ParamError{Name: "origin", Value: "", Why: "no public origin: give one (LAT,LON, e.g. a city centre) or use a prior file that records one (tracepriv fit writes its corpus's centre); nothing is derived from the trace"}
-		}
 		return nil, nil, &ParamError{Name: "origin", Value: opt.Origin, Why: err.Error()}
 	}
 	fam := opt.Prior.Families()
@@ -395,13 +429,15 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 	cert := &Certificate{
 		Version: CertificateVersion, PrivacyUnit: "person", SkippedByReason: map[string]int{},
 		EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, Delta: opt.Delta,
-		PriorFamily: fam, Prior: publicPrior(opt.Prior), Origin: origin, Design: design, Method: method,
+		PriorFamily: fam, Prior: publicPrior(opt.Prior), Origin: origin, Coordinates: CoordinatesECEF, Design: design, Method: method,
 		OutputGridM: OutputGrid, Randomness: noise.Describe(opt.Source), Sampler: samplerText[method],
 		Private: noise.IsSecure(opt.Source), PriorCoverage: PriorUnknown, RouteKernel: KernelTermOf(cip.RouteKernel()), PointsOnly: opt.PointsOnly,
 		Timestamps: "public: released as they are; the noise depends on them",
-		Dimensions: "east and north (metres on the tangent plane at origin) are independent under the prior and get independent noise of the same covariance; " +
-			"epsilon is for displacements within radius_m in the plane (the larger per-dimension loss); the plane projection is 1-Lipschitz, " +
-			"so this covers displacements of radius_m on the ground; epsilon_sum_of_dimensions is Corollary 7.2.1's sum",
+		Dimensions: "the Earth-centred, Earth-fixed x, y and z of every point (metres, WGS84, no origin) get independent noise of the same covariance, " +
+			"and the noisy point is projected to the surface (post-processing); the prior on the three coordinates may correlate them in any way " +
+			"(any 3x3 cross-coordinate covariance, including the degenerate ones of points on a surface: it cancels from the bound); " +
+			"epsilon is for displacements within radius_m in ECEF, and the straight line between two places is never longer than the way on the ground, " +
+			"so this covers displacements of radius_m on the ground, anywhere on Earth; epsilon_sum_of_dimensions is Corollary 7.2.1's sum over the three",
 		Dropped: []string{"altitude", "attributes"},
 	}
 	if d.env != nil {
@@ -506,15 +542,9 @@ type designer struct {
 
 // person designs, certifies and samples the noise of one person, writing
 // the released points into outs.
-func (d *designer) person(p *person, traces []*trace.Trace, enu *geo.ENU, outs []*trace.Trace, step func(string)) (*PersonCertificate, error) {
+func (d *designer) person(p *person, traces []*trace.Trace, outs []*trace.Trace, step func(string)) (*PersonCertificate, error) {
 	opt := d.opt
 	n := len(p.pts)
-	origin := enu.Origin()
-	for i, q := range p.pts {
-		if err := checkDistance(origin, q.Geo(), p.pos[i], p.owner[i]); err != nil {
-			return nil, err
-		}
-	}
 	times := make([]time.Time, n)
 	for i, q := range p.pts {
 		times[i] = q.Time
@@ -535,37 +565,28 @@ func (d *designer) person(p *person, traces []*trace.Trace, enu *geo.ENU, outs [
 
 	// Release: the only step that reads coordinates.
 	step("sample")
-	east, north := make([]float64, n), make([]float64, n)
-	for i, q := range p.pts {
-		east[i], north[i] = enu.Forward(q.Geo())
+	in := toECEF(n, func(i int) geo.Point { return p.pts[i].Geo() })
+	var xs [Dims][]float64
+	for c := range xs {
+		xs[c] = slices.Clone(in[c])
 	}
 	// A seeded run gives each person a stream of their own (crypto/rand is
 	// used as it is), so seeded releases do not depend on how a corpus is
 	// split into runs or on the order of its people.
-	if pc.SamplingJitter, err = d.sample(nd, ts, east, north, noise.Derive(opt.Source, p.uid)); err != nil {
+	if pc.SamplingJitter, err = d.sample(nd, ts, xs[:], noise.Derive(opt.Source, p.uid)); err != nil {
 		return nil, fmt.Errorf("noise: %w", err)
 	}
-	if planeHook != nil {
-		planeHook(east, north)
+	if ecefHook != nil {
+		ecefHook(in, xs)
 	}
 	for i, q := range p.pts {
-		r := enu.InverseClamped(east[i], north[i])
-		if math.IsNaN(r.Lat) || math.IsNaN(r.Lon) || math.IsInf(r.Lat, 0) || math.IsInf(r.Lon, 0) {
-			return nil, fmt.Errorf("point %d: the release is not finite (%v, %v)", i, r.Lat, r.Lon)
+		r, err := fromECEF(xs, i)
+		if err != nil {
+			return nil, err
 		}
 		outs[p.owner[i]].Points[p.pos[i]] = trace.Point{Time: q.Time, Lat: r.Lat, Lon: r.Lon, Alt: math.NaN()}
 	}
 	return pc, nil
-}
-
-// checkDistance refuses a point too far from the origin for the tangent
-// plane (point index pos of trace owner, for the message).
-func checkDistance(origin, q geo.Point, pos, owner int) error {
-	if dist := geo.Haversine(origin, q); dist > MaxOriginDistance {
-		return &ParamError{Name: "origin", Value: origin, Why: fmt.Sprintf("point %d of trace %d is %.0f km from it; the tangent plane is accurate within %.0f km: use an origin in the region of the data",
-			pos+1, owner+1, dist/1000, MaxOriginDistance/1000)}
-	}
-	return nil
 }
 
 // certify designs the noise of one person and certifies it, from public
@@ -585,7 +606,7 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 		return nil, nil, nil, err
 	}
 	if sd := math.Sqrt(nd.MaxVariance); sd > MaxNoiseStd {
-		return nil, nil, nil, &ParamError{Name: "epsilon", Value: opt.Epsilon, Why: fmt.Sprintf("with --radius %g the noise would have a standard deviation of %.0f km per coordinate, beyond the %.0f km a tangent-plane release represents: raise epsilon or lower the radius",
+		return nil, nil, nil, &ParamError{Name: "epsilon", Value: opt.Epsilon, Why: fmt.Sprintf("with --radius %g the noise would have a standard deviation of %.0f km per coordinate, beyond the %.0f km a release projected to the surface represents: raise epsilon or lower the radius",
 			opt.Radius, sd/1000, MaxNoiseStd/1000)}
 	}
 	step("certify")
@@ -622,7 +643,7 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 		}
 		return sc
 	}
-	pc.EpsilonSumDims = 2 * pc.EpsilonMax
+	pc.EpsilonSumDims = Dims * pc.EpsilonMax
 	if pc.GapMax, err = cip.PriorPosteriorGap(pc.EpsilonMax, opt.Lambda, opt.Delta); err != nil {
 		return nil, nil, nil, fmt.Errorf("certificate: %w", err)
 	}
@@ -643,13 +664,13 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 // sample adds the person's noise to east and north in place, exactly and
 // on the output grid, and returns the diagonal the sampler added beyond
 // the design (certified Cholesky jitter, or the linear path's white noise).
-func (d *designer) sample(nd *NoiseDesign, ts, east, north []float64, src noise.Source) (float64, error) {
+func (d *designer) sample(nd *NoiseDesign, ts []float64, xs [][]float64, src noise.Source) (float64, error) {
 	if !d.linear {
 		mn, err := noise.NewMultiNormalCholesky(withDiagonal(nd.SigmaG, nd.Jitter))
 		if err != nil {
 			return 0, err
 		}
-		for _, x := range [][]float64{east, north} {
+		for _, x := range xs {
 			if _, err := mn.AddOnGrid(x, x, OutputGrid, src); err != nil {
 				return 0, err
 			}
@@ -660,7 +681,6 @@ func (d *designer) sample(nd *NoiseDesign, ts, east, north []float64, src noise.
 	if err != nil {
 		return 0, err
 	}
-	xs := [][]float64{east, north}
 	if err := mr.Release(xs, xs, ts); err != nil {
 		return 0, err
 	}

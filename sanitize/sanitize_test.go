@@ -305,14 +305,74 @@ func TestNoDataDerivedOrigin(t *testing.T) {
 			t.Fatalf("point %d: displacement (%v, %v) against (%v, %v)", i, ae, an, be, bn)
 		}
 	}
-	// Without any public origin the release is refused, naming the option.
+	// No origin enters the mechanism: without any, or with one on another
+	// continent, the same seed gives the same release, bit for bit.
 	p := familyPrior()
 	p.Origin = nil
-	opt = options(p)
+	for _, o := range []*geo.Point{nil, {Lat: 48.85, Lon: 2.35}} {
+		opt = options(p)
+		opt.Origin = o
+		opt.Source = noise.Seeded(7)
+		oc, cc, err := Trace(moved, opt)
+		if err != nil {
+			t.Fatalf("origin %v: %v", o, err)
+		}
+		if o == nil && cc.Origin.Source != OriginNone {
+			t.Errorf("no origin: source %q", cc.Origin.Source)
+		}
+		for i := range oc.Points {
+			if oc.Points[i].Lat != ob.Points[i].Lat || oc.Points[i].Lon != ob.Points[i].Lon {
+				t.Fatalf("origin %v: point %d released as %v, with the prior's origin %v", o, i, oc.Points[i], ob.Points[i])
+			}
+		}
+	}
+}
+
+// A person who travels: one trace through Beijing, Harbin (1,060 km) and
+// Kashgar (3,400 km from Beijing), released in one run with one
+// certificate, no origin involved; each point's displacement, measured on
+// a plane tangent at that point, has the horizontal noise the certificate
+// states (2 alpha-scaled axes of the 3 noised: the projection to the
+// surface drops the vertical one), in every city alike.
+func TestTraveller(t *testing.T) {
+	tr := &trace.Trace{UID: "traveller"}
+	for k, c := range []geo.Point{{Lat: 39.9, Lon: 116.4}, {Lat: 45.75, Lon: 126.65}, {Lat: 39.47, Lon: 75.99}} {
+		seg := walk(400, c.Lat, c.Lon)
+		for _, p := range seg.Points {
+			p.Time = p.Time.Add(time.Duration(k) * 48 * time.Hour)
+			tr.Points = append(tr.Points, p)
+		}
+	}
+	p := familyPrior()
+	p.Origin = nil
+	opt := options(p)
 	opt.Origin = nil
-	var pe *ParamError
-	if _, _, err := Trace(base, opt); !errors.As(err, &pe) || pe.Name != "origin" {
-		t.Errorf("no origin: %v", err)
+	opt.Source = noise.Seeded(11)
+	out, cert, err := Trace(tr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := cert.Persons[0]
+	if cert.EpsilonMax > opt.Epsilon*(1+1e-9) || cert.Coordinates != CoordinatesECEF || len(cert.Persons) != 1 {
+		t.Fatalf("epsilon %v, coordinates %q, %d persons", cert.EpsilonMax, cert.Coordinates, len(cert.Persons))
+	}
+	for k := range 3 {
+		ss := 0.0
+		for i := 400 * k; i < 400*(k+1); i++ {
+			enu := geo.NewENU(tr.Points[i].Geo())
+			e, n := displacement(enu, tr.Points[i], out.Points[i])
+			ss += e*e + n*n
+		}
+		rms := math.Sqrt(ss / 400)
+		// The per-point variance varies along the trace; over 400
+		// correlated points the RMS is within a factor 2 of the stated one
+		// (a release that dropped an axis or the projection would be off
+		// by sqrt(2) or far more; TestSamplerMatchesCertificate checks the
+		// covariance itself).
+		t.Logf("city %d: RMS displacement %.1f m, certified RMS %.1f m", k, rms, pc.RMSNoiseM)
+		if rms < pc.RMSNoiseM/2 || rms > 2*pc.RMSNoiseM {
+			t.Errorf("city %d: RMS displacement %.1f m against %.1f m stated", k, rms, pc.RMSNoiseM)
+		}
 	}
 }
 
@@ -334,7 +394,7 @@ func TestRefusals(t *testing.T) {
 		{func(o *Options) { o.Design = "magic" }, "design"},
 		{func(o *Options) { o.Design = DesignE3 }, "design"},
 		{func(o *Options) { o.Secrets = [][]time.Time{{t0.Add(time.Hour)}} }, "secrets"},
-		{func(o *Options) { o.Origin = &geo.Point{Lat: 48.85, Lon: 2.35} }, "origin"},
+		{func(o *Options) { o.Origin = &geo.Point{Lat: 91, Lon: 2.35} }, "origin"},
 	} {
 		opt := options(familyPrior())
 		c.mod(&opt)
@@ -585,13 +645,13 @@ func TestReleaseLatticeCoverage(t *testing.T) {
 	sigma := 50 * OutputGrid
 	opt := Options{Prior: singlePrior(), Epsilon: 1, Lambda: 2, Radius: sigma, Origin: &origin, Source: noise.Seeded(5)}
 	var got []float64
-	planeHook = func(east, north []float64) { got = append(got, east[0]) }
-	defer func() { planeHook = nil }()
+	ecefHook = func(_, out [Dims][]float64) { got = append(got, out[0][0]) }
+	defer func() { ecefHook = nil }()
 	for _, shift := range []float64{0, 0.37 * OutputGrid, 7 * OutputGrid, -2.5 * OutputGrid} {
 		p := enu.Inverse(e0+shift, n0)
 		for _, lat := range []float64{p.Lat, math.Nextafter(p.Lat, 90)} {
 			tr := &trace.Trace{UID: "u", Points: []trace.Point{{Time: t0, Lat: lat, Lon: p.Lon}}}
-			x, _ := enu.Forward(tr.Points[0].Geo())
+			x, _, _ := geo.ECEF(tr.Points[0].Geo())
 			got = got[:0]
 			for r := range 20000 {
 				opt.Source = noise.Seeded(uint64(r))
@@ -663,9 +723,9 @@ func TestLinearLong(t *testing.T) {
 	}
 	tr := walk(20000, 39.98, 116.30)
 	opt := options(familyPrior())
-	var east []float64
-	planeHook = func(e, _ []float64) { east = e }
-	defer func() { planeHook = nil }()
+	var released [Dims][]float64
+	ecefHook = func(_, out [Dims][]float64) { released = out }
+	defer func() { ecefHook = nil }()
 	out, cert, err := Trace(tr, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -673,9 +733,11 @@ func TestLinearLong(t *testing.T) {
 	if cert.Method != MethodLinear || cert.EpsilonMax > 1 || out.Len() != 20000 {
 		t.Fatalf("method %s, epsilon %v, %d points", cert.Method, cert.EpsilonMax, out.Len())
 	}
-	for i, v := range east {
-		if v/OutputGrid != math.Trunc(v/OutputGrid) {
-			t.Fatalf("point %d: %v is off the grid", i, v)
+	for c, xs := range released {
+		for i, v := range xs {
+			if v/OutputGrid != math.Trunc(v/OutputGrid) {
+				t.Fatalf("point %d, coordinate %d: %v is off the grid", i, c, v)
+			}
 		}
 	}
 	if eta := cert.Persons[0].SamplingJitter; !(eta >= 0 && eta < 1e-6*cert.Persons[0].NoiseBudgetM2/20000) {

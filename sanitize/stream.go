@@ -30,7 +30,6 @@ type Stream struct {
 	open    func() (trace.Reader, error)
 	d       *designer
 	cert    *Certificate
-	enu     *geo.ENU
 	runs    []*streamRun
 	read    *trace.Report
 	written bool
@@ -71,7 +70,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 	if !d.linear || d.env == nil {
 		return nil, nil, fmt.Errorf("%w: the %s design has no state-space form", ErrNotStreamable, d.kind)
 	}
-	s := &Stream{open: open, d: d, cert: cert, enu: geo.NewENU(cert.Origin.Point())}
+	s := &Stream{open: open, d: d, cert: cert}
 	r, err := open()
 	if err != nil {
 		return nil, nil, err
@@ -103,10 +102,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 		}
 		cur.chunks++
 		info := &infos[len(infos)-1][0]
-		for i, p := range t.Points {
-			if err := checkDistance(s.enu.Origin(), p.Geo(), info.Points+i, info.Index); err != nil {
-				return nil, nil, fmt.Errorf("sanitize: person %q: %w", cur.uid, err)
-			}
+		for _, p := range t.Points {
 			cur.ts = append(cur.ts, p.Time.Sub(t0).Seconds())
 			cur.nano = append(cur.nano, p.Time.UnixNano())
 		}
@@ -188,18 +184,17 @@ func (s *Stream) WriteTo(w io.Writer, f trace.Format) error {
 		if run.pos+n > len(run.ts) {
 			return errors.New("sanitize: the input changed between the two passes")
 		}
-		east, north := make([]float64, n), make([]float64, n)
-		for i, p := range t.Points {
-			east[i], north[i] = s.enu.Forward(p.Geo())
-		}
-		xs := [][]float64{east, north}
-		if err := run.mr.Release(xs, xs, run.ts[run.pos:run.pos+n]); err != nil {
+		xs := toECEF(n, func(i int) geo.Point { return t.Points[i].Geo() })
+		if err := run.mr.Release(xs[:], xs[:], run.ts[run.pos:run.pos+n]); err != nil {
 			return fmt.Errorf("noise: %w", err)
 		}
 		run.pos += n
 		out := &trace.Trace{UID: t.UID, Name: t.Name, Points: make([]trace.Point, n)}
 		for i, p := range t.Points {
-			q := s.enu.InverseClamped(east[i], north[i])
+			q, err := fromECEF(xs, i)
+			if err != nil {
+				return err
+			}
 			out.Points[i] = trace.Point{Time: p.Time, Lat: q.Lat, Lon: q.Lon, Alt: math.NaN()}
 		}
 		if err := tw.Write(out); err != nil {
@@ -232,5 +227,5 @@ func (d *designer) markov(nd *NoiseDesign, ts []float64, src noise.Source) (*noi
 		}
 		comps = append(comps, rm)
 	}
-	return noise.NewMarkovRelease(comps, nd.Alpha, noise.MarkovOptions{Times: ts, Dims: 2, Grid: OutputGrid, Source: src, Workers: d.opt.Workers})
+	return noise.NewMarkovRelease(comps, nd.Alpha, noise.MarkovOptions{Times: ts, Dims: Dims, Grid: OutputGrid, Source: src, Workers: d.opt.Workers})
 }

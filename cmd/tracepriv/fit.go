@@ -307,6 +307,9 @@ func fitText(w io.Writer, r fitOutput) error {
 		fmt.Fprintf(w, "public origin: %.4f, %.4f (%s)\n", p.Origin.Lat, p.Origin.Lon, p.Origin.Note)
 	}
 	fmt.Fprintf(w, "corpus fingerprints recorded: %d\n", len(p.Fit.Fingerprints))
+	for _, m := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", m)
+	}
 	if r.Censored {
 		fmt.Fprintf(w, "warning: %d of %d fits ended on the upper lengthscale bound, more than 1 - %g: the family's upper end is that bound, a lower limit on the dependence\n", r.AtUpperBound, 2*r.Windows, fq[1])
 	}

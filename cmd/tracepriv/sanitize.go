@@ -59,9 +59,11 @@ times of one compound secret (quote it in the shell), or a file with one
 secret per line in the same syntax (# comments). Every time must be a
 timestamp of the trace.
 
-The tangent-plane origin is public: --origin, or the origin recorded in the
-prior file (tracepriv fit records its corpus's median position). Nothing is
-derived from the trace.
+The noise is added to each point's Earth-centred coordinates (x, y, z) and
+the noisy point is projected back to the surface: no origin or plane, so a
+person who travels across a country is released in one run like one who
+stays in a city, and nothing about where they are chooses a parameter.
+--origin (or the prior file's) is only recorded for maps and attacks.
 
 Writes the sanitised traces in the input format (timestamps kept; altitude and
 attributes dropped) and a JSON certificate (--certificate, default
@@ -211,7 +213,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 		f.Float64Var(&radius, "radius", 0, "radius r in metres within which secret locations are indistinguishable")
 		f.StringVar(&secrets, "secrets", "all", "all, a comma-separated list of times (; joins a compound secret), or a file of them")
 		f.StringVar(&certFile, "certificate", "", "certificate file (default OUT.cert.json)")
-		f.StringVar(&origin, "origin", "", "public origin LAT,LON of the tangent plane (default: the prior file's)")
+		f.StringVar(&origin, "origin", "", "public reference point LAT,LON recorded for maps and attacks (default: the prior file's); the release does not use it")
 		f.StringVar(&design, "design", sanitize.DesignAuto, "noise designer: auto, envelope, proportional or e3")
 		f.StringVar(&method, "method", sanitize.MethodAuto, "computation path: auto, dense (O(n^3), exact designs) or linear (O(n), state-space noise)")
 		f.StringVar(&noiseOut, "noise-out", "", "write the per-dimension noise covariance (CSV matrix, input order; one person, <= 5,000 points)")
@@ -230,7 +232,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 // emitCertificate prints a release's certificate (--json) or its summary.
 func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile string) error {
 	return env.Emit(cert, func(w io.Writer) error {
-		fmt.Fprintf(w, "prior family: %v; origin %.5f, %.5f (from %s); design %s, method %s\n", cert.PriorFamily, cert.Origin.Lat, cert.Origin.Lon, cert.Origin.Source, cert.Design, cert.Method)
+		fmt.Fprintf(w, "prior family: %v; noise in %s coordinates (no origin); design %s, method %s\n", cert.PriorFamily, cert.Coordinates, cert.Design, cert.Method)
 		for _, c := range cert.Persons {
 			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
 			fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
@@ -479,11 +481,8 @@ func chargeCorpus(env *cli.Env, lf *budget.File, charge budget.Request, in, out,
 	if err != nil {
 		return "", fmt.Errorf("sanitize: --prior: %w", err)
 	}
-	origin := ""
-	if o.Origin != nil {
-		origin = fmt.Sprint(*o.Origin)
-	}
-	release := releaseKey("sanitize corpus", absOut, string(prior), origin, o.Design, o.Method, noise.Describe(o.Source),
+	// The origin is not in the key: the release does not depend on it.
+	release := releaseKey("sanitize corpus", absOut, string(prior), o.Design, o.Method, noise.Describe(o.Source),
 		fmt.Sprint(o.Epsilon, o.Lambda, o.Radius, o.Delta))
 	files, _, err := trace.Files(in)
 	if err != nil {
