@@ -11,9 +11,9 @@
 //     Kalman-type recursion on keyed AES-CTR streams.
 //   - geoind: PlanarLaplace (exact radius, Lambert-W quantiles).
 //   - risk's audits and the scalar mechanisms of the CLI: the secure
-//     samplers Laplace and Gaussian (Google's lattice construction), with
-//     the analytic Gaussian calibration DeltaForGaussian and
-//     SigmaForGaussian; trajdb: Geometric and TwoSidedGeometric.
+//     samplers Laplace and Gaussian (Google's lattice construction; the
+//     analytic Gaussian calibration is accountant.GaussianSigma);
+//     trajdb: Geometric and TwoSidedGeometric.
 //   - tests and reproductions: Seeded sources; the Rand methods
 //     (floating-point draws) are for simulation only.
 //
@@ -53,8 +53,8 @@
 // lattice. For Gaussian with standard deviation σ, g is the smallest power of
 // two >= 2σ/2^57 and the multiple is a centred Binomial(n, 1/2) with
 // √n = 2σ/g, drawn by Bringmann et al.'s rejection sampler; it matches
-// N(0, σ²) far below float resolution. DeltaForGaussian and SigmaForGaussian
-// calibrate σ by Balle & Wang's analytic Gaussian mechanism (Theorem 8).
+// N(0, σ²) far below float resolution. accountant.GaussianSigma calibrates
+// σ by Balle & Wang's analytic Gaussian mechanism (Theorem 8).
 //
 // # Exact normal deviates
 //

@@ -3,7 +3,6 @@ package noise
 import (
 	"math"
 
-	"github.com/tracepriv/tracepriv/accountant"
 	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
@@ -74,27 +73,4 @@ func (g Gaussian) Quantile(p float64) float64 {
 		return math.NaN()
 	}
 	return g.Sigma * numeric.PhiInv(p)
-}
-
-// DeltaForGaussian returns the smallest δ for which the Gaussian mechanism
-// with standard deviation sigma is (eps, δ)-DP for L2 sensitivity l2 (Balle
-// & Wang 2018, Theorem 8), or NaN if the parameters are invalid.
-//
-// Deprecated: use accountant.GaussianDelta (one home of the formula), which
-// reports invalid parameters as errors.
-func DeltaForGaussian(sigma, eps, l2 float64) float64 {
-	d, err := accountant.GaussianDelta(sigma, eps, l2)
-	if err != nil {
-		return math.NaN()
-	}
-	return d
-}
-
-// SigmaForGaussian returns the smallest σ for which the Gaussian mechanism
-// is (eps, delta)-DP at L2 sensitivity l2.
-//
-// Deprecated: use accountant.GaussianSigma (one home of the calibration);
-// this is that function.
-func SigmaForGaussian(eps, delta, l2 float64) (float64, error) {
-	return accountant.GaussianSigma(eps, delta, l2)
 }

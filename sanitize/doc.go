@@ -1,0 +1,44 @@
+// Package sanitize releases location traces with conditional inferential
+// privacy (Meehan and Chaudhuri) against a public family of Gaussian-process
+// priors, and writes what it promises as a certificate.
+//
+// A release adds correlated Gaussian noise to every point of a person's
+// traces, jointly over all of them, and returns the noisy traces with a
+// Certificate. For every secret of the person — every point moved by up to
+// Options.Radius metres, every place (any contiguous window of points moved
+// rigidly) and the route (all points moved rigidly) — an adversary whose
+// prior is any member of the family changes its belief by at most
+// Options.Epsilon in Rényi divergence of order Options.Lambda. The
+// certificate states what that covers (Certificate.SecretClasses), what it
+// does not, and what it means to a person (Certificate.Meaning: the best
+// guess between two places Radius apart).
+//
+//	prior, err := gp.ReadPrior(f) // a family fitted by tracepriv fit on other people's traces
+//	if err != nil { ... }
+//	out, cert, err := sanitize.Trace(t, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
+//	if err != nil { ... }
+//	fmt.Println(cert.EpsilonMax, cert.Meaning.Text)
+//
+// # What is public
+//
+// The prior family, the timestamps and the person's id are public; the
+// noise depends on nothing else. No origin or grid is taken from the data:
+// the noise is added to each point's Earth-centred coordinates (x, y, z,
+// Dims) and the noisy point is projected back to the surface, so a person
+// who travels is released like one who stays in a city. Noise comes from
+// crypto/rand (Options.Source nil) and is drawn exactly on a 2^-10 m
+// lattice (OutputGrid), so no output depends on the input's low-order bits;
+// a seeded source makes the certificate say "private": false.
+//
+// # Paths
+//
+// Trace and Release work in memory; Files.Write writes a release and its
+// certificate atomically, together or not at all; NewStream releases a CSV
+// too large for memory in two passes; Design exposes the noise design alone.
+// Every path draws the noise in O(n) time and memory by default
+// (MethodLinear: a Kalman-type recursion over the noise's state-space
+// components); MethodDense forms the covariance for small inputs.
+//
+// The design and its proofs are in docs/robust-cip.md and docs/cip-math.md;
+// each certificate field is documented on Certificate.
+package sanitize
