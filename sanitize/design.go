@@ -163,9 +163,14 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 		fmt.Fprintf(&b, "To hold for every member of the family (%v; lengthscales %.4g to %.4g s) the noise follows a spectral envelope of it, %.3gx the variance one lengthscale alone would need. ",
 			d.family, lo, hi, d.env.Overhead)
 	}
-	if p, _ := cip.PlaceFactor(d.family); nd.PlacesCovered && !d.env.Proportional {
+	if nd.PlacesCovered && !d.env.Proportional {
+		// The envelope dominates each Matérn kernel's members scaled by its
+		// place norm (cip.EnvelopeOptions.PlaceScaled), so the factor left
+		// for the scale is the envelope's own, usually 1.
+		raw, _ := cip.PlaceFactor(d.family)
+		p, _ := d.env.PlaceFactor()
 		fmt.Fprintf(&b, "Places: a window of the trace moved rigidly must stay hidden from an adversary who conditions on it under a member at least as long as the window; "+
-			"that needs up to %.4gx a basic secret's noise (cip.PlaceFactor), which the scale of the envelope includes. ", p)
+			"that needs up to %.4gx a basic secret's noise (cip.PlaceFactor), which the envelope's shape includes (a factor of %.4g remains for its scale). ", raw, p)
 	}
 	fmt.Fprintf(&b, "Route: a common offset of variance %.4g m^2 per coordinate (standard deviation %.3g m) hides the whole record moved rigidly, against any prior, "+
 		"and a place against an adversary who believes the person stood still there. ", nd.RouteVar, math.Sqrt(nd.RouteVar))
