@@ -2,6 +2,22 @@
 // releases (a ledger of privacy events) into the (ε, δ), Rényi, zCDP,
 // Gaussian-DP or metric-privacy guarantee of the whole.
 //
+// For example, 1000 releases of a unit-sensitivity query with Gaussian
+// noise of σ = 40, accounted in Rényi DP and converted to (ε, δ):
+//
+//	acc, err := accountant.NewRDPAccountant(nil) // nil: dp_accounting's orders
+//	if err != nil {
+//		return err
+//	}
+//	if err := acc.Compose(accountant.Gaussian{Sigma: 40, Sensitivity: 1}, 1000); err != nil {
+//		return err
+//	}
+//	eps, order, err := acc.Epsilon(1e-5)
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Printf("(%.2f, 1e-5)-DP at order %g\n", eps, order) // (3.62, 1e-5)-DP at order 6.6
+//
 // # Events
 //
 // An Event is an immutable description of one mechanism run: Laplace,

@@ -73,9 +73,11 @@ func TestTVClosedFormsMatchNumeric(t *testing.T) {
 		{"grr", GRRTradeOff{Epsilon: 2, Categories: 7}, GRRTradeOff{Epsilon: 2, Categories: 7}.TV()},
 	}
 	for _, c := range cases {
-		if got := TV(c.f); math.Abs(got-c.tv) > 1e-9 {
-			t.Errorf("%s: numeric TV %.12g vs closed form %.12g", c.name, got, c.tv)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := TV(c.f); math.Abs(got-c.tv) > 1e-9 {
+				t.Errorf("%s: numeric TV %.12g vs closed form %.12g", c.name, got, c.tv)
+			}
+		})
 	}
 	e := math.E
 	if got := (EpsilonDeltaTradeOff{Epsilon: 1}).TV(); !near(got, (e-1)/(e+1), 1e-15) {

@@ -1,6 +1,7 @@
 package accountant
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -43,14 +44,16 @@ func TestGaussianDeltaKnownValue(t *testing.T) {
 	}
 	// The calibrated σ never gives more than the asked δ.
 	for _, c := range []struct{ eps, delta, sens float64 }{{0.1, 1e-5, 1}, {1, 1e-6, 3}, {8, 1e-10, 0.5}} {
-		s, err := GaussianSigma(c.eps, c.delta, c.sens)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, _ := GaussianDelta(s, c.eps, c.sens)
-		if d > c.delta || d < c.delta*(1-1e-9) {
-			t.Errorf("%+v: σ=%g gives δ=%g", c, s, d)
-		}
+		t.Run(fmt.Sprintf("eps=%g,delta=%g,sens=%g", c.eps, c.delta, c.sens), func(t *testing.T) {
+			s, err := GaussianSigma(c.eps, c.delta, c.sens)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, _ := GaussianDelta(s, c.eps, c.sens)
+			if d > c.delta || d < c.delta*(1-1e-9) {
+				t.Errorf("%+v: σ=%g gives δ=%g", c, s, d)
+			}
+		})
 	}
 }
 

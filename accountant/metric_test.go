@@ -2,6 +2,7 @@ package accountant
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -126,32 +127,34 @@ func TestExample44CliqueCounts(t *testing.T) {
 		r    int
 		want float64
 	}{{2, 0}, {3, eps}, {5, 7 * eps}} {
-		// K_r on nodes 0..r−1, plus a pendant edge so the graph has 6 nodes.
-		n := 6
-		adj := make([][]bool, n)
-		for i := range adj {
-			adj[i] = make([]bool, n)
-		}
-		for i := 0; i < c.r; i++ {
-			for j := 0; j < c.r; j++ {
-				adj[i][j] = i != j
+		t.Run(fmt.Sprintf("K%d", c.r), func(t *testing.T) {
+			// K_r on nodes 0..r−1, plus a pendant edge so the graph has 6 nodes.
+			n := 6
+			adj := make([][]bool, n)
+			for i := range adj {
+				adj[i] = make([]bool, n)
 			}
-		}
-		before := make([]int, k+1)
-		for i := 3; i <= k; i++ {
-			before[i] = cliques(n, adj, i)
-		}
-		adj[0][1], adj[1][0] = false, false // remove an edge of the clique
-		pattern := make([]float64, k-2)
-		epss := make([]float64, k-2)
-		for i := 3; i <= k; i++ {
-			pattern[i-3] = math.Abs(float64(before[i] - cliques(n, adj, i)))
-			epss[i-3] = eps
-		}
-		got, err := PatternEpsilon(epss, [][]float64{pattern})
-		if err != nil || !near(got, c.want, 1e-15) {
-			t.Errorf("r=%d: ε = %g, %v; want %g (pattern %v)", c.r, got, err, c.want, pattern)
-		}
+			for i := 0; i < c.r; i++ {
+				for j := 0; j < c.r; j++ {
+					adj[i][j] = i != j
+				}
+			}
+			before := make([]int, k+1)
+			for i := 3; i <= k; i++ {
+				before[i] = cliques(n, adj, i)
+			}
+			adj[0][1], adj[1][0] = false, false // remove an edge of the clique
+			pattern := make([]float64, k-2)
+			epss := make([]float64, k-2)
+			for i := 3; i <= k; i++ {
+				pattern[i-3] = math.Abs(float64(before[i] - cliques(n, adj, i)))
+				epss[i-3] = eps
+			}
+			got, err := PatternEpsilon(epss, [][]float64{pattern})
+			if err != nil || !near(got, c.want, 1e-15) {
+				t.Errorf("r=%d: ε = %g, %v; want %g (pattern %v)", c.r, got, err, c.want, pattern)
+			}
+		})
 	}
 }
 
@@ -181,14 +184,16 @@ func TestParallelRules(t *testing.T) {
 		{Parallel{Granularity: Bounded, Partition: ByValue, CommonDomain: true}, 3, 5}, // Cor 4.12, 4.23
 		{Parallel{Granularity: Bounded, Partition: ByValue, CommonDomain: true, Adaptive: true}, 3, math.Sqrt(26)},
 	} {
-		e, err := c.p.Epsilon(eps...)
-		if err != nil || e != c.eps {
-			t.Errorf("%+v: ε = %g, %v; want %g", c.p, e, err, c.eps)
-		}
-		m, err := c.p.Mu(mus...)
-		if err != nil || !near(m, c.mu, 1e-15) {
-			t.Errorf("%+v: μ = %g, %v; want %g", c.p, m, err, c.mu)
-		}
+		t.Run(fmt.Sprintf("%s,%s,common=%t,adaptive=%t", c.p.Granularity, c.p.Partition, c.p.CommonDomain, c.p.Adaptive), func(t *testing.T) {
+			e, err := c.p.Epsilon(eps...)
+			if err != nil || e != c.eps {
+				t.Errorf("%+v: ε = %g, %v; want %g", c.p, e, err, c.eps)
+			}
+			m, err := c.p.Mu(mus...)
+			if err != nil || !near(m, c.mu, 1e-15) {
+				t.Errorf("%+v: μ = %g, %v; want %g", c.p, m, err, c.mu)
+			}
+		})
 	}
 	// One part: the top-two rule degenerates to that part's parameter.
 	if e, _ := (Parallel{Granularity: Bounded, CommonDomain: true}).Epsilon(0.7); e != 0.7 {

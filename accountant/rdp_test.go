@@ -2,6 +2,7 @@ package accountant
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -70,9 +71,11 @@ func TestRDPToEpsilonEdgeCases(t *testing.T) {
 		{[]float64{2}, []float64{-1}, 1e-5},
 		{[]float64{2, 3}, []float64{1}, 1e-5},
 	} {
-		if _, _, err := RDPToEpsilon(c.orders, c.curve, c.delta); err == nil {
-			t.Errorf("RDPToEpsilon(%v, %v, %g): no error", c.orders, c.curve, c.delta)
-		}
+		t.Run(fmt.Sprintf("orders=%v,curve=%v,delta=%g", c.orders, c.curve, c.delta), func(t *testing.T) {
+			if _, _, err := RDPToEpsilon(c.orders, c.curve, c.delta); err == nil {
+				t.Errorf("RDPToEpsilon(%v, %v, %g): no error", c.orders, c.curve, c.delta)
+			}
+		})
 	}
 }
 
@@ -150,22 +153,24 @@ func TestDiscreteLaplaceRDPMatchesSum(t *testing.T) {
 		sens  int
 		alpha float64
 	}{{1 / 0.7, 1, 2.5}, {1 / 0.3, 3, 7}, {2, 2, 1.1}, {0.5, 4, 32}} {
-		tt := 1 / c.scale
-		norm := math.Tanh(tt / 2)
-		s := 0.0
-		for x := -4000; x <= 4000; x++ {
-			lp := -tt * math.Abs(float64(x))
-			lq := -tt * math.Abs(float64(x-c.sens))
-			s += norm * math.Exp(c.alpha*lp+(1-c.alpha)*lq)
-		}
-		want := math.Log(s) / (c.alpha - 1)
-		got, err := RDP(DiscreteLaplace{Scale: c.scale, Sensitivity: c.sens}, c.alpha)
-		if err != nil || !near(got, want, 1e-12) {
-			t.Errorf("%+v: %.17g, %v; want %.17g", c, got, err, want)
-		}
-		if eps := float64(c.sens) / c.scale; got > eps {
-			t.Errorf("%+v: RDP %g exceeds pure ε %g", c, got, eps)
-		}
+		t.Run(fmt.Sprintf("scale=%g,sens=%d,alpha=%g", c.scale, c.sens, c.alpha), func(t *testing.T) {
+			tt := 1 / c.scale
+			norm := math.Tanh(tt / 2)
+			s := 0.0
+			for x := -4000; x <= 4000; x++ {
+				lp := -tt * math.Abs(float64(x))
+				lq := -tt * math.Abs(float64(x-c.sens))
+				s += norm * math.Exp(c.alpha*lp+(1-c.alpha)*lq)
+			}
+			want := math.Log(s) / (c.alpha - 1)
+			got, err := RDP(DiscreteLaplace{Scale: c.scale, Sensitivity: c.sens}, c.alpha)
+			if err != nil || !near(got, want, 1e-12) {
+				t.Errorf("%+v: %.17g, %v; want %.17g", c, got, err, want)
+			}
+			if eps := float64(c.sens) / c.scale; got > eps {
+				t.Errorf("%+v: RDP %g exceeds pure ε %g", c, got, eps)
+			}
+		})
 	}
 	// mpmath (60 digits) gives 0.47056451826834228985 for t=0.7, Δ=1, α=2.5.
 	got, _ := RDP(DiscreteLaplace{Scale: 1 / 0.7, Sensitivity: 1}, 2.5)
@@ -261,12 +266,14 @@ func TestRDPAccountantMonotoneAndInverse(t *testing.T) {
 func TestRDPUnsupported(t *testing.T) {
 	acc, _ := NewRDPAccountant(nil)
 	for _, ev := range []Event{EpsilonDelta{Epsilon: 1, Delta: 1e-6}, PlanarLaplace(0.1, "m")} {
-		if acc.Supports(ev) {
-			t.Errorf("%v supported", ev)
-		}
-		if err := acc.Compose(ev, 1); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("%v: err = %v, want ErrUnsupported", ev, err)
-		}
+		t.Run(fmt.Sprintf("%T", ev), func(t *testing.T) {
+			if acc.Supports(ev) {
+				t.Errorf("%v supported", ev)
+			}
+			if err := acc.Compose(ev, 1); !errors.Is(err, ErrUnsupported) {
+				t.Errorf("%v: err = %v, want ErrUnsupported", ev, err)
+			}
+		})
 	}
 	if err := acc.Compose(Gaussian{Sigma: -1, Sensitivity: 1}, 1); err == nil {
 		t.Error("negative sigma accepted")
@@ -285,25 +292,27 @@ func TestDiscreteGaussianRDPBound(t *testing.T) {
 		alpha float64
 		exact bool
 	}{{1, 1, 2, true}, {0.7, 2, 3, true}, {0.4, 1, 2.5, false}, {0.5, 1, 1.7, false}, {1.3, 1, 2.5, false}} {
-		logw := func(x float64) float64 { return -x * x / (2 * c.sigma * c.sigma) }
-		z, s := 0.0, 0.0
-		for x := -200; x <= 200; x++ {
-			fx := float64(x)
-			z += math.Exp(logw(fx))
-			s += math.Exp(c.alpha*logw(fx) + (1-c.alpha)*logw(fx-float64(c.sens)))
-		}
-		exact := math.Log(s/z) / (c.alpha - 1)
-		got, err := RDP(DiscreteGaussian{Sigma: c.sigma, Sensitivity: c.sens}, c.alpha)
-		if err != nil || got < exact-1e-12 {
-			t.Errorf("%+v: bound %g below exact %g (%v)", c, got, exact, err)
-		}
-		if c.exact && !near(got, exact, 1e-12) {
-			t.Errorf("%+v: bound %g, exact %g, want equality", c, got, exact)
-		}
-		// For σ ≳ 1 the lattice effect is below 1e-14 (it decays like
-		// e^{−2π²σ²}), so strictness is only checked for small σ.
-		if !c.exact && c.sigma < 1 && !(got > exact+1e-9) {
-			t.Errorf("%+v: bound %g not strictly above exact %g", c, got, exact)
-		}
+		t.Run(fmt.Sprintf("sigma=%g,sens=%d,alpha=%g", c.sigma, c.sens, c.alpha), func(t *testing.T) {
+			logw := func(x float64) float64 { return -x * x / (2 * c.sigma * c.sigma) }
+			z, s := 0.0, 0.0
+			for x := -200; x <= 200; x++ {
+				fx := float64(x)
+				z += math.Exp(logw(fx))
+				s += math.Exp(c.alpha*logw(fx) + (1-c.alpha)*logw(fx-float64(c.sens)))
+			}
+			exact := math.Log(s/z) / (c.alpha - 1)
+			got, err := RDP(DiscreteGaussian{Sigma: c.sigma, Sensitivity: c.sens}, c.alpha)
+			if err != nil || got < exact-1e-12 {
+				t.Errorf("%+v: bound %g below exact %g (%v)", c, got, exact, err)
+			}
+			if c.exact && !near(got, exact, 1e-12) {
+				t.Errorf("%+v: bound %g, exact %g, want equality", c, got, exact)
+			}
+			// For σ ≳ 1 the lattice effect is below 1e-14 (it decays like
+			// e^{−2π²σ²}), so strictness is only checked for small σ.
+			if !c.exact && c.sigma < 1 && !(got > exact+1e-9) {
+				t.Errorf("%+v: bound %g not strictly above exact %g", c, got, exact)
+			}
+		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -77,7 +79,37 @@ type Adversary struct {
 	// freedom or the estimate is decisive (noise on a few listed secrets
 	// has about one).
 	Unguarded bool
+	// DenseWindow bounds the points the dense path factorises at once
+	// (zero: DefaultDenseWindow). It matters only when the prior or the
+	// noise has no state-space form (an RBF or periodic kernel, an
+	// explicit noise matrix): a longer release is then fitted on blocks
+	// and reconstructed in overlapping local windows (PathLocal), an
+	// approximation of the adversary.
+	DenseWindow int
+
+	// progress, if set, is called after every likelihood evaluation.
+	progress func(evals int)
 }
+
+// DefaultDenseWindow is the most points the dense path factorises at once
+// when Adversary.DenseWindow is zero: each likelihood costs O(n^3).
+const DefaultDenseWindow = 1000
+
+// How a reconstruction was computed (Fit.Path).
+const (
+	// PathStateSpace is the exact linear-time path: Kalman filter and
+	// smoother over the state-space form of prior and noise (Matérn
+	// kernels of half-integer smoothness).
+	PathStateSpace = "state space"
+	// PathDense is the exact dense path: Cholesky factorisations of the
+	// n x n covariance.
+	PathDense = "dense"
+	// PathLocal is the bounded dense path for long releases without a
+	// state-space form: the prior is fitted by the restricted likelihood
+	// summed over blocks of the release, and every point is kriged from a
+	// window of its neighbours. An approximation of the adversary.
+	PathLocal = "dense, local windows"
+)
 
 // Fit describes the prior an adversary chose for one dimension and the mean
 // it estimated.
@@ -103,13 +135,18 @@ type Fit struct {
 	ReferenceTime float64   `json:"mean_reference_time_s,omitempty"`
 	// LogLikelihood is the restricted (or, for a known mean, marginal)
 	// log likelihood of the release at the chosen prior, and Evaluations
-	// the number of likelihoods (Cholesky factorisations) the search
+	// the number of likelihoods (a Cholesky factorisation or a Kalman
+	// filter pass each) the search
 	// computed.
 	LogLikelihood float64 `json:"log_likelihood"`
 	Evaluations   int     `json:"likelihood_evaluations"`
 	// Jitter is the diagonal jitter the factorisation of Sigma + SigmaG
 	// needed, counted as noise.
 	Jitter float64 `json:"jitter"`
+	// Path is how the reconstruction was computed: PathStateSpace,
+	// PathDense or PathLocal (LocalWindow gives its window, in points).
+	Path        string `json:"path"`
+	LocalWindow int    `json:"local_window,omitempty"`
 	// ReleaseWeight is the weight 1 - a of the release in the guarded
 	// reconstruction z + a (posterior mean - z): 0 when the prior fits the
 	// release, towards 1 when the estimated risk says the posterior mean
@@ -132,18 +169,62 @@ type Estimate struct {
 }
 
 // Reconstruct runs the adversary on one dimension of a release: z at times
-// ts (seconds), with noise covariance sigmaG.
+// ts (seconds), with noise covariance sigmaG. The covariance is explicit,
+// so it takes the dense path (PathDense, or PathLocal beyond
+// Adversary.DenseWindow points); ReconstructKernel takes a noise kernel
+// and the linear-time path where there is one.
 func Reconstruct(ts, z []float64, sigmaG mat.Symmetric, adv Adversary) (*Estimate, error) {
 	n := len(ts)
-	if n == 0 {
-		return nil, errors.New("attack: empty release")
-	}
-	if len(z) != n || sigmaG == nil || sigmaG.SymmetricDim() != n {
+	if sigmaG == nil || sigmaG.SymmetricDim() != n {
 		dim := 0
 		if sigmaG != nil {
 			dim = sigmaG.SymmetricDim()
 		}
 		return nil, fmt.Errorf("attack: %d times, %d released values and a %dx%d noise covariance", n, len(z), dim, dim)
+	}
+	return reconstruct(ts, z, &noiseLaw{ts: ts, dense: sigmaG, white: adv.Nugget}, adv)
+}
+
+// ReconstructKernel runs the adversary on one dimension of a release whose
+// noise is the stationary kernel noise (a gp.Sum for several components)
+// at the release's times, plus white noise of variance adv.Nugget. When
+// the family's kernel and every noise component are Matérn kernels of
+// half-integer smoothness it takes the linear-time path (PathStateSpace:
+// the same posterior as the dense path, in O(n) time and O(sqrt n)
+// memory); otherwise the dense one, bounded by adv.DenseWindow.
+func ReconstructKernel(ts, z []float64, noise gp.Kernel, adv Adversary) (*Estimate, error) {
+	if noise == nil {
+		return nil, errors.New("attack: no noise kernel")
+	}
+	terms := kernelTerms(noise)
+	for _, k := range terms {
+		if err := gp.Validate(k); err != nil {
+			return nil, fmt.Errorf("attack: noise kernel: %w", err)
+		}
+	}
+	return reconstruct(ts, z, &noiseLaw{ts: ts, terms: terms, white: adv.Nugget}, adv)
+}
+
+// hasStateSpace reports whether the family's members have a state-space
+// form.
+func hasStateSpace(f gp.Family) bool {
+	k, err := f.Member(1, f.LengthscaleMin)
+	if err != nil {
+		return false
+	}
+	_, err = gp.StateSpace(k)
+	return err == nil
+}
+
+// reconstruct is Reconstruct for a noise law g whose white noise already
+// includes the nugget.
+func reconstruct(ts, z []float64, g *noiseLaw, adv Adversary) (*Estimate, error) {
+	n := len(ts)
+	if n == 0 {
+		return nil, errors.New("attack: empty release")
+	}
+	if len(z) != n {
+		return nil, fmt.Errorf("attack: %d times and %d released values", n, len(z))
 	}
 	for i := range n {
 		if math.IsNaN(ts[i]) || math.IsInf(ts[i], 0) || math.IsNaN(z[i]) || math.IsInf(z[i], 0) {
@@ -156,46 +237,170 @@ func Reconstruct(ts, z []float64, sigmaG mat.Symmetric, adv Adversary) (*Estimat
 	if !(adv.Variance >= 0) || math.IsInf(adv.Variance, 0) {
 		return nil, fmt.Errorf("attack: fixed variance %v must be finite and >= 0", adv.Variance)
 	}
-	if !(adv.Nugget >= 0) || math.IsInf(adv.Nugget, 0) {
-		return nil, fmt.Errorf("attack: nugget %v must be finite and >= 0", adv.Nugget)
+	if !(g.white >= 0) || math.IsInf(g.white, 0) {
+		return nil, fmt.Errorf("attack: nugget %v must be finite and >= 0", g.white)
 	}
 	if adv.Grid < 0 {
 		return nil, fmt.Errorf("attack: grid of %d lengthscales", adv.Grid)
+	}
+	if adv.DenseWindow == 0 {
+		adv.DenseWindow = DefaultDenseWindow
+	}
+	if adv.DenseWindow < 40 {
+		return nil, fmt.Errorf("attack: a dense window of %d points is too short (at least 40)", adv.DenseWindow)
+	}
+	if !slices.IsSorted(ts) {
+		return reconstructSorted(ts, z, g, adv)
 	}
 	d, err := newDesign(ts, adv.Mean)
 	if err != nil {
 		return nil, err
 	}
-	s := &search{adv: adv, ts: ts, z: z, d: d, g: mat.NewSymDense(n, nil)}
-	s.g.CopySym(sigmaG)
-	for i := range n {
-		s.g.SetSym(i, i, s.g.At(i, i)+adv.Nugget)
-	}
-	best, err := s.run()
-	if err != nil {
-		return nil, err
-	}
-	var sigma mat.SymDense
-	sigma.ScaleSym(best.s2, best.k)
-	p, err := krige(&sigma, s.g, z, d)
-	if err != nil {
-		return nil, err
+	s := &search{adv: adv, ts: ts, z: z, d: d, gdiag: g.diag()}
+	var (
+		best candidate
+		p    *posterior
+		path = PathDense
+		win  int
+	)
+	switch {
+	case hasStateSpace(adv.Family) && g.stateSpace():
+		path = PathStateSpace
+		lik := newSSLik(ts, z, d, adv.Family, g)
+		s.lik = lik
+		if best, err = s.run(); err != nil {
+			return nil, err
+		}
+		if p, err = lik.posterior(best.l, best.s2); err != nil {
+			return nil, err
+		}
+	case n <= adv.DenseWindow:
+		gm := g.block(seq(0, n))
+		s.lik = &denseLik{ts: ts, z: z, d: d, g: gm, fam: adv.Family}
+		if best, err = s.run(); err != nil {
+			return nil, err
+		}
+		k, err := adv.Family.Member(best.s2, best.l)
+		if err != nil {
+			return nil, fmt.Errorf("attack: %w", err)
+		}
+		if p, err = krige(gp.Gram(k, ts), gm, z, d); err != nil {
+			return nil, err
+		}
+	default:
+		path = PathLocal
+		if best, p, win, err = s.local(g); err != nil {
+			return nil, err
+		}
 	}
 	fit := Fit{
 		Kernel: adv.Family.Kernel, Variance: best.s2, Lengthscale: best.l, Choice: s.choice(),
-		AtBound: s.atBound(best), Mean: adv.Mean.String(), LogLikelihood: p.g.logLik,
-		Evaluations: s.evals, Jitter: p.jitter,
+		AtBound: s.atBound(best), Mean: adv.Mean.String(), LogLikelihood: best.ll,
+		Evaluations: s.evals, Jitter: p.jitter, Path: path, LocalWindow: win,
 	}
 	if fit.Kernel == gp.KernelPeriodic {
 		fit.Period = adv.Family.Period
 	}
-	if d.p > 0 {
-		fit.Coefficients, fit.StdErrors = d.coefficients(p.g.beta, p.g.betaCov(d.p))
-		fit.ReferenceTime = d.tbar
+	if p.g != nil {
+		fit.LogLikelihood = p.g.logLik
+		if d.p > 0 {
+			fit.Coefficients, fit.StdErrors = d.coefficients(p.g.beta, p.g.betaCov(d.p))
+			fit.ReferenceTime = d.tbar
+		}
 	}
 	est := &Estimate{Mean: p.mean, Variance: p.variance, Fit: fit}
-	est.Fit.ReleaseWeight = 1 - guard(est, z, s.g, !adv.Unguarded)
+	dof := func() float64 { v, _ := g.dof(); return v }
+	est.Fit.ReleaseWeight = 1 - guardDiag(est, z, s.gdiag, dof, !adv.Unguarded)
 	return est, nil
+}
+
+// reconstructSorted runs reconstruct on the points in time order (ties
+// keep their order) and returns the estimate in the input's order.
+func reconstructSorted(ts, z []float64, g *noiseLaw, adv Adversary) (*Estimate, error) {
+	n := len(ts)
+	perm := seq(0, n)
+	sort.SliceStable(perm, func(a, b int) bool { return ts[perm[a]] < ts[perm[b]] })
+	pts, pz := make([]float64, n), make([]float64, n)
+	for a, i := range perm {
+		pts[a], pz[a] = ts[i], z[i]
+	}
+	pg := &noiseLaw{ts: pts, terms: g.terms, white: g.white}
+	if g.dense != nil {
+		pg.dense = permSym{g.dense, perm}
+	}
+	est, err := reconstruct(pts, pz, pg, adv)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range [][]float64{est.Mean, est.Variance, est.Risk} {
+		c := slices.Clone(v)
+		for a, i := range perm {
+			v[i] = c[a]
+		}
+	}
+	return est, nil
+}
+
+// permSym is the symmetric matrix a[perm[i], perm[j]].
+type permSym struct {
+	a    mat.Symmetric
+	perm []int
+}
+
+func (p permSym) Dims() (int, int)    { return len(p.perm), len(p.perm) }
+func (p permSym) At(i, j int) float64 { return p.a.At(p.perm[i], p.perm[j]) }
+func (p permSym) T() mat.Matrix       { return p }
+func (p permSym) SymmetricDim() int   { return len(p.perm) }
+
+// seq returns lo, lo+1, ..., hi-1.
+func seq(lo, hi int) []int {
+	out := make([]int, hi-lo)
+	for i := range out {
+		out[i] = lo + i
+	}
+	return out
+}
+
+// likelihood evaluates the restricted likelihood of a release for the
+// members of the adversary's family: at(l) returns it as a function of
+// the prior variance at lengthscale l.
+type likelihood interface {
+	at(l float64) (func(s2 float64) (float64, error), error)
+}
+
+// denseLik is the likelihood by Cholesky factorisation of Sigma + SigmaG
+// (g includes the white noise).
+type denseLik struct {
+	ts, z []float64
+	d     *design
+	g     *mat.SymDense
+	fam   gp.Family
+	m     *mat.SymDense // workspace
+}
+
+func (l *denseLik) at(ls float64) (func(s2 float64) (float64, error), error) {
+	k, err := l.fam.Member(1, ls)
+	if err != nil {
+		return nil, fmt.Errorf("attack: %w", err)
+	}
+	kg := gp.Gram(k, l.ts)
+	n := len(l.ts)
+	if l.m == nil {
+		l.m = mat.NewSymDense(n, nil)
+	}
+	return func(s2 float64) (float64, error) {
+		kr, gr, mr := kg.RawSymmetric(), l.g.RawSymmetric(), l.m.RawSymmetric()
+		for i := range n {
+			for j := i; j < n; j++ {
+				mr.Data[i*mr.Stride+j] = s2*kr.Data[i*kr.Stride+j] + gr.Data[i*gr.Stride+j]
+			}
+		}
+		g, err := solveGLS(l.m, l.z, l.d)
+		if err != nil {
+			return 0, err
+		}
+		return g.logLik, nil
+	}, nil
 }
 
 // search chooses the adversary's prior for one dimension.
@@ -203,8 +408,8 @@ type search struct {
 	adv    Adversary
 	ts, z  []float64
 	d      *design
-	g      *mat.SymDense // SigmaG
-	m      *mat.SymDense // workspace for s^2 K + SigmaG
+	gdiag  []float64 // the noise variances
+	lik    likelihood
 	evals  int
 	lgrid  []float64
 	vLo    float64
@@ -215,7 +420,6 @@ type search struct {
 // candidate is one lengthscale with its best variance.
 type candidate struct {
 	l, s2, ll float64
-	k         *mat.SymDense // unit-variance Gram matrix at l
 }
 
 // The search: variance bounds relative to the release's moment estimate
@@ -263,25 +467,19 @@ func (s *search) atBound(c candidate) []string {
 	return b
 }
 
-// logLik evaluates the likelihood at unit-variance Gram k scaled by s2.
-func (s *search) logLik(k *mat.SymDense, s2 float64) float64 {
-	n := len(s.z)
-	if s.m == nil {
-		s.m = mat.NewSymDense(n, nil)
-	}
-	kr, gr, mr := k.RawSymmetric(), s.g.RawSymmetric(), s.m.RawSymmetric()
-	for i := range n {
-		for j := i; j < n; j++ {
-			mr.Data[i*mr.Stride+j] = s2*kr.Data[i*kr.Stride+j] + gr.Data[i*gr.Stride+j]
-		}
-	}
+// logLik evaluates f, a likelihood of likelihood.at, at s2: -Inf where
+// it cannot be evaluated.
+func (s *search) logLik(f func(float64) (float64, error), s2 float64) float64 {
 	s.evals++
-	g, err := solveGLS(s.m, s.z, s.d)
+	if s.adv.progress != nil {
+		s.adv.progress(s.evals)
+	}
+	ll, err := f(s2)
 	if err != nil {
 		s.lastEr = err
 		return math.Inf(-1)
 	}
-	return g.logLik
+	return ll
 }
 
 // scale returns a moment estimate of the prior variance: the variance of
@@ -290,8 +488,8 @@ func (s *search) logLik(k *mat.SymDense, s2 float64) float64 {
 func (s *search) scale() float64 {
 	n := len(s.z)
 	noise := 0.0
-	for i := range n {
-		noise += s.g.At(i, i) / float64(n)
+	for _, v := range s.gdiag {
+		noise += v / float64(n)
 	}
 	res := append([]float64(nil), s.z...)
 	if s.d.p > 0 {
@@ -338,11 +536,9 @@ func (s *search) run() (candidate, error) {
 	bestAt := -1
 	var profiled []candidate
 	keep := func(c candidate) {
-		// Keep only the best Gram matrix: at n points each is n^2 floats.
 		if len(profiled) == 0 || c.ll > best.ll {
 			best = c
 		}
-		c.k = nil
 		profiled = append(profiled, c)
 	}
 	for i, l := range s.lgrid {
@@ -410,18 +606,18 @@ func (s *search) run() (candidate, error) {
 // moment estimate): the profile can have two modes when the release has
 // structure at two scales.
 func (s *search) profile(l float64, starts []float64, step float64) (candidate, error) {
-	k, err := s.adv.Family.Member(1, l)
+	lf, err := s.lik.at(l)
 	if err != nil {
-		return candidate{}, fmt.Errorf("attack: %w", err)
+		return candidate{}, err
 	}
-	c := candidate{l: l, k: gp.Gram(k, s.ts)}
+	c := candidate{l: l}
 	if s.adv.Variance > 0 {
 		c.s2 = s.adv.Variance
-		c.ll = s.logLik(c.k, c.s2)
+		c.ll = s.logLik(lf, c.s2)
 		return c, nil
 	}
 	lo, hi := math.Log(s.vLo), math.Log(s.vHi)
-	f := func(u float64) float64 { return s.logLik(c.k, math.Exp(u)) }
+	f := func(u float64) float64 { return s.logLik(lf, math.Exp(u)) }
 	centre, best := 0.0, math.Inf(-1)
 	for i, u := range starts {
 		u = min(max(u, lo), hi)

@@ -2,7 +2,9 @@ package attack_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tracepriv/tracepriv/attack"
 	"github.com/tracepriv/tracepriv/gp"
@@ -62,4 +64,52 @@ func sampleRelease(t testing.TB, seed uint64) (orig, outs []*trace.Trace, cert *
 		t.Fatal(err)
 	}
 	return orig, outs, cert
+}
+
+// One file of a corpus release: a person released with two traces, then
+// attacked on one of them with the person's certificate. The traces are
+// found by their times (whatever their position), the report says how
+// many of the certified points were attacked, and a trace that is not in
+// the certificate is refused with what to do.
+func TestFromCertificatePartialPerson(t *testing.T) {
+	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _, _ := sampleRelease(t, 4)
+	// Two trips of one person: the sample, and the sample a day later.
+	later := &trace.Trace{UID: orig[0].UID, Name: "later"}
+	for _, p := range orig[0].Points {
+		p.Time = p.Time.Add(24 * time.Hour)
+		later.Points = append(later.Points, p)
+	}
+	both := []*trace.Trace{orig[0], later}
+	rel, cert, err := sanitize.Release(both, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, recs, err := attack.FromCertificate(cert, both[1:], rel[1:], attack.CertOptions{Places: attack.PlaceOptions{Off: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Persons[0]
+	if p.Points != later.Len() || p.CertifiedPoints != 2*later.Len() || len(recs) != 1 || recs[0].Len() != later.Len() {
+		t.Fatalf("attacked %d of %d certified points, %d reconstructions", p.Points, p.CertifiedPoints, len(recs))
+	}
+	if p.Adversary.East.Path != attack.PathStateSpace || !(rep.RMSE > 0 && rep.RMSE <= rep.ReleaseRMSE) {
+		t.Errorf("path %q, RMSE %.1f m against the release's %.1f m", p.Adversary.East.Path, rep.RMSE, rep.ReleaseRMSE)
+	}
+	full, _, err := attack.FromCertificate(cert, both, rel, attack.CertOptions{Places: attack.PlaceOptions{Off: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := full.Persons[0]; q.Points != q.CertifiedPoints || q.Points != 2*later.Len() {
+		t.Errorf("whole person: %d of %d points", q.Points, q.CertifiedPoints)
+	}
+	t.Logf("one trip of two: RMSE %.1f m; both: %.1f m; release %.1f m", rep.RMSE, full.RMSE, full.ReleaseRMSE)
+	// A trace of no certificate.
+	other := &trace.Trace{UID: "x", Points: later.Points[:10]}
+	if _, _, err := attack.FromCertificate(cert, []*trace.Trace{other}, []*trace.Trace{other}, attack.CertOptions{}); err == nil || !strings.Contains(err.Error(), "not a trace of the certificate") {
+		t.Errorf("a trace of no certificate: %v", err)
+	}
 }

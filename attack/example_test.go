@@ -11,10 +11,9 @@ import (
 
 	"github.com/tracepriv/tracepriv/attack"
 	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
-	"github.com/tracepriv/tracepriv/trace"
 )
 
 // A walk of 20 minutes sampled every 5 s, released with correlated noise
@@ -115,20 +114,18 @@ func ExampleReconstruct() {
 	// RMSE: release 49 m, reconstruction 9 m (the adversary states 11 m)
 }
 
-// The library round trip behind "tracepriv attack": sanitise a GeoLife
-// trace with package sanitize, keep only the certificate (here written and
-// read back), and attack the release from it. The seed makes the example
-// reproducible; a real release leaves Source nil.
+// The library round trip behind "tracepriv attack": sanitise a trace
+// (the bundled synthetic sample) with package sanitize, keep only the
+// certificate (here written and read back), and attack the release from
+// it. The seed makes the example reproducible; a real release leaves
+// Source nil.
 func ExampleFromCertificate() {
-	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
+	traces, err := sample.Traces()
 	if err != nil {
 		log.Fatal(err)
 	}
-	orig, err := trace.ReadAll(r)
-	if err != nil {
-		log.Fatal(err)
-	}
-	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	orig := traces[:1] // a made-up person's commute
+	prior, err := sample.Prior()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -153,7 +150,7 @@ func ExampleFromCertificate() {
 	fmt.Printf("reconstruction no worse than the release: %v\n", rep.RMSE <= rep.ReleaseRMSE)
 	fmt.Printf("release RMSE %.0f m, reconstruction RMSE %.0f m\n", rep.ReleaseRMSE, rep.RMSE)
 	// Output:
-	// person 000: 244 secret points, certified epsilon 1
+	// person synth-1: 268 secret points, certified epsilon 1
 	// reconstruction no worse than the release: true
-	// release RMSE 250 m, reconstruction RMSE 213 m
+	// release RMSE 211 m, reconstruction RMSE 197 m
 }

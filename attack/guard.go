@@ -34,7 +34,7 @@ func noiseDOF(g mat.Symmetric) float64 {
 	return tr * tr / f
 }
 
-// guard estimates the risk of a reconstruction without the truth and, if
+// guardDiag estimates the risk of a reconstruction without the truth and, if
 // apply, shrinks it towards the release where that lowers the estimate.
 //
 // The noise law is public, so for a reconstruction x^ = A z linear in the
@@ -57,25 +57,26 @@ func noiseDOF(g mat.Symmetric) float64 {
 //
 // It returns the weight a used (1 if the guard is not applied; see
 // minGuardDOF) and sets est.Risk to the pointwise risk estimates of the
-// returned reconstruction.
-func guard(est *Estimate, z []float64, g mat.Symmetric, apply bool) float64 {
+// returned reconstruction. The noise enters through its variances gd and
+// its degrees of freedom dof (computed only when needed).
+func guardDiag(est *Estimate, z, gd []float64, dof func() float64, apply bool) float64 {
 	n := len(z)
 	dz, excess := 0.0, 0.0
 	for i := range n {
 		d := est.Mean[i] - z[i]
 		dz += d * d
-		excess += g.At(i, i) - est.Variance[i]
+		excess += gd[i] - est.Variance[i]
 	}
 	a := 1.0
 	if dz > 0 {
 		a = min(max(excess/dz, 0), 1)
 	}
-	if !apply || (a >= decisiveGuard && noiseDOF(g) < minGuardDOF) {
+	if !apply || (a >= decisiveGuard && dof() < minGuardDOF) {
 		a = 1
 	}
 	est.Risk = make([]float64, n)
 	for i := range n {
-		v, gi := est.Variance[i], g.At(i, i)
+		v, gi := est.Variance[i], gd[i]
 		est.Mean[i] = z[i] + a*(est.Mean[i]-z[i])
 		d := est.Mean[i] - z[i]
 		est.Risk[i] = d*d - gi + 2*((1-a)*gi+a*v)

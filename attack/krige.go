@@ -86,6 +86,7 @@ type gls struct {
 	beta   []float64 // GLS coefficients in the scaled design
 	r      *mat.Dense
 	wh     *mat.Dense // L^-1 H
+	res    []float64  // L^-1 (z - H beta^)
 	logLik float64
 }
 
@@ -113,11 +114,28 @@ func solveGLS(m mat.Symmetric, z []float64, d *design) (*gls, error) {
 	if err := f.HalfSolveTo(&w, b); err != nil {
 		return nil, fmt.Errorf("attack: whitening: %w", err)
 	}
-	g := &gls{f: f}
-	res := mat.Col(nil, 0, &w)
+	var wh mat.Matrix
+	if d.p > 0 {
+		wh = w.Slice(0, n, 1, 1+d.p)
+	}
+	g, err := glsWhitened(mat.Col(nil, 0, &w), wh, f.LogDet(), d)
+	if err != nil {
+		return nil, err
+	}
+	g.f = f
+	return g, nil
+}
+
+// glsWhitened computes the GLS estimate and the restricted likelihood from
+// the whitened release res = L^-1 z (overwritten with the whitened
+// residual L^-1 (z - H beta^)), the whitened design wh = L^-1 H (n x p; nil
+// or ignored for a known mean) and log|M|, for M = L L^T.
+func glsWhitened(res []float64, wh mat.Matrix, logDetM float64, d *design) (*gls, error) {
+	n := len(res)
+	g := &gls{}
 	logDetR := 0.0
 	if d.p > 0 {
-		g.wh = mat.DenseCopyOf(w.Slice(0, n, 1, 1+d.p))
+		g.wh = mat.DenseCopyOf(wh)
 		var qr mat.QR
 		qr.Factorize(g.wh)
 		g.r = &mat.Dense{}
@@ -145,11 +163,12 @@ func solveGLS(m mat.Symmetric, z []float64, d *design) (*gls, error) {
 			}
 		}
 	}
+	g.res = res
 	quad := 0.0
 	for _, v := range res {
 		quad += v * v
 	}
-	g.logLik = -0.5 * (float64(n-d.p)*math.Log(2*math.Pi) + f.LogDet() + logDetR - d.logDetHH + quad)
+	g.logLik = -0.5 * (float64(n-d.p)*math.Log(2*math.Pi) + logDetM + logDetR - d.logDetHH + quad)
 	if math.IsNaN(g.logLik) || math.IsInf(g.logLik, 0) {
 		return nil, fmt.Errorf("%w: log likelihood %v", errNotPD, g.logLik)
 	}
@@ -233,21 +252,27 @@ func krige(sigma, sigmaG mat.Symmetric, z []float64, d *design) (*posterior, err
 	if j := g.f.Jitter(); j > 0 {
 		u.Add(&u, scaledDense(j, &mh))
 	}
-	// u_i^T (R^T R)^-1 u_i = |R^-T u_i|^2: forward substitution with R^T.
-	v := make([]float64, d.p)
-	for i := range n {
+	addMeanVariance(out.variance, u.At, g.r, d.p)
+	return out, nil
+}
+
+// addMeanVariance adds to variance[i] what estimating the mean costs,
+// u_i^T (R^T R)^-1 u_i = |R^-T u_i|^2 (forward substitution with R^T), for
+// u_i = row i of SigmaG M^-1 H given by u(i, j).
+func addMeanVariance(variance []float64, u func(i, j int) float64, r *mat.Dense, p int) {
+	v := make([]float64, p)
+	for i := range variance {
 		extra := 0.0
-		for j := range d.p {
-			s := u.At(i, j)
+		for j := range p {
+			s := u(i, j)
 			for k := range j {
-				s -= g.r.At(k, j) * v[k]
+				s -= r.At(k, j) * v[k]
 			}
-			v[j] = s / g.r.At(j, j)
+			v[j] = s / r.At(j, j)
 			extra += v[j] * v[j]
 		}
-		out.variance[i] += extra
+		variance[i] += extra
 	}
-	return out, nil
 }
 
 func scaledDense(f float64, a mat.Matrix) *mat.Dense {

@@ -321,3 +321,12 @@ func TestAttackEvenSubset(t *testing.T) {
 		}
 	}
 }
+
+// shift returns ts minus its first value.
+func shift(ts []float64) []float64 {
+	out := make([]float64, len(ts))
+	for i, t := range ts {
+		out[i] = t - ts[0]
+	}
+	return out
+}

@@ -76,8 +76,10 @@ func selectionFamily(kernel string, ts []float64) gp.Family {
 }
 
 // selectModel runs the model-selection adversary over kernels on one
-// person; adv supplies the nugget, mean model and guard.
-func (p *person) selectModel(adv Adversary, kernels []string, pr *progress) (*Selection, error) {
+// person; the person's adversary supplies the nugget, mean model, guard
+// and dense window.
+func (p *person) selectModel(kernels []string, pr *progress) (*Selection, error) {
+	adv := p.adv
 	var best *Selection
 	bestLL := math.Inf(-1)
 	var cands []KernelCandidate

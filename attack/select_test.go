@@ -46,7 +46,7 @@ func TestAttackModelSelection(t *testing.T) {
 		src := noise.Seeded(7)
 		p := &person{
 			cert: &sanitize.Certificate{RadiusM: 100}, pc: &sanitize.PersonCertificate{UID: "synthetic"},
-			times: times, ts: ts, full: g, window: n, windows: 1, pts: make([]personPoint, n),
+			times: times, ts: ts, noise: &noiseLaw{ts: ts, dense: g}, window: n, windows: 1, pts: make([]personPoint, n),
 		}
 		p.truthP = Planar{East: prior.Rand(nil, src), North: prior.Rand(nil, src)}
 		p.relP = Planar{East: make([]float64, n), North: make([]float64, n)}
@@ -55,7 +55,7 @@ func TestAttackModelSelection(t *testing.T) {
 			p.relP.East[i], p.relP.North[i] = p.truthP.East[i]+ge[i], p.truthP.North[i]+gnn[i]
 			p.secretPts = append(p.secretPts, i)
 		}
-		sel, err := p.selectModel(Adversary{}, DefaultSelectKernels, &progress{})
+		sel, err := p.selectModel(DefaultSelectKernels, &progress{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,19 @@
 // following Chapter 6 of Guerra-Balboa's thesis (Lange, Guerra-Balboa,
 // Parra-Arnau, Strufe, PVLDB 2025).
 //
+// For example, a count over a day of 5-minute activity states (288 records)
+// whose transitions follow a two-state Markov chain, released 20-BDP:
+//
+//	chain, err := bdp.NewMarkov([][]float64{{0.818, 0.182}, {0.371, 0.629}}, 1e-9)
+//	if err != nil {
+//		return err
+//	}
+//	c, err := bdp.BestOf(20, bdp.Groups{M: 288}, chain)
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Printf("run a %.4f-DP mechanism (%s)\n", c.Tau, c.Model) // run a 13.9886-DP mechanism (markov(gamma=4.495))
+//
 // # Bayesian leakage
 //
 // An adversary who knows the records X_K and the data distribution Π learns

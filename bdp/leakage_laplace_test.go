@@ -34,6 +34,7 @@ func TestLeakageLaplaceExample225(t *testing.T) {
 // Theorem 6.20 for the Laplace count on stationary chains, and the general
 // bound: leakage ≤ min(τ + 4 ln γ, nτ).
 func TestLeakageLaplaceMarkov(t *testing.T) {
+	t.Parallel()
 	for _, p := range [][][]float64{
 		{{0.8, 0.2}, {0.3, 0.7}},
 		{{0.818, 0.182}, {0.371, 0.629}},

@@ -1,6 +1,7 @@
 package bdp
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -115,22 +116,24 @@ func TestLeakageExample64(t *testing.T) {
 		r    float64
 		want float64
 	}{{3, 1.4624}, {10, 1.7956}, {100, 1.9769}, {1000, 1.9977}} {
-		r := c.r
-		// Index x = x1 + 2·x2 (record 0 = X1).
-		j := Joint{States: 2, N: 2, P: []float64{
-			1 / (r * r),                     // X1=0, X2=0
-			(r - 1) / (r * r),               // X1=1, X2=0
-			1 / (r * r * r),                 // X1=0, X2=1
-			(r*r*r - r*r - 1) / (r * r * r), // X1=1, X2=1
-		}}
-		l := leak(t, j, PerRecord(RR(eps), 2))
-		near(t, "Example 6.4 BDPL", l, c.want, 5.01e-5)
-		e1, e2 := math.E, math.Exp(2)
-		den := r*r*r - r - 1
-		lower := math.Log((e2*r/(r+1) + e1/(r+1)) / (e1*(r*r-r)/den + (r*r*r-r*r-1)/den))
-		if l < lower-1e-12 || l > 2*eps+1e-12 {
-			t.Errorf("r=%v: BDPL %v outside [closed-form %v, 2ε]", r, l, lower)
-		}
+		t.Run(fmt.Sprintf("r=%g", c.r), func(t *testing.T) {
+			r := c.r
+			// Index x = x1 + 2·x2 (record 0 = X1).
+			j := Joint{States: 2, N: 2, P: []float64{
+				1 / (r * r),                     // X1=0, X2=0
+				(r - 1) / (r * r),               // X1=1, X2=0
+				1 / (r * r * r),                 // X1=0, X2=1
+				(r*r*r - r*r - 1) / (r * r * r), // X1=1, X2=1
+			}}
+			l := leak(t, j, PerRecord(RR(eps), 2))
+			near(t, "Example 6.4 BDPL", l, c.want, 5.01e-5)
+			e1, e2 := math.E, math.Exp(2)
+			den := r*r*r - r - 1
+			lower := math.Log((e2*r/(r+1) + e1/(r+1)) / (e1*(r*r-r)/den + (r*r*r-r*r-1)/den))
+			if l < lower-1e-12 || l > 2*eps+1e-12 {
+				t.Errorf("r=%v: BDPL %v outside [closed-form %v, 2ε]", r, l, lower)
+			}
+		})
 	}
 }
 

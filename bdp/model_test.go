@@ -2,6 +2,7 @@ package bdp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -68,11 +69,13 @@ func TestMarkovModel(t *testing.T) {
 		{[][]float64{{0.894, 0.106}, {0.478, 0.522}}, 8.4340, 0.8185},
 	}
 	for _, c := range mats {
-		mk, err := NewMarkov(c.p, 1.5e-3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		near(t, "γ", mk.Gamma, c.gamma, 5.01e-5)
+		t.Run(fmt.Sprintf("gamma=%g", c.gamma), func(t *testing.T) {
+			mk, err := NewMarkov(c.p, 1.5e-3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			near(t, "γ", mk.Gamma, c.gamma, 5.01e-5)
+		})
 	}
 	if _, err := NewMarkov(mats[0].p, 1e-9); err == nil {
 		t.Error("row summing to 0.999 accepted at tolerance 1e-9")
@@ -172,8 +175,10 @@ func TestAccuracy(t *testing.T) {
 	// Reference α table (thesis_part3 §3.4): FamilyIQ Δ = 120, ε = 1.
 	h, _ := Gaussian{M: 2, Rho: 0.4483}.Factor()
 	for _, c := range []struct{ factor, want float64 }{{1, 359.5}, {h, 520.6}, {2, 719.0}, {3, 1078.5}} {
-		a, _ := LaplaceAlpha(0.05, 120, 1/c.factor)
-		near(t, "FamilyIQ α", a, c.want, 0.051)
+		t.Run(fmt.Sprintf("factor=%g", c.factor), func(t *testing.T) {
+			a, _ := LaplaceAlpha(0.05, 120, 1/c.factor)
+			near(t, "FamilyIQ α", a, c.want, 0.051)
+		})
 	}
 	// Markov counts: Activity, ε = 10, γ = 7.54.
 	tau, _ := Markov{Gamma: 7.54}.Tau(10)

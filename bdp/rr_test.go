@@ -1,6 +1,7 @@
 package bdp
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -27,6 +28,7 @@ func TestChakrabartiFlip(t *testing.T) {
 }
 
 func TestRRCountBetaMonteCarlo(t *testing.T) {
+	t.Parallel()
 	const n, n1, rho, alpha = 60, 25, 0.2, 6.0
 	beta, err := RRCountBeta(n, n1, rho, alpha)
 	if err != nil {
@@ -66,15 +68,17 @@ func TestRRCountAlphaIsTheInfimum(t *testing.T) {
 		n, n1     int
 		rho, beta float64
 	}{{700, 350, 0.0535, 0.05}, {500, 100, 0.2, 0.05}, {50, 10, 0.3, 0.1}} {
-		a, err := RRCountAlpha(c.n, c.n1, c.rho, c.beta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		at, _ := RRCountBeta(c.n, c.n1, c.rho, a)
-		above, _ := RRCountBeta(c.n, c.n1, c.rho, a*(1+1e-9)+1e-9)
-		if !(at > c.beta && above <= c.beta) {
-			t.Errorf("%+v: α* = %v, β(α*) = %v, β(α*+) = %v", c, a, at, above)
-		}
+		t.Run(fmt.Sprintf("n=%d,n1=%d,rho=%g,beta=%g", c.n, c.n1, c.rho, c.beta), func(t *testing.T) {
+			a, err := RRCountAlpha(c.n, c.n1, c.rho, c.beta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at, _ := RRCountBeta(c.n, c.n1, c.rho, a)
+			above, _ := RRCountBeta(c.n, c.n1, c.rho, a*(1+1e-9)+1e-9)
+			if !(at > c.beta && above <= c.beta) {
+				t.Errorf("%+v: α* = %v, β(α*) = %v, β(α*+) = %v", c, a, at, above)
+			}
+		})
 	}
 }
 
@@ -82,11 +86,13 @@ func TestRRCountAlphaIsTheInfimum(t *testing.T) {
 // exact convolution; two decimals): α_RR = 3.03, 13.44, 5.08, 8.44.
 func TestRRCountAlphaNotes(t *testing.T) {
 	for _, c := range []struct{ r, eps, want float64 }{{0.1, 10, 3.03}, {0.2, 6, 13.44}, {0.2, 8, 5.08}, {0.3, 6, 8.44}} {
-		rho, _ := ChakrabartiFlip(c.r, c.eps)
-		a, err := RRCountAlpha(700, 350, rho, 0.05)
-		if err != nil {
-			t.Fatal(err)
-		}
-		near(t, "α_RR", a, c.want, 5.01e-3)
+		t.Run(fmt.Sprintf("r=%g,eps=%g", c.r, c.eps), func(t *testing.T) {
+			rho, _ := ChakrabartiFlip(c.r, c.eps)
+			a, err := RRCountAlpha(700, 350, rho, 0.05)
+			if err != nil {
+				t.Fatal(err)
+			}
+			near(t, "α_RR", a, c.want, 5.01e-3)
+		})
 	}
 }

@@ -3,6 +3,24 @@
 // sanitize run, another geoind session at a new state path — is charged
 // against what was already spent instead of starting afresh.
 //
+// A release charges each person before it writes anything:
+//
+//	f, err := budget.Open("ledger.json", 10*time.Second) // waits up to 10 s for the lock
+//	if err != nil {
+//		return err
+//	}
+//	defer f.Close()
+//	err = f.Charge(budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: 3,
+//		Epsilon: map[string]float64{"alice": 1.2, "bob": 0.8}})
+//	var refused *budget.RefusedError
+//	if errors.As(err, &refused) {
+//		return fmt.Errorf("nothing released: %w", err) // names each person over budget
+//	}
+//	if err != nil {
+//		return err
+//	}
+//	// Charged and durable: now write the release.
+//
 // # Composition rule
 //
 // Basic sequential composition: the epsilons charged to one person under

@@ -12,6 +12,7 @@ import (
 // recomputed one by one, for independent noise (the block-diagonal bound
 // applies) and for a designed noise (it does not).
 func TestAssess(t *testing.T) {
+	t.Parallel()
 	sigma := rbf(4, 30)
 	secrets := []Secret{Basic(10), Compound(20, 21)}
 	g, err := IndependentUniform(30, 3)
@@ -101,10 +102,12 @@ func TestAssessOptionsRejected(t *testing.T) {
 		{AssessOptions{Delta: 0.1}, "Delta"},
 		{AssessOptions{Lambda: 2, Radius: 1, Delta: 1}, "Delta"},
 	} {
-		_, err := Assess(sigma, g, []Secret{Basic(3)}, tc.opt)
-		var pe *param.Error
-		if !errors.As(err, &pe) || pe.Name != tc.name {
-			t.Errorf("%+v: %v, want a parameter error on %s", tc.opt, err, tc.name)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Assess(sigma, g, []Secret{Basic(3)}, tc.opt)
+			var pe *param.Error
+			if !errors.As(err, &pe) || pe.Name != tc.name {
+				t.Errorf("%+v: %v, want a parameter error on %s", tc.opt, err, tc.name)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -15,17 +16,19 @@ import (
 // probability 1% and above about 2 with probability 10%.
 func TestPriorPosteriorGapPaper(t *testing.T) {
 	for _, c := range []struct{ delta, odds float64 }{{0.01, 3.5}, {0.1, 2.0}} {
-		g, err := PriorPosteriorGap(0.1, 5, c.delta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := 0.1 + math.Log(1/c.delta)/4
-		if math.Abs(g-want) > 1e-15 {
-			t.Errorf("gap %v, want %v", g, want)
-		}
-		if got := math.Round(math.Exp(g)*10) / 10; got != c.odds {
-			t.Errorf("delta %v: odds bound %v, paper says about %v", c.delta, math.Exp(g), c.odds)
-		}
+		t.Run(fmt.Sprintf("delta=%g", c.delta), func(t *testing.T) {
+			g, err := PriorPosteriorGap(0.1, 5, c.delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0.1 + math.Log(1/c.delta)/4
+			if math.Abs(g-want) > 1e-15 {
+				t.Errorf("gap %v, want %v", g, want)
+			}
+			if got := math.Round(math.Exp(g)*10) / 10; got != c.odds {
+				t.Errorf("delta %v: odds bound %v, paper says about %v", c.delta, math.Exp(g), c.odds)
+			}
+		})
 	}
 	for _, bad := range [][3]float64{{-1, 5, 0.1}, {0.1, 1, 0.1}, {0.1, 5, 0}, {0.1, 5, 1}} {
 		if _, err := PriorPosteriorGap(bad[0], bad[1], bad[2]); err == nil {
@@ -38,6 +41,7 @@ func TestPriorPosteriorGapPaper(t *testing.T) {
 // covariances against D = 1/(lambda-1) log E_P[(p/q)^(lambda-1)] estimated
 // with a fixed seed, densities from gonum's distmv.
 func TestRenyiGaussianMonteCarlo(t *testing.T) {
+	t.Parallel()
 	rng := newRNG(8)
 	s1 := mat.NewSymDense(3, []float64{1, 0.3, 0.1, 0.3, 0.8, 0.2, 0.1, 0.2, 1.2})
 	s2 := mat.NewSymDense(3, []float64{1.3, 0.1, 0, 0.1, 1.1, 0.4, 0, 0.4, 1.5})

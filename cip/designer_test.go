@@ -41,6 +41,7 @@ func TestParseMethod(t *testing.T) {
 // MethodE3 runs the designers it names, on the same inputs, and returns
 // their certified loss factors.
 func TestDesignNoiseE3(t *testing.T) {
+	t.Parallel()
 	sigma := rbf(4, 20)
 	// One basic secret: (E2).
 	want, err := OptimalBasic(sigma, 7, 0.8)
@@ -111,6 +112,7 @@ func TestDesignNoiseE3(t *testing.T) {
 // the same kernel to the budget, and meets the targets of the loss factors
 // it certifies.
 func TestDesignNoiseKernel(t *testing.T) {
+	t.Parallel()
 	ts := make([]float64, 40)
 	for i := range ts {
 		ts[i] = 5 * float64(i)
@@ -128,27 +130,29 @@ func TestDesignNoiseKernel(t *testing.T) {
 		env  *Envelope
 		want Method
 	}{{single, MethodProportional}, {fam, MethodEnvelope}} {
-		d, err := DesignNoise(DesignRequest{Envelope: c.env, Times: ts, Secrets: secrets, Targets: []float64{0.01}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fd, err := DesignFamily(c.env, ts, secrets, []float64{0.01, 0.01})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Method != c.want || d.Family.Alpha != fd.Alpha || d.LossFactors[1] != fd.Bounds[1] || d.Exact || d.SigmaG == nil {
-			t.Errorf("%v: method %s, alpha %v want %v, bounds %v want %v", c.env.Family, d.Method, d.Family.Alpha, fd.Alpha, d.LossFactors, fd.Bounds)
-		}
-		if math.Abs(d.Budget-mat.Trace(d.SigmaG)) > 1e-9*d.Budget {
-			t.Errorf("%v: budget %v, tr SigmaG %v", c.env.Family, d.Budget, mat.Trace(d.SigmaG))
-		}
-		b, err := DesignNoise(DesignRequest{Method: c.want, Envelope: c.env, Times: ts, Secrets: secrets, Budget: d.Budget, KernelOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b.SigmaG != nil || relErr(b.Family.Alpha, d.Family.Alpha) > 1e-12 || relErr(b.LossFactors[0], d.LossFactors[0]) > 1e-12 {
-			t.Errorf("%v budget mode: alpha %v want %v, losses %v want %v", c.env.Family, b.Family.Alpha, d.Family.Alpha, b.LossFactors, d.LossFactors)
-		}
+		t.Run(string(c.want), func(t *testing.T) {
+			d, err := DesignNoise(DesignRequest{Envelope: c.env, Times: ts, Secrets: secrets, Targets: []float64{0.01}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fd, err := DesignFamily(c.env, ts, secrets, []float64{0.01, 0.01})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Method != c.want || d.Family.Alpha != fd.Alpha || d.LossFactors[1] != fd.Bounds[1] || d.Exact || d.SigmaG == nil {
+				t.Errorf("%v: method %s, alpha %v want %v, bounds %v want %v", c.env.Family, d.Method, d.Family.Alpha, fd.Alpha, d.LossFactors, fd.Bounds)
+			}
+			if math.Abs(d.Budget-mat.Trace(d.SigmaG)) > 1e-9*d.Budget {
+				t.Errorf("%v: budget %v, tr SigmaG %v", c.env.Family, d.Budget, mat.Trace(d.SigmaG))
+			}
+			b, err := DesignNoise(DesignRequest{Method: c.want, Envelope: c.env, Times: ts, Secrets: secrets, Budget: d.Budget, KernelOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.SigmaG != nil || relErr(b.Family.Alpha, d.Family.Alpha) > 1e-12 || relErr(b.LossFactors[0], d.LossFactors[0]) > 1e-12 {
+				t.Errorf("%v budget mode: alpha %v want %v, losses %v want %v", c.env.Family, b.Family.Alpha, d.Family.Alpha, b.LossFactors, d.LossFactors)
+			}
+		})
 	}
 	// Basic secrets under a single-lengthscale family: exact.
 	d, err := DesignNoise(DesignRequest{Envelope: single, Times: ts, Secrets: EveryPoint(40), Targets: []float64{0.01}})
@@ -223,10 +227,12 @@ func TestDesignNoiseErrors(t *testing.T) {
 		{DesignRequest{Method: MethodPaper, Sigma: sigma, Secrets: one, Targets: []float64{1}}, "no target mode"},
 		{DesignRequest{Sigma: sigma, Secrets: []Secret{Basic(10)}, Budget: 1}, "out of range"},
 	} {
-		_, err := DesignNoise(c.req)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%+v: error %v, want it to mention %q", c.req.Method, err, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			_, err := DesignNoise(c.req)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%+v: error %v, want it to mention %q", c.req.Method, err, c.want)
+			}
+		})
 	}
 }
 

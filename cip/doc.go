@@ -3,6 +3,23 @@
 // priors (Meehan and Chaudhuri, AISTATS 2021), following the derivations
 // in tracepriv's design note cip-math.md.
 //
+// For example, the least noise that keeps point 10 and the pair of points
+// 24-25 of a 50-point trace at ε = 0.5 (Rényi order 2, displacements up to
+// half a prior standard deviation):
+//
+//	sigma := gp.Gram(gp.RBF{Variance: 1, Lengthscale: 6.1}, gp.Indices(50)) // the prior at public times
+//	secrets := []cip.Secret{cip.Basic(10), cip.Compound(24, 25)}
+//	targets, err := cip.TargetLossFactors(secrets, 0.5, 2, 0.5)
+//	if err != nil {
+//		return err
+//	}
+//	d, err := cip.DesignNoise(cip.DesignRequest{Sigma: sigma, Secrets: secrets, Targets: targets})
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Printf("%s: total noise %.1f, optimum ≥ %.1f\n", d.Method, d.Budget, d.LowerBound) // e3: total noise 411.6, optimum ≥ 411.6
+//	// d.SigmaG is the noise covariance to sample, d.LossFactors its (E1) certificate.
+//
 // # The exact loss (E1)
 //
 // A trace coordinate vector X ~ N(mu, Sigma) (any mean, Sigma from a kernel

@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -156,28 +157,30 @@ func e3Cases() []e3Case {
 func TestE3ConstraintMatchesCipMath(t *testing.T) {
 	sigma := rbf(3, 12)
 	for _, s := range []Secret{Basic(0), Basic(5), Compound(4, 5), Compound(2, 7, 9)} {
-		tgt := 1.7
-		f := e3Constraint(t, sigma, s, tgt)
-		cond, err := gp.Condition(sigma, s.Indices)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ct := paddedConditional(cond, 12)
-		at := mat.NewDense(12, len(s.Indices), nil)
-		for c, i := range cond.S {
-			at.Set(i, c, 1)
-		}
-		for r, i := range cond.U {
-			for c := range cond.S {
-				at.Set(i, c, cond.A.At(r, c))
+		t.Run(fmt.Sprint(s.Indices), func(t *testing.T) {
+			tgt := 1.7
+			f := e3Constraint(t, sigma, s, tgt)
+			cond, err := gp.Condition(sigma, s.Indices)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		want := mat.NewSymDense(12, nil)
-		want.SymOuterK(1/tgt, at)
-		want.AddSym(want, scaledSym(ct, -1))
-		if !mat.EqualApprox(f, want, 1e-9) {
-			t.Errorf("secret %v: F differs from At At^T/t - Ct", s.Indices)
-		}
+			ct := paddedConditional(cond, 12)
+			at := mat.NewDense(12, len(s.Indices), nil)
+			for c, i := range cond.S {
+				at.Set(i, c, 1)
+			}
+			for r, i := range cond.U {
+				for c := range cond.S {
+					at.Set(i, c, cond.A.At(r, c))
+				}
+			}
+			want := mat.NewSymDense(12, nil)
+			want.SymOuterK(1/tgt, at)
+			want.AddSym(want, scaledSym(ct, -1))
+			if !mat.EqualApprox(f, want, 1e-9) {
+				t.Errorf("secret %v: F differs from At At^T/t - Ct", s.Indices)
+			}
+		})
 	}
 }
 
@@ -185,6 +188,7 @@ func TestE3ConstraintMatchesCipMath(t *testing.T) {
 // meets every target on its certificate, and its lower bound is below
 // both its budget and the generic optimum.
 func TestOptimalTargetMatchesGenericSDP(t *testing.T) {
+	t.Parallel()
 	for _, c := range e3Cases() {
 		t.Run(c.name, func(t *testing.T) {
 			d, err := OptimalTarget(c.sigma, c.secrets, c.targets, nil)
@@ -213,6 +217,7 @@ func TestOptimalTargetMatchesGenericSDP(t *testing.T) {
 // Minimality: 1% less noise, either the same design scaled or the best
 // design for that budget, misses some target.
 func TestOptimalTargetIsMinimal(t *testing.T) {
+	t.Parallel()
 	for _, c := range e3Cases() {
 		t.Run(c.name, func(t *testing.T) {
 			ts := fullTargets(c.targets, len(c.secrets))
@@ -257,6 +262,7 @@ func TestOptimalTargetIsMinimal(t *testing.T) {
 
 // One basic secret: (E3) reduces to (E2).
 func TestOptimalSetSingleBasic(t *testing.T) {
+	t.Parallel()
 	sigma := rbf(6.1, 50)
 	for _, i := range []int{0, 24} {
 		want, err := OptimalBasicTarget(sigma, i, 2)
@@ -289,6 +295,7 @@ func TestOptimalSetSingleBasic(t *testing.T) {
 // bounded below, and it beats the paper's Multiple Secrets at the paper's
 // total noise.
 func TestOptimalBudget(t *testing.T) {
+	t.Parallel()
 	n := 12
 	sigma := rbf(3, n)
 	secrets := EveryPoint(n)
@@ -308,35 +315,37 @@ func TestOptimalBudget(t *testing.T) {
 		{"every 3rd point", everyKth(n, 3)},
 		{"mixed", []Secret{Compound(2, 3), Basic(6), Compound(9, 11)}},
 	} {
-		d, err := OptimalBudget(sigma, c.secrets, paper.Budget, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if relErr(d.Budget, paper.Budget) > 1e-9 || relErr(mat.Trace(d.SigmaG), paper.Budget) > 1e-9 {
-			t.Errorf("%s: tr SigmaG %.12g, budget %.12g", c.name, mat.Trace(d.SigmaG), paper.Budget)
-		}
-		checkTargets(t, sigma, c.secrets, d, d.Targets, true)
-		level := 0.0
-		for j, s := range c.secrets {
-			level = math.Max(level, d.PerSecret[j]*float64(s.NumLocations()))
-		}
-		if level != d.Level {
-			t.Errorf("%s: Level %v, certified %v", c.name, d.Level, level)
-		}
-		if !(d.LowerBound <= d.Level) || d.Level-d.LowerBound > 1e-5*d.Level {
-			t.Errorf("%s: level %.10g, lower bound %.10g", c.name, d.Level, d.LowerBound)
-		}
-		if c.name == "all points" && !(d.LossFactor < paperWorst) {
-			t.Errorf("worst loss factor %.4g, the paper's Multiple Secrets %.4g at the same total noise", d.LossFactor, paperWorst)
-		}
-		// Target mode at the level found needs the same budget.
-		tt, err := OptimalTarget(sigma, c.secrets, d.Targets, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if relErr(tt.Budget, d.Budget) > 1e-5 {
-			t.Errorf("%s: target mode at the budget-mode level needs %.10g, budget %.10g", c.name, tt.Budget, d.Budget)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			d, err := OptimalBudget(sigma, c.secrets, paper.Budget, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if relErr(d.Budget, paper.Budget) > 1e-9 || relErr(mat.Trace(d.SigmaG), paper.Budget) > 1e-9 {
+				t.Errorf("%s: tr SigmaG %.12g, budget %.12g", c.name, mat.Trace(d.SigmaG), paper.Budget)
+			}
+			checkTargets(t, sigma, c.secrets, d, d.Targets, true)
+			level := 0.0
+			for j, s := range c.secrets {
+				level = math.Max(level, d.PerSecret[j]*float64(s.NumLocations()))
+			}
+			if level != d.Level {
+				t.Errorf("%s: Level %v, certified %v", c.name, d.Level, level)
+			}
+			if !(d.LowerBound <= d.Level) || d.Level-d.LowerBound > 1e-5*d.Level {
+				t.Errorf("%s: level %.10g, lower bound %.10g", c.name, d.Level, d.LowerBound)
+			}
+			if c.name == "all points" && !(d.LossFactor < paperWorst) {
+				t.Errorf("worst loss factor %.4g, the paper's Multiple Secrets %.4g at the same total noise", d.LossFactor, paperWorst)
+			}
+			// Target mode at the level found needs the same budget.
+			tt, err := OptimalTarget(sigma, c.secrets, d.Targets, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if relErr(tt.Budget, d.Budget) > 1e-5 {
+				t.Errorf("%s: target mode at the budget-mode level needs %.10g, budget %.10g", c.name, tt.Budget, d.Budget)
+			}
+		})
 	}
 }
 
@@ -415,15 +424,17 @@ func TestOptimalSetBadInput(t *testing.T) {
 		{"zero budget", sigma, []Secret{Basic(0)}, []float64{1}, 0, "budget"},
 		{"NaN budget", sigma, []Secret{Basic(0)}, []float64{1}, math.NaN(), "budget"},
 	} {
-		var err error
-		if c.budget == 1 {
-			_, err = OptimalTarget(c.sigma, c.secrets, c.targets, nil)
-		} else {
-			_, err = OptimalBudget(c.sigma, c.secrets, c.budget, nil)
-		}
-		if err == nil || !strings.HasPrefix(err.Error(), "cip: ") || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one starting with \"cip: \" mentioning %q", c.name, err, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var err error
+			if c.budget == 1 {
+				_, err = OptimalTarget(c.sigma, c.secrets, c.targets, nil)
+			} else {
+				_, err = OptimalBudget(c.sigma, c.secrets, c.budget, nil)
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), "cip: ") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: error %v, want one starting with \"cip: \" mentioning %q", c.name, err, c.want)
+			}
+		})
 	}
 	if _, err := OptimalBudget(sigma, nil, 1, nil); err == nil {
 		t.Errorf("budget mode without secrets: no error")

@@ -46,6 +46,7 @@ func envelopeLogDensity(e *Envelope, w float64) float64 {
 // of the verification code. The negative control scales the envelope down
 // by 1 %, which the same check must catch.
 func TestEnvelopeDominates(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, f := range envelopeFamilies {
 		e, err := NewEnvelope(f.Set(), nil)
@@ -83,6 +84,7 @@ func TestEnvelopeDominates(t *testing.T) {
 // uses: Gram(k_D) - Gram(k_l) is PSD for members across the family, and an
 // envelope 3 % too small is caught.
 func TestEnvelopeGramDominance(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	ts := make([]float64, 300)
 	for i := 1; i < len(ts); i++ {
@@ -148,6 +150,7 @@ func TestEnvelopeOverhead(t *testing.T) {
 // A single-lengthscale family gets its own kernel (exact), or with
 // StateSpace one Matérn-7/2 component within the 1.07x the issue predicts.
 func TestEnvelopeSingle(t *testing.T) {
+	t.Parallel()
 	f := gp.Family{Kernel: "rbf", LengthscaleMin: 20, LengthscaleMax: 20}
 	e, err := NewEnvelope(f.Set(), nil)
 	if err != nil || !e.Proportional || e.Overhead != 1 {
@@ -166,6 +169,7 @@ func TestEnvelopeSingle(t *testing.T) {
 // whole family, and not a loose one: compared with a brute-force grid ten
 // times finer than any it uses.
 func TestFamilyMinEigen(t *testing.T) {
+	t.Parallel()
 	for _, f := range []gp.Family{envelopeFamilies[0], envelopeFamilies[2], envelopeFamilies[3]} {
 		for _, ts := range [][]float64{{0, 2}, {0, 5, 9}, {0, 1, 3, 30}} {
 			mu, err := FamilyMinEigen(f.Set(), ts)
@@ -194,6 +198,7 @@ func TestFamilyMinEigen(t *testing.T) {
 // every kernel, checked at random (kernel, lengthscale, frequency) triples
 // independently of the verification code; an envelope 1 % smaller fails.
 func TestEnvelopeDominatesSet(t *testing.T) {
+	t.Parallel()
 	fs := gp.FamilySet{Kernels: []gp.Family{
 		{Kernel: gp.KernelMatern12, LengthscaleMin: 180, LengthscaleMax: 7e5},
 		{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 7200},

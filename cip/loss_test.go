@@ -155,6 +155,7 @@ func TestBasicLossIsPrecisionGain(t *testing.T) {
 // displacement. The log-likelihood ratio is evaluated with gonum's
 // distmv.Normal, independently of the code under test.
 func TestRenyiMonteCarloE1(t *testing.T) {
+	t.Parallel()
 	const n = 20
 	rng := newRNG(5)
 	cases := []struct {
@@ -173,67 +174,69 @@ func TestRenyiMonteCarloE1(t *testing.T) {
 		{"e3 subset", rbf(2.5, n), mustDesign(OptimalTarget(rbf(2.5, n), []Secret{Basic(0), Basic(4), Basic(8), Basic(12), Basic(16)}, []float64{1}, nil)), []int{8}},
 	}
 	for _, c := range cases {
-		for _, lambda := range []float64{2, 3} {
-			l, err := LossFactor(c.sigma, c.g, Compound(c.s...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Worst-case direction: top eigenvector of the loss matrix.
-			q, at, k := bruteLossMatrix(c.sigma, c.g, c.s)
-			var e mat.EigenSym
-			e.Factorize(q, true)
-			var vecs mat.Dense
-			e.VectorsTo(&vecs)
-			dir := mat.NewVecDense(len(c.s), nil)
-			dir.CopyVec(vecs.ColView(len(c.s) - 1))
-			// Scale the displacement so the divergence is about 0.3.
-			r := math.Sqrt(0.6 / (lambda * l))
-			dir.ScaleVec(r, dir)
-			want := lambda / 2 * r * r * l
+		t.Run(c.name, func(t *testing.T) {
+			for _, lambda := range []float64{2, 3} {
+				l, err := LossFactor(c.sigma, c.g, Compound(c.s...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Worst-case direction: top eigenvector of the loss matrix.
+				q, at, k := bruteLossMatrix(c.sigma, c.g, c.s)
+				var e mat.EigenSym
+				e.Factorize(q, true)
+				var vecs mat.Dense
+				e.VectorsTo(&vecs)
+				dir := mat.NewVecDense(len(c.s), nil)
+				dir.CopyVec(vecs.ColView(len(c.s) - 1))
+				// Scale the displacement so the divergence is about 0.3.
+				r := math.Sqrt(0.6 / (lambda * l))
+				dir.ScaleVec(r, dir)
+				want := lambda / 2 * r * r * l
 
-			cond, err := gp.Condition(c.sigma, c.s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			xs0 := make([]float64, len(c.s)) // hypothesis s_i = 0
-			// hypothesis s_j = Delta gives mean At Delta (m1 below)
-			m0 := mat.NewVecDense(n, nil)
-			var m1 mat.VecDense
-			m1.MulVec(at, dir)
-			p0, ok0 := distmv.NewNormal(m0.RawVector().Data, k, nil)
-			p1, ok1 := distmv.NewNormal(m1.RawVector().Data, k, nil)
-			if !ok0 || !ok1 {
-				t.Fatal("K not positive definite")
-			}
-			rc, rg := sqrtPSD(cond.C), sqrtPSD(c.g)
-			const samples = 40000
-			logs := make([]float64, samples)
-			z := mat.NewVecDense(n, nil)
-			for i := range logs {
-				// Z | X_S = 0: X_U = A*0 + C^1/2 xi, X_S = 0, plus G.
-				var xu, gn mat.VecDense
-				xu.MulVec(rc, stdNormals(rng, len(cond.U)))
-				gn.MulVec(rg, stdNormals(rng, n))
-				for j := range n {
-					z.SetVec(j, gn.AtVec(j))
+				cond, err := gp.Condition(c.sigma, c.s)
+				if err != nil {
+					t.Fatal(err)
 				}
-				for j, p := range cond.U {
-					z.SetVec(p, z.AtVec(p)+xu.AtVec(j))
+				xs0 := make([]float64, len(c.s)) // hypothesis s_i = 0
+				// hypothesis s_j = Delta gives mean At Delta (m1 below)
+				m0 := mat.NewVecDense(n, nil)
+				var m1 mat.VecDense
+				m1.MulVec(at, dir)
+				p0, ok0 := distmv.NewNormal(m0.RawVector().Data, k, nil)
+				p1, ok1 := distmv.NewNormal(m1.RawVector().Data, k, nil)
+				if !ok0 || !ok1 {
+					t.Fatal("K not positive definite")
 				}
-				for j, p := range cond.S {
-					z.SetVec(p, z.AtVec(p)+xs0[j])
+				rc, rg := sqrtPSD(cond.C), sqrtPSD(c.g)
+				const samples = 40000
+				logs := make([]float64, samples)
+				z := mat.NewVecDense(n, nil)
+				for i := range logs {
+					// Z | X_S = 0: X_U = A*0 + C^1/2 xi, X_S = 0, plus G.
+					var xu, gn mat.VecDense
+					xu.MulVec(rc, stdNormals(rng, len(cond.U)))
+					gn.MulVec(rg, stdNormals(rng, n))
+					for j := range n {
+						z.SetVec(j, gn.AtVec(j))
+					}
+					for j, p := range cond.U {
+						z.SetVec(p, z.AtVec(p)+xu.AtVec(j))
+					}
+					for j, p := range cond.S {
+						z.SetVec(p, z.AtVec(p)+xs0[j])
+					}
+					zz := z.RawVector().Data
+					logs[i] = (lambda - 1) * (p0.LogProb(zz) - p1.LogProb(zz))
 				}
-				zz := z.RawVector().Data
-				logs[i] = (lambda - 1) * (p0.LogProb(zz) - p1.LogProb(zz))
+				got, se := logMeanExp(logs)
+				got /= lambda - 1
+				se /= lambda - 1
+				t.Logf("%s lambda=%v: Monte Carlo %.4f ± %.4f, (E1) %.4f", c.name, lambda, got, se, want)
+				if math.Abs(got-want) > 4*se {
+					t.Errorf("%s lambda=%v: Monte Carlo %v ± %v, (E1) %v", c.name, lambda, got, se, want)
+				}
 			}
-			got, se := logMeanExp(logs)
-			got /= lambda - 1
-			se /= lambda - 1
-			t.Logf("%s lambda=%v: Monte Carlo %.4f ± %.4f, (E1) %.4f", c.name, lambda, got, se, want)
-			if math.Abs(got-want) > 4*se {
-				t.Errorf("%s lambda=%v: Monte Carlo %v ± %v, (E1) %v", c.name, lambda, got, se, want)
-			}
-		}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -48,6 +49,7 @@ func TestPaperSDPATable(t *testing.T) {
 // The closed form used for basic secrets is the generic interior-point
 // solve of the same SDP, read back the same way.
 func TestPaperSDPABasicClosedFormIsGeneric(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sigma *mat.SymDense
 		i     int
@@ -56,26 +58,28 @@ func TestPaperSDPABasicClosedFormIsGeneric(t *testing.T) {
 		{rbf(1.5, 16), 0},
 		{periodic(1.1, 16), 9},
 	} {
-		fast, err := PaperSDPA(tc.sigma, Basic(tc.i), 0.32, &PaperOptions{Stabilisation: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gen, err := PaperSDPA(tc.sigma, Basic(tc.i), 0.32, &PaperOptions{Generic: true, Stabilisation: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gen.Iterations == 0 || fast.Iterations != 0 {
-			t.Fatalf("iterations: generic %d, closed form %d", gen.Iterations, fast.Iterations)
-		}
-		if relErr(gen.Beta, fast.Beta) > 1e-7 {
-			t.Errorf("secret %d: beta generic %v, closed form %v", tc.i, gen.Beta, fast.Beta)
-		}
-		if d := maxAbsDiff(gen.SigmaG, fast.SigmaG); d > 1e-5 {
-			t.Errorf("secret %d: noise differs by %g", tc.i, d)
-		}
-		if relErr(gen.LossFactor, fast.LossFactor) > 1e-4 {
-			t.Errorf("secret %d: loss generic %v, closed form %v", tc.i, gen.LossFactor, fast.LossFactor)
-		}
+		t.Run(fmt.Sprintf("secret=%d", tc.i), func(t *testing.T) {
+			fast, err := PaperSDPA(tc.sigma, Basic(tc.i), 0.32, &PaperOptions{Stabilisation: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			gen, err := PaperSDPA(tc.sigma, Basic(tc.i), 0.32, &PaperOptions{Generic: true, Stabilisation: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if gen.Iterations == 0 || fast.Iterations != 0 {
+				t.Fatalf("iterations: generic %d, closed form %d", gen.Iterations, fast.Iterations)
+			}
+			if relErr(gen.Beta, fast.Beta) > 1e-7 {
+				t.Errorf("secret %d: beta generic %v, closed form %v", tc.i, gen.Beta, fast.Beta)
+			}
+			if d := maxAbsDiff(gen.SigmaG, fast.SigmaG); d > 1e-5 {
+				t.Errorf("secret %d: noise differs by %g", tc.i, d)
+			}
+			if relErr(gen.LossFactor, fast.LossFactor) > 1e-4 {
+				t.Errorf("secret %d: loss generic %v, closed form %v", tc.i, gen.LossFactor, fast.LossFactor)
+			}
+		})
 	}
 }
 
@@ -85,6 +89,7 @@ func TestPaperSDPABasicClosedFormIsGeneric(t *testing.T) {
 // for CVXOPT at l_eff = 5.2 (posterior 2-sigma about 0.083 with factor
 // 1000, the published curve; about 0.003 with 1 or 10).
 func TestPaperSDPACompound(t *testing.T) {
+	t.Parallel()
 	sigma := rbf(math.Sqrt(27), 50)
 	s := Compound(24, 25)
 	var got [2]float64
@@ -124,6 +129,7 @@ func TestPaperSDPACompound(t *testing.T) {
 // trace, and by Corollary 7.2.2 keeps each secret's loss at most what its
 // own SDP_A design gave it.
 func TestPaperMultipleSecretsSmall(t *testing.T) {
+	t.Parallel()
 	sigma := rbf(2.5, 12)
 	secrets := EveryPoint(12)
 	d, per, err := PaperMultipleSecrets(sigma, secrets, 0.24, nil)
@@ -155,6 +161,7 @@ func TestPaperMultipleSecretsSmall(t *testing.T) {
 // cip-math.md section 4 measured it with CVXOPT: worst loss factor 7.45 at
 // total noise 17.2, mean posterior 2-sigma 0.71.
 func TestPaperMultipleSecrets2c(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("50 LMIs of order 50: about 20 s")
 	}

@@ -32,6 +32,7 @@ func onesQuad(k gp.Kernel, ts []float64) (float64, bool) {
 // norm of an extension of the constant). A wrong constant (a dropped
 // boundary term, the interior's lam T/S(0) off by 2) fails one side.
 func TestPlaceNorm(t *testing.T) {
+	t.Parallel()
 	for _, kernel := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52} {
 		for _, x := range []float64{0.1, 0.5, 1, 3} {
 			bound, ok := PlaceNorm(kernel, x)

@@ -76,25 +76,15 @@ func TestHaversineBearing(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	for _, p := range []Point{{91, 0}, {0, 181}, {math.NaN(), 0}, {0, math.Inf(1)}} {
-		if p.Validate() == nil {
-			t.Errorf("%v validated", p)
-		}
+		t.Run(fmt.Sprint(p), func(t *testing.T) {
+			if p.Validate() == nil {
+				t.Errorf("%v validated", p)
+			}
+		})
 	}
 	if err := (Point{-90, 180}).Validate(); err != nil {
 		t.Error(err)
 	}
-}
-
-func ExampleENU() {
-	beijing := Point{Lat: 39.9847, Lon: 116.3184}
-	plane := NewENU(beijing)
-	east, north := plane.Forward(Destination(beijing, 90, 250))
-	fmt.Printf("%.1f m east, %.1f m north\n", east, north)
-	back := plane.Inverse(east, north)
-	fmt.Printf("%.6f, %.6f\n", back.Lat, back.Lon)
-	// Output:
-	// 250.3 m east, 0.0 m north
-	// 39.984700, 116.321331
 }
 
 // ECEF and FromECEF invert each other on the surface, and a point moved
@@ -103,20 +93,22 @@ func ExampleENU() {
 // direction), on pairs up to a few thousand kilometres apart.
 func TestECEF(t *testing.T) {
 	for _, p := range []Point{{39.98, 116.33}, {-33.9, 151.2}, {89.9999, 10}, {-90, 0}, {0, 180}, {39.47, 75.99}} {
-		x, y, z := ECEF(p)
-		q := FromECEF(x, y, z)
-		if d := Haversine(p, q); d > 1e-6 {
-			t.Errorf("%v: round trip %v, %.3g m away", p, q, d)
-		}
-		// Move along the ellipsoid normal by h.
-		φ, λ := p.Lat*math.Pi/180, p.Lon*math.Pi/180
-		ux, uy, uz := math.Cos(φ)*math.Cos(λ), math.Cos(φ)*math.Sin(λ), math.Sin(φ)
-		for _, h := range []float64{-1e5, -300, 300, 1e5} {
-			q := FromECEF(x+h*ux, y+h*uy, z+h*uz)
-			if d := Haversine(p, q); d > 1e-3 && !(math.Abs(p.Lat) > 89.99 && d < 1) {
-				t.Errorf("%v moved %g m along the normal projects to %v, %.3g m away", p, h, q, d)
+		t.Run(fmt.Sprint(p), func(t *testing.T) {
+			x, y, z := ECEF(p)
+			q := FromECEF(x, y, z)
+			if d := Haversine(p, q); d > 1e-6 {
+				t.Errorf("%v: round trip %v, %.3g m away", p, q, d)
 			}
-		}
+			// Move along the ellipsoid normal by h.
+			φ, λ := p.Lat*math.Pi/180, p.Lon*math.Pi/180
+			ux, uy, uz := math.Cos(φ)*math.Cos(λ), math.Cos(φ)*math.Sin(λ), math.Sin(φ)
+			for _, h := range []float64{-1e5, -300, 300, 1e5} {
+				q := FromECEF(x+h*ux, y+h*uy, z+h*uz)
+				if d := Haversine(p, q); d > 1e-3 && !(math.Abs(p.Lat) > 89.99 && d < 1) {
+					t.Errorf("%v moved %g m along the normal projects to %v, %.3g m away", p, h, q, d)
+				}
+			}
+		})
 	}
 	if q := FromECEF(0, 0, 0); q != (Point{}) {
 		t.Errorf("centre: %v", q)

@@ -1,15 +1,12 @@
 package geoind
 
 import (
-	"bytes"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/trace"
 )
 
 // BenchmarkStep measures one predictive step (test + possible noise) with
@@ -63,28 +60,6 @@ func BenchmarkSessionQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 		if _, err := s2.Query(geo.Point{Lat: 39.98, Lon: 116.32}, t0.Add(time.Hour)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkCaseStudy runs the full section V protocol (11 jump
-// probabilities × 10 samplings × 6 mechanisms) on the bundled 37-minute
-// GeoLife trace; `tracepriv repro predictive` does this for every trace.
-func BenchmarkCaseStudy(b *testing.B) {
-	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{Name: sample.Name})
-	if err != nil {
-		b.Fatal(err)
-	}
-	trs, err := trace.ReadAll(r)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs := DefaultCaseStudy()
-	src := noise.Seeded(1)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := cs.Run(trs, src, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
@@ -33,6 +34,12 @@ type Certificate struct {
 	// Randomness is "crypto", or "seeded:N" for a seeded run, which
 	// carries no guarantee against anyone who knows the seed.
 	Randomness string `json:"randomness"`
+	// ThinEvery, when set, is the period (a Go duration such as "1m0s")
+	// the input was thinned to before release (trace.Thin): each person's
+	// points are the fixes kept, chosen by their timestamps alone, and the
+	// guarantee, stated over the released points, also holds with d_inf
+	// over all the input's fixes (a subset's d_inf is at most the whole's).
+	ThinEvery string `json:"thin_every,omitempty"`
 }
 
 // NewCertificate describes a release made by SanitizeByPerson with cfg
@@ -64,8 +71,23 @@ func ReadCertificate(r io.Reader) (*Certificate, error) {
 	if err := jsondoc.DecodeVersion(b, CertificateVersion, &c); err != nil {
 		return nil, fmt.Errorf("geoind certificate: %w", err)
 	}
-	if err := c.Config.Validate(); err != nil {
+	if err := c.Config.template().Validate(); err != nil {
 		return nil, fmt.Errorf("geoind certificate: config: %w", err)
+	}
+	if c.Config.Manager == "planned" {
+		// Each person's session planned for their points.
+		for _, p := range c.People {
+			pc := c.Config
+			pc.Queries = max(p.Points, 1)
+			if err := pc.Validate(); err != nil {
+				return nil, fmt.Errorf("geoind certificate: person %s: %d points: config: %w", p.Person, p.Points, err)
+			}
+		}
+	}
+	if c.ThinEvery != "" {
+		if d, err := time.ParseDuration(c.ThinEvery); err != nil || d <= 0 {
+			return nil, fmt.Errorf("geoind certificate: thin_every %q: want a positive Go duration such as \"1m0s\"", c.ThinEvery)
+		}
 	}
 	if c.EpsilonPerMetre != c.Config.Params.Epsilon {
 		return nil, fmt.Errorf("geoind certificate: epsilon_per_metre %g differs from the configuration's %g", c.EpsilonPerMetre, c.Config.Params.Epsilon)

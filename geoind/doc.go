@@ -124,6 +124,17 @@
 // hard step, so ε(r) <= ε always; FixedRate and IM at a fixed rate may
 // scale the last step down to the budget left.
 //
+// Planned is the manager of an offline release, where the number of
+// queries N is public (the points of a recorded trace, after any thinning
+// by their timestamps, trace.Thin): each step spends the budget left over
+// the queries left in the fixed-rate formula, capped so that every later
+// query keeps a reserve of ε/(2N); it answers all N queries whatever the
+// positions, and every hard step draws ε_N >= ε/(2N(1+k)), a bound checked
+// against MaxNoiseRadius before anything is drawn. Config.Plan and
+// PlanByPerson report a release's cost before it is drawn (Plan), and
+// PersonRelease the error the run's decisions cost (ExpectedError, and
+// StepAccuracy's α).
+//
 // # Sessions and people
 //
 // A Session answers one query at a time against a persisted State (the

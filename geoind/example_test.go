@@ -200,3 +200,32 @@ func ExampleFiles() {
 	// Output:
 	// 000: 20 of 20 points, spent within budget true, randomness seeded:1
 }
+
+// A recorded 1 Hz trace of 20 minutes, thinned to a fix a minute by its
+// public timestamps, released by the planned manager: the plan is known
+// before anything is drawn, and every thinned point is covered.
+func ExamplePlanByPerson() {
+	start := time.Date(2008, 10, 24, 8, 0, 0, 0, time.UTC)
+	tr := &trace.Trace{UID: "000"}
+	for i := range 1228 {
+		tr.Points = append(tr.Points, trace.Point{Time: start.Add(time.Duration(i) * time.Second), Lat: 39.98 + 1e-6*float64(i), Lon: 116.32})
+	}
+	thin := []*trace.Trace{tr.Thin(time.Minute)}
+	cfg := geoind.Config{Mechanism: "pm", Manager: "planned", Params: geoind.Params{Epsilon: math.Ln10 / 100, PR0: 0.5},
+		Origin: geoind.BeijingCentre, Noise: geoind.PlanarLaplace{Grid: 1}}
+	plans, err := geoind.PlanByPerson(cfg, thin, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d fixes thinned to %d; expected error %.0f m per point\n", tr.Len(), plans[0].Points, plans[0].ExpectedErrorM)
+	_, people, err := geoind.SanitizeByPerson(cfg, thin, nil, nil) // nil: crypto/rand
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("released %d of %d points\n", people[0].Released, people[0].Points)
+	// Output:
+	// 1228 fixes thinned to 21; expected error 1761 m per point
+	// released 21 of 21 points
+}

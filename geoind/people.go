@@ -36,6 +36,18 @@ type PersonRelease struct {
 	Budget   float64 `json:"budget"`
 	// PredictionRate is easy/tested over the person's run.
 	PredictionRate float64 `json:"prediction_rate"`
+	// ExpectedErrorM is the error the release cost, by the mechanism's
+	// accuracy functions on the public decisions of the person's run: the
+	// mean over released points of ExpectedError(ε_N) = 2/ε_N of the
+	// step's noise (the mean distance of a fresh-noise report), over the
+	// points whose step drew or could draw noise (all but those the
+	// elapsed-time skip reported, which carry no bound).
+	ExpectedErrorM float64 `json:"expected_error_m,omitempty"`
+	// AccuracyM is the mean over the same points of the step's α at the
+	// configuration's confidence (StepAccuracy, Proposition 4): with that
+	// probability a step's report lies within its α of the point, whether
+	// fresh noise or an accepted prediction.
+	AccuracyM float64 `json:"accuracy_m,omitempty"`
 	// First and Last are the times of the person's first and last point,
 	// CoveredUntil that of the last released one (zero if none).
 	First        time.Time `json:"first"`
@@ -58,26 +70,44 @@ type PersonRelease struct {
 // first appearance. Points after a person's budget is exhausted are not
 // released: PersonRelease says how many; whether partial coverage is
 // acceptable is the caller's decision.
+//
+// With the planned manager (cfg.Manager "planned"), each person's session
+// plans for exactly their number of points (cfg.Queries is ignored), so
+// every point is released (Planned). Every person's configuration is
+// checked before anything is drawn for anyone; a person whose points
+// cannot be released is named by a *PlanError (PlanByPerson gives every
+// person's plan beforehand).
 func SanitizeByPerson(cfg Config, traces []*trace.Trace, person func(*trace.Trace) string, src noise.Source) ([]*trace.Trace, []PersonRelease, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.template().Validate(); err != nil {
 		return nil, nil, err
 	}
-	if person == nil {
-		person = func(t *trace.Trace) string { return t.UID }
-	}
-	var order []string
-	groups := map[string][]int{}
-	for i, tr := range traces {
-		k := person(tr)
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
+	order, groups := groupByPerson(traces, person)
+	// Every person's configuration is checked before anything is drawn
+	// for anyone: the planned manager's depends on their number of points.
+	cfgs := make(map[string]Config, len(order))
+	for _, k := range order {
+		c := cfg
+		if c.Manager == "planned" {
+			c.Queries = 0
+			for _, i := range groups[k] {
+				c.Queries += traces[i].Len()
+			}
+			if c.Queries == 0 {
+				c.Queries = 1 // nothing to release; the plan is never used
+			}
 		}
-		groups[k] = append(groups[k], i)
+		if err := c.Validate(); err != nil {
+			if c.Manager == "planned" {
+				return nil, nil, &PlanError{Person: k, Points: c.Queries, Err: err}
+			}
+			return nil, nil, err
+		}
+		cfgs[k] = c
 	}
 	outs := make([]*trace.Trace, len(traces))
 	var people []PersonRelease
 	for _, k := range order {
-		pr, err := sanitizePerson(cfg, k, traces, groups[k], outs, src)
+		pr, err := sanitizePerson(cfgs[k], k, traces, groups[k], outs, src)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -156,9 +186,28 @@ func sanitizePerson(cfg Config, key string, traces []*trace.Trace, idx []int, ou
 	st := s.State()
 	rs := st.Run.Stats()
 	pr.Hard, pr.Skipped, pr.Spent, pr.PredictionRate = rs.Hard, rs.Skipped, st.Spent, rs.PredictionRate
+	pr.ExpectedErrorM, pr.AccuracyM = runErrors(st.Run, cfg.Params.withDefaults().Confidence)
 	pr.Complete = pr.Released == pr.Points
 	if pr.Points > 0 {
 		pr.Covered = float64(pr.Released) / float64(pr.Points)
 	}
 	return pr, nil
+}
+
+// runErrors returns the mean ExpectedError(ε_N) and the mean StepAccuracy
+// over the steps of r that drew or could draw noise (0, 0 if none).
+func runErrors(r Run, confidence float64) (expected, accuracy float64) {
+	n := 0
+	for _, st := range r {
+		if st.Decision.Mode == ModePredict {
+			continue
+		}
+		expected += ExpectedError(st.Decision.EpsN)
+		accuracy += StepAccuracy(st.Decision, confidence)
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return expected / float64(n), accuracy / float64(n)
 }

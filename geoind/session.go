@@ -25,13 +25,20 @@ type LatLon = geo.Point
 type Config struct {
 	// Mechanism is "pm" (predictive, default) or "im" (independent).
 	Mechanism string `json:"mechanism"`
-	// Manager is "fixed-rate" (default) or "fixed-utility".
+	// Manager is "fixed-rate" (default), "fixed-utility" or "planned"
+	// (Planned: a release of Queries points known in advance, all of them
+	// covered).
 	Manager string `json:"manager"`
 	Params  Params `json:"params"`
 	// Rate is ρ per metre per step (fixed-rate).
 	Rate float64 `json:"rate,omitempty"`
 	// Accuracy is α in metres (fixed-utility).
 	Accuracy float64 `json:"accuracy,omitempty"`
+	// Queries is N of the planned manager, the number of queries its plan
+	// covers; a session of the planned manager needs it. SanitizeByPerson
+	// sets it to each person's number of points, and the configuration in
+	// a Certificate leaves it 0: each person's is their points.
+	Queries int `json:"queries,omitempty"`
 	// Predictor is "parrot" (default) or "linear".
 	Predictor string `json:"predictor,omitempty"`
 	// Origin is the public origin of the tangent plane and its grid: a
@@ -85,10 +92,16 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 		return nil, paramErr("rate", c.Rate, "in (0, epsilon]")
 	case kind == "fixed-utility" && (!(c.Accuracy > 0) || math.IsInf(c.Accuracy, 1)):
 		return nil, paramErr("accuracy", c.Accuracy, "finite and > 0 metres")
+	case kind == "planned":
+		if err := checkQueries(c.Queries); err != nil {
+			return nil, err
+		}
 	case kind != "fixed-rate" && kind != "fixed-utility":
-		return nil, paramErr("manager", c.Manager, `"fixed-rate" or "fixed-utility"`)
+		return nil, paramErr("manager", c.Manager, `"fixed-rate", "fixed-utility" or "planned"`)
 	}
 	switch {
+	case (mech == "pm" || mech == "im") && kind == "planned":
+		m.Manager = Planned{Params: c.Params, Queries: c.Queries, Independent: mech == "im"}
 	case mech == "im" && kind == "fixed-rate":
 		m.Manager = IndependentRate(p.Epsilon, c.Rate)
 	case mech == "im":
@@ -104,8 +117,11 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 		if CheckNoiseScale("epsilon", lo) != nil {
 			r := noise.PlanarLaplace{Epsilon: lo}.RadiusQuantile(NoiseRadiusConfidence)
 			what := fmt.Sprintf("noise the tangent plane can represent: the smallest per-step noise this manager can draw, ε_N = %.3g per metre, exceeds %.4g km with probability 1e-9, beyond MaxNoiseRadius (%g km)", lo, r/1000, MaxNoiseRadius/1000)
-			if kind == "fixed-utility" {
+			switch kind {
+			case "fixed-utility":
 				return nil, paramErr("accuracy", c.Accuracy, what+"; lower the accuracy α")
+			case "planned":
+				return nil, paramErr("queries", c.Queries, what+"; release fewer points (thin the trace) or raise the budget epsilon")
 			}
 			return nil, paramErr("rate", c.Rate, what+"; raise the rate (per metre per step) or the budget epsilon")
 		}
@@ -129,9 +145,13 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 // [1/4, 1], so ε_N is in [ρ/(1+k), ρ/(k/4)], and never above ε/(1+k), the
 // most a hard step can cost; a scaled last step may halve it. Independent:
 // PerStep (halved at most when ScaleLast). FixedUtility: c_N/α exactly.
+// Planned: see its proof.
 func noiseRange(mgr Manager) (lo, hi float64, ok bool) {
 	const half = lastScale / 2
 	switch m := mgr.(type) {
+	case Planned:
+		lo, hi = m.noiseRange()
+		return lo, hi, true
 	case FixedRate:
 		p := m.Params.withDefaults()
 		k := p.TestShare()

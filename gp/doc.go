@@ -3,6 +3,24 @@
 // timestamps, stable factorisations of nearly singular covariances, Gaussian
 // conditioning, and maximum-likelihood fitting of kernel hyperparameters.
 //
+// For example, what an adversary who learns a trace's first point infers
+// about the next three under a Matérn 5/2 prior:
+//
+//	k, err := gp.NewKernel(gp.KernelMatern52, 100, 30, 0) // variance 100 m², lengthscale 30 s
+//	if err != nil {
+//		return err
+//	}
+//	sigma := gp.Gram(k, []float64{0, 10, 30, 90}) // at public timestamps, in seconds
+//	c, err := gp.Condition(sigma, []int{0})
+//	if err != nil {
+//		return err
+//	}
+//	mean, err := c.Mean(nil, []float64{20}) // the first point 20 m east of the prior mean
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Printf("%.1f %.1f %.1f m\n", mean[0], mean[1], mean[2]) // 18.3 10.5 0.6 m
+//
 // # Model
 //
 // One coordinate of a location trace sampled at times t_1..t_n is modelled

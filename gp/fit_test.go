@@ -1,6 +1,7 @@
 package gp
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -8,34 +9,36 @@ import (
 func TestLogLikGradient(t *testing.T) {
 	data := sampleGP(t, RBF{1.2, 4}, Indices(25), 0.05, 2, 7)
 	for _, k := range []Kernel{RBF{0.9, 3}, Sum{Matern52{1, 5}, Periodic{0.3, 1, 8}}} {
-		noise := 0.04
-		np := len(k.Params())
-		g := make([]float64, np+1)
-		if _, _, err := logLik(k, noise, data, g); err != nil {
-			t.Fatal(err)
-		}
-		h := 1e-5
-		for i := range np + 1 {
-			eval := func(sign float64) float64 {
-				v := paramsOf(k)
-				nz := noise
-				if i < np {
-					v[i] *= math.Exp(sign * h)
-				} else {
-					nz *= math.Exp(sign * h)
-				}
-				kk, _ := k.WithParams(v)
-				ll, _, err := logLik(kk, nz, data, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return ll
+		t.Run(fmt.Sprintf("%T", k), func(t *testing.T) {
+			noise := 0.04
+			np := len(k.Params())
+			g := make([]float64, np+1)
+			if _, _, err := logLik(k, noise, data, g); err != nil {
+				t.Fatal(err)
 			}
-			fd := (eval(1) - eval(-1)) / (2 * h)
-			if math.Abs(fd-g[i]) > 1e-5*math.Max(1, math.Abs(fd)) {
-				t.Errorf("%T param %d: gradient %v, finite difference %v", k, i, g[i], fd)
+			h := 1e-5
+			for i := range np + 1 {
+				eval := func(sign float64) float64 {
+					v := paramsOf(k)
+					nz := noise
+					if i < np {
+						v[i] *= math.Exp(sign * h)
+					} else {
+						nz *= math.Exp(sign * h)
+					}
+					kk, _ := k.WithParams(v)
+					ll, _, err := logLik(kk, nz, data, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					return ll
+				}
+				fd := (eval(1) - eval(-1)) / (2 * h)
+				if math.Abs(fd-g[i]) > 1e-5*math.Max(1, math.Abs(fd)) {
+					t.Errorf("%T param %d: gradient %v, finite difference %v", k, i, g[i], fd)
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -55,6 +58,7 @@ func TestLogMarginalLikelihoodKnown(t *testing.T) {
 // TestFitRecoversLengthscale simulates GP data with known hyperparameters
 // (fixed seed) and fits them back.
 func TestFitRecoversLengthscale(t *testing.T) {
+	t.Parallel()
 	ts := Indices(40)
 	for _, want := range []float64{3, 7} {
 		data := sampleGP(t, RBF{1, want}, ts, 0.01, 30, uint64(want*100))
@@ -87,6 +91,7 @@ func TestFitRecoversLengthscale(t *testing.T) {
 // series simulated from that model at lengthscale 6 and checks the median
 // fit, then checks that a fitted nugget also recovers the lengthscale.
 func TestFitPaperOptions(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("per-series fits")
 	}

@@ -29,12 +29,14 @@ func TestKernelKnownValues(t *testing.T) {
 		{"product", Product{RBF{2, 1}, Periodic{1, 1, 4}}, 0, 1, 2 * math.Exp(-0.5) * math.Exp(-2*0.5)},
 	}
 	for _, c := range cases {
-		if got := c.k.Eval(c.s, c.t); relErr(got, c.want) > 1e-14 {
-			t.Errorf("%s: Eval = %v, want %v", c.name, got, c.want)
-		}
-		if got := c.k.Eval(c.t, c.s); relErr(got, c.want) > 1e-14 {
-			t.Errorf("%s: not symmetric", c.name)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.k.Eval(c.s, c.t); relErr(got, c.want) > 1e-14 {
+				t.Errorf("%s: Eval = %v, want %v", c.name, got, c.want)
+			}
+			if got := c.k.Eval(c.t, c.s); relErr(got, c.want) > 1e-14 {
+				t.Errorf("%s: not symmetric", c.name)
+			}
+		})
 	}
 }
 

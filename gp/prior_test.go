@@ -71,9 +71,11 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 		{`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":-1}`, `"lengthscale_s"`},
 		{`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"lengthscale":3}`, `unknown field "lengthscale"`},
 	} {
-		os.WriteFile(path, []byte(c.json), 0o644)
-		if _, err := ReadPriorFile(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
-			t.Errorf("%s: error %v, want it to name %s and the file", c.json, err, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			os.WriteFile(path, []byte(c.json), 0o644)
+			if _, err := ReadPriorFile(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%s: error %v, want it to name %s and the file", c.json, err, c.want)
+			}
+		})
 	}
 }

@@ -57,6 +57,7 @@ func TestSpectralDensities(t *testing.T) {
 // The density ratio s_l / s_l' (l <= l') is at least l/l' at every
 // frequency, the fact cip.FamilyMinEigen rests on.
 func TestDensityRatioBound(t *testing.T) {
+	t.Parallel()
 	for _, mk := range []func(l float64) Spectral{
 		func(l float64) Spectral { return RBF{1, l} },
 		func(l float64) Spectral { return Matern12{1, l} },

@@ -76,6 +76,7 @@ func TestStateSpaceLyapunovAndSpectrum(t *testing.T) {
 // WhitenedTransition: Cov(f_i, f_j) = H A(t_i - t_(i-1))···A(t_(j+1) - t_j)
 // Pinf H^T, and Variance·[Ã_i···Ã_(j+1)]_00.
 func TestStateSpaceMatchesGram(t *testing.T) {
+	t.Parallel()
 	ts := irregularTimes(120, 1)
 	for _, l := range []float64{2, 8.635, 48.85} {
 		for _, k := range maternKernels(3, l) {
@@ -270,6 +271,7 @@ func norm2(a []float64, d int) float64 {
 // Frobenius distance is the rounding itself). The interval enclosure of
 // the constants' route contains the reference.
 func TestWhitenedTransitionBound(t *testing.T) {
+	t.Parallel()
 	type step struct{ dt, lo float64 }
 	steps := []step{{1e-9, 0}, {0.37, 0}, {1, 0}, {2.999, 1e-17}, {7.5, 0}, {33.3, 0}, {180, 0}, {250, 0}, {3000, 0}}
 	for _, l := range []float64{1, 8.635, 48.85} {
@@ -413,6 +415,7 @@ func (a ddBall) contains(v *big.Float) bool {
 // relative. A ball with its radius zeroed must fail somewhere (the test
 // can see a missing radius).
 func TestDDBallEncloses(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	randBall := func() (ddBall, *big.Float) {
 		x := (rng.Float64() - 0.5) * math.Ldexp(1, rng.IntN(40)-20)

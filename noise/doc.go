@@ -2,6 +2,17 @@
 // mechanisms release through, each with the guarantee it gives stated
 // below and checked by falsification tests.
 //
+// For example, a geo-indistinguishable location and a differentially
+// private count, both from crypto/rand:
+//
+//	// Locations 200 m apart are 4-indistinguishable: ε = ln(4)/200 per metre.
+//	pl := noise.PlanarLaplace{Epsilon: math.Log(4) / 200}      // Src nil: crypto/rand
+//	dx, dy := pl.Rand()                                        // metres east and north
+//	fmt.Printf("90%% within %.0f m\n", pl.AccuracyRadius(0.9)) // 90% within 561 m
+//	// A count with ε = 0.5, released on a power-of-two lattice.
+//	count := noise.Laplace{Epsilon: 0.5, Sensitivity: 1}.Add(120)
+//	fmt.Printf("moved (%.0f, %.0f) m; count %g\n", dx, dy, count)
+//
 // What uses what:
 //   - sanitize's dense path: MultiNormal (a certified Cholesky factor of
 //     the noise covariance, NewMultiNormalCholesky) and AddOnGrid, which

@@ -1,6 +1,7 @@
 package noise
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -65,6 +66,7 @@ func TestSecureSanity(t *testing.T) {
 }
 
 func TestUniform(t *testing.T) {
+	t.Parallel()
 	src := Seeded(21)
 	const n = 200000
 	xs := make([]float64, n)
@@ -125,27 +127,30 @@ func TestExponentialNormal(t *testing.T) {
 }
 
 func TestGeometric(t *testing.T) {
+	t.Parallel()
 	const n = 100000
 	src := Seeded(23)
 	for _, c := range []struct {
 		lambda float64
 		n      int
 	}{{0.05, n}, {1, n}, {math.Ln2, n}, {5, n}, {1e-6, n}, {1e-12, n / 4}, {1e-18, n / 4} /* bisection path */} {
-		lambda := c.lambda
-		p := -math.Expm1(-lambda)
-		xs := make([]float64, c.n)
-		for i := range xs {
-			k := Geometric(src, lambda)
-			if k < 1 {
-				t.Fatalf("Geometric(%g) = %d < 1", lambda, k)
+		t.Run(fmt.Sprintf("lambda=%g", c.lambda), func(t *testing.T) {
+			lambda := c.lambda
+			p := -math.Expm1(-lambda)
+			xs := make([]float64, c.n)
+			for i := range xs {
+				k := Geometric(src, lambda)
+				if k < 1 {
+					t.Fatalf("Geometric(%g) = %d < 1", lambda, k)
+				}
+				xs[i] = float64(k)
 			}
-			xs[i] = float64(k)
-		}
-		// Mean 1/p, variance (1-p)/p², kurtosis 9 + p²/(1-p).
-		q := 1 - p
-		if err := stattest.CheckMoments(xs, 1/p, q/(p*p), 9+p*p/q, stattest.Z); err != nil {
-			t.Errorf("lambda=%g: %v", lambda, err)
-		}
+			// Mean 1/p, variance (1-p)/p², kurtosis 9 + p²/(1-p).
+			q := 1 - p
+			if err := stattest.CheckMoments(xs, 1/p, q/(p*p), 9+p*p/q, stattest.Z); err != nil {
+				t.Errorf("lambda=%g: %v", lambda, err)
+			}
+		})
 	}
 	if Geometric(src, 0) != 0 || Geometric(src, math.NaN()) != 0 || TwoSidedGeometric(src, -1) != 0 {
 		t.Error("invalid lambda not reported as 0")
@@ -217,9 +222,11 @@ func TestSecureMath(t *testing.T) {
 		{1, 1}, {3, 4}, {4, 4}, {0.3, 0.5}, {0x1p-1074, 0x1p-1074}, {0x1.0000000000001p10, 0x1p11}, {1e-300, 0x1p-996},
 	}
 	for _, c := range cases {
-		if got := ceilPowerOfTwo(c.x); got != c.want {
-			t.Errorf("ceilPowerOfTwo(%g) = %g, want %g", c.x, got, c.want)
-		}
+		t.Run(fmt.Sprintf("x=%g", c.x), func(t *testing.T) {
+			if got := ceilPowerOfTwo(c.x); got != c.want {
+				t.Errorf("ceilPowerOfTwo(%g) = %g, want %g", c.x, got, c.want)
+			}
+		})
 	}
 	if r := roundToMultipleOfPowerOfTwo(0.3, 0.25); r != 0.25 {
 		t.Errorf("round(0.3, 1/4) = %g", r)

@@ -29,6 +29,7 @@ func binomialCheck(t *testing.T, what string, count, n int, p float64) {
 // frequency of |Z| > 3 and > 4, the sign, and a chi-square of the integer
 // part k = floor|Z|.
 func TestLazyNormalDistribution(t *testing.T) {
+	t.Parallel()
 	const n = 400000
 	s := normalSampler{rd: digitReader{src: Seeded(41)}}
 	var z LazyNormal
@@ -80,6 +81,7 @@ func TestLazyNormalDistribution(t *testing.T) {
 // The negative control for the test above: the same checks reject a
 // normal with 2% too much spread.
 func TestLazyNormalDistributionPower(t *testing.T) {
+	t.Parallel()
 	s := normalSampler{rd: digitReader{src: Seeded(42)}}
 	var z LazyNormal
 	xs := make([]float64, 400000)
@@ -98,6 +100,7 @@ func TestLazyNormalDistributionPower(t *testing.T) {
 // 400,000 draws resolve, and digits drawn by Refine must be fair too. A
 // chi-square of the top 4 bits of digits 2-8 (bits 17-128) per digit.
 func TestLazyNormalLowDigitsUniform(t *testing.T) {
+	t.Parallel()
 	const n = 200000
 	s := normalSampler{rd: digitReader{src: Seeded(43)}}
 	var z LazyNormal
@@ -212,16 +215,4 @@ func TestLazyNormalSources(t *testing.T) {
 	if err := stattest.CheckMoments(xs, 0, 1, stattest.KurtosisNormal, 6); err != nil {
 		t.Error(err)
 	}
-}
-
-func ExampleLazyNormal() {
-	z := NewLazyNormal(Seeded(1)) // src nil for crypto/rand
-	fmt.Printf("%.6f (error at most %.0e, %d bits known)\n", z.Float64(), z.ErrorBound(), z.Bits())
-	z.Refine(Seeded(2), 256)
-	var lo, hi big.Float
-	z.Enclosure(&lo, &hi)
-	fmt.Printf("%d bits: (%.30g, ...)\n", z.Bits(), &lo)
-	// Output:
-	// -0.491331 (error at most 3e-16, 64 bits known)
-	// 256 bits: (-0.491331047599484433321893881849, ...)
 }

@@ -191,6 +191,7 @@ func rbfScaled(n int, ell, sd float64) *mat.SymDense {
 // whatever x is, so the same attack, with that support model, must find
 // nothing; the black-box test below checks the model.
 func TestSupportAttackFirstPoint(t *testing.T) {
+	t.Parallel()
 	const shift, releases = 0.3, 1500
 	x := []float64{1234.5678}
 	xs := []float64{x[0] + shift}
@@ -203,48 +204,50 @@ func TestSupportAttackFirstPoint(t *testing.T) {
 		{"100-point RBF trace (lengthscale 10, sd 50 m)", rbfScaled(100, 10, 50), 0.25},
 	}
 	for k, c := range cases {
-		old := newOldSampler(t, c.cov)
-		l := old.f.a[0]
-		n := c.cov.SymmetricDim()
-		xv, xsv := make([]float64, n), make([]float64, n)
-		for i := range n {
-			xv[i], xsv[i] = x[0]+3*float64(i), xs[0]+3*float64(i)
-		}
-		src := Seeded(60 + uint64(k))
-		ys := make([]float64, releases)
-		for r := range ys {
-			ys[r] = old.release(xv, src)[0]
-		}
-		self := stattest.SupportAttack(ys, func(y float64) bool { return oldFirstPossible(y, xv[0], l, old.g) })
-		if self.Impossible != 0 {
-			t.Fatalf("%s: the oracle calls %d of the old sampler's own releases impossible", c.name, self.Impossible)
-		}
-		res := stattest.SupportAttack(ys, func(y float64) bool { return oldFirstPossible(y, xsv[0], l, old.g) })
-		t.Logf("%s: old sampler (g = %.3g m, L₀₀·wn spacing ≈ %.3g-%.3g m): %d of %d releases impossible from x+%.1f m (rate %.3f, δ >= %.3f at z = %g)",
-			c.name, old.g, l*zigWidths()[1], l*zigWidths()[127], res.Impossible, res.Tested, shift, res.Rate(), res.DeltaLowerBound(stattest.Z), stattest.Z)
-		if res.Rate() < c.minRate || res.DeltaLowerBound(stattest.Z) <= 0 {
-			t.Errorf("%s: negative control not flagged: rate %.4f, want >= %g", c.name, res.Rate(), c.minRate)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			old := newOldSampler(t, c.cov)
+			l := old.f.a[0]
+			n := c.cov.SymmetricDim()
+			xv, xsv := make([]float64, n), make([]float64, n)
+			for i := range n {
+				xv[i], xsv[i] = x[0]+3*float64(i), xs[0]+3*float64(i)
+			}
+			src := Seeded(60 + uint64(k))
+			ys := make([]float64, releases)
+			for r := range ys {
+				ys[r] = old.release(xv, src)[0]
+			}
+			self := stattest.SupportAttack(ys, func(y float64) bool { return oldFirstPossible(y, xv[0], l, old.g) })
+			if self.Impossible != 0 {
+				t.Fatalf("%s: the oracle calls %d of the old sampler's own releases impossible", c.name, self.Impossible)
+			}
+			res := stattest.SupportAttack(ys, func(y float64) bool { return oldFirstPossible(y, xsv[0], l, old.g) })
+			t.Logf("%s: old sampler (g = %.3g m, L₀₀·wn spacing ≈ %.3g-%.3g m): %d of %d releases impossible from x+%.1f m (rate %.3f, δ >= %.3f at z = %g)",
+				c.name, old.g, l*zigWidths()[1], l*zigWidths()[127], res.Impossible, res.Tested, shift, res.Rate(), res.DeltaLowerBound(stattest.Z), stattest.Z)
+			if res.Rate() < c.minRate || res.DeltaLowerBound(stattest.Z) <= 0 {
+				t.Errorf("%s: negative control not flagged: rate %.4f, want >= %g", c.name, res.Rate(), c.minRate)
+			}
 
-		// The new sampler, same trace and source kind.
-		mn, err := NewMultiNormalCholesky(c.cov)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := mn.Granularity()
-		for r := range ys {
-			y, err := mn.AddSnapped(nil, xv, src)
+			// The new sampler, same trace and source kind.
+			mn, err := NewMultiNormalCholesky(c.cov)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ys[r] = y[0]
-		}
-		onLattice := func(y float64) bool { return y/g == math.Trunc(y/g) && math.Abs(y/g) <= maxOutputMultiple }
-		res = stattest.SupportAttack(ys, onLattice)
-		t.Logf("%s: exact release (g = %.3g m): %d of %d impossible", c.name, g, res.Impossible, res.Tested)
-		if res.Impossible != 0 {
-			t.Errorf("%s: exact release has %d releases off its lattice", c.name, res.Impossible)
-		}
+			g := mn.Granularity()
+			for r := range ys {
+				y, err := mn.AddSnapped(nil, xv, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ys[r] = y[0]
+			}
+			onLattice := func(y float64) bool { return y/g == math.Trunc(y/g) && math.Abs(y/g) <= maxOutputMultiple }
+			res = stattest.SupportAttack(ys, onLattice)
+			t.Logf("%s: exact release (g = %.3g m): %d of %d impossible", c.name, g, res.Impossible, res.Tested)
+			if res.Impossible != 0 {
+				t.Errorf("%s: exact release has %d releases off its lattice", c.name, res.Impossible)
+			}
+		})
 	}
 }
 
@@ -256,6 +259,7 @@ func TestSupportAttackFirstPoint(t *testing.T) {
 // computed here (asserted < 1e-6). The old sampler at its own grid reaches
 // only a tiny fraction of the window: the same check flags it.
 func TestLatticeCoverage(t *testing.T) {
+	t.Parallel()
 	const g, n = 0x1p-10, 20000
 	sd := []float64{50 * g, 40 * g}
 	cov := mat.NewSymDense(2, []float64{sd[0] * sd[0], 0.6 * sd[0] * sd[1], 0.6 * sd[0] * sd[1], sd[1] * sd[1]})

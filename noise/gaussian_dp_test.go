@@ -13,6 +13,7 @@ import (
 // inputs 0 and 1, and the same check rejects σ/4 (true δ at ε = 1 is
 // 0.153 by accountant.GaussianDelta and mpmath), so it can fail.
 func TestGaussianDPFalsifier(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("statistical falsifier")
 	}

@@ -60,34 +60,26 @@ func TestGaussianRoundsToGranularity(t *testing.T) {
 // TestGaussianStatistics mirrors Google's: 125,000 draws, mean and variance
 // (kurtosis 3) within z = 4.41717 standard errors, plus a KS fit.
 func TestGaussianStatistics(t *testing.T) {
+	t.Parallel()
 	const n = 125000
 	for i, c := range []struct{ x, sigma float64 }{{0, 1}, {-3, 0.25}, {1e4, 50}} {
-		g := Gaussian{Sigma: c.sigma, Src: Seeded(uint64(500 + i))}
-		xs := make([]float64, n)
-		for k := range xs {
-			xs[k] = g.Add(c.x)
-		}
-		if err := stattest.CheckMoments(xs, c.x, c.sigma*c.sigma, stattest.KurtosisNormal, stattest.Z); err != nil {
-			t.Errorf("%+v: %v", c, err)
-		}
-		if d, p := stattest.KS(xs, func(v float64) float64 { return g.CDF(v - c.x) }); p < 1e-4 {
-			t.Errorf("%+v: KS D=%g p=%g", c, d, p)
-		}
+		t.Run(fmt.Sprintf("x=%g,sigma=%g", c.x, c.sigma), func(t *testing.T) {
+			g := Gaussian{Sigma: c.sigma, Src: Seeded(uint64(500 + i))}
+			xs := make([]float64, n)
+			for k := range xs {
+				xs[k] = g.Add(c.x)
+			}
+			if err := stattest.CheckMoments(xs, c.x, c.sigma*c.sigma, stattest.KurtosisNormal, stattest.Z); err != nil {
+				t.Errorf("%+v: %v", c, err)
+			}
+			if d, p := stattest.KS(xs, func(v float64) float64 { return g.CDF(v - c.x) }); p < 1e-4 {
+				t.Errorf("%+v: KS D=%g p=%g", c, d, p)
+			}
+		})
 	}
 	if q := (Gaussian{Sigma: 2}).Quantile(0.975); math.Abs(q-2*1.959963984540054) > 1e-12 {
 		t.Errorf("Quantile(0.975) = %.15g", q)
 	}
-}
-
-func ExampleGaussian() {
-	// σ for (ε, δ) = (1, 1e-5) at L2 sensitivity 1, as
-	// accountant.GaussianSigma(1, 1e-5, 1) calibrates it.
-	const sigma = 3.7306316348159418
-	g := Gaussian{Sigma: sigma, Src: Seeded(1)} // Src: nil for crypto/rand
-	y := g.Add(10)
-	fmt.Println("on the lattice:", math.Mod(y, g.Granularity()) == 0)
-	// Output:
-	// on the lattice: true
 }
 
 func TestGaussianSigmaBoundary(t *testing.T) {

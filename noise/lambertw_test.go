@@ -1,6 +1,7 @@
 package noise
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -27,9 +28,11 @@ func TestLambertWm1Known(t *testing.T) {
 		{-math.Exp(-1), -1, 1e-15},
 	}
 	for _, c := range cases {
-		if got := LambertWm1(c.x); !(relErr(got, c.want) <= c.tol) {
-			t.Errorf("LambertWm1(%v) = %.17g, want %.17g (rel err %.2g > %g)", c.x, got, c.want, relErr(got, c.want), c.tol)
-		}
+		t.Run(fmt.Sprintf("x=%g", c.x), func(t *testing.T) {
+			if got := LambertWm1(c.x); !(relErr(got, c.want) <= c.tol) {
+				t.Errorf("LambertWm1(%v) = %.17g, want %.17g (rel err %.2g > %g)", c.x, got, c.want, relErr(got, c.want), c.tol)
+			}
+		})
 	}
 }
 
@@ -96,9 +99,11 @@ func TestLambertW0(t *testing.T) {
 		{1e-20, 1e-20, 1e-15},
 	}
 	for _, c := range cases {
-		if got := LambertW0(c.x); !(relErr(got, c.want) <= c.tol) {
-			t.Errorf("LambertW0(%v) = %.17g, want %.17g", c.x, got, c.want)
-		}
+		t.Run(fmt.Sprintf("x=%g", c.x), func(t *testing.T) {
+			if got := LambertW0(c.x); !(relErr(got, c.want) <= c.tol) {
+				t.Errorf("LambertW0(%v) = %.17g, want %.17g", c.x, got, c.want)
+			}
+		})
 	}
 	for _, x := range []float64{-0.36, -0.2, -1e-5, 1e-300, 0.5, 2, 100, 1e10, 1e300, math.MaxFloat64} {
 		w := LambertW0(x)

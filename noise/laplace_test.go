@@ -43,14 +43,16 @@ func TestLaplaceValidate(t *testing.T) {
 		{Epsilon: 1e-10, Sensitivity: math.MaxFloat64},
 	}
 	for _, l := range bad {
-		err := l.Validate()
-		if !errors.Is(err, ErrParam) {
-			t.Errorf("Validate(%+v) = %v, want ErrParam", l, err)
-		}
-		l.Src = Seeded(1)
-		if got := l.Add(3); !math.IsNaN(got) {
-			t.Errorf("Add with %+v = %v, want NaN", l, got)
-		}
+		t.Run(fmt.Sprintf("eps=%g,sens=%g", l.Epsilon, l.Sensitivity), func(t *testing.T) {
+			err := l.Validate()
+			if !errors.Is(err, ErrParam) {
+				t.Errorf("Validate(%+v) = %v, want ErrParam", l, err)
+			}
+			l.Src = Seeded(1)
+			if got := l.Add(3); !math.IsNaN(got) {
+				t.Errorf("Add with %+v = %v, want NaN", l, got)
+			}
+		})
 	}
 }
 
@@ -59,31 +61,35 @@ func TestLaplaceValidate(t *testing.T) {
 func TestLaplaceRoundsToGranularity(t *testing.T) {
 	src := Seeded(3)
 	for _, c := range []struct{ eps, sens float64 }{{1, 1}, {0.1, 3}, {1e-3, 1e5}, {5, 1e-6}, {math.Ln2, 0.5}} {
-		l := Laplace{Epsilon: c.eps, Sensitivity: c.sens, Src: src}
-		g := l.Granularity()
-		b := l.Scale()
-		if !isPowerOfTwo(g) || g < b/0x1p40 || g >= 2*b/0x1p40 {
-			t.Errorf("%+v: granularity %g is not the power of two in [b/2^40, 2b/2^40)", c, g)
-		}
-		for _, x := range []float64{0, 0.1, -7.3, 1e6 + 1.0/3, math.Pi} {
-			for range 20 {
-				y := l.Add(x)
-				if k := y / g; k != math.Trunc(k) {
-					t.Errorf("%+v: Add(%g) = %.17g is not a multiple of %g", c, x, y, g)
+		t.Run(fmt.Sprintf("eps=%g,sens=%g", c.eps, c.sens), func(t *testing.T) {
+			l := Laplace{Epsilon: c.eps, Sensitivity: c.sens, Src: src}
+			g := l.Granularity()
+			b := l.Scale()
+			if !isPowerOfTwo(g) || g < b/0x1p40 || g >= 2*b/0x1p40 {
+				t.Errorf("%+v: granularity %g is not the power of two in [b/2^40, 2b/2^40)", c, g)
+			}
+			for _, x := range []float64{0, 0.1, -7.3, 1e6 + 1.0/3, math.Pi} {
+				for range 20 {
+					y := l.Add(x)
+					if k := y / g; k != math.Trunc(k) {
+						t.Errorf("%+v: Add(%g) = %.17g is not a multiple of %g", c, x, y, g)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
 func TestLaplaceVariance(t *testing.T) {
 	// The lattice variance is within O(g/Δ) of the continuous 2b².
 	for _, c := range []struct{ eps, sens float64 }{{1, 1}, {0.01, 1}, {math.Log(3), 1}, {2, 10}} {
-		l := Laplace{Epsilon: c.eps, Sensitivity: c.sens}
-		want := 2 * l.Scale() * l.Scale()
-		if e := relErr(l.Variance(), want); e > 1e-9 {
-			t.Errorf("%+v: Variance %g vs 2b² %g (rel %g)", c, l.Variance(), want, e)
-		}
+		t.Run(fmt.Sprintf("eps=%g,sens=%g", c.eps, c.sens), func(t *testing.T) {
+			l := Laplace{Epsilon: c.eps, Sensitivity: c.sens}
+			want := 2 * l.Scale() * l.Scale()
+			if e := relErr(l.Variance(), want); e > 1e-9 {
+				t.Errorf("%+v: Variance %g vs 2b² %g (rel %g)", c, l.Variance(), want, e)
+			}
+		})
 	}
 	// Google's table: ε = ln 3, Δ = 1 gives 2/ln²3.
 	l := Laplace{Epsilon: math.Log(3), Sensitivity: 1}
@@ -95,6 +101,7 @@ func TestLaplaceVariance(t *testing.T) {
 // TestLaplaceStatistics is Google's TestLaplaceStatistics: 125,000 draws,
 // mean within z√(var/n), variance within z√5·var/√n, z = 4.41717.
 func TestLaplaceStatistics(t *testing.T) {
+	t.Parallel()
 	const n = 125000
 	cases := []struct{ x, eps, sens float64 }{
 		{0, math.Log(3), 1},
@@ -103,17 +110,19 @@ func TestLaplaceStatistics(t *testing.T) {
 		{3.25, 10, 0.1},
 	}
 	for i, c := range cases {
-		l := Laplace{Epsilon: c.eps, Sensitivity: c.sens, Src: Seeded(uint64(200 + i))}
-		xs := make([]float64, n)
-		for k := range xs {
-			xs[k] = l.Add(c.x)
-		}
-		if err := stattest.CheckMoments(xs, c.x, l.Variance(), stattest.KurtosisLaplace, stattest.Z); err != nil {
-			t.Errorf("%+v: %v", c, err)
-		}
-		if d, p := stattest.KS(xs, func(v float64) float64 { return l.CDF(v - c.x) }); p < 1e-4 {
-			t.Errorf("%+v: KS D=%g p=%g", c, d, p)
-		}
+		t.Run(fmt.Sprintf("x=%g,eps=%g,sens=%g", c.x, c.eps, c.sens), func(t *testing.T) {
+			l := Laplace{Epsilon: c.eps, Sensitivity: c.sens, Src: Seeded(uint64(200 + i))}
+			xs := make([]float64, n)
+			for k := range xs {
+				xs[k] = l.Add(c.x)
+			}
+			if err := stattest.CheckMoments(xs, c.x, l.Variance(), stattest.KurtosisLaplace, stattest.Z); err != nil {
+				t.Errorf("%+v: %v", c, err)
+			}
+			if d, p := stattest.KS(xs, func(v float64) float64 { return l.CDF(v - c.x) }); p < 1e-4 {
+				t.Errorf("%+v: KS D=%g p=%g", c, d, p)
+			}
+		})
 	}
 }
 
@@ -143,6 +152,7 @@ func laplaceHistogram(l Laplace, x float64, n int, bins stattest.Bins) []int {
 // control releases with half the scale (2ε) but is tested at ε, and must be
 // rejected.
 func TestLaplaceDPFalsifier(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("statistical falsifier")
 	}
@@ -170,18 +180,4 @@ func TestLaplaceDPFalsifier(t *testing.T) {
 		t.Errorf("falsifier accepted Laplace at half the scale: %+v", last.Worst)
 	}
 	t.Logf("broken: max bin ratio %.3f", last.MaxRatio)
-}
-
-func ExampleLaplace() {
-	// Release a count (sensitivity 1) with ε = 0.5. Src: nil would use
-	// crypto/rand; a seeded source is for reproducible documentation only.
-	l := Laplace{Epsilon: 0.5, Sensitivity: 1, Src: Seeded(42)}
-	noisy := l.Add(120)
-	fmt.Printf("scale %.1f, 90%% one-sided bound %.3f\n", l.Scale(), l.Quantile(0.9))
-	fmt.Println("on the lattice:", math.Mod(noisy, l.Granularity()) == 0)
-	fmt.Println("granularity 2^", math.Log2(l.Granularity()))
-	// Output:
-	// scale 2.0, 90% one-sided bound 3.219
-	// on the lattice: true
-	// granularity 2^ -39
 }

@@ -241,10 +241,12 @@ func TestSameCell(t *testing.T) {
 		{0.51, 1.49, 1, true}, {-1.49, -0.51, -1, true}, {-0.7, -0.6, -1, true}, {2.6, 3.2, 3, true},
 		{1.4, 1.6, 0, false}, {-2.5, -2.4, 0, false}, {1e15 + 0.25, 1e15 + 0.375, 1e15, true},
 	} {
-		got, ok := sameCell(f(c.lo), f(c.hi))
-		if ok != c.ok || (ok && got != c.want) {
-			t.Errorf("sameCell(%v, %v) = %v, %v; want %v, %v", c.lo, c.hi, got, ok, c.want, c.ok)
-		}
+		t.Run(fmt.Sprintf("%g,%g", c.lo, c.hi), func(t *testing.T) {
+			got, ok := sameCell(f(c.lo), f(c.hi))
+			if ok != c.ok || (ok && got != c.want) {
+				t.Errorf("sameCell(%v, %v) = %v, %v; want %v, %v", c.lo, c.hi, got, ok, c.want, c.ok)
+			}
+		})
 	}
 }
 
@@ -361,11 +363,13 @@ func TestAddOnGridValidation(t *testing.T) {
 		{"short x", nil, []float64{1}, 0.5},
 		{"short dst", make([]float64, 1), []float64{1, 2}, 0.5},
 	} {
-		if _, err := m.AddOnGrid(c.dst, c.x, c.g, src); !errors.Is(err, ErrParam) {
-			t.Errorf("%s: err = %v, want ErrParam", c.name, err)
-		} else {
-			t.Logf("%s: %v", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := m.AddOnGrid(c.dst, c.x, c.g, src); !errors.Is(err, ErrParam) {
+				t.Errorf("%s: err = %v, want ErrParam", c.name, err)
+			} else {
+				t.Logf("%s: %v", c.name, err)
+			}
+		})
 	}
 	// dst may alias x.
 	x := []float64{1, 2}
@@ -467,6 +471,7 @@ func TestAddOnGridExact1D(t *testing.T) {
 // the bivariate normal with the factor's covariance L Lᵀ: 13×13 cells around
 // x, cells with fewer than 5 expected pooled with everything outside.
 func TestAddOnGridExact2D(t *testing.T) {
+	t.Parallel()
 	cov := mat.NewSymDense(2, []float64{1.3, 0.8 * 1.3, 0.8 * 1.3, 1.3})
 	m, err := NewMultiNormalCholesky(cov)
 	if err != nil {
@@ -516,6 +521,7 @@ func TestAddOnGridExact2D(t *testing.T) {
 // marginal of coordinate 0 is the rounded N(x₀, Σ_j L₀ⱼ²), and the
 // coordinates keep the rank-1 relation W₁ = -2W₀.
 func TestAddOnGridSingular(t *testing.T) {
+	t.Parallel()
 	v := []float64{1, -2, 0.5}
 	cov := outer(v)
 	m, err := NewMultiNormal(cov)
@@ -549,38 +555,4 @@ func TestAddOnGridSingular(t *testing.T) {
 	if p < 1e-4 {
 		t.Errorf("singular release, coordinate 0: p = %g, counts %v", p, counts)
 	}
-}
-
-// The exact release of a three-point trace on a 1 mm grid (2^-10 m) with a
-// Cholesky factor: every output is a multiple of the grid, and the same
-// seed gives the same release.
-func ExampleMultiNormal_AddOnGrid() {
-	// Covariance of three points 10 s apart under an RBF prior of
-	// lengthscale 20 s and standard deviation 5 m.
-	cov := mat.NewSymDense(3, nil)
-	for i := range 3 {
-		for j := i; j < 3; j++ {
-			d := 10 * float64(i-j)
-			cov.SetSym(i, j, 25*math.Exp(-d*d/(2*20*20)))
-		}
-	}
-	mn, err := NewMultiNormalCholesky(cov)
-	if err != nil {
-		panic(err)
-	}
-	east := []float64{1203.0625131, 1210.3370002, 1219.8829137}
-	const g = 0x1p-10                               // the grid, in metres
-	y, err := mn.AddOnGrid(nil, east, g, Seeded(1)) // src nil for crypto/rand
-	if err != nil {
-		panic(err)
-	}
-	for _, v := range y {
-		fmt.Printf("%.4f m = %.0f·g\n", v, v/g)
-	}
-	fmt.Printf("jitter below 1e-12: %v\n", mn.Jitter() < 1e-12)
-	// Output:
-	// 1200.6055 m = 1229420·g
-	// 1210.3496 m = 1239398·g
-	// 1222.0059 m = 1251334·g
-	// jitter below 1e-12: true
 }

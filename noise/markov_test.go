@@ -3,7 +3,6 @@ package noise
 import (
 	"crypto/cipher"
 	"errors"
-	"fmt"
 	"math"
 	"math/big"
 	"sync"
@@ -129,6 +128,7 @@ func ctrStream(k *streamKey, iv []byte) cipher.Stream { return cipher.NewCTR(k.b
 // (streaming) calls and any number of workers give the same output, bit
 // for bit, and another seed a different one.
 func TestMarkovDeterministicWhateverTheSharding(t *testing.T) {
+	t.Parallel()
 	comps := stateComps(t, gp.Matern32{Variance: 1, Lengthscale: 7}, gp.Matern72{Variance: 2, Lengthscale: 20}, gp.Matern12{Variance: 0.5, Lengthscale: 3})
 	n := 2500
 	ts := gapTimes(n, []float64{1, 2, 3, 5, 0.5}, 1)
@@ -191,9 +191,11 @@ func TestMarkovValidation(t *testing.T) {
 		{"too many dims", comps, 1, MarkovOptions{N: 4, Dims: 100, Grid: 0x1p-10}},
 		{"nil component", []StateSpace{nil}, 1, ok},
 	} {
-		if _, err := NewMarkovRelease(c.comps, c.alpha, c.opt); !errors.Is(err, ErrParam) {
-			t.Errorf("%s: err = %v, want ErrParam", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := NewMarkovRelease(c.comps, c.alpha, c.opt); !errors.Is(err, ErrParam) {
+				t.Errorf("%s: err = %v, want ErrParam", c.name, err)
+			}
+		})
 	}
 	r, err := NewMarkovRelease(comps, 1, ok)
 	if err != nil {
@@ -213,9 +215,11 @@ func TestMarkovValidation(t *testing.T) {
 		{"wrong dims", [][]float64{{0}, {0}}, [][]float64{{1}, {1}}, []float64{0}, true},
 		{"too many points", [][]float64{make([]float64, 5)}, [][]float64{make([]float64, 5)}, make([]float64, 5), true},
 	} {
-		if err := r.Release(c.dst, c.x, c.ts); !errors.Is(err, ErrParam) {
-			t.Errorf("%s: err = %v, want ErrParam", c.name, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if err := r.Release(c.dst, c.x, c.ts); !errors.Is(err, ErrParam) {
+				t.Errorf("%s: err = %v, want ErrParam", c.name, err)
+			}
+		})
 	}
 	if err := r.Release(one(0), one(1), []float64{10}); err != nil {
 		t.Fatal(err)
@@ -254,6 +258,7 @@ func TestMarkovValidation(t *testing.T) {
 // are 0, and the two coordinates are uncorrelated. The negative control
 // (one lengthscale 30% off) must fail some entry.
 func TestMarkovEmpiricalCovariance(t *testing.T) {
+	t.Parallel()
 	ks := []gp.Kernel{gp.Matern32{Variance: 1, Lengthscale: 3}, gp.Matern72{Variance: 0.7, Lengthscale: 10}}
 	comps := stateComps(t, ks...)
 	ts := []float64{0, 1.5, 1.5, 4, 9, 9.75}
@@ -339,6 +344,7 @@ func TestMarkovEmpiricalCovariance(t *testing.T) {
 // p < 1e-4 fails); the same counts against independent coordinates must be
 // rejected. Inputs have arbitrary low-order bits.
 func TestMarkovCellsExact2D(t *testing.T) {
+	t.Parallel()
 	k := gp.Matern32{Variance: 1, Lengthscale: 4}
 	comps := stateComps(t, k)
 	const g, m, half = 1.0, 100000, 6
@@ -556,6 +562,7 @@ func testMarkovFloatBound(t *testing.T, ks []gp.Kernel) {
 // the low-order bits, by a fraction of a step and by several steps. The
 // false-alarm probability is bounded as in TestLatticeCoverage.
 func TestMarkovLatticeCoverage(t *testing.T) {
+	t.Parallel()
 	const g, m = 0x1p-10, 20000
 	comps := stateComps(t, gp.Matern32{Variance: 1, Lengthscale: 5})
 	ts := []float64{0, 2, 3}
@@ -729,6 +736,7 @@ func (m shiftedModel) WhitenedTransition(a []float64, dt, lo float64) (float64, 
 // a step 1e-3 longer makes ||Ĉ - C|| exceed η when it hides the error,
 // and is refused (its bound exceeds the budget) when it states it.
 func TestMarkovCovarianceDominates(t *testing.T) {
+	t.Parallel()
 	ks := envelopeKernels()
 	const n, alpha = 300, 1e4
 	ts := gapTimes(n, []float64{1, 2, 3, 4, 5, 1.5}, 4)
@@ -814,6 +822,7 @@ func envelopeKernels() []gp.Kernel {
 // mean, and a fixed random projection. A dense sampler with lengthscales
 // 40% shorter must be rejected on the first difference.
 func TestMarkovMatchesDense(t *testing.T) {
+	t.Parallel()
 	ks := []gp.Kernel{gp.Matern32{Variance: 0.4, Lengthscale: 3}, gp.Matern72{Variance: 1, Lengthscale: 12}}
 	const n, alpha, m = 300, 25.0, 3000
 	ts := gapTimes(n, []float64{1, 2, 3, 4, 5}, 5)
@@ -940,41 +949,6 @@ func TestMarkovEta(t *testing.T) {
 	}
 }
 
-// A state-space release of a two-component Matérn noise on a 1 mm grid:
-// outputs are grid multiples, and the same seed gives the same release.
-func ExampleNewMarkovRelease() {
-	var comps []StateSpace
-	for _, k := range []gp.Kernel{gp.Matern72{Variance: 0.8, Lengthscale: 8.6}, gp.Matern72{Variance: 0.6, Lengthscale: 41}} {
-		m, err := gp.StateSpace(k)
-		if err != nil {
-			panic(err)
-		}
-		comps = append(comps, m)
-	}
-	ts := []float64{0, 1, 3, 4, 9}                                // seconds
-	east := []float64{1203.06, 1204.51, 1207.43, 1208.90, 1216.2} // metres
-	north := []float64{-80.12, -80.40, -81.05, -81.33, -83.0}
-	r, err := NewMarkovRelease(comps, 400, MarkovOptions{N: len(ts), Dims: 2, Grid: 0x1p-10, Source: Seeded(1)}) // Source nil for crypto/rand
-	if err != nil {
-		panic(err)
-	}
-	out := [][]float64{make([]float64, 5), make([]float64, 5)}
-	if err := r.Release(out, [][]float64{east, north}, ts); err != nil {
-		panic(err)
-	}
-	for i := range ts {
-		fmt.Printf("t=%g: %.4f, %.4f\n", ts[i], out[0][i], out[1][i])
-	}
-	fmt.Printf("randomness %s, η below 1e-9 m²: %v\n", r.Randomness(), r.Eta() < 1e-9)
-	// Output:
-	// t=0: 1194.7529, -76.7627
-	// t=1: 1193.7559, -76.5449
-	// t=3: 1191.4121, -78.1758
-	// t=4: 1190.3701, -80.6631
-	// t=9: 1185.0918, -94.0029
-	// randomness seeded:1, η below 1e-9 m²: true
-}
-
 // The transition cache is bounded: with room for 3 steps out of 40
 // distinct ones, transitions are evicted and computed again (in the float
 // path when a step recurs, in the exact path when a recomputation needs
@@ -1015,34 +989,4 @@ func TestMarkovCacheEviction(t *testing.T) {
 			t.Fatalf("point %d: float path %v, exact path %v", i, fast[0][i], exact[0][i])
 		}
 	}
-}
-
-// Streaming: a day's fixes arrive in batches; N bounds the day's count, so
-// η is fixed before the first batch is released, and the batches' noise
-// continues one recursion (the same release as one call with every point).
-func ExampleMarkovRelease_Release() {
-	m, err := gp.StateSpace(gp.Matern52{Variance: 1, Lengthscale: 30})
-	if err != nil {
-		panic(err)
-	}
-	r, err := NewMarkovRelease([]StateSpace{m}, 2500, MarkovOptions{N: 86400, Dims: 2, Grid: 0x1p-10, Source: Seeded(7)})
-	if err != nil {
-		panic(err)
-	}
-	batches := []struct{ ts, east, north []float64 }{
-		{[]float64{0, 1, 2}, []float64{10, 11, 12.5}, []float64{-4, -4.2, -4.1}},
-		{[]float64{4, 5}, []float64{15, 16.2}, []float64{-3.9, -3.5}},
-	}
-	for _, b := range batches {
-		out := [][]float64{make([]float64, len(b.ts)), make([]float64, len(b.ts))}
-		if err := r.Release(out, [][]float64{b.east, b.north}, b.ts); err != nil {
-			panic(err)
-		}
-		fmt.Printf("%.3f %.3f\n", out[0], out[1])
-	}
-	fmt.Printf("released %d of 86400, η = %.1e m²\n", r.Released(), r.Eta())
-	// Output:
-	// [74.465 80.303 86.781] [-15.062 -16.060 -16.752]
-	// [96.776 100.485] [-17.279 -16.709]
-	// released 5 of 86400, η = 1.6e-02 m²
 }

@@ -1,7 +1,6 @@
 package noise
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
@@ -98,6 +97,7 @@ func TestPlanarValidate(t *testing.T) {
 }
 
 func TestPlanarMoments(t *testing.T) {
+	t.Parallel()
 	const n = 125000
 	for i, eps := range []float64{10, 1, 0.01} {
 		pl := PlanarLaplace{Epsilon: eps, Src: Seeded(uint64(100 + i))}
@@ -152,6 +152,7 @@ func planarHistogram(pl PlanarLaplace, cx, cy float64, n, nr, na int, w float64)
 // negative control (noise at twice ε, half the scale, claimed at ε) must be
 // rejected, so the test can fail.
 func TestPlanarGeoIndFalsifier(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("statistical falsifier")
 	}
@@ -190,17 +191,4 @@ func TestPlanarGeoIndFalsifier(t *testing.T) {
 		t.Errorf("falsifier accepted planar Laplace at 2*eps claimed as eps: %+v", last.Worst)
 	}
 	t.Logf("broken: max cell ratio %.3f", last.MaxRatio)
-}
-
-func ExamplePlanarLaplace() {
-	// ε = ln(4)/200 per metre: locations 200 m apart are 4-indistinguishable.
-	pl := PlanarLaplace{Epsilon: math.Log(4) / 200, Src: Seeded(7)}
-	fmt.Printf("mean error %.1f m\n", pl.Mean())
-	fmt.Printf("90%% of releases within %.1f m\n", pl.AccuracyRadius(0.9))
-	dx, dy := pl.Rand() // a secure source is used when Src is nil
-	fmt.Println(math.Hypot(dx, dy) > 0)
-	// Output:
-	// mean error 288.5 m
-	// 90% of releases within 561.2 m
-	// true
 }

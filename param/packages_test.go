@@ -30,14 +30,16 @@ func TestPackagesReportParamError(t *testing.T) {
 		{"geoind", "confidence", geoind.Config{}.Validate()},
 		{"sanitize", "epsilon", &sanitize.ParamError{Name: "epsilon", Value: -1, Why: "must be positive"}},
 	} {
-		var pe *param.Error
-		if !errors.As(c.err, &pe) || !errors.Is(c.err, param.ErrInvalid) {
-			t.Errorf("%s: %v is not a *param.Error", c.pkg, c.err)
-			continue
-		}
-		if c.pkg != "geoind" && pe.Name != c.name {
-			t.Errorf("%s: names %q, want %q", c.pkg, pe.Name, c.name)
-		}
+		t.Run(c.pkg, func(t *testing.T) {
+			var pe *param.Error
+			if !errors.As(c.err, &pe) || !errors.Is(c.err, param.ErrInvalid) {
+				t.Errorf("%s: %v is not a *param.Error", c.pkg, c.err)
+				return
+			}
+			if c.pkg != "geoind" && pe.Name != c.name {
+				t.Errorf("%s: names %q, want %q", c.pkg, pe.Name, c.name)
+			}
+		})
 	}
 	if !errors.Is(noise.Gaussian{Sigma: -1}.Validate(), noise.ErrParam) || !errors.Is(geoind.Config{}.Validate(), geoind.ErrParam) {
 		t.Error("the old sentinels no longer match")

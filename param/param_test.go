@@ -43,15 +43,17 @@ func TestChecks(t *testing.T) {
 		{"atleastint 2", AtLeastInt("x", 2, 2), true},
 		{"atleastint 1", AtLeastInt("x", 1, 2), false},
 	} {
-		if (c.err == nil) != c.ok {
-			t.Errorf("%s: err %v", c.name, c.err)
-		}
-		if c.err != nil {
-			var pe *Error
-			if !errors.As(c.err, &pe) || pe.Name != "x" || !errors.Is(c.err, ErrInvalid) {
-				t.Errorf("%s: %v is not a *param.Error for x", c.name, c.err)
+		t.Run(c.name, func(t *testing.T) {
+			if (c.err == nil) != c.ok {
+				t.Errorf("%s: err %v", c.name, c.err)
 			}
-		}
+			if c.err != nil {
+				var pe *Error
+				if !errors.As(c.err, &pe) || pe.Name != "x" || !errors.Is(c.err, ErrInvalid) {
+					t.Errorf("%s: %v is not a *param.Error for x", c.name, c.err)
+				}
+			}
+		})
 	}
 }
 
@@ -67,16 +69,4 @@ func TestErrorMessage(t *testing.T) {
 	if First(nil, Positive("a", -1), Positive("b", -1)).(*Error).Name != "a" || First(nil, nil) != nil {
 		t.Error("First")
 	}
-}
-
-func ExampleError() {
-	err := Positive("sigma", -2)
-	var pe *Error
-	if errors.As(err, &pe) {
-		fmt.Printf("flag --%s: %v\n", pe.Name, err)
-	}
-	fmt.Println(errors.Is(err, ErrInvalid))
-	// Output:
-	// flag --sigma: sigma = -2: must be positive and finite
-	// true
 }

@@ -23,16 +23,16 @@ func ExampleSanitize() {
 	}
 	defer os.RemoveAll(out)
 	res, err := pipeline.Sanitize(context.Background(), pipeline.SanitizeOptions{
-		Input: "../internal/sample/*.plt", Output: filepath.Join(out, "released"),
+		Input: "../internal/sample/*/*.plt", Output: filepath.Join(out, "released"),
 		Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100,
 	})
 	if err != nil {
 		panic(err)
 	}
 	m := res.Manifest
-	fmt.Printf("%d person, %d points, epsilon at most %g\n", len(m.Persons), m.Points, m.EpsilonTarget)
+	fmt.Printf("%d people, %d points, epsilon at most %g\n", len(m.Persons), m.Points, m.EpsilonTarget)
 	// Output:
-	// 1 person, 244 points, epsilon at most 1
+	// 3 people, 2950 points, epsilon at most 1
 }
 
 // Release a trajectory database on Beam: counts per tree node summed by
@@ -44,7 +44,7 @@ func ExampleRelease() {
 	}
 	defer os.RemoveAll(out)
 	res, err := pipeline.Release(context.Background(), pipeline.ReleaseOptions{
-		Input: "../internal/sample/*.plt", Output: filepath.Join(out, "db"),
+		Input: "../internal/sample/*/*.plt", Output: filepath.Join(out, "db"),
 		Mechanism: "prefix", Epsilon: 1, CellM: 5000, BBox: "39.75,116.15,40.10,116.60", MaxLen: 3, MaxSeqs: 1,
 	})
 	if err != nil {

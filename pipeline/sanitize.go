@@ -38,8 +38,9 @@ type SanitizeOptions struct {
 	Epsilon, Lambda, Radius, Delta float64
 	// Design and Method are sanitize's; "" means auto.
 	Design, Method string
-	// Origin is the public origin of the tangent plane; nil means the
-	// prior's.
+	// Origin is a public reference point recorded in the certificates for
+	// maps and attacks; nil means the prior's. The release does not use it
+	// (sanitize adds the noise in Earth-centred coordinates).
 	Origin *geo.Point
 	// Seeded makes the release reproducible: every person's noise comes
 	// from a stream derived from Seed and their uid (noise.Derive), as in

@@ -2,6 +2,7 @@ package prior
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -89,6 +90,7 @@ func sumTraces(t *testing.T, m int, seed uint64) []*trace.Trace {
 // and 1,000 s. The family rule then puts both parts' ranges into the one
 // matern32 entry (the union), and the nominal member is matern32.
 func TestCompareSumWins(t *testing.T) {
+	t.Parallel()
 	traces := sumTraces(t, 6, 21)
 	p, rep, err := Fit(traces, sumOpt)
 	if err != nil {
@@ -159,6 +161,7 @@ func TestCompareSumWins(t *testing.T) {
 // win at most half of the windows, and each sum's median held-out gain
 // over matern32 is below 1 nat.
 func TestCompareSumOnSingle(t *testing.T) {
+	t.Parallel()
 	traces := kernelTraces(t, 6, regular(0, 15, 181), gp.Matern32{Variance: 100 * 100, Lengthscale: 300}, 9, 7, "sim")
 	_, rep, err := Fit(traces, sumOpt)
 	if err != nil {
@@ -201,6 +204,7 @@ func summaryOf(t *testing.T, rep *Report, kernel string) KernelSummary {
 // Each coordinate is fitted on 90 points, so one fit is uncertain by
 // roughly 20-30 %; the median of 12 fits much less.
 func TestCompareRecoversKernel(t *testing.T) {
+	t.Parallel()
 	ts := regular(0, 15, 181) // 0..2700 s
 	for _, c := range []struct {
 		k    gp.Kernel
@@ -210,28 +214,31 @@ func TestCompareRecoversKernel(t *testing.T) {
 		{gp.Matern32{Variance: 100 * 100, Lengthscale: 300}, gp.KernelMatern32, 300},
 		{gp.RBF{Variance: 100 * 100, Lengthscale: 120}, gp.KernelRBF, 120},
 	} {
-		traces := kernelTraces(t, 6, ts, c.k, 9, 7, "sim")
-		p, rep, err := Fit(traces, compareOpt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkAccounting(t, rep)
-		if rep.Windows != 6 {
-			t.Fatalf("%s: %d windows, skipped %v", c.name, rep.Windows, rep.Skipped)
-		}
-		ks := summaryOf(t, rep, c.name)
-		for _, k := range rep.Comparison.Kernels {
-			t.Logf("%s data: %s won %d, median gain over rbf %.2f, lengthscale percentiles %.0f, censored %d", c.name, k.Kernel, k.Won, *k.MedianGainOverRBF, k.LengthscalePercentilesS, k.Censored)
-		}
-		if rep.Comparison.Nominal != c.name || p.Kernel != c.name || ks.Won < 4 {
-			t.Errorf("%s data: nominal %s, %s won %d of 6 windows", c.name, rep.Comparison.Nominal, c.name, ks.Won)
-		}
-		if med := ks.LengthscalePercentilesS[2]; math.Abs(med/c.ls-1) > 0.25 {
-			t.Errorf("%s data: median lengthscale %.1f s, want %v s within 25%%", c.name, med, c.ls)
-		}
-		if ks.Censored != 0 {
-			t.Errorf("%s data: %d censored fits", c.name, ks.Censored)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			traces := kernelTraces(t, 6, ts, c.k, 9, 7, "sim")
+			p, rep, err := Fit(traces, compareOpt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAccounting(t, rep)
+			if rep.Windows != 6 {
+				t.Fatalf("%s: %d windows, skipped %v", c.name, rep.Windows, rep.Skipped)
+			}
+			ks := summaryOf(t, rep, c.name)
+			for _, k := range rep.Comparison.Kernels {
+				t.Logf("%s data: %s won %d, median gain over rbf %.2f, lengthscale percentiles %.0f, censored %d", c.name, k.Kernel, k.Won, *k.MedianGainOverRBF, k.LengthscalePercentilesS, k.Censored)
+			}
+			if rep.Comparison.Nominal != c.name || p.Kernel != c.name || ks.Won < 4 {
+				t.Errorf("%s data: nominal %s, %s won %d of 6 windows", c.name, rep.Comparison.Nominal, c.name, ks.Won)
+			}
+			if med := ks.LengthscalePercentilesS[2]; math.Abs(med/c.ls-1) > 0.25 {
+				t.Errorf("%s data: median lengthscale %.1f s, want %v s within 25%%", c.name, med, c.ls)
+			}
+			if ks.Censored != 0 {
+				t.Errorf("%s data: %d censored fits", c.name, ks.Censored)
+			}
+		})
 	}
 }
 
@@ -240,6 +247,7 @@ func TestCompareRecoversKernel(t *testing.T) {
 // search's bound, 100 times the window; the fits are reported censored
 // and the family reaches the bound.
 func TestCompareCensored(t *testing.T) {
+	t.Parallel()
 	ts := regular(0, 15, 181)
 	traces := kernelTraces(t, 3, ts, gp.Matern32{Variance: 1e8, Lengthscale: 1e6}, 1, 9, "smooth")
 	opt := compareOpt
@@ -281,6 +289,7 @@ func TestCompareCensored(t *testing.T) {
 // others are not. The prior is version 3, round-trips through
 // gp.ReadPrior, and records the corpus's fingerprints.
 func TestCompareFamily(t *testing.T) {
+	t.Parallel()
 	ts := regular(0, 15, 181)
 	traces := append(kernelTraces(t, 4, ts, gp.Matern32{Variance: 1e4, Lengthscale: 300}, 9, 11, "a"),
 		kernelTraces(t, 2, ts, gp.RBF{Variance: 1e4, Lengthscale: 120}, 9, 12, "b")...)
@@ -377,10 +386,12 @@ func TestCompareWindows(t *testing.T) {
 		n, points int
 		step      float64
 	}{{361, 181, 10}, {481, 161, 15}} {
-		ws, _ = windowsOf(t, []*trace.Trace{walkTrace(regular(0, 5, c.n))}, Options{})
-		if len(ws) != 1 || len(ws[0].T) != c.points || ws[0].T[1] != c.step {
-			t.Errorf("%d fixes: %d windows, first of %d points", c.n, len(ws), len(ws[0].T))
-		}
+		t.Run(fmt.Sprintf("%d_fixes", c.n), func(t *testing.T) {
+			ws, _ = windowsOf(t, []*trace.Trace{walkTrace(regular(0, 5, c.n))}, Options{})
+			if len(ws) != 1 || len(ws[0].T) != c.points || ws[0].T[1] != c.step {
+				t.Errorf("%d fixes: %d windows, first of %d points", c.n, len(ws), len(ws[0].T))
+			}
+		})
 	}
 
 	var traces []*trace.Trace

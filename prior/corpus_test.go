@@ -1,6 +1,7 @@
 package prior
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -115,25 +116,27 @@ func TestWindowsThinning(t *testing.T) {
 		{"4 s", regular(0, 4, 150), 2, 8},
 		{"5 s", regular(0, 5, 120), 1, 5},
 	} {
-		ws, rep := windowsOf(t, []*trace.Trace{walkTrace(c.ts)}, paper)
-		if len(ws) == 0 {
-			t.Fatalf("%s: no windows (%v)", c.name, rep.Skipped)
-		}
-		w := ws[0]
-		for k := 1; k < len(w.Index); k++ {
-			if d := w.Index[k] - w.Index[k-1]; d != c.wantStride {
-				t.Fatalf("%s: index step %d at %d, want %d", c.name, d, k, c.wantStride)
+		t.Run(c.name, func(t *testing.T) {
+			ws, rep := windowsOf(t, []*trace.Trace{walkTrace(c.ts)}, paper)
+			if len(ws) == 0 {
+				t.Fatalf("%s: no windows (%v)", c.name, rep.Skipped)
 			}
-		}
-		p, _ := gp.MedianPeriod(w.T)
-		dur := w.T[len(w.T)-1]
-		if p != c.wantPeriod || len(w.T) > 50 || dur < 240 || dur > 320 {
-			t.Errorf("%s: %d points over %v s at period %v, want <= 50 points over [240, 320] s at %v", c.name, len(w.T), dur, p, c.wantPeriod)
-		}
-		// The next window starts right after the last fitted point.
-		if len(ws) > 1 && ws[1].Index[0] != w.Index[len(w.Index)-1]+1 {
-			t.Errorf("%s: second window starts at %d, first ended at %d", c.name, ws[1].Index[0], w.Index[len(w.Index)-1])
-		}
+			w := ws[0]
+			for k := 1; k < len(w.Index); k++ {
+				if d := w.Index[k] - w.Index[k-1]; d != c.wantStride {
+					t.Fatalf("%s: index step %d at %d, want %d", c.name, d, k, c.wantStride)
+				}
+			}
+			p, _ := gp.MedianPeriod(w.T)
+			dur := w.T[len(w.T)-1]
+			if p != c.wantPeriod || len(w.T) > 50 || dur < 240 || dur > 320 {
+				t.Errorf("%s: %d points over %v s at period %v, want <= 50 points over [240, 320] s at %v", c.name, len(w.T), dur, p, c.wantPeriod)
+			}
+			// The next window starts right after the last fitted point.
+			if len(ws) > 1 && ws[1].Index[0] != w.Index[len(w.Index)-1]+1 {
+				t.Errorf("%s: second window starts at %d, first ended at %d", c.name, ws[1].Index[0], w.Index[len(w.Index)-1])
+			}
+		})
 	}
 
 	// GeoLife-like: 5 s with bursts of 1-3 s fixes. The bursts are dropped
@@ -189,10 +192,12 @@ func TestWindowsSkips(t *testing.T) {
 		{"invalid", bad, 1, map[string]int{SkipInvalidPoint: 1, SkipTooShort: 1}},
 		{"empty", empty, 0, map[string]int{}},
 	} {
-		ws, r := windowsOf(t, []*trace.Trace{c.tr}, paper)
-		if len(ws) != c.windows || !reflect.DeepEqual(r.Skipped, c.skipped) {
-			t.Errorf("%s: %d windows, skipped %v; want %d, %v", c.name, len(ws), r.Skipped, c.windows, c.skipped)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			ws, r := windowsOf(t, []*trace.Trace{c.tr}, paper)
+			if len(ws) != c.windows || !reflect.DeepEqual(r.Skipped, c.skipped) {
+				t.Errorf("%s: %d windows, skipped %v; want %d, %v", c.name, len(ws), r.Skipped, c.windows, c.skipped)
+			}
+		})
 	}
 	// The window after a repeated timestamp starts after the rejected span
 	// (65 points within 320 s).
@@ -240,10 +245,12 @@ func TestOptionsErrors(t *testing.T) {
 		{Options{Kernel: "laplace"}, `"laplace" is not one of`},
 		{Options{InitLengthscale: -1}, "initial lengthscale"},
 	} {
-		_, _, err := Fit(tr, c.opt)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%+v: error %v, want it to mention %q", c.opt, err, c.want)
-		}
+		t.Run(c.want, func(t *testing.T) {
+			_, _, err := Fit(tr, c.opt)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%+v: error %v, want it to mention %q", c.opt, err, c.want)
+			}
+		})
 	}
 	if _, _, err := Fit([]*trace.Trace{nil}, Options{}); err == nil || !strings.Contains(err.Error(), "trace 0 is nil") {
 		t.Errorf("nil trace: %v", err)
@@ -262,6 +269,7 @@ func TestOptionsErrors(t *testing.T) {
 // medians -1 to -4 % at l_eff 2 and 4, -7 to -8 % at l_eff 6, seed to seed
 // spread about 2 %. The tolerance is 10 %.
 func TestFitRecoversLengthscale(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		ts     []float64
@@ -274,23 +282,26 @@ func TestFitRecoversLengthscale(t *testing.T) {
 		// 1 s sampling, thinned to every 5th point.
 		{"1 s thinned, l_eff 6", regular(0, 1, 246), 30, 5, "rbf"},
 	} {
-		traces := gpTraces(t, 30, c.ts, 40, c.ls, 1)
-		p, rep, err := Fit(traces, Options{Kernel: c.kernel})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkAccounting(t, rep)
-		want := c.ls / c.period
-		if rep.Windows != 30 || rep.PeriodQuartiles != [3]float64{c.period, c.period, c.period} {
-			t.Fatalf("%s: %d windows, periods %v", c.name, rep.Windows, rep.PeriodQuartiles)
-		}
-		if med := rep.LEffQuartiles[1]; math.Abs(med/want-1) > 0.10 {
-			t.Errorf("%s: median l_eff %.3f, want %.3f within 10%%", c.name, med, want)
-		}
-		// The family spans the fitted interquartile range, within the bound.
-		if f := p.Family(); f.LengthscaleMin > c.ls || f.LengthscaleMax < c.ls*0.9 || f.LengthscaleMax > 40 {
-			t.Errorf("%s: family [%v, %v] s for a true lengthscale %v s", c.name, f.LengthscaleMin, f.LengthscaleMax, c.ls)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			traces := gpTraces(t, 30, c.ts, 40, c.ls, 1)
+			p, rep, err := Fit(traces, Options{Kernel: c.kernel})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAccounting(t, rep)
+			want := c.ls / c.period
+			if rep.Windows != 30 || rep.PeriodQuartiles != [3]float64{c.period, c.period, c.period} {
+				t.Fatalf("%s: %d windows, periods %v", c.name, rep.Windows, rep.PeriodQuartiles)
+			}
+			if med := rep.LEffQuartiles[1]; math.Abs(med/want-1) > 0.10 {
+				t.Errorf("%s: median l_eff %.3f, want %.3f within 10%%", c.name, med, want)
+			}
+			// The family spans the fitted interquartile range, within the bound.
+			if f := p.Family(); f.LengthscaleMin > c.ls || f.LengthscaleMax < c.ls*0.9 || f.LengthscaleMax > 40 {
+				t.Errorf("%s: family [%v, %v] s for a true lengthscale %v s", c.name, f.LengthscaleMin, f.LengthscaleMax, c.ls)
+			}
+		})
 	}
 }
 
@@ -299,6 +310,7 @@ func TestFitRecoversLengthscale(t *testing.T) {
 // large. The family spans the chosen quantiles of the fitted lengthscales
 // in seconds; the variance is the 1 - hi quantile of the variances.
 func TestPriorChoice(t *testing.T) {
+	t.Parallel()
 	ts := regular(0, 5, 50)
 	traces := append(gpTraces(t, 10, ts, 10, 10, 21), gpTraces(t, 10, ts, 100, 30, 22)...)
 	for _, q := range [][2]float64{{0.25, 0.75}, {0.1, 0.9}, {0.5, 0.5}} {
@@ -343,6 +355,7 @@ func TestPriorChoice(t *testing.T) {
 // TestFitDeterministic: the worker count does not change the result, and
 // the progress callback sees every window once, in order.
 func TestFitDeterministic(t *testing.T) {
+	t.Parallel()
 	traces := gpTraces(t, 12, regular(0, 2, 400), 20, 25, 31)
 	var seen []int
 	p1, r1, err := Fit(traces, Options{Workers: 1, Kernel: "rbf"})
@@ -373,6 +386,7 @@ func TestFitDeterministic(t *testing.T) {
 // the GP variance over the window's sample variance, large for a smooth
 // window, and the fixed nugget then explains it with a short lengthscale.
 func TestFitCensored(t *testing.T) {
+	t.Parallel()
 	p, rep, err := Fit(gpTracesNoise(t, 6, regular(0, 5, 50), 30, 150, 1e-6, 51), paper)
 	if err != nil {
 		t.Fatal(err)
@@ -391,6 +405,7 @@ func TestFitCensored(t *testing.T) {
 
 // TestFitMatern: the Matern kernels fit and are recorded.
 func TestFitMatern(t *testing.T) {
+	t.Parallel()
 	traces := gpTraces(t, 4, regular(0, 5, 50), 30, 20, 41)
 	for _, k := range []string{"matern32", "matern52"} {
 		p, rep, err := Fit(traces, Options{Kernel: k})
@@ -481,6 +496,7 @@ var paperIQR = [2]float64{2.59, 8.00}
 // (fixed seed) of the same quartile of our per-window l_eff. With 90
 // values the lower quartile is uncertain by about +-0.6.
 func TestGeoLifePaperWindows(t *testing.T) {
+	t.Parallel()
 	traces := readGeoLife(t, func(int) bool { return true })
 	_, rep, err := Fit(traces, Options{PaperWindows: true})
 	if err != nil {
@@ -521,6 +537,7 @@ func TestGeoLifePaperWindows(t *testing.T) {
 // walking, see the package documentation) and later windows of each file
 // have shorter lengthscales. It is logged, not asserted against the paper.
 func TestGeoLifeConsecutive(t *testing.T) {
+	t.Parallel()
 	traces := readGeoLife(t, func(i int) bool { return i%8 == 0 })
 	p, rep, err := Fit(traces, paper)
 	if err != nil {
@@ -546,9 +563,11 @@ func TestGeoLifeConsecutive(t *testing.T) {
 func TestLEffQuantile(t *testing.T) {
 	rep := &Report{Fits: []WindowFit{{LEff: [2]float64{1, 2}}, {LEff: [2]float64{4, 8}}}}
 	for _, c := range []struct{ q, want float64 }{{0, 1}, {0.25, 1.75}, {0.5, 3}, {1, 8}} {
-		if got := rep.LEffQuantile(c.q); got != c.want {
-			t.Errorf("LEffQuantile(%v) = %v, want %v", c.q, got, c.want)
-		}
+		t.Run(fmt.Sprintf("q=%g", c.q), func(t *testing.T) {
+			if got := rep.LEffQuantile(c.q); got != c.want {
+				t.Errorf("LEffQuantile(%v) = %v, want %v", c.q, got, c.want)
+			}
+		})
 	}
 	if !math.IsNaN((&Report{}).LEffQuantile(0.5)) {
 		t.Error("no fits: want NaN")

@@ -5,6 +5,23 @@
 // fingerprints of every corpus trace and person (gp.PriorFit.Fingerprints)
 // for sanitize to check.
 //
+// For example, from a directory of other people's traces:
+//
+//	var corpus []*trace.Trace // never the traces a release protects
+//	_, _, err := trace.ReadPaths([]string{"corpus/"}, trace.ReadOptions{}, func(_ string, ts []*trace.Trace) {
+//		corpus = append(corpus, ts...)
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	p, rep, err := prior.Fit(corpus, prior.Options{Corpus: "corpus"}) // compares kernels
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Println(p.Family(), "from", rep.Windows, "windows") // on GeoLife user 001: matern32, lengthscale in [133.6, 7197] s from 24 windows
+//	// Write the prior file that sanitize reads (gp.ReadPriorFile).
+//	return p.Write(os.Stdout)
+//
 // By default (Options.Kernel empty) Fit compares kernels by held-out
 // likelihood on long windows and lists every kernel the data prefers
 // ("Comparing kernels" below; docs/fit.md has the measured GeoLife

@@ -1,29 +1,25 @@
 package prior_test
 
 import (
-	"bytes"
 	"fmt"
 	"log"
 
-	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/prior"
-	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/sample"
 )
 
-// Fit a prior on a corpus (here one bundled GeoLife trace; a real corpus
-// has thousands of windows and must not contain the traces to protect).
-// Kernel "rbf" fits one kernel the paper's way, on short windows; the
-// default (Kernel empty) compares kernels on long windows instead.
+// Fit a prior on a corpus (here one trace of the bundled synthetic
+// sample; a real corpus has thousands of windows and must not contain the traces to
+// protect). Kernel "rbf" fits one kernel the paper's way, on short
+// windows; the default (Kernel empty) compares kernels on long windows
+// instead.
 func ExampleFit() {
-	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{Name: sample.Name})
+	traces, err := sample.Traces()
 	if err != nil {
 		log.Fatal(err)
 	}
-	corpus, err := trace.ReadAll(r)
-	if err != nil {
-		log.Fatal(err)
-	}
-	p, rep, err := prior.Fit(corpus, prior.Options{Kernel: "rbf", Corpus: sample.Name})
+	corpus := traces[:1]
+	p, rep, err := prior.Fit(corpus, prior.Options{Kernel: "rbf", Corpus: corpus[0].Name})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,9 +30,11 @@ func ExampleFit() {
 	f := p.Family()
 	fmt.Printf("prior family: %s, lengthscale %.1f-%.1f s (quantiles %v), variance %.0f m^2\n", f.Kernel, f.LengthscaleMin, f.LengthscaleMax, *p.Fit.FamilyQuantiles, f.Variance)
 	// Output:
-	// 3 windows fitted of 6, skipped map[too_short:3]
-	// points   0- 51: 50 fitted at 5 s, l_eff east 3.94 north 1.35
-	// points  70-126: 50 fitted at 5 s, l_eff east 2.56 north 3.45
-	// points 176-228: 50 fitted at 5 s, l_eff east 1.05 north 1.44
-	// prior family: rbf, lengthscale 6.9-16.1 s (quantiles [0.25 0.75]), variance 249 m^2
+	// 5 windows fitted of 6, skipped map[too_short:1]
+	// points   0- 49: 50 fitted at 5 s, l_eff east 1.30 north 1.02
+	// points  50- 99: 50 fitted at 5 s, l_eff east 1.12 north 1.34
+	// points 100-149: 50 fitted at 5 s, l_eff east 1.31 north 0.97
+	// points 150-199: 50 fitted at 5 s, l_eff east 8.00 north 8.00
+	// points 200-249: 50 fitted at 5 s, l_eff east 8.00 north 1.33
+	// prior family: rbf, lengthscale 5.8-31.7 s (quantiles [0.25 0.75]), variance 6 m^2
 }

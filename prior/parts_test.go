@@ -35,6 +35,7 @@ func TestCountQuantile(t *testing.T) {
 // prior and report Fit gives over the whole corpus, with one kernel and
 // with the kernel comparison (fingerprints included).
 func TestFitInParts(t *testing.T) {
+	t.Parallel()
 	ts := regular(0, 5, 160)
 	traces := gpTraces(t, 5, ts, 25, 20, 41)
 	traces = append(traces, enuTrace("still", regular(0, 5, 60), make([]float64, 60), regular(0, 5, 60)))

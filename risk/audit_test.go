@@ -55,6 +55,7 @@ func TestAuditBayesAttackConvergesLaplace(t *testing.T) {
 }
 
 func TestAuditLearnedAttackLaplaceAndGaussian(t *testing.T) {
+	t.Parallel()
 	values := []float64{0, 0.25, 0.5, 1}
 	cases := []struct {
 		name   string
@@ -65,19 +66,21 @@ func TestAuditLearnedAttackLaplaceAndGaussian(t *testing.T) {
 		{"gaussian", must(t)(GaussianValues(0.3, values)), func(x int, src noise.Source) float64 { return values[x] + 0.3*gauss(src) }},
 	}
 	for _, c := range cases {
-		a := Auditor{M: 4, Trials: 100000, TrainTrials: 25000, Src: noise.Seeded(11)}
-		r, err := a.Continuous(c.sample)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s learned: RAD %.5f [%.5f, %.5f], exact %.5f", c.name, r.RAD, r.RADLower, r.RADUpper, c.exact)
-		// A learned attack cannot beat the Bayes attack: the interval's
-		// lower end stays below the exact RAD; and with 25k training runs
-		// per value it gets within 0.01 of it (≈ 6 standard errors).
-		if r.RADLower > c.exact {
-			t.Errorf("%s: learned attack RAD %v [%v, %v] above the exact bound %v", c.name, r.RAD, r.RADLower, r.RADUpper, c.exact)
-		}
-		near(t, c.name+" learned RAD", r.RAD, c.exact, 0.01)
+		t.Run(c.name, func(t *testing.T) {
+			a := Auditor{M: 4, Trials: 100000, TrainTrials: 25000, Src: noise.Seeded(11)}
+			r, err := a.Continuous(c.sample)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s learned: RAD %.5f [%.5f, %.5f], exact %.5f", c.name, r.RAD, r.RADLower, r.RADUpper, c.exact)
+			// A learned attack cannot beat the Bayes attack: the interval's
+			// lower end stays below the exact RAD; and with 25k training runs
+			// per value it gets within 0.01 of it (≈ 6 standard errors).
+			if r.RADLower > c.exact {
+				t.Errorf("%s: learned attack RAD %v [%v, %v] above the exact bound %v", c.name, r.RAD, r.RADLower, r.RADUpper, c.exact)
+			}
+			near(t, c.name+" learned RAD", r.RAD, c.exact, 0.01)
+		})
 	}
 }
 

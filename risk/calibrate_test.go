@@ -2,6 +2,7 @@ package risk
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 )
@@ -115,10 +116,12 @@ func TestCalibrateHayesLaplace(t *testing.T) {
 		rero float64
 		want float64
 	}{{10, 0.5, math.Log(10 / (4 * 0.5))}, {10, 0.9, math.Log(10 / (4 * 0.1))}} {
-		if c.want < math.Log(float64(c.m)/2) {
-			t.Fatalf("test case outside the e^{−ε}/(4α) branch")
-		}
-		near(t, "Hayes ε", must(t)(CalibrateHayesLaplace(c.rero, c.m)), c.want, 1e-9)
+		t.Run(fmt.Sprintf("m=%d,rero=%g", c.m, c.rero), func(t *testing.T) {
+			if c.want < math.Log(float64(c.m)/2) {
+				t.Fatalf("test case outside the e^{−ε}/(4α) branch")
+			}
+			near(t, "Hayes ε", must(t)(CalibrateHayesLaplace(c.rero, c.m)), c.want, 1e-9)
+		})
 	}
 	if _, err := CalibrateHayesLaplace(0.05, 10); err == nil {
 		t.Error("ReRo below the 1/m baseline accepted")

@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -113,7 +114,9 @@ func TestLaplaceGaussianWorstCaseIsEqualGaps(t *testing.T) {
 // with sensitivity 100 and scale 100/ε, prior ½/½: RAD = ½(1 − e^{−ε/2}).
 func TestLaplaceTwoPointAdult(t *testing.T) {
 	for _, r := range []struct{ eps, want float64 }{{1, 0.19673}, {2, 0.31606}, {4, 0.43233}} {
-		near(t, "Adult", must(t)(LaplaceValues(100/r.eps, []float64{100, 0})), r.want, 5.01e-6)
+		t.Run(fmt.Sprintf("eps=%g", r.eps), func(t *testing.T) {
+			near(t, "Adult", must(t)(LaplaceValues(100/r.eps, []float64{100, 0})), r.want, 5.01e-6)
+		})
 	}
 }
 

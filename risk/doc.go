@@ -3,6 +3,19 @@
 // bounds, calibration of a mechanism's parameter from an accepted risk, and
 // RAD-based auditing by Monte Carlo.
 //
+// For example, the largest ε for randomised response over 100 location
+// cells that keeps an informed adversary's reconstruction advantage at 10 %:
+//
+//	eps, err := risk.CalibrateGRR(0.1, 100)
+//	if err != nil {
+//		return err
+//	}
+//	rad, err := risk.GRR(eps, 100)
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Printf("ε = %.4f, RAD = %.4f\n", eps, rad) // ε = 2.5044, RAD = 0.1000
+//
 // # Reconstruction advantage
 //
 // An informed adversary knows every record but one, X₁ ~ π, sees the output

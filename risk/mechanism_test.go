@@ -85,6 +85,7 @@ func TestMechanismTable(t *testing.T) {
 // Bayes attack's interval covers the exact RAD, and the learned attack
 // does not beat it by more than the interval allows.
 func TestMechanismAudit(t *testing.T) {
+	t.Parallel()
 	n := 0
 	for _, mc := range Mechanisms() {
 		if mc.Audit == nil {

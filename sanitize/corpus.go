@@ -92,8 +92,9 @@ type Failure struct {
 }
 
 // uidRule is the rule for traces without a user id, stated in the manifest.
-const uidRule = "a trace without a user id in its data belongs to the person named by the directory holding its file " +
-	"(GeoLife's layout: <user>/Trajectory/<file> or <user>/<file>); all traces of one person, in any number of files, are released and certified jointly"
+const uidRule = "a trace without a user id in its data belongs to the person of its file's folder (trace.PersonDir): in GeoLife's layout the folder holding " +
+	"the nearest Trajectory folder (<user>/Trajectory/**), otherwise the first folder below the directory read (its subfolders included), through symbolic links as through folders; " +
+	"all traces of one person, in any number of files, are released and certified jointly"
 
 // journalEntry records a finished unit, so that an interrupted run resumes
 // without redoing it.

@@ -1,33 +1,29 @@
 package sanitize_test
 
 import (
-	"bytes"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
 
-	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// Sanitise a GeoLife trace against a public prior family: every point a
-// secret, epsilon 1 at Rényi order 2 within 100 m, for every lengthscale
-// of the family. The seed is for a reproducible example only: releases
+// Sanitise a trace against a public prior family: every point, place and
+// the route a secret, epsilon 1 at Rényi order 2 within 100 m, for every
+// lengthscale of the family. The trace is the bundled synthetic sample
+// (package sample); the seed is for a reproducible example only: releases
 // leave Source nil (crypto/rand).
 func ExampleTrace() {
-	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
+	traces, err := sample.Traces()
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := r.Next()
-	if err != nil {
-		log.Fatal(err)
-	}
-	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior)) // tracepriv fit wrote it, on users 001-007
+	t := traces[0]               // a made-up person's commute
+	prior, err := sample.Prior() // tracepriv fit wrote it, on GeoLife users 001-007
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,10 +40,10 @@ func ExampleTrace() {
 	fmt.Printf("best guess between two places 100 m apart: %.1f %%\n", 100*cert.Meaning.BestGuessAccuracy)
 	fmt.Printf("RMS noise %.0f m (%.2fx one known prior); origin from the %s; private %v\n", p.RMSNoiseM, p.RMSOverSingle, cert.Origin.Source, cert.Private)
 	// Output:
-	// 244 points released, timestamps kept: true
+	// 268 points released, timestamps kept: true
 	// family: matern12, lengthscale in [179.9, 7.178e+05] s; matern32, lengthscale in [97.64, 7200] s; matern52, lengthscale in [92.65, 7200] s
-	// method envelope: epsilon 1 (upper_bound) for all 244 points of person 000
-	// points 1, places 1 (covered true), route 0.238
+	// method envelope: epsilon 1 (upper_bound) for all 268 points of person synth-1
+	// points 1, places 1 (covered true), route 0.222
 	// best guess between two places 100 m apart: 69.1 %
 	// RMS noise 369 m (2.61x one known prior); origin from the prior; private false
 }
@@ -56,15 +52,12 @@ func ExampleTrace() {
 // or neither does. Reading the certificate back is what an auditor or
 // attack.FromCertificate starts from.
 func ExampleFiles() {
-	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
+	traces, err := sample.Traces()
 	if err != nil {
 		log.Fatal(err)
 	}
-	in, err := trace.ReadAll(r)
-	if err != nil {
-		log.Fatal(err)
-	}
-	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	in := traces[:1]
+	prior, err := sample.Prior()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -77,7 +70,7 @@ func ExampleFiles() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	files := sanitize.Files{Traces: filepath.Join(dir, "000.csv"), Format: trace.CSV, Certificate: filepath.Join(dir, "000.cert.json")}
+	files := sanitize.Files{Traces: filepath.Join(dir, "commute.csv"), Format: trace.CSV, Certificate: filepath.Join(dir, "commute.cert.json")}
 	if err := files.Write(in, out, cert); err != nil {
 		log.Fatal(err)
 	}
@@ -87,7 +80,7 @@ func ExampleFiles() {
 	}
 	fmt.Printf("person %s: %d points, epsilon %.3g, randomness %s\n", back.Persons[0].UID, back.Persons[0].Points, back.Persons[0].EpsilonMax, back.Randomness)
 	// Output:
-	// person 000: 244 points, epsilon 1, randomness seeded:1
+	// person synth-1: 268 points, epsilon 1, randomness seeded:1
 }
 
 // What an epsilon means to a person: at Rényi order 2, within 100 m, the

@@ -750,10 +750,10 @@ func TestLinearLong(t *testing.T) {
 // latitude (skipped), as in trace's ExampleReport.
 func TestRecordInput(t *testing.T) {
 	const in = "uid,time,lat,lon\n" +
-		"a,2008-10-23T02:53:04Z,39.984702,116.318417\n" +
-		"a,2008-10-23T02:53:04Z,39.984702,116.318417\n" +
-		"a,2008-10-23T02:53:15Z,NaN,116.318417\n" +
-		"a,2008-10-23T02:53:20Z,39.984655,116.3182\n"
+		"a,2008-10-23T02:53:04Z,39.930702,116.376417\n" +
+		"a,2008-10-23T02:53:04Z,39.930702,116.376417\n" +
+		"a,2008-10-23T02:53:15Z,NaN,116.376417\n" +
+		"a,2008-10-23T02:53:20Z,39.930655,116.3762\n"
 	r, err := trace.NewReader(strings.NewReader(in), trace.CSV, trace.ReadOptions{Name: "in.csv"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 func TestCreatePerson(t *testing.T) {
@@ -31,11 +33,11 @@ func TestCreatePerson(t *testing.T) {
 			t.Errorf("defaults: %v", g)
 		}
 		// The store keeps the hash, never the token.
-		var hash []byte
-		if err := e.srv.store.db.QueryRow(rebind(d, `SELECT token_hash FROM people WHERE id = ?`), "alice").Scan(&hash); err != nil {
+		row, err := e.srv.store.Lookup(context.Background(), "alice")
+		if err != nil {
 			t.Fatal(err)
 		}
-		if string(hash) != string(tokenHash(tok)) || strings.Contains(string(hash), tok) {
+		if hash := row.TokenHash; string(hash) != string(tokenHash(tok)) || strings.Contains(string(hash), tok) {
 			t.Errorf("stored token hash is not SHA-256 of the token")
 		}
 		// Recreating is refused: nothing resets a budget.
@@ -70,11 +72,11 @@ func TestLocateAndLedger(t *testing.T) {
 		e := newEnv(t, d, nil)
 		eps := math.Ln10 / 100
 		tok := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": eps})
-		t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+		t0 := e.clock.Now()
 		var charged, lastSpent float64
 		n := 0
 		for i := 0; ; i++ {
-			r := e.locate("alice", tok, beijing[0]+float64(i)*1e-4, beijing[1], t0.Add(time.Duration(i)*time.Minute), "")
+			r := e.locate("alice", tok, beijing[0]+float64(i)*1e-4, beijing[1], t0.Add(time.Duration(i)*100*time.Millisecond), "")
 			if r.status == http.StatusTooManyRequests {
 				if r.errCode(t) != CodeBudgetExhausted {
 					t.Fatalf("429 %s", r.body)
@@ -131,7 +133,7 @@ func TestIdempotency(t *testing.T) {
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		tok := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
-		t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+		t0 := e.clock.Now()
 		key := newKey()
 		first := e.locate("alice", tok, beijing[0], beijing[1], t0, key)
 		if first.status != 200 {
@@ -146,7 +148,7 @@ func TestIdempotency(t *testing.T) {
 		}
 		// The same query spelled differently is the same request.
 		r := e.do("POST", "/v1/people/alice/locate", tok,
-			[]byte(`{ "time": "2008-10-24T10:10:00+08:00", "lon": 116.31850, "lat": 39.98410 }`),
+			[]byte(`{ "time": "2026-01-01T08:00:00+08:00", "lon": 116.31850, "lat": 39.98410 }`),
 			map[string]string{"Idempotency-Key": key, "Content-Type": "application/json"})
 		if r.status != 200 || string(r.body) != string(first.body) {
 			t.Errorf("replay with another spelling: %d %s", r.status, r.body)
@@ -176,12 +178,11 @@ func TestWindows(t *testing.T) {
 		eps := 0.02
 		tok := e.createPerson(map[string]any{"id": "w", "epsilon_budget": eps,
 			"geoind": map[string]any{"mechanism": "im", "manager": "fixed-rate", "rate": eps / 4, "window": "24h"}})
-		t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
 		q := 0
 		spend := func() int {
 			n := 0
 			for {
-				r := e.locate("w", tok, beijing[0], beijing[1], t0.Add(time.Duration(q)*time.Minute), "")
+				r := e.locate("w", tok, beijing[0], beijing[1], e.clock.Now().Add(time.Duration(q)*time.Second), "")
 				q++
 				if r.status == http.StatusTooManyRequests {
 					if ra := r.header.Get("Retry-After"); ra == "" {
@@ -199,7 +200,7 @@ func TestWindows(t *testing.T) {
 			t.Errorf("window 0: %d answers, want 4", n)
 		}
 		e.clock.Add(23 * time.Hour)
-		if r := e.locate("w", tok, beijing[0], beijing[1], t0.Add(time.Hour), ""); r.status != http.StatusTooManyRequests {
+		if r := e.locate("w", tok, beijing[0], beijing[1], e.clock.Now(), ""); r.status != http.StatusTooManyRequests {
 			t.Errorf("same window: %d", r.status)
 		}
 		e.clock.Add(2 * time.Hour)
@@ -214,10 +215,16 @@ func TestWindows(t *testing.T) {
 		if l.Window != 1 || len(l.Charges) != 8 || math.Abs(l.TotalSpent-2*eps) > 1e-15 || l.WindowEnd == nil {
 			t.Errorf("ledger after two windows: window %d, %d charges, total %v", l.Window, len(l.Charges), l.TotalSpent)
 		}
-		// A clock set back does not reopen the spent window.
+		// A clock set back does not reopen the spent window: a query at the
+		// clock's time is refused (it comes before the window's last query),
+		// and nothing is charged.
 		e.clock.Add(-48 * time.Hour)
-		if r := e.locate("w", tok, beijing[0], beijing[1], t0.Add(48*time.Hour), ""); r.status != http.StatusTooManyRequests {
+		before := e.snapshot()
+		if r := e.locate("w", tok, beijing[0], beijing[1], e.clock.Now(), ""); r.status == http.StatusOK {
 			t.Errorf("clock set back: %d %s", r.status, r.body)
+		}
+		if !equalState(before, e.snapshot()) {
+			t.Errorf("a query after the clock was set back changed the store")
 		}
 	})
 }
@@ -231,7 +238,7 @@ func TestIMFixedUtilityExactBudget(t *testing.T) {
 	eps := per * 7.5
 	tok := e.createPerson(map[string]any{"id": "u", "epsilon_budget": eps,
 		"geoind": map[string]any{"mechanism": "im", "manager": "fixed-utility", "accuracy_m": acc}})
-	t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+	t0 := e.clock.Now()
 	for i := range 8 {
 		r := e.locate("u", tok, beijing[0], beijing[1], t0.Add(time.Duration(i)*time.Second), "")
 		want := 200
@@ -266,7 +273,7 @@ func TestSanitize(t *testing.T) {
 		if err := json.Unmarshal(sr.Trace, &plt); err != nil || !strings.HasPrefix(plt, "Geolife trajectory") {
 			t.Errorf("trace is not a PLT file: %.80s", sr.Trace)
 		}
-		if sr.Format != "plt" || sr.Points != 244 || sr.EpsilonCharged <= 0 || sr.EpsilonCharged > 1+1e-9 || sr.Spent != sr.EpsilonCharged || sr.Lambda != 2 || sr.RadiusM != 100 {
+		if sr.Format != "plt" || sr.Points != strings.Count(string(sample.PLT), "\n")-6 || sr.EpsilonCharged <= 0 || sr.EpsilonCharged > 1+1e-9 || sr.Spent != sr.EpsilonCharged || sr.Lambda != 2 || sr.RadiusM != 100 {
 			t.Errorf("response: %+v", sr)
 		}
 		var cert map[string]any
@@ -279,7 +286,13 @@ func TestSanitize(t *testing.T) {
 		}
 		// The stored answer holds no true location: the original is not stored.
 		var stored []byte
-		e.srv.store.db.QueryRow(rebind(d, `SELECT response FROM charges WHERE person_id = ? AND idem_key = ?`), "s", key).Scan(&stored)
+		e.srv.store.Scan(context.Background(), func(v *ledger.View) error {
+			a, err := v.Answer("s", key)
+			if a != nil {
+				stored = a.Body
+			}
+			return err
+		})
 		if len(stored) == 0 || strings.Contains(string(stored), `"original"`) || strings.Contains(string(stored), "39.984") {
 			t.Errorf("stored response holds the original trace")
 		}
@@ -325,8 +338,14 @@ func TestHealthzMetricsOpenAPIPage(t *testing.T) {
 		t.Errorf("healthz: %d %s", r.status, r.body)
 	}
 	tok := e.createPerson(map[string]any{"id": "m", "epsilon_budget": 0.02})
-	e.locate("m", tok, beijing[0], beijing[1], time.Now(), "")
-	r = e.do("GET", "/metrics", "", nil, nil)
+	e.locate("m", tok, beijing[0], beijing[1], e.clock.Now(), "")
+	// The metrics say what was charged and refused: the admin's only.
+	for _, tk := range []string{"", tok} {
+		if r := e.do("GET", "/metrics", tk, nil, nil); r.status != http.StatusUnauthorized && r.status != http.StatusForbidden {
+			t.Errorf("metrics with token %q: %d", tk, r.status)
+		}
+	}
+	r = e.do("GET", "/metrics", testAdmin, nil, nil)
 	if r.status != 200 || !strings.Contains(string(r.body), `tracepriv_charges_total{kind="geoind"} 1`) ||
 		!strings.Contains(string(r.body), `tracepriv_http_requests_total{code="200",method="POST",route="POST /v1/people/{id}/locate"} 1`) {
 		t.Errorf("metrics: %d %s", r.status, r.body)
@@ -355,7 +374,7 @@ func TestCurlDefaultContentType(t *testing.T) {
 	}
 	tok := r.json(t)["token"].(string)
 	form["Idempotency-Key"] = newKey()
-	r = e.do("POST", "/v1/people/curl/locate", tok, []byte(`{"lat": 39.9841, "lon": 116.3185, "time": "2008-10-24T02:10:00Z"}`), form)
+	r = e.do("POST", "/v1/people/curl/locate", tok, []byte(`{"lat": 39.9841, "lon": 116.3185, "time": "2026-01-01T00:00:00Z"}`), form)
 	if r.status != http.StatusOK {
 		t.Fatalf("locate: %d %s", r.status, r.body)
 	}

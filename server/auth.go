@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"database/sql"
 	"encoding/base64"
 	"errors"
 	"net"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 // tokenPrefix marks person tokens, so that a leaked one is recognisable.
@@ -99,49 +100,46 @@ func (s *Server) requireAdmin(r *http.Request) error {
 	return s.rateLimit("admin")
 }
 
-// access is what a request may do with a person.
-type access int
-
-const (
-	accessPerson access = iota // the person's own token
-	accessAdmin                // the admin token (read only)
-)
+// denied is the answer to every failed authentication of a person.
+func denied() *apiError {
+	return errf(http.StatusForbidden, CodeForbidden, "this token does not grant access to this person")
+}
 
 // authPerson authenticates a request for person id: the person's own token
-// (or, when adminOK, the admin token). Every failure for an existing
-// person, an unknown person or a malformed id is the same 403, so a token
-// learns nothing about other people. It returns the person and the token.
-func (s *Server) authPerson(r *http.Request, id string, adminOK bool) (*personInfo, string, access, error) {
+// (or, when adminOK, the admin token). It returns the person, as the store
+// has them now, and the token.
+//
+// Whether the person exists does not show: an existing person with a
+// wrong token, an unknown person and a malformed id take the same path,
+// one indexed read of the store and one constant-time comparison of
+// SHA-256 hashes (against a dummy hash when there is no one), and get the
+// same 403, or the same 429 when their address keeps failing. The token's
+// hash is read from the store on every request, so a rotated token stops
+// working at once, in every process sharing the store.
+func (s *Server) authPerson(r *http.Request, id string, adminOK bool) (*personInfo, string, error) {
 	tok, ok := bearer(r)
 	if !ok {
-		return nil, "", 0, s.authFailure(r, errf(http.StatusUnauthorized, CodeUnauthorized, "missing bearer token (Authorization: Bearer <the person's token>)"))
+		return nil, "", s.authFailure(r, errf(http.StatusUnauthorized, CodeUnauthorized, "missing bearer token (Authorization: Bearer <the person's token>)"))
 	}
-	denied := errf(http.StatusForbidden, CodeForbidden, "this token does not grant access to this person")
-	if adminOK && s.isAdmin(tok) {
-		p, err := s.lookupPerson(r.Context(), id)
-		if err != nil {
-			return nil, "", 0, err
-		}
+	admin := adminOK && s.isAdmin(tok)
+	p, err := s.lookupPerson(r.Context(), id)
+	if err != nil && !errors.Is(err, ledger.ErrNoPerson) {
+		return nil, "", err
+	}
+	if admin {
 		if p == nil {
-			return nil, "", 0, errf(http.StatusNotFound, CodeNotFound, "no person %q", id)
+			return nil, "", domainErr(ledger.ErrNoPerson, "", "no person %q", truncate(id, 64))
 		}
-		return p, tok, accessAdmin, s.rateLimit("admin")
-	}
-	var p *personInfo
-	if validID(id) == nil {
-		var err error
-		if p, err = s.lookupPerson(r.Context(), id); err != nil {
-			return nil, "", 0, err
-		}
+		return p, tok, s.rateLimit("admin")
 	}
 	want := dummyHash[:]
 	if p != nil {
 		want = p.tokenHash
 	}
 	if subtle.ConstantTimeCompare(tokenHash(tok), want) != 1 || p == nil {
-		return nil, "", 0, s.authFailure(r, denied)
+		return nil, "", s.authFailure(r, denied())
 	}
-	return p, tok, accessPerson, s.rateLimit("person:" + id)
+	return p, tok, s.rateLimit("person:" + id)
 }
 
 // dummyHash is compared against when the person does not exist, so that
@@ -159,8 +157,9 @@ func (s *Server) rateLimit(key string) error {
 	return nil
 }
 
-// personInfo is what never changes about a person once created: the
-// token hash, the configuration and the creation time. It is cached.
+// personInfo is a person as authentication found them: the token hash
+// read from the store, and what never changes once a person is created,
+// the configuration and the creation time.
 type personInfo struct {
 	id        string
 	tokenHash []byte
@@ -168,46 +167,43 @@ type personInfo struct {
 	created   time.Time
 }
 
-type personCache struct {
+// configCache keeps decoded configurations, which never change: a
+// person's configuration is decoded once per process.
+type configCache struct {
 	mu sync.RWMutex
-	m  map[string]*personInfo
+	m  map[string]*cachedConfig
 }
 
-func newPersonCache() *personCache { return &personCache{m: map[string]*personInfo{}} }
+type cachedConfig struct {
+	created time.Time
+	raw     string
+	cfg     *personConfig
+}
 
-// lookupPerson returns the person (nil if there is none), from the cache
-// or the store.
+func newConfigCache() *configCache { return &configCache{m: map[string]*cachedConfig{}} }
+
+// lookupPerson reads the person from the store (ledger.ErrNoPerson if
+// there is none; for any id, one query: see authPerson).
 func (s *Server) lookupPerson(ctx context.Context, id string) (*personInfo, error) {
-	s.people.mu.RLock()
-	p := s.people.m[id]
-	s.people.mu.RUnlock()
-	if p != nil {
-		return p, nil
-	}
-	var (
-		hash    []byte
-		cfgJSON string
-		created int64
-	)
-	err := s.store.View(ctx, func(q Querier) error {
-		return q.QueryRow(`SELECT token_hash, config, created_at FROM people WHERE id = ?`, id).Scan(&hash, &cfgJSON, &created)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
+	p, err := s.store.Lookup(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := decodePersonConfig(cfgJSON)
-	if err != nil {
-		return nil, err
+	s.configs.mu.RLock()
+	c := s.configs.m[id]
+	s.configs.mu.RUnlock()
+	if c == nil || !c.created.Equal(p.Created) || c.raw != p.Config {
+		cfg, err := decodePersonConfig(p.Config)
+		if err != nil {
+			return nil, err
+		}
+		c = &cachedConfig{created: p.Created, raw: p.Config, cfg: cfg}
+		s.configs.mu.Lock()
+		if len(s.configs.m) > 1_000_000 {
+			clear(s.configs.m)
+		}
+		s.configs.m[id] = c
+		s.configs.mu.Unlock()
 	}
-	p = &personInfo{id: id, tokenHash: hash, cfg: cfg, created: time.Unix(0, created).UTC()}
-	s.people.mu.Lock()
-	if len(s.people.m) > 1_000_000 {
-		clear(s.people.m)
-	}
-	s.people.m[id] = p
-	s.people.mu.Unlock()
-	return p, nil
+	return &personInfo{id: id, tokenHash: p.TokenHash, cfg: c.cfg, created: p.Created}, nil
 }

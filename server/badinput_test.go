@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tracepriv/tracepriv/internal/sample"
 )
@@ -17,16 +16,16 @@ func TestBadInput(t *testing.T) {
 		e := newEnv(t, d, func(o *Options) { o.MaxUploadBytes = 256 << 10 })
 		alice := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
 		bob := e.createPerson(map[string]any{"id": "bob", "epsilon_budget": 0.05})
-		t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+		t0 := e.clock.Now()
 		usedKey := newKey()
 		if r := e.locate("alice", alice, beijing[0], beijing[1], t0, usedKey); r.status != 200 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
-		good := `{"lat": 39.9841, "lon": 116.3185, "time": "2008-10-24T02:11:00Z"}`
+		good := `{"lat": 39.9841, "lon": 116.3185, "time": "2026-01-01T00:01:00Z"}`
 		jsonHdr := func(key string) map[string]string {
 			return map[string]string{"Content-Type": "application/json", "Idempotency-Key": key}
 		}
-		huge := `{"lat": 39.9841, "lon": 116.3185, "time": "2008-10-24T02:11:00Z", "pad": "` + strings.Repeat("x", 1<<20) + `"}`
+		huge := `{"lat": 39.9841, "lon": 116.3185, "time": "2026-01-01T00:01:00Z", "pad": "` + strings.Repeat("x", 1<<20) + `"}`
 		cases := []struct {
 			name         string
 			method, path string
@@ -40,15 +39,15 @@ func TestBadInput(t *testing.T) {
 			{"not an object", "POST", "/v1/people/alice/locate", alice, `[1, 2]`, jsonHdr(newKey()), 400, CodeBadJSON},
 			{"empty body", "POST", "/v1/people/alice/locate", alice, ``, jsonHdr(newKey()), 400, CodeBadJSON},
 			{"trailing data", "POST", "/v1/people/alice/locate", alice, good + good, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"unknown field", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2008-10-24T02:11:00Z", "accuracy": 5}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"NaN literal", "POST", "/v1/people/alice/locate", alice, `{"lat": NaN, "lon": 116.3, "time": "2008-10-24T02:11:00Z"}`, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"NaN string", "POST", "/v1/people/alice/locate", alice, `{"lat": "NaN", "lon": 116.3, "time": "2008-10-24T02:11:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"Infinity", "POST", "/v1/people/alice/locate", alice, `{"lat": Infinity, "lon": 116.3, "time": "2008-10-24T02:11:00Z"}`, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"1e999", "POST", "/v1/people/alice/locate", alice, `{"lat": 1e999, "lon": 116.3, "time": "2008-10-24T02:11:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"lat 91", "POST", "/v1/people/alice/locate", alice, `{"lat": 91, "lon": 116.3, "time": "2008-10-24T02:11:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"lon -180.5", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": -180.5, "time": "2008-10-24T02:11:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
+			{"unknown field", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2026-01-01T00:01:00Z", "accuracy": 5}`, jsonHdr(newKey()), 400, CodeInvalidField},
+			{"NaN literal", "POST", "/v1/people/alice/locate", alice, `{"lat": NaN, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeBadJSON},
+			{"NaN string", "POST", "/v1/people/alice/locate", alice, `{"lat": "NaN", "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
+			{"Infinity", "POST", "/v1/people/alice/locate", alice, `{"lat": Infinity, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeBadJSON},
+			{"1e999", "POST", "/v1/people/alice/locate", alice, `{"lat": 1e999, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
+			{"lat 91", "POST", "/v1/people/alice/locate", alice, `{"lat": 91, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
+			{"lon -180.5", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": -180.5, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
 			{"missing time", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"missing lat", "POST", "/v1/people/alice/locate", alice, `{"lon": 116.3, "time": "2008-10-24T02:11:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
+			{"missing lat", "POST", "/v1/people/alice/locate", alice, `{"lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
 			{"time not RFC 3339", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "yesterday"}`, jsonHdr(newKey()), 400, CodeInvalidField},
 			{"time without zone", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2008-10-24T02:11:00"}`, jsonHdr(newKey()), 400, CodeInvalidField},
 			{"time as number", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": 1224814260}`, jsonHdr(newKey()), 400, CodeInvalidField},
@@ -59,8 +58,8 @@ func TestBadInput(t *testing.T) {
 			{"Idempotency-Key too long", "POST", "/v1/people/alice/locate", alice, good, jsonHdr(strings.Repeat("k", 300)), 400, CodeBadRequest},
 			{"Idempotency-Key with a space", "POST", "/v1/people/alice/locate", alice, good, jsonHdr("a b"), 400, CodeBadRequest},
 			{"replayed key, other body", "POST", "/v1/people/alice/locate", alice, good, jsonHdr(usedKey), 422, CodeIdempotencyKey},
-			{"far from the origin", "POST", "/v1/people/alice/locate", alice, `{"lat": 48.8566, "lon": 2.3522, "time": "2008-10-24T02:11:00Z"}`, jsonHdr(newKey()), 422, CodeUnprocessable},
-			{"time before the previous query", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2008-10-24T02:09:00Z"}`, jsonHdr(newKey()), 422, CodeUnprocessable},
+			{"far from the origin", "POST", "/v1/people/alice/locate", alice, `{"lat": 48.8566, "lon": 2.3522, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 422, CodeUnprocessable},
+			{"time before the previous query", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2025-12-31T23:59:00Z"}`, jsonHdr(newKey()), 422, CodeUnprocessable},
 			{"no token", "POST", "/v1/people/alice/locate", "", good, jsonHdr(newKey()), 401, CodeUnauthorized},
 			{"Basic auth", "POST", "/v1/people/alice/locate", "", good, map[string]string{"Authorization": "Basic YWxpY2U6eA==", "Content-Type": "application/json", "Idempotency-Key": newKey()}, 401, CodeUnauthorized},
 			{"other person's token", "POST", "/v1/people/alice/locate", bob, good, jsonHdr(newKey()), 403, CodeForbidden},
@@ -79,7 +78,7 @@ func TestBadInput(t *testing.T) {
 			{"sanitize unknown format", "POST", "/v1/people/alice/sanitize?format=kml", alice, string(sample.PLT), nil, 400, CodeInvalidField},
 			{"sanitize garbage PLT", "POST", "/v1/people/alice/sanitize?format=plt", alice, "not a trace\n", nil, 400, CodeBadRequest},
 			{"sanitize broken GeoJSON", "POST", "/v1/people/alice/sanitize", alice, `{"type": "FeatureCollection", "features": [`, map[string]string{"Content-Type": "application/geo+json"}, 400, CodeBadRequest},
-			{"sanitize too large", "POST", "/v1/people/alice/sanitize?format=csv", alice, "uid,time,lat,lon\n" + strings.Repeat("a,2008-10-24T02:11:00Z,39.9,116.3\n", 10000), nil, 413, CodeTooLarge},
+			{"sanitize too large", "POST", "/v1/people/alice/sanitize?format=csv", alice, "uid,time,lat,lon\n" + strings.Repeat("a,2026-01-01T00:01:00Z,39.9,116.3\n", 10000), nil, 413, CodeTooLarge},
 			{"sanitize bad epsilon", "POST", "/v1/people/alice/sanitize?format=plt&epsilon=-1", alice, string(sample.PLT), nil, 400, CodeInvalidField},
 			{"sanitize unknown parameter", "POST", "/v1/people/alice/sanitize?format=plt&seed=1", alice, string(sample.PLT), nil, 400, CodeInvalidField},
 			{"sanitize other person's token", "POST", "/v1/people/alice/sanitize?format=plt", bob, string(sample.PLT), nil, 403, CodeForbidden},
@@ -148,6 +147,9 @@ func TestForbiddenSaysNothing(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	e := newEnv(t, SQLite, func(o *Options) { o.RateLimit, o.Burst = 1, 5 })
+	// The buckets refill on the test's clock, which stands still: how long
+	// the requests take on this machine does not matter.
+	e.srv.limits.now, e.srv.failures.now = e.clock.Now, e.clock.Now
 	tok := e.createPerson(map[string]any{"id": "r", "epsilon_budget": 0.05})
 	var limited response
 	n := 0

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/tracepriv/tracepriv/geoind"
 )
@@ -21,7 +20,7 @@ func TestConcurrentLastUnit(t *testing.T) {
 		eps := per * (K + 0.5)
 		tok := e.createPerson(map[string]any{"id": "c", "epsilon_budget": eps,
 			"geoind": map[string]any{"mechanism": "im", "manager": "fixed-utility", "accuracy_m": acc}})
-		t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+		t0 := e.clock.Now()
 		var (
 			wg    sync.WaitGroup
 			mu    sync.Mutex
@@ -59,7 +58,7 @@ func TestConcurrentSameKey(t *testing.T) {
 		e := newEnv(t, d, nil)
 		tok := e.createPerson(map[string]any{"id": "k", "epsilon_budget": 0.05})
 		key := newKey()
-		t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+		t0 := e.clock.Now()
 		const N = 30
 		bodies := make([]string, N)
 		var wg sync.WaitGroup
@@ -98,7 +97,7 @@ func TestConcurrentPredictive(t *testing.T) {
 			toks[id] = e.createPerson(map[string]any{"id": id, "epsilon_budget": 0.02,
 				"geoind": map[string]any{"rate": 0.02 / 15, "max_speed_kmh": 30}})
 		}
-		t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+		t0 := e.clock.Now()
 		var wg sync.WaitGroup
 		for w := range 12 {
 			wg.Add(1)

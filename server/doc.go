@@ -24,11 +24,19 @@
 //
 // # The ledger is the truth
 //
-// Every answer is decided, charged and stored in one transaction (Store),
-// serialised per person, and sent only after that transaction committed
-// durably: a charge for every answer, no budget exceeded by concurrent
-// requests, a retried Idempotency-Key answered from the ledger (never a
-// fresh sample nor a second charge), nothing stored for a request that
-// fails. Nothing deletes a person or resets a budget. The proof sketch,
-// the threat model and measured numbers are in docs/serve.md.
+// Every answer is decided, charged and stored in one transaction of the
+// ledger (package server/internal/ledger), serialised per person, and sent
+// only after that transaction committed durably; anything read from the
+// ledger (a replayed answer, the ledger itself) is sent only once the
+// charges it shows are durable. So: a durable charge for every answer, no
+// budget exceeded by concurrent requests, a retried Idempotency-Key
+// answered from the ledger (never a fresh sample nor a second charge),
+// nothing stored for a request that fails, and error texts that say only
+// what is known. Statuses come from typed errors mapped in one table
+// (errors.go). Nothing deletes a person or resets a budget; a person's
+// token can be rotated. The proof sketch, the threat model and measured
+// numbers are in docs/serve.md.
+//
+// An embedding program needs New, Options, Server.Handler (or Serve) and
+// Close; Server.Check reports on the store.
 package server

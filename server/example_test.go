@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tracepriv/tracepriv/server"
 )
@@ -50,7 +51,9 @@ func Example() {
 	var person struct{ Token string }
 	fmt.Println(call("POST", "/v1/people", "admin-token-for-the-example-0123456789", "", `{"id": "alice", "epsilon_budget": 0.02}`, &person))
 
-	fix := `{"lat": 39.9, "lon": 116.3, "time": "2026-11-23T10:00:00Z"}`
+	// The time of the fix: now (the server accepts times within
+	// DefaultTimeWindow of its clock).
+	fix := fmt.Sprintf(`{"lat": 39.9, "lon": 116.3, "time": %q}`, time.Now().UTC().Format(time.RFC3339))
 	var a, b server.LocateResponse
 	fmt.Println(call("POST", "/v1/people/alice/locate", person.Token, "fix-1", fix, &a))
 	fmt.Println(call("POST", "/v1/people/alice/locate", person.Token, "fix-1", fix, &b))

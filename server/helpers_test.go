@@ -6,7 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,42 +15,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/server/internal/pgtest"
 )
 
 const testAdmin = "test-admin-token-0123456789abcdef"
 
-var (
-	pgOnce    sync.Once
-	pgCluster *pgtest.Cluster
-	pgErr     error
+// The stores, by the ledger's names.
+type Dialect = ledger.Dialect
+
+const (
+	SQLite   = ledger.SQLite
+	Postgres = ledger.Postgres
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if pgCluster != nil {
-		pgCluster.Stop()
-	}
+	pgtest.StopShared()
 	os.Exit(code)
 }
 
 // postgresURL returns a fresh database on the test cluster, starting it on
 // first use, or skips the test when PostgreSQL is not installed.
-func postgresURL(t testing.TB) string {
-	t.Helper()
-	pgOnce.Do(func() { pgCluster, pgErr = pgtest.Start() })
-	if pgErr != nil {
-		if errors.Is(pgErr, pgtest.ErrUnavailable) {
-			t.Skipf("PostgreSQL tests skipped: %v", pgErr)
-		}
-		t.Fatal(pgErr)
-	}
-	u, err := pgCluster.NewDatabase("tp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
+func postgresURL(t testing.TB) string { return pgtest.Database(t) }
 
 // storeKinds are the stores every store-dependent test runs against.
 var storeKinds = []Dialect{SQLite, Postgres}
@@ -248,36 +235,22 @@ type storeState struct {
 func (e *testEnv) snapshot() storeState {
 	e.t.Helper()
 	var s storeState
-	err := e.srv.store.Snapshot(context.Background(), func(q Querier) error {
-		rows, err := q.Query(`SELECT id, geo_spent, geo_total, geo_window, cip_spent, seq, tag FROM people ORDER BY id`)
+	err := e.srv.store.Scan(context.Background(), func(v *ledger.View) error {
+		people, err := v.People()
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var id string
-			var a, b, c, d float64
-			var e1, f int64
-			if err := rows.Scan(&id, &a, &b, &c, &d, &e1, &f); err != nil {
+		for _, p := range people {
+			s.People = append(s.People, fmt.Sprint(p.ID, p.GeoSpent, p.GeoTotal, p.GeoWindow, p.CIPSpent, p.Seq, p.Tag, p.TokenHash))
+			charges, err := v.Charges(p.ID, 0, 1<<40, false)
+			if err != nil {
 				return err
 			}
-			s.People = append(s.People, id+" "+formatFloat(a)+" "+formatFloat(b)+" "+formatFloat(c)+" "+formatFloat(d)+" "+formatFloat(float64(e1))+" "+formatFloat(float64(f)))
-		}
-		rows.Close()
-		rows, err = q.Query(`SELECT person_id, seq, amount, idem_key FROM charges ORDER BY person_id, seq`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id, key string
-			var seq int64
-			var amt float64
-			if err := rows.Scan(&id, &seq, &amt, &key); err != nil {
-				return err
+			for _, c := range charges {
+				s.Charges = append(s.Charges, fmt.Sprint(p.ID, c.Seq, c.Amount, c.Key))
 			}
-			s.Charges = append(s.Charges, id+" "+formatFloat(float64(seq))+" "+formatFloat(amt)+" "+key)
 		}
-		return rows.Err()
+		return nil
 	})
 	if err != nil {
 		e.t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tracepriv/tracepriv/geoind"
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 // ledgerReport is what checkInvariants found.
@@ -24,33 +25,18 @@ type ledgerReport struct {
 // manager) agrees and is within the budget too; all geoind charges add up
 // to geo_total; the CIP charges add up exactly to cip_spent, within the
 // CIP budget; and the database passes its integrity check.
-func checkInvariants(t testing.TB, st *Store) ledgerReport {
+func checkInvariants(t testing.TB, st *ledger.Store) ledgerReport {
 	t.Helper()
 	ctx := context.Background()
 	var rep ledgerReport
-	type person struct {
-		id                            string
-		cfg                           string
-		geoBudget, geoSpent, geoTotal float64
-		cipBudget, cipSpent           float64
-		win, seq                      int64
-	}
-	var people []person
-	err := st.Snapshot(ctx, func(q Querier) error {
-		rows, err := q.Query(`SELECT id, config, geo_budget, geo_spent, geo_total, geo_window, cip_budget, cip_spent, seq FROM people ORDER BY id`)
-		if err != nil {
+	var people []*ledger.Person
+	err := st.Scan(ctx, func(v *ledger.View) error {
+		var err error
+		if people, err = v.People(); err != nil {
 			return err
 		}
-		for rows.Next() {
-			var p person
-			if err := rows.Scan(&p.id, &p.cfg, &p.geoBudget, &p.geoSpent, &p.geoTotal, &p.win, &p.cipBudget, &p.cipSpent, &p.seq); err != nil {
-				return err
-			}
-			people = append(people, p)
-		}
-		rows.Close()
 		for _, p := range people {
-			rows, err := q.Query(`SELECT seq, kind, win, amount, detail FROM charges WHERE person_id = ? ORDER BY seq`, p.id)
+			charges, err := v.Charges(p.ID, 0, 1<<40, false)
 			if err != nil {
 				return err
 			}
@@ -59,59 +45,48 @@ func checkInvariants(t testing.TB, st *Store) ledgerReport {
 				geoWin, geoAll, cip float64
 				run                 geoind.Run
 			)
-			for rows.Next() {
-				var (
-					seq, win int64
-					kind     string
-					amt      float64
-					detail   string
-				)
-				if err := rows.Scan(&seq, &kind, &win, &amt, &detail); err != nil {
-					rows.Close()
-					return err
-				}
+			for _, c := range charges {
 				n++
-				if seq != n {
-					return fmt.Errorf("person %s: charge %d numbered %d", p.id, n, seq)
+				if c.Seq != n {
+					return fmt.Errorf("person %s: charge %d numbered %d", p.ID, n, c.Seq)
 				}
-				switch kind {
+				switch c.Kind {
 				case "geoind":
-					geoAll += amt
-					if win == p.win {
-						geoWin += amt
+					geoAll += c.Amount
+					if c.Window == p.GeoWindow {
+						geoWin += c.Amount
 						var s geoind.Step
-						if err := json.Unmarshal([]byte(detail), &s); err != nil {
+						if err := json.Unmarshal(c.Detail, &s); err != nil {
 							return err
 						}
-						if s.Cost != amt {
-							return fmt.Errorf("person %s charge %d: amount %v, step cost %v", p.id, seq, amt, s.Cost)
+						if s.Cost != c.Amount {
+							return fmt.Errorf("person %s charge %d: amount %v, step cost %v", p.ID, c.Seq, c.Amount, s.Cost)
 						}
 						run = append(run, s)
-					} else if win > p.win {
-						return fmt.Errorf("person %s: charge in window %d after the current %d", p.id, win, p.win)
+					} else if c.Window > p.GeoWindow {
+						return fmt.Errorf("person %s: charge in window %d after the current %d", p.ID, c.Window, p.GeoWindow)
 					}
 				case "cip":
-					cip += amt
+					cip += c.Amount
 				}
 			}
-			rows.Close()
 			rep.Charges += int(n)
-			if n != p.seq {
-				return fmt.Errorf("person %s: %d charges, seq %d", p.id, n, p.seq)
+			if n != p.Seq {
+				return fmt.Errorf("person %s: %d charges, seq %d", p.ID, n, p.Seq)
 			}
-			if geoWin != p.geoSpent {
-				return fmt.Errorf("person %s: window charges sum to %v, geo_spent %v", p.id, geoWin, p.geoSpent)
+			if geoWin != p.GeoSpent {
+				return fmt.Errorf("person %s: window charges sum to %v, geo_spent %v", p.ID, geoWin, p.GeoSpent)
 			}
-			if p.geoSpent > p.geoBudget {
-				return fmt.Errorf("OVERSPEND: person %s: geo_spent %v > budget %v", p.id, p.geoSpent, p.geoBudget)
+			if p.GeoSpent > p.GeoBudget {
+				return fmt.Errorf("OVERSPEND: person %s: geo_spent %v > budget %v", p.ID, p.GeoSpent, p.GeoBudget)
 			}
-			if math.Abs(geoAll-p.geoTotal) > 1e-12*math.Max(1, geoAll) {
-				return fmt.Errorf("person %s: geoind charges sum to %v, geo_total %v", p.id, geoAll, p.geoTotal)
+			if math.Abs(geoAll-p.GeoTotal) > 1e-12*math.Max(1, geoAll) {
+				return fmt.Errorf("person %s: geoind charges sum to %v, geo_total %v", p.ID, geoAll, p.GeoTotal)
 			}
-			if cip != p.cipSpent || p.cipSpent > p.cipBudget {
-				return fmt.Errorf("person %s: cip charges %v, cip_spent %v, budget %v", p.id, cip, p.cipSpent, p.cipBudget)
+			if cip != p.CIPSpent || p.CIPSpent > p.CIPBudget {
+				return fmt.Errorf("person %s: cip charges %v, cip_spent %v, budget %v", p.ID, cip, p.CIPSpent, p.CIPBudget)
 			}
-			cfg, err := decodePersonConfig(p.cfg)
+			cfg, err := decodePersonConfig(p.Config)
 			if err != nil {
 				return err
 			}
@@ -121,10 +96,10 @@ func checkInvariants(t testing.TB, st *Store) ledgerReport {
 			}
 			acc, err := geoind.Accounting(mech, run)
 			if err != nil {
-				return fmt.Errorf("person %s: stored run does not replay: %w", p.id, err)
+				return fmt.Errorf("person %s: stored run does not replay: %w", p.ID, err)
 			}
-			if acc > p.geoBudget || math.Abs(acc-p.geoSpent) > 1e-12*p.geoBudget {
-				return fmt.Errorf("OVERSPEND: person %s: Lemma 2 accounting %v, ledger %v, budget %v", p.id, acc, p.geoSpent, p.geoBudget)
+			if acc > p.GeoBudget || math.Abs(acc-p.GeoSpent) > 1e-12*p.GeoBudget {
+				return fmt.Errorf("OVERSPEND: person %s: Lemma 2 accounting %v, ledger %v, budget %v", p.ID, acc, p.GeoSpent, p.GeoBudget)
 			}
 		}
 		return nil

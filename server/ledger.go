@@ -2,10 +2,14 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/tracepriv/tracepriv/geoind"
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 // LedgerResponse is a person's ledger: the budgets, what is spent and
@@ -23,6 +27,10 @@ type LedgerResponse struct {
 	Window      int64      `json:"window"`
 	WindowStart *time.Time `json:"window_start,omitempty"`
 	WindowEnd   *time.Time `json:"window_end,omitempty"`
+	// Exhausted says that what is left of the window's budget cannot pay
+	// the mechanism's next step now: every query gets 429 until the window
+	// ends (Retry-After says when) or for good without windows.
+	Exhausted bool `json:"exhausted"`
 	// TotalSpent is the geo-indistinguishability epsilon spent over every
 	// window: the guarantee of the person's whole history (windows compose
 	// by addition).
@@ -37,10 +45,13 @@ type LedgerResponse struct {
 
 // LedgerCIP is the person's CIP budget.
 type LedgerCIP struct {
-	Unit        string  `json:"unit"`
-	Budget      float64 `json:"budget"`
-	Spent       float64 `json:"spent"`
-	Remaining   float64 `json:"remaining"`
+	Unit      string  `json:"unit"`
+	Budget    float64 `json:"budget"`
+	Spent     float64 `json:"spent"`
+	Remaining float64 `json:"remaining"`
+	// Exhausted says that what is left cannot pay a release at the
+	// person's default target epsilon.
+	Exhausted   bool    `json:"exhausted"`
 	Lambda      float64 `json:"lambda"`
 	RadiusM     float64 `json:"radius_m"`
 	Composition string  `json:"composition"`
@@ -61,7 +72,7 @@ const maxLedgerPage = 10_000
 
 func (s *Server) handleLedger(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	p, _, _, err := s.authPerson(r, id, true)
+	p, _, err := s.authPerson(r, id, true)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -90,60 +101,89 @@ func (s *Server) handleLedger(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, led)
 }
 
-// ledger reads a person's ledger in one snapshot.
+// ledger reads a person's ledger in one snapshot, released once every
+// charge it shows is durable.
 func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) (*LedgerResponse, error) {
 	cfg := p.cfg
-	var row personRow
-	led := &LedgerResponse{ID: p.id, Unit: UnitGeoind, Config: s.view(p), Charges: []Charge{}}
-	err := s.store.Snapshot(ctx, func(q Querier) error {
-		err := q.QueryRow(`SELECT geo_budget, geo_spent, geo_total, geo_window, cip_budget, cip_spent, seq FROM people WHERE id = ?`, p.id).
-			Scan(&row.geoBudget, &row.geoSpent, &row.geoTotal, &row.geoWindow, &row.cipBudget, &row.cipSpent, &row.seq)
-		if err != nil {
+	var (
+		row     *ledger.Person
+		charges []ledger.Charge
+		details [][]byte
+	)
+	now := s.opt.Now()
+	err := s.store.Read(ctx, p.id, func(v *ledger.View) error {
+		var err error
+		if row, err = v.Person(p.id); err != nil {
 			return err
 		}
-		rows, err := q.Query(`SELECT seq, created_at, kind, amount, win, request_id FROM charges WHERE person_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
-			p.id, after, limit+1)
-		if err != nil {
+		if charges, err = v.Charges(p.id, after, limit+1, false); err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var c Charge
-			var at int64
-			if err := rows.Scan(&c.Seq, &at, &c.Kind, &c.Amount, &c.Window, &c.RequestID); err != nil {
-				return err
-			}
-			c.Time = time.Unix(0, at).UTC()
-			led.Charges = append(led.Charges, c)
+		if win := windowIndex(p.created, now, cfg.window(), row.GeoWindow); win == row.GeoWindow {
+			details, err = v.GeoindDetails(p.id, win)
 		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, err
+	}
+	led := &LedgerResponse{ID: p.id, Unit: UnitGeoind, Config: s.view(p), Charges: make([]Charge, 0, len(charges))}
+	for _, c := range charges {
+		led.Charges = append(led.Charges, Charge{Seq: c.Seq, Time: c.Time, Kind: c.Kind, Amount: c.Amount, Window: c.Window, RequestID: c.RequestID})
 	}
 	if int64(len(led.Charges)) > limit {
 		led.Charges = led.Charges[:limit]
 		n := led.Charges[limit-1].Seq
 		led.NextAfter = &n
 	}
-	win := windowIndex(p.created, s.opt.Now(), cfg.window(), row.geoWindow)
-	spent := row.geoSpent
-	if win != row.geoWindow {
+	win := windowIndex(p.created, now, cfg.window(), row.GeoWindow)
+	spent := row.GeoSpent
+	if win != row.GeoWindow {
 		spent = 0 // a new window has begun; nothing charged in it yet
 	}
-	led.Budget, led.Spent, led.Remaining = row.geoBudget, spent, math.Max(0, row.geoBudget-spent)
-	led.Window, led.TotalSpent = win, row.geoTotal
+	led.Budget, led.Spent, led.Remaining = row.GeoBudget, spent, math.Max(0, row.GeoBudget-spent)
+	led.Window, led.TotalSpent = win, row.GeoTotal
+	if led.Exhausted, err = s.geoindExhausted(cfg, details, now); err != nil {
+		return nil, fmt.Errorf("person %s: %w", p.id, err)
+	}
 	if w := cfg.window(); w > 0 {
 		start := p.created.Add(time.Duration(win) * w).UTC()
 		end := start.Add(w)
 		led.WindowStart, led.WindowEnd = &start, &end
 	}
+	next, err := composeCIP(row.CIPSpent, cfg.CIP.Epsilon, cfg.CIP.Lambda)
+	if err != nil {
+		return nil, err
+	}
 	led.CIP = LedgerCIP{
-		Unit: UnitCIP, Budget: row.cipBudget, Spent: row.cipSpent, Remaining: math.Max(0, row.cipBudget-row.cipSpent),
-		Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
+		Unit: UnitCIP, Budget: row.CIPBudget, Spent: row.CIPSpent, Remaining: math.Max(0, row.CIPBudget-row.CIPSpent),
+		Exhausted: next > row.CIPBudget, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
 		Composition: "RDP composition at the single order lambda (accountant.RDPAccountant): the certified epsilons add",
 	}
 	return led, nil
+}
+
+// geoindExhausted reports whether the person's mechanism would refuse a
+// query now, after the window's run (its stored steps): the manager's own
+// decision, so a remainder too small for the next step counts as spent.
+func (s *Server) geoindExhausted(cfg *personConfig, details [][]byte, now time.Time) (bool, error) {
+	run, err := loadRun(details, "")
+	if err != nil {
+		return false, err
+	}
+	mech, err := cfg.Geoind.NewMechanism()
+	if err != nil {
+		return false, err
+	}
+	t := now
+	if n := len(run); n > 0 && t.Before(run[n-1].Time) {
+		t = run[n-1].Time
+	}
+	_, _, err = mech.Decide(run, t)
+	if geoind.IsExhausted(err) {
+		return true, nil
+	}
+	return false, err
 }
 
 // HealthResponse is the body of /healthz.
@@ -153,13 +193,21 @@ type HealthResponse struct {
 	SchemaVersion int    `json:"schema_version"`
 }
 
+// handleHealthz answers 200 while the store can release answers, 503
+// otherwise (the database does not answer, or, on SQLite, a commit failed
+// to become durable and the service must be restarted).
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	var v int
-	err := s.store.View(ctx, func(q Querier) error {
-		return q.QueryRow(`SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
-	})
+	err := s.store.Health(ctx)
+	if err == nil {
+		err = s.store.Scan(ctx, func(q *ledger.View) error {
+			var err error
+			v, err = q.SchemaVersion()
+			return err
+		})
+	}
 	if err != nil {
 		s.log.Error("health check failed", "err", err)
 		writeJSON(w, http.StatusServiceUnavailable, HealthResponse{Status: "unavailable", Store: string(s.store.Dialect()), SchemaVersion: v})

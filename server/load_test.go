@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 // loadConfig describes a load run: clients goroutines, each owning
@@ -27,7 +29,13 @@ type loadConfig struct {
 	clients int
 	people  []loadPerson
 	dur     time.Duration
-	total   int64 // 0: no limit
+	// total, when positive, is the number of requests, shared evenly by
+	// the clients (so that how many each sends does not depend on how
+	// the machine schedules them).
+	total int64
+	// exhausted, if set, counts the people who ran out of budget, as they
+	// do.
+	exhausted *atomic.Int64
 	// rate, when positive, paces the clients (open loop): together they
 	// start rate requests per second on a fixed schedule, and latency is
 	// measured from each request's scheduled start, so a slow server is
@@ -37,9 +45,11 @@ type loadConfig struct {
 	// transport error or a 503, until it gets an answer: what a client of
 	// a crashing server does.
 	retry bool
-	// t0 is the time of the people's first query (zero: 2008-10-24
-	//02:10 UTC); a later run on the same people starts later, since each
-	// person's queries must come in time order.
+	// t0 is the time of the people's first query (zero: now); each next
+	// query of a person is 100 ms later. A later run on the same people
+	// must start after the earlier one's last query, since each person's
+	// queries must come in time order, and every time must be within the
+	// server's time window around its clock.
 	t0 time.Time
 }
 
@@ -103,15 +113,14 @@ func runLoad(ctx context.Context, cfg loadConfig) *loadResult {
 	defer client.Transport.(*http.Transport).CloseIdleConnections()
 	res := &loadResult{}
 	var (
-		mu    sync.Mutex
-		count atomic.Int64
-		wg    sync.WaitGroup
+		mu sync.Mutex
+		wg sync.WaitGroup
 	)
 	ctx, cancel := context.WithTimeout(ctx, cfg.dur)
 	defer cancel()
 	t0 := cfg.t0
 	if t0.IsZero() {
-		t0 = time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+		t0 = time.Now().UTC()
 	}
 	start := time.Now()
 	for c := 0; c < cfg.clients; c++ {
@@ -132,6 +141,13 @@ func runLoad(ctx context.Context, cfg loadConfig) *loadResult {
 			var ok, exh, errs, retries, replays int64
 			var samples []string
 			var interval time.Duration
+			quota := int64(-1)
+			if cfg.total > 0 {
+				quota = cfg.total / int64(cfg.clients)
+				if int64(c) < cfg.total%int64(cfg.clients) {
+					quota++
+				}
+			}
 			next := start
 			if cfg.rate > 0 {
 				interval = time.Duration(float64(cfg.clients) / cfg.rate * float64(time.Second))
@@ -147,9 +163,10 @@ func runLoad(ctx context.Context, cfg loadConfig) *loadResult {
 					scheduled = next
 					next = next.Add(interval)
 				}
-				if cfg.total > 0 && count.Add(1) > cfg.total {
+				if quota == 0 {
 					break
 				}
+				quota--
 				p := mine[i%len(mine)]
 				if done[p.id] {
 					continue
@@ -157,7 +174,7 @@ func runLoad(ctx context.Context, cfg loadConfig) *loadResult {
 				steps[p.id]++
 				body, _ := json.Marshal(map[string]any{
 					"lat": beijing[0] + float64(steps[p.id]%50)*2e-4, "lon": beijing[1] + float64(steps[p.id]%30)*2e-4,
-					"time": t0.Add(time.Duration(steps[p.id]) * 5 * time.Second).Format(time.RFC3339),
+					"time": t0.Add(time.Duration(steps[p.id]) * 100 * time.Millisecond).Format(time.RFC3339Nano),
 				})
 				key := newKey()
 				for attempt := 0; ; attempt++ {
@@ -204,6 +221,9 @@ func runLoad(ctx context.Context, cfg loadConfig) *loadResult {
 						exh++
 						lat = append(lat, d)
 						done[p.id] = true
+						if cfg.exhausted != nil {
+							cfg.exhausted.Add(1)
+						}
 					default:
 						errs++
 						if len(samples) < 5 {
@@ -294,9 +314,10 @@ func TestLoad(t *testing.T) {
 			}
 			return map[string]any{"epsilon_budget": 1.0, "geoind": map[string]any{"rate": 1e-3, "mechanism": []string{"pm", "im"}[i%2]}}
 		})
-		// 3,000 queries from 40 clients (75 each, over 3 people each), at
-		// most 30 s: every small budget is spent during the run.
-		res := runLoad(context.Background(), loadConfig{base: e.ts.URL, clients: 40, people: people, dur: 30 * time.Second, total: 3000})
+		// 3,000 queries from 40 clients (75 each, over 3 people each, one
+		// of them with a small budget): every small budget is spent during
+		// the run, however slow the machine (the hour is a hang guard).
+		res := runLoad(context.Background(), loadConfig{base: e.ts.URL, clients: 40, people: people, dur: time.Hour, total: 3000})
 		t.Logf("%s load, 40 clients, 120 people: %v", d, res)
 		if res.errors != 0 {
 			t.Errorf("%d errors: %v", res.errors, res.errorSamples)
@@ -341,13 +362,12 @@ func BenchmarkLocate(b *testing.B) {
 			people := createPeople(b, base, testAdmin, 2000, "b", func(i int) map[string]any {
 				return map[string]any{"epsilon_budget": 1.0, "geoind": map[string]any{"rate": 1e-4}}
 			})
-			day := 0
 			for _, mode := range []string{"paced-2000", "closed"} {
 				b.Run(mode, func(b *testing.B) {
 					for range b.N {
-						day++
-						cfg := loadConfig{base: base, clients: 200, people: people, dur: 10 * time.Minute, total: 20_000,
-							t0: time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC).AddDate(0, 0, day)}
+						// Each run's queries span 2 s of query time per person
+						// (20 queries), and each run takes longer than that.
+						cfg := loadConfig{base: base, clients: 200, people: people, dur: 10 * time.Minute, total: 20_000}
 						if mode == "paced-2000" {
 							cfg.rate, cfg.total = 2000, 40_000
 						}
@@ -371,7 +391,7 @@ func BenchmarkLocate(b *testing.B) {
 			}
 			// The ledger as the server left it, checked once it has stopped.
 			srv.stop()
-			st, err := OpenStore(context.Background(), srv.dir, srv.dbURL)
+			st, err := ledger.Open(context.Background(), srv.dir, srv.dbURL, ledger.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -409,7 +429,9 @@ type histogram struct {
 // the clients' and the loopback's share.
 func locateHistogram(t testing.TB, base string) histogram {
 	t.Helper()
-	r, err := http.Get(base + "/metrics")
+	req, _ := http.NewRequest("GET", base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+testAdmin)
+	r, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package server
 import (
 	"bytes"
 	"crypto/rand"
-	"database/sql"
+	"crypto/subtle"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -11,12 +11,12 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 // locateRequest is the body of POST /v1/people/{id}/locate. Pointers tell
@@ -99,12 +99,20 @@ func parseLocate(req *locateRequest) (geo.Point, time.Time, error) {
 
 // canonicalLocate is what the request MAC covers: the parsed query, so
 // that a retry with other whitespace or number spelling is the same
-// request.
+// request. The time is its Unix nanoseconds where they are defined (years
+// 1678 to 2262, the form earlier builds stored), else its seconds and
+// nanoseconds after a marker byte, so that distinct times never share a
+// MAC.
 func canonicalLocate(p geo.Point, t time.Time) []byte {
-	b := make([]byte, 0, 24)
+	b := make([]byte, 0, 33)
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Lat))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(p.Lon))
-	return binary.BigEndian.AppendUint64(b, uint64(t.UnixNano()))
+	if t.Year() > 1678 && t.Year() < 2262 {
+		return binary.BigEndian.AppendUint64(b, uint64(t.UnixNano()))
+	}
+	b = append(b, 0xff)
+	b = binary.BigEndian.AppendUint64(b, uint64(t.Unix()))
+	return binary.BigEndian.AppendUint32(b, uint32(t.Nanosecond()))
 }
 
 // newTag returns a random non-zero state tag.
@@ -132,111 +140,41 @@ func windowIndex(created, now time.Time, w time.Duration, stored int64) int64 {
 	return max(k, stored)
 }
 
-// personRow is the mutable part of a person, read under the person's
-// lock.
-type personRow struct {
-	geoBudget, geoSpent, geoTotal float64
-	geoWindow                     int64
-	cipBudget, cipSpent           float64
-	seq, tag                      int64
-}
-
-// lockPerson reads the person's row, locking it until the transaction
-// ends (FOR UPDATE on PostgreSQL; SQLite's writer is already exclusive),
-// and then the charge stored under the idempotency key, if any.
-//
-// On PostgreSQL the charge is read by a second statement, after the lock:
-// under READ COMMITTED a statement that waited for a row lock re-reads the
-// locked row but joins other tables from its own earlier snapshot, so a
-// join would miss the charge the lock holder just committed under the
-// same key.
-func lockPerson(tx *Tx, id, key string) (*personRow, *storedAnswer, error) {
-	q := `SELECT geo_budget, geo_spent, geo_total, geo_window, cip_budget, cip_spent, seq, tag FROM people WHERE id = ?`
-	if tx.Dialect() == Postgres {
-		q += ` FOR UPDATE`
+// checkToken verifies, inside the person's transaction, that the token
+// still is theirs: a token rotated after the request was authenticated
+// spends nothing.
+func checkToken(p *ledger.Person, tok string) error {
+	if subtle.ConstantTimeCompare(tokenHash(tok), p.TokenHash) != 1 {
+		return ledger.ErrWrongToken
 	}
-	var p personRow
-	err := tx.QueryRow(q, id).Scan(&p.geoBudget, &p.geoSpent, &p.geoTotal, &p.geoWindow, &p.cipBudget, &p.cipSpent, &p.seq, &p.tag)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, errf(http.StatusForbidden, CodeForbidden, "this token does not grant access to this person")
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	var a storedAnswer
-	err = tx.QueryRow(`SELECT body_mac, status, content_type, response FROM charges WHERE person_id = ? AND idem_key = ?`, id, key).
-		Scan(&a.mac, &a.status, &a.contentType, &a.response)
-	if errors.Is(err, sql.ErrNoRows) {
-		return &p, nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	return &p, &a, nil
-}
-
-// storedAnswer is a charge found by its idempotency key.
-type storedAnswer struct {
-	mac         []byte
-	status      int
-	contentType string
-	response    []byte
+	return nil
 }
 
 // replay checks a stored answer against the retried request.
-func replay(a *storedAnswer, mac []byte) (*storedAnswer, error) {
-	if !bytes.Equal(a.mac, mac) {
-		return nil, errf(http.StatusUnprocessableEntity, CodeIdempotencyKey,
-			"this Idempotency-Key was already used with a different request; use a new key for a new query")
+func replay(a *ledger.Answer, mac []byte) (*ledger.Answer, error) {
+	if !bytes.Equal(a.MAC, mac) {
+		return nil, ledger.ErrReplayMismatch
 	}
 	return a, nil
 }
 
-// charge is one row of the ledger to insert.
-type charge struct {
-	person, kind, requestID, key string
-	seq, win, created            int64
-	amount                       float64
-	mac                          []byte
-	detail                       []byte
-	status                       int
-	contentType                  string
-	response                     []byte
-}
-
-func insertCharge(tx *Tx, c *charge) error {
-	_, err := tx.Exec(`INSERT INTO charges (person_id, seq, created_at, kind, win, amount, request_id, idem_key, body_mac, detail, status, content_type, response)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.person, c.seq, c.created, c.kind, c.win, c.amount, c.requestID, c.key, c.mac, string(c.detail), c.status, c.contentType, c.response)
-	return err
-}
-
 // loadRun reads the person's run in window win from the ledger.
-func loadRun(tx *Tx, id string, win int64) (geoind.Run, error) {
-	rows, err := tx.Query(`SELECT detail FROM charges WHERE person_id = ? AND kind = 'geoind' AND win = ? ORDER BY seq`, id, win)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var run geoind.Run
-	for rows.Next() {
-		var d string
-		if err := rows.Scan(&d); err != nil {
-			return nil, err
-		}
+func loadRun(details [][]byte, id string) (geoind.Run, error) {
+	run := make(geoind.Run, 0, len(details))
+	for _, d := range details {
 		var st geoind.Step
-		if err := json.Unmarshal([]byte(d), &st); err != nil {
+		if err := json.Unmarshal(d, &st); err != nil {
 			return nil, fmt.Errorf("stored step of %s: %w", id, err)
 		}
 		run = append(run, st)
 	}
-	return run, rows.Err()
+	return run, nil
 }
 
 // handleLocate answers one location query with the person's mechanism.
 func (s *Server) handleLocate(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	p, tok, _, err := s.authPerson(r, id, false)
+	p, tok, err := s.authPerson(r, id, false)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -257,11 +195,14 @@ func (s *Server) handleLocate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mac := requestMAC(tok, "locate", canonicalLocate(pt, t))
-	var out *storedAnswer
+	var out *ledger.Answer
 	replayed := false
-	err = s.store.Update(r.Context(), func(tx *Tx) error {
-		row, a, err := lockPerson(tx, id, key)
+	err = s.store.Update(r.Context(), id, func(tx *ledger.Tx) error {
+		row, a, err := tx.LockPerson(id, key)
 		if err != nil {
+			return err
+		}
+		if err := checkToken(row, tok); err != nil {
 			return err
 		}
 		if a != nil {
@@ -274,7 +215,7 @@ func (s *Server) handleLocate(w http.ResponseWriter, r *http.Request) {
 	})
 	var body []byte
 	if err == nil {
-		body = out.response
+		body = out.Body
 	}
 	s.writeCharged(w, r, "geoind", err, replayed, out, body)
 }
@@ -282,11 +223,11 @@ func (s *Server) handleLocate(w http.ResponseWriter, r *http.Request) {
 // writeCharged writes the outcome of a request that spends budget kind:
 // its error (counting a refusal for an exhausted budget), or body, the
 // stored answer out's response (possibly with more fields), marked when it
-// is a replay.
-func (s *Server) writeCharged(w http.ResponseWriter, r *http.Request, kind string, err error, replayed bool, out *storedAnswer, body []byte) {
+// is a replay. out was read or written in a transaction that Update or
+// Read confirmed durable.
+func (s *Server) writeCharged(w http.ResponseWriter, r *http.Request, kind string, err error, replayed bool, out *ledger.Answer, body []byte) {
 	if err != nil {
-		var ae *apiError
-		if errors.As(err, &ae) && ae.Code == CodeBudgetExhausted {
+		if errors.Is(err, ledger.ErrBudgetExhausted) {
 			s.metrics.exhausted.WithLabelValues(kind).Inc()
 		}
 		s.writeError(w, r, err)
@@ -296,87 +237,95 @@ func (s *Server) writeCharged(w http.ResponseWriter, r *http.Request, kind strin
 		s.metrics.replays.Inc()
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	writeRaw(w, out.status, out.contentType, body)
+	writeRaw(w, out.Status, out.ContentType, body)
 }
 
 // locate runs one step of the person's mechanism inside the person's
 // transaction and stores its charge and answer there.
-func (s *Server) locate(tx *Tx, p *personInfo, row *personRow, pt geo.Point, t time.Time, key string, mac []byte, reqID string) (*storedAnswer, error) {
+func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo.Point, t time.Time, key string, mac []byte, reqID string) (*ledger.Answer, error) {
 	cfg := p.cfg
 	now := s.opt.Now()
+	if d := t.Sub(now); d > s.opt.TimeWindow || d < -s.opt.TimeWindow {
+		side := "after"
+		if d < 0 {
+			side, d = "before", -d
+		}
+		return nil, domainErr(errClockWindow, "time",
+			"time %s is %s %s the server's clock (%s): this server accepts query times within %v of its clock; send the time of the fix from a synchronised clock",
+			t.Format(time.RFC3339Nano), d.Round(time.Second), side, now.UTC().Format(time.RFC3339), s.opt.TimeWindow)
+	}
 	if d := geo.Haversine(pt, geo.Point{Lat: cfg.Geoind.Origin.Lat, Lon: cfg.Geoind.Origin.Lon}); d > MaxOriginDistanceM {
-		e := errf(http.StatusUnprocessableEntity, CodeUnprocessable,
+		return nil, domainErr(errFarFromOrigin, "lat",
 			"the location is %.0f km from this person's public origin (%.4f, %.4f); the tangent plane represents only %g km around it: create the person with geoind.origin near where they are",
 			d/1000, cfg.Geoind.Origin.Lat, cfg.Geoind.Origin.Lon, MaxOriginDistanceM/1000)
-		e.Field = "lat"
-		return nil, e
 	}
-	win := windowIndex(p.created, now, cfg.window(), row.geoWindow)
-	base := row.geoSpent
-	if win != row.geoWindow {
+	win := windowIndex(p.created, now, cfg.window(), row.GeoWindow)
+	base := row.GeoSpent
+	if win != row.GeoWindow {
 		base = 0
 	}
-	sess := s.sessions.take(p.id, row.tag, win)
-	if sess == nil {
+	cs := s.sessions.take(p.id, row.Tag, win)
+	if cs == nil {
 		var run geoind.Run
-		if win == row.geoWindow {
-			var err error
-			if run, err = loadRun(tx, p.id, win); err != nil {
+		if win == row.GeoWindow {
+			details, err := tx.GeoindDetails(p.id, win)
+			if err != nil {
+				return nil, err
+			}
+			if run, err = loadRun(details, p.id); err != nil {
 				return nil, err
 			}
 		}
-		var err error
-		sess, err = geoind.Resume(geoind.State{Version: geoind.StateVersion, Config: cfg.Geoind, Run: run, Spent: run.Spent()}, nil)
+		sess, err := geoind.Resume(geoind.State{Version: geoind.StateVersion, Config: cfg.Geoind, Run: run, Spent: run.Spent()}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("person %s: stored run: %w", p.id, err)
 		}
 		if got := sess.State().Spent; got != base {
 			return nil, fmt.Errorf("person %s: the run of window %d accounts for %v, the ledger total is %v", p.id, win, got, base)
 		}
+		cs = &cachedSession{tag: row.Tag, win: win, sess: sess}
+		if len(run) > 0 {
+			cs.last = run[len(run)-1].Time
+		}
 	}
-	rep, err := sess.Query(pt, t)
+	if t.Before(cs.last) {
+		// The session is unchanged; keep it cached.
+		s.sessions.put(p.id, cs)
+		return nil, domainErr(errOutOfOrder, "time", "time %s is before this person's previous query in this window (%s); queries must come in time order",
+			t.Format(time.RFC3339Nano), cs.last.UTC().Format(time.RFC3339Nano))
+	}
+	rep, err := cs.sess.Query(pt, t)
 	if err != nil {
-		// The session is unchanged on error; keep it cached.
-		s.sessions.put(p.id, row.tag, win, sess)
+		s.sessions.put(p.id, cs)
 		budget := cfg.Geoind.Params.Epsilon
+		var pe *geoind.ParamError
 		switch {
 		case geoind.IsExhausted(err):
-			e := errf(http.StatusTooManyRequests, CodeBudgetExhausted, "the geo-indistinguishability budget of this window is spent (%.6g of %.6g epsilon per metre)", base, budget)
-			e.Details = map[string]any{"kind": "geoind", "budget": budget, "spent": base, "remaining": math.Max(0, budget-base), "window": win}
+			e := &ledger.ExhaustedError{Kind: "geoind", Budget: budget, Spent: base, Window: win}
 			if w := cfg.window(); w > 0 {
-				next := p.created.Add(time.Duration(win+1) * w)
-				e.RetryAfter = max(time.Second, next.Sub(now))
-				e.Details["window_end"] = next.UTC()
+				e.WindowEnd = p.created.Add(time.Duration(win+1) * w)
 			}
 			return nil, e
-		case strings.Contains(err.Error(), "before the previous query"):
-			e := errf(http.StatusUnprocessableEntity, CodeUnprocessable, "time %s is before this person's previous query in this window; queries must come in time order", t.Format(time.RFC3339Nano))
-			e.Field = "time"
-			return nil, e
-		}
-		var pe *geoind.ParamError
-		if errors.As(err, &pe) {
-			e := errf(http.StatusUnprocessableEntity, CodeUnprocessable, "%v", err)
-			e.Field = "lat"
-			return nil, e
+		case errors.As(err, &pe):
+			return nil, domainErr(errMechanism, "lat", "%v", err)
 		}
 		return nil, err
 	}
 	spent := base + rep.Cost
-	if spent != rep.Spent || spent > row.geoBudget {
+	if spent != rep.Spent || spent > row.GeoBudget {
 		// The manager keeps every run within its budget (Theorem 3); the
 		// ledger checks it independently and refuses to release otherwise.
-		return nil, fmt.Errorf("person %s: step would take the ledger to %v (session says %v) of %v", p.id, spent, rep.Spent, row.geoBudget)
+		return nil, fmt.Errorf("person %s: step would take the ledger to %v (session says %v) of %v", p.id, spent, rep.Spent, row.GeoBudget)
 	}
-	st := sess.State().Run[rep.Step]
+	st := cs.sess.State().Run[rep.Step]
 	detail, err := json.Marshal(st)
 	if err != nil {
 		return nil, err
 	}
-	seq := row.seq + 1
+	seq := row.Seq + 1
 	resp := LocateResponse{
-		Lat: rep.Lat, Lon: rep.Lon, EpsilonCharged: rep.Cost, Spent: spent, Remaining: math.Max(0, row.geoBudget-spent),
-		Budget: row.geoBudget, Unit: UnitGeoind, Window: win, Step: rep.Step, Hard: rep.Hard, Mode: rep.Mode.String(),
+		Lat: rep.Lat, Lon: rep.Lon, EpsilonCharged: rep.Cost, Spent: spent, Remaining: math.Max(0, row.GeoBudget-spent),
+		Budget: row.GeoBudget, Unit: UnitGeoind, Window: win, Step: rep.Step, Hard: rep.Hard, Mode: rep.Mode.String(),
 		AccuracyM: rep.Accuracy, Time: t, Seq: seq, RequestID: reqID,
 	}
 	body, err := json.Marshal(resp)
@@ -384,31 +333,19 @@ func (s *Server) locate(tx *Tx, p *personInfo, row *personRow, pt geo.Point, t t
 		return nil, err
 	}
 	body = append(body, '\n')
-	c := &charge{person: p.id, kind: "geoind", requestID: reqID, key: key, seq: seq, win: win, created: now.UnixNano(),
-		amount: rep.Cost, mac: mac, detail: detail, status: http.StatusOK, contentType: "application/json", response: body}
-	if err := insertCharge(tx, c); err != nil {
-		return nil, err
-	}
+	ans := ledger.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: body}
 	tag := newTag()
-	// The conditional update is the ledger's own check: it matches only
-	// the row version read above and only within the budget.
-	res, err := tx.Exec(`UPDATE people SET geo_spent = ?, geo_window = ?, geo_total = geo_total + ?, seq = ?, tag = ?
-		WHERE id = ? AND tag = ? AND seq = ? AND ? <= geo_budget`,
-		spent, win, rep.Cost, seq, tag, p.id, row.tag, row.seq, spent)
-	if err != nil {
+	c := &ledger.Charge{Person: p.id, Seq: seq, Time: now, Window: win, Amount: rep.Cost, RequestID: reqID, Key: key, Detail: detail, Answer: ans}
+	if err := tx.ChargeGeoind(row, c, spent, tag); err != nil {
 		return nil, err
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return nil, err
-	} else if n != 1 {
-		return nil, fmt.Errorf("person %s: ledger row changed under the lock", p.id)
-	}
+	next := &cachedSession{tag: tag, win: win, sess: cs.sess, last: t}
 	tx.OnCommit(func() {
-		s.sessions.put(p.id, tag, win, sess)
+		s.sessions.put(p.id, next)
 		s.metrics.charged.WithLabelValues("geoind").Add(rep.Cost)
 		s.metrics.charges.WithLabelValues("geoind").Inc()
 	})
-	return &storedAnswer{status: http.StatusOK, contentType: "application/json", response: body}, nil
+	return &ans, nil
 }
 
 // sessionCache keeps each person's mechanism session between queries, keyed
@@ -418,21 +355,24 @@ func (s *Server) locate(tx *Tx, p *personInfo, row *personRow, pt geo.Point, t t
 // from the ledger.
 type sessionCache struct {
 	mu    sync.Mutex
-	m     map[string]cachedSession
+	m     map[string]*cachedSession
 	limit int
 }
 
+// cachedSession is a person's session in window win under tag, and the
+// time of its last query.
 type cachedSession struct {
 	tag, win int64
 	sess     *geoind.Session
+	last     time.Time
 }
 
 func newSessionCache(limit int) *sessionCache {
-	return &sessionCache{m: map[string]cachedSession{}, limit: limit}
+	return &sessionCache{m: map[string]*cachedSession{}, limit: limit}
 }
 
 // take removes and returns the session saved under tag and window, or nil.
-func (c *sessionCache) take(id string, tag, win int64) *geoind.Session {
+func (c *sessionCache) take(id string, tag, win int64) *cachedSession {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[id]
@@ -443,10 +383,10 @@ func (c *sessionCache) take(id string, tag, win int64) *geoind.Session {
 	if e.tag != tag || e.win != win {
 		return nil
 	}
-	return e.sess
+	return e
 }
 
-func (c *sessionCache) put(id string, tag, win int64, s *geoind.Session) {
+func (c *sessionCache) put(id string, e *cachedSession) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) >= c.limit {
@@ -455,7 +395,7 @@ func (c *sessionCache) put(id string, tag, win int64, s *geoind.Session) {
 			break
 		}
 	}
-	c.m[id] = cachedSession{tag: tag, win: win, sess: s}
+	c.m[id] = e
 }
 
 // formatFloat is strconv's shortest exact form.

@@ -8,11 +8,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 // metrics are the Prometheus metrics of one server, on their own registry.
 // No label carries a person id, a token or a location.
 type metrics struct {
+	dialect      string // the store's, set once it is open
 	reg          *prometheus.Registry
 	requests     *prometheus.CounterVec
 	latency      *prometheus.HistogramVec
@@ -26,6 +29,7 @@ type metrics struct {
 	commit       *prometheus.HistogramVec
 	batch        prometheus.Histogram
 	commitErrors prometheus.Counter
+	handler      http.Handler
 }
 
 func newMetrics(s *Server) *metrics {
@@ -69,14 +73,32 @@ func newMetrics(s *Server) *metrics {
 	m.commitErrors = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "tracepriv_store_commit_errors_total", Help: "Store transactions whose commit failed (nothing stored).",
 	})
+	waiting := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "tracepriv_store_waiting_answers", Help: "Answers held back until a commit they depend on is confirmed durable.",
+	}, func() float64 {
+		if s.store == nil {
+			return 0
+		}
+		return float64(s.store.Waiting())
+	})
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 	m.reg.MustRegister(m.requests, m.latency, m.charges, m.charged, m.exhausted, m.replays, m.rateLimited,
-		m.authFailures, m.people, m.commit, m.batch, m.commitErrors,
+		m.authFailures, m.people, m.commit, m.batch, m.commitErrors, waiting,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-func (m *metrics) handler() http.Handler {
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+// handleMetrics serves the Prometheus metrics to the admin token (what
+// the service charged, refused and failed is not for everyone), or to
+// anyone with Options.PublicMetrics.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	if !s.opt.PublicMetrics {
+		if err := s.requireAdmin(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	s.metrics.handler.ServeHTTP(w, r)
 }
 
 func (m *metrics) observeRequest(route, method string, status int, d time.Duration) {
@@ -85,12 +107,12 @@ func (m *metrics) observeRequest(route, method string, status int, d time.Durati
 }
 
 // observeCommit is the store's hook.
-func (m *metrics) observeCommit(d Dialect, dur time.Duration, jobs int, err error) {
+func (m *metrics) observeCommit(dur time.Duration, jobs int, err error) {
 	if err != nil {
 		m.commitErrors.Inc()
 	}
-	if d == SQLite {
+	if m.dialect == string(ledger.SQLite) {
 		m.batch.Observe(float64(jobs))
 	}
-	m.commit.WithLabelValues(string(d)).Observe(dur.Seconds())
+	m.commit.WithLabelValues(m.dialect).Observe(dur.Seconds())
 }

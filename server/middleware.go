@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -69,6 +71,9 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		h := w.Header()
 		h.Set("X-Request-Id", id)
+		// The clock that judges query times (Options.Now), so that a client
+		// whose own clock is off can correct it.
+		h.Set("Date", s.opt.Now().UTC().Format(http.TimeFormat))
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
@@ -88,7 +93,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				s.log.Error("panic", "request_id", id, "panic", p, "stack", string(debug.Stack()))
+				s.log.Error("panic", "request_id", id, "panic", panicText(p), "stack", stackText(debug.Stack()))
 				if sw.status == 0 {
 					s.writeError(sw, r, errf(http.StatusInternalServerError, CodeInternal, "internal error (request id %s)", id))
 				}
@@ -108,6 +113,42 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(sw, r)
 	})
+}
+
+// panicText describes a panic for the log without its value, which may
+// hold what the request carried (a location): a runtime error's message
+// (an index, a nil dereference), else only the value's type.
+func panicText(p any) string {
+	if re, ok := p.(runtime.Error); ok {
+		return re.Error()
+	}
+	return fmt.Sprintf("panic with a %T (value not logged)", p)
+}
+
+// stackText is a stack trace without its frames' argument words (the last
+// parenthesised group of each frame line), which may be a location's
+// float bits.
+func stackText(b []byte) string {
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "\t") || !strings.HasSuffix(l, ")") {
+			continue
+		}
+		depth := 0
+		for j := len(l) - 1; j >= 0; j-- {
+			switch l[j] {
+			case ')':
+				depth++
+			case '(':
+				depth--
+			}
+			if depth == 0 {
+				lines[i] = l[:j] + "(...)"
+				break
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // sameOrigin reports whether a browser request comes from the service's

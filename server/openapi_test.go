@@ -38,7 +38,7 @@ func TestOpenAPI(t *testing.T) {
 			documented = append(documented, strings.ToUpper(m)+" "+p)
 		}
 	}
-	for _, rt := range e.srv.Routes() {
+	for _, rt := range e.srv.routes {
 		registered = append(registered, rt.Method+" "+rt.Path)
 	}
 	sort.Strings(documented)
@@ -91,7 +91,7 @@ func TestOpenAPI(t *testing.T) {
 	e.do("POST", "/v1/people", testAdmin, map[string]any{"id": "u", "epsilon_budget": 0.02,
 		"geoind": map[string]any{"manager": "fixed-utility", "mechanism": "im"}}, nil)
 
-	t0 := time.Date(2008, 10, 24, 2, 10, 0, 0, time.UTC)
+	t0 := e.clock.Now()
 	loc := "/v1/people/{id}/locate"
 	key := newKey()
 	check("POST", loc, e.locate("o", tok, beijing[0], beijing[1], t0, key))
@@ -121,11 +121,19 @@ func TestOpenAPI(t *testing.T) {
 	check("GET", led, e.do("GET", "/v1/people/o/ledger?limit=x", tok, nil, nil))
 	check("GET", "/healthz", e.do("GET", "/healthz", "", nil, nil))
 	check("GET", "/metrics", e.do("GET", "/metrics", "", nil, nil))
+	check("GET", "/metrics", e.do("GET", "/metrics", tok, nil, nil))
+	check("GET", "/metrics", e.do("GET", "/metrics", testAdmin, nil, nil))
 	check("GET", "/openapi.json", r)
+	tokp := "/v1/people/{id}/token"
+	check("POST", tokp, e.do("POST", "/v1/people/u/token", testAdmin, nil, nil))
+	check("POST", tokp, e.do("POST", "/v1/people/nobody/token", testAdmin, nil, nil))
+	check("POST", tokp, e.do("POST", "/v1/people/u/token", tok, nil, nil))
+	check("POST", tokp, e.do("POST", "/v1/people/u/token", "", nil, nil))
 
 	for _, want := range []string{"POST /v1/people 201", "POST /v1/people 409", "POST /v1/people/{id}/locate 200",
 		"POST /v1/people/{id}/locate 422", "POST /v1/people/{id}/locate 429", "POST /v1/people/{id}/sanitize 200",
-		"POST /v1/people/{id}/sanitize 429", "GET /v1/people/{id}/ledger 200", "GET /v1/people/{id}/ledger 404"} {
+		"POST /v1/people/{id}/sanitize 429", "GET /v1/people/{id}/ledger 200", "GET /v1/people/{id}/ledger 404",
+		"GET /metrics 200", "GET /metrics 401", "GET /metrics 403", "POST /v1/people/{id}/token 200", "POST /v1/people/{id}/token 404"} {
 		if !seen[want] {
 			t.Errorf("not exercised: %s", want)
 		}

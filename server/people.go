@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 // ConfigVersion is the version of the person configuration the store
@@ -380,29 +382,51 @@ func (s *Server) handleCreatePerson(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tok := newToken()
-	now := s.opt.Now().UTC()
-	err = s.store.Update(r.Context(), func(tx *Tx) error {
-		res, err := tx.Exec(`INSERT INTO people (id, token_hash, created_at, config, geo_budget, cip_budget, tag)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-			req.ID, tokenHash(tok), now.UnixNano(), string(cfgJSON), cfg.Geoind.Params.Epsilon, cfg.CIP.Budget, newTag())
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return errf(http.StatusConflict, CodeConflict, "person %q already exists; a budget cannot be reset or recreated", req.ID)
-		}
-		return nil
+	now := time.Unix(0, s.opt.Now().UnixNano()).UTC()
+	err = s.store.Update(r.Context(), req.ID, func(tx *ledger.Tx) error {
+		return tx.CreatePerson(&ledger.Person{ID: req.ID, TokenHash: tokenHash(tok), Created: now, Config: string(cfgJSON),
+			GeoBudget: cfg.Geoind.Params.Epsilon, CIPBudget: cfg.CIP.Budget, Tag: newTag()})
 	})
+	if errors.Is(err, ledger.ErrExists) {
+		err = domainErr(ledger.ErrExists, "id", "person %q already exists; a budget cannot be reset or recreated", req.ID)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	s.metrics.people.Inc()
-	p := &personInfo{id: req.ID, tokenHash: tokenHash(tok), cfg: cfg, created: time.Unix(0, now.UnixNano()).UTC()}
+	p := &personInfo{id: req.ID, tokenHash: tokenHash(tok), cfg: cfg, created: now}
 	s.log.Info("person created", "request_id", requestID(r), "person", req.ID)
 	writeJSON(w, http.StatusCreated, createPersonResponse{personView: s.view(p), Token: tok})
+}
+
+// TokenResponse is the answer to POST /v1/people/{id}/token: the person's
+// new token, shown once.
+type TokenResponse struct {
+	ID    string `json:"id"`
+	Token string `json:"token"`
+}
+
+// handleRotateToken gives a person a new token (admin only). The old one
+// stops working when the answer is sent: the store keeps only the new
+// hash, and every request reads it.
+func (s *Server) handleRotateToken(w http.ResponseWriter, r *http.Request) {
+	if err := s.requireAdmin(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	id := r.PathValue("id")
+	tok := newToken()
+	err := s.store.Update(r.Context(), id, func(tx *ledger.Tx) error { return tx.SetTokenHash(id, tokenHash(tok)) })
+	if errors.Is(err, ledger.ErrNoPerson) {
+		err = domainErr(ledger.ErrNoPerson, "", "no person %q", truncate(id, 64))
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.log.Info("token rotated", "request_id", requestID(r), "person", id)
+	writeJSON(w, http.StatusOK, TokenResponse{ID: id, Token: tok})
 }
 
 // decodeJSON reads a JSON body strictly: within the size limit, of
@@ -420,7 +444,7 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	}
 	if _, err := dec.Token(); err == nil {
 		return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: data after the object")
-	} else if err.Error() != "EOF" {
+	} else if !errors.Is(err, io.EOF) {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return jsonError(err, s.opt.MaxBodyBytes)
@@ -459,15 +483,15 @@ func jsonError(err error, limit int64) error {
 			return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: expected an object, got %s", te.Value)
 		}
 		return fieldErr(f, "field %q: expected %v, got JSON %s", f, te.Type, te.Value)
-	case err.Error() == "EOF":
+	case errors.Is(err, io.EOF):
 		return errf(http.StatusBadRequest, CodeBadJSON, "empty body: expected a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: unexpected end of input")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		// encoding/json has no error type for an unknown field; its text
+		// only names the field here (the status is the same either way).
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return fieldErr(f, "unknown field %q", f)
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "unexpected EOF") {
-		return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: unexpected end of input")
-	}
-	return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: %v", strings.TrimPrefix(msg, "json: "))
+	return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/tracepriv/tracepriv/accountant"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -103,7 +105,7 @@ func composeCIP(spent, eps, lambda float64) (float64, error) {
 // person's CIP budget.
 func (s *Server) handleSanitize(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	p, tok, _, err := s.authPerson(r, id, false)
+	p, tok, err := s.authPerson(r, id, false)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -111,7 +113,7 @@ func (s *Server) handleSanitize(w http.ResponseWriter, r *http.Request) {
 	out, replayed, original, err := s.sanitize(w, r, p, tok)
 	var body []byte
 	if err == nil {
-		body = withField(out.response, "original", original)
+		body = withField(out.Body, "original", original)
 	}
 	s.writeCharged(w, r, "cip", err, replayed, out, body)
 }
@@ -184,8 +186,9 @@ func replayOriginal(body []byte, f trace.Format, uid string) []byte {
 	return o
 }
 
-func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo, tok string) (_ *storedAnswer, _ bool, original []byte, _ error) {
+func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo, tok string) (_ *ledger.Answer, _ bool, original []byte, _ error) {
 	cfg := p.cfg
+	ctx := r.Context()
 	key, err := idempotencyKey(r, false)
 	if err != nil {
 		return nil, false, nil, err
@@ -226,42 +229,37 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	if key == "" {
 		// No key: the request cannot be recognised when retried.
 		key = "auto:" + requestID(r)
-	} else {
-		// A retry of a committed upload is answered without recomputing.
-		var found *storedAnswer
-		err := s.store.View(r.Context(), func(q Querier) error {
-			var a storedAnswer
-			err := q.QueryRow(`SELECT body_mac, status, content_type, response FROM charges WHERE person_id = ? AND idem_key = ?`, p.id, key).
-				Scan(&a.mac, &a.status, &a.contentType, &a.response)
-			if err == nil {
-				found = &a
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, false, nil, err
-		}
-		if found != nil {
-			a, err := replay(found, mac)
-			if err != nil {
-				return nil, false, nil, err
-			}
-			return a, true, replayOriginal(body, inFmt, p.id), nil
-		}
 	}
-
-	// Refuse early, before computing, when the target cannot fit; the
-	// decisive check is in the transaction below.
-	var spent0, budget0 float64
-	if err := s.store.View(r.Context(), func(q Querier) error {
-		return q.QueryRow(`SELECT cip_spent, cip_budget FROM people WHERE id = ?`, p.id).Scan(&spent0, &budget0)
+	// A retry of a committed upload is answered without recomputing, once
+	// its charge is durable (Read waits for it); and an upload that cannot
+	// fit is refused before computing. The decisive checks are in the
+	// transaction below.
+	var found *ledger.Answer
+	var row *ledger.Person
+	if err := s.store.Read(ctx, p.id, func(v *ledger.View) error {
+		var err error
+		if found, err = v.Answer(p.id, key); err != nil {
+			return err
+		}
+		row, err = v.Person(p.id)
+		return err
 	}); err != nil {
 		return nil, false, nil, err
 	}
-	if next, err := composeCIP(spent0, target, cfg.CIP.Lambda); err != nil {
+	if err := checkToken(row, tok); err != nil {
 		return nil, false, nil, err
-	} else if next > budget0 {
-		return nil, false, nil, cipExhausted(spent0, budget0, target, cfg.CIP.Lambda)
+	}
+	if found != nil {
+		a, err := replay(found, mac)
+		if err != nil {
+			return nil, false, nil, err
+		}
+		return a, true, replayOriginal(body, inFmt, p.id), nil
+	}
+	if next, err := composeCIP(row.CIPSpent, target, cfg.CIP.Lambda); err != nil {
+		return nil, false, nil, err
+	} else if next > row.CIPBudget {
+		return nil, false, nil, &ledger.ExhaustedError{Kind: "cip", Budget: row.CIPBudget, Spent: row.CIPSpent, Needed: target, Lambda: cfg.CIP.Lambda}
 	}
 
 	traces, rep, points, err := readUpload(body, inFmt, p.id)
@@ -271,27 +269,12 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	if points > s.opt.MaxTracePoints {
 		return nil, false, nil, errf(http.StatusRequestEntityTooLarge, CodeTooLarge, "the upload has %d points; this server sanitises at most %d per request", points, s.opt.MaxTracePoints)
 	}
-	prior := cfg.CIP.Prior
-	if prior == nil {
-		prior = s.prior
-	}
-	opt := sanitize.Options{Prior: prior, Epsilon: target, Lambda: cfg.CIP.Lambda, Radius: cfg.CIP.Radius}
-	if o := cfg.CIP.Origin; o != nil {
-		opt.Origin = &geo.Point{Lat: o.Lat, Lon: o.Lon}
-	}
-	select {
-	case s.sanitizing <- struct{}{}:
-	case <-r.Context().Done():
-		return nil, false, nil, r.Context().Err()
-	}
 	if original, err = originalGeoJSON(traces); err != nil {
-		<-s.sanitizing
 		return nil, false, nil, err
 	}
-	outs, cert, err := sanitize.Release(traces, opt)
-	<-s.sanitizing
+	outs, cert, err := s.compute(ctx, traces, cfg, target)
 	if err != nil {
-		return nil, false, nil, errf(http.StatusUnprocessableEntity, CodeUnprocessable, "%s", strings.TrimPrefix(err.Error(), "sanitize: "))
+		return nil, false, nil, err
 	}
 	cert.RecordInput(rep)
 	var tb, cb bytes.Buffer
@@ -319,11 +302,14 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	if err != nil {
 		return nil, false, nil, err
 	}
-	var answer *storedAnswer
+	var answer *ledger.Answer
 	replayed := false
-	err = s.store.Update(r.Context(), func(tx *Tx) error {
-		row, a, err := lockPerson(tx, p.id, key)
+	err = s.store.Update(ctx, p.id, func(tx *ledger.Tx) error {
+		row, a, err := tx.LockPerson(p.id, key)
 		if err != nil {
+			return err
+		}
+		if err := checkToken(row, tok); err != nil {
 			return err
 		}
 		if a != nil {
@@ -331,18 +317,18 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 			replayed = err == nil
 			return err
 		}
-		spent, err := composeCIP(row.cipSpent, amount, cfg.CIP.Lambda)
+		spent, err := composeCIP(row.CIPSpent, amount, cfg.CIP.Lambda)
 		if err != nil {
 			return err
 		}
-		if spent > row.cipBudget {
-			return cipExhausted(row.cipSpent, row.cipBudget, amount, cfg.CIP.Lambda)
+		if spent > row.CIPBudget {
+			return &ledger.ExhaustedError{Kind: "cip", Budget: row.CIPBudget, Spent: row.CIPSpent, Needed: amount, Lambda: cfg.CIP.Lambda}
 		}
-		seq := row.seq + 1
+		seq := row.Seq + 1
 		resp := SanitizeResponse{
 			Format: string(outFmt), Trace: traceJSON, Certificate: cb.Bytes(), EpsilonCharged: amount,
 			EpsilonKind: cert.EpsilonKind, EpsilonTarget: target, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
-			Spent: spent, Remaining: math.Max(0, row.cipBudget-spent), Budget: row.cipBudget, Unit: UnitCIP,
+			Spent: spent, Remaining: math.Max(0, row.CIPBudget-spent), Budget: row.CIPBudget, Unit: UnitCIP,
 			Points: points, Traces: len(outs), SkippedRows: cert.SkippedRows, RMSNoiseM: cert.Persons[0].RMSNoiseM,
 			Seq: seq, RequestID: requestID(r),
 		}
@@ -351,28 +337,16 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 			return err
 		}
 		b = append(b, '\n')
-		c := &charge{person: p.id, kind: "cip", requestID: requestID(r), key: key, seq: seq, win: 0, created: s.opt.Now().UnixNano(),
-			amount: amount, mac: mac, detail: detail, status: http.StatusOK, contentType: "application/json", response: b}
-		if err := insertCharge(tx, c); err != nil {
+		ans := ledger.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: b}
+		c := &ledger.Charge{Person: p.id, Seq: seq, Time: s.opt.Now(), Amount: amount, RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
+		if err := tx.ChargeCIP(row, c, spent); err != nil {
 			return err
-		}
-		// The tag stays: it versions the geo-indistinguishability run,
-		// which a CIP release does not change.
-		res, err := tx.Exec(`UPDATE people SET cip_spent = ?, seq = ? WHERE id = ? AND seq = ? AND tag = ? AND ? <= cip_budget`,
-			spent, seq, p.id, row.seq, row.tag, spent)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n != 1 {
-			return fmt.Errorf("person %s: ledger row changed under the lock", p.id)
 		}
 		tx.OnCommit(func() {
 			s.metrics.charged.WithLabelValues("cip").Add(amount)
 			s.metrics.charges.WithLabelValues("cip").Inc()
 		})
-		answer = &storedAnswer{status: http.StatusOK, contentType: "application/json", response: b}
+		answer = &ans
 		return nil
 	})
 	if err != nil {
@@ -381,9 +355,30 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	return answer, replayed, original, nil
 }
 
-func cipExhausted(spent, budget, need, lambda float64) *apiError {
-	e := errf(http.StatusTooManyRequests, CodeBudgetExhausted,
-		"the CIP budget cannot pay this release: %.6g of %.6g spent at order %g, the release needs %.6g", spent, budget, lambda, need)
-	e.Details = map[string]any{"kind": "cip", "budget": budget, "spent": spent, "remaining": math.Max(0, budget-spent), "needed": need}
-	return e
+// compute releases traces under the person's CIP configuration in one of
+// the server's sanitize slots. The slot is taken with the request's
+// context and given back by defer: a client that leaves while it waits
+// or computes frees it (the release stops at its next stage), and so
+// does a panic.
+func (s *Server) compute(ctx context.Context, traces []*trace.Trace, cfg *personConfig, target float64) ([]*trace.Trace, *sanitize.Certificate, error) {
+	prior := cfg.CIP.Prior
+	if prior == nil {
+		prior = s.prior
+	}
+	opt := sanitize.Options{Prior: prior, Epsilon: target, Lambda: cfg.CIP.Lambda, Radius: cfg.CIP.Radius}
+	if o := cfg.CIP.Origin; o != nil {
+		opt.Origin = &geo.Point{Lat: o.Lat, Lon: o.Lon}
+	}
+	if err := s.slots.Acquire(ctx, 1); err != nil {
+		return nil, nil, err
+	}
+	defer s.slots.Release(1)
+	outs, cert, err := s.opt.release(ctx, traces, opt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, domainErr(errUnreleasable, "", "%s", strings.TrimPrefix(err.Error(), "sanitize: "))
+	}
+	return outs, cert, nil
 }

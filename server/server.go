@@ -7,14 +7,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strings"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/server/web"
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // Defaults of Options.
@@ -24,9 +30,12 @@ const (
 	DefaultMaxBodyBytes   = 64 << 10
 	DefaultMaxUploadBytes = 8 << 20
 	DefaultMaxTracePoints = 20_000
-	// MinAdminTokenLen is the shortest admin token accepted without a
-	// warning in the log.
-	MinAdminTokenLen = 16
+	// DefaultTimeWindow is how far a location query's time may be from
+	// the server's clock, either way.
+	DefaultTimeWindow = 5 * time.Minute
+	// MinAdminTokenBits is the least entropy an admin token must be able
+	// to hold (see CheckAdminToken).
+	MinAdminTokenBits = 128
 )
 
 // Options configures a Server. The zero value of every field but
@@ -36,8 +45,9 @@ type Options struct {
 	DataDir string
 	// DB is empty for SQLite under DataDir, or a postgres:// URL.
 	DB string
-	// AdminToken authorises POST /v1/people (and reading any ledger). It
-	// is required.
+	// AdminToken authorises creating people, rotating their tokens,
+	// reading any ledger and /metrics. It is required and must pass
+	// CheckAdminToken.
 	AdminToken string
 	// Logger receives structured logs; nil discards them. Nothing secret
 	// (tokens, locations, uploaded traces) is ever logged.
@@ -54,16 +64,92 @@ type Options struct {
 	// SanitizeWorkers bounds the sanitisations computed at once (default
 	// 1: each one already uses every core).
 	SanitizeWorkers int
-	// Now is the clock (nil: time.Now); tests move it to cross budget
-	// windows.
+	// TimeWindow bounds how far a location query's time may be from the
+	// server's clock, either way (default DefaultTimeWindow): a query far
+	// in the future would otherwise refuse every later query of its
+	// person as out of order.
+	TimeWindow time.Duration
+	// PublicMetrics serves /metrics without the admin token.
+	PublicMetrics bool
+	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// Web serves the page at GET / (nil: web.Handler()).
 	Web http.Handler
+
+	// afterCommit is the store's ledger.Options.AfterCommit (tests).
+	afterCommit func() error
+	// release computes a sanitised release (nil: sanitize.ReleaseContext;
+	// tests replace it).
+	release releaseFunc
+}
+
+type releaseFunc = func(context.Context, []*trace.Trace, sanitize.Options) ([]*trace.Trace, *sanitize.Certificate, error)
+
+// CheckAdminToken refuses an admin token that cannot hold 128 bits of
+// entropy. The server cannot measure a token's randomness; it bounds it
+// by the token's length and the character classes it uses (lower case,
+// upper case, digits, other printable ASCII; any other byte counts 8
+// bits), and refuses tokens shorter than 16 bytes or made of few distinct
+// characters (fewer than 8) or repeating themselves. 22 characters of base64 or 32 hex digits from a random
+// source pass.
+func CheckAdminToken(tok string) error {
+	const how = "generate one with: head -c 32 /dev/urandom | base64"
+	if len(tok) < MinAdminTokenBits/8 {
+		return fmt.Errorf("the admin token is %d bytes long: it needs at least %d bits of entropy, so at least %d bytes; %s",
+			len(tok), MinAdminTokenBits, MinAdminTokenBits/8, how)
+	}
+	var lower, upper, digit, other, binary bool
+	distinct := map[byte]bool{}
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		distinct[c] = true
+		switch {
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case '0' <= c && c <= '9':
+			digit = true
+		case 0x20 <= c && c < 0x7f:
+			other = true
+		default:
+			binary = true
+		}
+	}
+	alphabet := 0
+	for _, c := range []struct {
+		on bool
+		n  int
+	}{{lower, 26}, {upper, 26}, {digit, 10}, {other, 33}} {
+		if c.on {
+			alphabet += c.n
+		}
+	}
+	if binary {
+		alphabet = 256
+	}
+	bits := float64(len(tok)) * math.Log2(float64(alphabet))
+	if bits < MinAdminTokenBits {
+		return fmt.Errorf("the admin token can hold at most %.0f bits of entropy (%d characters from an alphabet of %d): it needs %d; use a longer token or more kinds of characters; %s",
+			bits, len(tok), alphabet, MinAdminTokenBits, how)
+	}
+	if len(distinct) < 8 {
+		return fmt.Errorf("the admin token uses only %d distinct characters in %d: it is not random; %s", len(distinct), len(tok), how)
+	}
+	for p := 1; p <= len(tok)/2; p++ {
+		if tok[p:] == tok[:len(tok)-p] {
+			return fmt.Errorf("the admin token repeats its first %d characters: it is not random; %s", p, how)
+		}
+	}
+	return nil
 }
 
 func (o *Options) defaults() error {
 	if o.AdminToken == "" {
 		return errors.New("server: an admin token is required (TRACEPRIV_ADMIN_TOKEN)")
+	}
+	if err := CheckAdminToken(o.AdminToken); err != nil {
+		return fmt.Errorf("server: TRACEPRIV_ADMIN_TOKEN: %w", err)
 	}
 	if o.RateLimit == 0 {
 		o.RateLimit = DefaultRateLimit
@@ -86,6 +172,15 @@ func (o *Options) defaults() error {
 	if o.SanitizeWorkers == 0 {
 		o.SanitizeWorkers = 1
 	}
+	if o.SanitizeWorkers < 0 {
+		return fmt.Errorf("server: %d sanitize workers: want at least 1", o.SanitizeWorkers)
+	}
+	if o.TimeWindow == 0 {
+		o.TimeWindow = DefaultTimeWindow
+	}
+	if o.TimeWindow < time.Second || o.TimeWindow > 7*24*time.Hour {
+		return fmt.Errorf("server: time window %v: want from 1s to 168h (the default is %v)", o.TimeWindow, DefaultTimeWindow)
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -95,6 +190,9 @@ func (o *Options) defaults() error {
 	if o.Web == nil {
 		o.Web = web.Handler()
 	}
+	if o.release == nil {
+		o.release = sanitize.ReleaseContext
+	}
 	return nil
 }
 
@@ -102,19 +200,19 @@ func (o *Options) defaults() error {
 // obfuscation with the predictive mechanism, CIP trace sanitisation, and
 // the ledger, over HTTP/JSON. See docs/serve.md.
 type Server struct {
-	opt        Options
-	store      *Store
-	log        *slog.Logger
-	metrics    *metrics
-	limits     *limiter
-	failures   *limiter // failed authentications, per client address
-	sessions   *sessionCache
-	people     *personCache
-	prior      *gp.Prior // the bundled default prior
-	adminMAC   []byte
-	sanitizing chan struct{} // bounds the sanitisations computed at once
-	handler    http.Handler
-	routes     []route
+	opt      Options
+	store    *ledger.Store
+	log      *slog.Logger
+	metrics  *metrics
+	limits   *limiter
+	failures *limiter // failed authentications, per client address
+	sessions *sessionCache
+	configs  *configCache
+	prior    *gp.Prior // the bundled default prior
+	adminMAC []byte
+	slots    *semaphore.Weighted // bounds the sanitisations computed at once
+	handler  http.Handler
+	routes   []route
 }
 
 // New opens the store (applying migrations) and builds the server.
@@ -126,40 +224,69 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: bundled prior: %w", err)
 	}
-	st, err := OpenStore(ctx, opt.DataDir, opt.DB)
+	s := &Server{
+		opt:      opt,
+		log:      opt.Logger,
+		limits:   newLimiter(opt.RateLimit, opt.Burst),
+		failures: newLimiter(opt.RateLimit, opt.Burst),
+		sessions: newSessionCache(100_000),
+		configs:  newConfigCache(),
+		prior:    prior,
+		adminMAC: tokenHash(opt.AdminToken),
+		slots:    semaphore.NewWeighted(int64(opt.SanitizeWorkers)),
+	}
+	s.metrics = newMetrics(s)
+	st, err := ledger.Open(ctx, opt.DataDir, opt.DB, ledger.Options{
+		AfterCommit: opt.afterCommit,
+		Observe:     func(d time.Duration, jobs int, err error) { s.metrics.observeCommit(d, jobs, err) },
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{
-		opt:        opt,
-		store:      st,
-		log:        opt.Logger,
-		limits:     newLimiter(opt.RateLimit, opt.Burst),
-		failures:   newLimiter(opt.RateLimit, opt.Burst),
-		sessions:   newSessionCache(100_000),
-		people:     newPersonCache(),
-		prior:      prior,
-		adminMAC:   tokenHash(opt.AdminToken),
-		sanitizing: make(chan struct{}, opt.SanitizeWorkers),
-	}
-	s.metrics = newMetrics(s)
-	st.observe = func(d time.Duration, jobs int, err error) { s.metrics.observeCommit(st.Dialect(), d, jobs, err) }
-	if len(opt.AdminToken) < MinAdminTokenLen {
-		s.log.Warn("the admin token is short; use at least 32 random characters", "length", len(opt.AdminToken))
-	}
+	s.store = st
+	s.metrics.dialect = string(st.Dialect())
 	s.routes = s.routeTable()
 	s.handler = s.buildHandler()
 	return s, nil
 }
-
-// Store returns the server's store.
-func (s *Server) Store() *Store { return s.store }
 
 // Handler returns the HTTP handler of the whole service.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Close closes the store.
 func (s *Server) Close() error { return s.store.Close() }
+
+// CheckReport is what Server.Check found.
+type CheckReport struct {
+	// Store is "sqlite" or "postgres"; Location the SQLite file or the
+	// PostgreSQL URL without its password.
+	Store, Location string
+	SchemaVersion   int
+	People, Charges int64
+	// Integrity is what the database's own consistency check said.
+	Integrity string
+}
+
+// Check checks the store: its schema, its counts and its integrity
+// (SQLite's integrity_check; PostgreSQL's amcheck where installed).
+func (s *Server) Check(ctx context.Context) (*CheckReport, error) {
+	c := &CheckReport{Store: string(s.store.Dialect()), Location: s.store.Location()}
+	err := s.store.Scan(ctx, func(v *ledger.View) error {
+		var err error
+		if c.SchemaVersion, err = v.SchemaVersion(); err != nil {
+			return err
+		}
+		c.People, c.Charges, err = v.Counts()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c.Integrity, err = s.store.IntegrityCheck(ctx); err != nil {
+		return nil, fmt.Errorf("the store is damaged: %w", err)
+	}
+	return c, nil
+}
 
 // route is one API operation: the method, the path pattern (net/http's
 // syntax, also the OpenAPI path), and its handler.
@@ -168,24 +295,15 @@ type route struct {
 	handler      http.HandlerFunc
 }
 
-// Routes lists the operations the server registers (the OpenAPI test
-// compares them with the document).
-func (s *Server) Routes() []struct{ Method, Path string } {
-	out := make([]struct{ Method, Path string }, len(s.routes))
-	for i, r := range s.routes {
-		out[i] = struct{ Method, Path string }{r.Method, r.Path}
-	}
-	return out
-}
-
 func (s *Server) routeTable() []route {
 	return []route{
 		{"POST", "/v1/people", s.handleCreatePerson},
+		{"POST", "/v1/people/{id}/token", s.handleRotateToken},
 		{"POST", "/v1/people/{id}/locate", s.handleLocate},
 		{"POST", "/v1/people/{id}/sanitize", s.handleSanitize},
 		{"GET", "/v1/people/{id}/ledger", s.handleLedger},
 		{"GET", "/healthz", s.handleHealthz},
-		{"GET", "/metrics", s.metrics.handler().ServeHTTP},
+		{"GET", "/metrics", s.handleMetrics},
 		{"GET", "/openapi.json", s.handleOpenAPI},
 	}
 }
@@ -255,10 +373,31 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 	}
 }
 
+// PlainTextWarning returns the warning for serving without TLS on addr,
+// or "" when addr is a loopback address (reachable from this machine
+// only).
+func PlainTextWarning(addr net.Addr) string {
+	host := addr.String()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() || host == "localhost" {
+		return ""
+	}
+	return fmt.Sprintf("serving plain HTTP on %s, which other machines can reach: tokens, locations and traces cross the network unencrypted. "+
+		"Give --tls-cert and --tls-key, put a TLS proxy in front and bind 127.0.0.1, or bind 127.0.0.1 for local use", addr)
+}
+
 // Serve serves on ln until ctx is cancelled, then shuts down gracefully
 // (in-flight requests finish, queued store jobs commit). With certFile
-// and keyFile it serves TLS.
+// and keyFile it serves TLS; without them on an address other machines
+// can reach, it logs a warning (PlainTextWarning).
 func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile string) error {
+	if certFile == "" {
+		if w := PlainTextWarning(ln.Addr()); w != "" {
+			s.log.Warn("WARNING: " + w)
+		}
+	}
 	hs := s.HTTPServer(ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() {

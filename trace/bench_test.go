@@ -14,7 +14,7 @@ func benchTrace() *Trace {
 	for i := 0; i < 10000; i++ {
 		f := float64(i)
 		t.Points = append(t.Points, Point{Time: t0.Add(time.Duration(i) * time.Second),
-			Lat: 39.984702 + 1e-5*math.Sin(f/100), Lon: 116.318417 + 1e-5*f/7, Alt: 149.9616 + float64(i%50)})
+			Lat: 39.930702 + 1e-5*math.Sin(f/100), Lon: 116.376417 + 1e-5*f/7, Alt: 149.9616 + float64(i%50)})
 	}
 	return t
 }

@@ -2,6 +2,18 @@
 // points of one user, their validation and cleaning, and streaming readers
 // and writers for GeoLife PLT, CSV, GeoJSON and GPX 1.1.
 //
+// For example, converting a GeoLife file to GeoJSON:
+//
+//	traces, report, err := trace.ReadFile("geolife/000/20081023025304.plt", trace.ReadOptions{}) // format by extension
+//	if err != nil {
+//		return err
+//	}
+//	fmt.Println(report.SkippedRows(), "rows skipped") // each reason counted, the first ones with file, line and field
+//	for _, t := range traces {
+//		fmt.Println(t.UID, t.Len(), t.Duration()) // the person from the folder: 000
+//	}
+//	return trace.WriteFile("000.geojson", traces, trace.GeoJSON) // atomically
+//
 // Timestamps are treated as public throughout tracepriv: mechanisms keep
 // them and design their noise from them, never from the coordinates.
 //
@@ -39,9 +51,33 @@
 // ReadOptions.Strict the first row that would be skipped is returned as
 // that error instead (exact repeats are merged in both modes). A file that
 // cannot be read at all (no PLT header, broken JSON, no GPX root) is an
-// error in both modes; ReadFiles, for a corpus, skips such files in
-// lenient mode and lists them in Report.SkippedFiles, so one bad file does
-// not stop a run. The user documentation is docs/input.md.
+// error in both modes, and so is a file whose every row was skipped
+// (ErrNoFix): it holds no trace and most likely is not of its format.
+// ReadFiles, for a corpus, skips such files in lenient mode and lists them
+// in Report.SkippedFiles, so one bad file does not stop a run. The user
+// documentation is docs/input.md.
+//
+// # People, names and free text
+//
+// A trace whose data carries no user id belongs to the person of its
+// file's folder, by PersonDir's rule (a person's folder includes its
+// subfolders), in every format and whether the file is read alone or in a
+// corpus; a file with no folder to name the person (one in the current
+// directory) is the person named after the file (FileUID), and
+// Report.UIDFromFile says so. Free-text metadata is never read: GPX
+// names, descriptions, comments, authors, links and keywords, PLT's track
+// description and a GeoJSON line feature's properties other than the uid
+// and the per-position times, altitudes and attributes are skipped, and
+// the writers write no name, so that a person's name in a file's metadata
+// cannot reach a release. Trace.Name is the file's name. Point attributes
+// (GPX extensions, extra CSV columns, GeoJSON "attrs" and Point features'
+// properties) are carried by conversions; releases (packages sanitize and
+// geoind) write positions and times only.
+//
+// Files follows symbolic links, to directories and files, as if what a
+// link points to were where the link is, so that a directory of links to
+// people's folders is a corpus of those people; a cycle of links, or one
+// file reached twice, is an error.
 //
 // # Plausibility
 //
@@ -56,8 +92,16 @@
 //
 // The formats:
 //
-//   - PLT (GeoLife 1.3): six header lines, then
-//     lat,lon,0,altitude_feet,days_since_1899-12-30,date,time. Altitude
+//   - PLT (GeoLife 1.3, OziExplorer's track format): six header lines,
+//     then lat,lon,0,altitude_feet,days_since_1899-12-30,date,time. A file
+//     is PLT when its header's fixed lines match ("Geolife trajectory" or
+//     "OziExplorer Track Point File ...", the datum "WGS 84" (another
+//     datum is refused as unsupported), "Altitude is in Feet", "Reserved
+//     ...", and a point count on line 6; line 5, the track's settings, is
+//     not read) and at least one row is a fix; anything else is refused
+//     as not PLT (ErrNotPLT), naming the file, the line and what PLT
+//     holds, so that random or binary bytes never read as an empty trace.
+//     Altitude
 //     -777 means unknown (NaN); feet are converted to metres (1 ft =
 //     0.3048 m exactly). Times come from the date and time columns, in
 //     ReadOptions.Location (UTC by default), and must agree with the day
@@ -74,27 +118,32 @@
 //     emits RFC 3339 with as many fractional digits as needed.
 //   - GeoJSON: a Feature or FeatureCollection. A LineString feature is one
 //     trace, with a "times" property (RFC 3339 strings or Unix seconds, one
-//     per position) and optional "uid", "name", "alts" (altitudes, null
-//     when unknown) and "attrs" (one object per point). Point features with
-//     a "time" property are grouped by "uid" into traces and sorted by
-//     time; their other properties become attributes. A LineString's other
-//     properties are not read; other geometry types are bad records. The
-//     writer emits one LineString per trace, with altitude as the third
-//     coordinate when every point has one. Positions are decoded by hand
-//     rather than with paulmach/orb, whose two-dimensional points would
-//     drop altitude.
+//     per position; togeojson's "coordinateProperties.times" and
+//     "coordTimes" are read too) and optional "uid", "alts" (altitudes,
+//     null when unknown) and "attrs" (one object per point). A
+//     MultiLineString feature is one trace in segments: each line is
+//     returned as a trace of the feature's uid (as GPX's track segments
+//     are), and its per-position properties hold one array per line, or
+//     one value per position over all the lines. Point features with a
+//     "time" property are grouped by "uid" into traces and sorted by time;
+//     their other properties become attributes. A line feature's other
+//     properties (a name, a description) are not read; other geometry
+//     types are bad records. The writer emits one LineString per trace,
+//     with altitude as the third coordinate when every point has one.
+//     Positions are decoded by hand rather than with paulmach/orb, whose
+//     two-dimensional points would drop altitude.
 //   - GPX 1.1: one trace per track segment (<trk><trkseg><trkpt>), with
 //     <ele> and a required <time>. Point <extensions> are flattened into
-//     attributes by leaf element name; waypoints and routes are not read.
+//     attributes by leaf element name; waypoints, routes, metadata and the
+//     free-text elements of tracks and points are not read.
 //     The writer emits valid GPX 1.1 with its namespace, times in UTC,
 //     longitude 180 as -180 (the schema's range is [-180, 180)), and the
 //     uid and attributes as tracepriv extensions (namespace
 //     https://github.com/tracepriv/tracepriv/gpx/1).
 //
 // Coordinates are written in the shortest form that parses back to the same
-// float64, so conversions between formats lose nothing but what a format
-// cannot hold (names in CSV and PLT, time zones in GPX and PLT, attributes
-// in PLT).
+// float64, so conversions between formats lose nothing read but what a
+// format cannot hold (time zones in GPX and PLT, attributes in PLT).
 //
 // # Operations
 //

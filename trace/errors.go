@@ -21,6 +21,12 @@ var (
 	ErrTruncated    = errors.New("truncated file")
 	ErrMalformed    = errors.New("malformed input")
 	ErrUnsupported  = errors.New("unsupported")
+	// ErrNotPLT is wrapped when a file read as PLT does not start with
+	// PLT's header.
+	ErrNotPLT = errors.New("not a PLT file")
+	// ErrNoFix is wrapped when a file has rows but none of them is a fix
+	// that can be read (every one was skipped), or a PLT file has none.
+	ErrNoFix = errors.New("no fix could be read")
 )
 
 // ParseError reports a bad record in a trace file: where it is (file and

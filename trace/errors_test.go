@@ -11,9 +11,9 @@ func TestParseErrorMessage(t *testing.T) {
 	// Lines 7-11 are good points (without the optional day number); line 12 is bad.
 	in := pltHead
 	for i := 0; i < 5; i++ {
-		in += fmt.Sprintf("39.984702,116.318417,0,492,,2008-10-23,02:53:0%d\n", i)
+		in += fmt.Sprintf("39.930702,116.376417,0,492,,2008-10-23,02:53:0%d\n", i)
 	}
-	in += "39.9x,116.318417,0,492,,2008-10-23,02:53:10\n"
+	in += "39.9x,116.376417,0,492,,2008-10-23,02:53:10\n"
 	_, _, err := read(t, PLT, in, ReadOptions{Name: "data/x.plt", Strict: true})
 	want := `data/x.plt:12: field "lat": "39.9x" is not a number`
 	if err == nil || err.Error() != want {
@@ -33,15 +33,15 @@ func TestParseErrors(t *testing.T) {
 <trk><name>a</name>
 <trkseg>
 `
-	const gpxPt = `<trkpt lat="39.9847" lon="116.3184"><ele>10</ele><time>2008-10-23T02:53:04Z</time></trkpt>
+	const gpxPt = `<trkpt lat="39.9307" lon="116.3764"><ele>10</ele><time>2008-10-23T02:53:04Z</time></trkpt>
 `
 	const gjHead = `{"type": "FeatureCollection",
  "features": [
   {"type": "Feature",
    "geometry": {"type": "LineString",
-     "coordinates": [[116.3184, 39.9847],
-                     [116.3185, 39.9848],
-                     [116.3186, 39.9849]]},
+     "coordinates": [[116.3764, 39.9307],
+                     [116.3765, 39.9308],
+                     [116.3766, 39.9309]]},
 `
 	validGPX := gpxHead + gpxPt + "</trkseg></trk>\n</gpx>\n"
 	for _, tc := range []struct {
@@ -52,12 +52,12 @@ func TestParseErrors(t *testing.T) {
 		field string
 		err   error
 	}{
-		{"plt empty", PLT, "", 0, "", ErrTruncated},
+		{"plt empty", PLT, "", 0, "", ErrNotPLT},
 		{"plt short header", PLT, "Geolife trajectory\nWGS 84\nAltitude is in Feet\n", 3, "", ErrTruncated},
 		{"plt bad lat", PLT, pltHead + pltRows + "39.9x,116.3,0,492,39744.12,2008-10-23,02:53:20\n", 10, "lat", ErrNotNumber},
 		{"plt lat range", PLT, pltHead + "95,116.3,0,492,39744.12,2008-10-23,02:53:20\n", 7, "lat", ErrOutOfRange},
 		{"plt lon range", PLT, pltHead + "39,196.3,0,492,39744.12,2008-10-23,02:53:20\n", 7, "lon", ErrOutOfRange},
-		{"plt truncated row", PLT, pltHead + pltRows + "39.98470", 10, "lon", ErrMissing},
+		{"plt truncated row", PLT, pltHead + pltRows + "39.93070", 10, "lon", ErrMissing},
 		{"plt few fields", PLT, pltHead + "39.9,116.3,0\n", 7, "alt_feet", ErrMissing},
 		{"plt many fields", PLT, pltHead + "39.9,116.3,0,1,39744.12,2008-10-23,02:53:20,x\n", 7, "", ErrMalformed},
 		{"plt bad alt", PLT, pltHead + "39.9,116.3,0,1O,39744.1201851852,2008-10-23,02:53:04\n", 7, "alt_feet", ErrNotNumber},
@@ -100,8 +100,8 @@ func TestParseErrors(t *testing.T) {
 		{"geojson times count", GeoJSON, gjHead + "   \"properties\": {\"times\": [\n\"2008-10-23T02:53:04Z\"]}}]}", 8, "features[0].properties.times", ErrMalformed},
 		{"geojson no times", GeoJSON, gjHead + "   \"properties\": {\"uid\": \"a\"}}]}", 0, "features[0].properties.times", ErrMissing},
 		{"geojson bad time", GeoJSON, gjHead + "   \"properties\": {\"times\": [\n\"2008-10-23T02:53:04Z\",\n\"2008-10-23T02:53:05Z\",\n\"2008-10-23T25:53:06Z\"]}}]}", 11, "features[0].properties.times[2]", ErrBadTime},
-		{"geojson bad lat", GeoJSON, strings.Replace(gjHead, "39.9848", "99.9848", 1) + "   \"properties\": {\"times\": [1, 2, 3]}}]}", 6, "features[0].geometry.coordinates[1][1]", ErrOutOfRange},
-		{"geojson string lon", GeoJSON, strings.Replace(gjHead, "116.3186", "\"116.3186\"", 1) + "   \"properties\": {\"times\": [1, 2, 3]}}]}", 7, "features[0].geometry.coordinates[2][0]", ErrNotNumber},
+		{"geojson bad lat", GeoJSON, strings.Replace(gjHead, "39.9308", "99.9848", 1) + "   \"properties\": {\"times\": [1, 2, 3]}}]}", 6, "features[0].geometry.coordinates[1][1]", ErrOutOfRange},
+		{"geojson string lon", GeoJSON, strings.Replace(gjHead, "116.3766", "\"116.3766\"", 1) + "   \"properties\": {\"times\": [1, 2, 3]}}]}", 7, "features[0].geometry.coordinates[2][0]", ErrNotNumber},
 		{"geojson point no time", GeoJSON, "{\"type\": \"FeatureCollection\", \"features\": [\n{\"type\": \"Feature\", \"geometry\": {\"type\": \"Point\", \"coordinates\": [116.3, 39.9]},\n \"properties\": {\"uid\": \"a\"}}]}", 0, "features[0].properties.time", ErrMissing},
 		{"geojson polygon", GeoJSON, "{\"type\": \"FeatureCollection\", \"features\": [\n{\"type\": \"Feature\", \"properties\": {},\n \"geometry\": {\"type\": \"Polygon\", \"coordinates\": []}}]}", 3, "features[0].geometry.type", ErrUnsupported},
 		{"geojson null geometry", GeoJSON, "{\"type\": \"Feature\", \"geometry\": null, \"properties\": {}}", 1, "geometry", ErrMissing},

@@ -13,8 +13,9 @@ import (
 // Read a trace file by its extension: the reader returns well-formed traces
 // and a report of every row it repaired or skipped (docs/input.md).
 func ExampleReadFile() {
-	// A GeoLife PLT file: the user id comes from the directory.
-	traces, report, err := trace.ReadFile("testdata/geolife/000/20081023025304.plt", trace.ReadOptions{})
+	// A PLT file (GeoLife's format; this one is an excerpt of the bundled
+	// synthetic sample): the user id comes from the directory.
+	traces, report, err := trace.ReadFile("testdata/plt/synth-1/20240312002332.plt", trace.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -24,16 +25,16 @@ func ExampleReadFile() {
 	fmt.Printf("first fix %.6f, %.6f at %.1f m, %s\n", p.Lat, p.Lon, p.Alt, p.Time.Format(time.RFC3339))
 	fmt.Printf("skipped %d, de-duplicated %d\n", report.Skipped, report.Deduplicated)
 	// Output:
-	// user 000, trace 20081023025304: 14 points over 1m6s
-	// first fix 39.984702, 116.318417 at 150.0 m, 2008-10-23T02:53:04Z
+	// user synth-1, trace 20240312002332: 14 points over 1m5s
+	// first fix 39.930388, 116.377288 at 41.5 m, 2024-03-12T00:23:32Z
 	// skipped 0, de-duplicated 0
 }
 
 func ExampleNewWriter() {
 	t0 := time.Date(2008, 10, 23, 2, 53, 4, 0, time.UTC)
 	t := &trace.Trace{UID: "000", Points: []trace.Point{
-		{Time: t0, Lat: 39.984702, Lon: 116.318417, Alt: math.NaN()},
-		{Time: t0.Add(6 * time.Second), Lat: 39.984683, Lon: 116.31845, Alt: math.NaN()},
+		{Time: t0, Lat: 39.930702, Lon: 116.376417, Alt: math.NaN()},
+		{Time: t0.Add(6 * time.Second), Lat: 39.930683, Lon: 116.37645, Alt: math.NaN()},
 	}}
 	w, err := trace.NewWriter(os.Stdout, trace.GeoJSON)
 	if err != nil {
@@ -47,23 +48,22 @@ func ExampleNewWriter() {
 	}
 	// Output:
 	// {"type":"FeatureCollection","features":[
-	// {"type":"Feature","geometry":{"type":"LineString","coordinates":[[116.318417,39.984702],[116.31845,39.984683]]},"properties":{"uid":"000","times":["2008-10-23T02:53:04Z","2008-10-23T02:53:10Z"]}}
+	// {"type":"Feature","geometry":{"type":"LineString","coordinates":[[116.376417,39.930702],[116.37645,39.930683]]},"properties":{"uid":"000","times":["2008-10-23T02:53:04Z","2008-10-23T02:53:10Z"]}}
 	// ]}
 }
 
 func ExampleTrace_SegmentBySpeed() {
-	traces, _, err := trace.ReadFile("testdata/geolife/000/20081023025304.plt", trace.ReadOptions{})
+	traces, _, err := trace.ReadFile("testdata/plt/synth-1/20240312002332.plt", trace.ReadOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	// The stretches slower than 15 km/h, as the predictive mechanism's
-	// case study selects them.
+	// case study selects them: here the end of a walk and the wait at a bus
+	// stop, not the bus.
 	for _, s := range traces[0].SegmentBySpeed(15 / 3.6) {
 		sum := trace.Summarize(s)
 		fmt.Printf("%d points, %.0f m, median speed %.1f m/s\n", sum.Points, sum.PathLength, sum.Speed.Median)
 	}
 	// Output:
-	// 6 points, 41 m, median speed 0.6 m/s
-	// 2 points, 19 m, median speed 3.8 m/s
-	// 5 points, 62 m, median speed 3.1 m/s
+	// 12 points, 21 m, median speed 0.3 m/s
 }

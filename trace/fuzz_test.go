@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -100,6 +101,10 @@ func FuzzReadPLT(f *testing.F) {
 	f.Add([]byte(pltHead + pltRows + "39.98"))
 	f.Add([]byte("Geolife trajectory\nWGS 84\n"))
 	f.Add([]byte(""))
+	f.Add([]byte(pltHead))
+	f.Add([]byte(strings.Replace(pltHead, "WGS 84", "Pulkovo 1942", 1) + pltRows))
+	f.Add([]byte("OziExplorer Track Point File Version 2.1\r\nWGS 84\r\nAltitude is in Feet\r\nReserved 3\r\n0,2,255,x,0,0,2,8421376\r\n1\r\n39.9,116.3,0,1,39744.5,,\r\n"))
+	f.Add([]byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x00\n\x01\x02"))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, PLT, data) })
 }
 
@@ -126,5 +131,7 @@ func FuzzReadGeoJSON(f *testing.F) {
 	f.Add([]byte(`{"type":"Feature","geometry":{"type":"LineString","coordinates":[[116.3,39.9]]},"properties":{"times":["x"]}}`))
 	f.Add([]byte(`{"type":"FeatureCollection","features":[{"type":"Feature"`))
 	f.Add([]byte(`[[[[[[`))
+	f.Add([]byte(`{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":[[[116.3,39.9],[116.4,39.8,2]],[],[[1,2]]]},"properties":{"uid":"a","times":[[1,2],[],[3]],"alts":[1,null,3],"attrs":[[{"k":"v"},null],[],[null]]}}`))
+	f.Add([]byte(`{"type":"Feature","geometry":{"type":"MultiLineString","coordinates":[[[116.3,39.9]],[[1,2]]]},"properties":{"coordinateProperties":{"times":[1,2]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzRead(t, GeoJSON, data) })
 }

@@ -142,6 +142,8 @@ func (r *geojsonReader) feature(f *jvalue, pre string) error {
 	switch gt := g.get("type"); {
 	case gt != nil && gt.str == "LineString":
 		return r.lineString(coords, props, uid, pre)
+	case gt != nil && gt.str == "MultiLineString":
+		return r.multiLineString(coords, props, uid, pre)
 	case gt != nil && gt.str == "Point":
 		return r.point(coords, props, uid, pre)
 	default:
@@ -154,8 +156,40 @@ func (r *geojsonReader) feature(f *jvalue, pre string) error {
 			val = gt.text()
 		}
 		return r.b.bad(r.b.fail(r.at(g), pre+"geometry.type", val,
-			fmt.Errorf("%w geometry (want LineString or Point)", ErrUnsupported)), n)
+			fmt.Errorf("%w geometry (want LineString, MultiLineString or Point)", ErrUnsupported)), n)
 	}
+}
+
+// timesOf finds a line feature's per-position times: "times" (what
+// tracepriv writes), or else "coordinateProperties.times" (togeojson) or
+// "coordTimes" (Mapbox's older togeojson), and names the field.
+func timesOf(props *jvalue) (*jvalue, string) {
+	if t := props.get("coordinateProperties").get("times"); props.get("times").isNull() && !t.isNull() {
+		return t, "properties.coordinateProperties.times"
+	}
+	if t := props.get("coordTimes"); props.get("times").isNull() && !t.isNull() {
+		return t, "properties.coordTimes"
+	}
+	return props.get("times"), "properties.times"
+}
+
+// column is a per-position property of a line (times, alts or attrs):
+// its values, nil when absent, and the field name of value i.
+type column struct {
+	vals  []*jvalue
+	field func(i int) string
+}
+
+func (c column) get(i int) *jvalue {
+	if c.vals == nil {
+		return nil
+	}
+	return c.vals[i]
+}
+
+// indexed names element i of the array field.
+func indexed(field string) func(int) string {
+	return func(i int) string { return fmt.Sprintf("%s[%d]", field, i) }
 }
 
 func (r *geojsonReader) lineString(coords, props *jvalue, uid, pre string) error {
@@ -163,45 +197,147 @@ func (r *geojsonReader) lineString(coords, props *jvalue, uid, pre string) error
 		return r.b.bad(r.b.fail(r.at(coords), pre+"geometry.coordinates", "", fmt.Errorf("%w (want an array of positions)", ErrMissing)), 1)
 	}
 	n := len(coords.arr)
-	times := props.get("times")
+	times, tname := timesOf(props)
 	if times == nil || times.kind != jArray || len(times.arr) != n {
 		err := fmt.Errorf("%w (want an array of %d RFC 3339 times, one per position)", ErrMissing, n)
 		if times != nil && times.kind == jArray {
 			err = fmt.Errorf("%w: %d times for %d positions", ErrMalformed, len(times.arr), n)
 		}
-		return r.b.bad(r.b.fail(r.at(times), pre+"properties.times", "", err), max(n, 1))
+		return r.b.bad(r.b.fail(r.at(times), pre+tname, "", err), max(n, 1))
 	}
-	alts, attrs := props.get("alts"), props.get("attrs")
-	for _, opt := range []struct {
-		v    *jvalue
-		name string
-	}{{alts, "alts"}, {attrs, "attrs"}} {
-		if !opt.v.isNull() && (opt.v.kind != jArray || len(opt.v.arr) != n) {
-			return r.b.bad(r.b.fail(r.at(opt.v), pre+"properties."+opt.name, "",
+	cols := [3]column{{times.arr, indexed(pre + tname)}}
+	for k, name := range []string{"alts", "attrs"} {
+		v := props.get(name)
+		if v.isNull() {
+			cols[k+1].field = indexed(pre + "properties." + name)
+			continue
+		}
+		if v.kind != jArray || len(v.arr) != n {
+			return r.b.bad(r.b.fail(r.at(v), pre+"properties."+name, "",
 				fmt.Errorf("%w: want an array of %d values, one per position", ErrMalformed, n)), max(n, 1))
 		}
+		cols[k+1] = column{v.arr, indexed(pre + "properties." + name)}
 	}
-	t := &Trace{UID: uid}
-	if name := props.get("name"); !name.isNull() {
-		t.Name = name.text()
+	return r.line(coords.arr, indexed(pre+"geometry.coordinates"), cols, uid)
+}
+
+// multiLineString reads a MultiLineString feature: each line is a
+// segment of the trace, returned as a trace of its own with the feature's
+// uid, as GPX's track segments are. Its per-position properties are
+// arrays of one array per line (as togeojson writes them), or flat arrays
+// of one value per position over all the lines.
+func (r *geojsonReader) multiLineString(coords, props *jvalue, uid, pre string) error {
+	cf := pre + "geometry.coordinates"
+	if coords == nil || coords.kind != jArray {
+		return r.b.bad(r.b.fail(r.at(coords), cf, "", fmt.Errorf("%w (want an array of lines, each an array of positions)", ErrMissing)), 1)
 	}
-	for i, c := range coords.arr {
-		p, perr := r.position(c, fmt.Sprintf("%sgeometry.coordinates[%d]", pre, i))
-		tv := times.arr[i]
-		if perr == nil {
-			p.Time, perr = r.time(tv, fmt.Sprintf("%sproperties.times[%d]", pre, i))
+	total := 0
+	for k, l := range coords.arr {
+		if l.kind != jArray {
+			return r.b.bad(r.b.fail(r.at(l), fmt.Sprintf("%s[%d]", cf, k), l.text(),
+				fmt.Errorf("%w: want a line, an array of positions", ErrMalformed)), max(len(coords.arr), 1))
 		}
-		if perr == nil && !alts.isNull() {
-			if a := alts.arr[i]; !a.isNull() {
-				v, err := r.number(a)
-				if err != nil {
-					perr = r.b.fail(r.at(a), fmt.Sprintf("%sproperties.alts[%d]", pre, i), a.text(), err)
-				}
-				p.Alt = v
+		total += len(l.arr)
+	}
+	times, tname := timesOf(props)
+	named := [3]struct {
+		v    *jvalue
+		name string
+	}{{times, tname}, {props.get("alts"), "properties.alts"}, {props.get("attrs"), "properties.attrs"}}
+	split := make([][3]column, len(coords.arr))
+	for c, nv := range named {
+		field := pre + nv.name
+		if nv.v.isNull() && c > 0 {
+			for k := range split {
+				split[k][c].field = indexed(fmt.Sprintf("%s[%d]", field, k))
+			}
+			continue
+		}
+		lines, ok := splitByLine(nv.v, coords.arr)
+		if !ok {
+			err := fmt.Errorf("%w: want one array per line (%d lines) or one value per position (%d positions)", ErrMalformed, len(coords.arr), total)
+			if nv.v.isNull() {
+				err = fmt.Errorf("%w (want one array of RFC 3339 times per line, %d lines, or one time per position, %d positions)", ErrMissing, len(coords.arr), total)
+			}
+			return r.b.bad(r.b.fail(r.at(nv.v), field, "", err), max(total, 1))
+		}
+		for k, l := range lines {
+			split[k][c] = l
+			if l.field == nil {
+				split[k][c].field = indexed(fmt.Sprintf("%s[%d]", field, k))
+			} else {
+				split[k][c].field = func(i int) string { return fmt.Sprintf("%s%s", field, l.field(i)) }
 			}
 		}
-		if perr == nil && !attrs.isNull() {
-			p.Attrs, perr = r.attrs(attrs.arr[i], fmt.Sprintf("%sproperties.attrs[%d]", pre, i))
+	}
+	for k, l := range coords.arr {
+		if len(l.arr) == 0 {
+			continue // an empty line holds no fix
+		}
+		if err := r.line(l.arr, indexed(fmt.Sprintf("%s[%d]", cf, k)), split[k], uid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitByLine splits a MultiLineString's per-position property v into one
+// column per line: v is an array of one array per line, or a flat array
+// of one value per position. A split column's field is nil when nested
+// (the caller names element i of line k "[k][i]"), or gives the suffix
+// "[offset+i]" when flat.
+func splitByLine(v *jvalue, lines []*jvalue) ([]column, bool) {
+	if v == nil || v.kind != jArray {
+		return nil, false
+	}
+	out := make([]column, len(lines))
+	nested, flat, total := len(v.arr) == len(lines), true, 0
+	for k, l := range lines {
+		nested = nested && v.arr[k].kind == jArray && len(v.arr[k].arr) == len(l.arr)
+		total += len(l.arr)
+	}
+	for _, e := range v.arr {
+		flat = flat && e.kind != jArray
+	}
+	switch {
+	case nested:
+		for k := range lines {
+			out[k] = column{vals: v.arr[k].arr}
+		}
+	case flat && len(v.arr) == total:
+		off := 0
+		for k, l := range lines {
+			o := off
+			out[k] = column{vals: v.arr[o : o+len(l.arr)], field: func(i int) string { return fmt.Sprintf("[%d]", o+i) }}
+			off += len(l.arr)
+		}
+	default:
+		return nil, false
+	}
+	return out, true
+}
+
+// line reads the positions of one line, with their times, altitudes and
+// attributes (cols), as one trace of uid. Free-text properties (a name, a
+// description) are not read: tracepriv never carries them.
+func (r *geojsonReader) line(coords []*jvalue, coordField func(int) string, cols [3]column, uid string) error {
+	times, alts, attrs := cols[0], cols[1], cols[2]
+	t := &Trace{UID: uid}
+	for i, c := range coords {
+		p, perr := r.position(c, coordField(i))
+		tv := times.get(i)
+		if perr == nil {
+			p.Time, perr = r.time(tv, times.field(i))
+		}
+		if a := alts.get(i); perr == nil && !a.isNull() {
+			v, err := r.number(a)
+			if err != nil {
+				perr = r.b.fail(r.at(a), alts.field(i), a.text(), err)
+			}
+			p.Alt = v
+		}
+		if perr == nil && attrs.vals != nil {
+			p.Attrs, perr = r.attrs(attrs.get(i), attrs.field(i))
 		}
 		if perr != nil {
 			if err := r.b.bad(perr, 1); err != nil {
@@ -326,7 +462,8 @@ func (r *geojsonReader) attrs(v *jvalue, field string) (map[string]string, *Pars
 // geojsonWriter writes a FeatureCollection with one LineString Feature per
 // trace. Positions carry the altitude when every point has one; when only
 // some do, an "alts" property holds them (null when unknown). Point
-// attributes go in an "attrs" property, one object per point.
+// attributes go in an "attrs" property, one object per point. The trace's
+// Name is not written.
 type geojsonWriter struct {
 	w     io.Writer
 	count int
@@ -343,9 +480,10 @@ type gjGeometry struct {
 	Coordinates [][]float64 `json:"coordinates"`
 }
 
+// gjProps are the properties written: the uid and per-position values,
+// never free text (Trace.Name is not written).
 type gjProps struct {
 	UID   string              `json:"uid,omitempty"`
-	Name  string              `json:"name,omitempty"`
 	Times []string            `json:"times"`
 	Alts  []*float64          `json:"alts,omitempty"`
 	Attrs []map[string]string `json:"attrs,omitempty"`
@@ -355,7 +493,7 @@ func (w *geojsonWriter) Write(t *Trace) error {
 	f := gjFeature{
 		Type:       "Feature",
 		Geometry:   gjGeometry{Type: "LineString", Coordinates: make([][]float64, len(t.Points))},
-		Properties: gjProps{UID: t.UID, Name: t.Name, Times: make([]string, len(t.Points))},
+		Properties: gjProps{UID: t.UID, Times: make([]string, len(t.Points))},
 	}
 	known, attrs := 0, false
 	for _, p := range t.Points {

@@ -16,8 +16,9 @@ const tpNS = "https://github.com/tracepriv/tracepriv/gpx/1"
 
 // gpxReader streams tokens with encoding/xml and returns a trace at the end
 // of every track segment. Elements other than tracks (metadata, waypoints,
-// routes) are skipped. Any GPX version is accepted: elements are matched
-// by local name.
+// routes) are skipped, and so is every free-text element (a track's name,
+// description, comment, link): tracepriv never carries them. Any GPX
+// version is accepted: elements are matched by local name.
 type gpxReader struct {
 	b       *builder
 	d       *xml.Decoder
@@ -26,7 +27,7 @@ type gpxReader struct {
 	done    bool
 	cut     bool // the document ended early; what came before was kept
 
-	trkName, trkUID string
+	trkUID string
 }
 
 func newGPXReader(r io.Reader, b *builder) *gpxReader {
@@ -105,7 +106,7 @@ func (r *gpxReader) next() (*Trace, error) {
 			return nil, err
 		}
 		if ee, ok := tok.(xml.EndElement); ok && ee.Name.Local == "trk" {
-			r.inTrk, r.trkName, r.trkUID = false, "", ""
+			r.inTrk, r.trkUID = false, ""
 		}
 		se, ok := tok.(xml.StartElement)
 		if !ok {
@@ -120,11 +121,7 @@ func (r *gpxReader) next() (*Trace, error) {
 		case name == "gpx":
 			return nil, r.b.fail(line, "", "", fmt.Errorf("%w: a second <gpx> element", ErrMalformed))
 		case name == "trk" && !r.inTrk:
-			r.inTrk, r.trkName, r.trkUID = true, "", ""
-		case r.inTrk && name == "name":
-			if r.trkName, _, err = r.text(); err != nil {
-				return nil, err
-			}
+			r.inTrk, r.trkUID = true, ""
 		case r.inTrk && name == "extensions":
 			ext, err := r.leaves()
 			if err != nil {
@@ -135,7 +132,7 @@ func (r *gpxReader) next() (*Trace, error) {
 			}
 		case r.inTrk && name == "trkseg":
 			return r.segment()
-		default: // metadata, waypoints, routes, other track fields
+		default: // metadata, waypoints, routes, the track's name and other fields
 			if err := r.skip(); err != nil {
 				return nil, err
 			}
@@ -238,7 +235,7 @@ func (r *gpxReader) leaves() (map[string]string, error) {
 }
 
 func (r *gpxReader) segment() (*Trace, error) {
-	t := &Trace{UID: r.b.opt.UID, Name: r.trkName}
+	t := &Trace{UID: r.b.opt.UID}
 	if r.trkUID != "" {
 		t.UID = r.trkUID
 	}
@@ -369,7 +366,8 @@ func (r *gpxReader) trkpt(el xml.StartElement, line int) (p Point, rawTime strin
 
 // gpxWriter writes GPX 1.1: one <trk> per trace with a single <trkseg>,
 // times in UTC, the uid and point attributes as tracepriv extensions, and
-// longitude 180 as -180 (the same meridian), as the schema requires.
+// longitude 180 as -180 (the same meridian), as the schema requires. It
+// writes no <name> (nor any other free text).
 type gpxWriter struct {
 	w      io.Writer
 	opened bool
@@ -395,9 +393,6 @@ func (w *gpxWriter) Write(t *Trace) error {
 	}
 	var b strings.Builder
 	b.WriteString("  <trk>\n")
-	if t.Name != "" {
-		b.WriteString("    <name>" + xmlEscape(t.Name) + "</name>\n")
-	}
 	if t.UID != "" {
 		b.WriteString("    <extensions><tp:uid>" + xmlEscape(t.UID) + "</tp:uid></extensions>\n")
 	}

@@ -1,12 +1,14 @@
 package trace
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // GeoLife PLT constants.
@@ -16,7 +18,7 @@ const (
 	feet           = 0.3048
 )
 
-// pltHeader is the header GeoLife writes; readers skip it unchecked.
+// pltHeader is the header GeoLife writes.
 var pltHeader = []string{
 	"Geolife trajectory",
 	"WGS 84",
@@ -24,6 +26,72 @@ var pltHeader = []string{
 	"Reserved 3",
 	"0,2,255,My Track,0,0,2,8421376",
 	"0",
+}
+
+// pltLayout describes a PLT file in errors that refuse one.
+const pltLayout = `a PLT file is 6 header lines ("Geolife trajectory" or "OziExplorer Track Point File Version 2.1", "WGS 84", ` +
+	`"Altitude is in Feet", "Reserved 3", the track's settings, a point count) and then one fix per line, ` +
+	`7 comma-separated fields: lat,lon,0,altitude_feet,days,date,time`
+
+// checkPLTHeader checks header line n (1-based) of a PLT file. PLT is
+// OziExplorer's track format, which GeoLife writes with its own first
+// line: the lines a reader relies on are checked (the datum, since
+// coordinates are read as WGS 84, and the altitude unit), and the fixed
+// ones, so that a file that is not PLT is refused rather than read as an
+// empty trace. Line 5 (the track's settings, with a free-text description)
+// is not read.
+func checkPLTHeader(n int, line string) error {
+	norm := strings.ToLower(strings.Join(strings.Fields(line), " "))
+	var ok bool
+	var want string
+	switch n {
+	case 1:
+		ok = norm == "geolife trajectory" || strings.HasPrefix(norm, "oziexplorer track point file")
+		want = `"Geolife trajectory" or "OziExplorer Track Point File Version 2.1"`
+	case 2:
+		ok = strings.ReplaceAll(norm, " ", "") == "wgs84"
+		if !ok && norm != "" && isText(line) && !strings.Contains(line, ",") {
+			// Another datum would misplace every fix.
+			return fmt.Errorf("%w datum %q: tracepriv reads WGS 84 coordinates only (convert the file to WGS 84 first)", ErrUnsupported, strings.TrimSpace(line))
+		}
+		want = `the datum "WGS 84"`
+	case 3:
+		ok = norm == "altitude is in feet"
+		want = `"Altitude is in Feet"`
+	case 4:
+		ok = strings.HasPrefix(norm, "reserved")
+		want = `"Reserved 3"`
+	case 5:
+		return nil
+	case 6:
+		_, err := strconv.ParseUint(strings.TrimSpace(line), 10, 64)
+		ok = err == nil
+		want = "a point count (GeoLife writes 0)"
+	}
+	if ok {
+		return nil
+	}
+	got := fmt.Sprintf("%q", line)
+	if !isText(line) {
+		got = "binary data"
+	} else if len(line) > 60 {
+		got = fmt.Sprintf("%q...", line[:60])
+	}
+	return fmt.Errorf("%w: found %s where line %d of PLT's header is %s; %s", ErrNotPLT, got, n, want, pltLayout)
+}
+
+// isText reports whether s is UTF-8 text without control characters
+// other than tab.
+func isText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < ' ' && r != '\t' || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // pltFields names the columns in errors.
@@ -48,16 +116,29 @@ func (r *pltReader) Next() (*Trace, error) {
 	}
 	r.done = true
 	for i := 0; i < pltHeaderLines; i++ {
-		_, ok, err := r.s.next()
+		line, ok, err := r.s.next()
 		if err != nil {
+			if errors.Is(err, ErrMalformed) { // a line too long: binary data
+				err = fmt.Errorf("%w: line %d is not a line of text (%v); %s", ErrNotPLT, r.s.line+1, err, pltLayout)
+			}
 			return nil, r.b.fail(r.s.line+1, "", "", err)
 		}
 		if !ok {
+			if i == 0 {
+				return nil, r.b.fail(0, "", "", fmt.Errorf("%w: the file is empty; %s", ErrNotPLT, pltLayout))
+			}
 			return nil, r.b.fail(r.s.line, "", "",
-				fmt.Errorf("%w: PLT header has %d of %d lines", ErrTruncated, i, pltHeaderLines))
+				fmt.Errorf("%w: PLT header has %d of %d lines; %s", ErrTruncated, i, pltHeaderLines, pltLayout))
+		}
+		if err := checkPLTHeader(i+1, strings.TrimPrefix(line, "\ufeff")); err != nil {
+			if r.s.unterminated && i > 0 {
+				err = fmt.Errorf("%w: the file ends in line %d of the PLT header, without a line end; %s", ErrTruncated, i+1, pltLayout)
+			}
+			return nil, r.b.fail(r.s.line, "", "", err)
 		}
 	}
 	t := &Trace{UID: r.b.opt.UID}
+	rows := 0
 	for {
 		line, ok, err := r.s.next()
 		if err != nil {
@@ -69,6 +150,7 @@ func (r *pltReader) Next() (*Trace, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
+		rows++
 		p, raw, perr := r.parse(line)
 		if r.s.unterminated {
 			// A cut last row may still parse, with a cut number.
@@ -83,6 +165,10 @@ func (r *pltReader) Next() (*Trace, error) {
 		if err := r.b.add(t, p, r.s.line, raw); err != nil {
 			return nil, err
 		}
+	}
+	if rows == 0 {
+		// A PLT file is one trace: without a fix it is none.
+		return nil, r.b.fail(r.s.line, "", "", fmt.Errorf("%w: the PLT header is followed by no fix; %s", ErrNoFix, pltLayout))
 	}
 	return r.b.emit(t), nil
 }

@@ -21,7 +21,7 @@ func TestReadPLT(t *testing.T) {
 	tr := traces[0]
 	p := tr.Points[0]
 	// 492 ft = 492 * 0.3048 m exactly = 149.9616 m.
-	want := Point{Time: time.Date(2008, 10, 23, 2, 53, 4, 0, time.UTC), Lat: 39.984702, Lon: 116.318417, Alt: 149.9616}
+	want := Point{Time: time.Date(2008, 10, 23, 2, 53, 4, 0, time.UTC), Lat: 39.930702, Lon: 116.376417, Alt: 149.9616}
 	if !p.Time.Equal(want.Time) || p.Lat != want.Lat || p.Lon != want.Lon || math.Abs(p.Alt-want.Alt) > 1e-12 {
 		t.Errorf("first point %+v, want %+v", p, want)
 	}
@@ -114,13 +114,13 @@ func TestPLTSubsecondRoundTrip(t *testing.T) {
 }
 
 func TestReadPLTLenient(t *testing.T) {
-	in := pltHead + "39.984702,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\n" +
+	in := pltHead + "39.930702,116.376417,0,492,39744.1201851852,2008-10-23,02:53:04\n" +
 		"garbage\n" +
-		"39.984683,116.31845,0,492,39744.1202546296,2008-10-23,02:53:10\n" +
-		"39.984683,116.31845,0,492,39744.1202546296,2008-10-23,02:53:10\n" + // exact repeat
-		"39.984686,116.318417,0,492,39744.1202546296,2008-10-23,02:53:10\n" + // same time, elsewhere
-		"39.984686,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\n" + // backwards
-		"95.1,116.318417,0,492,39744.1203125,2008-10-23,02:53:15\n" + // latitude out of range
+		"39.930683,116.37645,0,492,39744.1202546296,2008-10-23,02:53:10\n" +
+		"39.930683,116.37645,0,492,39744.1202546296,2008-10-23,02:53:10\n" + // exact repeat
+		"39.930686,116.376417,0,492,39744.1202546296,2008-10-23,02:53:10\n" + // same time, elsewhere
+		"39.930686,116.376417,0,492,39744.1201851852,2008-10-23,02:53:04\n" + // backwards
+		"95.1,116.376417,0,492,39744.1203125,2008-10-23,02:53:15\n" + // latitude out of range
 		"39.98"
 	traces, rep, err := read(t, PLT, in, ReadOptions{Name: "x.plt"})
 	if err != nil {

@@ -38,8 +38,9 @@ type Reader interface {
 type ReadOptions struct {
 	// Name is the file name used in errors.
 	Name string
-	// UID is the user id of traces whose format does not carry one (PLT,
-	// GPX without a tracepriv uid, CSV without a uid column).
+	// UID is the user id of traces whose data does not carry one (PLT,
+	// GPX without a tracepriv uid, CSV without a uid column); ReadFile
+	// otherwise takes the person of the file's folder (PersonDir).
 	UID string
 	// Strict makes the first row that would be skipped an error (a
 	// *ParseError naming file, line and field). Exact repeats of a fix are
@@ -78,19 +79,47 @@ func (o ReadOptions) loc() *time.Location {
 
 // NewReader returns a Reader of format f over r. PLT and CSV are read line
 // by line and GPX token by token; GeoJSON is decoded as one document.
+//
+// An input whose rows were all skipped (lenient mode) ends with a
+// *ParseError wrapping ErrNoFix rather than with io.EOF: it holds no
+// trace, and is most likely not a file of format f at all.
 func NewReader(r io.Reader, f Format, opt ReadOptions) (Reader, error) {
 	b := &builder{opt: opt, rep: &Report{}}
+	var rd Reader
 	switch f {
 	case PLT:
-		return newPLTReader(r, b), nil
+		rd = newPLTReader(r, b)
 	case CSV:
-		return newCSVReader(r, b), nil
+		rd = newCSVReader(r, b)
 	case GeoJSON:
-		return newGeoJSONReader(r, b), nil
+		rd = newGeoJSONReader(r, b)
 	case GPX:
-		return newGPXReader(r, b), nil
+		rd = newGPXReader(r, b)
+	default:
+		return nil, fmt.Errorf("unknown trace format %q", f)
 	}
-	return nil, fmt.Errorf("unknown trace format %q", f)
+	return &someFix{Reader: rd, b: b}, nil
+}
+
+// someFix refuses, at the end of the input, an input whose rows were all
+// skipped: reading it gave nothing but problems.
+type someFix struct {
+	Reader
+	b    *builder
+	done bool
+}
+
+func (s *someFix) Next() (*Trace, error) {
+	t, err := s.Reader.Next()
+	if err == io.EOF && !s.done {
+		s.done = true
+		if rep := s.b.rep; rep.Read == 0 && rep.Skipped > 0 && len(rep.Problems) > 0 {
+			first := rep.Problems[0]
+			return nil, s.b.fail(first.Line, "", "", fmt.Errorf("%w: all %d of its rows were skipped, so it holds no trace; the first: %v",
+				ErrNoFix, rep.Skipped, first))
+		}
+	}
+	return t, err
 }
 
 // ReadAll reads every trace from r.
@@ -109,13 +138,18 @@ func ReadAll(r Reader) ([]*Trace, error) {
 }
 
 // ReadFile reads every trace in the file at path, in the format given by
-// opt.Format or else by the extension. PLT traces are named after the file
-// and, unless opt.UID is set, take the GeoLife user id from the directory
-// (".../000/Trajectory/x.plt", ".../000/Trajectory/sub/x.plt" or
-// ".../000/x.plt" give "000"). With opt.Root set (a file of a corpus found
-// under Root), traces of any format whose data has no user id take the
-// person PersonDir(opt.Root, path). On error the report still describes
-// what was read.
+// opt.Format or else by the extension. Traces are named after the file
+// (its name without extension; Trace.Name). Traces whose data carries no
+// user id take opt.UID or else, in every format, the person of the file's
+// folder, PersonDir(opt.Root, path): with opt.Root set (a file of a corpus
+// found under Root) the folder below Root, and without it GeoLife's user
+// folder (".../000/Trajectory/x.plt", ".../000/Trajectory/sub/x.plt") or
+// the folder holding the file (".../000/x.csv" gives "000"), so that a
+// file names the same person read alone as in its corpus. A trace that
+// still has no user id (a file in the current directory, named without
+// a folder) is the person named after the file, FileUID(path), and the
+// report lists the file in UIDFromFile so that the caller can say so. On
+// error the report still describes what was read.
 func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	rep := &Report{Files: 1}
 	if st, err := os.Stat(path); err != nil {
@@ -133,7 +167,7 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	if opt.Name == "" {
 		opt.Name = path
 	}
-	if opt.UID == "" && (f == PLT || opt.Root != "") {
+	if opt.UID == "" {
 		opt.UID = PersonDir(opt.Root, path)
 	}
 	fh, err := os.Open(path)
@@ -148,18 +182,32 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	traces, err := ReadAll(r)
 	rep = r.Report()
 	rep.Files = 1
-	if f == PLT {
-		name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		for _, t := range traces {
-			if t.Name == "" {
-				t.Name = name
-			}
-		}
-	}
 	if err != nil {
 		return nil, rep, err
 	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	uid := FileUID(path)
+	for _, t := range traces {
+		t.Name = name
+		if t.UID == "" {
+			t.UID = uid
+			if len(rep.UIDFromFile) == 0 {
+				rep.UIDFromFile = []FilePerson{{File: path, UID: uid}}
+			}
+		}
+	}
 	return traces, rep, nil
+}
+
+// FileUID is the user id ReadFile gives the traces of the file at path
+// when neither their data nor the file's directory names a person: the
+// file's name without its extension (the whole name if that is empty).
+func FileUID(path string) string {
+	base := filepath.Base(path)
+	if s := strings.TrimSuffix(base, filepath.Ext(base)); s != "" {
+		return s
+	}
+	return base
 }
 
 // fileError words an error opening path, keeping it for errors.Is.
@@ -196,6 +244,14 @@ var Extensions = []string{".plt", ".csv", ".geojson", ".json", ".gpx"}
 // ignored rather than reported as broken traces. Files come in the order
 // of paths, each directory's sorted. A path that does not exist, or a
 // directory without trace files, is an error.
+//
+// Symbolic links are followed, to directories as to files, and a link is
+// read as if what it points to were where the link is: its files keep the
+// link's path, so that PersonDir names a person the same way through a
+// link as through a copy (a directory of links to people's folders is a
+// corpus of those people). A link to a directory that contains it (a
+// cycle) is an error, and so is one file reached twice through links (its
+// fixes would be read twice, perhaps as two people).
 func Files(paths ...string) (files, ignored []string, err error) {
 	for _, in := range paths {
 		st, err := os.Stat(in)
@@ -206,32 +262,92 @@ func Files(paths ...string) (files, ignored []string, err error) {
 			files = append(files, in)
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			ext := strings.ToLower(filepath.Ext(path))
-			if slices.Contains(Extensions, ext) && (ext != ".json" || looksGeoJSON(path)) {
-				found = append(found, path)
-			} else {
-				ignored = append(ignored, path)
-			}
-			return nil
-		})
+		w, err := newWalker(in)
 		if err != nil {
 			return nil, nil, err
 		}
-		if len(found) == 0 {
+		if err := w.dir(in, w.realRoot); err != nil {
+			return nil, nil, err
+		}
+		if len(w.found) == 0 {
 			return nil, nil, fmt.Errorf("%s: no trace files (%s) in this directory", in, strings.Join(Extensions, ", "))
 		}
-		slices.Sort(found)
-		files = append(files, found...)
+		slices.Sort(w.found)
+		files = append(files, w.found...)
+		ignored = append(ignored, w.ignored...)
 	}
 	return files, ignored, nil
+}
+
+// walker searches one directory for trace files, following symbolic
+// links. Paths it returns are logical (under the directory as given);
+// real paths (symbolic links resolved) find cycles and files seen twice.
+type walker struct {
+	realRoot       string
+	stack          []string          // real paths of the directories being walked
+	seen           map[string]string // real path of each file found -> its logical path
+	found, ignored []string
+}
+
+func newWalker(root string) (*walker, error) {
+	abs, err := filepath.Abs(root)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return nil, fileError(root, err)
+	}
+	return &walker{realRoot: abs, seen: map[string]string{}}, nil
+}
+
+// dir walks the directory at the logical path dir, whose real path is
+// real.
+func (w *walker) dir(dir, real string) error {
+	for _, anc := range w.stack {
+		if anc == real || strings.HasPrefix(anc, real+string(filepath.Separator)) || real == string(filepath.Separator) {
+			return fmt.Errorf("%s: a symbolic link cycle: it leads to %s, which contains it (remove the link, or give the directory it points to instead)", dir, real)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fileError(dir, err)
+	}
+	w.stack = append(w.stack, real)
+	defer func() { w.stack = w.stack[:len(w.stack)-1] }()
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		realPath := filepath.Join(real, e.Name())
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			// A broken link is kept as a file, so that reading it says so.
+			if st, err := os.Stat(path); err == nil {
+				isDir = st.IsDir()
+				if realPath, err = filepath.EvalSymlinks(path); err != nil {
+					return fileError(path, err)
+				}
+				if realPath, err = filepath.Abs(realPath); err != nil {
+					return fileError(path, err)
+				}
+			}
+		}
+		if isDir {
+			if err := w.dir(path, realPath); err != nil {
+				return err
+			}
+			continue
+		}
+		ext := strings.ToLower(filepath.Ext(path))
+		if !slices.Contains(Extensions, ext) || (ext == ".json" && !looksGeoJSON(path)) {
+			w.ignored = append(w.ignored, path)
+			continue
+		}
+		if first, ok := w.seen[realPath]; ok {
+			return fmt.Errorf("%s and %s are the same file (through a symbolic link), so its fixes would be read twice: remove one of the links", first, path)
+		}
+		w.seen[realPath] = path
+		w.found = append(w.found, path)
+	}
+	return nil
 }
 
 // looksGeoJSON reports whether the file at path mentions a GeoJSON Feature
@@ -331,6 +447,11 @@ const GeoLifeTrajectoryDir = "Trajectory"
 // A "Trajectory" folder above root is taken into account only when root
 // itself is it (root = Data/000/Trajectory gives "000"), so that a folder
 // of that name higher up a local path does not name everyone.
+//
+// Paths are taken as given, symbolic links unresolved, as Files lists
+// them: a link to a person's folder names the person by the link's name,
+// and a linked subfolder of a person's folder stays theirs, exactly as
+// copies in the links' places would.
 func PersonDir(root, path string) string {
 	valid := func(s string) string {
 		if s == "." || s == string(filepath.Separator) || s == "" || s == ".." {

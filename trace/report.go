@@ -97,8 +97,19 @@ type Report struct {
 	// in lenient mode): missing, of an unknown format, or not readable as
 	// their format (no PLT header, broken GeoJSON, no GPX root).
 	SkippedFiles []FileError `json:"skipped_files,omitempty"`
+	// UIDFromFile lists the files whose traces had no user id, in their
+	// data or by their directory, and were given the file's name as one
+	// (ReadFile, FileUID): each such file is one person, which the user
+	// should be told (ReadOptions.UID sets the person instead).
+	UIDFromFile []FilePerson `json:"uid_from_file,omitempty"`
 
 	byReason map[Reason]int
+}
+
+// FilePerson is a file and the user id its traces were given.
+type FilePerson struct {
+	File string `json:"file"`
+	UID  string `json:"uid"`
 }
 
 // FileError is a file that could not be read.
@@ -151,6 +162,9 @@ type InputSummary struct {
 	SkippedRows     int            `json:"skipped_rows"`
 	SkippedByReason map[Reason]int `json:"skipped_by_reason"`
 	SkippedFiles    []FileError    `json:"skipped_files,omitempty"`
+	// UIDFromFile lists the files taken as one person named after the
+	// file, for want of a user id (Report.UIDFromFile).
+	UIDFromFile []FilePerson `json:"uid_from_file,omitempty"`
 }
 
 // Summary returns the InputSummary of r. A nil Report (nothing was read)
@@ -160,7 +174,7 @@ func (r *Report) Summary() InputSummary {
 	if r == nil {
 		return InputSummary{SkippedByReason: map[Reason]int{}}
 	}
-	return InputSummary{SkippedRows: r.SkippedRows(), SkippedByReason: r.ByReason(), SkippedFiles: r.SkippedFiles}
+	return InputSummary{SkippedRows: r.SkippedRows(), SkippedByReason: r.ByReason(), SkippedFiles: r.SkippedFiles, UIDFromFile: r.UIDFromFile}
 }
 
 // Examples returns the first n problems recorded for reason.
@@ -187,6 +201,7 @@ func (r *Report) Add(o *Report) {
 	r.Files += o.Files
 	r.Truncated = r.Truncated || o.Truncated
 	r.SkippedFiles = append(r.SkippedFiles, o.SkippedFiles...)
+	r.UIDFromFile = append(r.UIDFromFile, o.UIDFromFile...)
 	for k, v := range o.ByReason() {
 		r.count(k, v)
 	}

@@ -28,7 +28,12 @@ func (p Point) Geo() geo.Point { return geo.Point{Lat: p.Lat, Lon: p.Lon} }
 type Trace struct {
 	// UID identifies the user (or device) the trace belongs to.
 	UID string
-	// Name is an optional label (the source file, a GPX track name, ...).
+	// Name is an optional label for messages and certificates: ReadFile
+	// sets it to the name of the file the trace was read from, without
+	// extension. It is never read from a file's content (a GPX track's
+	// <name>, a GeoJSON "name" property are free text, as often as not a
+	// person's name) and no writer writes it, so that it cannot carry
+	// such text into a release.
 	Name   string
 	Points []Point
 }

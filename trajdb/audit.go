@@ -7,20 +7,22 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/risk"
 )
 
 // AuditOptions is the search budget of AuditSupport. Zero fields take the
-// defaults given; a negative MaxRemovals, MaxAdditions or RandomCandidates
-// means none.
+// defaults given; a negative MaxRemovals, MaxAdditions, RandomCandidates or
+// ConfirmNeighbours means none.
 type AuditOptions struct {
 	// Epsilon is the privacy parameter the mechanism is run at and the
-	// claim the statistical check tests.
+	// claim the audit tests.
 	Epsilon float64
-	// Draws is the number of releases sampled from the input database
-	// (default 200), NeighbourDraws from each neighbour (default 100).
+	// Draws is the number of exploration releases sampled from the input
+	// database (default 1000), NeighbourDraws from each neighbour
+	// (default 100).
 	Draws          int
 	NeighbourDraws int
 	// MaxRemovals caps the neighbours made by removing one person (default
@@ -35,12 +37,24 @@ type AuditOptions struct {
 	MaxAdditions     int
 	RandomCandidates int
 	MaxCandidateLen  int
-	// Confidence is the simultaneous confidence of every Clopper-Pearson
-	// interval of the statistical check (default 0.95; Bonferroni over all
-	// the probabilities estimated).
+	// RefineNeighbours is how many of the neighbours whose events score
+	// best get RefineDraws more exploration releases (default 8 and 400),
+	// so that the events tested are chosen on more than NeighbourDraws.
+	RefineNeighbours int
+	RefineDraws      int
+	// ConfirmNeighbours is how many neighbours the exploration picks for
+	// the statistical test (default 2), and ConfirmDraws how many fresh
+	// releases of D and of each of them the test draws (default 8000).
+	ConfirmNeighbours int
+	ConfirmDraws      int
+	// Confidence bounds the statistical test's false alarms: an
+	// Epsilon-DP mechanism is declared a violation by it with probability
+	// at most 1 - Confidence (default 0.95; Bonferroni over the
+	// ConfirmNeighbours tests, each a pair of one-sided Clopper-Pearson
+	// bounds).
 	Confidence float64
 	// StopAtFirst ends the search at the first neighbour that shows a
-	// support violation.
+	// support violation, without the statistical test.
 	StopAtFirst bool
 	// Src is the randomness of the releases and the random candidates; nil
 	// means crypto/rand. Each database's releases come from its own
@@ -53,16 +67,19 @@ type AuditOptions struct {
 
 // AuditReport is the outcome of AuditSupport.
 type AuditReport struct {
+	// Version is 2 since the statistical test moved to fresh releases
+	// (Tests, FalseAlarmBound; Budget.Events counts events scored).
 	Version   int     `json:"version"`
 	Mechanism string  `json:"mechanism"`
 	Epsilon   float64 `json:"epsilon"`
-	// Violation is true when the search found evidence that the mechanism
+	// Violation is true when the audit found evidence that the mechanism
 	// is not Epsilon-DP at user level: a support violation (a sequence
 	// observed in a release of one database that the mechanism's own,
 	// unrefuted, support model says the neighbour can never release: an
 	// infinite privacy loss, Propositions 3.5 and 3.6), or a statistical
-	// one (an empirical lower bound on the privacy loss above Epsilon).
-	// Witness is the strongest such finding.
+	// one (an event on the releases' counts whose probabilities, measured
+	// on fresh releases, prove a privacy loss above Epsilon). Witness is
+	// the strongest such finding.
 	Violation bool          `json:"violation"`
 	Witness   *AuditWitness `json:"witness,omitempty"`
 	// SupportViolations counts the (neighbour, sequence) pairs showing a
@@ -81,19 +98,23 @@ type AuditReport struct {
 	// answers differently for the two databases, observed or not. A DP
 	// mechanism's support model claims none (Proposition 3.6).
 	ClaimedSupportDifferences int `json:"claimed_support_differences"`
-	// EpsilonLower is the largest lower bound on the privacy loss that the
-	// releases show, over every tested event "the release contains s"
-	// (both directions, every neighbour), each bound holding at the
-	// report's Confidence simultaneously; Strongest is that event.
-	EpsilonLower float64       `json:"epsilon_lower"`
-	Strongest    *AuditWitness `json:"strongest_event,omitempty"`
-	Budget       AuditBudget   `json:"budget"`
-	Verdict      string        `json:"verdict"`
+	// Tests are the statistical tests, one per neighbour the exploration
+	// picked, each with the event it tested and the privacy loss its
+	// fresh releases prove. EpsilonLower is the largest of those losses,
+	// Strongest its test.
+	Tests        []*AuditWitness `json:"tests"`
+	EpsilonLower float64         `json:"epsilon_lower"`
+	Strongest    *AuditWitness   `json:"strongest_event,omitempty"`
+	// FalseAlarmBound = 1 - Confidence bounds the probability that the
+	// statistical test declares an Epsilon-DP mechanism a violation.
+	FalseAlarmBound float64     `json:"false_alarm_bound"`
+	Budget          AuditBudget `json:"budget"`
+	Verdict         string      `json:"verdict"`
 	// Randomness names the source: "crypto" (crypto/rand) or "seeded:N".
 	Randomness string `json:"randomness"`
 }
 
-// AuditBudget states how much of the neighbourhood the search covered.
+// AuditBudget states how much of the neighbourhood the audit covered.
 type AuditBudget struct {
 	Persons int `json:"persons"`
 	// Removals and Additions are the neighbours tried by removing and by
@@ -112,26 +133,39 @@ type AuditBudget struct {
 	MaxCandidateLen  int `json:"max_candidate_len"`
 	Draws            int `json:"draws"`
 	NeighbourDraws   int `json:"neighbour_draws"`
+	// RefineNeighbours and RefineDraws: the neighbours given more
+	// exploration releases, and how many more each; Refined is how many
+	// were (those with an event to score, up to RefineNeighbours).
+	RefineNeighbours int `json:"refine_neighbours"`
+	RefineDraws      int `json:"refine_draws"`
+	Refined          int `json:"refined"`
+	// ConfirmNeighbours and ConfirmDraws are the statistical test's
+	// budget: neighbours tested and fresh releases per database.
+	ConfirmNeighbours int `json:"confirm_neighbours"`
+	ConfirmDraws      int `json:"confirm_draws"`
 	// Releases is the total number of releases drawn.
 	Releases int `json:"releases"`
-	// SequencesObserved is the number of distinct sequences seen in any
-	// release, SupportChecks the number of CanOutput calls and Events the
-	// number of (neighbour, sequence) events tested statistically.
+	// SequencesObserved is the number of distinct sequences seen in an
+	// exploration release, SupportChecks the number of CanOutput calls,
+	// Statistics the number of counts read off each release and Events
+	// the number of (neighbour, event) pairs the exploration scored.
 	SequencesObserved int     `json:"sequences_observed"`
 	SupportChecks     int     `json:"support_checks"`
-	Events            int     `json:"events_tested"`
+	Statistics        int     `json:"statistics"`
+	Events            int     `json:"events_scored"`
 	Confidence        float64 `json:"confidence"`
 	StoppedEarly      bool    `json:"stopped_early"`
 }
 
 // AuditWitness is one finding: a pair of neighbouring databases, D (the
-// bounded input) and D' (D with one person removed or added), and a
-// sequence whose presence in a release tells them apart.
+// bounded input) and D' (D with one person removed or added), and what in
+// their releases tells them apart.
 type AuditWitness struct {
 	// Kind is "support" (Under can release Sequence and, by the
 	// mechanism's support model, Other cannot), "statistical" (releases
-	// of Under contain Sequence more often than e^epsilon times those of
-	// Other could) or "unsound" (a release of Under contained Sequence
+	// of Under fall in Event more often than e^epsilon times those of
+	// Other could; for the entries of AuditReport.Tests, the test whether
+	// they do) or "unsound" (a release of Under contained Sequence
 	// although CanOutput(Under, Sequence) is false).
 	Kind string `json:"kind"`
 	// Change is how D' differs from D ("remove" or "add"; empty when the
@@ -142,15 +176,20 @@ type AuditWitness struct {
 	PersonSequences [][]int `json:"person_sequences,omitempty"`
 	PersonsD        int     `json:"persons_d"`
 	PersonsDPrime   int     `json:"persons_d_prime,omitempty"`
-	Sequence        []int   `json:"sequence"`
+	// Sequence is the sequence observed (support, unsound) or the one the
+	// event counts (statistical; empty for the release's size).
+	Sequence []int `json:"sequence"`
+	// Event is the event of a statistical finding.
+	Event *AuditEvent `json:"event,omitempty"`
 	// Under ("D" or "D'") is the database whose releases contained
-	// Sequence, Other the other one.
+	// Sequence or fell in Event more often, Other the other one.
 	Under string `json:"under"`
 	Other string `json:"other,omitempty"`
 	// Stream labels Under's release stream (noise.Derive(Src, Stream)),
 	// StreamSource names it ("seeded:N/label" for a seeded audit) and Draw
 	// is the 0-based index of the first of its releases that contained
-	// Sequence, so a seeded audit can be replayed.
+	// Sequence (or fell in Event; -1 if none did), so a seeded audit can
+	// be replayed.
 	Stream       string `json:"stream"`
 	StreamSource string `json:"stream_source"`
 	Draw         int    `json:"draw"`
@@ -158,19 +197,77 @@ type AuditWitness struct {
 	// for Sequence on the two databases.
 	CanOutputUnder bool `json:"can_output_under"`
 	CanOutputOther bool `json:"can_output_other"`
-	// Observed of Draws releases of Under contained Sequence, and
-	// ObservedOther of DrawsOther releases of Other.
+	// Observed of Draws releases of Under contained Sequence (or fell in
+	// Event), and ObservedOther of DrawsOther releases of Other.
 	Observed      int `json:"observed"`
 	Draws         int `json:"draws"`
 	ObservedOther int `json:"observed_other"`
 	DrawsOther    int `json:"draws_other"`
-	// ProbLower and ProbOtherUpper bound P(Sequence in M(Under)) from
-	// below and P(Sequence in M(Other)) from above (Clopper-Pearson, at
-	// the report's simultaneous Confidence); EpsilonLower =
+	// ProbLower and ProbOtherUpper bound the two probabilities from below
+	// and above (one-sided Clopper-Pearson bounds holding together with
+	// every other test's at the report's Confidence); EpsilonLower =
 	// max(0, ln(ProbLower/ProbOtherUpper)) is the privacy loss they prove.
 	ProbLower      float64 `json:"prob_lower"`
 	ProbOtherUpper float64 `json:"prob_other_upper"`
 	EpsilonLower   float64 `json:"epsilon_lower"`
+}
+
+// AuditEvent is an event on one count read off a release: Statistic of
+// Sequence lies in In, or, when In is empty, in [AtLeast, AtMost] (a nil
+// end is unbounded).
+type AuditEvent struct {
+	// Statistic is "copies" (released sequences equal to Sequence),
+	// "prefix_count" (released sequences beginning with Sequence),
+	// "gram_count" (occurrences of Sequence as a contiguous part of a
+	// released sequence) or "size" (released sequences).
+	Statistic string `json:"statistic"`
+	Sequence  []int  `json:"sequence,omitempty"`
+	In        []int  `json:"in,omitempty"`
+	AtLeast   *int   `json:"at_least,omitempty"`
+	AtMost    *int   `json:"at_most,omitempty"`
+	// Text states the event in words.
+	Text string `json:"text"`
+}
+
+// Holds reports whether a release (its sequences) falls in e.
+func (e *AuditEvent) Holds(release [][]int) bool {
+	return e.holdsValue(auditStatValue(e.Statistic, e.Sequence, release))
+}
+
+func (e *AuditEvent) holdsValue(v int) bool {
+	if len(e.In) > 0 {
+		return slices.Contains(e.In, v)
+	}
+	return (e.AtLeast == nil || v >= *e.AtLeast) && (e.AtMost == nil || v <= *e.AtMost)
+}
+
+func (e *AuditEvent) describe() {
+	what := map[string]string{
+		auditStatCopies: "copies of %v released",
+		auditStatPrefix: "released sequences beginning with %v",
+		auditStatGram:   "occurrences of %v in the released sequences",
+	}[e.Statistic]
+	if e.Statistic == auditStatSize {
+		what = "released sequences"
+	} else {
+		what = fmt.Sprintf(what, e.Sequence)
+	}
+	switch {
+	case len(e.In) > 0:
+		vs := make([]string, len(e.In))
+		for i, v := range e.In {
+			vs[i] = strconv.Itoa(v)
+		}
+		e.Text = fmt.Sprintf("%s in {%s}", what, strings.Join(vs, ", "))
+	case e.AtLeast != nil && e.AtMost != nil:
+		e.Text = fmt.Sprintf("%s between %d and %d", what, *e.AtLeast, *e.AtMost)
+	case e.AtLeast != nil:
+		e.Text = fmt.Sprintf("%s >= %d", what, *e.AtLeast)
+	case e.AtMost != nil:
+		e.Text = fmt.Sprintf("%s <= %d", what, *e.AtMost)
+	default:
+		e.Text = "any release"
+	}
 }
 
 // Neighbour rebuilds D' from D (the bounded input the audit ran on).
@@ -191,41 +288,78 @@ func (w *AuditWitness) Neighbour(d *DB) (*DB, error) {
 }
 
 const (
-	auditDefaultDraws          = 200
+	auditDefaultDraws          = 1000
 	auditDefaultNeighbourDraws = 100
 	auditDefaultRemovals       = 32
 	auditDefaultAdditions      = 64
 	auditDefaultRandom         = 32
+	auditDefaultRefine         = 8
+	auditDefaultRefineDraws    = 400
+	auditDefaultConfirm        = 2
+	auditDefaultConfirmDraws   = 8000
 	auditDefaultConfidence     = 0.95
 	auditStreamD               = "audit/D"
+	auditStreamConfirm         = "audit/confirm/"
+	// auditScoreLevel is the level of the two-sided Clopper-Pearson
+	// intervals whose ends the exploration plugs in when it predicts a
+	// test's outcome: pessimistic on both sides, so that a single lucky
+	// observation does not outrank a frequent one.
+	auditScoreLevel = 0.6
+	// auditMaxGram caps the length of the grams counted (the n-gram
+	// tree's default height).
+	auditMaxGram = 5
+
+	auditStatCopies = "copies"
+	auditStatPrefix = "prefix_count"
+	auditStatGram   = "gram_count"
+	auditStatSize   = "size"
 )
 
 // AuditSupport searches the neighbours of db for evidence that m is not
-// Epsilon-DP, in the style of the thesis's Propositions 3.5 and 3.6: an
-// output that one database can produce and its neighbour cannot.
+// Epsilon-DP at user level, in two ways.
 //
-// The search does not take the mechanism's word for anything it can check.
-// It draws opt.Draws releases of D = Bound(db, m.Bounds()) and
-// opt.NeighbourDraws of each neighbour D' (one person removed; one person
-// holding a candidate sequence added), and for every sequence s actually
-// observed in a release of one database asks m.CanOutput whether the other
-// can release it: an observed s that the other cannot release is a support
-// violation. Before it believes CanOutput's "no", it checks every
-// observation against the model on the database it came from; a model that
-// excludes an observed output is reported unsound, and its answers are then
-// not counted as evidence. Independently of the model, each event "the
-// release contains s" gives a Clopper-Pearson lower bound on the privacy
-// loss between the two databases; a bound above Epsilon is a statistical
-// violation, which catches a mechanism whose support model claims more than
-// it releases.
+// Support (the thesis's Propositions 3.5 and 3.6): it draws opt.Draws
+// releases of D = Bound(db, m.Bounds()) and opt.NeighbourDraws of each
+// neighbour D' (one person removed; one person holding a candidate
+// sequence added), and for every sequence s observed in a release of one
+// database asks m.CanOutput whether the other can release it: an observed
+// s that the other cannot release is an infinite privacy loss. Before it
+// believes CanOutput's "no", it checks every observation against the model
+// on the database it came from; a model that excludes an observed output is
+// reported unsound, and its answers are then not evidence.
+//
+// Counts: a mechanism can claim a data-independent support and still leak
+// (no noise, too little noise, noise on the data's own nodes only). So the
+// same exploration releases are read as counts: for each neighbour, the
+// copies of each of the person's sequences and of their prefixes, the
+// released sequences beginning with each prefix, the occurrences of each of
+// their grams (up to 5 symbols) and the number of released sequences. For
+// each count it scores the events "count >= t", "count <= t" and the
+// likelihood-ratio sets (the values where D's releases are the more likely,
+// or D”s, by their estimated ratio: the Neyman-Pearson events), in both
+// directions, by the privacy loss a test on ConfirmDraws fresh releases
+// would prove if the pessimistic ends of the exploration's intervals were
+// true. The ConfirmNeighbours neighbours with the best-scoring events are
+// then tested on fresh releases, ConfirmDraws of D and of each: the
+// one-sided Clopper-Pearson bounds P(E | under) >= lo and P(E | other) <=
+// hi, all holding together at Confidence (Bonferroni), prove a privacy loss
+// of at least ln(lo/hi); above Epsilon, that is a violation. The exploration
+// only chooses what to test, and the test's releases are independent of it,
+// so an Epsilon-DP mechanism is declared a violation with probability at
+// most 1 - Confidence, whatever the exploration found (the mechanism's
+// own noise source must be what it says: a seeded audit is as good as its
+// generator).
 //
 // What it cannot do: a search finds violations, it does not prove their
-// absence. "No violation" means none among the neighbours, candidates and
-// draws of the stated budget; a violation needing a neighbour outside the
-// budget, or an output rarer than about 1/Draws, goes unseen. A support
-// violation is exactly as trustworthy as CanOutput's "no" on the other
-// database, which no finite sampling can confirm; the statistical check
-// needs no model but only proves losses that the draws can resolve.
+// absence. "No violation" means none among the neighbours, candidates,
+// events and draws of the stated budget. A support violation is exactly as
+// trustworthy as CanOutput's "no" on the other database, which no finite
+// sampling can confirm. A statistical violation needs enough fresh
+// releases: an event of probability p under one database and none under the
+// other proves at most about ln(p·ConfirmDraws/ln(2·ConfirmNeighbours/(1 -
+// Confidence))) (7.5 for a certain event at the defaults), so a leak
+// through outputs rarer than about 4.4·e^epsilon/ConfirmDraws goes
+// unproved.
 func AuditSupport(m Mechanism, db *DB, opt AuditOptions) (*AuditReport, error) {
 	if m == nil {
 		return nil, errors.New("trajdb: audit: no mechanism")
@@ -252,13 +386,17 @@ func AuditSupport(m Mechanism, db *DB, opt AuditOptions) (*AuditReport, error) {
 	}
 	a := &auditor{m: m, opt: opt, d: d, seen: map[string]bool{}}
 	a.rep = &AuditReport{
-		Version: 1, Mechanism: m.Name(), Epsilon: opt.Epsilon, SupportModelSound: true,
-		Randomness: describeSource(opt.Src),
+		Version: 2, Mechanism: m.Name(), Epsilon: opt.Epsilon, SupportModelSound: true,
+		Randomness: describeSource(opt.Src), FalseAlarmBound: 1 - opt.Confidence, Tests: []*AuditWitness{},
 		Budget: AuditBudget{
 			Persons: len(d.Users), Draws: opt.Draws, NeighbourDraws: opt.NeighbourDraws,
 			MaxCandidateLen: opt.MaxCandidateLen, Confidence: opt.Confidence,
+			ConfirmNeighbours: opt.ConfirmNeighbours, ConfirmDraws: opt.ConfirmDraws,
+			RefineNeighbours: opt.RefineNeighbours, RefineDraws: opt.RefineDraws,
 		},
 	}
+	a.cpScore = &auditCP{level: auditScoreLevel, memo: map[[2]int][2]float64{}}
+	a.cpTest = &auditCP{level: 1 - (1-opt.Confidence)/float64(max(opt.ConfirmNeighbours, 1)), memo: map[[2]int][2]float64{}}
 	if err := a.run(); err != nil {
 		return nil, err
 	}
@@ -283,9 +421,17 @@ func (o *AuditOptions) fill(b Bounds) error {
 	if err := def(&o.NeighbourDraws, auditDefaultNeighbourDraws, "NeighbourDraws", false); err != nil {
 		return err
 	}
+	if err := def(&o.ConfirmDraws, auditDefaultConfirmDraws, "ConfirmDraws", false); err != nil {
+		return err
+	}
 	_ = def(&o.MaxRemovals, auditDefaultRemovals, "", true)
 	_ = def(&o.MaxAdditions, auditDefaultAdditions, "", true)
 	_ = def(&o.RandomCandidates, auditDefaultRandom, "", true)
+	_ = def(&o.ConfirmNeighbours, auditDefaultConfirm, "", true)
+	_ = def(&o.RefineNeighbours, auditDefaultRefine, "", true)
+	if err := def(&o.RefineDraws, auditDefaultRefineDraws, "RefineDraws", false); err != nil {
+		return err
+	}
 	if o.MaxCandidateLen <= 0 || o.MaxCandidateLen > b.MaxLen {
 		o.MaxCandidateLen = b.MaxLen
 	}
@@ -299,11 +445,14 @@ func (o *AuditOptions) fill(b Bounds) error {
 }
 
 // auditObs is what the releases of one database showed: for each distinct
-// sequence (Key), in how many releases it appeared and the first one.
+// sequence (Key), in how many releases it appeared and the first one, and
+// the histogram of each count the database's probes read.
 type auditObs struct {
 	draws int
 	count map[string]int
 	first map[string]int
+	// hist[i] is the histogram of statistic i of the probe set.
+	hist []map[int]int
 }
 
 func (o *auditObs) keys() []string {
@@ -321,27 +470,136 @@ type auditNeighbour struct {
 	person User
 	db     *DB
 	stream string
+	// stats are the indexes, in the auditor's probe set, of the counts
+	// that bear on the person.
+	stats []int
 }
 
-// auditEvent is the event "the release contains key" between D and one
-// neighbour, with how often each side showed it.
-type auditEvent struct {
+// auditStat is one count read off a release.
+type auditStat struct {
+	kind string
+	seq  []int
+}
+
+// auditStatValue computes one statistic of a release directly.
+func auditStatValue(kind string, seq []int, release [][]int) int {
+	if kind == auditStatSize {
+		return len(release)
+	}
+	n := 0
+	for _, s := range release {
+		switch kind {
+		case auditStatCopies:
+			if slices.Equal(s, seq) {
+				n++
+			}
+		case auditStatPrefix:
+			if len(s) >= len(seq) && slices.Equal(s[:len(seq)], seq) {
+				n++
+			}
+		case auditStatGram:
+			for i := 0; i+len(seq) <= len(s); i++ {
+				if slices.Equal(s[i:i+len(seq)], seq) {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// probeSet reads many counts off a release in one pass over its sequences,
+// by looking up each sequence, its prefixes and its short grams.
+type probeSet struct {
+	stats                []auditStat
+	copies, prefix, gram map[string]int
+	size                 int
+	maxPrefix, maxGram   int
+}
+
+func newProbeSet() *probeSet {
+	return &probeSet{copies: map[string]int{}, prefix: map[string]int{}, gram: map[string]int{}, size: -1}
+}
+
+// add registers a statistic (once) and returns its index.
+func (p *probeSet) add(kind string, seq []int) int {
+	if kind == auditStatSize {
+		if p.size < 0 {
+			p.size = len(p.stats)
+			p.stats = append(p.stats, auditStat{kind: kind})
+		}
+		return p.size
+	}
+	idx := map[string]map[string]int{auditStatCopies: p.copies, auditStatPrefix: p.prefix, auditStatGram: p.gram}[kind]
+	k := Key(seq)
+	if i, ok := idx[k]; ok {
+		return i
+	}
+	i := len(p.stats)
+	idx[k] = i
+	p.stats = append(p.stats, auditStat{kind: kind, seq: slices.Clone(seq)})
+	switch kind {
+	case auditStatPrefix:
+		p.maxPrefix = max(p.maxPrefix, len(seq))
+	case auditStatGram:
+		p.maxGram = max(p.maxGram, len(seq))
+	}
+	return i
+}
+
+// eval writes every statistic of release into out (len(p.stats)).
+func (p *probeSet) eval(release [][]int, out []int) {
+	clear(out)
+	if p.size >= 0 {
+		out[p.size] = len(release)
+	}
+	for _, s := range release {
+		k := Key(s)
+		if i, ok := p.copies[k]; ok {
+			out[i]++
+		}
+		for l := 1; l <= min(len(s), p.maxPrefix); l++ {
+			if i, ok := p.prefix[k[:4*l]]; ok {
+				out[i]++
+			}
+		}
+		if p.maxGram == 0 {
+			continue
+		}
+		for a := range s {
+			for b := a + 1; b <= min(len(s), a+p.maxGram); b++ {
+				if i, ok := p.gram[k[4*a:4*b]]; ok {
+					out[i]++
+				}
+			}
+		}
+	}
+}
+
+// auditHypothesis is an event between D and one neighbour, chosen by the
+// exploration for the statistical test.
+type auditHypothesis struct {
 	nb     int
-	key    string
-	kD, kN int
+	stat   int
+	event  AuditEvent
+	underD bool    // the event is the more likely under D
+	score  float64 // the loss the test is predicted to prove
 }
 
 type auditor struct {
-	m      Mechanism
-	opt    AuditOptions
-	d      *DB
-	rep    *AuditReport
-	obsD   *auditObs
-	nbs    []auditNeighbour
-	obsN   []*auditObs
-	cands  [][]int
-	seen   map[string]bool
-	events []auditEvent
+	m       Mechanism
+	opt     AuditOptions
+	d       *DB
+	rep     *AuditReport
+	obsD    *auditObs
+	nbs     []auditNeighbour
+	obsN    []*auditObs
+	cands   [][]int
+	seen    map[string]bool
+	probes  *probeSet
+	best    []*auditHypothesis // per neighbour
+	cpScore *auditCP
+	cpTest  *auditCP
 	// support holds the support violations, before the soundness verdict.
 	support []*AuditWitness
 }
@@ -351,17 +609,48 @@ func (a *auditor) canOutput(db *DB, s []int) bool {
 	return a.m.CanOutput(db, s)
 }
 
-// sample draws n releases of db from the stream labelled stream.
-func (a *auditor) sample(db *DB, stream string, n int) (*auditObs, error) {
+// draw samples n releases of db from the stream labelled stream and calls
+// visit with each.
+func (a *auditor) draw(db *DB, stream string, n int, visit func(i int, seqs [][]int)) error {
 	src := noise.Derive(a.opt.Src, stream)
-	o := &auditObs{draws: n, count: map[string]int{}, first: map[string]int{}}
 	for i := range n {
 		rel, err := a.m.Release(db, a.opt.Epsilon, src)
 		if err != nil {
-			return nil, fmt.Errorf("trajdb: audit: %s release of %s: %w", a.m.Name(), stream, err)
+			return fmt.Errorf("trajdb: audit: %s release of %s: %w", a.m.Name(), stream, err)
+		}
+		visit(i, rel.Seqs)
+		a.rep.Budget.Releases++
+		if a.opt.Progress != nil {
+			a.opt.Progress(1)
+		}
+	}
+	return nil
+}
+
+// sample draws the exploration releases of db: the sequences they contain
+// and the histograms of the statistics stats of the probe set.
+func (a *auditor) sample(db *DB, stream string, n int, stats []int) (*auditObs, error) {
+	o := &auditObs{draws: n, count: map[string]int{}, first: map[string]int{}, hist: make([]map[int]int, len(a.probes.stats))}
+	for _, i := range stats {
+		o.hist[i] = map[int]int{}
+	}
+	return o, a.sampleInto(o, db, stream, n, stats, true)
+}
+
+// sampleInto draws n more exploration releases of db into o's histograms
+// and, if seqs, records the sequences they contain.
+func (a *auditor) sampleInto(o *auditObs, db *DB, stream string, n int, stats []int, seqs bool) error {
+	vals := make([]int, len(a.probes.stats))
+	return a.draw(db, stream, n, func(i int, rel [][]int) {
+		a.probes.eval(rel, vals)
+		for _, j := range stats {
+			o.hist[j][vals[j]]++
+		}
+		if !seqs {
+			return
 		}
 		inThis := map[string]bool{}
-		for _, s := range rel.Seqs {
+		for _, s := range rel {
 			k := Key(s)
 			if inThis[k] {
 				continue
@@ -373,32 +662,40 @@ func (a *auditor) sample(db *DB, stream string, n int) (*auditObs, error) {
 			o.count[k]++
 			a.seen[k] = true
 		}
-		a.rep.Budget.Releases++
-		if a.opt.Progress != nil {
-			a.opt.Progress(1)
-		}
-	}
-	return o, nil
+	})
 }
 
 func (a *auditor) run() error {
+	a.candidates()
+	a.neighbours()
+	all := make([]int, len(a.probes.stats))
+	for i := range all {
+		all[i] = i
+	}
+	a.rep.Budget.Statistics = len(a.probes.stats)
 	var err error
-	if a.obsD, err = a.sample(a.d, auditStreamD, a.opt.Draws); err != nil {
+	if a.obsD, err = a.sample(a.d, auditStreamD, a.opt.Draws, all); err != nil {
 		return err
 	}
 	a.checkSound(-1, a.obsD)
-	a.candidates()
-	a.neighbours()
 	for j := range a.nbs {
 		if err := a.visit(j); err != nil {
 			return err
 		}
 		if a.opt.StopAtFirst && len(a.support) > 0 {
-			a.rep.Budget.StoppedEarly = j+1 < len(a.nbs)
+			a.rep.Budget.StoppedEarly = j+1 < len(a.nbs) || a.opt.ConfirmNeighbours > 0
 			break
 		}
 	}
 	a.rep.Budget.SequencesObserved = len(a.seen)
+	if !(a.opt.StopAtFirst && len(a.support) > 0) {
+		if err := a.refine(); err != nil {
+			return err
+		}
+		if err := a.confirm(); err != nil {
+			return err
+		}
+	}
 	a.conclude()
 	return nil
 }
@@ -453,7 +750,8 @@ func (a *auditor) candidates() {
 
 // neighbours lists the D' to try: removals first, people holding the most
 // sequences nobody else holds leading (those are the ones a data-dependent
-// support betrays), then additions of one person per candidate.
+// support betrays), then additions of one person per candidate; and
+// registers the counts that bear on each person.
 func (a *auditor) neighbours() {
 	holders := map[string]int{}
 	for _, u := range a.d.Users {
@@ -499,19 +797,40 @@ func (a *auditor) neighbours() {
 			stream: "audit/add/" + strconv.Itoa(i),
 		})
 	}
-	for _, nb := range a.nbs {
+	a.probes = newProbeSet()
+	for j := range a.nbs {
+		nb := &a.nbs[j]
 		if nb.change == "remove" {
 			a.rep.Budget.Removals++
 		} else {
 			a.rep.Budget.Additions++
 		}
+		stats := map[int]bool{a.probes.add(auditStatSize, nil): true}
+		for _, s := range nb.person.Seqs {
+			for l := 1; l <= len(s); l++ {
+				stats[a.probes.add(auditStatCopies, s[:l])] = true
+				stats[a.probes.add(auditStatPrefix, s[:l])] = true
+			}
+			for x := range s {
+				for y := x + 1; y <= min(len(s), x+auditMaxGram); y++ {
+					stats[a.probes.add(auditStatGram, s[x:y])] = true
+				}
+			}
+		}
+		for i := range stats {
+			nb.stats = append(nb.stats, i)
+		}
+		slices.Sort(nb.stats)
 	}
 	a.rep.Budget.Neighbours = len(a.nbs)
 }
 
 // witness fills the fields every finding shares. j < 0 means D alone.
-func (a *auditor) witness(kind string, j int, key string, underD bool) *AuditWitness {
-	w := &AuditWitness{Kind: kind, Sequence: FromKey(key), PersonsD: len(a.d.Users), Under: "D", Stream: auditStreamD}
+func (a *auditor) witness(kind string, j int, seq []int, underD bool) *AuditWitness {
+	w := &AuditWitness{Kind: kind, Sequence: seq, PersonsD: len(a.d.Users), Under: "D", Stream: auditStreamD}
+	if w.Sequence == nil {
+		w.Sequence = []int{}
+	}
 	if j >= 0 {
 		nb := a.nbs[j]
 		w.Change, w.Person, w.PersonSequences = nb.change, nb.person.ID, nb.person.Seqs
@@ -539,17 +858,18 @@ func (a *auditor) checkSound(j int, o *auditObs) {
 		a.rep.UnsoundObservations++
 		if a.rep.SupportModelSound {
 			a.rep.SupportModelSound = false
-			w := a.witness("unsound", j, k, j < 0)
+			w := a.witness("unsound", j, FromKey(k), j < 0)
 			w.Draw, w.Observed, w.Draws = o.first[k], o.count[k], o.draws
 			a.rep.UnsoundWitness = w
 		}
 	}
 }
 
-// visit samples neighbour j and compares it with D both ways.
+// visit samples neighbour j, compares its sequences with D's both ways
+// and scores the events on its counts.
 func (a *auditor) visit(j int) error {
 	nb := a.nbs[j]
-	o, err := a.sample(nb.db, nb.stream, a.opt.NeighbourDraws)
+	o, err := a.sample(nb.db, nb.stream, a.opt.NeighbourDraws, nb.stats)
 	if err != nil {
 		return err
 	}
@@ -585,27 +905,54 @@ func (a *auditor) visit(j int) error {
 			a.rep.ClaimedSupportDifferences++
 		}
 	}
-	// Events for the statistical check.
-	union := map[string]bool{}
-	for k := range a.obsD.count {
-		union[k] = true
+	a.best = append(a.best, a.bestOf(j))
+	return nil
+}
+
+// bestOf returns the best-scoring event on neighbour j's counts.
+func (a *auditor) bestOf(j int) *auditHypothesis {
+	var best *auditHypothesis
+	for _, i := range a.nbs[j].stats {
+		if h := a.bestEvent(j, i, a.obsD.hist[i], a.obsN[j].hist[i]); h != nil && (best == nil || h.score > best.score) {
+			best = h
+		}
 	}
-	for k := range o.count {
-		union[k] = true
+	return best
+}
+
+// byScore lists the neighbours with an event, best-scoring first.
+func (a *auditor) byScore() []int {
+	var js []int
+	for j, h := range a.best {
+		if h != nil {
+			js = append(js, j)
+		}
 	}
-	keys := make([]string, 0, len(union))
-	for k := range union {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		a.events = append(a.events, auditEvent{nb: j, key: k, kD: a.obsD.count[k], kN: o.count[k]})
+	sort.SliceStable(js, func(x, y int) bool { return a.best[js[x]].score > a.best[js[y]].score })
+	return js
+}
+
+// refine gives the RefineNeighbours best-scoring neighbours RefineDraws
+// more exploration releases each and scores their events again.
+func (a *auditor) refine() error {
+	js := a.byScore()
+	for _, j := range js[:min(a.opt.RefineNeighbours, len(js))] {
+		nb := a.nbs[j]
+		o := a.obsN[j]
+		// The counts only: the support checks stay on the first draws,
+		// which the witnesses' streams replay.
+		if err := a.sampleInto(o, nb.db, nb.stream+"/refine", a.opt.RefineDraws, nb.stats, false); err != nil {
+			return err
+		}
+		o.draws += a.opt.RefineDraws
+		a.best[j] = a.bestOf(j)
+		a.rep.Budget.Refined++
 	}
 	return nil
 }
 
 func (a *auditor) supportWitness(j int, key string, underD bool) *AuditWitness {
-	w := a.witness("support", j, key, underD)
+	w := a.witness("support", j, FromKey(key), underD)
 	under, other := a.obsD, a.obsN[j]
 	if !underD {
 		under, other = other, under
@@ -613,7 +960,187 @@ func (a *auditor) supportWitness(j int, key string, underD bool) *AuditWitness {
 	w.CanOutputUnder, w.CanOutputOther = true, false
 	w.Draw, w.Observed, w.Draws = under.first[key], under.count[key], under.draws
 	w.ObservedOther, w.DrawsOther = other.count[key], other.draws
+	w.ProbLower, _ = a.cpTest.interval(w.Observed, w.Draws)
+	_, w.ProbOtherUpper = a.cpTest.interval(w.ObservedOther, w.DrawsOther)
+	w.EpsilonLower = auditEpsLower(w.ProbLower, w.ProbOtherUpper)
 	return w
+}
+
+// predict is the loss a test on ConfirmDraws fresh releases would prove
+// if the event's probabilities were the pessimistic ends of the
+// exploration's intervals (kHi of nHi releases of the database where the
+// event is the more likely, kLo of nLo of the other). It is a ranking, not
+// a bound, and may be negative.
+func (a *auditor) predict(kHi, nHi, kLo, nLo int) float64 {
+	pHi, _ := a.cpScore.interval(kHi, nHi)
+	_, pLo := a.cpScore.interval(kLo, nLo)
+	n := a.opt.ConfirmDraws
+	lo, _ := a.cpTest.interval(int(math.Floor(pHi*float64(n))), n)
+	_, hi := a.cpTest.interval(min(int(math.Ceil(pLo*float64(n))), n), n)
+	if !(lo > 0) {
+		// Too rare to be proved: rank by the plug-in ratio, below every
+		// event that could be.
+		return math.Log(math.Max(pHi, 1e-300)/pLo) - 1e3
+	}
+	return math.Log(lo / hi)
+}
+
+// bestEvent scores the events on statistic i between D (histogram hD) and
+// neighbour j (hN) and returns the best, or nil if the statistic took one
+// value only.
+func (a *auditor) bestEvent(j, i int, hD, hN map[int]int) *auditHypothesis {
+	vals := make([]int, 0, len(hD)+len(hN))
+	for v := range hD {
+		vals = append(vals, v)
+	}
+	for v := range hN {
+		if _, ok := hD[v]; !ok {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) < 2 {
+		return nil
+	}
+	slices.Sort(vals)
+	nD, nN := a.obsD.draws, a.obsN[j].draws
+	var best *auditHypothesis
+	try := func(kD, kN int, ev AuditEvent) {
+		a.rep.Budget.Events++
+		for _, underD := range []bool{true, false} {
+			var s float64
+			if underD {
+				s = a.predict(kD, nD, kN, nN)
+			} else {
+				s = a.predict(kN, nN, kD, nD)
+			}
+			if best == nil || s > best.score {
+				e := ev
+				best = &auditHypothesis{nb: j, stat: i, event: e, underD: underD, score: s}
+			}
+		}
+	}
+	st := a.probes.stats[i]
+	base := AuditEvent{Statistic: st.kind, Sequence: st.seq}
+	// Thresholds: count >= t and count <= t.
+	totD, totN := 0, 0
+	for _, v := range vals {
+		totD += hD[v]
+		totN += hN[v]
+	}
+	cumD, cumN := 0, 0
+	for x := 0; x+1 < len(vals); x++ {
+		cumD += hD[vals[x]]
+		cumN += hN[vals[x]]
+		lo, hi := vals[x], vals[x+1]
+		le := base
+		le.AtMost = &lo
+		try(cumD, cumN, le)
+		ge := base
+		ge.AtLeast = &hi
+		try(totD-cumD, totN-cumN, ge)
+	}
+	// Likelihood-ratio sets: the values in order of their estimated ratio
+	// P(v | D)/P(v | D'); each proper initial segment is an event the more
+	// likely under D, each final one under D' (try scores both).
+	ratio := func(v int) float64 {
+		return (float64(hD[v]) + 0.5) / float64(nD+1) / ((float64(hN[v]) + 0.5) / float64(nN+1))
+	}
+	byRatio := slices.Clone(vals)
+	sort.SliceStable(byRatio, func(x, y int) bool { return ratio(byRatio[x]) > ratio(byRatio[y]) })
+	kD, kN := 0, 0
+	for x := 0; x+1 < len(byRatio); x++ {
+		kD += hD[byRatio[x]]
+		kN += hN[byRatio[x]]
+		in := slices.Clone(byRatio[:x+1])
+		slices.Sort(in)
+		ev := base
+		ev.In = in
+		try(kD, kN, ev)
+		rest := slices.Clone(byRatio[x+1:])
+		slices.Sort(rest)
+		ev.In = rest
+		try(totD-kD, totN-kN, ev)
+	}
+	return best
+}
+
+// confirm tests the best events of the ConfirmNeighbours best-scoring
+// neighbours on fresh releases.
+func (a *auditor) confirm() error {
+	k := a.opt.ConfirmNeighbours
+	if k == 0 {
+		return nil
+	}
+	var hs []*auditHypothesis
+	for _, j := range a.byScore() {
+		hs = append(hs, a.best[j])
+	}
+	hs = hs[:min(k, len(hs))]
+	if len(hs) == 0 {
+		return nil
+	}
+	ps := newProbeSet()
+	idx := make([]int, len(hs))
+	for t, h := range hs {
+		st := a.probes.stats[h.stat]
+		idx[t] = ps.add(st.kind, st.seq)
+	}
+	vals := make([]int, len(ps.stats))
+	n := a.opt.ConfirmDraws
+	kD, firstD := make([]int, len(hs)), make([]int, len(hs))
+	for t := range firstD {
+		firstD[t] = -1
+	}
+	err := a.draw(a.d, auditStreamConfirm+"D", n, func(i int, seqs [][]int) {
+		ps.eval(seqs, vals)
+		for t, h := range hs {
+			if h.event.holdsValue(vals[idx[t]]) {
+				if kD[t]++; firstD[t] < 0 {
+					firstD[t] = i
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for t, h := range hs {
+		nb := a.nbs[h.nb]
+		kN, firstN := 0, -1
+		stream := auditStreamConfirm + strings.TrimPrefix(nb.stream, "audit/")
+		err := a.draw(nb.db, stream, n, func(i int, seqs [][]int) {
+			if h.event.holdsValue(auditStatValue(h.event.Statistic, h.event.Sequence, seqs)) {
+				if kN++; firstN < 0 {
+					firstN = i
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		ev := h.event
+		ev.describe()
+		w := a.witness("statistical", h.nb, ev.Sequence, h.underD)
+		w.Event = &ev
+		w.Observed, w.ObservedOther, w.Draw, w.Stream = kD[t], kN, firstD[t], auditStreamConfirm+"D"
+		if !h.underD {
+			w.Observed, w.ObservedOther, w.Draw, w.Stream = kN, kD[t], firstN, stream
+		}
+		w.StreamSource = describeSource(noise.Derive(a.opt.Src, w.Stream))
+		w.Draws, w.DrawsOther = n, n
+		w.ProbLower, _ = a.cpTest.interval(w.Observed, n)
+		_, w.ProbOtherUpper = a.cpTest.interval(w.ObservedOther, n)
+		w.EpsilonLower = auditEpsLower(w.ProbLower, w.ProbOtherUpper)
+		underDB, otherDB := a.d, nb.db
+		if !h.underD {
+			underDB, otherDB = otherDB, underDB
+		}
+		if len(w.Sequence) > 0 {
+			w.CanOutputUnder, w.CanOutputOther = a.m.CanOutput(underDB, w.Sequence), a.m.CanOutput(otherDB, w.Sequence)
+		}
+		a.rep.Tests = append(a.rep.Tests, w)
+	}
+	return nil
 }
 
 // auditCP caches Clopper-Pearson intervals by (k, n) at one level.
@@ -631,7 +1158,7 @@ func (c *auditCP) interval(k, n int) (lo, hi float64) {
 	return lo, hi
 }
 
-// epsLower is max(0, ln(lo/hi)).
+// auditEpsLower is max(0, ln(lo/hi)).
 func auditEpsLower(lo, hi float64) float64 {
 	if !(lo > 0) || !(hi > 0) || lo <= hi {
 		return 0
@@ -641,44 +1168,9 @@ func auditEpsLower(lo, hi float64) float64 {
 
 func (a *auditor) conclude() {
 	rep := a.rep
-	// Bonferroni over every probability estimated: one per sequence for D
-	// (its releases are shared by all neighbours) and one per event for
-	// the neighbour.
-	dKeys := map[string]bool{}
-	for _, e := range a.events {
-		dKeys[e.key] = true
-	}
-	estimates := len(dKeys) + len(a.events)
-	rep.Budget.Events = len(a.events)
-	cp := &auditCP{level: 1 - (1-a.opt.Confidence)/float64(max(estimates, 1)), memo: map[[2]int][2]float64{}}
-	nD := a.obsD.draws
 	var best *AuditWitness
-	for _, e := range a.events {
-		nN := a.obsN[e.nb].draws
-		loD, hiD := cp.interval(e.kD, nD)
-		loN, hiN := cp.interval(e.kN, nN)
-		for _, underD := range []bool{true, false} {
-			lo, hi := loD, hiN
-			if !underD {
-				lo, hi = loN, hiD
-			}
-			eps := auditEpsLower(lo, hi)
-			if eps <= 0 || (best != nil && !(eps > best.EpsilonLower)) {
-				continue
-			}
-			w := a.witness("statistical", e.nb, e.key, underD)
-			under, other := a.obsD, a.obsN[e.nb]
-			if !underD {
-				under, other = other, under
-			}
-			w.Draw, w.Observed, w.Draws = under.first[e.key], under.count[e.key], under.draws
-			w.ObservedOther, w.DrawsOther = other.count[e.key], other.draws
-			w.ProbLower, w.ProbOtherUpper, w.EpsilonLower = lo, hi, eps
-			underDB, otherDB := a.d, a.nbs[e.nb].db
-			if !underD {
-				underDB, otherDB = otherDB, underDB
-			}
-			w.CanOutputUnder, w.CanOutputOther = a.m.CanOutput(underDB, w.Sequence), a.m.CanOutput(otherDB, w.Sequence)
+	for _, w := range rep.Tests {
+		if best == nil || w.EpsilonLower > best.EpsilonLower {
 			best = w
 		}
 	}
@@ -690,12 +1182,9 @@ func (a *auditor) conclude() {
 		rep.SupportViolations = len(a.support)
 		// The witness: a person of the input exposed by their removal if
 		// any (the situation of Proposition 3.5), then the output seen
-		// with the largest lower confidence bound on its probability.
+		// most often.
 		var w *AuditWitness
 		for _, s := range a.support {
-			lo, _ := cp.interval(s.Observed, s.Draws)
-			_, hi := cp.interval(s.ObservedOther, s.DrawsOther)
-			s.ProbLower, s.ProbOtherUpper, s.EpsilonLower = lo, hi, auditEpsLower(lo, hi)
 			if w == nil {
 				w = s
 				continue
@@ -706,7 +1195,7 @@ func (a *auditor) conclude() {
 				}
 				continue
 			}
-			if s.ProbLower > w.ProbLower {
+			if float64(s.Observed)/float64(s.Draws) > float64(w.Observed)/float64(w.Draws) {
 				w = s
 			}
 		}
@@ -719,13 +1208,53 @@ func (a *auditor) conclude() {
 		rep.Verdict = fmt.Sprintf("not DP: a release of %s contained a sequence that %s cannot release (infinite privacy loss; %d such pairs)",
 			rep.Witness.Under, rep.Witness.Other, rep.SupportViolations)
 	case rep.Violation:
-		rep.Verdict = fmt.Sprintf("not %g-DP: the releases prove a privacy loss of at least %.3g at %g confidence", a.opt.Epsilon, rep.EpsilonLower, a.opt.Confidence)
+		rep.Verdict = fmt.Sprintf("not %g-DP: %d fresh releases of each database prove a privacy loss of at least %.3g on the event %q (%s vs %s), at %g confidence",
+			a.opt.Epsilon, a.opt.ConfirmDraws, rep.EpsilonLower, rep.Witness.Event.Text, rep.Witness.Under, rep.Witness.Other, a.opt.Confidence)
 	case !rep.SupportModelSound:
-		rep.Verdict = "support model unsound: releases contained sequences CanOutput excludes; no violation shown by the releases alone"
+		rep.Verdict = "support model unsound: releases contained sequences CanOutput excludes; the counts show no violation"
 	default:
-		rep.Verdict = "no violation found within the stated budget"
+		rep.Verdict = fmt.Sprintf("no violation found within the stated budget (largest proved loss %.3g, at %g confidence)", rep.EpsilonLower, a.opt.Confidence)
 	}
 	if !rep.SupportModelSound && rep.Violation {
 		rep.Verdict += "; support model unsound as well"
 	}
 }
+
+// AuditDemoBounds bounds AuditDemoDB: one sequence of at most 3 symbols
+// per person.
+var AuditDemoBounds = Bounds{MaxLen: 3, MaxSeqs: 1}
+
+// AuditDemoDB returns the audit's demonstration database, in the style of
+// the thesis's Proposition 3.5, and its victim: 40 people over 4 symbols,
+// each with one sequence of at most 3 symbols. "victim" alone holds
+// <3 1 2>; 23 others share its prefix <3 1> (as <3 1 0> or <3 1>), so an
+// exploration tree reaches the victim's node from the data and only that
+// node's own count, 1 with the victim and 0 without, decides whether the
+// victim's sequence is released.
+func AuditDemoDB() (*DB, string) {
+	db := &DB{Size: 4}
+	add := func(n int, s []int) {
+		for range n {
+			db.Users = append(db.Users, User{ID: "p" + strconv.Itoa(len(db.Users)), Seqs: [][]int{slices.Clone(s)}})
+		}
+	}
+	add(12, []int{3, 1, 0})
+	add(11, []int{3, 1})
+	add(8, []int{0, 1, 2})
+	add(5, []int{1, 2, 3})
+	add(3, []int{2, 3})
+	db.Users = append(db.Users, User{ID: "victim", Seqs: [][]int{{3, 1, 2}}})
+	return db, "victim"
+}
+
+// Chapter3Bounds is AuditDemoBounds.
+//
+// Deprecated: use AuditDemoBounds (the Chapter 3 reproduction moved to
+// internal/repro).
+var Chapter3Bounds = AuditDemoBounds
+
+// Chapter3DemoDB is AuditDemoDB.
+//
+// Deprecated: use AuditDemoDB (the Chapter 3 reproduction moved to
+// internal/repro).
+func Chapter3DemoDB() (*DB, string) { return AuditDemoDB() }

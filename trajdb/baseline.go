@@ -1,7 +1,9 @@
 package trajdb
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/tracepriv/tracepriv/noise"
 )
@@ -21,32 +23,61 @@ const (
 // UniformBaseline returns a uniform-random release of the same size as db:
 // len(db.Sequences()) sequences, each of a length uniform in [1, maxLen]
 // (maxLen is the public truncation length, Bounds.MaxLen) and of symbols
-// uniform over db's alphabet, independently. src nil means crypto/rand.
+// uniform over db's alphabet, independently (UniformSequences). src nil
+// means crypto/rand.
 func UniformBaseline(db *DB, maxLen int, src noise.Source) ([][]int, error) {
+	return UniformSequences(db.Len(), db.Size, maxLen, src)
+}
+
+// UniformSequences returns n sequences of a length uniform in [1, maxLen]
+// and symbols uniform over size symbols. The baseline protects nothing
+// and needs no secure randomness: src (nil means crypto/rand) gives the
+// seed of a ChaCha8 stream that draws the millions of symbols of a large
+// baseline in a fraction of a second. The sequences share slabs of
+// memory, each its own capacity-limited slice.
+func UniformSequences(n, size, maxLen int, src noise.Source) ([][]int, error) {
 	if maxLen < 1 {
 		return nil, fmt.Errorf("trajdb: uniform baseline: maximum length %d, want at least 1", maxLen)
 	}
-	if db.Size < 1 {
-		return nil, fmt.Errorf("trajdb: uniform baseline: alphabet of %d symbols", db.Size)
+	if size < 1 {
+		return nil, fmt.Errorf("trajdb: uniform baseline: alphabet of %d symbols", size)
 	}
-	out := make([][]int, db.Len())
+	var seed [32]byte
+	for i := 0; i < 32; i += 8 {
+		binary.LittleEndian.PutUint64(seed[i:], noise.Bits(src, 64))
+	}
+	r := rand.New(rand.NewChaCha8(seed))
+	out := make([][]int, n)
+	var slab []int
 	for i := range out {
-		s := make([]int, 1+noise.Int64N(src, int64(maxLen)))
-		for j := range s {
-			s[j] = int(noise.Int64N(src, int64(db.Size)))
+		l := 1 + r.IntN(maxLen)
+		if len(slab)+l > cap(slab) {
+			slab = make([]int, 0, max(1<<16, l))
 		}
-		out[i] = s
+		j := len(slab)
+		for range l {
+			slab = append(slab, r.IntN(size))
+		}
+		out[i] = slab[j : j+l : j+l]
 	}
 	return out, nil
 }
 
 // NonPrivateBaseline returns the "release" of db with no privacy at all:
 // its sequences after the contribution bounding b that the mechanisms
-// apply, so that it differs from them only by their noise.
+// apply, so that it differs from them only by their noise. The sequences
+// share db's storage (each a prefix of a person's sequence, capacity
+// limited): a million of them cost no copy. Do not modify them.
 func NonPrivateBaseline(db *DB, b Bounds) ([][]int, error) {
-	bd, err := Bound(db, b)
-	if err != nil {
+	if err := b.Validate(); err != nil {
 		return nil, err
 	}
-	return bd.Sequences(), nil
+	var out [][]int
+	for _, u := range db.Users {
+		for _, s := range u.Seqs[:min(len(u.Seqs), b.MaxSeqs)] {
+			l := min(len(s), b.MaxLen)
+			out = append(out, s[:l:l])
+		}
+	}
+	return out, nil
 }

@@ -127,3 +127,40 @@ func (g *NGram) height() int {
 	}
 	return min(n, g.Contribution.MaxLen)
 }
+
+// tally accumulates a tree's true counts from bounded sequences one at a
+// time and releases from them, so that a release need not hold the
+// database (ReleaseSequences).
+type tally interface {
+	// add counts one sequence, already bounded (its person's first
+	// MaxSeqs, truncated to MaxLen: add truncates again).
+	add(s []int)
+	release(epsilon float64, src noise.Source) (*Released, error)
+}
+
+// tallier is a mechanism that counts through a tally.
+type tallier interface {
+	newTally(size int) tally
+}
+
+var (
+	_ tallier = (*Prefix)(nil)
+	_ tallier = (*NGram)(nil)
+)
+
+type prefixTally struct {
+	p *Prefix
+	c *TreeCounts
+}
+
+func (p *Prefix) newTally(size int) tally { return &prefixTally{p: p, c: NewTreeCounts(size)} }
+
+func (tl *prefixTally) add(s []int) {
+	for d := 1; d <= min(len(s), tl.p.Contribution.MaxLen); d++ {
+		tl.c.Count[Key(s[:d])]++
+	}
+}
+
+func (tl *prefixTally) release(epsilon float64, src noise.Source) (*Released, error) {
+	return tl.p.ReleaseCounts(tl.c, epsilon, src)
+}

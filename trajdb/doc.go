@@ -29,5 +29,9 @@
 // universe, zero counts included, so the set of possible outputs does not
 // depend on the data. Mechanism.CanOutput states each mechanism's support,
 // and AuditSupport searches neighbouring databases for an output one makes
-// possible and the other impossible.
+// possible and the other impossible, and, since a mechanism can claim the
+// right support and still leak, for events on the releases' counts whose
+// frequencies on fresh releases prove a loss above epsilon (at most a 5 %
+// chance of a false alarm on a DP mechanism). NewNegativeControl builds
+// the broken mechanisms it must flag; NewMechanism never offers them.
 package trajdb

@@ -1,8 +1,10 @@
 package trajdb
 
 import (
+	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tracepriv/tracepriv/noise"
 )
@@ -81,4 +83,78 @@ func (f FlawedPresentOnly) CanOutput(db *DB, seq []int) bool {
 		}
 	}
 	return false
+}
+
+// The negative controls of AuditSupport, by name. None is differentially
+// private at the epsilon it claims; NewMechanism refuses them all, so the
+// CLI's release command never offers them.
+const (
+	// ControlPresentOnly is FlawedPresentOnly: noisy counts of the whole
+	// sequences present in the input, with an honest support model.
+	ControlPresentOnly = "flawed-present-only"
+	// ControlPresentOnlyPrefix is the prefix tree with noise on the
+	// children present in the data only (the flaw of Proposition 3.5 in
+	// a tree): a node nobody holds is never created, so a sequence held by
+	// one person alone disappears with them.
+	ControlPresentOnlyPrefix = "flawed-present-only-prefix"
+	// ControlPrefixNoiseless is the prefix tree with no noise and no
+	// threshold: its release is the bounded input.
+	ControlPrefixNoiseless = "prefix-noiseless"
+	// ControlNGramTenthNoise is the n-gram tree with its noise and
+	// thresholds calibrated to a tenth of the sensitivity, so up to ten
+	// times the epsilon it claims.
+	ControlNGramTenthNoise = "ngram-tenth-noise"
+)
+
+// NegativeControls lists the names NewNegativeControl accepts.
+func NegativeControls() []string {
+	return []string{ControlPresentOnly, ControlPresentOnlyPrefix, ControlPrefixNoiseless, ControlNGramTenthNoise}
+}
+
+// NewNegativeControl returns the negative control called name (one of
+// NegativeControls) with contribution bounds b. It is NOT DIFFERENTIALLY
+// PRIVATE and exists to show that AuditSupport can fail.
+//
+// The three broken trees are the prefix and n-gram trees with one switch
+// flipped, and they claim the support of the tree they break (every
+// sequence of at most MaxLen symbols, whatever the data), as a mistaken
+// implementation would: their support model cannot betray them, only their
+// counts can. Their releases name the control, not the tree.
+func NewNegativeControl(name string, b Bounds) (Mechanism, error) {
+	if err := b.Validate(); err != nil {
+		return nil, fmt.Errorf("trajdb: control %s: %w", name, err)
+	}
+	switch name {
+	case ControlPresentOnly:
+		return FlawedPresentOnly{Contribution: b}, nil
+	case ControlPresentOnlyPrefix:
+		return brokenTree{name, &Prefix{Contribution: b, hooks: exploreHooks{presentOnly: true}}}, nil
+	case ControlPrefixNoiseless:
+		return brokenTree{name, &Prefix{Contribution: b, hooks: exploreHooks{exact: true}}}, nil
+	case ControlNGramTenthNoise:
+		return brokenTree{name, &NGram{Contribution: b, hooks: exploreHooks{sensFactor: 0.1}}}, nil
+	}
+	return nil, fmt.Errorf("trajdb: unknown negative control %q (want one of %s)", name, strings.Join(NegativeControls(), ", "))
+}
+
+// brokenTree is an exploration tree with a test switch flipped, under its
+// control's name.
+type brokenTree struct {
+	name string
+	tree Mechanism
+}
+
+func (c brokenTree) Name() string   { return c.name }
+func (c brokenTree) Bounds() Bounds { return c.tree.Bounds() }
+
+// CanOutput is the tree's: the support the control claims.
+func (c brokenTree) CanOutput(db *DB, seq []int) bool { return c.tree.CanOutput(db, seq) }
+
+func (c brokenTree) Release(db *DB, epsilon float64, src noise.Source) (*Released, error) {
+	rel, err := c.tree.Release(db, epsilon, src)
+	if err != nil {
+		return nil, fmt.Errorf("%w (control %s)", err, c.name)
+	}
+	rel.Mechanism = c.name
+	return rel, nil
 }

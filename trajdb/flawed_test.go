@@ -82,3 +82,80 @@ func TestFlawedPresentOnlyRefusesUnboundedInput(t *testing.T) {
 		t.Fatal("epsilon 0 accepted")
 	}
 }
+
+// The negative controls are what they say they are: refused by
+// NewMechanism (so never offered by release), named as controls, claiming
+// the trees' support, and broken in the stated way.
+func TestNegativeControls(t *testing.T) {
+	b := AuditDemoBounds
+	db, _ := AuditDemoDB()
+	for _, name := range NegativeControls() {
+		if _, err := NewMechanism(name, b, 0); err == nil {
+			t.Errorf("NewMechanism offers the control %s", name)
+		}
+		m, err := NewNegativeControl(name, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := m.Release(db, 1, noise.Seeded(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Name() != name || rel.Mechanism != name || m.Bounds() != b {
+			t.Errorf("%s: named %q, release names %q, bounds %+v", name, m.Name(), rel.Mechanism, m.Bounds())
+		}
+		if name != ControlPresentOnly {
+			// The broken trees claim the trees' data-independent support.
+			empty := &DB{Size: db.Size}
+			for _, s := range [][]int{{0}, {3, 1, 2}, {2, 2, 2}} {
+				if !m.CanOutput(db, s) || !m.CanOutput(empty, s) {
+					t.Errorf("%s: CanOutput(%v) is not the tree's", name, s)
+				}
+			}
+		}
+	}
+	for _, bad := range []string{"prefix", "ngram", "", "flawed"} {
+		if _, err := NewNegativeControl(bad, b); err == nil {
+			t.Errorf("NewNegativeControl(%q) accepted", bad)
+		}
+	}
+	if _, err := NewNegativeControl(ControlPrefixNoiseless, Bounds{}); err == nil {
+		t.Error("control without bounds accepted")
+	}
+
+	input := SortedSequences(db.Sequences())
+	prefixes := map[string]bool{}
+	for _, s := range input {
+		for l := 1; l <= len(s); l++ {
+			prefixes[Key(s[:l])] = true
+		}
+	}
+	noiseless, _ := NewNegativeControl(ControlPrefixNoiseless, b)
+	presentOnly, _ := NewNegativeControl(ControlPresentOnlyPrefix, b)
+	tenth, _ := NewNegativeControl(ControlNGramTenthNoise, b)
+	for seed := range uint64(20) {
+		// No noise: the release is the input, at any epsilon.
+		rel, err := noiseless.Release(db, 0.1, noise.Seeded(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := SortedSequences(rel.Seqs); !slices.EqualFunc(got, input, slices.Equal) {
+			t.Fatalf("noiseless release is not the input:\n got %v\nwant %v", got, input)
+		}
+		// Present children only: nothing but prefixes of the input.
+		rel, err = presentOnly.Release(db, 4, noise.Seeded(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range rel.Seqs {
+			if !prefixes[Key(s)] {
+				t.Fatalf("present-only prefix tree released %v, no prefix of the input", s)
+			}
+		}
+	}
+	// A tenth of the noise: the n-gram tree calibrated to a tenth of its
+	// sensitivity (the hook TestExploreFalsifier shows is not DP).
+	if g, ok := tenth.(brokenTree).tree.(*NGram); !ok || g.hooks != (exploreHooks{sensFactor: 0.1}) || g.Contribution != b {
+		t.Errorf("ngram-tenth-noise is %+v", tenth)
+	}
+}

@@ -2,6 +2,7 @@ package trajdb
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -73,65 +74,28 @@ func (e *SeqError) Unwrap() error { return e.Err }
 // comment it out with % before reading, or the reader stops there naming
 // the line.)
 func ReadSequences(r io.Reader, opt SeqOptions) (*DB, error) {
-	if opt.Size < 0 || opt.Size > MaxCells {
-		return nil, fmt.Errorf("trajdb: alphabet of %d symbols: want 1..%d (0 to infer)", opt.Size, MaxCells)
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	db := &DB{Size: opt.Size}
-	index := map[string]int{}
-	withIDs := 0 // 1: lines carry ids, -1: they do not, 0: unknown yet
-	largest := -1
-	line := 0
-	fail := func(field int, format string, a ...any) error {
-		return &SeqError{Name: opt.Name, Line: line, Field: field, Err: fmt.Errorf(format, a...)}
-	}
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if line == 1 {
-			text = strings.TrimPrefix(text, "\uFEFF")
-		}
-		if text == "" || text[0] == '#' || text[0] == '%' {
-			continue
-		}
-		id, body, has := strings.Cut(text, ":")
-		mode := -1
-		if has {
-			mode = 1
-			id = strings.TrimSpace(id)
-			if id == "" {
-				return nil, fail(0, "empty person id before ':'")
+	var index map[string]int
+	// One person a line: persons gather in blocks, copied once at the end,
+	// and their one-sequence slices share slabs (a million persons would
+	// otherwise cost a million small allocations and log2(10^6) copies).
+	var blocks [][]User
+	var seqSlab [][]int
+	largest, err := scanSequences(r, opt, func(id string, hasID bool, line int, seq []int) error {
+		if !hasID {
+			id = strconv.Itoa(line)
+			if len(blocks) == 0 || len(blocks[len(blocks)-1]) == cap(blocks[len(blocks)-1]) {
+				blocks = append(blocks, make([]User, 0, 1<<14))
+				seqSlab = make([][]int, 0, 1<<14)
 			}
-		} else {
-			body, id = text, strconv.Itoa(line)
+			i := len(seqSlab)
+			seqSlab = append(seqSlab, seq)
+			b := &blocks[len(blocks)-1]
+			*b = append(*b, User{ID: id, Seqs: seqSlab[i : i+1 : i+1]})
+			return nil
 		}
-		if withIDs == 0 {
-			withIDs = mode
-		} else if withIDs != mode {
-			return nil, fail(0, "some lines have a person id (\"id: symbols\") and others do not; use one convention for the whole file")
-		}
-		fields := strings.FieldsFunc(body, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' })
-		if len(fields) == 0 {
-			return nil, fail(0, "no symbols")
-		}
-		seq := make([]int, len(fields))
-		for j, f := range fields {
-			v, err := strconv.Atoi(f)
-			if err != nil {
-				return nil, fail(j+1, "%q is not an integer symbol id", f)
-			}
-			s := v - opt.Base
-			switch {
-			case s < 0:
-				return nil, fail(j+1, "symbol id %d is below the first id %d", v, opt.Base)
-			case opt.Size > 0 && s >= opt.Size:
-				return nil, fail(j+1, "symbol id %d is outside the alphabet of %d symbols (ids %d..%d)", v, opt.Size, opt.Base, opt.Base+opt.Size-1)
-			case s >= MaxCells:
-				return nil, fail(j+1, "symbol id %d: alphabets are limited to %d symbols (renumber the symbols)", v, MaxCells)
-			}
-			seq[j] = s
-			largest = max(largest, s)
+		if index == nil {
+			index = map[string]int{}
 		}
 		i, ok := index[id]
 		if !ok {
@@ -140,10 +104,20 @@ func ReadSequences(r io.Reader, opt SeqOptions) (*DB, error) {
 			db.Users = append(db.Users, User{ID: id})
 		}
 		db.Users[i].Seqs = append(db.Users[i].Seqs, seq)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := sc.Err(); err != nil {
-		line++
-		return nil, fail(0, "%w", err)
+	if len(blocks) > 0 {
+		n := 0
+		for _, b := range blocks {
+			n += len(b)
+		}
+		db.Users = make([]User, 0, n)
+		for _, b := range blocks {
+			db.Users = append(db.Users, b...)
+		}
 	}
 	if db.Size == 0 {
 		if largest < 0 {
@@ -154,11 +128,145 @@ func ReadSequences(r io.Reader, opt SeqOptions) (*DB, error) {
 	return db, nil
 }
 
+// scanSequences reads a sequence file (ReadSequences' format) and calls fn
+// with each line's person id (empty when the file has no ids: the person
+// is then the line, whose number fn gets too) and sequence, in file order;
+// seq is fn's to keep. It returns the largest symbol read (-1 if none).
+func scanSequences(r io.Reader, opt SeqOptions, fn func(id string, hasID bool, line int, seq []int) error) (int, error) {
+	if opt.Size < 0 || opt.Size > MaxCells {
+		return -1, fmt.Errorf("trajdb: alphabet of %d symbols: want 1..%d (0 to infer)", opt.Size, MaxCells)
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	withIDs := 0 // 1: lines carry ids, -1: they do not, 0: unknown yet
+	largest := -1
+	line := 0
+	fail := func(field int, format string, a ...any) error {
+		return &SeqError{Name: opt.Name, Line: line, Field: field, Err: fmt.Errorf(format, a...)}
+	}
+	// Symbols are parsed in place and copied into slabs shared by many
+	// sequences (each capacity-limited, so appending to one never touches
+	// another): a million short lines then cost a few allocations, not a
+	// million.
+	var slab, fields []int
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\uFEFF"))
+		}
+		b = bytes.TrimSpace(b)
+		if len(b) == 0 || b[0] == '#' || b[0] == '%' {
+			continue
+		}
+		var id string
+		body := b
+		mode := -1
+		if i := bytes.IndexByte(b, ':'); i >= 0 {
+			mode = 1
+			id = string(bytes.TrimSpace(b[:i]))
+			body = b[i+1:]
+			if id == "" {
+				return largest, fail(0, "empty person id before ':'")
+			}
+		}
+		if withIDs == 0 {
+			withIDs = mode
+		} else if withIDs != mode {
+			return largest, fail(0, "some lines have a person id (\"id: symbols\") and others do not; use one convention for the whole file")
+		}
+		fields = fields[:0]
+		for j := 0; j < len(body); {
+			c := body[j]
+			if c == ',' || c == ' ' || c == '\t' || c == '\r' {
+				j++
+				continue
+			}
+			k := j
+			for k < len(body) && body[k] != ',' && body[k] != ' ' && body[k] != '\t' && body[k] != '\r' {
+				k++
+			}
+			f := body[j:k]
+			j = k
+			v, ok := parseSymbol(f)
+			if !ok {
+				n, err := strconv.Atoi(string(f))
+				if err != nil {
+					return largest, fail(len(fields)+1, "%q is not an integer symbol id", f)
+				}
+				v = n
+			}
+			s := v - opt.Base
+			switch {
+			case s < 0:
+				return largest, fail(len(fields)+1, "symbol id %d is below the first id %d", v, opt.Base)
+			case opt.Size > 0 && s >= opt.Size:
+				return largest, fail(len(fields)+1, "symbol id %d is outside the alphabet of %d symbols (ids %d..%d)", v, opt.Size, opt.Base, opt.Base+opt.Size-1)
+			case s >= MaxCells:
+				return largest, fail(len(fields)+1, "symbol id %d: alphabets are limited to %d symbols (renumber the symbols)", v, MaxCells)
+			}
+			fields = append(fields, s)
+			largest = max(largest, s)
+		}
+		if len(fields) == 0 {
+			return largest, fail(0, "no symbols")
+		}
+		if len(slab)+len(fields) > cap(slab) {
+			slab = make([]int, 0, max(1<<16, len(fields)))
+		}
+		i := len(slab)
+		slab = append(slab, fields...)
+		if err := fn(id, mode == 1, line, slab[i:i+len(fields):i+len(fields)]); err != nil {
+			return largest, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		line++
+		return largest, fail(0, "%w", err)
+	}
+	return largest, nil
+}
+
+// parseSymbol parses a short run of decimal digits (no sign) without
+// allocating; ok is false for anything else, which strconv then judges.
+func parseSymbol(f []byte) (int, bool) {
+	if len(f) == 0 || len(f) > 9 {
+		return 0, false
+	}
+	v := 0
+	for _, c := range f {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int(c-'0')
+	}
+	return v, true
+}
+
 func seqNameOr(name, def string) string {
 	if name == "" {
 		return def
 	}
 	return name
+}
+
+// readSeqList reads the sequences of the file at path, without persons
+// (a release's SeqFile).
+func readSeqList(path string, opt SeqOptions) ([][]int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	opt.Name = path
+	var out [][]int
+	if _, err := scanSequences(f, opt, func(_ string, _ bool, _ int, seq []int) error {
+		out = append(out, seq)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ReadSequencesFile reads the symbolic sequence database at path.
@@ -209,6 +317,33 @@ func WriteSequences(w io.Writer, db *DB, opt SeqOptions) error {
 			if _, err := bw.Write(b); err != nil {
 				return err
 			}
+		}
+	}
+	return bw.Flush()
+}
+
+// writeSeqs writes released sequences (no persons) as WriteSequences
+// would write SeqDB(size, seqs), without a person per sequence.
+func writeSeqs(w io.Writer, seqs [][]int, size, base int) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var b []byte
+	for j, s := range seqs {
+		if len(s) == 0 {
+			return fmt.Errorf("trajdb: sequence %d is empty", j+1)
+		}
+		b = b[:0]
+		for k, x := range s {
+			if x < 0 || x >= size {
+				return fmt.Errorf("trajdb: sequence %d: symbol %d outside the alphabet [0, %d)", j+1, x, size)
+			}
+			if k > 0 {
+				b = append(b, ' ')
+			}
+			b = strconv.AppendInt(b, int64(x+base), 10)
+		}
+		b = append(b, '\n')
+		if _, err := bw.Write(b); err != nil {
+			return err
 		}
 	}
 	return bw.Flush()

@@ -1,9 +1,6 @@
 package trajdb
 
-import (
-	"slices"
-	"sort"
-)
+import "sort"
 
 // ngramReconstruct turns released n-gram counts (keyed by Key, the symbol
 // end standing for &, counts >= 1) into a synthetic database, as the
@@ -79,7 +76,7 @@ func ngramReconstruct(grams map[string]int64, end, lmax int) [][]int {
 
 	// Greedy decomposition: release a gram c times if its sub-grams can
 	// pay for it, and charge them.
-	var out [][]int
+	sb := newSeqBuilder()
 	sub := make(map[string]int64)
 	for _, g := range keys {
 		c := grams[g]
@@ -103,13 +100,10 @@ func ngramReconstruct(grams map[string]int64, end, lmax int) [][]int {
 		if !ok {
 			continue
 		}
-		seq := FromKey(g)
-		for range c {
-			out = append(out, slices.Clone(seq))
-		}
+		sb.emit(FromKey(g), c)
 		for k, n := range sub {
 			grams[k] -= n * c
 		}
 	}
-	return out
+	return sb.seqs
 }

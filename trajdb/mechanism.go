@@ -26,9 +26,20 @@ type Released struct {
 	// Seqs are the released sequences (released data has no persons).
 	Seqs [][]int `json:"-"`
 	// Levels records, per tree level (or step), the epsilon spent and the
-	// nodes whose counts were perturbed; EpsilonSpent is their sum.
-	Levels       []Level `json:"levels"`
+	// nodes whose counts were perturbed.
+	Levels []Level `json:"levels"`
+	// EpsilonSpent is the guarantee: every person's privacy loss is at
+	// most this epsilon, the one to compose with other releases.
 	EpsilonSpent float64 `json:"epsilon_spent"`
+	// WorstPathEpsilon is the sum of Levels' Epsilon: the prefix tree's
+	// levels, or the budget spent along the n-gram tree's most expensive
+	// root-to-leaf path. It is at most EpsilonSpent (the float sum
+	// included), and below it only when no n-gram path reached a leaf: an
+	// after-the-fact figure of this output, not a guarantee.
+	WorstPathEpsilon float64 `json:"worst_path_epsilon"`
+	// Reconstruction names how an n-gram release turned grams into
+	// sequences (see NGram); empty for the prefix tree.
+	Reconstruction string `json:"reconstruction,omitempty"`
 	// Nodes is the number of noisy counts drawn.
 	Nodes int `json:"nodes"`
 	// Source names the randomness: "crypto" (crypto/rand), or "seeded:N"
@@ -50,8 +61,7 @@ type Level struct {
 	// EpsilonMax is set when the budget varies from node to node at this
 	// depth (the n-gram tree's adaptive allocation): the largest budget of
 	// a node here. Epsilon, Scale and Threshold are then those of this
-	// depth's node on the root-to-leaf path that spends the most, the path
-	// the privacy guarantee is bounded by, so the Epsilons still sum to
-	// EpsilonSpent.
+	// depth's node on the root-to-leaf path that spends the most, so the
+	// Epsilons sum to WorstPathEpsilon.
 	EpsilonMax float64 `json:"epsilon_max,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -38,6 +39,7 @@ const (
 	DefaultTopK          = 100
 	DefaultMaxPatternLen = 8
 	DefaultDiameterBins  = 20
+	DefaultPaperQueries  = 10000
 )
 
 // MetricOptions configures Evaluate. The zero value (with Size or
@@ -78,6 +80,13 @@ type MetricOptions struct {
 	// TripBlock coarsens trips: start and end cells of a *Grid are taken
 	// in blocks of TripBlock×TripBlock cells (default 1, the cells).
 	TripBlock int
+	// PaperQueries is the number of count queries of paper_are
+	// (DefaultPaperQueries).
+	PaperQueries int
+	// Persons is the number of persons of the real database, whose 0.1 %
+	// (Sanity) is paper_are's sanity bound; 0 means one person per real
+	// sequence.
+	Persons int
 }
 
 func (o MetricOptions) withDefaults() (MetricOptions, error) {
@@ -106,6 +115,8 @@ func (o MetricOptions) withDefaults() (MetricOptions, error) {
 		def(&o.MaxPatternLen, DefaultMaxPatternLen, "MaxPatternLen"),
 		def(&o.DiameterBins, 0, "DiameterBins"),
 		def(&o.TripBlock, 1, "TripBlock"),
+		def(&o.PaperQueries, DefaultPaperQueries, "PaperQueries"),
+		def(&o.Persons, 0, "Persons"),
 	} {
 		if e != nil {
 			return o, e
@@ -157,7 +168,27 @@ func (o MetricOptions) withDefaults() (MetricOptions, error) {
 //     subsequences of 2 to MaxPatternLen symbols (AdaTrace's FP F1; the
 //     two papers' frequent sequential patterns): see TopPatterns;
 //   - kendall_tau: Kendall's tau-b between the locations' popularity
-//     (visits) in the two databases (AdaTrace): see PopularityTau.
+//     (visits) in the two databases (AdaTrace): see PopularityTau;
+//   - paper_are: the n-gram paper's count-query error (Chen, Ács and
+//     Castelluccia, CCS 2012): random sequences of 1 to 6 symbols, each
+//     answered by its number of occurrences (every start position, so a
+//     sequence holding it twice counts twice), relative error with a
+//     sanity bound of 0.1 % of the persons: see PaperARE;
+//   - top_k_precision: the share of the real top-k grams (1 to
+//     MaxPatternLen symbols, ranked by occurrences) that are among the
+//     released top k (the n-gram paper's frequent-pattern measure): see
+//     TopKPrecision.
+//
+// query_are and paper_are differ in what a query counts. query_are's
+// pattern queries count sequences that contain the pattern (at most one
+// per sequence, as the prefix-tree paper's queries do), over 1,000
+// queries and a sanity bound of 0.1 % of the sequences; paper_are counts
+// occurrences, the quantity the n-gram tree releases, over 10,000 queries
+// and 0.1 % of the persons. A release that gets the occurrences of short
+// grams right but puts them into the wrong number of sequences (the
+// authors' reconstruction) scores well on paper_are and not on query_are;
+// pattern_f1 (support, 2 to 8 symbols, F1) and top_k_precision
+// (occurrences, 1 to 8 symbols, precision) differ the same way.
 //
 // Every divergence is in bits (base-2 logarithms), so a JSD lies in [0, 1]:
 // 0 for identical distributions, 1 for disjoint supports.
@@ -175,6 +206,9 @@ type Metrics struct {
 	DiameterJSD *float64 `json:"diameter_jsd"`
 	PatternF1   float64  `json:"pattern_f1"`
 	KendallTau  float64  `json:"kendall_tau"`
+	// PaperARE and TopKPrecision are the n-gram paper's measures.
+	PaperARE      float64 `json:"paper_are"`
+	TopKPrecision float64 `json:"top_k_precision"`
 
 	Real        int       `json:"real_sequences"`
 	Released    int       `json:"released_sequences"`
@@ -184,6 +218,9 @@ type Metrics struct {
 	SanityBound float64   `json:"sanity_bound"`
 	TopK        int       `json:"top_k"`
 	PatternLen  [2]int    `json:"pattern_len"`
+	// PaperQueries and PaperSanityBound are paper_are's settings.
+	PaperQueries     int     `json:"paper_queries"`
+	PaperSanityBound float64 `json:"paper_sanity_bound"`
 }
 
 // Score is one utility metric of a Metrics under its JSON name.
@@ -195,15 +232,16 @@ type Score struct {
 	HigherBetter bool
 }
 
-// Scores lists the utility metrics of m in the order of its fields,
-// diameter_jsd only when m has it. It is the one list of metrics that
+// Scores lists the utility metrics of m (query_are, paper_are, the JSDs,
+// pattern_f1, top_k_precision, kendall_tau), diameter_jsd only when m has
+// it. It is the one list of metrics that
 // comparisons, tables and figures go through.
 func (m *Metrics) Scores() []Score {
-	s := []Score{{"query_are", m.QueryARE, false}, {"trip_jsd", m.TripJSD, false}, {"length_jsd", m.LengthJSD, false}}
+	s := []Score{{"query_are", m.QueryARE, false}, {"paper_are", m.PaperARE, false}, {"trip_jsd", m.TripJSD, false}, {"length_jsd", m.LengthJSD, false}}
 	if m.DiameterJSD != nil {
 		s = append(s, Score{"diameter_jsd", *m.DiameterJSD, false})
 	}
-	return append(s, Score{"pattern_f1", m.PatternF1, true}, Score{"kendall_tau", m.KendallTau, true})
+	return append(s, Score{"pattern_f1", m.PatternF1, true}, Score{"top_k_precision", m.TopKPrecision, true}, Score{"kendall_tau", m.KendallTau, true})
 }
 
 // NotBetter returns the JSON names of the metrics on which m is not
@@ -231,42 +269,279 @@ func (m *Metrics) NotBetter(o *Metrics) []string {
 	return out
 }
 
-// Evaluate measures released against real with every metric.
+// Evaluate measures released against real with every metric. To measure
+// several releases against the same real data, NewEvaluator does the real
+// side once.
 func Evaluate(real, released [][]int, opt MetricOptions) (*Metrics, error) {
+	ev, err := NewEvaluator(real, opt)
+	if err != nil {
+		return nil, err
+	}
+	return ev.Measure(released)
+}
+
+// Evaluator measures releases against one real database: what the metrics
+// need of the real side (query answers, distributions, top patterns) is
+// computed once, in the background from NewEvaluator on. Measure is safe
+// for concurrent use. The real sequences must not change while it runs.
+type Evaluator struct {
+	opt      MetricOptions
+	real     *dbProfile
+	realDone chan struct{} // closed when real is set
+	qs       []Query
+	paper    []PatternQuery
+	// trie holds the queries of query_are, then paper_are's.
+	trie           *queryTrie
+	sanity, paperS float64
+}
+
+// NewEvaluator prepares the measurement of releases against real.
+func NewEvaluator(real [][]int, opt MetricOptions) (*Evaluator, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	for name, db := range map[string][][]int{"real": real, "released": released} {
-		if err := metricCheckSeqs(db, opt.Size); err != nil {
-			return nil, fmt.Errorf("trajdb: metrics: %s database: %w", name, err)
-		}
+	if err := metricCheckSeqs(real, opt.Size); err != nil {
+		return nil, fmt.Errorf("trajdb: metrics: real database: %w", err)
 	}
 	qs, err := NewQueries(opt)
 	if err != nil {
 		return nil, err
 	}
-	s := SanityBound(len(real), opt.Sanity)
+	persons := opt.Persons
+	if persons == 0 {
+		persons = len(real)
+	}
+	ev := &Evaluator{opt: opt, qs: qs, paper: NewPaperQueries(opt),
+		sanity: SanityBound(len(real), opt.Sanity), paperS: SanityBound(persons, opt.Sanity)}
+	// One trie holds both query sets, so that a database is walked once
+	// for both errors.
+	all := make([]Query, 0, len(qs)+len(ev.paper))
+	all = append(all, qs...)
+	for _, q := range ev.paper {
+		all = append(all, q)
+	}
+	ev.trie = newQueryTrie(opt.Size, all)
+	// The real side is measured in the background: a first Measure
+	// measures its release meanwhile and waits only to compare.
+	ev.realDone = make(chan struct{})
+	go func() {
+		defer close(ev.realDone)
+		ev.real = ev.profile(real)
+	}()
+	return ev, nil
+}
+
+// Measure measures released against the real database.
+func (ev *Evaluator) Measure(released [][]int) (*Metrics, error) {
+	opt := ev.opt
+	if err := metricCheckSeqs(released, opt.Size); err != nil {
+		return nil, fmt.Errorf("trajdb: metrics: released database: %w", err)
+	}
+	q := ev.profile(released)
+	<-ev.realDone
+	r := ev.real
 	m := &Metrics{
-		QueryARE:    QueryARE(real, released, qs, s),
-		TripJSD:     TripJSD(real, released, tripBlockKey(opt)),
-		LengthJSD:   LengthJSD(real, released),
-		PatternF1:   PatternF1(real, released, opt.TopK, opt.MaxPatternLen),
-		KendallTau:  PopularityTau(real, released, opt.Size),
-		Real:        len(real),
-		Released:    len(released),
-		QueryKind:   opt.QueryKind,
-		Queries:     len(qs),
-		QuerySeed:   opt.QuerySeed,
-		SanityBound: s,
-		TopK:        opt.TopK,
-		PatternLen:  [2]int{2, opt.MaxPatternLen},
+		QueryARE:         relError(r.support, q.support, ev.sanity),
+		PaperARE:         relError(r.paperOcc, q.paperOcc, ev.paperS),
+		TripJSD:          JSD(r.trips, q.trips),
+		LengthJSD:        JSD(r.lengths, q.lengths),
+		PatternF1:        setF1(r.topSupport, q.topSupport),
+		TopKPrecision:    setPrecision(r.topOcc, q.topOcc, opt.TopK),
+		KendallTau:       KendallTauB(r.popularity, q.popularity),
+		Real:             r.n,
+		Released:         q.n,
+		QueryKind:        opt.QueryKind,
+		Queries:          len(ev.qs),
+		QuerySeed:        opt.QuerySeed,
+		SanityBound:      ev.sanity,
+		TopK:             opt.TopK,
+		PatternLen:       [2]int{2, opt.MaxPatternLen},
+		PaperQueries:     len(ev.paper),
+		PaperSanityBound: ev.paperS,
 	}
 	if opt.Universe != nil {
-		d := DiameterJSD(opt.Universe, real, released, opt.DiameterBins)
+		d := diameterJSD(opt.Universe, r.diameters, q.diameters, opt.DiameterBins)
 		m.DiameterJSD = &d
 	}
 	return m, nil
+}
+
+// dbProfile is what the metrics need of one database.
+type dbProfile struct {
+	n              int
+	support        []int64 // query_are's answers
+	paperOcc       []int64 // paper_are's answers
+	trips, lengths map[[2]int]float64
+	diameters      []float64
+	topSupport     [][]int
+	topOcc         [][]int
+	popularity     []float64
+}
+
+// profile computes what the metrics need of seqs, its two costly parts
+// (the query walk and the top-k search) in parallel.
+func (ev *Evaluator) profile(seqs [][]int) *dbProfile {
+	opt := ev.opt
+	p := &dbProfile{n: len(seqs)}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		support, occ := ev.trie.answerBoth(ev.qs, seqs)
+		p.support = support[:len(ev.qs)]
+		p.paperOcc = occ[len(ev.qs):]
+	}()
+	go func() {
+		defer wg.Done()
+		top := topGramsBy(seqs, opt.Size, opt.TopK, opt.MaxPatternLen, []gramRank{{2, false}, {1, true}})
+		p.topSupport, p.topOcc = top[0], top[1]
+	}()
+	defer wg.Wait()
+	cell := tripBlockKey(opt)
+	if cell == nil {
+		cell = func(c int) int { return c }
+	}
+	p.trips, p.lengths = tripsAndLengths(seqs, cell, opt.Size)
+	if opt.Universe != nil {
+		p.diameters = allDiameters(opt.Universe, seqs)
+	}
+	p.popularity = Popularity(seqs, opt.Size)
+	return p
+}
+
+// tripsAndLengths returns the histograms of trips (start and end mapped
+// through cell) and of lengths (as [length, 0]), counted in arrays where
+// they are small: a map update per sequence was a tenth of an evaluation
+// of MSNBC.
+func tripsAndLengths(seqs [][]int, cell func(int) int, size int) (trips, lengths map[[2]int]float64) {
+	trips, lengths = map[[2]int]float64{}, map[[2]int]float64{}
+	var byLen []float64
+	var dense []float64
+	if size <= 1024 {
+		dense = make([]float64, size*size)
+	}
+	for _, s := range seqs {
+		l := len(s)
+		for l >= len(byLen) {
+			byLen = append(byLen, 0)
+		}
+		byLen[l]++
+		a, b := cell(s[0]), cell(s[l-1])
+		if dense != nil && a < size && b < size {
+			dense[a*size+b]++
+		} else {
+			trips[[2]int{a, b}]++
+		}
+	}
+	for i, c := range dense {
+		if c > 0 {
+			trips[[2]int{i / size, i % size}] += c
+		}
+	}
+	for l, c := range byLen {
+		if c > 0 {
+			lengths[[2]int{l, 0}] = c
+		}
+	}
+	return trips, lengths
+}
+
+// relError is the mean of |a_i − b_i| / max(a_i, s).
+func relError(a, b []int64, s float64) float64 {
+	if len(a) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for i := range a {
+		sum += math.Abs(float64(a[i]-b[i])) / max(float64(a[i]), s)
+	}
+	return sum / float64(len(a))
+}
+
+// queryTrie answers pattern queries (and walks other queries one by one).
+type queryTrie struct {
+	t    *patternTrie
+	node []int32 // the trie node of each query, -1 for non-pattern queries
+}
+
+func newQueryTrie(size int, qs []Query) *queryTrie {
+	qt := &queryTrie{t: newPatternTrie(size), node: make([]int32, len(qs))}
+	for i, q := range qs {
+		if p, ok := q.(PatternQuery); ok && len(p) > 0 {
+			qt.node[i] = qt.t.insert(p)
+		} else {
+			qt.node[i] = -1
+		}
+	}
+	return qt
+}
+
+// answer returns each query's count over seqs: the sequences it matches,
+// or for pattern queries with occurrences its occurrences. qs (for
+// non-pattern queries) may be nil when every query is a pattern.
+func (qt *queryTrie) answer(qs []Query, seqs [][]int, occurrences bool) []int64 {
+	support, occ := qt.t.counts(seqs)
+	out := make([]int64, len(qt.node))
+	for i, n := range qt.node {
+		switch {
+		case n < 0:
+			out[i] = int64(QueryCount(qs[i], seqs))
+		case occurrences:
+			out[i] = occ[n]
+		default:
+			out[i] = support[n]
+		}
+	}
+	return out
+}
+
+// answerBoth returns every query's support and occurrences over seqs
+// (non-pattern queries: the sequences they match, in both).
+func (qt *queryTrie) answerBoth(qs []Query, seqs [][]int) (support, occurrences []int64) {
+	sup, occ := qt.t.counts(seqs)
+	support = make([]int64, len(qt.node))
+	occurrences = make([]int64, len(qt.node))
+	for i, n := range qt.node {
+		if n < 0 {
+			c := int64(QueryCount(qs[i], seqs))
+			support[i], occurrences[i] = c, c
+			continue
+		}
+		support[i], occurrences[i] = sup[n], occ[n]
+	}
+	return support, occurrences
+}
+
+// setF1 is the F1 score of the two pattern sets (1 if both are empty).
+func setF1(a, b [][]int) float64 {
+	if len(a)+len(b) == 0 {
+		return 1
+	}
+	return 2 * float64(intersect(a, b)) / float64(len(a)+len(b))
+}
+
+// setPrecision is |a ∩ b| / k: the share of the real top k (a) found
+// among the released top k (b). It is 1 when neither has a pattern.
+func setPrecision(a, b [][]int, k int) float64 {
+	if len(a)+len(b) == 0 {
+		return 1
+	}
+	return float64(intersect(a, b)) / float64(max(min(k, len(a)), 1))
+}
+
+func intersect(a, b [][]int) int {
+	in := make(map[string]bool, len(a))
+	for _, p := range a {
+		in[Key(p)] = true
+	}
+	hit := 0
+	for _, p := range b {
+		if in[Key(p)] {
+			hit++
+		}
+	}
+	return hit
 }
 
 func metricCheckSeqs(seqs [][]int, size int) error {
@@ -399,7 +674,10 @@ func cellDistance(u Universe) func(a, b int) float64 {
 // kilometres: twenty bins over a 50 km diagonal would put them all in the
 // first two) and DefaultDiameterBins otherwise.
 func DiameterJSD(u Universe, real, released [][]int, bins int) float64 {
-	dr, dq := allDiameters(u, real), allDiameters(u, released)
+	return diameterJSD(u, allDiameters(u, real), allDiameters(u, released), bins)
+}
+
+func diameterJSD(u Universe, dr, dq []float64, bins int) float64 {
 	var top float64
 	if g, ok := u.(*Grid); ok {
 		top = g.CellM * math.Hypot(float64(g.Rows-1), float64(g.Cols-1))
@@ -532,104 +810,59 @@ func QueryCount(q Query, seqs [][]int) int {
 // Pattern queries are answered with one pass per database through a trie
 // of the patterns.
 func QueryARE(real, released [][]int, qs []Query, s float64) float64 {
-	if len(qs) == 0 {
-		return 0
+	qt := newQueryTrie(querySize(qs), qs)
+	return relError(qt.answer(qs, real, false), qt.answer(qs, released, false), s)
+}
+
+// querySize is one more than the largest symbol of the pattern queries:
+// symbols beyond it match no query.
+func querySize(qs []Query) int {
+	size := 1
+	for _, q := range qs {
+		if p, ok := q.(PatternQuery); ok {
+			for _, x := range p {
+				size = max(size, x+1)
+			}
+		}
 	}
-	cr, cq := queryCountAll(qs, real), queryCountAll(qs, released)
-	sum := 0.0
+	return size
+}
+
+// NewPaperQueries draws paper_are's queries: opt.PaperQueries sequences
+// of a length uniform in [1, MaxQueryLen] (1 to 6 by default) and symbols
+// uniform over the alphabet, from a seeded stream apart from NewQueries'
+// (the same seed gives the same queries to every release). They depend on
+// the seed and the alphabet only, never on a database.
+func NewPaperQueries(opt MetricOptions) []PatternQuery {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil
+	}
+	src := noise.Seeded(opt.QuerySeed ^ 0x70617065725f6172) // "paper_ar": a stream of its own
+	uni := func(lo, hi int) int { return lo + int(noise.Int64N(src, int64(hi-lo+1))) }
+	qs := make([]PatternQuery, opt.PaperQueries)
 	for i := range qs {
-		sum += math.Abs(float64(cr[i]-cq[i])) / max(float64(cr[i]), s)
-	}
-	return sum / float64(len(qs))
-}
-
-func queryCountAll(qs []Query, seqs [][]int) []int {
-	counts := make([]int, len(qs))
-	var pats []PatternQuery
-	var idx []int
-	for i, q := range qs {
-		if p, ok := q.(PatternQuery); ok && len(p) > 0 {
-			pats, idx = append(pats, p), append(idx, i)
-			continue
+		p := make(PatternQuery, uni(1, opt.MaxQueryLen))
+		for j := range p {
+			p[j] = uni(0, opt.Size-1)
 		}
-		counts[i] = QueryCount(q, seqs)
+		qs[i] = p
 	}
-	if len(pats) == 0 {
-		return counts
-	}
-	t := newPatternTrie()
-	ends := map[int32][]int{} // patternTrie node -> queries ending there
-	for j, p := range pats {
-		n := t.insert(p)
-		ends[n] = append(ends[n], idx[j])
-	}
-	seen := make([]int32, len(t.parent)) // last sequence (1-based) that matched a node
-	for si, s := range seqs {
-		for i := range s {
-			t.walk(s[i:], len(s), func(n int32) {
-				if seen[n] == int32(si+1) {
-					return
-				}
-				seen[n] = int32(si + 1)
-				for _, q := range ends[n] {
-					counts[q]++
-				}
-			})
-		}
-	}
-	return counts
+	return qs
 }
 
-// patternTrie stores sequences of symbols as paths from the root (node 0); it
-// counts, per node, the sequences containing its pattern.
-type patternTrie struct {
-	child  map[uint64]int32 // node<<32 | symbol -> child node
-	parent []int32
-	sym    []int32
-	depth  []int32
-	count  []int32
-	stamp  []int32
-}
-
-func newPatternTrie() *patternTrie {
-	return &patternTrie{child: map[uint64]int32{}, parent: []int32{-1}, sym: []int32{-1}, depth: []int32{0}, count: []int32{0}, stamp: []int32{0}}
-}
-
-func (t *patternTrie) next(n int32, x int) (int32, bool) {
-	c, ok := t.child[uint64(n)<<32|uint64(uint32(x))]
-	return c, ok
-}
-
-func (t *patternTrie) insert(p []int) int32 {
-	n := int32(0)
-	for _, x := range p {
-		n = t.insert1(n, x)
+// PaperARE returns the n-gram paper's count-query error: the mean over qs
+// of |O(real) − O(released)| / max(O(real), s), where O counts the
+// occurrences of the query in a database (every start position of every
+// sequence) and s is the sanity bound, 0.1 % of the real persons
+// (SanityBound(persons, DefaultSanity)).
+func PaperARE(real, released [][]int, qs []PatternQuery, s float64) float64 {
+	q := make([]Query, len(qs))
+	for i, p := range qs {
+		q[i] = p
 	}
-	return n
-}
-
-// walk follows s from the root along existing nodes, at most maxLen deep,
-// calling visit on each node reached.
-func (t *patternTrie) walk(s []int, maxLen int, visit func(int32)) {
-	n := int32(0)
-	for _, x := range s[:min(len(s), maxLen)] {
-		c, ok := t.next(n, x)
-		if !ok {
-			return
-		}
-		visit(c)
-		n = c
-	}
-}
-
-// pattern returns the symbols on the path to node n.
-func (t *patternTrie) pattern(n int32) []int {
-	p := make([]int, t.depth[n])
-	for i := len(p) - 1; i >= 0; i-- {
-		p[i] = int(t.sym[n])
-		n = t.parent[n]
-	}
-	return p
+	qt := newQueryTrie(querySize(q), q)
+	return relError(qt.answer(nil, real, true), qt.answer(nil, released, true), s)
 }
 
 // TopPatterns returns the k most frequent patterns of seqs: contiguous
@@ -639,83 +872,33 @@ func (t *patternTrie) pattern(n int32) []int {
 // so the choice is deterministic. Fewer than k come back if seqs have
 // fewer distinct patterns.
 func TopPatterns(seqs [][]int, k, maxLen int) [][]int {
-	t := newPatternTrie()
-	for si, s := range seqs {
-		stamp := int32(si + 1)
-		for i := range s {
-			n := int32(0)
-			for _, x := range s[i:min(len(s), i+maxLen)] {
-				n = t.insert1(n, x)
-				if t.stamp[n] != stamp {
-					t.stamp[n] = stamp
-					t.count[n]++
-				}
-			}
-		}
-	}
-	var nodes []int32
-	for n := range t.parent {
-		if t.depth[n] >= 2 {
-			nodes = append(nodes, int32(n))
-		}
-	}
-	if len(nodes) == 0 {
-		return nil
-	}
-	// Only patterns at least as frequent as the k-th can be chosen; sort
-	// those with their symbols for the tie-break.
-	counts := make([]int32, len(nodes))
-	for i, n := range nodes {
-		counts[i] = t.count[n]
-	}
-	slices.Sort(counts)
-	kth := counts[max(len(counts)-k, 0)]
-	var cand []int32
-	for _, n := range nodes {
-		if t.count[n] >= kth {
-			cand = append(cand, n)
-		}
-	}
-	pats := make([][]int, len(cand))
-	for i, n := range cand {
-		pats[i] = t.pattern(n)
-	}
-	sort.Sort(patternsByFreq{pats, cand, t})
-	return pats[:min(k, len(pats))]
+	return topGrams(seqs, seqSize(seqs), k, 2, maxLen, false)
 }
 
-type patternsByFreq struct {
-	pats  [][]int
-	nodes []int32
-	t     *patternTrie
+// TopOccurring returns the k grams of 1 to maxLen symbols with the most
+// occurrences in seqs (every start position counted), ties in
+// lexicographic order: the frequent patterns of top_k_precision.
+func TopOccurring(seqs [][]int, k, maxLen int) [][]int {
+	return topGrams(seqs, seqSize(seqs), k, 1, maxLen, true)
 }
 
-func (b patternsByFreq) Len() int { return len(b.pats) }
-func (b patternsByFreq) Swap(i, j int) {
-	b.pats[i], b.pats[j] = b.pats[j], b.pats[i]
-	b.nodes[i], b.nodes[j] = b.nodes[j], b.nodes[i]
-}
-func (b patternsByFreq) Less(i, j int) bool {
-	ci, cj := b.t.count[b.nodes[i]], b.t.count[b.nodes[j]]
-	if ci != cj {
-		return ci > cj
-	}
-	return slices.Compare(b.pats[i], b.pats[j]) < 0
+// TopKPrecision returns the share of the real top-k grams
+// (TopOccurring(real, k, maxLen)) that are among the released top k: the
+// n-gram paper's precision of frequent sequential patterns. It is 1 when
+// neither database has a gram.
+func TopKPrecision(real, released [][]int, k, maxLen int) float64 {
+	return setPrecision(TopOccurring(real, k, maxLen), TopOccurring(released, k, maxLen), k)
 }
 
-// insert1 returns the child of n for symbol x, creating it if needed.
-func (t *patternTrie) insert1(n int32, x int) int32 {
-	if c, ok := t.next(n, x); ok {
-		return c
+// seqSize is one more than the largest symbol of seqs.
+func seqSize(seqs [][]int) int {
+	size := 1
+	for _, s := range seqs {
+		for _, x := range s {
+			size = max(size, x+1)
+		}
 	}
-	c := int32(len(t.parent))
-	t.child[uint64(n)<<32|uint64(uint32(x))] = c
-	t.parent = append(t.parent, n)
-	t.sym = append(t.sym, int32(x))
-	t.depth = append(t.depth, t.depth[n]+1)
-	t.count = append(t.count, 0)
-	t.stamp = append(t.stamp, 0)
-	return c
+	return size
 }
 
 // PatternF1 returns the F1 score of the released top-k patterns against
@@ -723,21 +906,7 @@ func (t *patternTrie) insert1(n int32, x int) int32 {
 // sets, precision |A∩B|/|B|, recall |A∩B|/|A|, F1 = 2|A∩B|/(|A|+|B|). It
 // is 1 when neither database has a pattern and 0 when only one does.
 func PatternF1(real, released [][]int, k, maxLen int) float64 {
-	a, b := TopPatterns(real, k, maxLen), TopPatterns(released, k, maxLen)
-	if len(a)+len(b) == 0 {
-		return 1
-	}
-	in := make(map[string]bool, len(a))
-	for _, p := range a {
-		in[Key(p)] = true
-	}
-	hit := 0
-	for _, p := range b {
-		if in[Key(p)] {
-			hit++
-		}
-	}
-	return 2 * float64(hit) / float64(len(a)+len(b))
+	return setF1(TopPatterns(real, k, maxLen), TopPatterns(released, k, maxLen))
 }
 
 // Popularity returns the visits per symbol: how many times each appears in
@@ -867,10 +1036,12 @@ func MeanMetrics(ms []*Metrics) *Metrics {
 	}
 	out := *ms[0]
 	n := float64(len(ms))
-	var are, trip, length, diam, f1, tau, size float64
+	var are, pare, prec, trip, length, diam, f1, tau, size float64
 	hasDiam := true
 	for _, m := range ms {
 		are += m.QueryARE / n
+		pare += m.PaperARE / n
+		prec += m.TopKPrecision / n
 		trip += m.TripJSD / n
 		length += m.LengthJSD / n
 		f1 += m.PatternF1 / n
@@ -883,6 +1054,7 @@ func MeanMetrics(ms []*Metrics) *Metrics {
 		}
 	}
 	out.QueryARE, out.TripJSD, out.LengthJSD, out.PatternF1, out.KendallTau = are, trip, length, f1, tau
+	out.PaperARE, out.TopKPrecision = pare, prec
 	out.Released = int(math.Round(size))
 	out.DiameterJSD = nil
 	if hasDiam {

@@ -219,11 +219,16 @@ func TestQueryARE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := queryCountAll(qs, db)
+	qt := newQueryTrie(4, qs)
+	got := qt.answer(qs, db, false)
+	occ := qt.answer(qs, db, true)
 	nonzero := 0
 	for i, q := range qs {
-		if want := QueryCount(q, db); got[i] != want {
+		if want := QueryCount(q, db); got[i] != int64(want) {
 			t.Fatalf("query %v: trie count %d, by definition %d", q, got[i], want)
+		}
+		if want := occurrences(q.(PatternQuery), db); occ[i] != want {
+			t.Fatalf("query %v: trie occurrences %d, by definition %d", q, occ[i], want)
 		}
 		if got[i] > 0 {
 			nonzero++
@@ -290,7 +295,7 @@ func TestEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.QueryARE != 0 || m.TripJSD != 0 || m.LengthJSD != 0 || *m.DiameterJSD != 0 || m.PatternF1 != 1 || m.KendallTau != 1 {
+	if m.QueryARE != 0 || m.PaperARE != 0 || m.TripJSD != 0 || m.LengthJSD != 0 || *m.DiameterJSD != 0 || m.PatternF1 != 1 || m.TopKPrecision != 1 || m.KendallTau != 1 {
 		t.Errorf("real against itself: %+v", m)
 	}
 	uni, err := UniformBaseline(SeqDB(g.Size(), real), 4, noise.Seeded(12))
@@ -304,7 +309,7 @@ func TestEvaluate(t *testing.T) {
 	if nb := m.NotBetter(mu); len(nb) != 0 {
 		t.Errorf("real is not better than uniform on %v: %+v vs %+v", nb, m, mu)
 	}
-	if nb := mu.NotBetter(m); len(nb) != 6 {
+	if nb := mu.NotBetter(m); len(nb) != 8 {
 		t.Errorf("uniform better than real on some metric: not better only on %v", nb)
 	}
 	// Symbolic: no geometry, no diameter.
@@ -334,7 +339,7 @@ func ExampleEvaluate() {
 // directions, and diameter_jsd only with a universe.
 func TestScores(t *testing.T) {
 	d := 0.25
-	m := &Metrics{QueryARE: 1, TripJSD: 2, LengthJSD: 3, DiameterJSD: &d, PatternF1: 4, KendallTau: 5}
+	m := &Metrics{QueryARE: 1, PaperARE: 1.5, TripJSD: 2, LengthJSD: 3, DiameterJSD: &d, PatternF1: 4, TopKPrecision: 4.5, KendallTau: 5}
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +348,7 @@ func TestScores(t *testing.T) {
 	if err := json.Unmarshal(b, &byName); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"query_are", "trip_jsd", "length_jsd", "diameter_jsd", "pattern_f1", "kendall_tau"}
+	want := []string{"query_are", "paper_are", "trip_jsd", "length_jsd", "diameter_jsd", "pattern_f1", "top_k_precision", "kendall_tau"}
 	s := m.Scores()
 	if len(s) != len(want) {
 		t.Fatalf("%d scores, want %d", len(s), len(want))
@@ -352,20 +357,158 @@ func TestScores(t *testing.T) {
 		if sc.Name != want[i] || byName[sc.Name] != sc.Value {
 			t.Errorf("score %d: %+v, JSON has %v", i, sc, byName[sc.Name])
 		}
-		if sc.HigherBetter != (sc.Name == "pattern_f1" || sc.Name == "kendall_tau") {
+		if sc.HigherBetter != (sc.Name == "pattern_f1" || sc.Name == "top_k_precision" || sc.Name == "kendall_tau") {
 			t.Errorf("%s: HigherBetter %v", sc.Name, sc.HigherBetter)
 		}
 	}
 	m.DiameterJSD = nil
-	if n := len(m.Scores()); n != 5 {
-		t.Errorf("without a universe: %d scores, want 5", n)
+	if n := len(m.Scores()); n != 7 {
+		t.Errorf("without a universe: %d scores, want 7", n)
 	}
 	// NotBetter skips a metric only one side has.
-	o := &Metrics{QueryARE: 2, TripJSD: 3, LengthJSD: 4, DiameterJSD: &d, PatternF1: 3, KendallTau: 4}
+	o := &Metrics{QueryARE: 2, PaperARE: 2, TripJSD: 3, LengthJSD: 4, DiameterJSD: &d, PatternF1: 3, TopKPrecision: 4, KendallTau: 4}
 	if nb := m.NotBetter(o); len(nb) != 0 {
 		t.Errorf("m beats o everywhere, NotBetter %v", nb)
 	}
-	if nb := o.NotBetter(m); len(nb) != 5 {
-		t.Errorf("o loses on the 5 shared metrics, NotBetter %v", nb)
+	if nb := o.NotBetter(m); len(nb) != 7 {
+		t.Errorf("o loses on the 7 shared metrics, NotBetter %v", nb)
+	}
+}
+
+// occurrences counts the start positions of p in seqs, by definition.
+func occurrences(p []int, seqs [][]int) int64 {
+	n := int64(0)
+	for _, s := range seqs {
+		for i := 0; i+len(p) <= len(s); i++ {
+			if slices.Equal(s[i:i+len(p)], p) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// bruteTopGrams ranks every gram of minLen..maxLen symbols of seqs by
+// support or occurrences, ties in lexicographic order: the definition
+// topGrams must reproduce.
+func bruteTopGrams(seqs [][]int, k, minLen, maxLen int, occ bool) [][]int {
+	counts := map[string]int{}
+	for _, s := range seqs {
+		seen := map[string]bool{}
+		for i := range s {
+			for l := minLen; l <= maxLen && i+l <= len(s); l++ {
+				key := Key(s[i : i+l])
+				if occ || !seen[key] {
+					counts[key]++
+					seen[key] = true
+				}
+			}
+		}
+	}
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if counts[a] != counts[b] {
+			return counts[b] - counts[a]
+		}
+		return slices.Compare(FromKey(a), FromKey(b))
+	})
+	var out [][]int
+	for _, key := range keys[:min(k, len(keys))] {
+		out = append(out, FromKey(key))
+	}
+	return out
+}
+
+// TestTopGramsExact: the level-wise search returns exactly the ranking of
+// every gram, by support and by occurrences, on skewed random databases
+// (long repeats, many ties) and on uniform ones, and at k beyond the
+// number of grams.
+func TestTopGramsExact(t *testing.T) {
+	for seed := range uint64(12) {
+		src := noise.Seeded(seed)
+		size := 2 + int(seed%5)
+		var db [][]int
+		for range 60 + 20*int(seed) {
+			s := make([]int, 1+noise.Int64N(src, 15))
+			for j := range s {
+				if seed%2 == 0 && j > 0 && noise.Int64N(src, 3) > 0 {
+					s[j] = s[j-1] // runs: repeated grams within a sequence
+				} else {
+					s[j] = int(noise.Int64N(src, int64(size)))
+				}
+			}
+			db = append(db, s)
+		}
+		for _, k := range []int{1, 7, 40, 100000} {
+			for _, c := range []struct {
+				minLen, maxLen int
+				occ            bool
+			}{{2, 8, false}, {1, 8, true}, {1, 3, false}, {3, 5, true}} {
+				got := topGrams(db, size, k, c.minLen, c.maxLen, c.occ)
+				want := bruteTopGrams(db, k, c.minLen, c.maxLen, c.occ)
+				if !slices.EqualFunc(got, want, slices.Equal) {
+					t.Fatalf("seed %d k %d %+v: level-wise %v\nwant %v", seed, k, c, got, want)
+				}
+			}
+			// Both rankings of the metrics in one search.
+			both := topGramsBy(db, size, k, 8, []gramRank{{2, false}, {1, true}})
+			if !slices.EqualFunc(both[0], bruteTopGrams(db, k, 2, 8, false), slices.Equal) ||
+				!slices.EqualFunc(both[1], bruteTopGrams(db, k, 1, 8, true), slices.Equal) {
+				t.Fatalf("seed %d k %d: the joint search differs from the definitions", seed, k)
+			}
+		}
+	}
+}
+
+// TestPaperMeasures checks paper_are and top_k_precision by hand and
+// their defaults (10,000 queries of 1 to 6 symbols, sanity bound 0.1 % of
+// the persons).
+func TestPaperMeasures(t *testing.T) {
+	real := [][]int{{0, 0, 0}, {0, 1}}
+	rel := [][]int{{0}, {0, 1}}
+	// [0] occurs 4 times in real (3 in one sequence), 2 in rel: |4-2|/4;
+	// [0 0] occurs 2 times, 0 in rel: 1. Support-based query_are would
+	// see 2 and 2 sequences for [0]: no error.
+	qs := []PatternQuery{{0}, {0, 0}}
+	if got := PaperARE(real, rel, qs, 1); !metricNear(got, 0.75, 1e-15) {
+		t.Errorf("PaperARE = %v, want 0.75", got)
+	}
+	if got := QueryARE(real, rel, []Query{PatternQuery{0}}, 1); got != 0 {
+		t.Errorf("QueryARE of [0] = %v, want 0 (support)", got)
+	}
+	// Top 2 by occurrences: real [0] (4), [0 0] (2); rel [0] (2), then
+	// [0 1] and [1] tie at 1, [0 1] first: precision 1/2.
+	if got := TopKPrecision(real, rel, 2, 8); got != 0.5 {
+		t.Errorf("TopKPrecision = %v, want 0.5", got)
+	}
+	if got := TopKPrecision(real, real, 2, 8); got != 1 {
+		t.Errorf("TopKPrecision of real against itself = %v, want 1", got)
+	}
+	qq := NewPaperQueries(MetricOptions{Size: 17, QuerySeed: 3})
+	if len(qq) != DefaultPaperQueries {
+		t.Fatalf("%d paper queries, want %d", len(qq), DefaultPaperQueries)
+	}
+	lens := map[int]int{}
+	for _, q := range qq {
+		lens[len(q)]++
+	}
+	for l := 1; l <= 6; l++ {
+		if lens[l] < DefaultPaperQueries/6-300 || lens[l] > DefaultPaperQueries/6+300 {
+			t.Errorf("%d queries of length %d, want about %d", lens[l], l, DefaultPaperQueries/6)
+		}
+	}
+	if len(lens) != 6 {
+		t.Errorf("query lengths %v, want 1 to 6", lens)
+	}
+	m, err := Evaluate(real, rel, MetricOptions{Size: 2, Persons: 200000, PaperQueries: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.PaperSanityBound != 200 || m.PaperQueries != 50 || m.SanityBound != 1 {
+		t.Errorf("paper sanity bound %v over %d queries (query_are's %v), want 200 (0.1 %% of 200,000 persons) over 50",
+			m.PaperSanityBound, m.PaperQueries, m.SanityBound)
 	}
 }

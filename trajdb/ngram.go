@@ -66,19 +66,44 @@ import (
 // data without noise and is not differentially private for any epsilon. It
 // is not implemented.
 //
-// # Synthetic database (the authors' Reconstruction)
+// # Synthetic database
 //
-// The released n-grams (all bins of nodes with released bins, after
-// consistency) are truncated to integers and those below 1 dropped. The
-// longest ones are extended, level by level up to l_max, with the Markov
-// estimate c(g·y) = ⌊c(g)·c(g[1:]·y)/c(g[1:])⌋ while it is at least 1 (an
-// (n−1)-order Markov chain; for unigrams c(∅) is the total unigram count,
-// our choice).
-// Grams ending with & are then dropped, and the grams are turned into
-// sequences greedily, longest first: a gram of count k is released k times
-// when its proper sub-grams can pay for it, and their counts are reduced by
-// k times their occurrences in it. So the release can contain sequences
-// longer than n_max, up to l_max.
+// Reconstruction selects how the noisy grams become sequences; both are
+// post-processing of the noisy counts and cost no budget.
+//
+// ReconstructPersons (the default; ours, not the paper's) keeps the
+// number of people. The & bins already hold a DP estimate of it: after
+// consistency, Σ_x c(x·&) = Σ_x c(x) − Σ_{x,y} c(x·y) = N, each sequence
+// having one more unigram than bigrams. They also hold its start: the
+// number of sequences that begin with h is c(h) − Σ_z c(z·h) (every
+// occurrence of h not preceded by a symbol), for h of up to n_max − 1
+// symbols, and of those that are exactly h, c(h·&) − Σ_z c(z·h·&), for h
+// of up to n_max − 2. So the release is drawn as a prefix tree: N
+// sequences at the root, split among first symbols by those start counts,
+// at each depth below n_max − 1 among the next symbols and the end, then
+// along the (n_max − 1)-order Markov chain of the tree's histograms (the
+// node of the last n_max − 1 symbols, or of the longest suffix that has
+// released bins), ending at l_max. A node's sequences are split among its
+// children by systematic sampling: with shares w_i and a uniform u, child
+// i gets ⌊k·W_i + u⌋ − ⌊k·W_{i−1} + u⌋ of the k, W the cumulative shares,
+// so each child gets ⌊k·w_i⌋ or ⌈k·w_i⌉ (k·w_i in expectation) and the
+// total is exactly k. Lengths up to n_max − 2 follow the noisy end counts,
+// longer ones the chain.
+//
+// ReconstructAuthors is the authors' Reconstruction. The released
+// n-grams (all bins of nodes with released bins, after consistency) are
+// truncated to integers and those below 1 dropped. The longest ones are
+// extended, level by level up to l_max, with the Markov estimate c(g·y) =
+// ⌊c(g)·c(g[1:]·y)/c(g[1:])⌋ while it is at least 1 (an (n−1)-order Markov
+// chain; for unigrams c(∅) is the total unigram count, our choice). Grams
+// ending with & are then dropped, and the grams are turned into sequences
+// greedily, longest first: a gram of count k is released k times when its
+// proper sub-grams can pay for it, and their counts are reduced by k times
+// their occurrences in it. So the release can contain sequences longer
+// than n_max, up to l_max. Dropping the & grams loses where sequences
+// end, and the sub-gram counts left over become sequences of their own:
+// on MSNBC at ε = 1 it releases about 1.66 million sequences for 989,818
+// people, most of them one symbol long (docs/trajdb.md).
 //
 // # Sensitivity and budget
 //
@@ -91,10 +116,15 @@ import (
 // times MaxSeqs. The privacy loss is at most Σ_starts Σ_{v on its path}
 // ε_v/Δ <= (number of starts)·(max path budget)/Δ <= max path budget <= ε,
 // pointwise for every output, the budgets being functions of earlier noisy
-// counts only. Released.Levels reports the budget of each level along the
-// path that spends the most (EpsilonSpent, which is ε unless no path
-// reaches a leaf) and, in EpsilonMax, the largest node budget at each
-// level.
+// counts only. Budgets are computed so that their float sum along every
+// path, rounded up at each step, stays at most ε (a budget is lowered by
+// an ulp where rounding would carry it over), so the levels never add up
+// to more than ε, not even by 5.6e-17. Released.EpsilonSpent is ε, the
+// guarantee; Released.Levels reports the budget of each level along the
+// path that spends the most, whose sum is Released.WorstPathEpsilon (below
+// ε when no path reaches a leaf: an ex-post figure, not a guarantee, and
+// not what to compose with), and, in EpsilonMax, the largest node budget
+// at each level.
 //
 // # Cost
 //
@@ -102,14 +132,45 @@ import (
 // through the exact zero-count shortcut elsewhere (countNoise.exceedZeros).
 // The dense histograms make a release O(nodes·|X|) in time and memory, the
 // limit the thesis notes for exploration trees.
+// The true counts are held in a trie (one array step per gram occurrence),
+// so a release of MSNBC's 989,818 sequences counts in well under a second.
 type NGram struct {
 	// Contribution bounds what one person contributes; MaxLen is l_max.
 	Contribution Bounds
 	// NMax is the tree height, the longest gram counted; 0 means 5.
 	// Values above MaxLen count as MaxLen.
 	NMax int
+	// Reconstruction turns the noisy grams into sequences; "" means
+	// ReconstructPersons.
+	Reconstruction Reconstruction
 
 	hooks exploreHooks
+}
+
+// Reconstruction names how an n-gram release turns its noisy grams into
+// sequences (post-processing; see NGram).
+type Reconstruction string
+
+const (
+	// ReconstructPersons draws as many sequences as the noisy counts say
+	// there are people, with their starts, lengths and transitions: the
+	// default.
+	ReconstructPersons Reconstruction = "persons"
+	// ReconstructAuthors is the authors' Markov extension and greedy
+	// decomposition of the released grams.
+	ReconstructAuthors Reconstruction = "authors"
+)
+
+// ParseReconstruction returns the Reconstruction called s ("" for the
+// default).
+func ParseReconstruction(s string) (Reconstruction, error) {
+	switch r := Reconstruction(s); r {
+	case "":
+		return ReconstructPersons, nil
+	case ReconstructPersons, ReconstructAuthors:
+		return r, nil
+	}
+	return "", fmt.Errorf("trajdb: unknown reconstruction %q (want %q or %q)", s, ReconstructPersons, ReconstructAuthors)
 }
 
 // Name returns "ngram".
@@ -118,38 +179,42 @@ func (g *NGram) Name() string { return "ngram" }
 // Bounds returns g.Contribution.
 func (g *NGram) Bounds() Bounds { return g.Contribution }
 
+// Height returns the tree's height n_max: NMax (5 if 0) capped at
+// Contribution.MaxLen.
+func (g *NGram) Height() int { return g.height() }
+
 // CanOutput reports whether seq is a non-empty sequence over db's alphabet
 // of at most MaxLen symbols. Whatever db holds, every such sequence has
-// positive probability: up to n_max symbols as a released gram, longer ones
-// through the Markov extension up to l_max = MaxLen. Longer sequences are
+// positive probability under either reconstruction: every bin of every
+// node can be released with a positive noisy count, and a positive count
+// reaches every child of a drawn prefix tree (systematic sampling) or is
+// extended by the Markov chain up to l_max = MaxLen. Longer sequences are
 // never released.
 func (g *NGram) CanOutput(db *DB, seq []int) bool {
 	return exploreCanOutput(db, seq, g.Contribution.MaxLen)
-}
-
-// gramTrie holds the true counts of every gram up to n_max.
-type gramTrie struct {
-	count int64 // occurrences of the gram
-	end   int64 // occurrences that end their sequence (gram·&)
-	next  map[int32]*gramTrie
 }
 
 // ngramNode is a node of the exploration tree: the histogram of the grams
 // gram·x, x in the alphabet and & (bin |X|).
 type ngramNode struct {
 	gram      []int
-	level     int // len(gram)+1
-	trie      *gramTrie
+	level     int   // len(gram)+1
+	trie      int32 // the gram's node in the count trie, -1 if it never occurs
 	parent    *ngramNode
 	parentBin int
 	leftLevel int
 	eps       float64 // this node's budget
-	spent     float64 // budget spent on the path root..this node
+	spent     float64 // budget spent on the path root..this node (rounded up)
 	theta     float64
 	hist      []float64
-	raw       []float64 // noisy counts before consistency (hooks.keepRaw)
+	raw       []float64 // noisy counts before consistency
 	released  []bool
 	nReleased int
+	kids      []*ngramNode // children by symbol, nil if none
+	// trans caches ReconstructPersons' transition weights.
+	trans []float64
+	// hooksExact marks a node of a tree drawn without noise (tests).
+	hooksExact bool
 }
 
 // ngramTree is a built exploration tree.
@@ -160,10 +225,10 @@ type ngramTree struct {
 	delta   float64 // sensitivity (reported)
 	calib   float64 // sensitivity the noise is calibrated to
 	logc    float64 // ln((m+1)/2)
+	counts  *countTrie
 	root    *ngramNode
 	nodes   []*ngramNode // creation (level) order
-	byGram  map[string]*ngramNode
-	drawn   []int // noisy counts per level
+	drawn   []int        // noisy counts per level
 	cn      *countNoise
 }
 
@@ -171,86 +236,84 @@ type ngramTree struct {
 // spending at most epsilon, and returns the synthetic database
 // reconstructed from its n-grams. src nil means crypto/rand.
 func (g *NGram) Release(db *DB, epsilon float64, src noise.Source) (*Released, error) {
-	t, err := g.build(db, epsilon, src)
+	if err := checkExploreInput(g.Name(), db, g.Contribution, epsilon); err != nil {
+		return nil, err
+	}
+	tl := g.newTally(db.Size)
+	for _, u := range db.Users {
+		for _, s := range u.Seqs {
+			tl.add(s)
+		}
+	}
+	return tl.release(epsilon, src)
+}
+
+// ngramTally counts the grams of bounded sequences one at a time.
+type ngramTally struct {
+	g *NGram
+	t *countTrie
+	n int
+}
+
+func (g *NGram) newTally(size int) tally {
+	return &ngramTally{g: g, t: newCountTrie(size), n: g.height()}
+}
+
+func (tl *ngramTally) add(s []int) {
+	tl.t.addGrams(s[:min(len(s), tl.g.Contribution.MaxLen)], tl.n)
+}
+
+func (tl *ngramTally) release(epsilon float64, src noise.Source) (*Released, error) {
+	t, err := tl.g.buildTrie(tl.t, epsilon, src)
 	if err != nil {
 		return nil, err
 	}
-	return g.finish(t, src), nil
+	return tl.g.finish(t, src)
 }
 
 // finish reconstructs the synthetic database from t's n-grams.
-func (g *NGram) finish(t *ngramTree, src noise.Source) *Released {
+func (g *NGram) finish(t *ngramTree, src noise.Source) (*Released, error) {
+	rec, err := ParseReconstruction(string(g.Reconstruction))
+	if err != nil {
+		return nil, err
+	}
 	out := &Released{
-		Mechanism: g.Name(),
-		Seqs:      ngramReconstruct(t.grams(), t.m, g.Contribution.MaxLen),
-		Nodes:     int(t.cn.drawn),
-		Source:    describeSource(src),
+		Mechanism:      g.Name(),
+		Nodes:          int(t.cn.drawn),
+		Source:         describeSource(src),
+		EpsilonSpent:   t.epsilon,
+		Reconstruction: string(rec),
 	}
 	out.Levels = t.levels()
 	for _, l := range out.Levels {
-		out.EpsilonSpent += l.Epsilon
+		out.WorstPathEpsilon += l.Epsilon
 	}
-	return out
-}
-
-// gramTrieOf builds the trie of true gram counts from c, checking that
-// they are the counts of some sequences: a gram's proper prefix is counted
-// at least as often, and an end bin at most as often as its gram.
-func gramTrieOf(name string, c *TreeCounts) (*gramTrie, error) {
-	keys := make([]string, 0, len(c.Count))
-	for k, v := range c.Count {
-		if v > 0 {
-			keys = append(keys, k)
+	if rec == ReconstructAuthors {
+		out.Seqs = ngramReconstruct(t.grams(), t.m, g.Contribution.MaxLen)
+	} else {
+		if src == nil {
+			src = noise.Secure()
 		}
+		out.Seqs = t.synthesise(g.Contribution.MaxLen, src)
 	}
-	// Shorter grams first, so that every parent exists before its children.
-	slices.SortFunc(keys, func(a, b string) int { return len(a) - len(b) })
-	top := &gramTrie{}
-	find := func(k string) *gramTrie {
-		v := top
-		for _, x := range FromKey(k) {
-			if v = v.next[int32(x)]; v == nil {
-				return nil
-			}
-		}
-		return v
-	}
-	for _, k := range keys {
-		parent := top
-		if len(k) > 4 {
-			if parent = find(k[:len(k)-4]); parent == nil {
-				return nil, fmt.Errorf("trajdb: %s: inconsistent counts: %v counted but not its prefix", name, FromKey(k))
-			}
-		}
-		if parent != top && parent.count < c.Count[k] {
-			return nil, fmt.Errorf("trajdb: %s: inconsistent counts: %v counted more often than its prefix", name, FromKey(k))
-		}
-		if parent.next == nil {
-			parent.next = make(map[int32]*gramTrie)
-		}
-		parent.next[int32(FromKey(k[len(k)-4:])[0])] = &gramTrie{count: c.Count[k]}
-	}
-	for k, e := range c.End {
-		if e == 0 {
-			continue
-		}
-		v := find(k)
-		if v == nil || e > v.count {
-			return nil, fmt.Errorf("trajdb: %s: inconsistent counts: %v ends a sequence more often than it occurs", name, FromKey(k))
-		}
-		v.end = e
-	}
-	return top, nil
+	return out, nil
 }
 
 // ReleaseCounts is Release from the gram counts of a bounded database
 // (Counts, summed over persons).
 func (g *NGram) ReleaseCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Released, error) {
-	t, err := g.buildCounts(c, epsilon, src)
+	if err := c.check(g.Name(), g.height()); err != nil {
+		return nil, err
+	}
+	top, err := trieOfCounts(g.Name(), c)
 	if err != nil {
 		return nil, err
 	}
-	return g.finish(t, src), nil
+	t, err := g.buildTrie(top, epsilon, src)
+	if err != nil {
+		return nil, err
+	}
+	return g.finish(t, src)
 }
 
 // build draws the tree of db and makes it consistent.
@@ -258,15 +321,16 @@ func (g *NGram) build(db *DB, epsilon float64, src noise.Source) (*ngramTree, er
 	if err := checkExploreInput(g.Name(), db, g.Contribution, epsilon); err != nil {
 		return nil, err
 	}
-	if g.NMax < 0 {
-		return nil, fmt.Errorf("trajdb: %s: NMax must be >= 0, got %d", g.Name(), g.NMax)
+	tl := g.newTally(db.Size).(*ngramTally)
+	for _, s := range db.Sequences() {
+		tl.add(s)
 	}
-	return g.buildCounts(g.Counts(db.Size, db.Sequences()), epsilon, src)
+	return g.buildTrie(tl.t, epsilon, src)
 }
 
-// buildCounts draws the tree from its true gram counts and makes it
+// buildTrie draws the tree from the true gram counts in top and makes it
 // consistent.
-func (g *NGram) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (*ngramTree, error) {
+func (g *NGram) buildTrie(top *countTrie, epsilon float64, src noise.Source) (*ngramTree, error) {
 	if err := g.Contribution.Validate(); err != nil {
 		return nil, fmt.Errorf("trajdb: %s: %w", g.Name(), err)
 	}
@@ -276,25 +340,24 @@ func (g *NGram) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (*
 	if g.NMax < 0 {
 		return nil, fmt.Errorf("trajdb: %s: NMax must be >= 0, got %d", g.Name(), g.NMax)
 	}
+	if _, err := ParseReconstruction(string(g.Reconstruction)); err != nil {
+		return nil, fmt.Errorf("trajdb: %s: %w", g.Name(), err)
+	}
+	if top.size < 1 || top.size >= math.MaxInt32 {
+		return nil, fmt.Errorf("trajdb: %s: counts need an alphabet of 1 to 2^31-2 symbols", g.Name())
+	}
 	n := g.height()
-	if err := c.check(g.Name(), n); err != nil {
-		return nil, err
-	}
-	top, err := gramTrieOf(g.Name(), c)
-	if err != nil {
-		return nil, err
-	}
 	if src == nil {
 		src = noise.Secure()
 	}
-	m := c.Size
+	m := top.size
 	t := &ngramTree{
 		nmax:    n,
 		m:       m,
 		epsilon: epsilon,
 		delta:   float64(g.Contribution.MaxSeqs) * float64(g.Contribution.MaxLen),
 		logc:    math.Log(float64(m+1) / 2),
-		byGram:  make(map[string]*ngramNode),
+		counts:  top,
 		drawn:   make([]int, n),
 		cn:      &countNoise{src: src, hooks: g.hooks},
 	}
@@ -303,10 +366,10 @@ func (g *NGram) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (*
 		t.calib *= f
 	}
 
-	t.root = &ngramNode{level: 1, trie: top, leftLevel: n, eps: epsilon / float64(n)}
-	t.root.spent = t.root.eps
+	t.root = &ngramNode{level: 1, trie: 0, leftLevel: n}
+	t.root.eps, t.root.spent = pathBudget(0, epsilon, n)
 	t.draw(t.root)
-	t.add(t.root)
+	t.nodes = append(t.nodes, t.root)
 
 	for qi := 0; qi < len(t.nodes); qi++ {
 		v := t.nodes[qi]
@@ -329,14 +392,18 @@ func (g *NGram) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (*
 					parent:    v,
 					parentBin: x,
 					leftLevel: left,
+					trie:      -1,
 				}
-				if v.trie != nil && v.trie.next != nil {
-					c.trie = v.trie.next[int32(x)]
+				if v.trie >= 0 {
+					c.trie = top.child(v.trie, x)
 				}
-				c.eps = (epsilon - v.spent) / float64(left)
-				c.spent = v.spent + c.eps
+				c.eps, c.spent = pathBudget(v.spent, epsilon, left)
 				t.draw(c)
-				t.add(c)
+				if v.kids == nil {
+					v.kids = make([]*ngramNode, m)
+				}
+				v.kids[x] = c
+				t.nodes = append(t.nodes, c)
 			}
 		}
 		if v != t.root && v.nReleased > 0 {
@@ -346,9 +413,60 @@ func (g *NGram) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (*
 	return t, nil
 }
 
-func (t *ngramTree) add(v *ngramNode) {
-	t.nodes = append(t.nodes, v)
-	t.byGram[Key(v.gram)] = v
+// pathBudget returns the budget of a node whose ancestors spent spent (an
+// upper bound on their exact sum) with left levels to go, (ε − spent)/left,
+// and the new path sum rounded up. The budget is lowered by an ulp at a
+// time until that sum is at most ε, so that float rounding can never take
+// a path over ε.
+func pathBudget(spent, epsilon float64, left int) (eps, total float64) {
+	eps = (epsilon - spent) / float64(left)
+	for eps > 0 {
+		if total = addUp(spent, eps); total <= epsilon {
+			return eps, total
+		}
+		eps = math.Nextafter(eps, 0)
+	}
+	return 0, spent
+}
+
+// addUp returns the smallest float64 at least a + b (exact sum), from the
+// rounding error of the float sum (Knuth's TwoSum).
+func addUp(a, b float64) float64 {
+	s := a + b
+	bb := s - a
+	if err := (a - (s - bb)) + (b - bb); err > 0 {
+		return math.Nextafter(s, math.Inf(1))
+	}
+	return s
+}
+
+// uniformBudget returns the largest per-level budget e <= epsilon/h whose
+// h-fold sum, rounded up at every step, is at most epsilon.
+func uniformBudget(epsilon float64, h int) float64 {
+	e := epsilon / float64(h)
+	for e > 0 {
+		s := 0.0
+		for range h {
+			s = addUp(s, e)
+		}
+		if s <= epsilon {
+			return e
+		}
+		e = math.Nextafter(e, 0)
+	}
+	return 0
+}
+
+// node returns the tree node of context gram, or nil.
+func (t *ngramTree) node(gram []int) *ngramNode {
+	v := t.root
+	for _, x := range gram {
+		if v.kids == nil || v.kids[x] == nil {
+			return nil
+		}
+		v = v.kids[x]
+	}
+	return v
 }
 
 // draw perturbs v's histogram and decides which bins are released.
@@ -362,15 +480,16 @@ func (t *ngramTree) draw(v *ngramNode) {
 	v.hist = make([]float64, m+1)
 	v.released = make([]bool, m+1)
 	before := t.cn.drawn
+	tc := t.counts
 	count := func(x int) int64 {
-		if v.trie == nil {
+		if v.trie < 0 {
 			return 0
 		}
 		if x == m {
-			return v.trie.end
+			return tc.end[v.trie]
 		}
-		if w := v.trie.next[int32(x)]; w != nil {
-			return w.count
+		if w := tc.child(v.trie, x); w >= 0 {
+			return tc.count[w]
 		}
 		return 0
 	}
@@ -399,12 +518,11 @@ func (t *ngramTree) draw(v *ngramNode) {
 		}
 	default:
 		var present []int
-		if v.trie != nil {
-			for x := range v.trie.next {
-				present = append(present, int(x))
+		if v.trie >= 0 {
+			for _, w := range tc.children(v.trie) {
+				present = append(present, int(tc.sym[w]))
 			}
-			slices.Sort(present)
-			if v.trie.end > 0 {
+			if tc.end[v.trie] > 0 {
 				present = append(present, m)
 			}
 		}
@@ -424,9 +542,10 @@ func (t *ngramTree) draw(v *ngramNode) {
 		})
 	}
 	t.drawn[v.level-1] += int(t.cn.drawn - before)
-	if t.cn.hooks.keepRaw {
-		v.raw = slices.Clone(v.hist)
-	}
+	v.hooksExact = t.cn.hooks.exact
+	// The noisy counts before consistency, for ReconstructPersons (and
+	// the tests): |X|+1 numbers a node.
+	v.raw = slices.Clone(v.hist)
 }
 
 // markovNeighbour returns the released Markov neighbour of v: the node of
@@ -434,7 +553,7 @@ func (t *ngramTree) draw(v *ngramNode) {
 // bins, else the root (the root is its own neighbour).
 func (t *ngramTree) markovNeighbour(v *ngramNode) *ngramNode {
 	for k := 1; k < len(v.gram); k++ {
-		if w, ok := t.byGram[Key(v.gram[k:])]; ok && w.nReleased > 0 {
+		if w := t.node(v.gram[k:]); w != nil && w.nReleased > 0 {
 			return w
 		}
 	}
@@ -502,7 +621,8 @@ func maxShare(h []float64) float64 {
 }
 
 // grams returns the released n-grams with their counts truncated to
-// integers, those below 1 left out (the reconstruction drops them).
+// integers, those below 1 left out (the authors' reconstruction drops
+// them).
 func (t *ngramTree) grams() map[string]int64 {
 	out := make(map[string]int64)
 	g := make([]int, 0, t.nmax)

@@ -22,7 +22,8 @@ import (
 // builds it top-down, lazily:
 //
 //  1. Budget: the uniform allocation, ε̄ = ε/h to every level (as we
-//     read the paper; see the last section).
+//     read the paper; see the last section), lowered by an ulp if need be
+//     so that the float sum of the h levels never exceeds ε.
 //  2. Noise: every child over the whole universe X of every expanded node
 //     (the root included) gets a noisy count c(u) + Z with Z discrete
 //     Laplace of parameter λ = ε̄/Δ, where Δ = MaxSeqs is the level's L1
@@ -134,13 +135,14 @@ type prefixNode struct {
 
 // prefixTree is a built tree with its accounting.
 type prefixTree struct {
-	root   *prefixNode
-	height int
-	eps    float64 // per level
-	delta  float64 // per-level sensitivity
-	theta  float64
-	nodes  []int // noisy counts drawn per level (index depth-1)
-	cn     *countNoise
+	root    *prefixNode
+	height  int
+	eps     float64 // per level
+	epsilon float64 // the guarantee
+	delta   float64 // per-level sensitivity
+	theta   float64
+	nodes   []int // noisy counts drawn per level (index depth-1)
+	cn      *countNoise
 }
 
 // Release builds the noisy prefix tree of db (bounded by p.Contribution)
@@ -167,8 +169,9 @@ func (p *Prefix) finish(t *prefixTree, src noise.Source) *Released {
 		out.Levels = append(out.Levels, Level{
 			Depth: d, Epsilon: t.eps, Scale: t.delta / t.eps, Nodes: t.nodes[d-1], Threshold: t.theta,
 		})
-		out.EpsilonSpent += t.eps
+		out.WorstPathEpsilon += t.eps
 	}
+	out.EpsilonSpent = t.epsilon
 	return out
 }
 
@@ -246,11 +249,12 @@ func (p *Prefix) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (
 	}
 	m := c.Size
 	t := &prefixTree{
-		height: h,
-		eps:    epsilon / float64(h),
-		delta:  float64(p.Contribution.MaxSeqs),
-		nodes:  make([]int, h),
-		cn:     &countNoise{src: src, hooks: p.hooks},
+		height:  h,
+		eps:     uniformBudget(epsilon, h),
+		epsilon: epsilon,
+		delta:   float64(p.Contribution.MaxSeqs),
+		nodes:   make([]int, h),
+		cn:      &countNoise{src: src, hooks: p.hooks},
 	}
 	calib := t.delta
 	if f := p.hooks.sensFactor; f > 0 {

@@ -92,8 +92,10 @@ func TestPrefixBudget(t *testing.T) {
 			sum += l.Epsilon
 			nodes += l.Nodes
 		}
-		if math.Abs(sum-eps) > 1e-12 || rel.EpsilonSpent != sum {
-			t.Errorf("levels sum to %v, EpsilonSpent %v, want %v", sum, rel.EpsilonSpent, eps)
+		// EpsilonSpent is the guarantee; the levels' float sum never
+		// exceeds it, not even by an ulp.
+		if math.Abs(sum-eps) > 1e-12 || sum > eps || rel.WorstPathEpsilon != sum || rel.EpsilonSpent != eps {
+			t.Errorf("levels sum to %v (worst path %v), EpsilonSpent %v, want %v", sum, rel.WorstPathEpsilon, rel.EpsilonSpent, eps)
 		}
 		if nodes != rel.Nodes {
 			t.Errorf("levels count %d noisy counts, Nodes says %d", nodes, rel.Nodes)

@@ -54,10 +54,12 @@ func NewMechanism(name string, b Bounds, nmax int) (Mechanism, error) {
 type Certificate struct {
 	Version int `json:"version"`
 	// Privacy states the guarantee and what it covers.
-	Privacy   string  `json:"privacy"`
-	Mechanism string  `json:"mechanism"`
-	NMax      int     `json:"n_max,omitempty"`
-	Epsilon   float64 `json:"epsilon"`
+	Privacy   string `json:"privacy"`
+	Mechanism string `json:"mechanism"`
+	// NMax is the n-gram tree's height: the longest gram counted, NMax
+	// capped at the bounds' MaxLen.
+	NMax    int     `json:"n_max,omitempty"`
+	Epsilon float64 `json:"epsilon"`
 	// Universe is the grid of a release of traces (nil for symbols);
 	// Alphabet the number of cells or symbols.
 	Universe *Grid `json:"universe,omitempty"`
@@ -90,10 +92,7 @@ func NewCertificate(m Mechanism, rel *Released, epsilon float64, g *Grid, alphab
 		c.Privacy = fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the sequences of one person (a line, or the lines of one id); public: the alphabet, the bounds and the mechanism", epsilon)
 	}
 	if ng, ok := m.(*NGram); ok {
-		c.NMax = ng.NMax
-		if c.NMax == 0 {
-			c.NMax = DefaultNMax
-		}
+		c.NMax = ng.height() // the tree's height: NMax capped at MaxLen
 	}
 	return c
 }
@@ -109,7 +108,7 @@ func WriteRelease(dir string, c *Certificate, base int) ([]string, error) {
 	c.Base = base
 	files := []atomicfile.File{
 		{Path: filepath.Join(dir, SeqFile), Perm: 0o644, Fill: func(w io.Writer) error {
-			return WriteSequences(w, SeqDB(c.Alphabet, c.Seqs), SeqOptions{Size: c.Alphabet, Base: base})
+			return writeSeqs(w, c.Seqs, c.Alphabet, base)
 		}},
 		{Path: filepath.Join(dir, CertificateFile), Perm: 0o644, Fill: func(w io.Writer) error { return jsondoc.Write(w, c) }},
 	}
@@ -159,11 +158,9 @@ func ReadRelease(dir string) (*Certificate, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := ReadSequencesFile(filepath.Join(dir, SeqFile), SeqOptions{Size: c.Alphabet, Base: c.Base})
-	if err != nil {
+	if c.Seqs, err = readSeqList(filepath.Join(dir, SeqFile), SeqOptions{Size: c.Alphabet, Base: c.Base}); err != nil {
 		return nil, err
 	}
-	c.Seqs = db.Sequences()
 	if len(c.Seqs) != c.Trajectories {
 		return nil, fmt.Errorf("%s: %d sequences, but %s says %d", filepath.Join(dir, SeqFile), len(c.Seqs), CertificateFile, c.Trajectories)
 	}

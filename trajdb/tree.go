@@ -28,7 +28,8 @@ type exploreHooks struct {
 	// presentOnly perturbs only the children present in the data, the
 	// flaw of Propositions 3.5 and 3.6: a negative control.
 	presentOnly bool
-	// keepRaw records each node's noisy counts before consistency.
+	// keepRaw is kept for the tests' sake: n-gram nodes always record
+	// their noisy counts before consistency now.
 	keepRaw bool
 }
 

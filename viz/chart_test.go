@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -31,4 +32,28 @@ func TestChartAndLegendCorner(t *testing.T) {
 	if _, err := Chart(nil, ChartOptions{}); err == nil {
 		t.Error("empty chart accepted")
 	}
+}
+
+func TestXYsAndSaveRow(t *testing.T) {
+	xy := XYs([]float64{1, 2}, []float64{3, 4})
+	if len(xy) != 2 || xy[1].X != 2 || xy[1].Y != 4 {
+		t.Fatalf("XYs: %v", xy)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("XYs of unequal slices did not panic")
+		}
+	}()
+	p, err := Chart([]Line{{Label: "a", XY: xy}}, ChartOptions{Title: "row"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "row.svg")
+	if err := SaveRow(path, 20*Centimetre, 8*Centimetre, p, p); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Fatalf("SaveRow wrote nothing: %v", err)
+	}
+	XYs([]float64{1}, nil)
 }

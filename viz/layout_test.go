@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -398,6 +399,7 @@ func TestChartLegendGoesAboveWhenNothingIsFree(t *testing.T) {
 }
 
 func TestSaveRefitsToItsSize(t *testing.T) {
+	t.Parallel()
 	// A corner is free at 16 x 12 cm but not at 6 x 5 cm, where the
 	// legend is as large as the data area.
 	var xy plotter.XYs
@@ -428,6 +430,7 @@ func TestSaveRefitsToItsSize(t *testing.T) {
 }
 
 func TestSaveTiles(t *testing.T) {
+	t.Parallel()
 	var xy plotter.XYs
 	for i := 0; i <= 10; i++ {
 		xy = append(xy, plotter.XY{X: float64(i), Y: float64(i % 3)})
@@ -499,9 +502,11 @@ func TestNiceTicks(t *testing.T) {
 		{2.8, 3.3, "2.8 2.9 3.0 3.1 3.2 3.3"},
 		{0, 2.5e7, "0 5×10^{6} 10^{7} 1.5×10^{7} 2×10^{7} 2.5×10^{7}"},
 	} {
-		if got := labels(c.lo, c.hi); got != c.want {
-			t.Errorf("%g..%g: %q, want %q", c.lo, c.hi, got, c.want)
-		}
+		t.Run(fmt.Sprintf("%g..%g", c.lo, c.hi), func(t *testing.T) {
+			if got := labels(c.lo, c.hi); got != c.want {
+				t.Errorf("%g..%g: %q, want %q", c.lo, c.hi, got, c.want)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,6 +24,7 @@ func walk(n int, bearing float64) *trace.Trace {
 }
 
 func TestMapSVGAndPNG(t *testing.T) {
+	t.Parallel()
 	p, err := Map([]Series{{Label: "original", Trace: walk(30, 45)}, {Label: "sanitised", Trace: walk(30, 50), Points: true}},
 		MapOptions{Title: "test"})
 	if err != nil {
@@ -65,8 +67,10 @@ func TestMapRejectsEmpty(t *testing.T) {
 
 func TestNiceLength(t *testing.T) {
 	for x, want := range map[float64]float64{1: 1, 1.9: 1, 2.5: 2, 7: 5, 130: 100, 4999: 2000, 0.03: 0.02} {
-		if got := niceLength(x); got != want {
-			t.Errorf("niceLength(%g) = %g, want %g", x, got, want)
-		}
+		t.Run(fmt.Sprintf("%g", x), func(t *testing.T) {
+			if got := niceLength(x); got != want {
+				t.Errorf("niceLength(%g) = %g, want %g", x, got, want)
+			}
+		})
 	}
 }

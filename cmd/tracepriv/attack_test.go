@@ -97,3 +97,74 @@ func TestAttackStayErrorGeoLife(t *testing.T) {
 	t.Logf("%s: %d stays, stay_error_m %.1f m (plain mean %.1f m), release RMS %.1f m per point",
 		in, len(stays), riskNum(t, v, "stay_error_m"), riskNum(t, v, "stay_plain_mean_error_m"), riskNum(t, v, "release_rmse_m"))
 }
+
+// A corpus release is attacked as a directory and file by file, with the
+// certificates found through its manifest: three GeoLife files of user
+// 000 released as a corpus; the directory's attack covers every point of
+// the person, one file's covers that file's points (fewer than the
+// person's certified ones), --truth may stay the whole original
+// directory, and the linear-time path is used. Progress goes to stderr in
+// text mode and nowhere with --json; --help says directories are taken.
+func TestAttackCorpusRelease(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(geolifeDir, "000", "*.plt"))
+	if len(files) < 3 {
+		t.Skipf("GeoLife user 000 not found under %s", geolifeDir)
+	}
+	slices.SortFunc(files, func(a, b string) int { return pltRows(t, a) - pltRows(t, b) })
+	tmp := t.TempDir()
+	corpus, out := filepath.Join(tmp, "corpus"), filepath.Join(tmp, "released")
+	if err := os.MkdirAll(filepath.Join(corpus, "000"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, f := range files[:3] {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(corpus, "000", filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, _, prior := samplePaths(t)
+	riskRunJSON(t, "sanitize", "--in", corpus, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "3")
+	whole := runJSON(t, "attack", "--in", out, "--truth", corpus, "--no-places")
+	p := whole["persons"].([]any)[0].(map[string]any)
+	total = int(riskNum(t, p, "certified_points"))
+	if int(riskNum(t, p, "points")) != total || p["uid"] != "000" || len(whole["persons"].([]any)) != 1 {
+		t.Errorf("whole release: person %v", p)
+	}
+	if path := p["adversary"].(map[string]any)["east"].(map[string]any)["path"]; path != "state space" {
+		t.Errorf("path %v, want the linear-time path", path)
+	}
+	one := filepath.Join(out, "000", filepath.Base(files[2]))
+	for _, truth := range []string{corpus, filepath.Join(corpus, "000", filepath.Base(files[2]))} {
+		v := runJSON(t, "attack", "--in", one, "--truth", truth, "--no-places")
+		q := v["persons"].([]any)[0].(map[string]any)
+		if n := int(riskNum(t, q, "points")); n != pltRows(t, files[2]) || int(riskNum(t, q, "certified_points")) != total || n >= total {
+			t.Errorf("one file (truth %s): %d points of %d certified, the file has %d rows", truth, n, int(riskNum(t, q, "certified_points")), pltRows(t, files[2]))
+		}
+		if !(riskNum(t, v, "rmse_m") > 0) {
+			t.Errorf("one file: rmse_m %v", v["rmse_m"])
+		}
+	}
+	stdout, stderr, err := run(t, "attack", "--in", one, "--truth", corpus, "--no-places")
+	if err != nil || !strings.Contains(stdout, "certified points") || !strings.Contains(stderr, "attack: ") {
+		t.Errorf("text mode: %v\nstdout %s\nstderr %s", err, stdout, stderr)
+	}
+	if _, stderr, _ := run(t, "attack", "--in", one, "--truth", corpus, "--no-places", "--json"); strings.Contains(stderr, "attack: ") {
+		t.Errorf("--json: progress on stderr:\n%s", stderr)
+	}
+	help, _, _ := run(t, "attack", "--help")
+	if !strings.Contains(help, "directory") || !strings.Contains(help, "manifest.json") {
+		t.Errorf("attack --help does not say that directories are taken:\n%s", help)
+	}
+	// Without the manifest the certificate cannot be found: the error says
+	// what to give.
+	if err := os.Remove(filepath.Join(out, "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(t, "attack", "--in", one, "--truth", corpus); err == nil || !strings.Contains(err.Error(), "--certificate") {
+		t.Errorf("no manifest: error %v, want one naming --certificate", err)
+	}
+}

@@ -310,10 +310,10 @@ when SigmaG has no cross terms between a secret and the rest.`,
 		Example: `  tracepriv cip loss --kernel rbf --lengthscale 6 --n 50 --iid 0.02 --secret 24 --lambda 2 --radius 1
   tracepriv cip design --kernel rbf --lengthscale 6 --n 50 --secret 24 --budget 1 --noise-out noise.csv
   tracepriv cip loss --kernel rbf --lengthscale 6 --n 50 --noise noise.csv --secret 24 --secret 20,21 --json
-  tracepriv cip loss --kernel rbf --variance 100 --lengthscale 20 --trace internal/sample/geolife-000-20081024020959.plt --iid 400 --all-secrets --lambda 2 --radius 100
+  tracepriv cip loss --kernel rbf --variance 100 --lengthscale 20 --trace internal/sample/synth-1/commute.plt --iid 400 --all-secrets --lambda 2 --radius 100
   # a place (points 100-199 moved rigidly) and the route, from the noise a release used
-  tracepriv sanitize --in internal/sample/geolife-000-20081024020959.plt --out place.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out place-noise.csv --force
-  tracepriv cip loss --kernel matern32 --variance 100 --lengthscale 600 --trace internal/sample/geolife-000-20081024020959.plt --noise place-noise.csv --secret 0 --rigid 100:199 --route --lambda 2 --radius 100`,
+  tracepriv sanitize --in internal/sample/synth-1/commute.plt --out place.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out place-noise.csv --force
+  tracepriv cip loss --kernel matern32 --variance 100 --lengthscale 600 --trace internal/sample/synth-1/commute.plt --noise place-noise.csv --secret 0 --rigid 100:199 --route --lambda 2 --radius 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			start := time.Now()

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/plotter"
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
@@ -127,10 +126,10 @@ func plotEnvelope(path string, e *cip.Envelope) error {
 			if !ok {
 				return fmt.Errorf("a %s kernel has no spectral density to draw", f.Kernel)
 			}
-			lines = append(lines, viz.Line{Label: fmt.Sprintf("prior %s, lengthscale %.3g s", f.Kernel, l), XY: densityXY(sp.SpectralDensity, lo, hi), Dashed: true})
+			lines = append(lines, viz.Line{Label: fmt.Sprintf("prior %s, lengthscale %.3g s", f.Kernel, l), XY: viz.XYs(densityXY(sp.SpectralDensity, lo, hi)), Dashed: true})
 		}
 	}
-	lines = append(lines, viz.Line{Label: fmt.Sprintf("noise envelope (%.3gx variance)", e.Overhead), XY: densityXY(e.Density, lo, hi)})
+	lines = append(lines, viz.Line{Label: fmt.Sprintf("noise envelope (%.3gx variance)", e.Overhead), XY: viz.XYs(densityXY(e.Density, lo, hi))})
 	p, err := viz.Chart(lines, viz.ChartOptions{
 		Title: fmt.Sprintf("Spectral envelope of the family %s", fs), XLabel: "angular frequency (rad/s)", YLabel: "spectral density (per unit variance)",
 		LogX: true, LogY: true, LegendAuto: true,
@@ -141,12 +140,13 @@ func plotEnvelope(path string, e *cip.Envelope) error {
 	return viz.Save(p, path, 0, 0)
 }
 
-func densityXY(d func(float64) float64, lo, hi float64) plotter.XYs {
-	var xy plotter.XYs
+// densityXY samples d on a log grid over [lo, hi], where it is above
+// 1e-12 d(lo) (a log axis cannot show zero).
+func densityXY(d func(float64) float64, lo, hi float64) (ws, vs []float64) {
 	for w := lo; w <= hi; w *= 1.02 {
 		if v := d(w); v > 1e-12*d(lo) {
-			xy = append(xy, plotter.XY{X: w, Y: v})
+			ws, vs = append(ws, w), append(vs, v)
 		}
 	}
-	return xy
+	return ws, vs
 }

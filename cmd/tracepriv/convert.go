@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,7 +22,11 @@ type convertResult struct {
 	trace.InputSummary
 	// Filters is what the optional plausibility filters did.
 	Filters *trace.FilterReport `json:"filters,omitempty"`
-	Report  *trace.Report       `json:"report"`
+	// Every is the thinning period (--every), empty without thinning;
+	// PointsBeforeThinning the points it started from.
+	Every                string        `json:"every,omitempty"`
+	PointsBeforeThinning int           `json:"points_before_thinning,omitempty"`
+	Report               *trace.Report `json:"report"`
 }
 
 func init() {
@@ -32,6 +37,7 @@ func init() {
 			lf                                limitFlags
 			dropJumps, dropRepeats, splitGaps bool
 			force                             bool
+			every                             time.Duration
 		)
 		cmd := &cobra.Command{
 			Use:   "convert --in FILE|DIR --out FILE",
@@ -55,14 +61,24 @@ reason with examples. --strict stops at the first such row instead.
 Optional plausibility filters (off by default; thresholds as in inspect):
 --drop-speed-jumps drops each fix reached faster than --max-speed from the
 last fix kept, --drop-repeats drops fixes at exactly the previous fix's
-position, --split-gaps cuts traces at intervals longer than --max-gap.`,
-			Example: `  tracepriv convert --in internal/sample/geolife-000-20081024020959.plt --out sample.geojson
+position, --split-gaps cuts traces at intervals longer than --max-gap.
+
+--every D thins each trace, after the filters, to one fix per period D
+(trace.Thin): the first fix, then each fix at least D after the last one
+kept; kept fixes are copied unchanged, nothing is interpolated. Which fixes
+are kept depends on the timestamps alone (geoind sanitize --every does the
+same before releasing).`,
+			Example: `  tracepriv convert --in internal/sample/synth-1/commute.plt --out sample.geojson
   tracepriv convert --in demo-output/sample.csv --out sample.gpx --drop-speed-jumps --max-speed 150
-  tracepriv convert --in demo-output --out all.csv --split-gaps --max-gap 5m --json`,
+  tracepriv convert --in demo-output --out all.csv --split-gaps --max-gap 5m --json
+  tracepriv convert --in internal/sample/synth-1/commute.plt --out commute-1min.csv --every 60s`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if in == "" || out == "" {
 					return errors.New("convert: --in and --out are required (e.g. --in trace.plt --out trace.csv)")
+				}
+				if every < 0 {
+					return fmt.Errorf("convert: --every %v: want a positive Go duration such as 60s or 5m (0: keep every fix)", every)
 				}
 				lim, err := lf.limits()
 				if err != nil {
@@ -105,6 +121,13 @@ position, --split-gaps cuts traces at intervals longer than --max-gap.`,
 					}
 					res.Filters = &fr
 				}
+				if every > 0 {
+					res.Every = every.String()
+					for i, t := range traces {
+						res.PointsBeforeThinning += t.Len()
+						traces[i] = t.Thin(every)
+					}
+				}
 				if toF == trace.PLT && len(traces) != 1 {
 					return fmt.Errorf("convert: --out %s: a PLT file holds one trace and there are %d; write CSV, GeoJSON or GPX, or convert the files one by one", out, len(traces))
 				}
@@ -128,6 +151,9 @@ position, --split-gaps cuts traces at intervals longer than --max-gap.`,
 						fmt.Fprintf(w, "; %d input rows skipped or merged", n)
 					}
 					fmt.Fprintln(w)
+					if res.Every != "" {
+						fmt.Fprintf(w, "thinned to one fix per %s: %d of %d points kept\n", res.Every, res.Points, res.PointsBeforeThinning)
+					}
 					if f := res.Filters; f != nil {
 						fmt.Fprintf(w, "filters: %d speed jumps over %.0f km/h dropped, %d repeated positions dropped, %d splits at gaps over %v\n",
 							f.SpeedJumpsDropped, 3.6*f.Limits.MaxSpeed, f.RepeatsDropped, f.GapSplits, f.Limits.MaxGap)
@@ -144,6 +170,7 @@ position, --split-gaps cuts traces at intervals longer than --max-gap.`,
 		f.BoolVar(&dropJumps, "drop-speed-jumps", false, "drop fixes reached faster than --max-speed from the last kept fix")
 		f.BoolVar(&dropRepeats, "drop-repeats", false, "drop fixes at exactly the previous fix's position")
 		f.BoolVar(&splitGaps, "split-gaps", false, "split traces at intervals longer than --max-gap")
+		f.DurationVar(&every, "every", 0, "thin each trace to one fix per period (e.g. 60s, 5m): the first fix, then each fix at least this long after the last one kept; 0 keeps every fix")
 		lf.add(cmd)
 		rf.add(cmd)
 		return cmd

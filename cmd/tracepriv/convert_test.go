@@ -11,11 +11,12 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// geolifeExcerpt is the start of GeoLife user 000's 20081023025304.plt.
+// geolifeExcerpt is three fixes in GeoLife's PLT layout (made-up
+// positions, no GeoLife data).
 const geolifeExcerpt = "Geolife trajectory\r\nWGS 84\r\nAltitude is in Feet\r\nReserved 3\r\n0,2,255,My Track,0,0,2,8421376\r\n0\r\n" +
-	"39.984702,116.318417,0,492,39744.1201851852,2008-10-23,02:53:04\r\n" +
-	"39.984683,116.31845,0,492,39744.1202546296,2008-10-23,02:53:10\r\n" +
-	"39.984686,116.318417,0,492,39744.1203125,2008-10-23,02:53:15\r\n"
+	"39.930702,116.376417,0,492,39744.1201851852,2008-10-23,02:53:04\r\n" +
+	"39.930683,116.37645,0,492,39744.1202546296,2008-10-23,02:53:10\r\n" +
+	"39.930686,116.376417,0,492,39744.1203125,2008-10-23,02:53:15\r\n"
 
 // run executes tracepriv with args and returns stdout, stderr and the error.
 func run(t *testing.T, args ...string) (string, string, error) {
@@ -171,11 +172,11 @@ func TestConvertDirectoryAndFilters(t *testing.T) {
 	// The excerpt, and a copy 20 minutes later with a fix that jumps 11 km
 	// and a repeated position.
 	os.WriteFile(filepath.Join(user, "a.plt"), []byte(geolifeExcerpt), 0o644)
-	later := geolifeExcerpt[:strings.Index(geolifeExcerpt, "39.98")] +
-		"39.984702,116.318417,0,492,,2008-10-23,03:13:04\r\n" +
-		"40.084683,116.31845,0,492,,2008-10-23,03:13:10\r\n" +
-		"39.984686,116.318417,0,492,,2008-10-23,03:13:15\r\n" +
-		"39.984686,116.318417,0,492,,2008-10-23,03:33:15\r\n"
+	later := geolifeExcerpt[:strings.Index(geolifeExcerpt, "39.93")] +
+		"39.930702,116.376417,0,492,,2008-10-23,03:13:04\r\n" +
+		"40.030683,116.37645,0,492,,2008-10-23,03:13:10\r\n" +
+		"39.930686,116.376417,0,492,,2008-10-23,03:13:15\r\n" +
+		"39.930686,116.376417,0,492,,2008-10-23,03:33:15\r\n"
 	os.WriteFile(filepath.Join(user, "b.plt"), []byte(later), 0o644)
 	out := filepath.Join(dir, "all.geojson")
 	stdout, _, err := run(t, "convert", "--in", user, "--out", out, "--json")

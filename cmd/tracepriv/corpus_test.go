@@ -96,7 +96,7 @@ func TestGeoLifeCorpus(t *testing.T) {
 	// geoind sanitize refuses to release part of a person's points unless
 	// told it may; with the default budget it covers the first few dozen.
 	geoindArgs := func(in, out string) []string {
-		return []string{"geoind", "sanitize", "--in", in, "--out", out, "--origin", origin, "--allow-partial", "--force"}
+		return []string{"geoind", "sanitize", "--in", in, "--out", out, "--origin", origin, "--rate", "0.033", "--allow-partial", "--force"}
 	}
 	for _, f := range files {
 		v := runJSON(t, "inspect", f)
@@ -254,7 +254,7 @@ func TestGeoLifeDirty(t *testing.T) {
 		{"convert", "--in", dir, "--out", filepath.Join(tmp, "x.csv"), "--force"},
 		{"plot", dir, "--out", filepath.Join(tmp, "x.svg"), "--force"},
 		{"fit", "--in", dir, "--out", filepath.Join(tmp, "p.json"), "--force"},
-		{"geoind", "sanitize", "--in", dir, "--out", filepath.Join(tmp, "g.csv"), "--origin", "39.9042,116.4074", "--allow-partial", "--force"},
+		{"geoind", "sanitize", "--in", dir, "--out", filepath.Join(tmp, "g.csv"), "--origin", "39.9042,116.4074", "--rate", "0.033", "--allow-partial", "--force"},
 		{"repro", "predictive", "--data", dir, "--samplings", "1"},
 	} {
 		v := runJSON(t, args...)

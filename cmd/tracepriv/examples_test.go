@@ -63,8 +63,8 @@ func TestEveryCommandHasExamples(t *testing.T) {
 }
 
 // TestExamplesRun runs every example line of every checked command, in
-// order, in a directory laid out like a fresh clone (the bundled sample,
-// the SDPA example) after "tracepriv demo --out demo-output", as the
+// order, in a directory laid out like a fresh clone (the bundled sample
+// corpus and prior, the SDPA example) after "tracepriv demo --out demo-output", as the
 // examples assume. Comment lines (#) are not run.
 func TestExamplesRun(t *testing.T) {
 	if testing.Short() {
@@ -75,7 +75,16 @@ func TestExamplesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for _, f := range []string{"internal/sample/geolife-000-20081024020959.plt", "internal/sample/prior.json", "sdp/testdata/example1.dat-s"} {
+	corpus, err := filepath.Glob(filepath.Join(repo, "internal", "sample", "synth-*", "*.plt"))
+	if err != nil || len(corpus) == 0 {
+		t.Fatalf("no bundled sample corpus: %v", err)
+	}
+	files := []string{"internal/sample/prior.json", "sdp/testdata/example1.dat-s"}
+	for _, c := range corpus {
+		rel, _ := filepath.Rel(repo, c)
+		files = append(files, rel)
+	}
+	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(repo, f))
 		if err != nil {
 			t.Fatal(err)

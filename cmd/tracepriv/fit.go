@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
@@ -105,9 +103,9 @@ each kernel's fitted lengthscales with the family (comparison), or the l_eff
 histogram with the paper's GeoLife interquartile ranges (--kernel). The
 prior and the plot are written together or not at all, never over a corpus
 file, and over existing files only with --force.`,
-			Example: `  tracepriv fit --in internal/sample/geolife-000-20081024020959.plt --out prior.json --plot lengthscales.svg
-  tracepriv fit --in internal/sample/geolife-000-20081024020959.plt --kernels matern32,matern52 --family 0.1,0.9 --out prior3252.json --json
-  tracepriv fit --in internal/sample/geolife-000-20081024020959.plt --kernel rbf --out prior-paper.json --plot leff.svg
+			Example: `  tracepriv fit --in internal/sample/synth-1/commute.plt --out prior.json --plot lengthscales.svg
+  tracepriv fit --in internal/sample/synth-1/commute.plt --kernels matern32,matern52 --family 0.1,0.9 --out prior3252.json --json
+  tracepriv fit --in internal/sample/synth-1/commute.plt --kernel rbf --out prior-paper.json --plot leff.svg
   # on a corpus of other people's traces, e.g. GeoLife users: tracepriv fit --in CORPUS_DIR --out prior.json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
@@ -147,7 +145,9 @@ file, and over existing files only with --force.`,
 				res := fitOutput{Corpus: ins, Files: len(files), Ignored: ignored, Out: out, Plot: plt}
 				var traces []*trace.Trace
 				bar := env.Progress(len(files), "reading")
-				irep, err := rf.readEach(files, func(_ string, ts []*trace.Trace) {
+				// The directories as given, so that the one person rule
+				// (trace.PersonDir) sees the corpus root.
+				irep, err := rf.readEach(ins, func(_ string, ts []*trace.Trace) {
 					traces = append(traces, ts...)
 					bar.Add(1)
 				})
@@ -330,11 +330,11 @@ func plotLengthscales(path string, rep *prior.Report, p *gp.Prior) error {
 	var lines []viz.Line
 	line := func(ls []float64, label string) {
 		slices.Sort(ls)
-		var xy plotter.XYs
-		for i, l := range ls {
-			xy = append(xy, plotter.XY{X: l, Y: float64(i+1) / float64(len(ls))})
+		share := make([]float64, len(ls))
+		for i := range ls {
+			share[i] = float64(i+1) / float64(len(ls))
 		}
-		lines = append(lines, viz.Line{Label: label, XY: xy})
+		lines = append(lines, viz.Line{Label: label, XY: viz.XYs(ls, share)})
 	}
 	for ki, k := range c.Kernels {
 		var ls []float64
@@ -386,7 +386,7 @@ func plotLengthscales(path string, rep *prior.Report, p *gp.Prior) error {
 	if err != nil {
 		return err
 	}
-	return viz.Save(ch, path, 20*vg.Centimeter, 15*vg.Centimeter)
+	return viz.Save(ch, path, 20*viz.Centimetre, 15*viz.Centimetre)
 }
 
 // plotLEff draws the histogram of the pooled l_eff with the chosen quantile
@@ -420,5 +420,5 @@ func plotLEff(path string, rep *prior.Report, p *gp.Prior) error {
 	if err != nil {
 		return err
 	}
-	return viz.Save(h, path, 20*vg.Centimeter, 13*vg.Centimeter)
+	return viz.Save(h, path, 20*viz.Centimetre, 13*viz.Centimetre)
 }

@@ -51,7 +51,7 @@ func TestFitCommand(t *testing.T) {
 		!(f.LengthscaleMin > 0 && f.LengthscaleMin <= f.LengthscaleMax && f.LengthscaleMax <= 40) || p.Origin == nil || len(p.Fit.Fingerprints) != 2 {
 		t.Errorf("prior %+v, fit %+v, %d windows in the output", p, p.Fit, res.Windows)
 	}
-	if res.Files != 1 || len(res.Ignored) != 1 || res.Traces != 1 || res.Points != 244 {
+	if res.Files != 1 || len(res.Ignored) != 1 || res.Traces != 1 || res.Points != samplePoints(t) {
 		t.Errorf("files %d, ignored %v, traces %d, points %d", res.Files, res.Ignored, res.Traces, res.Points)
 	}
 	if res.PointsFitted+res.PointsThinned+res.PointsSkipped != res.Points {
@@ -77,7 +77,7 @@ func TestFitCommand(t *testing.T) {
 }
 
 // TestFitCommandCompare: by default fit compares kernels on long windows
-// (the sample trace is one 37-minute window; its trace and person
+// (the sample trace is one 23-minute window; its trace and person
 // fingerprints are recorded), reports each kernel in
 // --json and the text, draws the lengthscale distributions, and writes a
 // version 3 prior whose family reaches the window's duration.
@@ -186,7 +186,7 @@ func TestFitCommandGeoLife(t *testing.T) {
 func TestFitCommandErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.plt")
-	plt := strings.Replace(string(sample.PLT), "40.0", "40.x0", 1)
+	plt := strings.Replace(string(sample.PLT), "39.9", "39.x9", 1) // the first fix, line 7
 	if err := os.WriteFile(bad, []byte(plt), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -39,19 +39,25 @@ type geoindFlags struct {
 func isGeoindConfigFlag(name string) bool {
 	var g geoindFlags
 	f := pflag.NewFlagSet("geoind", pflag.ContinueOnError)
-	g.add(f)
+	g.add(f, false)
 	return f.Lookup(name) != nil
 }
 
-func (g *geoindFlags) add(f *pflag.FlagSet) {
+// add registers the flags; planned says whether the command knows its
+// queries in advance (sanitize), where the planned manager is the default.
+func (g *geoindFlags) add(f *pflag.FlagSet, planned bool) {
 	f.StringVar(&g.mechanism, "mechanism", "pm", "pm (predictive) or im (independent noise)")
-	f.StringVar(&g.manager, "manager", "fixed-rate", "budget manager: fixed-rate or fixed-utility")
+	if planned {
+		f.StringVar(&g.manager, "manager", "planned", "budget manager: planned (each person's budget spread over their points, covering all of them), fixed-rate (--rate per query) or fixed-utility (--accuracy per query); --rate or --accuracy alone choose their manager")
+	} else {
+		f.StringVar(&g.manager, "manager", "fixed-rate", "budget manager: fixed-rate or fixed-utility")
+	}
 	f.StringVar(&g.predictor, "predictor", "parrot", "prediction function: parrot or linear")
 	f.StringVar(&g.origin, "origin", "", "public origin LAT,LON of the tangent plane and its grid (required): a point chosen without looking at the data, e.g. the city centre")
 	f.Float64Var(&g.epsStar, "eps-star", math.Ln10, "privacy level ε* within --radius")
 	f.Float64Var(&g.radius, "radius", 100, "protection radius r* in metres (ε = ε*/r*)")
 	f.Float64Var(&g.epsilon, "epsilon", 0, "global budget ε per metre (overrides --eps-star/--radius)")
-	f.Float64Var(&g.rate, "rate", 0.033, "fixed-rate: budget per query as a fraction of ε (about 1/N covers N queries)")
+	f.Float64Var(&g.rate, "rate", 0.033, "fixed-rate: budget per query as a fraction of ε, spent on average (the points it covers depend on how predictable the trace is)")
 	f.Float64Var(&g.accuracy, "accuracy", 3000, "fixed-utility: accuracy α(0.9) in metres")
 	f.Float64Var(&g.eta, "eta", 0.5, "η: scale of the predictive accuracy bound, eq. (10)")
 	f.Float64Var(&g.gamma, "gamma", 0.8, "γ: test noise / threshold ratio, eq. (11)")
@@ -91,10 +97,44 @@ func (g *geoindFlags) config() (geoind.Config, error) {
 		Rate: g.rate * eps, Accuracy: g.accuracy,
 		Origin: p, Noise: geoind.PlanarLaplace{Grid: g.grid},
 	}
-	if err := cfg.Validate(); err != nil {
+	check := cfg
+	if g.manager == "planned" {
+		// Each person's plan is checked with their points once they are
+		// read; here the rest of the configuration, as a plan of one.
+		cfg.Rate, cfg.Accuracy = 0, 0
+		check = cfg
+		check.Queries = 1
+	}
+	if err := check.Validate(); err != nil {
 		return geoind.Config{}, g.flagError(err)
 	}
 	return cfg, nil
+}
+
+// chooseManager applies sanitize's rule for --manager: --rate alone means
+// fixed-rate and --accuracy alone fixed-utility (as before the planned
+// default); with --manager, a flag of another manager is refused.
+func (g *geoindFlags) chooseManager(cmd *cobra.Command) error {
+	f := cmd.Flags()
+	rate, acc := f.Changed("rate"), f.Changed("accuracy")
+	if !f.Changed("manager") {
+		switch {
+		case rate && acc:
+			return errors.New("--rate and --accuracy belong to different managers (fixed-rate, fixed-utility): give one, or --manager")
+		case rate:
+			g.manager = "fixed-rate"
+		case acc:
+			g.manager = "fixed-utility"
+		}
+		return nil
+	}
+	switch {
+	case rate && g.manager != "fixed-rate":
+		return fmt.Errorf("--rate applies to --manager fixed-rate, not %s", g.manager)
+	case acc && g.manager != "fixed-utility":
+		return fmt.Errorf("--accuracy applies to --manager fixed-utility, not %s", g.manager)
+	}
+	return nil
 }
 
 // flagError names the flags behind a configuration error.
@@ -119,6 +159,10 @@ func (g *geoindFlags) flagError(err error) error {
 		flags = fmt.Sprintf("--grid %g", g.grid)
 	case "max_speed":
 		flags = "--max-speed"
+	case "queries":
+		// Checked at one point per person (the template): the budget
+		// itself is too small.
+		flags = budget + " with --manager planned (one point)"
 	default:
 		flags = "--" + pe.Name
 	}
@@ -156,7 +200,7 @@ grid cell. Noise wider than the plane can represent (1,000 km at probability
 1 - 1e-9) is refused before anything is drawn.`,
 			Example: `  tracepriv geoind quantile --epsilon 0.023 --p 0.9
   tracepriv geoind query --state session.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
-  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out released.csv --origin 39.9042,116.4074 --rate 0.0035`,
+  tracepriv geoind sanitize --in internal/sample/synth-1/commute.plt --out released.csv --origin 39.9042,116.4074 --every 60s`,
 		}
 		cmd.AddCommand(geoindQuantileCmd(env), geoindQueryCmd(env), geoindSanitizeCmd(env))
 		return cmd
@@ -241,6 +285,9 @@ state path does not give a person a fresh budget (docs/ledger.md).`,
 			latSet, lonOK = cmd.Flags().Changed("lat"), cmd.Flags().Changed("lon")
 			if state == "" || !latSet || !lonOK {
 				return errors.New("geoind query: --state, --lat and --lon are required")
+			}
+			if g.manager == "planned" {
+				return errors.New("geoind query: --manager planned needs every query in advance (geoind sanitize plans over a trace's points); a session takes --manager fixed-rate or fixed-utility")
 			}
 			p := geo.Point{Lat: lat, Lon: lon}
 			if err := p.Validate(); err != nil {
@@ -353,7 +400,7 @@ state path does not give a person a fresh budget (docs/ledger.md).`,
 	f.BoolVar(&newBudget, "new-budget", false, "start a fresh budget even where the record knows an earlier session at --state (deleted or replaced); recorded")
 	f.StringVar(&uid, "uid", "", "the person (user id) the session belongs to; required with --ledger")
 	led.add(f, "geo-indistinguishability ε per metre")
-	g.add(f)
+	g.add(f, false)
 	return cmd
 }
 
@@ -370,10 +417,29 @@ type sanitizeOutput struct {
 	Skipped      int `json:"skipped_records"`
 	Deduplicated int `json:"deduplicated"`
 	trace.InputSummary
-	Randomness string                 `json:"randomness"`
-	Config     geoind.Config          `json:"config"`
-	People     []geoind.PersonRelease `json:"people"`
+	// Every is the thinning period (--every), empty without thinning.
+	Every string `json:"every,omitempty"`
+	// PointsRead counts the points read, PointsIn those left after
+	// thinning (the queries the mechanism answers), PointsReleased those
+	// released.
+	PointsRead     int `json:"points_read"`
+	PointsIn       int `json:"points_in"`
+	PointsReleased int `json:"points_released"`
+	// ExpectedErrorM and AccuracyM are the people's expected_error_m and
+	// accuracy_m averaged over the points they cover: the error the
+	// release cost, in metres per point, by the accuracy functions.
+	ExpectedErrorM float64       `json:"expected_error_m"`
+	AccuracyM      float64       `json:"accuracy_m"`
+	Randomness     string        `json:"randomness"`
+	Config         geoind.Config `json:"config"`
+	// Plans is each person's plan, made before anything was drawn.
+	Plans  []geoind.PersonPlan    `json:"plans"`
+	People []geoind.PersonRelease `json:"people"`
 }
+
+// maxErrorDefault is --max-error's default: a plan whose noise is
+// expected to move each point more than 10 km is refused unless asked for.
+const maxErrorDefault = 10000
 
 func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 	var (
@@ -384,9 +450,11 @@ func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 		allowPartial bool
 		force        bool
 		led          ledgerFlags
+		every        time.Duration
+		maxError     float64
 	)
 	cmd := &cobra.Command{
-		Use:   "sanitize --in TRACE|DIR --out TRACE --origin LAT,LON",
+		Use:   "sanitize --in TRACE|DIR --out TRACE --origin LAT,LON [--every D]",
 		Short: "Run IM or PM over every point of each person's traces, one budget per person",
 		Long: `Treat every point of the input as a location query and write the reported
 locations with the original (public) timestamps.
@@ -398,34 +466,63 @@ traces without a uid, all the traces of one input file (the segments of a
 GPX track). --in may be a file or a directory, searched recursively for trace
 files (.plt, .csv, .geojson, .json, .gpx).
 
+--every D thins each trace first (trace.Thin): the first fix, then each fix
+at least D after the last one kept; the others are not released. Which fixes
+are kept depends on the timestamps alone, which are public, so thinning
+reveals nothing and the guarantee also holds over all the input's fixes. A 1
+Hz logger records 3,600 points an hour; no useful budget covers them all,
+--every 60s keeps 60.
+
+By default (--manager planned) each person's budget is planned over the
+points released (after thinning), and every one of them is covered: each
+step spends the budget left spread over the points left, keeping a reserve
+for every later point. Before anything is drawn the plan's expected error
+per point (the mean distance 2/ε_N of a point's fresh noise) is reported,
+and a plan over --max-error (default 10 km) or one whose noise the tangent
+plane cannot represent is refused, with the --every that brings it within
+bounds. After the release, expected_error_m and accuracy_m (the 90 %
+radius) report the error the run's decisions cost.
+
+With --rate (fixed-rate: the paper's Fig. 7) or --accuracy (fixed-utility,
+Fig. 6) the spending per point follows the data's predictability, and a
+person's budget can run out before their last point: then nothing is written
+and the command fails, saying how much was covered and what covers every
+point, unless --allow-partial is given, in which case the covered points are
+written and the JSON summary reports the coverage per person.
+
 Dirty rows are repaired or skipped as docs/input.md says, and files that
 cannot be read are skipped; both are reported on stderr and in --json
 (skipped_rows, skipped_files). --strict stops at the first instead.
 
-When a person's budget runs out before their last point, nothing is written
-and the command fails, saying how much was covered and which flag changes
-it (--rate: about 0.9/N covers N points; --accuracy for fixed-utility), unless
---allow-partial is given, in which case the covered points are written and
-the JSON summary reports the coverage per person.
-
 The released traces and a JSON certificate (--certificate, default
-OUT.cert.json: the guarantee, the configuration, each person's spending and
-coverage, the randomness) are written together or not at all; neither may be
-an input, and an existing file is replaced only with --force.
+OUT.cert.json: the guarantee, the configuration, the thinning, each person's
+spending and coverage, the randomness) are written together or not at all;
+neither may be an input, and an existing file is replaced only with --force.
 
 With --ledger FILE --budget B, each person (by uid) is charged the session
 budget ε per metre in FILE before the release is written, and a release
 that would take anyone's geoind spending over B is refused before any noise
-is drawn (docs/ledger.md). A run that writes nothing (a budget that ran out
+is drawn (docs/ledger.md); thinning changes which points a run releases,
+never what it is charged. A run that writes nothing (a budget that ran out
 without --allow-partial) is not charged.`,
-		Example: `  tracepriv geoind sanitize --in internal/sample/geolife-000-20081024020959.plt --out sample.csv \
-      --origin 39.9042,116.4074 --rate 0.0035
+		Example: `  tracepriv geoind sanitize --in internal/sample/synth-1/commute.plt --out released-1min.csv --origin 39.9042,116.4074 --every 60s
+  tracepriv geoind sanitize --in internal/sample/synth-1/commute.plt --out sample.csv \
+      --origin 39.9042,116.4074 --every 30s --rate 0.02 --allow-partial
   tracepriv geoind sanitize --in demo-output --out released-pm.csv --origin 39.9042,116.4074 \
       --mechanism pm --manager fixed-utility --accuracy 3000 --allow-partial --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if in == "" || out == "" {
 				return errors.New("geoind sanitize: --in and --out are required")
+			}
+			if every < 0 {
+				return fmt.Errorf("geoind sanitize: --every %v: want a positive Go duration such as 60s or 5m (0: keep every point)", every)
+			}
+			if !(maxError >= 0) || math.IsInf(maxError, 1) {
+				return fmt.Errorf("geoind sanitize: --max-error %v: want metres >= 0 (0: no limit)", maxError)
+			}
+			if err := g.chooseManager(cmd); err != nil {
+				return fmt.Errorf("geoind sanitize: %w", err)
 			}
 			cfg, err := g.config()
 			if err != nil {
@@ -447,19 +544,42 @@ without --allow-partial) is not charged.`,
 			if lf != nil {
 				defer lf.Close()
 			}
-			var traces []*trace.Trace
+			var read []*trace.Trace
 			fileOf := map[*trace.Trace]string{}
 			rep, err := rf.readEach([]string{in}, func(f string, ts []*trace.Trace) {
 				for _, tr := range ts {
 					fileOf[tr] = f
 				}
-				traces = append(traces, ts...)
+				read = append(read, ts...)
 			})
 			if err != nil {
 				return fmt.Errorf("geoind sanitize: --in: %w", err)
 			}
 			reportSkipped(env, rep)
 			person := geoind.PersonByUIDOrFile(func(tr *trace.Trace) string { return fileOf[tr] })
+			traces := thinTraces(read, every, fileOf)
+			res := sanitizeOutput{Out: out, Files: rep.Files, Skipped: rep.Skipped, Deduplicated: rep.Deduplicated,
+				InputSummary: rep.Summary(), PointsRead: countPoints(read), PointsIn: countPoints(traces), Config: cfg}
+			if every > 0 {
+				res.Every = every.String()
+				if !env.Quiet {
+					fmt.Fprintf(env.Stderr, "tracepriv: thinned to one fix per %v: %d of %d points kept\n", every, res.PointsIn, res.PointsRead)
+				}
+			}
+			hc := hintContext{cfg: cfg, read: read, traces: traces, person: person, every: every, maxError: maxError}
+			plans, err := geoind.PlanByPerson(cfg, traces, person)
+			res.Plans = plans
+			if err != nil {
+				return fmt.Errorf("geoind sanitize: %s: %w", in, g.planError(err, hc))
+			}
+			if w := geoind.WorstPlan(plans); g.manager == "planned" && maxError > 0 && w.ExpectedErrorM > maxError {
+				return fmt.Errorf("geoind sanitize: %s: %s", in, tooNoisy(w, hc))
+			}
+			if !env.Quiet {
+				w := geoind.WorstPlan(plans)
+				fmt.Fprintf(env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error up to %s per point (%s, at the prior prediction rate)\n",
+					cfg.Manager, plural(len(plans), "person", "people"), maxPoints(plans), metres(w.ExpectedErrorM), w.Person)
+			}
 			charge := led.request(budget.GeoInd, "tracepriv geoind sanitize", out)
 			if lf != nil {
 				// Each person's session spends at most its budget ε;
@@ -480,25 +600,30 @@ without --allow-partial) is not charged.`,
 			if err != nil {
 				return fmt.Errorf("geoind sanitize: %s: %w", in, err)
 			}
-			res := sanitizeOutput{Out: out, Files: rep.Files, Skipped: rep.Skipped, Deduplicated: rep.Deduplicated,
-				InputSummary: rep.Summary(), Randomness: noise.Describe(src), Config: cfg, People: people}
+			res.Randomness, res.People = noise.Describe(src), people
 			var partial []geoind.PersonRelease
+			weight := 0
 			for _, p := range people {
 				if !p.Complete {
 					partial = append(partial, p)
 				}
+				res.PointsReleased += p.Released
+				w := p.Released - p.Skipped // the points whose errors are averaged
+				res.ExpectedErrorM += float64(w) * p.ExpectedErrorM
+				res.AccuracyM += float64(w) * p.AccuracyM
+				weight += w
+			}
+			if weight > 0 {
+				res.ExpectedErrorM /= float64(weight)
+				res.AccuracyM /= float64(weight)
 			}
 			res.Complete = len(partial) == 0
-			released := 0
-			for _, p := range people {
-				released += p.Released
-			}
 			var failure error
 			switch {
-			case released == 0:
-				failure = fmt.Errorf("geoind sanitize: %s: no point released; %s", in, g.coverageHint(people))
+			case res.PointsReleased == 0:
+				failure = fmt.Errorf("geoind sanitize: %s: no point released; %s", in, g.coverageHint(hc))
 			case len(partial) > 0 && !allowPartial:
-				failure = g.partialError(partial, len(people))
+				failure = g.partialError(partial, len(people), hc)
 			default:
 				if err := checkFinite("--out", out, outs); err != nil {
 					return fmt.Errorf("geoind sanitize: %w", err)
@@ -510,8 +635,10 @@ without --allow-partial) is not charged.`,
 					}
 					reportCharge(env, lf, charge)
 				}
+				cert := geoind.NewCertificate(cfg, people, src)
+				cert.ThinEvery = res.Every
 				files := geoind.Files{Traces: out, Format: outFmt, Certificate: certFile}
-				if err := files.Write(outs, geoind.NewCertificate(cfg, people, src)); err != nil {
+				if err := files.Write(outs, cert); err != nil {
 					return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, chargeStays(lf))
 				}
 				res.Written, res.Certificate = true, certFile
@@ -526,17 +653,67 @@ without --allow-partial) is not charged.`,
 	f.StringVar(&in, "in", "", "input trace file (CSV, GeoJSON, GPX or PLT) or directory of them")
 	f.StringVar(&out, "out", "", "output trace file (format from extension)")
 	f.StringVar(&certFile, "certificate", "", "certificate file (default OUT.cert.json)")
+	f.DurationVar(&every, "every", 0, "thin each trace to one fix per period first (e.g. 60s, 5m): the first fix, then each fix at least this long after the last one kept; 0 keeps every fix")
+	f.Float64Var(&maxError, "max-error", maxErrorDefault, "refuse a planned release whose expected error exceeds this many metres per point (0: no limit)")
 	rf.add(cmd)
-	f.BoolVar(&allowPartial, "allow-partial", false, "write the covered points when a person's budget runs out before their last point")
+	f.BoolVar(&allowPartial, "allow-partial", false, "fixed-rate, fixed-utility: write the covered points when a person's budget runs out before their last point")
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
 	led.add(f, "geo-indistinguishability ε per metre")
-	g.add(f)
+	g.add(f, true)
 	return cmd
+}
+
+// thinTraces thins every trace to one fix per period every (trace.Thin;
+// 0 keeps them all) and records each thinned trace's file in fileOf.
+func thinTraces(traces []*trace.Trace, every time.Duration, fileOf map[*trace.Trace]string) []*trace.Trace {
+	if every <= 0 {
+		return traces
+	}
+	out := make([]*trace.Trace, len(traces))
+	for i, t := range traces {
+		out[i] = t.Thin(every)
+		fileOf[out[i]] = fileOf[t]
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func countPoints(traces []*trace.Trace) int {
+	n := 0
+	for _, t := range traces {
+		n += t.Len()
+	}
+	return n
+}
+
+func maxPoints(plans []geoind.PersonPlan) int {
+	n := 0
+	for _, p := range plans {
+		n = max(n, p.Points)
+	}
+	return n
+}
+
+// metres formats a distance for people: metres below 10 km, else km.
+func metres(m float64) string {
+	if m < 10000 {
+		return fmt.Sprintf("%.0f m", m)
+	}
+	return fmt.Sprintf("%.1f km", m/1000)
 }
 
 func sanitizeText(w io.Writer, res sanitizeOutput) error {
 	if res.SkippedRows > 0 || len(res.SkippedFiles) > 0 {
 		fmt.Fprintf(w, "input: %d files; %d rows skipped or merged, %d files unreadable (see stderr)\n", res.Files, res.SkippedRows, len(res.SkippedFiles))
+	}
+	if res.Every != "" {
+		fmt.Fprintf(w, "thinned to one fix per %s: %d of %d points\n", res.Every, res.PointsIn, res.PointsRead)
 	}
 	for _, p := range res.People {
 		span := p.Last.Sub(p.First)
@@ -544,40 +721,86 @@ func sanitizeText(w io.Writer, res sanitizeOutput) error {
 		if p.Released > 0 {
 			covered = p.CoveredUntil.Sub(p.First)
 		}
-		fmt.Fprintf(w, "%s: released %d of %d points (%.1f %%; %v of %v covered) in %d trace(s), %d hard, %d skipped; spent %.4g of ε %.4g\n",
+		fmt.Fprintf(w, "%s: released %d of %d points (%.1f %%; %v of %v covered) in %d trace(s), %d hard, %d skipped; spent %.4g of ε %.4g",
 			p.Person, p.Released, p.Points, 100*p.Covered, covered, span, len(p.Traces), p.Hard, p.Skipped, p.Spent, p.Budget)
+		if p.ExpectedErrorM > 0 {
+			fmt.Fprintf(w, "; expected error %s per point (90 %% within %s)", metres(p.ExpectedErrorM), metres(p.AccuracyM))
+		}
+		fmt.Fprintln(w)
 	}
 	if res.Written {
-		_, err := fmt.Fprintf(w, "wrote %s and its certificate %s (randomness: %s)\n", res.Out, res.Certificate, res.Randomness)
+		_, err := fmt.Fprintf(w, "wrote %d points to %s and its certificate %s (randomness: %s)\n", res.PointsReleased, res.Out, res.Certificate, res.Randomness)
 		return err
 	}
 	_, err := fmt.Fprintln(w, "nothing written")
 	return err
 }
 
-// coverageHint says which flags give a person more points.
-func (g *geoindFlags) coverageHint(people []geoind.PersonRelease) string {
-	most := 0
-	for _, p := range people {
-		most = max(most, p.Points)
-	}
-	if g.manager == "fixed-utility" {
-		return fmt.Sprintf("each query costs the noise of --accuracy %g m (fixed-utility): raise it to cover more points with more noise each, or raise the budget (--eps-star/--radius or --epsilon)", g.accuracy)
-	}
-	// The predictive mechanism's spending per query varies with its
-	// predictions (up to about 5 % over --rate on GeoLife traces), so the
-	// suggestion keeps a 10 % margin rather than 1/N.
-	r := 0.9 / float64(most)
-	h := fmt.Sprintf("each query spends about --rate %g of ε (fixed-rate)", g.rate)
-	try := *g
-	try.rate = r
-	if _, err := try.config(); err != nil {
-		return h + fmt.Sprintf("; covering %d points with this budget (--rate %.2g) would take noise wider than the tangent plane can represent: raise the budget (--eps-star, or a smaller --radius) or release fewer points", most, r)
-	}
-	return h + fmt.Sprintf(": lower it, e.g. --rate %.2g for %d points, to cover more points with more noise each", r, most)
+// plannedDefault is cfg with the default planned manager instead of the
+// one the flags chose.
+func plannedDefault(cfg geoind.Config) geoind.Config {
+	cfg.Manager, cfg.Rate, cfg.Accuracy = "planned", 0, 0
+	return cfg
 }
 
-func (g *geoindFlags) partialError(partial []geoind.PersonRelease, people int) error {
+// hintContext is what the hints of geoind sanitize are computed from:
+// the configuration, the traces as read and as thinned, the person rule
+// (which applies to both) and the flags.
+type hintContext struct {
+	cfg          geoind.Config
+	read, traces []*trace.Trace
+	person       func(*trace.Trace) string
+	every        time.Duration
+	maxError     float64
+}
+
+// thinningHint says which --every lets the planned manager cover every
+// point within --max-error, from the read traces' timestamps.
+func thinningHint(hc hintContext) string {
+	d, plans, ok := geoind.SuggestThinning(plannedDefault(hc.cfg), hc.read, hc.person, hc.every, hc.maxError)
+	if !ok {
+		return "no thinning is enough: even one point a day per person costs more than this budget allows"
+	}
+	w := geoind.WorstPlan(plans)
+	return fmt.Sprintf("--every %v (up to %d points per person, expected error %s per point)", d, maxPoints(plans), metres(w.ExpectedErrorM))
+}
+
+// planError explains a plan the configuration cannot release.
+func (g *geoindFlags) planError(err error, hc hintContext) error {
+	var pe *geoind.PlanError
+	if !errors.As(err, &pe) || g.manager != "planned" {
+		return g.flagError(err)
+	}
+	return fmt.Errorf("%s: one budget ε = %.4g per metre cannot cover %d points: the widest noise the plan may draw is beyond what the tangent plane can represent (%v).\nThin the traces first: %s; or raise the budget (--eps-star, a smaller --radius, or --epsilon)",
+		pe.Person, hc.cfg.Params.Epsilon, pe.Points, pe.Err, thinningHint(hc))
+}
+
+// tooNoisy explains a plan whose expected error exceeds --max-error.
+func tooNoisy(w geoind.PersonPlan, hc hintContext) string {
+	return fmt.Sprintf("%s: one budget ε = %.4g per metre spread over %d points costs an expected error of %s per point, more than --max-error %g m; nothing was drawn.\nThin the traces first: %s; or raise the budget (--eps-star, a smaller --radius, or --epsilon); or --max-error 0 to release at this error",
+		w.Person, hc.cfg.Params.Epsilon, w.Points, metres(w.ExpectedErrorM), hc.maxError, thinningHint(hc))
+}
+
+// coverageHint says what covers every point when a fixed-rate or
+// fixed-utility budget ran out: the default planned manager, at the
+// current thinning if its plan is within bounds, else with the --every
+// that brings it within bounds.
+func (g *geoindFlags) coverageHint(hc hintContext) string {
+	h := fmt.Sprintf("each query spends about --rate %g of ε (fixed-rate)", g.rate)
+	flags := "--rate"
+	if g.manager == "fixed-utility" {
+		h = fmt.Sprintf("each query costs the noise of --accuracy %g m (fixed-utility)", g.accuracy)
+		flags = "--manager fixed-utility --accuracy"
+	}
+	h += ", and the points it covers depend on how predictable the trace is. To cover every point, drop " + flags
+	plans, err := geoind.PlanByPerson(plannedDefault(hc.cfg), hc.traces, hc.person)
+	if w := geoind.WorstPlan(plans); err == nil && (hc.maxError == 0 || w.ExpectedErrorM <= hc.maxError) {
+		return h + fmt.Sprintf(": the default (--manager planned) plans each person's budget over their points and covers all of them, at an expected error of %s per point", metres(w.ExpectedErrorM))
+	}
+	return h + fmt.Sprintf(" and thin the traces: the default (--manager planned) with %s covers all of them", thinningHint(hc))
+}
+
+func (g *geoindFlags) partialError(partial []geoind.PersonRelease, people int, hc hintContext) error {
 	worst := partial[0]
 	for _, p := range partial {
 		if p.Covered < worst.Covered {
@@ -590,7 +813,7 @@ func (g *geoindFlags) partialError(partial []geoind.PersonRelease, people int) e
 	}
 	return fmt.Errorf(`geoind sanitize: the budget ran out before the last point for %d of %d people; %s got %d of %d points (%.1f %%, the first %v of %v); nothing was written.
 One budget ε per person pays for all their points: %s; or pass --allow-partial to write the covered points only`,
-		len(partial), people, worst.Person, worst.Released, worst.Points, 100*worst.Covered, covered, worst.Last.Sub(worst.First), g.coverageHint(partial))
+		len(partial), people, worst.Person, worst.Released, worst.Points, 100*worst.Covered, covered, worst.Last.Sub(worst.First), g.coverageHint(hc))
 }
 
 // checkStatePath refuses a --state that query would lose or cannot use: a

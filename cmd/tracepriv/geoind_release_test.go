@@ -101,7 +101,7 @@ func TestGeoindNoDataDerivedOrigin(t *testing.T) {
 	}
 }
 
-// writeSample writes the bundled GeoLife trace into dir.
+// writeSample writes the bundled sample trace into dir.
 func writeSample(t *testing.T, dir string) string {
 	t.Helper()
 	in := filepath.Join(dir, sample.Name)
@@ -204,19 +204,28 @@ func TestGeoindNoiseScaleRefused(t *testing.T) {
 	}
 }
 
-// TestGeoindPartialCoverage: a budget that runs out before the last point
-// fails the command, saying how much was covered and which flags change
-// it, and writes nothing, unless --allow-partial.
+// TestGeoindPartialCoverage: with a fixed rate (--rate), a budget that
+// runs out before the last point fails the command, saying how much was
+// covered and what covers every point, and writes nothing, unless
+// --allow-partial. Following the hint (the default planned manager, at
+// the --every it names) covers every point.
 func TestGeoindPartialCoverage(t *testing.T) {
 	dir := t.TempDir()
 	in := writeSample(t, dir)
+	sampleTraces, _, err := trace.ReadFile(in, trace.ReadOptions{})
+	if err != nil || len(sampleTraces) != 1 {
+		t.Fatalf("sample: %d traces, %v", len(sampleTraces), err)
+	}
+	n := sampleTraces[0].Len()
 	out := filepath.Join(dir, "out.csv")
-	args := []string{"geoind", "sanitize", "--in", in, "--out", out, "--origin", "39.9042,116.4074", "--seed", "3"}
+	// 3.3 % of ε per query (the fixed-rate default before the planned
+	// manager) covers about 30 points.
+	args := []string{"geoind", "sanitize", "--in", in, "--out", out, "--origin", "39.9042,116.4074", "--seed", "3", "--rate", "0.033"}
 	stdout, err := geoindRun(t, append(args, "-q")...)
 	if err == nil {
-		t.Fatal("partial coverage with the defaults exited 0")
+		t.Fatal("partial coverage at a fixed rate exited 0")
 	}
-	for _, want := range []string{"of 244 points", "--rate", "--allow-partial", "nothing was written"} {
+	for _, want := range []string{fmt.Sprintf("of %d points", n), "--rate", "--allow-partial", "nothing was written", "--manager planned"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
@@ -230,17 +239,14 @@ func TestGeoindPartialCoverage(t *testing.T) {
 	if _, serr := os.Stat(out + ".cert.json"); serr == nil {
 		t.Error("certificate written despite partial coverage")
 	}
-	suggested := regexp.MustCompile(`e\.g\. --rate ([0-9.e-]+)`).FindStringSubmatch(err.Error())
-	if suggested == nil {
-		t.Fatalf("no suggested --rate in %v", err)
-	}
+	hint := err
 	// --json still reports the coverage, and the command still fails.
 	var res sanitizeOutput
 	stdout, err = geoindRun(t, append(args, "--json", "-q")...)
 	if err == nil || json.Unmarshal([]byte(stdout), &res) != nil {
 		t.Fatalf("--json: %v, %q", err, stdout)
 	}
-	if res.Written || res.Complete || len(res.People) != 1 || res.People[0].Released >= 244 || res.People[0].Released == 0 {
+	if res.Written || res.Complete || len(res.People) != 1 || res.People[0].Released >= n || res.People[0].Released == 0 || res.PointsIn != n {
 		t.Errorf("--json summary: %+v", res)
 	}
 	// --allow-partial writes the covered points and exits 0.
@@ -252,7 +258,7 @@ func TestGeoindPartialCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := res.People[0]
-	if !res.Written || res.Complete || p.Complete || p.Covered != float64(p.Released)/244 {
+	if !res.Written || res.Complete || p.Complete || p.Covered != float64(p.Released)/float64(n) || res.PointsReleased != p.Released {
 		t.Errorf("--allow-partial summary: %+v", res)
 	}
 	if trs := readOut(t, out); len(trs) != 1 || trs[0].Len() != p.Released {
@@ -266,24 +272,19 @@ func TestGeoindPartialCoverage(t *testing.T) {
 	if cert.Randomness != "seeded:3" || len(cert.People) != 1 || cert.People[0].Released != p.Released || cert.People[0].Spent != p.Spent || cert.Config != res.Config {
 		t.Errorf("certificate %+v, summary %+v", cert, res)
 	}
-	// The suggested rate covers the whole trace, for the predictive
-	// mechanism the suggestion was made for and for IM.
+	// The hint: drop --rate (the planned default), thinning if it says so.
+	follow := []string{"geoind", "sanitize", "--in", in, "--out", out, "--force", "--origin", "39.9042,116.4074", "--seed", "3", "--json", "-q"}
+	if m := regexp.MustCompile(`--every ([0-9][0-9a-z.]*) \(`).FindStringSubmatch(hint.Error()); m != nil {
+		follow = append(follow, "--every", m[1])
+	}
 	for _, mech := range []string{"pm", "im"} {
-		stdout, err = geoindRun(t, "geoind", "sanitize", "--in", in, "--out", out, "--force", "--origin", "39.9042,116.4074", "--seed", "3", "--mechanism", mech, "--rate", suggested[1], "--json", "-q")
+		stdout, err = geoindRun(t, append(follow, "--mechanism", mech)...)
 		if err != nil {
-			t.Fatalf("%s at the suggested rate %s: %v", mech, suggested[1], err)
+			t.Fatalf("%s following the hint %v: %v", mech, follow, err)
 		}
-		if err := json.Unmarshal([]byte(stdout), &res); err != nil || !res.Complete || res.People[0].Released != 244 {
-			t.Errorf("%s at the suggested rate: %+v %v", mech, res, err)
+		if err := json.Unmarshal([]byte(stdout), &res); err != nil || !res.Complete || res.PointsReleased != res.PointsIn || res.People[0].Released != res.PointsIn {
+			t.Errorf("%s following the hint: %+v %v", mech, res, err)
 		}
-	}
-	// IM at exactly 1/N covers N points.
-	stdout, err = geoindRun(t, "geoind", "sanitize", "--in", in, "--out", out, "--force", "--origin", "39.9042,116.4074", "--seed", "3", "--mechanism", "im", "--rate", fmt.Sprint(1.0/244), "--json", "-q")
-	if err != nil {
-		t.Fatalf("at the suggested rate: %v", err)
-	}
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || !res.Complete || res.People[0].Released != 244 {
-		t.Errorf("at the suggested rate: %+v %v", res, err)
 	}
 }
 

@@ -63,7 +63,7 @@ percentile, maximum), and two separate verdicts:
 The thresholds are printed with the results. convert can drop speed jumps
 and repeated positions and split at gaps (--drop-speed-jumps, --drop-repeats,
 --split-gaps).`,
-			Example: `  tracepriv inspect internal/sample/geolife-000-20081024020959.plt
+			Example: `  tracepriv inspect internal/sample/synth-1/commute.plt
   tracepriv inspect demo-output/sample.gpx --max-speed 100 --max-gap 2m --json
   tracepriv inspect demo-output --strict`,
 			Args: cobra.MinimumNArgs(1),

@@ -46,7 +46,7 @@ func TestOutputsAreSafe(t *testing.T) {
 			return []string{"fit", "--in", in, "--out", filepath.Join(t.TempDir(), "p.json"), "--plot", out}
 		}, nil, ".svg"},
 		{"geoind sanitize", func(out string) []string {
-			return []string{"geoind", "sanitize", "--in", in, "--out", out, "--origin", origin, "--allow-partial", "--seed", "1"}
+			return []string{"geoind", "sanitize", "--in", in, "--out", out, "--origin", origin, "--rate", "0.033", "--allow-partial", "--seed", "1"}
 		}, []string{"geoind", "sanitize", "--in", csv, "--out", csv, "--origin", origin, "--allow-partial"}, ".csv"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

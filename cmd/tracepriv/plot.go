@@ -42,9 +42,9 @@ existing file is replaced only with --force.
 
 Dirty input is repaired or skipped as docs/input.md says and reported on
 stderr; --strict stops at the first bad row instead.`,
-			Example: `  tracepriv plot internal/sample/geolife-000-20081024020959.plt --out sample.svg
+			Example: `  tracepriv plot internal/sample/synth-1/commute.plt --out sample.svg
   tracepriv plot demo-output/sample.plt demo-output/sanitised.plt --label original,sanitised --out compare.png
-  tracepriv plot demo-output/sample.gpx --points --title "GeoLife user 000" --out fixes.svg --json`,
+  tracepriv plot demo-output/sample.gpx --points --title "synthetic person synth-1" --out fixes.svg --json`,
 			Args: cobra.MinimumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if out == "" {

@@ -41,7 +41,7 @@ func (r *readFlags) addTo(f *pflag.FlagSet) {
 	f.StringVar(&r.from, "from", "", "input format: plt, csv, geojson or gpx (default: from each file's extension)")
 	f.BoolVar(&r.lenient, "lenient", false, "repair or skip dirty rows and report them (the default; kept for scripts)")
 	f.BoolVar(&r.strict, "strict", false, "stop at the first row that would be skipped (see docs/input.md)")
-	f.StringVar(&r.uid, "uid", "", "user id for traces whose format has none (default for PLT: the GeoLife user directory)")
+	f.StringVar(&r.uid, "uid", "", "user id of traces whose data has none (default: the person's folder under a directory read, a PLT file's GeoLife user folder, else the file's name; see docs/input.md)")
 	f.StringVar(&r.tz, "tz", "", "IANA time zone of PLT local times and zone-less CSV times (default UTC)")
 }
 
@@ -141,9 +141,29 @@ func (r *readFlags) readEach(paths []string, fn func(path string, ts []*trace.Tr
 	case rep.Traces == 0 && len(rep.SkippedFiles) == nfiles:
 		return rep, fmt.Errorf("no traces read: all %d files were unreadable, e.g. %v", nfiles, rep.SkippedFiles[0].Err)
 	case rep.Traces == 0:
-		return rep, fmt.Errorf("%s: no traces found", strings.Join(paths, ", "))
+		return rep, noTraces(paths, rep)
 	}
 	return rep, nil
+}
+
+// noTraces says why reading paths gave no trace: what was skipped, with
+// an example, or that the files hold none.
+func noTraces(paths []string, rep *trace.Report) error {
+	msg := strings.Join(paths, ", ") + ": no traces found"
+	if n := rep.SkippedRows(); n > 0 {
+		msg += fmt.Sprintf("; all %d rows read were skipped", n)
+		if ex := rep.Examples(firstReason(rep.ByReason(), rep), 1); len(ex) > 0 {
+			msg += fmt.Sprintf(", e.g. %v", ex[0])
+		}
+		msg += " (see docs/input.md)"
+	}
+	if n := len(rep.SkippedFiles); n > 0 {
+		msg += fmt.Sprintf("; %d of %d files could not be read, e.g. %v", n, rep.Files, rep.SkippedFiles[0].Err)
+	}
+	if rep.SkippedRows() == 0 && len(rep.SkippedFiles) == 0 {
+		msg += " (the files hold no fix)"
+	}
+	return errors.New(msg)
 }
 
 // strictHint says how to go on after a problem stopped a strict read of
@@ -211,6 +231,7 @@ func writeSkipped(w io.Writer, rep *trace.Report) {
 			fmt.Fprintf(w, "  e.g. %v\n", ex[0])
 		}
 	}
+	writeUIDFromFile(w, rep.UIDFromFile)
 	if len(rep.SkippedFiles) > 0 {
 		fmt.Fprintf(w, "tracepriv: input: %d of %d files could not be read and were skipped:\n", len(rep.SkippedFiles), rep.Files)
 		for i, f := range rep.SkippedFiles {
@@ -221,6 +242,28 @@ func writeSkipped(w io.Writer, rep *trace.Report) {
 			fmt.Fprintf(w, "  %v\n", f.Err)
 		}
 	}
+}
+
+// writeUIDFromFile warns that files without a user id were each taken as
+// the person named after the file, and says how to name the person.
+func writeUIDFromFile(w io.Writer, files []trace.FilePerson) {
+	if len(files) == 0 {
+		return
+	}
+	var ex []string
+	for i, f := range files {
+		if i == maxShown {
+			ex = append(ex, fmt.Sprintf("and %d more", len(files)-maxShown))
+			break
+		}
+		ex = append(ex, fmt.Sprintf("%s is person %q", f.File, f.UID))
+	}
+	what := "1 file has no user id, in its data or from its folder, so it is taken as one person named after the file"
+	if len(files) > 1 {
+		what = fmt.Sprintf("%d files have no user id, in their data or from their folder, so each is taken as one person named after the file", len(files))
+	}
+	fmt.Fprintf(w, "tracepriv: input: %s: %s.\n", what, strings.Join(ex, ", "))
+	fmt.Fprintln(w, "  To name the person, give --uid ID (one person for every file read), add a uid column (CSV), or put each person's files in a folder named after them and give the folder above (see docs/input.md).")
 }
 
 // firstReason is the first reason, in report order, with a count or a

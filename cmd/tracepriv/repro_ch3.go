@@ -21,7 +21,7 @@ import (
 func reproChapter3(env *cli.Env, dir string, draws, victims int) (*repro.Chapter3Report, error) {
 	bar := env.Progress(-1, "chapter 3: releases drawn")
 	defer bar.Finish()
-	return repro.Chapter3(dir, trajdb.Chapter3Options{Draws: draws, Attack: trajdb.QIAttackOptions{Victims: victims}, Src: env.Source(), Progress: func(n int) { _ = bar.Add(n) }})
+	return repro.Chapter3(dir, repro.Chapter3Options{Draws: draws, Attack: trajdb.QIAttackOptions{Victims: victims}, Src: env.Source(), Progress: func(n int) { _ = bar.Add(n) }})
 }
 
 // writeChapter3 prints the reproduction's summary.
@@ -30,11 +30,11 @@ func writeChapter3(w io.Writer, o *repro.Chapter3Report) error {
 		fmt.Fprintln(w, s)
 	}
 	var adv []float64
-	for _, r := range o.Attack {
+	for _, r := range o.QIAttack {
 		adv = append(adv, r.All.Advantage)
 	}
 	if len(adv) > 0 {
-		fmt.Fprintf(w, "largest attack advantage measured: %.3f\n", floats.Max(adv))
+		fmt.Fprintf(w, "largest quasi-identifier attack advantage measured: %.3f\n", floats.Max(adv))
 	}
 	_, err := fmt.Fprintf(w, "wrote %v\n", o.Files)
 	return err
@@ -59,8 +59,9 @@ func init() {
 uniform-random release of the same size and the non-private one. Writes
 results-trajdb.json and a figure of each metric against epsilon to --out.
 
-User-level DP needs people: with a handful of persons (the bundled GeoLife
-users), every count the trees perturb is smaller than its noise. --population N
+User-level DP needs people: with a handful of persons (the bundled sample's
+three, or GeoLife's eight), every count the trees perturb is smaller than its
+noise. --population N
 measures instead a synthetic population of N people drawn from the first-order
 Markov chain of the input's trajectories: the input's spatial structure at a
 scale where the mechanisms have signal. It is an evaluation device only.`,
@@ -98,20 +99,20 @@ scale where the mechanisms have signal. It is an evaluation device only.`,
 				src := env.Source()
 				var population *repro.Population
 				if pop > 0 {
-					if db, err = trajdb.MarkovPopulation(db, pop, popSeqs, noise.Derive(src, "population")); err != nil {
+					if db, err = repro.MarkovPopulation(db, pop, popSeqs, noise.Derive(src, "population")); err != nil {
 						return fmt.Errorf("repro trajdb: --population: %w", err)
 					}
 					population = &repro.Population{Persons: pop, SeqsPerPerson: popSeqs, Model: repro.MarkovPopulationModel}
 				}
 				tick := env.Ticker(len(eps)*2*reps, "repro trajdb")
-				res, err := trajdb.UtilityExperiment(db, trajdb.UtilityOptions{
+				res, err := repro.TrajDBUtility(db, repro.TrajDBUtilityOptions{
 					Bounds: b, Epsilons: eps, Reps: reps, Bounded: bounded, Metrics: mopt, Src: src,
 					Progress: func(done, total int) { tick.Set(done, "releases measured") },
 				})
 				if err != nil {
 					return fmt.Errorf("repro trajdb: %w", err)
 				}
-				o := &repro.TrajDBReport{UtilityResult: res, Universe: g, Input: rep, Population: population}
+				o := &repro.TrajDBReport{TrajDBUtilityResult: res, Universe: g, Input: rep, Population: population}
 				if err := repro.WriteTrajDB(out, o); err != nil {
 					return fmt.Errorf("repro trajdb: %w", err)
 				}

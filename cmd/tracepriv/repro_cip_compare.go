@@ -85,8 +85,8 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 			}
 			var traces []*trace.Trace
 			if data == "" {
-				// The bundled trace of user 000.
-				r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000", Name: sample.Name})
+				// The bundled (synthetic) sample trace.
+				r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: sample.UID, Name: sample.Name})
 				if err == nil {
 					traces, err = trace.ReadAll(r)
 				}

@@ -47,7 +47,7 @@ func reproPredictiveCmd(env *cli.Env) *cobra.Command {
 		maxSpeedKmh, grid    float64
 		rf                   readFlags
 	)
-	def := geoind.DefaultCaseStudy()
+	def := repro.DefaultPredictiveCaseStudy()
 	cmd := &cobra.Command{
 		Use:   "predictive --data DIR [--out DIR]",
 		Short: "Case study of the predictive mechanism on GeoLife (Chatzikokolakis et al., §V)",
@@ -89,7 +89,7 @@ first instead.`,
 			if err != nil {
 				return fmt.Errorf("repro predictive: --origin: %w", err)
 			}
-			cs := geoind.DefaultCaseStudy()
+			cs := repro.DefaultPredictiveCaseStudy()
 			cs.Samplings = samplings
 			cs.MaxSpeed = maxSpeedKmh / 3.6
 			cs.Origin = o
@@ -105,7 +105,7 @@ first instead.`,
 			if err != nil {
 				return fmt.Errorf("repro predictive: %w", err)
 			}
-			out := repro.Predictive{CaseStudyResult: res, Randomness: noise.Describe(src), Files: rep.Files, InputSummary: rep.Summary()}
+			out := repro.Predictive{PredictiveCaseStudyResult: res, Randomness: noise.Describe(src), Files: rep.Files, InputSummary: rep.Summary()}
 			if outDir != "" {
 				if _, err := repro.WritePredictive(outDir, out); err != nil {
 					return err
@@ -125,15 +125,15 @@ first instead.`,
 	return cmd
 }
 
-func predictiveText(w io.Writer, res *geoind.CaseStudyResult) error {
+func predictiveText(w io.Writer, res *repro.PredictiveCaseStudyResult) error {
 	for _, sec := range []struct {
 		name string
-		rows []geoind.CaseRow
+		rows []repro.PredictiveRow
 	}{{"fixed rate (3.3 % of ε per query)", res.FixedRate}, {"fixed utility (α(0.9) = 3 km)", res.FixedUtility}} {
 		fmt.Fprintf(w, "%s: %d traces\n", sec.name, res.Traces)
 		fmt.Fprintf(w, "%4s  %-22s %-22s %-22s %s\n", "p", "IM err/α90/pts", "PM err/α90/pts", "PM+skip err/α90/pts", "PM PR/test share")
 		for _, r := range sec.rows {
-			cell := func(m geoind.Metrics) string {
+			cell := func(m repro.PredictiveMetrics) string {
 				return fmt.Sprintf("%5.0f/%5.0f/%5.1f", m.MeanError, m.Alpha90, m.PointsCovered)
 			}
 			fmt.Fprintf(w, "%4.1f  %-22s %-22s %-22s %.2f/%.2f\n", r.P, cell(r.IM), cell(r.PM), cell(r.PMSkip), r.PM.PredictionRate, r.PM.TestShare)

@@ -56,3 +56,21 @@ func TestReproThesis(t *testing.T) {
 		}
 	}
 }
+
+// TestReproThesisExample37: "repro thesis --example 3.7 --json" prints the
+// attack's error on the flawed clustering (0: it recovers l1 exactly) and
+// on the corrected one (far off).
+func TestReproThesisExample37(t *testing.T) {
+	dir := t.TempDir()
+	v := riskRunJSON(t, "repro", "thesis", "--example", "3.7", "--out", dir, "--draws", "500", "--seed", "37")
+	flawed, correct := riskNum(t, v, "recovered_error"), riskNum(t, v, "recovered_error_correct")
+	if flawed > 1e-9 || !(correct > 2) {
+		t.Errorf("recovered_error %v (want 0), recovered_error_correct %v (want far off)", flawed, correct)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "ex3_7.svg")); err != nil || st.Size() == 0 {
+		t.Errorf("figure: %v", err)
+	}
+	if err := riskRunErr(t, "repro", "thesis", "--example", "3.8"); err == nil {
+		t.Error("--example 3.8 accepted")
+	}
+}

@@ -90,11 +90,11 @@ certified epsilon_max when it finishes; an interrupted corpus run resumed
 with the same options and --out is not charged again. See docs/ledger.md.`,
 			Example: `  tracepriv demo --out demo-output
   tracepriv sanitize --in demo-output/sample.gpx --out sample.sanitised.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
-  tracepriv sanitize --in internal/sample/geolife-000-20081024020959.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
-  tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 50 --secrets '2008-10-24T02:10:04Z'
+  tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
+  tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 50 --secrets '2024-03-12T00:05:22Z'
   tracepriv sanitize --in internal/sample --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   # a person's budget across releases: each run is charged in budget.json, and refused past --budget
-  tracepriv sanitize --in internal/sample/geolife-000-20081024020959.plt --out s2.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --ledger budget.json --budget 3
+  tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s2.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --ledger budget.json --budget 3
   # your own prior, fitted on other people's traces: tracepriv fit --in CORPUS_DIR --out prior.json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {

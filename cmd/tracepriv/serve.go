@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +28,8 @@ type serveFlags struct {
 	burst                           int
 	maxUpload                       int64
 	maxPoints                       int
+	timeWindow                      time.Duration
+	publicMetrics                   bool
 	check                           bool
 }
 
@@ -54,10 +56,19 @@ before any of its answers is sent) by default; PostgreSQL with
 --db postgres://USER@HOST/DB (fsync and synchronous_commit on, checked at
 start). Schema migrations are applied at start.
 
-The admin token (creates people, reads any ledger) is read from the
-environment variable TRACEPRIV_ADMIN_TOKEN; the server refuses to start without
-it and never logs it. Each person's token is returned once at creation and
-stored hashed. Logs are structured (JSON on stderr) and hold no token and no
+The admin token (creates people, rotates their tokens, reads any ledger and
+/metrics) is read from the environment variable TRACEPRIV_ADMIN_TOKEN; the
+server refuses to start without it, or with one that cannot hold 128 bits of
+entropy (shorter than 16 bytes, or too short for its characters: 22 characters
+of base64 or 32 hex digits will do), and never logs it. Each person's token is
+returned once at creation and stored hashed; POST /v1/people/ID/token (admin)
+replaces it and revokes the old one.
+
+A location query's time must be within --time-window of the server's clock
+(default 5m), so that one query dated in the future cannot make every later
+one of its person "out of order". /metrics needs the admin token unless
+--public-metrics. Serving plain HTTP on an address other machines can reach
+prints a warning: use --tls-cert/--tls-key, or a TLS proxy in front. Logs are structured (JSON on stderr) and hold no token and no
 location. With --check, serve checks its setup (the admin token, the store,
 its migrations and integrity, the address, the TLS files), says what it would
 serve, and exits without serving. See docs/serve.md for the API, the ledger's
@@ -71,7 +82,8 @@ guarantees and the threat model.`,
   # Serve with SQLite under ./tracepriv-data until Ctrl-C; the page is at http://127.0.0.1:8080/
   # tracepriv serve --addr 127.0.0.1:8080 --data tracepriv-data
   # curl -H "Authorization: Bearer $TRACEPRIV_ADMIN_TOKEN" -d '{"id":"alice","epsilon_budget":0.0230}' http://127.0.0.1:8080/v1/people
-  # curl -H "Authorization: Bearer $TOKEN" -H "Idempotency-Key: $(uuidgen)" -d '{"lat":39.9841,"lon":116.3185,"time":"2008-10-24T02:10:00Z"}' http://127.0.0.1:8080/v1/people/alice/locate
+  # curl -H "Authorization: Bearer $TOKEN" -H "Idempotency-Key: $(uuidgen)" -d '{"lat":39.9841,"lon":116.3185,"time":"'$(date -u +%FT%TZ)'"}' http://127.0.0.1:8080/v1/people/alice/locate
+  # curl -X POST -H "Authorization: Bearer $TRACEPRIV_ADMIN_TOKEN" http://127.0.0.1:8080/v1/people/alice/token   # a new token for alice
   # PostgreSQL and TLS:
   # tracepriv serve --addr 0.0.0.0:8443 --db postgres://tracepriv@localhost/tracepriv --tls-cert cert.pem --tls-key key.pem`,
 			Args: cobra.NoArgs,
@@ -91,6 +103,8 @@ guarantees and the threat model.`,
 		fl.IntVar(&f.burst, "burst", server.DefaultBurst, "burst of requests allowed per token")
 		fl.Int64Var(&f.maxUpload, "max-upload", server.DefaultMaxUploadBytes, "largest trace upload in bytes")
 		fl.IntVar(&f.maxPoints, "max-points", server.DefaultMaxTracePoints, "most points of one trace upload")
+		fl.DurationVar(&f.timeWindow, "time-window", server.DefaultTimeWindow, "how far a location query's time may be from the server's clock, either way")
+		fl.BoolVar(&f.publicMetrics, "public-metrics", false, "serve /metrics without the admin token")
 		fl.BoolVar(&f.check, "check", false, "check the setup (store, migrations, integrity, address, TLS files), print it and exit")
 		return cmd
 	})
@@ -109,6 +123,9 @@ func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 	admin := os.Getenv("TRACEPRIV_ADMIN_TOKEN")
 	if admin == "" {
 		return errNoAdminToken
+	}
+	if err := server.CheckAdminToken(admin); err != nil {
+		return fmt.Errorf("serve: TRACEPRIV_ADMIN_TOKEN: %w", err)
 	}
 	if f.data == "" && f.db == "" {
 		return errors.New("serve: --data DIR is required (the SQLite database lives there), or --db postgres://...")
@@ -145,6 +162,7 @@ func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 	srv, err := server.New(ctx, server.Options{
 		DataDir: f.data, DB: f.db, AdminToken: admin, Logger: logger,
 		RateLimit: f.rateLimit, Burst: f.burst, MaxUploadBytes: f.maxUpload, MaxTracePoints: f.maxPoints,
+		TimeWindow: f.timeWindow, PublicMetrics: f.publicMetrics,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -159,13 +177,22 @@ func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 		scheme = "https"
 	}
 	url := scheme + "://" + ln.Addr().String()
+	if f.tlsCert == "" {
+		if w := server.PlainTextWarning(ln.Addr()); w != "" {
+			fmt.Fprintf(env.Stderr, "tracepriv serve: WARNING: %s\n", w)
+		}
+	}
 	if f.check {
 		ln.Close()
-		return checkServe(ctx, env, srv, f, url)
+		return checkServe(ctx, env, srv, url)
 	}
-	logger.Info("listening", "url", url, "store", string(srv.Store().Dialect()), "tls", f.tlsCert != "", "schema_version", server.SchemaVersion())
-	if err := env.Emit(map[string]any{"listening": url, "store": srv.Store().Dialect()}, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "tracepriv serve: listening on %s (%s store)\n", url, srv.Store().Dialect())
+	c, err := srv.Check(ctx)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("listening", "url", url, "store", c.Store, "tls", f.tlsCert != "", "schema_version", c.SchemaVersion)
+	if err := env.Emit(map[string]any{"listening": url, "store": c.Store}, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "tracepriv serve: listening on %s (%s store)\n", url, c.Store)
 		return err
 	}); err != nil {
 		return err
@@ -191,24 +218,13 @@ type serveCheck struct {
 
 // checkServe reports the state of a store that opened (and migrated) and
 // passes its integrity check, and the address that could be bound.
-func checkServe(ctx context.Context, env *cli.Env, srv *server.Server, f *serveFlags, url string) error {
-	st := srv.Store()
-	c := serveCheck{Check: "ok", Store: string(st.Dialect()), SchemaVersion: server.SchemaVersion(), URL: url}
-	c.Location = filepath.Join(f.data, server.SQLiteFile)
-	if f.db != "" {
-		c.Location = server.RedactURL(f.db)
-	}
-	integrity, err := st.IntegrityCheck(ctx)
-	if err != nil {
-		return fmt.Errorf("serve --check: the store is damaged: %w", err)
-	}
-	c.Integrity = integrity
-	err = st.View(ctx, func(q server.Querier) error {
-		return q.QueryRow(`SELECT (SELECT COUNT(*) FROM people), (SELECT COUNT(*) FROM charges)`).Scan(&c.People, &c.Charges)
-	})
+func checkServe(ctx context.Context, env *cli.Env, srv *server.Server, url string) error {
+	r, err := srv.Check(ctx)
 	if err != nil {
 		return fmt.Errorf("serve --check: %w", err)
 	}
+	c := serveCheck{Check: "ok", Store: r.Store, Location: r.Location, SchemaVersion: r.SchemaVersion,
+		People: r.People, Charges: r.Charges, Integrity: r.Integrity, URL: url}
 	return env.Emit(c, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "tracepriv serve --check: ok\n  store: %s at %s, schema version %d, %d people, %d charges\n  integrity: %s\n  would serve %s\n",
 			c.Store, c.Location, c.SchemaVersion, c.People, c.Charges, c.Integrity, c.URL)

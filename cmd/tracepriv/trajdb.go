@@ -7,12 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gonum.org/v1/plot"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/repro"
@@ -161,13 +162,28 @@ func releaseMechanism(name string, b trajdb.Bounds, nmax int) (trajdb.Mechanism,
 	return m, nil
 }
 
-// releaseOutput is the --json output of release.
+// releaseOutput is the --json output of release: the public certificate
+// (release.json) apart from what only the operator may see.
 type releaseOutput struct {
-	*trajdb.Certificate
+	Certificate *trajdb.Certificate `json:"certificate"`
+	Operator    releaseOperator     `json:"operator"`
+	Files       []string            `json:"files"`
+	// The rows skipped while reading, at the top level as every command
+	// reports them; like Operator, not protected and not published.
 	trace.InputSummary
-	Input *trajdb.MapReport `json:"input"`
-	Files []string          `json:"files"`
 }
+
+// releaseOperator is what release read: counts of the input, not
+// protected, never written beside the release.
+type releaseOperator struct {
+	Note string `json:"note"`
+	// Input is the mapping of traces onto the grid; Sequences what a
+	// symbolic file held.
+	Input     *trajdb.MapReport `json:"input,omitempty"`
+	Sequences *trajdb.SeqStats  `json:"sequences,omitempty"`
+}
+
+const operatorNote = "counts of the input for the operator (with skipped_rows): not protected, not part of the release"
 
 func init() {
 	register(func(env *cli.Env) *cobra.Command {
@@ -175,6 +191,7 @@ func init() {
 			rf           readFlags
 			u            universeFlags
 			in, out, mec string
+			recon        string
 			eps          float64
 			nmax         int
 			force        bool
@@ -198,7 +215,18 @@ the mechanism are public and must not be chosen from the data.
 Writes to --out: trajectories.seq (one sequence of cell ids per line),
 trajectories.csv (the cell centres, synthetic times) and release.json (the
 budget spent per tree level, the public parameters), together or not at all.
-What was read and skipped is printed, not written: it is not private.`,
+What was read and skipped is printed, not written: it is not private. With
+--json, "certificate" is release.json (public: epsilon_spent is the guarantee,
+worst_path_epsilon what the most expensive tree path spent, n_max the tree's
+height) and "operator" the input's counts (not protected).
+
+The n-gram tree turns its noisy grams into sequences by --reconstruction:
+persons (the default) releases about as many sequences as there are people,
+with their starts and lengths, read off the noisy end counts; authors is the
+paper's code (Markov extension and greedy decomposition), which releases
+1.6-1.8 million sequences for MSNBC's 989,818 people. Both are
+post-processing: the guarantee is the same. A symbolic file (--alphabet) is
+counted as it is read, never held in memory.`,
 			Example: `  tracepriv release --in internal/sample --out released-db --mechanism ngram --epsilon 1 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1
   tracepriv release --in internal/sample --out released-db --mechanism prefix --epsilon 2 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force --json`,
 			Args: cobra.NoArgs,
@@ -239,18 +267,38 @@ What was read and skipped is printed, not written: it is not private.`,
 				if err := checkOutputs([]string{in}, force, files); err != nil {
 					return fmt.Errorf("release: %w", err)
 				}
-				db, rep, err := sp.read(env, &rf, &u, in)
-				if err != nil {
-					return fmt.Errorf("release: --in %s: %w", in, err)
-				}
-				bd, err := trajdb.Bound(db, b)
-				if err != nil {
-					return fmt.Errorf("release: %w", err)
+				if ng, ok := m.(*trajdb.NGram); ok {
+					if ng.Reconstruction, err = trajdb.ParseReconstruction(recon); err != nil {
+						return fmt.Errorf("release: --reconstruction: %w", err)
+					}
+				} else if cmd.Flags().Changed("reconstruction") {
+					return fmt.Errorf("release: --reconstruction is for --mechanism ngram, not %s", mec)
 				}
 				src := env.Source()
-				rel, err := m.Release(bd, eps, src)
-				if err != nil {
-					return fmt.Errorf("release: %w", err)
+				var (
+					rel   *trajdb.Released
+					rep   *trajdb.MapReport
+					stats *trajdb.SeqStats
+				)
+				if g == nil {
+					// A symbolic file is counted as it is read: the
+					// database is never held in memory.
+					rel, stats, err = trajdb.ReleaseSequencesFile(m, in, trajdb.SeqOptions{Size: sp.size, Base: sp.base}, eps, src)
+					if err != nil {
+						return fmt.Errorf("release: --in %s: %w", in, err)
+					}
+				} else {
+					var db *trajdb.DB
+					if db, rep, err = sp.read(env, &rf, &u, in); err != nil {
+						return fmt.Errorf("release: --in %s: %w", in, err)
+					}
+					bd, err := trajdb.Bound(db, b)
+					if err != nil {
+						return fmt.Errorf("release: %w", err)
+					}
+					if rel, err = m.Release(bd, eps, src); err != nil {
+						return fmt.Errorf("release: %w", err)
+					}
 				}
 				mo, _ := u.mapOptions()
 				cert := trajdb.NewCertificate(m, rel, eps, g, sp.size, mo, src)
@@ -262,15 +310,20 @@ What was read and skipped is printed, not written: it is not private.`,
 				if rep != nil {
 					read = rep.Read
 				}
-				o := releaseOutput{Certificate: cert, Input: rep, InputSummary: read.Summary(), Files: paths}
+				o := releaseOutput{Certificate: cert, Files: paths,
+					InputSummary: read.Summary(), Operator: releaseOperator{Note: operatorNote, Input: rep, Sequences: stats}}
 				return env.Emit(o, func(w io.Writer) error {
 					if rep != nil {
 						fmt.Fprintf(w, "read: %s\n", rep)
 					} else {
-						fmt.Fprintf(w, "read: %d sequences of %d persons over %s\n", db.Len(), len(db.Users), sp)
+						fmt.Fprintf(w, "read: %d sequences of %d persons over %s (%d kept, %d cut to --max-len)\n", stats.Sequences, stats.Persons, sp, stats.Kept, stats.Truncated)
 					}
-					fmt.Fprintf(w, "released %d trajectories with %s at epsilon %g (spent %.6g over %d levels, %d noisy counts); randomness %s\n",
-						len(rel.Seqs), m.Name(), eps, rel.EpsilonSpent, len(rel.Levels), rel.Nodes, cert.Randomness)
+					how := ""
+					if rel.Reconstruction != "" {
+						how = ", reconstruction " + rel.Reconstruction
+					}
+					fmt.Fprintf(w, "released %d trajectories with %s at epsilon %g%s (%d levels, %d noisy counts; the most expensive path spent %.6g); randomness %s\n",
+						len(rel.Seqs), m.Name(), cert.EpsilonSpent, how, len(rel.Levels), rel.Nodes, rel.WorstPathEpsilon, cert.Randomness)
 					for _, l := range rel.Levels {
 						fmt.Fprintf(w, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
 					}
@@ -285,6 +338,7 @@ What was read and skipped is printed, not written: it is not private.`,
 		fl.StringVar(&mec, "mechanism", "", "prefix or ngram")
 		fl.Float64Var(&eps, "epsilon", 0, "privacy budget of each person, spent once")
 		fl.IntVar(&nmax, "n-max", 0, "n-gram tree height, the longest gram counted (ngram only; default 5)")
+		fl.StringVar(&recon, "reconstruction", string(trajdb.ReconstructPersons), "ngram only: how the noisy grams become sequences: persons (as many as the noisy counts say there are people, with their lengths) or authors (the paper's code: Markov extension and greedy decomposition)")
 		fl.BoolVar(&force, "force", false, "replace an earlier release in --out")
 		u.add(fl)
 		rf.addTo(fl)
@@ -343,11 +397,16 @@ func init() {
 			Long: `Compare a released trajectory database (the --out of tracepriv release, or any
 directory of traces) with the real traces it came from, mapped onto the same
 grid, by the measures of the trajectory-synthesis literature: count-query
-relative error with a sanity bound (query_are), Jensen-Shannon divergence of
+relative error with a sanity bound (query_are: sequences containing a random
+pattern, or visiting a random rectangle of cells), Jensen-Shannon divergence of
 the trip (start, end), length and diameter distributions (trip_jsd, length_jsd,
 diameter_jsd, in bits), F1 of the top-k frequent patterns (pattern_f1) and
-Kendall's tau of location popularity (kendall_tau). Lower is better for the
-first four, higher for the last two.
+Kendall's tau of location popularity (kendall_tau); and the n-gram paper's
+own measures: paper_are (occurrences of 10,000 random sequences of 1 to 6
+symbols, sanity bound 0.1 % of the persons) and top_k_precision (share of the
+real top-k grams by occurrences found in the released top k). Lower is better
+for the errors and divergences, higher for pattern_f1, top_k_precision and
+kendall_tau. Progress goes to stderr.
 
 Beside the release it measures two references: a uniform-random release of the
 same number of trajectories (the floor: it knows nothing of the data; averaged
@@ -367,8 +426,8 @@ The metrics read the real data: they are for the custodian, not for release.`,
 				if against != "all" && against != "bounded" {
 					return fmt.Errorf("evaluate: --against %q: want all or bounded", against)
 				}
-				if draws < 1 {
-					return fmt.Errorf("evaluate: --uniform-draws must be at least 1, got %d", draws)
+				if draws < 0 {
+					return fmt.Errorf("evaluate: --uniform-draws must be at least 1 (0 for the default), got %d", draws)
 				}
 				if plotTo != "" {
 					if err := checkOutputs([]string{realDir, relDir}, true, map[string]string{"--plot": plotTo}); err != nil {
@@ -379,13 +438,40 @@ The metrics read the real data: they are for the custodian, not for release.`,
 				if err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
+				// Steps: the two reads, the real side, then each release
+				// measured (the release, the uniform draws, the
+				// non-private one).
+				// The two inputs are read at once (a million sequences
+				// each for MSNBC).
+				type realRead struct {
+					db  *trajdb.DB
+					rep *trajdb.MapReport
+					err error
+				}
+				realCh := make(chan realRead, 1)
+				go func() {
+					db, rep, err := sp.read(env, &rf, &u, realDir)
+					realCh <- realRead{db, rep, err}
+				}()
 				released, err := readReleased(env, &rf, &u, sp, relDir, &b, cmd.Flags().Changed("max-len") || cmd.Flags().Changed("max-seqs"))
 				if err != nil {
+					<-realCh
 					return fmt.Errorf("evaluate: --released %w", err)
 				}
-				db, rep, err := sp.read(env, &rf, &u, realDir)
-				if err != nil {
-					return fmt.Errorf("evaluate: --real %s: %w", realDir, err)
+				if draws == 0 {
+					draws = autoUniformDraws(len(released))
+				}
+				tick := env.Ticker(3+draws+2, "evaluate")
+				step := 0
+				next := func(what string) {
+					step++
+					tick.Set(step, what)
+				}
+				next(fmt.Sprintf("read %d released trajectories", len(released)))
+				rr := <-realCh
+				db, rep := rr.db, rr.rep
+				if rr.err != nil {
+					return fmt.Errorf("evaluate: --real %s: %w", realDir, rr.err)
 				}
 				bounded, err := trajdb.NonPrivateBaseline(db, b)
 				if err != nil {
@@ -395,32 +481,66 @@ The metrics read the real data: they are for the custodian, not for release.`,
 				if against == "bounded" {
 					real = bounded
 				}
+				next(fmt.Sprintf("read %d real trajectories of %d persons", len(real), len(db.Users)))
 				if sp.grid != nil {
 					mopt.Universe = sp.grid
 				} else {
 					mopt.Size = sp.size
 				}
-				m, err := trajdb.Evaluate(real, released, mopt)
+				mopt.Persons = len(db.Users)
+				ev, err := trajdb.NewEvaluator(real, mopt)
 				if err != nil {
 					return fmt.Errorf("evaluate: %w", err)
 				}
+				next("measured the real trajectories")
 				src := env.Source()
-				var us []*trajdb.Metrics
-				for range draws {
-					uni, err := trajdb.UniformBaseline(trajdb.SeqDB(sp.size, released), b.MaxLen, src)
+				// The measurements are independent: two at a time (the
+				// machines this runs on have two cores or more), each
+				// uniform draw made inside its own job so that at most two
+				// are in memory.
+				seeds := make([]noise.Source, draws)
+				for i := range seeds {
+					seeds[i] = noise.Seeded(noise.Bits(src, 64))
+				}
+				jobs := make([]func() ([][]int, error), 0, draws+2)
+				jobs = append(jobs, func() ([][]int, error) { return released, nil })
+				for i := range draws {
+					jobs = append(jobs, func() ([][]int, error) {
+						return trajdb.UniformSequences(len(released), sp.size, b.MaxLen, seeds[i])
+					})
+				}
+				jobs = append(jobs, func() ([][]int, error) { return bounded, nil })
+				results := make([]*trajdb.Metrics, len(jobs))
+				errs := make([]error, len(jobs))
+				var (
+					wg   sync.WaitGroup
+					mu   sync.Mutex
+					sem  = make(chan struct{}, max(1, min(2, runtime.GOMAXPROCS(0))))
+					done = step
+				)
+				for i, job := range jobs {
+					wg.Add(1)
+					sem <- struct{}{}
+					go func() {
+						defer func() { <-sem; wg.Done() }()
+						seqs, err := job()
+						if err == nil {
+							results[i], err = ev.Measure(seqs)
+						}
+						errs[i] = err
+						mu.Lock()
+						done++
+						tick.Set(done, "releases measured")
+						mu.Unlock()
+					}()
+				}
+				wg.Wait()
+				for _, err := range errs {
 					if err != nil {
 						return fmt.Errorf("evaluate: %w", err)
 					}
-					mu, err := trajdb.Evaluate(real, uni, mopt)
-					if err != nil {
-						return fmt.Errorf("evaluate: %w", err)
-					}
-					us = append(us, mu)
 				}
-				np, err := trajdb.Evaluate(real, bounded, mopt)
-				if err != nil {
-					return fmt.Errorf("evaluate: %w", err)
-				}
+				m, us, np := results[0], results[1:1+draws], results[1+draws]
 				var read *trace.Report
 				if rep != nil {
 					read = rep.Read
@@ -462,7 +582,7 @@ The metrics read the real data: they are for the custodian, not for release.`,
 		fl.StringVar(&realDir, "real", "", "directory of the real traces, or their sequence file with --alphabet")
 		fl.StringVar(&relDir, "released", "", "directory of the release (tracepriv release --out) or of released traces")
 		fl.StringVar(&against, "against", "all", "compare with all real trajectories, or the bounded ones the mechanism saw")
-		fl.IntVar(&draws, "uniform-draws", 10, "uniform releases averaged for the uniform baseline")
+		fl.IntVar(&draws, "uniform-draws", 0, "uniform releases averaged for the uniform baseline (default: 10, fewer for large releases: enough for a million trajectories in all)")
 		fl.StringVar(&plotTo, "plot", "", "write a bar chart of the metrics (.svg or .png)")
 		fl.IntVar(&mopt.Queries, "queries", 0, "count queries (default 1000)")
 		fl.Uint64Var(&mopt.QuerySeed, "query-seed", 0, "seed of the query generator (the same queries for every release compared)")
@@ -475,6 +595,15 @@ The metrics read the real data: they are for the custodian, not for release.`,
 		}
 		return c
 	})
+}
+
+// autoUniformDraws is --uniform-draws' default for a release of n
+// trajectories: 10 draws, fewer when each is large, so that the draws
+// hold about a million trajectories in all (at least one). The mean of a
+// million uniform trajectories' metrics varies in the third digit at
+// most; more draws would only cost time.
+func autoUniformDraws(n int) int {
+	return max(1, min(10, 1_000_000/max(n, 1)))
 }
 
 // readReleased reads a released database from dir: its trajectories.seq
@@ -519,11 +648,12 @@ func readReleased(env *cli.Env, rf *readFlags, u *universeFlags, sp *trajSpace, 
 }
 
 // plotMetrics draws the metrics of several releases side by side, as
-// errors (lower is better): query ARE in its own panel, the divergences,
-// 1 - pattern F1 and (1 - tau)/2 in [0, 1] in the other.
+// errors (lower is better): the two count-query errors in their own
+// panel, the divergences, 1 - pattern F1, 1 - top-k precision and
+// (1 - tau)/2 in [0, 1] in the other.
 func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) error {
 	rows := repro.MetricRows(ms...)
-	var scoreNames []string
+	var scoreNames, areNames []string
 	are := make([]viz.BarSeries, len(ms))
 	score := make([]viz.BarSeries, len(ms))
 	for i := range ms {
@@ -532,9 +662,9 @@ func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) erro
 	for _, r := range rows {
 		for i, v := range r.Values {
 			switch r.Name {
-			case "query_are":
+			case "query_are", "paper_are":
 				are[i].Values = append(are[i].Values, v)
-			case "pattern_f1":
+			case "pattern_f1", "top_k_precision":
 				score[i].Values = append(score[i].Values, 1-v)
 			case "kendall_tau":
 				score[i].Values = append(score[i].Values, (1-v)/2)
@@ -544,15 +674,20 @@ func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) erro
 		}
 		switch r.Name {
 		case "query_are":
+			areNames = append(areNames, "query ARE")
+		case "paper_are":
+			areNames = append(areNames, "paper ARE")
 		case "pattern_f1":
 			scoreNames = append(scoreNames, "1 − F1")
+		case "top_k_precision":
+			scoreNames = append(scoreNames, "1 − top-k precision")
 		case "kendall_tau":
 			scoreNames = append(scoreNames, "(1 − τ)/2")
 		default:
 			scoreNames = append(scoreNames, strings.TrimSuffix(r.Name, "_jsd")+" JSD")
 		}
 	}
-	pa, err := viz.Bars([]string{"query ARE"}, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)"})
+	pa, err := viz.Bars(areNames, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)"})
 	if err != nil {
 		return err
 	}
@@ -560,120 +695,5 @@ func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) erro
 	if err != nil {
 		return err
 	}
-	return viz.SaveTiles(path, [][]*plot.Plot{{pa, ps}}, 0, 0)
-}
-
-// auditMechanism is releaseMechanism plus the flawed negative control.
-func auditMechanism(name string, b trajdb.Bounds) (trajdb.Mechanism, error) {
-	if name == "flawed-present-only" {
-		return trajdb.FlawedPresentOnly{Contribution: b}, nil
-	}
-	return releaseMechanism(name, b, 0)
-}
-
-// auditSupportCmd is "tracepriv audit support".
-func auditSupportCmd(env *cli.Env) *cobra.Command {
-	var (
-		rf            readFlags
-		u             universeFlags
-		mec, in, seqs string
-		eps           float64
-		opt           trajdb.AuditOptions
-	)
-	c := &cobra.Command{
-		Use:   "support --mechanism prefix|ngram|flawed-present-only",
-		Short: "Search neighbouring databases for outputs a trajectory-database mechanism can give under one and not the other",
-		Long: `Audit a trajectory-database mechanism as Propositions 3.5 and 3.6 of
-Guerra-Balboa's thesis do: release from a database and from neighbours made by
-removing one person or adding one holding a candidate sequence, and look for a
-sequence released under one that the mechanism can never release under the
-other (an infinite privacy loss), or whose frequencies prove a loss above
---epsilon (Clopper-Pearson, Bonferroni-corrected).
-
-The database is the thesis-style demonstration (40 people over 4 symbols, one
-victim alone on <3 1 2>) unless --seqs (a symbolic sequence file, one
-sequence per line, or "id: sequence" lines) or --in with --cell-m and --bbox
-(a trace directory on a grid) is given.
-
-The search finds violations; it cannot prove their absence. The report states
-its budget (neighbours, candidates, releases). flawed-present-only is the
-published "noisy counts of present sequences" design, kept as the negative
-control: the audit must flag it. The exit status is 0 either way; read
-"violation" and "witness".`,
-		Example: `  tracepriv audit support --mechanism flawed-present-only --seed 1 --json
-  tracepriv audit support --mechanism prefix --epsilon 1 --draws 100 --neighbour-draws 50`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if !(eps > 0) || math.IsInf(eps, 0) {
-				return fmt.Errorf("audit support: --epsilon must be positive and finite, got %v", eps)
-			}
-			boundsGiven := cmd.Flags().Changed("max-len") || cmd.Flags().Changed("max-seqs")
-			var db *trajdb.DB
-			b := trajdb.Chapter3Bounds
-			switch {
-			case in != "" && seqs != "":
-				return errors.New("audit support: give --in or --seqs, not both")
-			case in != "":
-				g, err := u.grid()
-				if err != nil {
-					return fmt.Errorf("audit support: %w", err)
-				}
-				if db, _, err = readTrajectories(env, &rf, &u, g, in); err != nil {
-					return fmt.Errorf("audit support: --in %w", err)
-				}
-				boundsGiven = true
-			case seqs != "":
-				var err error
-				if db, err = trajdb.ReadSequencesFile(seqs, trajdb.SeqOptions{Size: u.alphabet, Base: u.base}); err != nil {
-					return fmt.Errorf("audit support: --seqs: %w", err)
-				}
-			default:
-				db, _ = trajdb.Chapter3DemoDB()
-			}
-			if boundsGiven {
-				var err error
-				if b, err = u.bounds(); err != nil {
-					return fmt.Errorf("audit support: %w", err)
-				}
-			}
-			m, err := auditMechanism(mec, b)
-			if err != nil {
-				return fmt.Errorf("audit support: %w", err)
-			}
-			opt.Epsilon, opt.Src = eps, env.Source()
-			bar := env.Progress(-1, "audit: releases drawn")
-			opt.Progress = func(n int) { _ = bar.Add(n) }
-			rep, err := trajdb.AuditSupport(m, db, opt)
-			_ = bar.Finish()
-			if err != nil {
-				return fmt.Errorf("audit support: %w", err)
-			}
-			return env.Emit(rep, func(w io.Writer) error {
-				fmt.Fprintf(w, "%s at epsilon %g on %d people: %s\n", rep.Mechanism, rep.Epsilon, rep.Budget.Persons, rep.Verdict)
-				fmt.Fprintf(w, "budget: %d neighbours (%d removed, %d added), %d candidates, %d releases; randomness %s\n",
-					rep.Budget.Neighbours, rep.Budget.Removals, rep.Budget.Additions, rep.Budget.Candidates, rep.Budget.Releases, rep.Randomness)
-				if wt := rep.Witness; wt != nil {
-					fmt.Fprintf(w, "witness (%s): sequence %v, %s person %q: observed %d of %d releases under %s; other database can output it: %v\n",
-						wt.Kind, wt.Sequence, wt.Change, wt.Person, wt.Observed, wt.Draws, wt.Under, wt.CanOutputOther)
-				}
-				return nil
-			})
-		},
-	}
-	fl := c.Flags()
-	fl.StringVar(&mec, "mechanism", "", "prefix, ngram or flawed-present-only (the negative control)")
-	fl.Float64Var(&eps, "epsilon", 1, "the epsilon the mechanism runs at and claims")
-	fl.StringVar(&seqs, "seqs", "", "symbolic sequence database to audit (default: the demonstration database)")
-	fl.StringVar(&in, "in", "", "trace directory to audit, mapped with --cell-m and --bbox")
-	fl.IntVar(&opt.Draws, "draws", 0, "releases of the database (default 200)")
-	fl.IntVar(&opt.NeighbourDraws, "neighbour-draws", 0, "releases of each neighbour (default 100)")
-	fl.IntVar(&opt.MaxRemovals, "max-removals", 0, "neighbours made by removing a person (default 32; -1 none)")
-	fl.IntVar(&opt.MaxAdditions, "max-additions", 0, "neighbours made by adding a person (default 64; -1 none)")
-	fl.IntVar(&opt.RandomCandidates, "random-candidates", 0, "random candidate sequences for additions (default 32; -1 none)")
-	fl.Float64Var(&opt.Confidence, "confidence", 0, "simultaneous confidence of the statistical check (default 0.95)")
-	fl.BoolVar(&opt.StopAtFirst, "stop-at-first", false, "stop at the first support violation")
-	u.add(fl)
-	rf.addTo(fl)
-	_ = c.MarkFlagRequired("mechanism")
-	return c
+	return viz.SaveRow(path, 0, 0, pa, ps)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/trajdb"
 )
 
@@ -21,17 +22,31 @@ func TestReleaseEvaluate(t *testing.T) {
 	in := filepath.Dir(users[0])
 	for _, mech := range []string{"prefix", "ngram"} {
 		out := filepath.Join(t.TempDir(), "rel")
-		v := runJSON(t, "release", "--in", in, "--out", out, "--mechanism", mech, "--epsilon", "1",
+		out0 := runJSON(t, "release", "--in", in, "--out", out, "--mechanism", mech, "--epsilon", "1",
 			"--cell-m", "5000", "--bbox", testBBox, "--max-len", "3", "--max-seqs", "2", "--seed", "3")
-		if got := v["epsilon_spent"].(float64); math.Abs(got-1) > 1e-9 {
-			t.Errorf("%s: epsilon_spent %v, want 1", mech, got)
+		// The public certificate and the operator's counts are apart.
+		v := out0["certificate"].(map[string]any)
+		op := out0["operator"].(map[string]any)
+		if got := v["epsilon_spent"].(float64); got != 1 {
+			t.Errorf("%s: epsilon_spent %v, want 1 (the guarantee)", mech, got)
 		}
 		sum := 0.0
 		for _, l := range v["levels"].([]any) {
 			sum += l.(map[string]any)["epsilon"].(float64)
 		}
-		if math.Abs(sum-1) > 1e-9 {
-			t.Errorf("%s: levels spend %v, want 1", mech, sum)
+		if sum > 1 || sum != v["worst_path_epsilon"].(float64) {
+			t.Errorf("%s: levels spend %v, worst path %v, want at most 1 and equal", mech, sum, v["worst_path_epsilon"])
+		}
+		if mech == "ngram" && (v["n_max"] != 3.0 || v["reconstruction"] != "persons") {
+			t.Errorf("ngram: n_max %v (want the tree's height 3: --max-len caps the default 5), reconstruction %v", v["n_max"], v["reconstruction"])
+		}
+		for _, k := range []string{"input", "skipped_rows"} {
+			if _, ok := v[k]; ok {
+				t.Errorf("%s: the certificate carries the input's %q", mech, k)
+			}
+		}
+		if _, ok := op["input"]; !ok {
+			t.Errorf("%s: the operator section lacks the input's mapping report", mech)
 		}
 		// The sequence file holds exactly the trajectories reported, each
 		// of at most --max-len cells of the 8x8 grid.
@@ -52,7 +67,7 @@ func TestReleaseEvaluate(t *testing.T) {
 			}
 		}
 		f.Close()
-		if want := int(v["trajectories"].(float64)); n != want {
+		if want := int(v["trajectories"].(float64)); n != want || want == 0 {
 			t.Errorf("%s: %d sequences in the file, %d reported", mech, n, want)
 		}
 		// release.json is public: it must not carry the input's counts.
@@ -78,7 +93,7 @@ func TestReleaseEvaluate(t *testing.T) {
 		}
 		e := runJSON(t, "evaluate", "--real", in, "--released", out, "--cell-m", "5000", "--bbox", testBBox, "--seed", "4",
 			"--plot", filepath.Join(t.TempDir(), "m.svg"))
-		for _, k := range []string{"query_are", "trip_jsd", "length_jsd", "diameter_jsd", "pattern_f1", "kendall_tau"} {
+		for _, k := range []string{"query_are", "paper_are", "trip_jsd", "length_jsd", "diameter_jsd", "pattern_f1", "top_k_precision", "kendall_tau"} {
 			x, ok := e[k].(float64)
 			if !ok || math.IsNaN(x) {
 				t.Errorf("%s: evaluate %s = %v", mech, k, e[k])
@@ -119,7 +134,7 @@ func TestReleaseRefuses(t *testing.T) {
 	}
 	// The release may not land inside its input.
 	in := t.TempDir()
-	b, err := os.ReadFile(filepath.Join(src, "geolife-000-20081024020959.plt"))
+	b, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(sample.Path)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +183,7 @@ func TestReproChapter3CLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"results-ch3.json", "ch3-attack.svg", "ch3-prop3_5.png"} {
+	for _, f := range []string{"results-ch3.json", "ch3-qi-attack.svg", "ch3-prop3_5.png"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
@@ -207,9 +222,13 @@ func TestReleaseSymbolic(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	var v map[string]any
-	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+	var o map[string]any
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
 		t.Fatal(err)
+	}
+	v := o["certificate"].(map[string]any)
+	if st := o["operator"].(map[string]any)["sequences"].(map[string]any); st["persons"] != 400.0 || st["kept"] != 400.0 {
+		t.Errorf("operator: %v, want 400 persons and sequences kept", st)
 	}
 	if v["alphabet"] != 6.0 || v["universe"] != nil {
 		t.Errorf("symbolic release: alphabet %v universe %v", v["alphabet"], v["universe"])
@@ -229,5 +248,48 @@ func TestReleaseSymbolic(t *testing.T) {
 	}
 	if _, _, err := run(t, "evaluate", "--real", in, "--alphabet", "7", "--base", "1", "--released", out); err == nil || !strings.Contains(err.Error(), "alphabet") {
 		t.Errorf("evaluate on another alphabet: %v", err)
+	}
+}
+
+// TestReleaseSymbolicNGram: an n-gram release of a click-stream file keeps
+// the people by default (about as many sequences as persons), and the
+// authors' reconstruction, on request, does not; both certify epsilon.
+func TestReleaseSymbolicNGram(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "clicks.seq")
+	var b strings.Builder
+	for i := range 3000 {
+		switch i % 3 {
+		case 0:
+			b.WriteString("1\n")
+		case 1:
+			b.WriteString("1 2 2 3\n")
+		default:
+			b.WriteString("4 4 4 4 4 4 2\n")
+		}
+	}
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]float64{}
+	for _, rec := range []string{"persons", "authors"} {
+		out := filepath.Join(dir, rec)
+		o := runJSON(t, "release", "--in", in, "--alphabet", "4", "--base", "1", "--out", out, "--mechanism", "ngram",
+			"--epsilon", "2", "--max-len", "8", "--max-seqs", "1", "--reconstruction", rec, "--seed", "5")
+		c := o["certificate"].(map[string]any)
+		if c["epsilon_spent"] != 2.0 || c["reconstruction"] != rec || c["n_max"] != 5.0 {
+			t.Errorf("%s: certificate %v", rec, c)
+		}
+		counts[rec] = c["trajectories"].(float64)
+	}
+	if n := counts["persons"]; math.Abs(n-3000) > 300 {
+		t.Errorf("persons reconstruction: %v sequences for 3000 persons", n)
+	}
+	if n := counts["authors"]; math.Abs(n-3000) <= 300 {
+		t.Errorf("authors' reconstruction: %v sequences for 3000 persons; the control no longer shows the difference", n)
+	}
+	if _, _, err := run(t, "release", "--in", in, "--alphabet", "4", "--out", filepath.Join(dir, "x"), "--mechanism", "prefix",
+		"--epsilon", "1", "--reconstruction", "authors"); err == nil || !strings.Contains(err.Error(), "--reconstruction") {
+		t.Errorf("--reconstruction with the prefix tree: %v", err)
 	}
 }

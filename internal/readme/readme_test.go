@@ -5,6 +5,7 @@ package readme
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,9 +57,19 @@ func TestREADMESnippet(t *testing.T) {
 		}
 	}
 
-	// Run it where the files it names are.
+	// Run it where the files it names are: the bundled sample trace under
+	// the name of the .plt file it reads, the bundled prior under the name
+	// of the .json file.
 	dir := t.TempDir()
-	for name, b := range map[string][]byte{"20081024020959.plt": sample.PLT, "prior.json": sample.Prior} {
+	files := map[string][]byte{}
+	for _, m := range regexp.MustCompile(`"([^"/]+\.(plt|json))"`).FindAllStringSubmatch(strings.Join(want, "\n"), -1) {
+		if m[2] == "plt" {
+			files[m[1]] = sample.PLT
+		} else {
+			files[m[1]] = sample.Prior
+		}
+	}
+	for name, b := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -73,4 +84,34 @@ func TestREADMESnippet(t *testing.T) {
 	os.Stdout = null // the snippet prints a certificate
 	defer func() { os.Stdout = stdout }()
 	snippet()
+}
+
+// TestREADMEPaths: every path of the repository that README.md and
+// pipeline/README.md name (a file, a directory or a glob such as the
+// pipeline's '../internal/sample/*/*.plt') exists on a fresh clone, so that
+// the commands a new user copies find their inputs. A path counts from the
+// repository root or from pipeline/, where the Beam commands run.
+func TestREADMEPaths(t *testing.T) {
+	re := regexp.MustCompile(`(?:\.\./)?(?:internal|docs|sdp|pipeline|cmd|sample)/[A-Za-z0-9_./*-]*[A-Za-z0-9_*/]`)
+	for _, doc := range []string{"README.md", "pipeline/README.md"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, p := range re.FindAllString(string(b), -1) {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			found := false
+			for _, base := range []string{".", "pipeline"} {
+				m, err := filepath.Glob(filepath.Join("..", "..", base, filepath.FromSlash(p)))
+				found = found || (err == nil && len(m) > 0)
+			}
+			if !found {
+				t.Errorf("%s names %s, which matches nothing in the repository", doc, p)
+			}
+		}
+	}
 }

@@ -16,15 +16,22 @@
 //   - thesis.go, names Thesis…: Chapters 5 and 6 of Guerra-Balboa's
 //     thesis: the closed-form RAD curves, black-box bounds, calibration
 //     examples, BDP factors and the Chapter 6 utility experiment.
-//   - trajdb.go, names Chapter3… and TrajDB…: Chapter 3 of the thesis
-//     (Propositions 3.5 and 3.6, the Example 3.7 attack) and the utility
-//     of the trajectory-database releases; their maths is package trajdb's,
-//     this file draws and records it.
-//   - predictive.go, names Predictive…: the figures of the predictive
-//     mechanism's case study (Chatzikokolakis et al.), whose computation
-//     is geoind.CaseStudy.
+//   - thesis_ex37.go, names Example37…: the thesis's Example 3.7, the
+//     inversion of a clustering mechanism's released centroid, against
+//     the flawed mechanism (Hua et al.'s, data-dependent range) and the
+//     corrected one (a public universe).
+//   - trajdb_ch3.go and trajdb.go, names Chapter3…: Chapter 3 of the
+//     thesis (Propositions 3.5 and 3.6, the audits of the negative
+//     controls, the home/work quasi-identifier attack after Proposition
+//     3.5) with package trajdb's mechanisms, audit and attack;
+//     trajdb_utility.go and trajdb.go, names TrajDB… and MarkovPopulation:
+//     the utility of the trajectory-database releases against uniform and
+//     non-private ones, and the synthetic populations it is measured on.
+//   - predictive_casestudy.go and predictive.go, names Predictive…: the
+//     case study of the predictive mechanism (Chatzikokolakis et al.,
+//     Sec. V) with package geoind's mechanisms, and its figures.
 //
 // What each run reproduces, and how it compares with the paper, is
 // recorded in docs/ (reproduction-cip.md, cip-compare.md,
-// reproduction-thesis.md, trajdb.md, reproduction-predictive.md).
+// reproduction-thesis.md, trajdb.md, audit.md, reproduction-predictive.md).
 package repro

@@ -1,5 +1,5 @@
 // The figures of the predictive mechanism's case study (Chatzikokolakis,
-// Palamidessi and Stronati, §V), computed by geoind.CaseStudy.
+// Palamidessi and Stronati, §V), computed by PredictiveCaseStudy (predictive_casestudy.go).
 
 package repro
 
@@ -14,14 +14,13 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/viz"
 )
 
 // Predictive is the result of the case study as `tracepriv repro
 // predictive` prints it with --json and writes it to results.json.
 type Predictive struct {
-	*geoind.CaseStudyResult
+	*PredictiveCaseStudyResult
 	Randomness string `json:"randomness"` // "crypto" or "seeded:N"
 	Files      int    `json:"files"`
 	trace.InputSummary
@@ -37,21 +36,21 @@ func WritePredictive(dir string, out Predictive) ([]string, error) {
 	if err := atomicfile.WriteJSON(path, out); err != nil {
 		return nil, err
 	}
-	figs, err := WritePredictiveFigures(dir, out.CaseStudyResult)
+	figs, err := WritePredictiveFigures(dir, out.PredictiveCaseStudyResult)
 	return append([]string{path}, figs...), err
 }
 
 // WritePredictiveFigures draws the paper's Figs 8-9 from res into dir:
 // fixed_rate and fixed_utility (SVG and PNG), one per budget manager.
 // It returns the paths written.
-func WritePredictiveFigures(dir string, res *geoind.CaseStudyResult) ([]string, error) {
+func WritePredictiveFigures(dir string, res *PredictiveCaseStudyResult) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var files []string
 	for _, m := range []struct {
 		name string
-		rows []geoind.CaseRow
+		rows []PredictiveRow
 	}{{"fixed_rate", res.FixedRate}, {"fixed_utility", res.FixedUtility}} {
 		fs, err := plotPredictive(filepath.Join(dir, m.name), strings.ReplaceAll(m.name, "_", " "), m.rows)
 		if err != nil {
@@ -65,9 +64,9 @@ func WritePredictiveFigures(dir string, res *geoind.CaseStudyResult) ([]string, 
 // plotPredictive draws the three panels of the paper's Figs 8-9: general
 // statistics, errors, and budget rate, against the jump probability, side
 // by side. viz.Chart keeps each legend off the curves.
-func plotPredictive(base, title string, rows []geoind.CaseRow) ([]string, error) {
-	p := func(r geoind.CaseRow) float64 { return r.P }
-	line := func(label string, f func(geoind.CaseRow) float64) viz.Line {
+func plotPredictive(base, title string, rows []PredictiveRow) ([]string, error) {
+	p := func(r PredictiveRow) float64 { return r.P }
+	line := func(label string, f func(PredictiveRow) float64) viz.Line {
 		return viz.Line{Label: label, XY: xyOf(rows, p, f), Points: true}
 	}
 	panel := func(ptitle, ylabel string, lines []viz.Line) (*plot.Plot, error) {
@@ -77,30 +76,30 @@ func plotPredictive(base, title string, rows []geoind.CaseRow) ([]string, error)
 		})
 	}
 	stats, err := panel("statistics", "fraction", []viz.Line{
-		line("PM prediction rate", func(r geoind.CaseRow) float64 { return r.PM.PredictionRate }),
-		line("PM test budget", func(r geoind.CaseRow) float64 { return r.PM.TestShare }),
-		line("PM+skip prediction rate", func(r geoind.CaseRow) float64 { return r.PMSkip.PredictionRate }),
-		line("PM+skip test budget", func(r geoind.CaseRow) float64 { return r.PMSkip.TestShare }),
-		line("PM+skip skipped points", func(r geoind.CaseRow) float64 { return r.PMSkip.Skipped }),
+		line("PM prediction rate", func(r PredictiveRow) float64 { return r.PM.PredictionRate }),
+		line("PM test budget", func(r PredictiveRow) float64 { return r.PM.TestShare }),
+		line("PM+skip prediction rate", func(r PredictiveRow) float64 { return r.PMSkip.PredictionRate }),
+		line("PM+skip test budget", func(r PredictiveRow) float64 { return r.PMSkip.TestShare }),
+		line("PM+skip skipped points", func(r PredictiveRow) float64 { return r.PMSkip.Skipped }),
 	})
 	if err != nil {
 		return nil, err
 	}
 	errs, err := panel("error", "metres", []viz.Line{
-		line("IM E[d]", func(r geoind.CaseRow) float64 { return r.IM.MeanError }),
-		line("IM α(0.9)", func(r geoind.CaseRow) float64 { return r.IM.Alpha90 }),
-		line("PM E[d]", func(r geoind.CaseRow) float64 { return r.PM.MeanError }),
-		line("PM α(0.9)", func(r geoind.CaseRow) float64 { return r.PM.Alpha90 }),
-		line("PM+skip E[d]", func(r geoind.CaseRow) float64 { return r.PMSkip.MeanError }),
-		line("PM+skip α(0.9)", func(r geoind.CaseRow) float64 { return r.PMSkip.Alpha90 }),
+		line("IM E[d]", func(r PredictiveRow) float64 { return r.IM.MeanError }),
+		line("IM α(0.9)", func(r PredictiveRow) float64 { return r.IM.Alpha90 }),
+		line("PM E[d]", func(r PredictiveRow) float64 { return r.PM.MeanError }),
+		line("PM α(0.9)", func(r PredictiveRow) float64 { return r.PM.Alpha90 }),
+		line("PM+skip E[d]", func(r PredictiveRow) float64 { return r.PMSkip.MeanError }),
+		line("PM+skip α(0.9)", func(r PredictiveRow) float64 { return r.PMSkip.Alpha90 }),
 	})
 	if err != nil {
 		return nil, err
 	}
 	rate, err := panel("budget rate", "% of ε per query", []viz.Line{
-		line("IM", func(r geoind.CaseRow) float64 { return 100 * r.IM.Rate }),
-		line("PM", func(r geoind.CaseRow) float64 { return 100 * r.PM.Rate }),
-		line("PM+skip", func(r geoind.CaseRow) float64 { return 100 * r.PMSkip.Rate }),
+		line("IM", func(r PredictiveRow) float64 { return 100 * r.IM.Rate }),
+		line("PM", func(r PredictiveRow) float64 { return 100 * r.PM.Rate }),
+		line("PM+skip", func(r PredictiveRow) float64 { return 100 * r.PMSkip.Rate }),
 	})
 	if err != nil {
 		return nil, err

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -14,17 +13,17 @@ import (
 // together, and that results.json carries the case study and the input
 // and randomness records under the keys the command prints.
 func TestWritePredictive(t *testing.T) {
-	row := func(p float64) geoind.CaseRow {
-		m := geoind.Metrics{MeanError: 1000 + 100*p, Alpha90: 3000, Rate: 0.033, PointsCovered: 30}
-		return geoind.CaseRow{P: p, IM: m, PM: m, PMSkip: m}
+	row := func(p float64) PredictiveRow {
+		m := PredictiveMetrics{MeanError: 1000 + 100*p, Alpha90: 3000, Rate: 0.033, PointsCovered: 30}
+		return PredictiveRow{P: p, IM: m, PM: m, PMSkip: m}
 	}
-	res := &geoind.CaseStudyResult{
-		FixedRate:    []geoind.CaseRow{row(0), row(0.5), row(1)},
-		FixedUtility: []geoind.CaseRow{row(0), row(0.5), row(1)},
+	res := &PredictiveCaseStudyResult{
+		FixedRate:    []PredictiveRow{row(0), row(0.5), row(1)},
+		FixedUtility: []PredictiveRow{row(0), row(0.5), row(1)},
 		Traces:       2, SlowPoints: 40,
 	}
 	dir := filepath.Join(t.TempDir(), "out")
-	files, err := WritePredictive(dir, Predictive{CaseStudyResult: res, Randomness: "seeded:1", Files: 3, InputSummary: (*trace.Report)(nil).Summary()})
+	files, err := WritePredictive(dir, Predictive{PredictiveCaseStudyResult: res, Randomness: "seeded:1", Files: 3, InputSummary: (*trace.Report)(nil).Summary()})
 	if err != nil {
 		t.Fatal(err)
 	}

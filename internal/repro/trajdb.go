@@ -1,6 +1,6 @@
 // Chapter 3 of Guerra-Balboa's thesis and the utility of the trajectory-
-// database releases: their maths is package trajdb's (ReproduceChapter3,
-// UtilityExperiment); this file draws and records it.
+// database releases (trajdb_ch3.go and trajdb_utility.go compute them with
+// package trajdb's mechanisms); this file draws and records them.
 
 package repro
 
@@ -20,17 +20,17 @@ import (
 
 // Chapter3Report is the JSON of "repro thesis --chapter 3".
 type Chapter3Report struct {
-	*trajdb.Chapter3Result
+	*Chapter3Result
 	Files []string `json:"files"`
 }
 
-// Chapter3 runs trajdb.ReproduceChapter3 and writes its figures
-// (ch3-prop3_5, ch3-attack) and results-ch3.json to dir, together.
-func Chapter3(dir string, opt trajdb.Chapter3Options) (*Chapter3Report, error) {
+// Chapter3 runs ReproduceChapter3 and writes its figures (ch3-prop3_5,
+// ch3-qi-attack) and results-ch3.json to dir, together.
+func Chapter3(dir string, opt Chapter3Options) (*Chapter3Report, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	res, err := trajdb.ReproduceChapter3(opt)
+	res, err := ReproduceChapter3(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -51,10 +51,11 @@ func Chapter3(dir string, opt trajdb.Chapter3Options) (*Chapter3Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The attack's advantage against epsilon, beside what epsilon-DP allows.
+	// The quasi-identifier attack's advantage against epsilon, beside what
+	// epsilon-DP allows.
 	byMech := map[string]plotter.XYs{}
 	var bound plotter.XYs
-	for _, r := range res.Attack {
+	for _, r := range res.QIAttack {
 		byMech[r.Mechanism] = append(byMech[r.Mechanism], plotter.XY{X: r.Epsilon, Y: r.All.Advantage})
 		if len(byMech) == 1 {
 			bound = append(bound, plotter.XY{X: r.Epsilon, Y: r.AdvantageBoundPriorFree})
@@ -69,14 +70,14 @@ func Chapter3(dir string, opt trajdb.Chapter3Options) (*Chapter3Report, error) {
 	for _, m := range mechs {
 		lines = append(lines, viz.Line{Label: m, XY: byMech[m], Points: true})
 	}
-	pa, err := viz.Chart(lines, viz.ChartOptions{Title: "Example 3.7 attack: known home and work reveal the path", XLabel: "epsilon", YLabel: "advantage (recovered with − without victim)", LogX: true, LegendAuto: true})
+	pa, err := viz.Chart(lines, viz.ChartOptions{Title: "Quasi-identifier attack (after Prop. 3.5): known home and work reveal the path", XLabel: "epsilon", YLabel: "advantage (recovered with − without victim)", LogX: true, LegendAuto: true})
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range []struct {
 		name string
 		p    *plot.Plot
-	}{{"ch3-prop3_5", p35}, {"ch3-attack", pa}} {
+	}{{"ch3-prop3_5", p35}, {"ch3-qi-attack", pa}} {
 		files, err := saveFigure(f.p, filepath.Join(dir, f.name), 0, 0)
 		if err != nil {
 			return nil, err
@@ -93,7 +94,7 @@ func Chapter3(dir string, opt trajdb.Chapter3Options) (*Chapter3Report, error) {
 
 // TrajDBReport is the JSON of "repro trajdb".
 type TrajDBReport struct {
-	*trajdb.UtilityResult
+	*TrajDBUtilityResult
 	Universe *trajdb.Grid      `json:"universe"`
 	Input    *trajdb.MapReport `json:"input"`
 	// Population is set when the database measured is a synthetic
@@ -110,7 +111,7 @@ type Population struct {
 	Model         string `json:"model"`
 }
 
-// MarkovPopulationModel is Population.Model for trajdb.MarkovPopulation.
+// MarkovPopulationModel is Population.Model for MarkovPopulation.
 const MarkovPopulationModel = "first-order Markov chain of the input's trajectories (start, transitions, stop)"
 
 // WriteTrajDB draws each metric of o against epsilon (trajdb-utility, SVG
@@ -120,7 +121,7 @@ func WriteTrajDB(dir string, o *TrajDBReport) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	files, err := writeUtilityFigure(dir, o.UtilityResult)
+	files, err := writeUtilityFigure(dir, o.TrajDBUtilityResult)
 	if err != nil {
 		return err
 	}
@@ -169,7 +170,7 @@ next:
 // writeUtilityFigure draws each metric against epsilon: one line per
 // mechanism, the uniform floor dashed in the mechanism's colour, the
 // non-private ceiling dotted.
-func writeUtilityFigure(dir string, res *trajdb.UtilityResult) ([]string, error) {
+func writeUtilityFigure(dir string, res *TrajDBUtilityResult) ([]string, error) {
 	mechs := []string{}
 	seen := map[string]bool{}
 	for _, r := range res.Rows {

@@ -13,12 +13,18 @@ func TestMetricRows(t *testing.T) {
 	a := &trajdb.Metrics{QueryARE: 1, DiameterJSD: &d, KendallTau: 0.5}
 	b := &trajdb.Metrics{QueryARE: 2, DiameterJSD: &d, KendallTau: -0.5}
 	rows := MetricRows(a, b)
-	if len(rows) != 6 || rows[0].Name != "query_are" || rows[0].Values[0] != 1 || rows[0].Values[1] != 2 || rows[3].Name != "diameter_jsd" {
+	scores := a.Scores()
+	if len(rows) != len(scores) || rows[0].Name != "query_are" || rows[0].Values[0] != 1 || rows[0].Values[1] != 2 {
 		t.Fatalf("rows %+v", rows)
+	}
+	for i, sc := range scores {
+		if rows[i].Name != sc.Name {
+			t.Fatalf("row %d is %s, metric %s", i, rows[i].Name, sc.Name)
+		}
 	}
 	b.DiameterJSD = nil
 	rows = MetricRows(a, b)
-	if len(rows) != 5 {
+	if len(rows) != len(scores)-1 {
 		t.Fatalf("with one diameter missing: %+v", rows)
 	}
 	for _, r := range rows {

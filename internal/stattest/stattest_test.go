@@ -169,9 +169,11 @@ func TestBins(t *testing.T) {
 		x    float64
 		want int
 	}{{-5, 0}, {0, 0}, {0.25, 1}, {0.99, 3}, {1, 3}, {7, 3}, {math.NaN(), 0}} {
-		if got := b.Index(c.x); got != c.want {
-			t.Errorf("Index(%v) = %d, want %d", c.x, got, c.want)
-		}
+		t.Run(fmt.Sprintf("x=%g", c.x), func(t *testing.T) {
+			if got := b.Index(c.x); got != c.want {
+				t.Errorf("Index(%v) = %d, want %d", c.x, got, c.want)
+			}
+		})
 	}
 	if h := b.Histogram([]float64{0.1, 0.6, 0.6, 2}); fmt.Sprint(h) != "[1 0 2 1]" {
 		t.Errorf("Histogram = %v", h)
@@ -192,20 +194,4 @@ func TestVote(t *testing.T) {
 	if Vote(3, func(i int) bool { return i == 0 }) {
 		t.Error("minority true won")
 	}
-}
-
-func ExampleDPCheck() {
-	// Output histograms of a mechanism on neighbouring inputs x and x'.
-	a := []int{4000, 3000, 2000, 1000}
-	b := []int{1000, 2000, 3000, 4000}
-	r, err := DPCheck{Epsilon: math.Log(2)}.Check(a, b)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("OK %v, worst bin %d, max ratio %.1f\n", r.OK, r.Worst.Bin, r.MaxRatio)
-	r, _ = DPCheck{Epsilon: math.Log(4.5)}.Check(a, b)
-	fmt.Printf("OK %v at e^eps = 4.5\n", r.OK)
-	// Output:
-	// OK false, worst bin 0, max ratio 4.0
-	// OK true at e^eps = 4.5
 }

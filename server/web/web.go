@@ -1,15 +1,3 @@
-// Package web serves the web page of `tracepriv serve`: drop a trace and see the original and
-// sanitised traces on a map with the certificate's summary, try the online mechanism by clicking
-// the map, and watch the budget drain in the ledger.
-//
-// The page and its assets are embedded, so the server builds with `go build` alone: the page is
-// plain JavaScript and CSS (static/app.js, static/app.css) over Leaflet 1.9.4, vendored from the
-// npm registry into static/vendor/leaflet with its licence (see vendor.sh). The page makes no
-// request beyond its own origin unless the user turns on the optional OpenStreetMap background.
-//
-// The page talks to the API of package server on the same origin. It reads the person's id and
-// token from the URL fragment (/#id=ID&token=TOKEN), which a browser never sends to a server, and
-// sends the token only as an Authorization header.
 package web
 
 import (

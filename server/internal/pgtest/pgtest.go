@@ -18,8 +18,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
+	"testing"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx"
@@ -156,4 +158,50 @@ func (c *Cluster) NewDatabase(prefix string) (string, error) {
 func (c *Cluster) Stop() {
 	c.run("pg_ctl", "-D", filepath.Join(c.dir, "data"), "-m", "fast", "-w", "stop")
 	os.RemoveAll(c.dir)
+}
+
+var shared struct {
+	once sync.Once
+	c    *Cluster
+	err  error
+}
+
+// Database returns a fresh database on a cluster shared by the tests of
+// one test binary, starting it on first use, or skips the test when
+// PostgreSQL is not installed. Call Stop from TestMain.
+func Database(t testing.TB) string {
+	t.Helper()
+	shared.once.Do(func() { shared.c, shared.err = Start() })
+	if shared.err != nil {
+		if errors.Is(shared.err, ErrUnavailable) {
+			t.Skipf("PostgreSQL tests skipped: %v", shared.err)
+		}
+		t.Fatal(shared.err)
+	}
+	u, err := shared.c.NewDatabase("tp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// StopShared stops the shared cluster, if one was started.
+func StopShared() {
+	if shared.c != nil {
+		shared.c.Stop()
+	}
+}
+
+// DataDir is the cluster's data directory (for tests that read its files).
+func (c *Cluster) DataDir() string { return filepath.Join(c.dir, "data") }
+
+// Checkpoint makes the server write every dirty page to its data files.
+func (c *Cluster) Checkpoint() error {
+	db, err := sql.Open("pgx", c.URL("postgres"))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.Exec("CHECKPOINT")
+	return err
 }

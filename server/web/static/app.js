@@ -2,7 +2,11 @@
 //
 // Plain JavaScript over the vendored Leaflet; no build step. The person's id and token come in
 // the URL fragment (#id=…&token=…), which browsers never send to a server; the token then lives
-// in this tab's sessionStorage and leaves the browser only as an Authorization header.
+// in this tab's sessionStorage and leaves the browser only as an Authorization header. A link
+// replaces credentials already stored only once the user confirms it.
+//
+// Nothing from the server or the URL is ever parsed as HTML: text goes into text nodes
+// (textContent, or elements built by el()), tooltips included (tip()).
 'use strict';
 
 (function () {
@@ -25,6 +29,13 @@
   };
 
   const $ = (id) => document.getElementById(id);
+
+  // tip returns tooltip content as a text node's element: Leaflet would parse a string as HTML.
+  function tip(text) {
+    const span = document.createElement('span');
+    span.textContent = text;
+    return span;
+  }
   const state = {
     id: '',
     token: '',
@@ -36,6 +47,10 @@
     accuracy: null,
     unit: '',
     download: [],
+    pending: null, // credentials from a link, waiting for the user's confirmation
+    centred: '', // the person whose public origin the map was centred on
+    skew: 0, // the server's clock minus this browser's, in ms (from the Date header)
+    lastTime: 0, // the time of the last query sent, in ms
   };
 
   // ---- messages ----------------------------------------------------------------------------
@@ -147,6 +162,13 @@
     } catch (err) {
       throw new ApiError(0, 'Could not reach the server to ' + opts.what + ' (' + err.message + ').', true);
     }
+    // The server's clock (its Date header, to the second): a query's time must be near it,
+    // whatever this computer's clock says. Changes of less than 2 s are the header's rounding.
+    const date = Date.parse(resp.headers.get('Date') || '');
+    if (isFinite(date)) {
+      const skew = date - Date.now();
+      if (Math.abs(skew - state.skew) > 2000) state.skew = Math.abs(skew) > 2000 ? skew : 0;
+    }
     const text = await resp.text();
     let data = null;
     try {
@@ -227,17 +249,54 @@
   // ---- credentials -------------------------------------------------------------------------
 
   function readCredentials() {
+    state.id = sessionStorage.getItem(STORE_ID) || '';
+    state.token = sessionStorage.getItem(STORE_TOKEN) || '';
+  }
+
+  function storeCredentials(id, token) {
+    sessionStorage.setItem(STORE_ID, id);
+    sessionStorage.setItem(STORE_TOKEN, token);
+    readCredentials();
+  }
+
+  // readLink takes the id and token from the URL fragment. They are used at once when this tab
+  // holds none (or the same); otherwise the page asks before replacing the ones it holds, so a
+  // crafted link cannot switch the tab to another person unnoticed. It reports whether the
+  // credentials changed.
+  function readLink() {
     const frag = new URLSearchParams(location.hash.replace(/^#/, ''));
     const id = frag.get('id');
     const token = frag.get('token');
-    if (id && token) {
-      sessionStorage.setItem(STORE_ID, id);
-      sessionStorage.setItem(STORE_TOKEN, token);
-      // Keep the token out of the address bar, the history and bookmarks.
-      history.replaceState(null, '', location.pathname + location.search);
+    if (!id || !token) return false;
+    // Keep the token out of the address bar, the history and bookmarks.
+    history.replaceState(null, '', location.pathname + location.search);
+    const curId = sessionStorage.getItem(STORE_ID) || '';
+    const curToken = sessionStorage.getItem(STORE_TOKEN) || '';
+    if (!curId || !curToken || (curId === id && curToken === token)) {
+      storeCredentials(id, token);
+      return true;
     }
-    state.id = sessionStorage.getItem(STORE_ID) || '';
-    state.token = sessionStorage.getItem(STORE_TOKEN) || '';
+    state.pending = { id, token };
+    $('link-text').textContent = curId === id
+      ? 'This link brings a new token for person “' + id + '”. Use it in place of the one this tab holds?'
+      : 'This link would connect this tab as person “' + id + '” in place of “' + curId + '”. Use it?';
+    $('link-confirm').hidden = false;
+    $('link-use').focus();
+    return false;
+  }
+
+  function answerLink(use) {
+    const p = state.pending;
+    state.pending = null;
+    $('link-confirm').hidden = true;
+    if (!use || !p) {
+      setStatus('The link was ignored; still connected as “' + state.id + '”.');
+      return;
+    }
+    storeCredentials(p.id, p.token);
+    showWho();
+    clearError();
+    refreshLedger();
   }
 
   // offerConnect shows the form to enter an id and token, as after a rejected token.
@@ -283,14 +342,14 @@
         if (map.latLngToContainerPoint([lat, b.getWest()]).y < 28) continue;
         layer.addLayer(L.marker([lat, b.getWest()], {
           interactive: false, keyboard: false,
-          icon: L.divIcon({ className: 'grid-label', html: lat.toFixed(decimals) + '°', iconSize: null, iconAnchor: [-3, 12] }),
+          icon: L.divIcon({ className: 'grid-label', html: tip(lat.toFixed(decimals) + '°'), iconSize: null, iconAnchor: [-3, 12] }),
         }));
       }
       for (let lon = Math.ceil(b.getWest() / step) * step; lon <= b.getEast(); lon += step) {
         layer.addLayer(L.polyline([[south, lon], [north, lon]], style));
         layer.addLayer(L.marker([north, lon], {
           interactive: false, keyboard: false,
-          icon: L.divIcon({ className: 'grid-label', html: lon.toFixed(decimals) + '°', iconSize: null, iconAnchor: [-3, -2] }),
+          icon: L.divIcon({ className: 'grid-label', html: tip(lon.toFixed(decimals) + '°'), iconSize: null, iconAnchor: [-3, -2] }),
         }));
       }
     }
@@ -417,14 +476,14 @@
       L.polyline(t, {
         color, weight: 3, opacity: kind === 'original' ? 1 : 0.85,
         className: 'trace-' + kind, interactive: true,
-      }).bindTooltip(label + ' (' + t.length + ' points)', { sticky: true }).addTo(state.traceLayer);
+      }).bindTooltip(tip(label + ' (' + t.length + ' points)'), { sticky: true }).addTo(state.traceLayer);
       const end = t[t.length - 1];
       L.circleMarker(t[0], {
         radius: 7, color, weight: 3, fillColor: '#fff', fillOpacity: 1, className: 'marker-start ' + kind,
-      }).bindTooltip(label + ': start').addTo(state.traceLayer);
+      }).bindTooltip(tip(label + ': start')).addTo(state.traceLayer);
       L.circleMarker(end, {
         radius: 7, color, weight: 3, fillColor: color, fillOpacity: 1, className: 'marker-end ' + kind,
-      }).bindTooltip(label + ': end').addTo(state.traceLayer);
+      }).bindTooltip(tip(label + ': end')).addTo(state.traceLayer);
     }
     return tracks;
   }
@@ -466,7 +525,7 @@
       if (!san.length) throw new ApiError(200, 'The server returned no sanitised trace.');
       const b = state.traceLayer.getBounds();
       // Keep the traces clear of the budget bar over the top of the map.
-      if (b.isValid()) state.map.fitBounds(b, { paddingTopLeft: [30, 110], paddingBottomRight: [30, 30] });
+      if (b.isValid()) state.map.fitBounds(b, { paddingTopLeft: [30, 110], paddingBottomRight: [30, 30], animate: false });
       showCertificate(res.certificate || {});
       showReleaseCharge(res);
       offerDownloads(res);
@@ -606,15 +665,19 @@
     return Math.abs(x) <= 1e-9 * Math.abs(total) ? 0 : x;
   }
 
-  function setBudget(spent, remaining, unit) {
+  // setBudget draws the online budget. exhausted (the ledger's word) means that what is left
+  // cannot pay another answer: the page then says so instead of showing a sliver of bar.
+  function setBudget(spent, remaining, unit, exhausted) {
     if (typeof spent !== 'number' || typeof remaining !== 'number') return;
     remaining = settle(remaining, spent + remaining);
     if (unit) state.unit = unit;
     const total = spent + remaining;
-    const frac = total > 0 ? Math.max(0, Math.min(1, remaining / total)) : 0;
+    const frac = exhausted ? 0 : total > 0 ? Math.max(0, Math.min(1, remaining / total)) : 0;
     const bar = $('budget-bar');
     const fill = $('budget-fill');
-    const text = num(remaining) + ' of ' + num(total) + ' left';
+    const text = exhausted
+      ? 'Exhausted: ' + num(remaining) + ' of ' + num(total) + ' left, too little for a query'
+      : num(remaining) + ' of ' + num(total) + ' left';
     bar.setAttribute('aria-valuemax', String(total));
     bar.setAttribute('aria-valuenow', String(remaining));
     bar.setAttribute('aria-valuetext', text + ', ' + num(spent) + ' spent');
@@ -641,7 +704,11 @@
 
   async function locate(lat, lon) {
     const key = newKey();
-    const time = new Date().toISOString();
+    // The time of the fix on the server's clock, never before the previous query's: the
+    // mechanism takes a person's queries in time order.
+    const ms = Math.max(Date.now() + state.skew, state.lastTime + 1);
+    state.lastTime = ms;
+    const time = new Date(ms).toISOString();
     const truth = L.circleMarker([lat, lon], {
       radius: 6, color: COLORS.clicked, weight: 2, fillColor: COLORS.clicked, fillOpacity: 0.9,
       className: 'marker-clicked',
@@ -657,7 +724,7 @@
       });
     } catch (err) {
       truth.setStyle({ fillColor: '#fff', color: '#b00020' });
-      truth.bindTooltip('Refused: ' + err.message);
+      truth.bindTooltip(tip('Refused: ' + err.message));
       addAnswer(el('li', { class: 'refused', text: 'Refused (' + (err.status || 'no answer') + ') at ' + coord(lat) + ', ' + coord(lon) }));
       setStatus('');
       showError(err.message);
@@ -677,9 +744,9 @@
     }).addTo(state.queryLayer);
     L.circleMarker([res.lat, res.lon], {
       radius: 7, color: '#fff', weight: 2, fillColor: COLORS.reported, fillOpacity: 1, className: 'marker-reported',
-    }).bindTooltip('Reported ' + coord(res.lat) + ', ' + coord(res.lon) + ' (' + metres(d) + ' away)')
+    }).bindTooltip(tip('Reported ' + coord(res.lat) + ', ' + coord(res.lon) + ' (' + metres(d) + ' away)'))
       .addTo(state.queryLayer);
-    truth.bindTooltip('Clicked ' + coord(lat) + ', ' + coord(lon));
+    truth.bindTooltip(tip('Clicked ' + coord(lat) + ', ' + coord(lon)));
     // The mechanism's accuracy radius: where the true location lies, with the confidence the
     // server's configuration states. Only the latest one is drawn.
     if (state.accuracy) state.accuracy.remove();
@@ -725,17 +792,29 @@
     return v === null || ['string', 'number', 'boolean'].includes(typeof v);
   }
 
+  // centreOnOrigin opens the map on the person's public origin (where their queries may be), with
+  // the location fields there, unless something is already drawn.
+  function centreOnOrigin(l) {
+    const o = l.config && l.config.geoind && l.config.geoind.origin;
+    if (state.centred === state.id || !o || !isFinite(o.lat) || !isFinite(o.lon)) return;
+    state.centred = state.id;
+    if (state.traceLayer.getLayers().length || state.queryLayer.getLayers().length) return;
+    state.map.setView([o.lat, o.lon], 12);
+  }
+
   function renderLedger(l) {
-    setBudget(l.spent, l.remaining, l.unit);
+    setBudget(l.spent, l.remaining, l.unit, l.exhausted === true);
+    centreOnOrigin(l);
     const charges = Array.isArray(l.charges) ? l.charges : [];
     const totals = $('ledger-totals');
     totals.textContent = '';
     totals.append(el('span', { class: 'total', text: 'Online queries: spent ' + num(l.spent) + ', remaining ' + num(settle(l.remaining, l.spent + l.remaining)) +
       (l.window_start ? ' in the window from ' + isoTime(l.window_start) + (l.window_end ? ' to ' + isoTime(l.window_end) : '') + ' UTC' : '') +
-      '.', title: l.unit || '' }));
+      (l.exhausted ? ' (exhausted: too little for another query)' : '') + '.', title: l.unit || '' }));
     if (l.cip && typeof l.cip.spent === 'number') {
       totals.append(' ', el('span', { class: 'total', text: 'Trace releases (CIP): spent ' + num(l.cip.spent) + ', remaining ' +
-        num(settle(l.cip.remaining, l.cip.spent + l.cip.remaining)) + '.', title: l.cip.unit || '' }));
+        num(settle(l.cip.remaining, l.cip.spent + l.cip.remaining)) + (l.cip.exhausted ? ' (exhausted: too little for another release)' : '') +
+        '.', title: l.cip.unit || '' }));
     }
     totals.append(' ', el('span', { class: 'total', text: charges.length + (charges.length === 1 ? ' charge.' : ' charges.') }));
     const table = $('ledger-table');
@@ -789,15 +868,16 @@
 
   function init() {
     readCredentials();
+    readLink();
     showWho();
     initMap();
     initDrop();
+    $('link-use').addEventListener('click', () => answerLink(true));
+    $('link-keep').addEventListener('click', () => answerLink(false));
     $('connect-form').addEventListener('submit', (e) => {
       e.preventDefault();
-      sessionStorage.setItem(STORE_ID, $('person-id').value.trim());
-      sessionStorage.setItem(STORE_TOKEN, $('person-token').value.trim());
+      storeCredentials($('person-id').value.trim(), $('person-token').value.trim());
       $('person-token').value = '';
-      readCredentials();
       showWho();
       clearError();
       refreshLedger();
@@ -824,7 +904,7 @@
     // A new link opened in this tab changes only the fragment: follow it.
     window.addEventListener('hashchange', () => {
       if (!/(^#|&)token=/.test(location.hash)) return;
-      readCredentials();
+      if (!readLink()) return; // waiting for the user to confirm, or nothing new
       showWho();
       clearError();
       refreshLedger();

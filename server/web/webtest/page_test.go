@@ -147,7 +147,20 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 		a := decode[server.LocateResponse](t, locates[i])
 		answers = append(answers, a)
 		s.waitFor("the budget bar", fmt.Sprintf(`Number(document.getElementById("budget-bar").getAttribute("aria-valuenow")) === %v`, a.Remaining))
-		s.waitBudgetDrawn(a.Remaining / svc.budget)
+		if i < answersPaid-1 {
+			s.waitBudgetDrawn(a.Remaining / svc.budget)
+			continue
+		}
+		// What is left (half an answer) cannot pay another: the page says the budget is
+		// exhausted, as the ledger does, rather than drawing a sliver of bar.
+		s.waitFor("the word exhausted", `document.getElementById("budget-text").textContent.startsWith("Exhausted")`)
+		if l := svc.ledger(); !l.Exhausted || l.Remaining <= 0 {
+			t.Errorf("the ledger after %d answers: remaining %v, exhausted %v; want a remainder that cannot pay", answersPaid, l.Remaining, l.Exhausted)
+		}
+		if got, want := s.text("#budget-text"), "Exhausted: "+jsNum(a.Remaining)+" of "+jsNum(svc.budget)+" left"; !strings.HasPrefix(got, want) {
+			t.Errorf("the budget after the last paid answer reads %q, want it to start %q", got, want)
+		}
+		s.waitBudgetDrawn(0)
 		if got, want := s.text("#answers li.answer .coords"), fmt.Sprintf("%.5f, %.5f", a.Lat, a.Lon); got != want {
 			t.Errorf("answer %d: the page shows %q, the server answered %q", i+1, got, want)
 		}
@@ -213,7 +226,7 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 	totals := s.text("#ledger-totals")
 	end := windowStart.Add(time.Hour)
 	for _, want := range []string{
-		fmt.Sprintf("Online queries: spent %s, remaining %s in the window from %s to %s UTC.", jsNum(l.Spent), jsNum(l.Remaining),
+		fmt.Sprintf("Online queries: spent %s, remaining %s in the window from %s to %s UTC (exhausted: too little for another query).", jsNum(l.Spent), jsNum(l.Remaining),
 			windowStart.Format("2006-01-02 15:04:05"), end.Format("2006-01-02 15:04:05")),
 		fmt.Sprintf("Trace releases (CIP): spent %s, remaining %s.", jsNum(l.CIP.Spent), jsNum(l.CIP.Remaining)),
 		"4 charges.",
@@ -285,8 +298,11 @@ func TestPageBadToken(t *testing.T) {
 		t.Errorf("after connecting with the right token the page still shows %q", s.text("#error"))
 	}
 
-	// A new link pasted into the same tab changes only the fragment: the page must follow it.
+	// A new link pasted into the same tab changes only the fragment: the page follows it once the
+	// user confirms that it replaces the person the tab is connected as.
 	s.do(chromedp.Evaluate[chromedp.Void](`location.hash = "#id=bob&token=` + svc.token + `"`))
+	s.waitFor("the question", `!document.getElementById("link-confirm").hidden`)
+	s.do(chromedp.Click(chromedp.ID("link-use")))
 	s.waitFor("the 403 message", `document.getElementById("error").textContent.includes("403")`)
 	if got := s.text("#error"); !strings.Contains(got, `may not act for person “bob” (403`) {
 		t.Errorf("with another person's id the page says %q", got)

@@ -26,7 +26,7 @@ import (
 
 const (
 	viewW, viewH = 1280, 800
-	samplePath   = "../../../internal/sample/geolife-000-20081024020959.plt"
+	samplePath   = "../../../internal/sample/synth-1/commute.plt"
 )
 
 // Colours of the page's map (app.css, app.js): the screenshots are searched for them.

@@ -1,0 +1,24 @@
+// Package param checks the parameters of tracepriv's public functions and
+// reports a bad one the same way everywhere: as an *Error naming the
+// parameter, its value and what is wrong, which wraps ErrInvalid.
+//
+// For example, checking two parameters, and what a caller sees:
+//
+//	err := param.First(param.Positive("epsilon", -1), param.InOpen("delta", 1e-5, 0, 1))
+//	fmt.Println(err) // epsilon = -1: must be positive and finite
+//	var pe *param.Error
+//	if errors.As(err, &pe) { // so does any package's bad parameter
+//		fmt.Printf("flag --%s: %s\n", pe.Name, pe.Why) // flag --epsilon: must be positive and finite
+//	}
+//	fmt.Println(errors.Is(err, param.ErrInvalid)) // true
+//
+// Callers branch with errors.Is(err, param.ErrInvalid) (is it the caller's
+// input?) or errors.As(err, &pe) with pe a *param.Error (which one, so that
+// a CLI can name its flag or a ledger reader its field). The packages'
+// older names for the type (accountant.ParamError, geoind.ParamError) and
+// for the sentinel (noise.ErrParam, geoind.ErrParam) are aliases of these.
+//
+// The helpers (Positive, Finite, Probability, In, …) return nil or an
+// *Error whose Why reads "must be …", so messages are uniform; every check
+// fails on NaN.
+package param

@@ -1,0 +1,332 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tracepriv/tracepriv/server/internal/pgtest"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	pgtest.StopShared()
+	os.Exit(code)
+}
+
+// forEachStore runs f as a subtest per store, each with a fresh store
+// location (dataDir, url).
+func forEachStore(t *testing.T, f func(t *testing.T, d Dialect, dataDir, url string)) {
+	for _, d := range []Dialect{SQLite, Postgres} {
+		t.Run(string(d), func(t *testing.T) {
+			if d == Postgres {
+				f(t, d, "", pgtest.Database(t))
+				return
+			}
+			f(t, d, t.TempDir(), "")
+		})
+	}
+}
+
+func open(t *testing.T, dataDir, url string, opt Options) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), dataDir, url, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestMigrations: migrations apply once, re-opening applies nothing, and a
+// database from a newer build is refused.
+func TestMigrations(t *testing.T) {
+	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
+		ctx := context.Background()
+		for i := range 3 {
+			st, err := Open(ctx, dir, url, Options{})
+			if err != nil {
+				t.Fatalf("open %d: %v", i, err)
+			}
+			var n, v int
+			if err := st.db.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_migrations`).Scan(&n, &v); err != nil {
+				t.Fatal(err)
+			}
+			if n != len(migrations) || v != SchemaVersion() {
+				t.Errorf("open %d: %d migrations recorded, version %d", i, n, v)
+			}
+			if d == Postgres {
+				var sc string
+				st.db.QueryRow(`SHOW synchronous_commit`).Scan(&sc)
+				if sc != "on" {
+					t.Errorf("synchronous_commit = %q", sc)
+				}
+			} else {
+				var mode string
+				st.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode)
+				if mode != "wal" {
+					t.Errorf("journal_mode = %q", mode)
+				}
+			}
+			st.Close()
+		}
+		st, err := Open(ctx, dir, url, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.db.Exec(rebind(d, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from the future', 'x')`), SchemaVersion()+1); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+		if _, err := Open(ctx, dir, url, Options{}); err == nil || !strings.Contains(err.Error(), "newer than this build") {
+			t.Errorf("a newer schema: %v", err)
+		}
+	})
+}
+
+func TestRebindAndRedact(t *testing.T) {
+	if got := rebind(Postgres, "a = ? AND b = ?"); got != "a = $1 AND b = $2" {
+		t.Errorf("rebind: %q", got)
+	}
+	if got := RedactURL("postgres://u:secret@h/db"); strings.Contains(got, "secret") {
+		t.Errorf("redact: %q", got)
+	}
+}
+
+// addPerson inserts a bare person.
+func addPerson(t *testing.T, st *Store, id string) {
+	t.Helper()
+	err := st.Update(context.Background(), id, func(tx *Tx) error {
+		return tx.CreatePerson(&Person{ID: id, TokenHash: []byte("h"), Config: "{}", GeoBudget: 1, Created: time.Unix(0, 0)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seqOf reads a person's seq.
+func seqOf(t *testing.T, st *Store, id string) int64 {
+	t.Helper()
+	p, err := st.Lookup(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Seq
+}
+
+// bump is a job that increments a person's seq after reading it under the
+// person's lock, failing with fail (its write then rolled back) or
+// panicking.
+func bump(id string, fail error, panics bool) func(*Tx) error {
+	return func(tx *Tx) error {
+		p, _, err := tx.LockPerson(id, "")
+		if err != nil {
+			return err
+		}
+		if _, err := tx.exec(`UPDATE people SET seq = ? WHERE id = ?`, p.Seq+1, id); err != nil {
+			return err
+		}
+		if panics {
+			panic("job panics after its write")
+		}
+		return fail
+	}
+}
+
+// TestStoreUpdate: concurrent read-modify-write jobs on one person lose no
+// update; a job that fails or panics leaves nothing behind and does not
+// disturb the others; OnCommit hooks run for committed jobs only.
+func TestStoreUpdate(t *testing.T) {
+	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
+		st := open(t, dir, url, Options{})
+		addPerson(t, st, "u")
+		const N = 60
+		failure := errors.New("refused")
+		var (
+			wg             sync.WaitGroup
+			ok, hooks, bad atomic.Int64
+		)
+		for i := range N {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var fail error
+				if i%5 == 1 {
+					fail = failure
+				}
+				f := bump("u", fail, i%10 == 3)
+				err := st.Update(context.Background(), "u", func(tx *Tx) error {
+					tx.OnCommit(func() { hooks.Add(1) })
+					return f(tx)
+				})
+				switch {
+				case err == nil:
+					ok.Add(1)
+				case errors.Is(err, failure) || strings.Contains(err.Error(), "panicked"):
+					bad.Add(1)
+				default:
+					t.Errorf("job %d: %v", i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if got := seqOf(t, st, "u"); got != ok.Load() || hooks.Load() != ok.Load() || ok.Load()+bad.Load() != N {
+			t.Errorf("seq %d after %d committed jobs (%d hooks run, %d failed)", got, ok.Load(), hooks.Load(), bad.Load())
+		}
+	})
+}
+
+// holder is an AfterCommit hook a test can arm: the next commit then
+// signals held and waits for release, which says whether it fails.
+type holder struct {
+	armed   atomic.Bool
+	held    chan struct{}
+	release chan error
+	stop    chan struct{} // closed when the test ends: nothing is held any more
+}
+
+func newHolder() *holder {
+	return &holder{held: make(chan struct{}, 1), release: make(chan error), stop: make(chan struct{})}
+}
+
+func (h *holder) hook() error {
+	if !h.armed.CompareAndSwap(true, false) {
+		return nil
+	}
+	h.held <- struct{}{}
+	select {
+	case err := <-h.release:
+		return err
+	case <-h.stop:
+		return nil
+	}
+}
+
+// waitUntil polls cond until it holds or done delivers (the thing the
+// test waits on happened first): it returns whether cond held.
+func waitUntil(cond func() bool, done <-chan error) (bool, error) {
+	for {
+		if cond() {
+			return true, nil
+		}
+		select {
+		case err := <-done:
+			return false, err
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// TestDurabilityBarrier holds a commit between its COMMIT and its
+// confirmation (the WAL fsync, or PostgreSQL's COMMIT returning): a read
+// of that person that sees it, and another write of that person, return
+// only once it is confirmed; a read of another person does not wait. When
+// the confirmation fails, the commit's Update, and the read and the write
+// that saw it, fail with ErrNotDurable; on SQLite the store then refuses
+// every write and every releasing read (ErrUnhealthy) until it is
+// reopened; PostgreSQL's later reads see what it holds, which is durable.
+func TestDurabilityBarrier(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fail=%v", fail), func(t *testing.T) {
+			forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
+				h := newHolder()
+				st := open(t, dir, url, Options{AfterCommit: h.hook})
+				t.Cleanup(func() { close(h.stop) }) // before the store closes
+				addPerson(t, st, "a")
+				addPerson(t, st, "b")
+				ctx := context.Background()
+
+				h.armed.Store(true)
+				first := make(chan error, 1)
+				go func() { first <- st.Update(ctx, "a", bump("a", nil, false)) }()
+				<-h.held // committed, not confirmed
+				base := st.Waiting()
+				seen := make(chan int64, 1)
+				read := make(chan error, 1)
+				go func() {
+					read <- st.Read(ctx, "a", func(v *View) error {
+						p, err := v.Person("a")
+						if err == nil {
+							seen <- p.Seq
+						}
+						return err
+					})
+				}()
+				if s := <-seen; s != 1 {
+					t.Fatalf("the read saw seq %d, want the committed 1", s)
+				}
+				if ok, err := waitUntil(func() bool { return st.Waiting() > base }, read); !ok {
+					t.Fatalf("a read of a commit not yet durable returned (%v) before the commit was confirmed", err)
+				}
+				base = st.Waiting()
+				second := make(chan error, 1)
+				go func() { second <- st.Update(ctx, "a", bump("a", nil, false)) }()
+				if d == Postgres {
+					// The second write reads the first under the row lock and
+					// waits after its own commit.
+					if ok, err := waitUntil(func() bool { return st.Waiting() > base }, second); !ok {
+						t.Fatalf("a write after a commit not yet durable returned (%v) before the commit was confirmed", err)
+					}
+				}
+				// Another person is not held up.
+				if err := st.Read(ctx, "b", func(v *View) error { _, err := v.Person("b"); return err }); err != nil {
+					t.Fatalf("read of another person: %v", err)
+				}
+				select {
+				case err := <-first:
+					t.Fatalf("Update returned (%v) before its commit was confirmed", err)
+				default:
+				}
+				if !fail {
+					h.release <- nil
+					for _, c := range []chan error{first, read, second} {
+						if err := <-c; err != nil {
+							t.Errorf("after the confirmation: %v", err)
+						}
+					}
+					if got := seqOf(t, st, "a"); got != 2 {
+						t.Errorf("seq %d, want 2", got)
+					}
+					return
+				}
+				h.release <- errors.New("injected fsync failure")
+				if err := <-first; !errors.Is(err, ErrNotDurable) {
+					t.Errorf("the held commit after a failed confirmation: %v, want ErrNotDurable", err)
+				}
+				if err := <-read; !errors.Is(err, ErrNotDurable) {
+					t.Errorf("the read that saw it: %v, want ErrNotDurable", err)
+				}
+				err := <-second
+				if d == Postgres && !errors.Is(err, ErrNotDurable) {
+					t.Errorf("the write that saw it: %v, want ErrNotDurable", err)
+				}
+				if d == SQLite && !errors.Is(err, ErrNotDurable) && !errors.Is(err, ErrUnhealthy) {
+					t.Errorf("the write queued behind it: %v, want ErrNotDurable or ErrUnhealthy", err)
+				}
+				readB := st.Read(ctx, "b", func(v *View) error { _, err := v.Person("b"); return err })
+				writeB := st.Update(ctx, "b", bump("b", nil, false))
+				if d == SQLite {
+					if !errors.Is(readB, ErrUnhealthy) || !errors.Is(writeB, ErrUnhealthy) {
+						t.Errorf("after a failed fsync: read %v, write %v; want both ErrUnhealthy", readB, writeB)
+					}
+					if st.Health(ctx) == nil {
+						t.Errorf("health: ok after a failed fsync")
+					}
+					st.Close()
+					st2 := open(t, dir, url, Options{})
+					if err := st2.Update(ctx, "b", bump("b", nil, false)); err != nil {
+						t.Errorf("after reopening: %v", err)
+					}
+				} else if readB != nil || writeB != nil {
+					t.Errorf("postgres after a failed confirmation: read %v, write %v", readB, writeB)
+				}
+			})
+		})
+	}
+}
