@@ -535,25 +535,11 @@ func centre(pts []geo.Point) geo.Point {
 func certNoise(cert *sanitize.Certificate, pc *sanitize.PersonCertificate, ts []float64, partial bool, nugget float64) (*noiseLaw, error) {
 	switch cert.Design {
 	case sanitize.DesignEnvelope, sanitize.DesignProportional:
-		g := &noiseLaw{ts: ts, white: pc.Jitter + pc.SamplingJitter + nugget}
-		for _, t := range cert.NoiseKernel {
-			k, err := gp.NewKernel(t.Kernel, t.Weight*pc.NoiseScaleM2, t.Lengthscale, t.Period)
-			if err != nil {
-				return nil, fmt.Errorf("certificate noise kernel: %w", err)
-			}
-			g.terms = append(g.terms, k)
+		terms, err := cert.NoiseKernels(pc)
+		if err != nil {
+			return nil, err
 		}
-		if pc.RouteNoiseM2 > 0 {
-			rk := cert.RouteKernel
-			k, err := gp.NewKernel(rk.Kernel, rk.Weight*pc.RouteNoiseM2, rk.Lengthscale, rk.Period)
-			if err != nil {
-				return nil, fmt.Errorf("certificate route noise kernel: %w", err)
-			}
-			g.terms = append(g.terms, k)
-		}
-		if len(g.terms) == 0 {
-			return nil, errors.New("the certificate has no noise kernel")
-		}
+		g := &noiseLaw{ts: ts, terms: terms, white: pc.Jitter + pc.SamplingJitter + nugget}
 		return g, nil
 	}
 	if partial {

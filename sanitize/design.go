@@ -202,6 +202,37 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 	return b.String()
 }
 
+// NoiseKernels returns the stationary kernels, in square metres, whose sum
+// is the per-dimension noise of the person's release under a kernel design
+// (envelope or proportional): the envelope's components scaled by the
+// person's NoiseScaleM2, then the route's common offset if any. The
+// reported jitters are not included. For the e3 design, which is not
+// stationary, it is an error (use NoiseCovariance).
+func (c *Certificate) NoiseKernels(p *PersonCertificate) ([]gp.Kernel, error) {
+	if c.Design != DesignEnvelope && c.Design != DesignProportional {
+		return nil, fmt.Errorf("sanitize: the %s design's noise is not a sum of kernels", c.Design)
+	}
+	var out []gp.Kernel
+	for _, t := range c.NoiseKernel {
+		k, err := gp.NewKernel(t.Kernel, t.Weight*p.NoiseScaleM2, t.Lengthscale, t.Period)
+		if err != nil {
+			return nil, fmt.Errorf("sanitize: certificate noise kernel: %w", err)
+		}
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("sanitize: certificate has no noise kernel")
+	}
+	if p.RouteNoiseM2 > 0 {
+		rk, err := gp.NewKernel(c.RouteKernel.Kernel, c.RouteKernel.Weight*p.RouteNoiseM2, c.RouteKernel.Lengthscale, c.RouteKernel.Period)
+		if err != nil {
+			return nil, fmt.Errorf("sanitize: certificate route noise kernel: %w", err)
+		}
+		out = append(out, rk)
+	}
+	return out, nil
+}
+
 // NoiseCovariance recomputes from the certificate the per-dimension noise
 // covariance the person's release was drawn from: SigmaG plus the reported
 // jitters (the matrix the sampler factorised; see
@@ -213,27 +244,13 @@ func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.
 	var g *mat.SymDense
 	switch c.Design {
 	case DesignEnvelope, DesignProportional:
-		var k gp.Kernel
-		for _, t := range c.NoiseKernel {
-			kt, err := gp.NewKernel(t.Kernel, t.Weight*p.NoiseScaleM2, t.Lengthscale, t.Period)
-			if err != nil {
-				return nil, fmt.Errorf("sanitize: certificate noise kernel: %w", err)
-			}
-			if k == nil {
-				k = kt
-			} else {
-				k = gp.Sum{K1: k, K2: kt}
-			}
+		terms, err := c.NoiseKernels(p)
+		if err != nil {
+			return nil, err
 		}
-		if k == nil {
-			return nil, fmt.Errorf("sanitize: certificate has no noise kernel")
-		}
-		if p.RouteNoiseM2 > 0 {
-			rk, err := gp.NewKernel(c.RouteKernel.Kernel, c.RouteKernel.Weight*p.RouteNoiseM2, c.RouteKernel.Lengthscale, 0)
-			if err != nil {
-				return nil, fmt.Errorf("sanitize: certificate route noise kernel: %w", err)
-			}
-			k = gp.Sum{K1: k, K2: rk}
+		k := terms[0]
+		for _, t := range terms[1:] {
+			k = gp.Sum{K1: k, K2: t}
 		}
 		g = gp.Gram(k, ts)
 	case DesignE3:
