@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/sample"
@@ -297,7 +298,7 @@ func TestCertNoiseMatchesCertificate(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := benchPerson(600, 9)
-	for _, design := range []string{sanitize.DesignEnvelope, sanitize.DesignProportional} {
+	for _, design := range []cip.Method{sanitize.DesignEnvelope, sanitize.DesignProportional} {
 		opt := sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(2), Design: design}
 		if design == sanitize.DesignProportional {
 			p := *prior

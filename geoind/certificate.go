@@ -74,7 +74,7 @@ func ReadCertificate(r io.Reader) (*Certificate, error) {
 	if err := c.Config.template().Validate(); err != nil {
 		return nil, fmt.Errorf("geoind certificate: config: %w", err)
 	}
-	if c.Config.Manager == "planned" {
+	if c.Config.Manager == ManagerPlanned {
 		// Each person's session planned for their points.
 		for _, p := range c.People {
 			pc := c.Config

@@ -3,6 +3,12 @@
 // Chatzikokolakis, Palamidessi and Stronati, with its private test, budget
 // managers, skip strategies and a persistable Session.
 //
+//	cfg := geoind.Config{Mechanism: geoind.MechanismPredictive, Manager: geoind.ManagerPlanned, Origin: geoind.BeijingCentre,
+//		Params: geoind.Params{Epsilon: math.Ln10 / 100}, Noise: geoind.PlanarLaplace{Grid: 1}}
+//	released, people, err := geoind.SanitizeByPerson(cfg, traces, nil, noise.Secure()) // one budget per person
+//	if err != nil { ... }
+//	fmt.Println(people[0].Released, "of", people[0].Points, "points released")
+//
 // # Privacy notion
 //
 // Locations live on a tangent Plane with a public origin; d is the

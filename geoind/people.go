@@ -71,7 +71,7 @@ type PersonRelease struct {
 // released: PersonRelease says how many; whether partial coverage is
 // acceptable is the caller's decision.
 //
-// With the planned manager (cfg.Manager "planned"), each person's session
+// With the planned manager (cfg.Manager ManagerPlanned), each person's session
 // plans for exactly their number of points (cfg.Queries is ignored), so
 // every point is released (Planned). Every person's configuration is
 // checked before anything is drawn for anyone; a person whose points
@@ -87,7 +87,7 @@ func SanitizeByPerson(cfg Config, traces []*trace.Trace, person func(*trace.Trac
 	cfgs := make(map[string]Config, len(order))
 	for _, k := range order {
 		c := cfg
-		if c.Manager == "planned" {
+		if c.Manager == ManagerPlanned {
 			c.Queries = 0
 			for _, i := range groups[k] {
 				c.Queries += traces[i].Len()
@@ -97,7 +97,7 @@ func SanitizeByPerson(cfg Config, traces []*trace.Trace, person func(*trace.Trac
 			}
 		}
 		if err := c.Validate(); err != nil {
-			if c.Manager == "planned" {
+			if c.Manager == ManagerPlanned {
 				return nil, nil, &PlanError{Person: k, Points: c.Queries, Err: err}
 			}
 			return nil, nil, err

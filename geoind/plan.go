@@ -258,7 +258,7 @@ func groupByPerson(traces []*trace.Trace, person func(*trace.Trace) string) ([]s
 // without Queries is checked as a plan of one query (its other
 // parameters), each person's plan being checked with their points.
 func (c Config) template() Config {
-	if c.Manager == "planned" && c.Queries == 0 {
+	if c.Manager == ManagerPlanned && c.Queries == 0 {
 		c.Queries = 1
 	}
 	return c

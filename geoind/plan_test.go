@@ -231,7 +231,7 @@ func TestPlannedDecisions(t *testing.T) {
 // "queries"; the largest N whose bound passes is accepted and released in
 // full, and one more point is refused.
 func TestPlannedNoiseScale(t *testing.T) {
-	for _, mech := range []string{"pm", "im"} {
+	for _, mech := range []MechanismKind{MechanismPredictive, MechanismIndependent} {
 		cfg := paperConfig()
 		cfg.Mechanism, cfg.Manager, cfg.Rate = mech, "planned", 0
 		// The largest accepted N, found by search on the public check.
@@ -319,7 +319,7 @@ func TestPlanNumbers(t *testing.T) {
 func TestSanitizeByPersonPlanned(t *testing.T) {
 	day := time.Date(2008, 10, 24, 8, 0, 0, 0, time.UTC)
 	traces := []*trace.Trace{walk("000", "a", day, 30), walk("001", "b", day, 5), walk("000", "c", day.Add(time.Hour), 50)}
-	for _, mech := range []string{"im", "pm"} {
+	for _, mech := range []MechanismKind{MechanismIndependent, MechanismPredictive} {
 		cfg := paperConfig()
 		cfg.Mechanism, cfg.Manager, cfg.Rate = mech, "planned", 0
 		plans, err := PlanByPerson(cfg, traces, nil)

@@ -21,15 +21,52 @@ const StateVersion = 2
 // Deprecated: use geo.Point.
 type LatLon = geo.Point
 
+// MechanismKind names the mechanism of a Config: its values are the
+// constants below (the spellings of --mechanism, the JSON of sessions and
+// certificates).
+type MechanismKind string
+
+const (
+	// MechanismPredictive is the predictive mechanism ("pm").
+	MechanismPredictive MechanismKind = "pm"
+	// MechanismIndependent releases every point by planar Laplace ("im").
+	MechanismIndependent MechanismKind = "im"
+)
+
+// ManagerKind names the budget manager of a Config.
+type ManagerKind string
+
+const (
+	// ManagerFixedRate spends a fixed Rate per step (FixedRate).
+	ManagerFixedRate ManagerKind = "fixed-rate"
+	// ManagerFixedUtility configures every step for a fixed Accuracy
+	// (FixedUtility).
+	ManagerFixedUtility ManagerKind = "fixed-utility"
+	// ManagerPlanned covers a release of Queries points known in advance
+	// (Planned).
+	ManagerPlanned ManagerKind = "planned"
+)
+
+// PredictorKind names the predictor of a Config.
+type PredictorKind string
+
+const (
+	// PredictorParrot predicts the last reported point (Parrot).
+	PredictorParrot PredictorKind = "parrot"
+	// PredictorLinear extrapolates the last two reports (Linear).
+	PredictorLinear PredictorKind = "linear"
+)
+
 // Config is the public configuration of a Session.
 type Config struct {
-	// Mechanism is "pm" (predictive, default) or "im" (independent).
-	Mechanism string `json:"mechanism"`
-	// Manager is "fixed-rate" (default), "fixed-utility" or "planned"
-	// (Planned: a release of Queries points known in advance, all of them
-	// covered).
-	Manager string `json:"manager"`
-	Params  Params `json:"params"`
+	// Mechanism is MechanismPredictive ("pm", the default when empty) or
+	// MechanismIndependent ("im").
+	Mechanism MechanismKind `json:"mechanism"`
+	// Manager is ManagerFixedRate (the default when empty),
+	// ManagerFixedUtility or ManagerPlanned (a release of Queries points
+	// known in advance, all of them covered).
+	Manager ManagerKind `json:"manager"`
+	Params  Params      `json:"params"`
 	// Rate is ρ per metre per step (fixed-rate).
 	Rate float64 `json:"rate,omitempty"`
 	// Accuracy is α in metres (fixed-utility).
@@ -39,8 +76,9 @@ type Config struct {
 	// sets it to each person's number of points, and the configuration in
 	// a Certificate leaves it 0: each person's is their points.
 	Queries int `json:"queries,omitempty"`
-	// Predictor is "parrot" (default) or "linear".
-	Predictor string `json:"predictor,omitempty"`
+	// Predictor is PredictorParrot (the default when empty) or
+	// PredictorLinear.
+	Predictor PredictorKind `json:"predictor,omitempty"`
 	// Origin is the public origin of the tangent plane and its grid: a
 	// point chosen without looking at the data (a city centre), never one
 	// derived from it.
@@ -68,9 +106,9 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 		return nil, err
 	}
 	switch c.Predictor {
-	case "", "parrot":
+	case "", PredictorParrot:
 		m.Predictor = Parrot{}
-	case "linear":
+	case PredictorLinear:
 		m.Predictor = Linear{}
 	default:
 		return nil, paramErr("predictor", c.Predictor, `"parrot" or "linear"`)
@@ -81,34 +119,34 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 	}
 	mech := c.Mechanism
 	if mech == "" {
-		mech = "pm"
+		mech = MechanismPredictive
 	}
 	kind := c.Manager
 	if kind == "" {
-		kind = "fixed-rate"
+		kind = ManagerFixedRate
 	}
 	switch {
-	case kind == "fixed-rate" && !(c.Rate > 0 && c.Rate <= p.Epsilon):
+	case kind == ManagerFixedRate && !(c.Rate > 0 && c.Rate <= p.Epsilon):
 		return nil, paramErr("rate", c.Rate, "in (0, epsilon]")
-	case kind == "fixed-utility" && (!(c.Accuracy > 0) || math.IsInf(c.Accuracy, 1)):
+	case kind == ManagerFixedUtility && (!(c.Accuracy > 0) || math.IsInf(c.Accuracy, 1)):
 		return nil, paramErr("accuracy", c.Accuracy, "finite and > 0 metres")
-	case kind == "planned":
+	case kind == ManagerPlanned:
 		if err := checkQueries(c.Queries); err != nil {
 			return nil, err
 		}
-	case kind != "fixed-rate" && kind != "fixed-utility":
+	case kind != ManagerFixedRate && kind != ManagerFixedUtility:
 		return nil, paramErr("manager", c.Manager, `"fixed-rate", "fixed-utility" or "planned"`)
 	}
 	switch {
-	case (mech == "pm" || mech == "im") && kind == "planned":
-		m.Manager = Planned{Params: c.Params, Queries: c.Queries, Independent: mech == "im"}
-	case mech == "im" && kind == "fixed-rate":
+	case (mech == MechanismPredictive || mech == MechanismIndependent) && kind == ManagerPlanned:
+		m.Manager = Planned{Params: c.Params, Queries: c.Queries, Independent: mech == MechanismIndependent}
+	case mech == MechanismIndependent && kind == ManagerFixedRate:
 		m.Manager = IndependentRate(p.Epsilon, c.Rate)
-	case mech == "im":
+	case mech == MechanismIndependent:
 		m.Manager = IndependentUtility(p.Epsilon, c.Accuracy, p.Confidence)
-	case mech == "pm" && kind == "fixed-rate":
+	case mech == MechanismPredictive && kind == ManagerFixedRate:
 		m.Manager = FixedRate{Params: c.Params, Rate: c.Rate}
-	case mech == "pm":
+	case mech == MechanismPredictive:
 		m.Manager = FixedUtility{Params: c.Params, Accuracy: c.Accuracy}
 	default:
 		return nil, paramErr("mechanism", c.Mechanism, `"pm" or "im"`)
@@ -118,9 +156,9 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 			r := noise.PlanarLaplace{Epsilon: lo}.RadiusQuantile(NoiseRadiusConfidence)
 			what := fmt.Sprintf("noise the tangent plane can represent: the smallest per-step noise this manager can draw, ε_N = %.3g per metre, exceeds %.4g km with probability 1e-9, beyond MaxNoiseRadius (%g km)", lo, r/1000, MaxNoiseRadius/1000)
 			switch kind {
-			case "fixed-utility":
+			case ManagerFixedUtility:
 				return nil, paramErr("accuracy", c.Accuracy, what+"; lower the accuracy α")
-			case "planned":
+			case ManagerPlanned:
 				return nil, paramErr("queries", c.Queries, what+"; release fewer points (thin the trace) or raise the budget epsilon")
 			}
 			return nil, paramErr("rate", c.Rate, what+"; raise the rate (per metre per step) or the budget epsilon")

@@ -6,7 +6,6 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"reflect"
@@ -16,8 +15,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/core/metrics"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // Element types travel between steps with gob coders. Beam's default for
@@ -26,12 +27,17 @@ import (
 // three, and floats bit for bit, which the byte-for-byte equality of
 // seeded releases and the exact prior rely on. Beam finds coder functions
 // by symbol name, so each type has its own named pair (the instances of
-// one generic function share a name).
+// one generic function share a name). Beam registers coders for the
+// process, at init: a pipeline of a program importing this package carries
+// trace.Trace with gob too.
 func init() {
-	beam.RegisterCoder(reflect.TypeFor[sanitize.FileScan](), encScan, decScan)
+	beam.RegisterCoder(reflect.TypeFor[trace.Trace](), encTrace, decTrace)
+	beam.RegisterCoder(reflect.TypeFor[PersonRelease](), encPersonRelease, decPersonRelease)
+	beam.RegisterCoder(reflect.TypeFor[Fitted](), encFitted, decFitted)
+	beam.RegisterCoder(reflect.TypeFor[corpus.FileScan](), encScan, decScan)
 	beam.RegisterCoder(reflect.TypeFor[unitBatch](), encBatch, decBatch)
-	beam.RegisterCoder(reflect.TypeFor[sanitize.UnitRelease](), encRelease, decRelease)
-	beam.RegisterCoder(reflect.TypeFor[sanitize.Failure](), encFailure, decFailure)
+	beam.RegisterCoder(reflect.TypeFor[corpus.UnitRelease](), encRelease, decRelease)
+	beam.RegisterCoder(reflect.TypeFor[corpus.Failure](), encFailure, decFailure)
 	beam.RegisterCoder(reflect.TypeFor[windowTask](), encTask, decTask)
 	beam.RegisterCoder(reflect.TypeFor[windowOutcome](), encOutcome, decOutcome)
 	beam.RegisterCoder(reflect.TypeFor[fileSummary](), encSummary, decSummary)
@@ -50,22 +56,59 @@ func gobDecode[T any](data []byte) (T, error) {
 	return v, err
 }
 
-func encScan(v sanitize.FileScan) ([]byte, error)       { return gobEncode(v) }
-func decScan(b []byte) (sanitize.FileScan, error)       { return gobDecode[sanitize.FileScan](b) }
-func encBatch(v unitBatch) ([]byte, error)              { return gobEncode(v) }
-func decBatch(b []byte) (unitBatch, error)              { return gobDecode[unitBatch](b) }
-func encRelease(v sanitize.UnitRelease) ([]byte, error) { return gobEncode(v) }
-func decRelease(b []byte) (sanitize.UnitRelease, error) { return gobDecode[sanitize.UnitRelease](b) }
-func encFailure(v sanitize.Failure) ([]byte, error)     { return gobEncode(v) }
-func decFailure(b []byte) (sanitize.Failure, error)     { return gobDecode[sanitize.Failure](b) }
-func encTask(v windowTask) ([]byte, error)              { return gobEncode(v) }
-func decTask(b []byte) (windowTask, error)              { return gobDecode[windowTask](b) }
-func encOutcome(v windowOutcome) ([]byte, error)        { return gobEncode(v) }
-func decOutcome(b []byte) (windowOutcome, error)        { return gobDecode[windowOutcome](b) }
-func encSummary(v fileSummary) ([]byte, error)          { return gobEncode(v) }
-func decSummary(b []byte) (fileSummary, error)          { return gobDecode[fileSummary](b) }
-func encPositions(v prior.Positions) ([]byte, error)    { return gobEncode(v) }
-func decPositions(b []byte) (prior.Positions, error)    { return gobDecode[prior.Positions](b) }
+func encTrace(v trace.Trace) ([]byte, error)          { return gobEncode(v) }
+func decTrace(b []byte) (trace.Trace, error)          { return gobDecode[trace.Trace](b) }
+func encFitted(v Fitted) ([]byte, error)              { return gobEncode(v) }
+func decFitted(b []byte) (Fitted, error)              { return gobDecode[Fitted](b) }
+func encScan(v corpus.FileScan) ([]byte, error)       { return gobEncode(v) }
+func decScan(b []byte) (corpus.FileScan, error)       { return gobDecode[corpus.FileScan](b) }
+func encBatch(v unitBatch) ([]byte, error)            { return gobEncode(v) }
+func decBatch(b []byte) (unitBatch, error)            { return gobDecode[unitBatch](b) }
+func encRelease(v corpus.UnitRelease) ([]byte, error) { return gobEncode(v) }
+func decRelease(b []byte) (corpus.UnitRelease, error) { return gobDecode[corpus.UnitRelease](b) }
+func encFailure(v corpus.Failure) ([]byte, error)     { return gobEncode(v) }
+func decFailure(b []byte) (corpus.Failure, error)     { return gobDecode[corpus.Failure](b) }
+func encTask(v windowTask) ([]byte, error)            { return gobEncode(v) }
+func decTask(b []byte) (windowTask, error)            { return gobDecode[windowTask](b) }
+func encOutcome(v windowOutcome) ([]byte, error)      { return gobEncode(v) }
+func decOutcome(b []byte) (windowOutcome, error)      { return gobDecode[windowOutcome](b) }
+func encSummary(v fileSummary) ([]byte, error)        { return gobEncode(v) }
+func decSummary(b []byte) (fileSummary, error)        { return gobDecode[fileSummary](b) }
+func encPositions(v prior.Positions) ([]byte, error)  { return gobEncode(v) }
+func decPositions(b []byte) (prior.Positions, error)  { return gobDecode[prior.Positions](b) }
+
+// personWire is a PersonRelease between steps: the certificate travels in
+// its own format (sanitize.WriteCertificate), which is what a reader of
+// it gets anyway; gob would turn its empty lists into missing ones.
+type personWire struct {
+	UID         string
+	Traces      []*trace.Trace
+	Certificate []byte
+}
+
+func encPersonRelease(v PersonRelease) ([]byte, error) {
+	var c bytes.Buffer
+	if v.Certificate != nil {
+		if err := sanitize.WriteCertificate(&c, v.Certificate); err != nil {
+			return nil, err
+		}
+	}
+	return gobEncode(personWire{UID: v.UID, Traces: v.Traces, Certificate: c.Bytes()})
+}
+
+func decPersonRelease(b []byte) (PersonRelease, error) {
+	w, err := gobDecode[personWire](b)
+	if err != nil {
+		return PersonRelease{}, err
+	}
+	r := PersonRelease{UID: w.UID, Traces: w.Traces}
+	if len(w.Certificate) > 0 {
+		if r.Certificate, err = sanitize.ReadCertificate(bytes.NewReader(w.Certificate)); err != nil {
+			return PersonRelease{}, err
+		}
+	}
+	return r, nil
+}
 
 // errMark starts the message of every error a tracepriv DoFn returns, so
 // that Run can find it in the runner's report (which wraps it in the
@@ -77,27 +120,32 @@ func stageError(format string, a ...any) error {
 	return errors.New(errMark + strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " "))
 }
 
-// Log is where the runner's and the SDK's logs go; nil (the default) drops
-// all but errors, which Run reports itself, so that the command's output
-// stays readable. Set it before running a pipeline.
-var Log io.Writer
-
 // Run runs p on the runner named by Beam's --runner flag (prism, in this
 // process, when unset; universal for a portable job server such as Flink's
 // or Spark's; dataflow) and waits for it. A failure in a tracepriv step is
 // returned as that step's error alone.
+//
+// Run changes no logging. Beam logs, and Prism logs, through log/slog's
+// default logger; Beam's own initialisation (beam.Init, which Run calls if
+// the program has not) points that logger at stderr, at the level of
+// Beam's log.LogLevel. A program that wants them elsewhere says so in its
+// main, with Beam's log.SetupLogging or slog.SetDefault, as the
+// tracepriv-pipeline command does with --verbose.
 func Run(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
 	initBeam()
-	if Log == nil {
-		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	} else {
-		slog.SetDefault(slog.New(slog.NewTextHandler(Log, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	}
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {
 		return res, compact(err)
 	}
 	return res, nil
+}
+
+// logger returns l, or a logger that drops everything when l is nil.
+func logger(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
 }
 
 // runAndRead builds a pipeline with build, runs it, and reads back the

@@ -70,7 +70,7 @@ func TestCommandRelease(t *testing.T) {
 	want := t.TempDir()
 	singleRelease(t, root, want, o)
 	stdout, _ := runBinary(t, "release", "--input", o.Input, "--output", out, "--mechanism", "prefix",
-		"--epsilon", fmt.Sprint(o.Epsilon), "--cell-m", fmt.Sprint(o.CellM), "--bbox", o.BBox,
+		"--epsilon", fmt.Sprint(o.Epsilon), "--cell-m", fmt.Sprint(o.CellM), "--bbox", testBBox,
 		"--max-len", fmt.Sprint(o.MaxLen), "--max-seqs", fmt.Sprint(o.MaxSeqs), "--seed", "5")
 	sameFiles(t, want, out, ReleaseSeqFile, ReleaseCSVFile, ReleaseCertFile)
 	for _, s := range []string{"of 8 persons from 78 traces, 107576 fixes", "bounded: 154 trajectories kept", "randomness seeded:5", "wrote trajectories.seq"} {

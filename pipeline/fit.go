@@ -3,9 +3,12 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,7 +16,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/tracepriv/tracepriv/gp"
@@ -23,8 +25,31 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// FitOptions configures a prior fit over a corpus. Zero fields take
+// FitParams configures a prior fit (FitPrior, Fit). Zero fields take
 // prior.Options' defaults.
+type FitParams struct {
+	// Family, Kernel, MinDuration, MaxDuration, MaxPoints, MinPoints and
+	// PaperWindows are prior.Options'.
+	Family                   [2]float64
+	Kernel                   string
+	MinDuration, MaxDuration time.Duration
+	MaxPoints, MinPoints     int
+	PaperWindows             bool
+	// Corpus names the fitting corpus in the prior (gp.PriorFit.Corpus);
+	// Fit names it by its input pattern when it is "".
+	Corpus string
+}
+
+// Options returns the prior.Options the fit uses.
+func (p FitParams) Options() prior.Options {
+	// A corpus on Beam fits every window (MaxWindows -1): the single
+	// machine's evenly spread subsample of 240 would need a global step
+	// before fitting ("tracepriv fit --max-windows -1" is the same fit).
+	return prior.Options{Kernel: p.Kernel, MinDuration: p.MinDuration, MaxDuration: p.MaxDuration,
+		MaxPoints: p.MaxPoints, MinPoints: p.MinPoints, PaperWindows: p.PaperWindows, Family: p.Family, Corpus: p.Corpus, MaxWindows: -1}
+}
+
+// FitOptions configures Fit, a prior fit over a corpus of files.
 type FitOptions struct {
 	// Input is the corpus's file pattern (see Match) and Output the prior
 	// file to write (JSON, as gp.Prior.Write); Force replaces an existing
@@ -34,34 +59,44 @@ type FitOptions struct {
 	// Report, if set, is a file to write the fit's report to (JSON,
 	// prior.Report without the per-window fits), with the prior.
 	Report string
-	// Family, Kernel, MinDuration, MaxDuration, MaxPoints, MinPoints and
-	// PaperWindows are prior.Options'.
-	Family                   [2]float64
-	Kernel                   string
-	MinDuration, MaxDuration time.Duration
-	MaxPoints, MinPoints     int
-	PaperWindows             bool
+	// FitParams are the fit's parameters.
+	FitParams
 	// Reading says how files are read; with Strict a file that cannot be
 	// read stops the fit instead of being skipped.
 	Reading
+	// Logger, if set, is told what the launcher does; nil means nothing
+	// is logged. It stays in this process.
+	Logger *slog.Logger `json:"-"`
 }
 
 // Options returns the prior.Options the fit uses; the prior names its
-// corpus by the input pattern.
+// corpus by the input pattern unless FitParams.Corpus names it.
 func (o FitOptions) Options() prior.Options {
-	// A corpus on Beam fits every window (MaxWindows -1): the single
-	// machine's evenly spread subsample of 240 would need a global step
-	// before fitting ("tracepriv fit --max-windows -1" is the same fit).
-	return prior.Options{Kernel: o.Kernel, MinDuration: o.MinDuration, MaxDuration: o.MaxDuration,
-		MaxPoints: o.MaxPoints, MinPoints: o.MinPoints, PaperWindows: o.PaperWindows, Family: o.Family, Corpus: o.Input, MaxWindows: -1}
+	p := o.FitParams
+	if p.Corpus == "" {
+		p.Corpus = o.Input
+	}
+	return p.Options()
+}
+
+// fitConfig is what the steps of a fit carry to the workers.
+type fitConfig struct {
+	// FitParams has its Corpus resolved.
+	FitParams
+	Reading
+	// Output and Report are the files the last step writes; none for
+	// FitPrior.
+	Output, Report string
 }
 
 // windowTask is one window to fit, with the span of its trace it covers:
 // enough to fit it anywhere.
 type windowTask struct {
-	// File and Trace (index in the file) say where the window comes from;
-	// Offset is the index in the trace of Points[0].
-	File   string
+	// Key and Trace (index under the key) say where the window comes
+	// from, and order the fits: the file and the trace's index in it, or
+	// for FitPrior the trace's own key (traceKey) and 0. Offset is the
+	// index in the trace of Points[0].
+	Key    string
 	Trace  int
 	UID    string
 	Name   string
@@ -73,74 +108,51 @@ type windowTask struct {
 
 // windowOutcome is a fitted (or skipped) window and where it came from.
 type windowOutcome struct {
-	File   string
+	Key    string
 	Trace  int
 	Result prior.WindowResult
 }
 
-// fileSummary is what cutting one file's traces into windows counted, or
-// why it could not be read.
+// fileSummary is what cutting the traces under one key into windows
+// counted.
 type fileSummary struct {
-	File   string
+	Key    string
 	Report prior.Report
-	Err    string
+}
+
+// Fitted is the prior family FitPrior fitted, and the fit's report (with
+// its per-window fits).
+type Fitted struct {
+	Prior  *gp.Prior
+	Report *prior.Report
 }
 
 func init() {
-
 	register.DoFn5x1[context.Context, string, func(windowTask), func(fileSummary), func(prior.Positions), error](&windowFn{})
+	register.DoFn4x1[trace.Trace, func(windowTask), func(fileSummary), func(prior.Positions), error](&traceWindowFn{})
 	register.Emitter1[windowTask]()
 	register.Emitter1[fileSummary]()
 	register.Emitter1[prior.Positions]()
 	register.Combiner1[prior.Positions](&positionsFn{})
 	register.DoFn2x1[windowTask, func(windowOutcome), error](&fitFn{})
 	register.Emitter1[windowOutcome]()
-	register.DoFn4x1[[]byte, func(*windowOutcome) bool, func(*fileSummary) bool, func(*prior.Positions) bool, error](&chooseFn{})
+	register.DoFn5x1[[]byte, func(*windowOutcome) bool, func(*fileSummary) bool, func(*prior.Positions) bool, func(Fitted), error](&chooseFn{})
 	register.Iter1[windowOutcome]()
 	register.Iter1[fileSummary]()
 	register.Iter1[prior.Positions]()
+	register.Emitter1[Fitted]()
 }
 
-// windowFn reads a file and cuts each of its traces into windows
-// (prior.Windows), counting its positions for the corpus's centre. A file
-// that cannot be read is skipped and counted, as the single-machine
-// command skips it, unless reading is strict.
-type windowFn struct {
-	Cfg FitOptions
-	opt prior.Options
-	ro  trace.ReadOptions
-
-	unreadable beam.Counter
-}
-
-func (f *windowFn) Setup() error {
-	f.opt = f.Cfg.Options()
-	f.unreadable = beam.NewCounter(metricsNamespace, "unreadable_files")
-	var err error
-	if f.ro, err = f.Cfg.Reading.options(); err != nil {
-		return stageError("%v", err)
-	}
-	return nil
-}
-
-func (f *windowFn) ProcessElement(ctx context.Context, path string, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions)) error {
-	traces, _, err := trace.ReadFile(path, f.ro)
-	if err != nil && f.ro.Strict {
-		return stageError("%s: %v", path, err)
-	}
-	if err != nil {
-		// The step's context carries its counters; another drops them.
-		f.unreadable.Inc(ctx, 1)
-		log.Warnf(ctx, "skipped unreadable file %s: %v", path, err)
-		summary(fileSummary{File: path, Err: err.Error()})
-		return nil
-	}
-	s := fileSummary{File: path, Report: prior.Report{Skipped: map[string]int{}}}
+// cutWindows cuts each trace of traces, under key, into windows
+// (prior.Windows) and emits them, the count, and the traces' positions for
+// the corpus's centre.
+func cutWindows(key string, traces []*trace.Trace, opt prior.Options, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions)) error {
+	s := fileSummary{Key: key, Report: prior.Report{Skipped: map[string]int{}}}
 	var pos prior.Positions
 	for k, t := range traces {
-		ws, rep, err := prior.Windows([]*trace.Trace{t}, f.opt)
+		ws, rep, err := prior.Windows([]*trace.Trace{t}, opt)
 		if err != nil {
-			return stageError("%s: %v", path, err)
+			return err
 		}
 		s.Report.Merge(rep)
 		pos.Add(t)
@@ -150,13 +162,78 @@ func (f *windowFn) ProcessElement(ctx context.Context, path string, emit func(wi
 			for i := range w.Index {
 				w.Index[i] -= first
 			}
-			emit(windowTask{File: path, Trace: k, UID: t.UID, Name: t.Name, Offset: first,
+			emit(windowTask{Key: key, Trace: k, UID: t.UID, Name: t.Name, Offset: first,
 				Points: t.Points[first : last+1], Window: w})
 		}
 	}
 	summary(s)
 	positions(pos)
 	return nil
+}
+
+// windowFn reads a file and cuts its traces into windows, keyed by the
+// file (cutWindows). A file that cannot be read is skipped and counted,
+// as the single-machine command skips it, unless reading is strict.
+type windowFn struct {
+	Cfg fitConfig
+	opt prior.Options
+	ro  trace.ReadOptions
+
+	unreadable, skippedRows beam.Counter
+}
+
+func (f *windowFn) Setup() error {
+	f.opt = f.Cfg.FitParams.Options()
+	f.unreadable = beam.NewCounter(metricsNamespace, "unreadable_files")
+	f.skippedRows = beam.NewCounter(metricsNamespace, "skipped_rows")
+	var err error
+	if f.ro, err = f.Cfg.Reading.options(); err != nil {
+		return stageError("%v", err)
+	}
+	return nil
+}
+
+func (f *windowFn) ProcessElement(ctx context.Context, path string, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions)) error {
+	// The step's context carries its counters; another drops them.
+	traces, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
+	if !ok {
+		return err
+	}
+	if err := cutWindows(path, traces, f.opt, emit, summary, positions); err != nil {
+		return stageError("%s: %v", path, err)
+	}
+	return nil
+}
+
+// traceWindowFn cuts a trace into windows under its own key (traceKey).
+type traceWindowFn struct {
+	Cfg fitConfig
+	opt prior.Options
+}
+
+func (f *traceWindowFn) Setup() { f.opt = f.Cfg.FitParams.Options() }
+
+func (f *traceWindowFn) ProcessElement(t trace.Trace, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions)) error {
+	if err := cutWindows(traceKey(&t), []*trace.Trace{&t}, f.opt, emit, summary, positions); err != nil {
+		return stageError("trace %q of %q: %v", t.Name, t.UID, err)
+	}
+	return nil
+}
+
+// traceKey orders the traces FitPrior fits, as a file and its traces order
+// Fit's: by uid, first time, name and length, then a hash of the points,
+// so that the order does not depend on the runner's. Identical traces
+// share a key (and a number in the report).
+func traceKey(t *trace.Trace) string {
+	h := sha256.New()
+	var first int64
+	for i, p := range t.Points {
+		if i == 0 {
+			first = p.Time.UnixNano()
+		}
+		fmt.Fprintf(h, "%d %x %x\n", p.Time.UnixNano(), math.Float64bits(p.Lat), math.Float64bits(p.Lon))
+	}
+	return fmt.Sprintf("%s\x00%020d\x00%s\x00%010d\x00%x", t.UID, first, t.Name, t.Len(), h.Sum(nil))
 }
 
 // positionsFn adds up the corpus's position counts (prior.Positions), a
@@ -180,11 +257,11 @@ func (positionsFn) ExtractOutput(a prior.Positions) prior.Positions { return a }
 // fitFn fits one window (prior.FitWindow): the expensive step, one
 // likelihood optimisation per coordinate, spread over the workers.
 type fitFn struct {
-	Cfg FitOptions
+	Cfg fitConfig
 	opt prior.Options
 }
 
-func (f *fitFn) Setup() { f.opt = f.Cfg.Options() }
+func (f *fitFn) Setup() { f.opt = f.Cfg.FitParams.Options() }
 
 func (f *fitFn) ProcessElement(t windowTask, emit func(windowOutcome)) error {
 	tr := &trace.Trace{UID: t.UID, Name: t.Name, Points: t.Points}
@@ -195,33 +272,32 @@ func (f *fitFn) ProcessElement(t windowTask, emit func(windowOutcome)) error {
 	// Back to indices into the whole trace.
 	res.Fit.First += t.Offset
 	res.Fit.Last += t.Offset
-	emit(windowOutcome{File: t.File, Trace: t.Trace, Result: res})
+	emit(windowOutcome{Key: t.Key, Trace: t.Trace, Result: res})
 	return nil
 }
 
-// chooseFn puts the fits in corpus order (files sorted, traces in file
-// order, windows in time order), numbers the traces as prior.Fit numbers
-// them, chooses the prior (prior.Combine) and writes it. It runs once,
-// over per-window summaries.
+// chooseFn puts the fits in corpus order (keys sorted, traces in their
+// order under a key, windows in time order), numbers the traces as
+// prior.Fit numbers them, chooses the prior (prior.CombineCorpus) and
+// emits it; with an output file, it writes it, and the report. It runs
+// once, over per-window summaries.
 type chooseFn struct {
-	Cfg FitOptions
+	Cfg fitConfig
 }
 
-func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, summaries func(*fileSummary) bool, positions func(*prior.Positions) bool) error {
+func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, summaries func(*fileSummary) bool, positions func(*prior.Positions) bool, emit func(Fitted)) error {
 	var sums []fileSummary
 	var s fileSummary
 	for summaries(&s) {
 		sums = append(sums, s)
 		s = fileSummary{}
 	}
-	slices.SortFunc(sums, func(a, b fileSummary) int { return strings.Compare(a.File, b.File) })
+	slices.SortFunc(sums, func(a, b fileSummary) int { return strings.Compare(a.Key, b.Key) })
 	offset := map[string]int{}
 	rep := &prior.Report{Skipped: map[string]int{}}
 	for _, s := range sums {
-		offset[s.File] = rep.Traces
-		if s.Err == "" {
-			rep.Merge(&s.Report)
-		}
+		offset[s.Key] = rep.Traces
+		rep.Merge(&s.Report)
 	}
 	var outs []windowOutcome
 	var o windowOutcome
@@ -230,7 +306,7 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 		o = windowOutcome{}
 	}
 	slices.SortFunc(outs, func(a, b windowOutcome) int {
-		if c := strings.Compare(a.File, b.File); c != 0 {
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
 			return c
 		}
 		if a.Trace != b.Trace {
@@ -241,7 +317,7 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 	results := make([]prior.WindowResult, len(outs))
 	for i, o := range outs {
 		results[i] = o.Result
-		results[i].Fit.Trace = offset[o.File] + o.Trace
+		results[i].Fit.Trace = offset[o.Key] + o.Trace
 	}
 	var pos prior.Positions
 	var p prior.Positions
@@ -249,36 +325,54 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 		pos.Merge(p)
 		p = prior.Positions{}
 	}
-	opt := f.Cfg.Options()
-	pr, rep, err := prior.CombineCorpus(results, rep, pos, opt)
+	pr, rep, err := prior.CombineCorpus(results, rep, pos, f.Cfg.FitParams.Options())
 	if err != nil {
 		return stageError("%v", err)
 	}
-	files := []atomicfile.File{{Path: f.Cfg.Output, Perm: 0o644, Fill: pr.Write}}
-	if f.Cfg.Report != "" {
-		summary := *rep
-		summary.Fits = nil
-		files = append(files, atomicfile.File{Path: f.Cfg.Report, Perm: 0o644, Fill: func(w io.Writer) error { return jsondoc.Write(w, summary) }})
+	if f.Cfg.Output != "" {
+		files := []atomicfile.File{{Path: f.Cfg.Output, Perm: 0o644, Fill: pr.Write}}
+		if f.Cfg.Report != "" {
+			summary := *rep
+			summary.Fits = nil
+			files = append(files, atomicfile.File{Path: f.Cfg.Report, Perm: 0o644, Fill: func(w io.Writer) error { return jsondoc.Write(w, summary) }})
+		}
+		// The prior and its report land together or not at all.
+		if err := atomicfile.WriteGroup(files); err != nil {
+			return stageError("%v", err)
+		}
 	}
-	// The prior and its report land together or not at all.
-	if err := atomicfile.WriteGroup(files); err != nil {
-		return stageError("%v", err)
-	}
+	emit(Fitted{Prior: pr, Report: rep})
 	return nil
 }
 
-// buildFit adds a prior fit to the pipeline rooted at s: match files, read
-// and window them (many workers), fit each window (many), and choose and
-// write the prior (one worker, over the fits).
-func buildFit(s beam.Scope, o FitOptions) {
-	s = s.Scope("tracepriv.fit")
-	files, _ := beam.ParDo2(s, &matchFn{}, beam.Create(s, o.Input))
-	tasks, sums, pos := beam.ParDo3(s, &windowFn{Cfg: o}, beam.Reshuffle(s, files))
+// fitWindows fits a prior over windows already cut (cutWindows): fit each
+// window (many workers, after a reshuffle: the expensive step), add up
+// the positions for the centre (a combiner), and choose the prior (one
+// worker, over the fits). It returns a PCollection<Fitted> of one element.
+func fitWindows(s beam.Scope, tasks, sums, pos beam.PCollection, c fitConfig) beam.PCollection {
 	centre := beam.Combine(s, &positionsFn{}, pos)
 	// Windows are many and alike: spread them over the workers.
-	outs := beam.ParDo(s, &fitFn{Cfg: o}, beam.Reshuffle(s, tasks))
-	beam.ParDo0(s, &chooseFn{Cfg: o}, beam.Impulse(s),
+	outs := beam.ParDo(s, &fitFn{Cfg: c}, beam.Reshuffle(s, tasks))
+	return beam.ParDo(s, &chooseFn{Cfg: c}, beam.Impulse(s),
 		beam.SideInput{Input: outs}, beam.SideInput{Input: sums}, beam.SideInput{Input: centre})
+}
+
+// FitPrior fits a prior family over traces, a PCollection<trace.Trace> of
+// other people's traces than those the prior will protect, as prior.Fit
+// fits it over the same traces (every window: MaxWindows -1), and returns
+// a PCollection<Fitted> of one element. The traces are cut into windows
+// and fitted on many workers, in an order of their own (by uid, first
+// time and name), so that the prior and its report do not depend on the
+// runner's. FitPrior panics if p is invalid, as Beam's own transforms
+// panic on a bad argument: check p.Options().Check() first.
+func FitPrior(s beam.Scope, traces beam.PCollection, p FitParams) beam.PCollection {
+	s = s.Scope("tracepriv.FitPrior")
+	if err := p.Options().Check(); err != nil {
+		panic(fmt.Sprintf("pipeline.FitPrior: %v", err))
+	}
+	c := fitConfig{FitParams: p}
+	tasks, sums, pos := beam.ParDo3(s, &traceWindowFn{Cfg: c}, beam.Reshuffle(s, traces))
+	return fitWindows(s, tasks, sums, pos, c)
 }
 
 // FitResult is what a prior fit did.
@@ -291,11 +385,16 @@ type FitResult struct {
 	Unreadable int64
 }
 
-// Fit fits a prior family over a corpus with a Beam pipeline and writes
-// it: the prior prior.Fit gives over the matched files' traces (files
-// sorted, unreadable ones skipped), with the corpus named by the pattern.
+// Fit fits a prior family over a corpus of files with a Beam pipeline and
+// writes it: the prior prior.Fit gives over the matched files' traces
+// (files sorted, traces in their order, unreadable files skipped), with
+// the corpus named by the pattern. It runs FitPrior's steps with the
+// windows keyed by file, so that the traces are numbered as prior.Fit
+// numbers them.
 func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 	initBeam()
+	log := logger(o.Logger)
+	start := time.Now()
 	if err := o.Options().Check(); err != nil {
 		return nil, err
 	}
@@ -309,22 +408,30 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Output = out
+	c := fitConfig{FitParams: o.FitParams, Reading: o.Reading, Output: out}
+	c.Corpus = o.Options().Corpus
 	if o.Report != "" {
-		if o.Report, err = filepath.Abs(o.Report); err != nil {
+		if c.Report, err = filepath.Abs(o.Report); err != nil {
 			return nil, err
 		}
-		if o.Report == out {
+		if c.Report == out {
 			return nil, fmt.Errorf("the report and the prior are both %s", out)
 		}
 	}
-	for _, f := range []string{out, o.Report} {
+	for _, f := range []string{out, c.Report} {
 		if st, err := os.Stat(f); f != "" && err == nil && (st.IsDir() || !o.Force) {
 			return nil, fmt.Errorf("output %s exists; give another file, or force replacing it", f)
 		}
 	}
-	res, b, err := runAndRead(ctx, func(s beam.Scope) { buildFit(s, o) }, out)
+	log.Info("tracepriv pipeline: fit: starting", "input", o.Input, "output", out, "report", c.Report)
+	res, b, err := runAndRead(ctx, func(s beam.Scope) {
+		s = s.Scope("tracepriv.fit")
+		files, _ := beam.ParDo2(s, &matchFn{}, beam.Create(s, o.Input))
+		tasks, sums, pos := beam.ParDo3(s, &windowFn{Cfg: c}, beam.Reshuffle(s, files))
+		fitWindows(s, tasks, sums, pos, c)
+	}, out)
 	if err != nil {
+		log.Error("tracepriv pipeline: fit: failed", "error", err)
 		return nil, err
 	}
 	pr, err := gp.ReadPrior(bytes.NewReader(b))
@@ -332,8 +439,8 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 		return nil, fmt.Errorf("%s: %w", out, err)
 	}
 	r := &FitResult{Prior: pr, Unreadable: counter(res, "unreadable_files")}
-	if o.Report != "" {
-		b, err := os.ReadFile(o.Report)
+	if c.Report != "" {
+		b, err := os.ReadFile(c.Report)
 		if err != nil {
 			return nil, fmt.Errorf("the pipeline finished but its report cannot be read here: %w", err)
 		}
@@ -341,6 +448,10 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 		if err := json.Unmarshal(b, r.Report); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
+	}
+	log.Info("tracepriv pipeline: fit: done", "windows", pr.Fit.Windows, "kernel", pr.Kernel, "unreadable_files", r.Unreadable, "seconds", time.Since(start).Seconds())
+	if r.Unreadable > 0 {
+		log.Warn("tracepriv pipeline: fit: unreadable files skipped", "files", r.Unreadable)
 	}
 	return r, nil
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,6 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -42,6 +48,76 @@ func (r Reading) options() (trace.ReadOptions, error) {
 		ro.Location = loc
 	}
 	return ro, nil
+}
+
+func init() {
+	register.DoFn3x1[context.Context, string, func(trace.Trace), error](&readFn{})
+	register.Emitter1[trace.Trace]()
+}
+
+// ReadTraces reads trace files, a PCollection<string> of their paths (as
+// Match lists them), into a PCollection<trace.Trace>, spread over the
+// workers. Traces without a uid in their data are attributed to the
+// person of their file's folder, as a corpus release attributes them
+// (sanitize.Manifest.UIDRule). Dirty rows are repaired or skipped by the
+// one rule of package trace (docs/input.md) and counted ("skipped_rows");
+// a file that cannot be read is skipped and counted ("unreadable_files"),
+// or with r.Strict fails the pipeline. ReadTraces panics if r is invalid
+// (an unknown time zone), as Beam's own transforms panic on a bad
+// argument.
+func ReadTraces(s beam.Scope, files beam.PCollection, r Reading) beam.PCollection {
+	s = s.Scope("tracepriv.ReadTraces")
+	if _, err := r.options(); err != nil {
+		panic(fmt.Sprintf("pipeline.ReadTraces: %v", err))
+	}
+	return beam.ParDo(s, &readFn{R: r}, beam.Reshuffle(s, files))
+}
+
+// readFn reads one trace file.
+type readFn struct {
+	R  Reading
+	ro trace.ReadOptions
+
+	unreadable, skippedRows beam.Counter
+}
+
+func (f *readFn) Setup() error {
+	var err error
+	if f.ro, err = f.R.options(); err != nil {
+		return stageError("%v", err)
+	}
+	f.unreadable = beam.NewCounter(metricsNamespace, "unreadable_files")
+	f.skippedRows = beam.NewCounter(metricsNamespace, "skipped_rows")
+	return nil
+}
+
+func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(trace.Trace)) error {
+	ts, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
+	if !ok {
+		return err
+	}
+	for _, t := range corpus.Attribute(path, ts) {
+		emit(*t)
+	}
+	return nil
+}
+
+// readFile reads the trace file at path in a DoFn, as every pipeline
+// reads its files. A file that cannot be read is counted in unreadable and
+// logged to the runner, and ok is false; with ro.Strict it is also the
+// step's error. The rows reading skipped or merged are counted in skipped.
+func readFile(ctx context.Context, path string, ro trace.ReadOptions, unreadable, skipped beam.Counter) (traces []*trace.Trace, ok bool, err error) {
+	ts, rep, err := trace.ReadFile(path, ro)
+	if err != nil {
+		if ro.Strict {
+			return nil, false, stageError("%s: %v", path, err)
+		}
+		unreadable.Inc(ctx, 1)
+		log.Warnf(ctx, "skipped unreadable file %s: %v", path, err)
+		return nil, false, nil
+	}
+	skipped.Inc(ctx, int64(rep.SkippedRows()))
+	return ts, true, nil
 }
 
 // hasMeta reports whether a path element holds a filepath.Match wildcard.

@@ -13,7 +13,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/prior"
@@ -71,8 +74,13 @@ func copyGeoLife(t *testing.T, files ...string) string {
 
 // testOptions are the release options of the comparisons.
 func testOptions(in, out string, seed uint64) SanitizeOptions {
+	return SanitizeOptions{Input: in, Output: out, SanitizeParams: testParams(seed)}
+}
+
+// testParams are the release parameters of the comparisons.
+func testParams(seed uint64) SanitizeParams {
 	// The bundled prior was fitted on users 001-007: allowed, and said.
-	return SanitizeOptions{Input: in, Output: out, Prior: sample.Prior, Epsilon: 1, Lambda: 2, Radius: 100, Seeded: true, Seed: seed, AllowPriorOverlap: true}
+	return SanitizeParams{Prior: sample.Prior, Epsilon: 1, Lambda: 2, Radius: 100, Seeded: true, Seed: seed, AllowPriorOverlap: true}
 }
 
 // singleMachine releases the corpus under root with sanitize.Corpus and
@@ -84,8 +92,8 @@ func singleMachine(t testing.TB, root, out string, seed uint64) *sanitize.Manife
 		t.Fatal(err)
 	}
 	m, err := sanitize.Corpus(sanitize.CorpusOptions{In: root, Out: out,
-		Options: sanitize.Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Delta: 1e-5,
-			Design: sanitize.DesignAuto, Method: sanitize.MethodAuto, Source: noise.Seeded(seed), Workers: 1, AllowPriorOverlap: true}})
+		Options: sanitize.Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Delta: sanitize.DefaultDelta,
+			Design: sanitize.DesignAuto, Path: sanitize.PathAuto, Source: noise.Seeded(seed), AllowPriorOverlap: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +116,7 @@ func sameRelease(t *testing.T, want, got string) int {
 			return err
 		}
 		rel, _ := filepath.Rel(want, path)
-		if rel == sanitize.JournalName {
+		if rel == corpus.JournalName {
 			return nil // the single machine's resume journal
 		}
 		seen[rel] = true
@@ -161,6 +169,9 @@ var shared struct {
 }
 
 func TestMain(m *testing.M) {
+	// Beam's initialisation, which a program's main makes: it also points
+	// slog's default logger at stderr (TestRunLeavesLoggingAlone).
+	beam.Init()
 	dir, err := os.MkdirTemp("", "tracepriv-pipeline-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -302,7 +313,7 @@ func TestFitGeoLife(t *testing.T) {
 		t.Fatalf("reading: %v; skipped %d files", err, len(rep.SkippedFiles))
 	}
 	dir := t.TempDir()
-	o := FitOptions{Input: glob, Output: filepath.Join(dir, "prior.json"), Report: filepath.Join(dir, "report.json"), Family: [2]float64{0.2, 0.8}}
+	o := FitOptions{Input: glob, Output: filepath.Join(dir, "prior.json"), Report: filepath.Join(dir, "report.json"), FitParams: FitParams{Family: [2]float64{0.2, 0.8}}}
 	want, wantRep, err := prior.Fit(traces, o.Options())
 	if err != nil {
 		t.Fatal(err)
@@ -341,6 +352,7 @@ func TestFitGeoLife(t *testing.T) {
 // TestMatch: patterns with ** and wildcards, directories and files match
 // what they should, in the single machine's order, under the right root.
 func TestMatch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, f := range []string{"a/x.plt", "a/b/y.plt", "a/b/c/z.PLT", "a.b/w.plt", "a/readme.txt", "top.csv"} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
@@ -362,22 +374,24 @@ func TestMatch(t *testing.T) {
 		{"a", "a", "a/b/c/z.PLT a/b/y.plt a/x.plt", "a/readme.txt"},
 		{"top.csv", "", "top.csv", ""},
 	} {
-		pattern := filepath.Join(dir, c.pattern)
-		root, err := GlobRoot(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if r, _ := filepath.Rel(dir, root); r != filepath.Clean(c.root+"/.") && !(c.root == "" && r == ".") {
-			t.Errorf("%s: root %s, want %s", c.pattern, r, c.root)
-		}
-		files, ignored, err := Match(pattern)
-		if err != nil {
-			t.Errorf("%s: %v", c.pattern, err)
-			continue
-		}
-		if rel(files) != c.files || rel(ignored) != c.ignored {
-			t.Errorf("%s: files %q ignored %q, want %q and %q", c.pattern, rel(files), rel(ignored), c.files, c.ignored)
-		}
+		t.Run(c.pattern, func(t *testing.T) {
+			t.Parallel()
+			pattern := filepath.Join(dir, c.pattern)
+			root, err := GlobRoot(pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, _ := filepath.Rel(dir, root); r != filepath.Clean(c.root+"/.") && !(c.root == "" && r == ".") {
+				t.Errorf("root %s, want %s", r, c.root)
+			}
+			files, ignored, err := Match(pattern)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rel(files) != c.files || rel(ignored) != c.ignored {
+				t.Errorf("files %q ignored %q, want %q and %q", rel(files), rel(ignored), c.files, c.ignored)
+			}
+		})
 	}
 	if _, _, err := Match(filepath.Join(dir, "**", "*.gpx")); err == nil {
 		t.Error("a pattern matching nothing was accepted")

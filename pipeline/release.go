@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/transforms/stats"
 
@@ -39,17 +39,18 @@ type ReleaseOptions struct {
 	// Force replaces an earlier release there.
 	Input, Output string
 	Force         bool
-	// Mechanism is "prefix" or "ngram"; NMax is the n-gram tree's height
-	// (0 means 5).
-	Mechanism string
+	// Mechanism is trajdb.MechanismPrefix or trajdb.MechanismNGram; NMax
+	// is the n-gram tree's height (0 means trajdb.DefaultNMax).
+	Mechanism trajdb.MechanismName
 	NMax      int
 	// Epsilon is each person's budget, spent once.
 	Epsilon float64
-	// CellM and BBox ("MINLAT,MINLON,MAXLAT,MAXLON") define the grid.
+	// CellM and BBox, a public box (never taken from the data; see
+	// trace.ParseBBox for the flag's form), define the grid.
 	CellM float64
-	BBox  string
-	// MaxLen and MaxSeqs bound each person's contribution (0 means 10 and
-	// 5, the single-machine command's defaults).
+	BBox  trace.BBox
+	// MaxLen and MaxSeqs bound each person's contribution (0 means those
+	// of trajdb.DefaultBounds, the single-machine command's defaults).
 	MaxLen, MaxSeqs int
 	// MaxGap and MinLen are trajdb.MapOptions' (0 means its defaults).
 	MaxGap time.Duration
@@ -61,6 +62,9 @@ type ReleaseOptions struct {
 	Seed   uint64
 	// Reading says how files are read.
 	Reading
+	// Logger, if set, is told what the launcher does; nil means nothing
+	// is logged. It stays in this process.
+	Logger *slog.Logger `json:"-"`
 }
 
 // releaseConfig is ReleaseOptions resolved by the launcher; it travels in
@@ -71,11 +75,12 @@ type releaseConfig struct {
 }
 
 func (o *ReleaseOptions) withDefaults() {
+	def := trajdb.DefaultBounds()
 	if o.MaxLen == 0 {
-		o.MaxLen = 10
+		o.MaxLen = def.MaxLen
 	}
 	if o.MaxSeqs == 0 {
-		o.MaxSeqs = 5
+		o.MaxSeqs = def.MaxSeqs
 	}
 	if o.MaxGap == 0 {
 		o.MaxGap = trajdb.DefaultMaxGap
@@ -86,11 +91,7 @@ func (o *ReleaseOptions) withDefaults() {
 }
 
 func (c *releaseConfig) grid() (*trajdb.Grid, error) {
-	box, err := trajdb.ParseBBox(c.BBox)
-	if err != nil {
-		return nil, err
-	}
-	return trajdb.NewGrid(box, c.CellM)
+	return trajdb.NewGrid(c.BBox, c.CellM)
 }
 
 func (c *releaseConfig) bounds() trajdb.Bounds {
@@ -162,16 +163,10 @@ func (f *mapFn) Setup() error {
 }
 
 func (f *mapFn) ProcessElement(ctx context.Context, path string, emit func(string, personPart), traces func(int)) error {
-	ts, rep, err := trace.ReadFile(path, f.ro)
-	if err != nil {
-		if f.ro.Strict {
-			return stageError("%s: %v", path, err)
-		}
-		f.unreadable.Inc(ctx, 1)
-		log.Warnf(ctx, "skipped unreadable file %s: %v", path, err)
-		return nil
+	ts, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
+	if !ok {
+		return err
 	}
-	f.skippedRows.Inc(ctx, int64(rep.SkippedRows()))
 	for _, t := range ts {
 		if t.UID == "" {
 			t.UID = trace.UserDir(path)
@@ -423,6 +418,8 @@ type BoundReport struct {
 // mapping, bounds and mechanism, and with a seed the same files.
 func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
 	initBeam()
+	log := logger(o.Logger)
+	start := time.Now()
 	o.withDefaults()
 	c := releaseConfig{ReleaseOptions: o}
 	if !(o.Epsilon > 0) || math.IsInf(o.Epsilon, 0) {
@@ -435,7 +432,7 @@ func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
 		return nil, err
 	}
 	if o.NMax < 0 {
-		return nil, fmt.Errorf("n-max must be positive (0 for the default 5), got %d", o.NMax)
+		return nil, fmt.Errorf("n-max must be positive (0 for the default %d), got %d", trajdb.DefaultNMax, o.NMax)
 	}
 	if o.MinLen < 1 {
 		return nil, fmt.Errorf("min-len must be at least 1, got %d", o.MinLen)
@@ -467,8 +464,10 @@ func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
 	if err := os.MkdirAll(c.Out, 0o755); err != nil {
 		return nil, err
 	}
+	log.Info("tracepriv pipeline: release: starting", "input", o.Input, "output", c.Out, "mechanism", o.Mechanism, "epsilon", o.Epsilon)
 	res, b, err := runAndRead(ctx, func(s beam.Scope) { buildRelease(s, c) }, filepath.Join(c.Out, ReleaseCertFile))
 	if err != nil {
+		log.Error("tracepriv pipeline: release: failed", "error", err)
 		return nil, err
 	}
 	var cert ReleaseCert
@@ -476,7 +475,7 @@ func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
 		return nil, fmt.Errorf("%s: %w", ReleaseCertFile, err)
 	}
 	n := func(name string) int { return int(counter(res, name)) }
-	return &ReleaseResult{
+	r := &ReleaseResult{
 		Cert: &cert,
 		Input: trajdb.MapReport{Traces: n("traces"), Persons: n("persons"), Fixes: n("fixes"),
 			Trajectories: n("trajectories"), Symbols: n("symbols"), Repeats: n("fixes_repeated"),
@@ -484,5 +483,11 @@ func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
 		Bounded: BoundReport{Trajectories: counter(res, "trajectories_bounded"),
 			OverMaxSeqs: counter(res, "trajectories_over_max_seqs"), SymbolsCut: counter(res, "symbols_over_max_len")},
 		Unreadable: counter(res, "unreadable_files"),
-	}, nil
+	}
+	log.Info("tracepriv pipeline: release: done", "trajectories", cert.Trajectories, "persons", r.Input.Persons,
+		"unreadable_files", r.Unreadable, "seconds", time.Since(start).Seconds())
+	if r.Unreadable > 0 {
+		log.Warn("tracepriv pipeline: release: unreadable files skipped", "files", r.Unreadable)
+	}
+	return r, nil
 }

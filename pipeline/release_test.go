@@ -14,6 +14,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
 )
 
@@ -42,9 +43,16 @@ func (f *dumpCountsFn) ProcessElement(_ []byte, counts func(*string, *int64) boo
 // testRelease are the release options of the comparisons: Beijing's box
 // (public, from the command's example) in 1 km cells, bounds loose
 // enough that people keep several trajectories.
+// testBBox is the public box of the test releases, as --bbox takes it.
+const testBBox = "39.75,116.15,40.10,116.60"
+
 func testRelease(in, out, mechanism string, seed uint64) ReleaseOptions {
-	return ReleaseOptions{Input: in, Output: out, Mechanism: mechanism, Epsilon: 2, CellM: 1000,
-		BBox: "39.75,116.15,40.10,116.60", MaxLen: 8, MaxSeqs: 20, NMax: 3, Seeded: true, Seed: seed}
+	box, err := trace.ParseBBox(testBBox)
+	if err != nil {
+		panic(err)
+	}
+	return ReleaseOptions{Input: in, Output: out, Mechanism: trajdb.MechanismName(mechanism), Epsilon: 2, CellM: 1000,
+		BBox: box, MaxLen: 8, MaxSeqs: 20, NMax: 3, Seeded: true, Seed: seed}
 }
 
 // singleRelease releases the traces under root as `tracepriv release --in

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -14,30 +16,31 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// DefaultBatchUnits is the most units of people a release element holds.
+// DefaultBatchUnits is the most units of people a release element of
+// Sanitize holds.
 const DefaultBatchUnits = 64
 
-// SanitizeOptions configures a corpus release. It is public configuration
-// only, serialised into the pipeline's steps for the workers.
-type SanitizeOptions struct {
-	// Input is the file pattern (see Match) and Output the directory the
-	// release is written to, mirroring the matched files' paths relative
-	// to the pattern's root (GlobRoot).
-	Input, Output string
+// SanitizeParams configures a release (SanitizeTraces, Sanitize). It is
+// public configuration only, carried in the pipeline's steps to the
+// workers.
+type SanitizeParams struct {
 	// Prior is the prior family file's content (gp.ReadPrior).
 	Prior []byte
-	// Epsilon, Lambda, Radius and Delta are as in sanitize.Options; Delta
-	// 0 means 1e-5, the single-machine command's default.
+	// Epsilon, Lambda, Radius and Delta are sanitize.Options'; Delta 0
+	// means sanitize.DefaultDelta.
 	Epsilon, Lambda, Radius, Delta float64
-	// Design and Method are sanitize's; "" means auto.
-	Design, Method string
+	// Design and Path are sanitize.Options'; "" means auto.
+	Design cip.Method
+	Path   sanitize.Path
 	// Origin is a public reference point recorded in the certificates for
 	// maps and attacks; nil means the prior's. The release does not use it
 	// (sanitize adds the noise in Earth-centred coordinates).
@@ -50,17 +53,161 @@ type SanitizeOptions struct {
 	Seed   uint64
 	// PointsOnly and AllowPriorOverlap are sanitize.Options'.
 	PointsOnly, AllowPriorOverlap bool
+}
+
+// Check reports the first parameter that cannot give a release, as
+// sanitize.Options.Check does, naming it.
+func (p SanitizeParams) Check() error {
+	opt, err := p.options()
+	if err != nil {
+		return err
+	}
+	return opt.Check()
+}
+
+// options builds the release options; on a worker, for the prior is
+// parsed there.
+func (p SanitizeParams) options() (sanitize.Options, error) {
+	pr, err := gp.ReadPrior(bytes.NewReader(p.Prior))
+	if err != nil {
+		return sanitize.Options{}, fmt.Errorf("prior: %w", err)
+	}
+	src := noise.Secure()
+	if p.Seeded {
+		src = noise.Seeded(p.Seed)
+	}
+	// One goroutine per person, as the single-machine corpus release: the
+	// runner runs people (and units) in parallel.
+	return sanitize.Options{Prior: pr, Epsilon: p.Epsilon, Lambda: p.Lambda, Radius: p.Radius, Delta: p.Delta,
+		Design: p.Design, Path: p.Path, Origin: p.Origin, Source: src, Workers: corpus.PersonWorkers,
+		PointsOnly: p.PointsOnly, AllowPriorOverlap: p.AllowPriorOverlap}, nil
+}
+
+// PersonRelease is one person's release by SanitizeTraces: their traces,
+// sanitised, in the order of their first points (timestamps kept; altitude
+// and attributes dropped), and the certificate covering them.
+type PersonRelease struct {
+	UID         string
+	Traces      []*trace.Trace
+	Certificate *sanitize.Certificate
+}
+
+func init() {
+	register.Function1x2(keyByUID)
+	register.Emitter2[string, trace.Trace]()
+	register.DoFn5x0[context.Context, string, func(*trace.Trace) bool, func(PersonRelease), func(string, string)](&personFn{})
+	register.Iter1[trace.Trace]()
+	register.Emitter1[PersonRelease]()
+	register.Emitter2[string, string]()
+}
+
+// SanitizeTraces releases each person's traces with conditional
+// inferential privacy against the prior family of p, as sanitize.Release
+// releases them: the privacy unit is the person (uid), whose traces are
+// designed for, certified and perturbed jointly. It transforms a
+// PCollection<trace.Trace> into a PCollection<PersonRelease>, one element
+// per person, and a PCollection<KV<string, string>> of the people who
+// could not be released (uid, and why: two traces of theirs at the same
+// time, more points than the dense path takes, ...), so that one person's
+// bad data does not stop the others.
+//
+// A seeded release gives each person the noise a single-machine release
+// with the same seed gives them (noise.Derive of the seed and their uid),
+// however the runner spreads the people. The traces travel through the
+// runner's shuffle to be grouped by person: the runner sees them, as the
+// machine that reads them does (the Sanitize job, which reads each group
+// of people's files where it releases them, does not shuffle locations). Traces without a uid are one
+// person, the uid "", as in sanitize.Release; ReadTraces attributes them
+// by their folder first. SanitizeTraces panics if p is invalid, as Beam's
+// own transforms panic on a bad argument: check p first (p.Check).
+func SanitizeTraces(s beam.Scope, traces beam.PCollection, p SanitizeParams) (released, failed beam.PCollection) {
+	s = s.Scope("tracepriv.SanitizeTraces")
+	if err := p.Check(); err != nil {
+		panic(fmt.Sprintf("pipeline.SanitizeTraces: %v", err))
+	}
+	persons := beam.GroupByKey(s, beam.ParDo(s, keyByUID, traces))
+	return beam.ParDo2(s, &personFn{P: p}, persons)
+}
+
+// keyByUID keys a trace by its person.
+func keyByUID(t trace.Trace) (string, trace.Trace) { return t.UID, t }
+
+// personFn releases the traces of one person (sanitize.Release) and emits
+// the release, or the person's uid and why they could not be released.
+type personFn struct {
+	P   SanitizeParams
+	opt sanitize.Options
+
+	persons, points, failures beam.Counter
+}
+
+func (f *personFn) Setup() error {
+	var err error
+	if f.opt, err = f.P.options(); err != nil {
+		return stageError("%v", err)
+	}
+	f.persons = beam.NewCounter(metricsNamespace, "persons_released")
+	f.points = beam.NewCounter(metricsNamespace, "points_released")
+	f.failures = beam.NewCounter(metricsNamespace, "persons_failed")
+	return nil
+}
+
+func (f *personFn) ProcessElement(ctx context.Context, uid string, traces func(*trace.Trace) bool, released func(PersonRelease), failed func(string, string)) {
+	var ts []*trace.Trace
+	for {
+		var t trace.Trace
+		if !traces(&t) {
+			break
+		}
+		ts = append(ts, &t)
+	}
+	// The runner hands the traces over in any order: put them in one of
+	// their own, so that the certificate does not depend on it. Two
+	// traces of a person cannot start at the same time (Release refuses a
+	// person at two places at once), and an empty trace is refused too.
+	slices.SortStableFunc(ts, func(a, b *trace.Trace) int {
+		if a.Len() == 0 || b.Len() == 0 {
+			return a.Len() - b.Len()
+		}
+		return a.Points[0].Time.Compare(b.Points[0].Time)
+	})
+	outs, cert, err := sanitize.Release(ts, f.opt)
+	if err != nil {
+		f.failures.Inc(ctx, 1)
+		failed(uid, err.Error())
+		return
+	}
+	f.persons.Inc(ctx, 1)
+	f.points.Inc(ctx, int64(cert.Persons[0].Points))
+	released(PersonRelease{UID: uid, Traces: outs, Certificate: cert})
+}
+
+// SanitizeOptions configures Sanitize, a corpus release from files. Only
+// its parameters travel to the workers.
+type SanitizeOptions struct {
+	// Input is the file pattern (see Match) and Output the directory the
+	// release is written to, mirroring the matched files' paths relative
+	// to the pattern's root (GlobRoot).
+	Input, Output string
+	// SanitizeParams are the release's parameters.
+	SanitizeParams
 	// Reading says how files are read.
 	Reading
 	// BatchUnits is the most units per release element (default
 	// DefaultBatchUnits); each element is split further by the runner.
 	BatchUnits int
+	// Logger, if set, is told what the launcher does (the job, its
+	// result); nil means nothing is logged. It stays in this process: the
+	// workers log through Beam's log package, to the runner.
+	Logger *slog.Logger `json:"-"`
 }
 
 // sanitizeConfig is SanitizeOptions resolved by the launcher: what every
-// step needs, serialisable into the DoFns.
+// step of a corpus release needs, serialisable into the DoFns.
 type sanitizeConfig struct {
-	SanitizeOptions
+	SanitizeParams
+	Reading
+	BatchUnits int
 	// Root and Out are absolute.
 	Root, Out string
 	// Start is when the launcher started, for the manifest's seconds.
@@ -69,58 +216,47 @@ type sanitizeConfig struct {
 
 // options builds the release and read options on a worker.
 func (c *sanitizeConfig) options() (sanitize.Options, trace.ReadOptions, error) {
-	pr, err := gp.ReadPrior(bytes.NewReader(c.Prior))
+	opt, err := c.SanitizeParams.options()
 	if err != nil {
-		return sanitize.Options{}, trace.ReadOptions{}, fmt.Errorf("prior: %w", err)
+		return sanitize.Options{}, trace.ReadOptions{}, err
 	}
-	src := noise.Secure()
-	if c.Seeded {
-		src = noise.Seeded(c.Seed)
-	}
-	delta := c.Delta
-	if delta == 0 {
-		delta = 1e-5
-	}
-	design, method := c.Design, c.Method
-	if design == "" {
-		design = sanitize.DesignAuto
-	}
-	if method == "" {
-		method = sanitize.MethodAuto
-	}
-	// One goroutine per person, as the single-machine corpus command:
-	// the runner runs units in parallel.
-	opt := sanitize.Options{Prior: pr, Epsilon: c.Epsilon, Lambda: c.Lambda, Radius: c.Radius, Delta: delta,
-		Design: design, Method: method, Origin: c.Origin, Source: src, Workers: 1,
-		PointsOnly: c.PointsOnly, AllowPriorOverlap: c.AllowPriorOverlap}
 	ro, err := c.Reading.options()
 	return opt, ro, err
+}
+
+// sanitizer binds the corpus engine to sanitize with opt.
+func sanitizer(opt sanitize.Options) corpus.Sanitizer[*sanitize.Certificate] {
+	return corpus.Sanitizer[*sanitize.Certificate]{
+		Release: func(ts []*trace.Trace) ([]*trace.Trace, *sanitize.Certificate, error) {
+			return sanitize.Release(ts, opt)
+		},
+		WriteCertificate: sanitize.WriteCertificate, CertificateSuffix: sanitize.CertificateSuffix,
+	}
 }
 
 // unitBatch is a release element: units of people released by one
 // restriction of releaseFn.
 type unitBatch struct {
-	Units []sanitize.Unit
+	Units []corpus.Unit
 }
 
 func init() {
-
 	register.DoFn3x1[string, func(string), func(string), error](&matchFn{})
 	register.Emitter1[string]()
-	register.DoFn2x0[string, func(sanitize.FileScan)](&scanFn{})
-	register.Emitter1[sanitize.FileScan]()
-	register.DoFn5x1[[]byte, func(*sanitize.FileScan) bool, func(unitBatch), func(sanitize.Failure), func(int), error](&groupFn{})
-	register.Iter1[sanitize.FileScan]()
+	register.DoFn2x0[string, func(corpus.FileScan)](&scanFn{})
+	register.Emitter1[corpus.FileScan]()
+	register.DoFn5x1[[]byte, func(*corpus.FileScan) bool, func(unitBatch), func(corpus.Failure), func(int), error](&groupFn{})
+	register.Iter1[corpus.FileScan]()
 	register.Emitter1[unitBatch]()
-	register.Emitter1[sanitize.Failure]()
+	register.Emitter1[corpus.Failure]()
 	register.Emitter1[int]()
-	register.DoFn5x1[context.Context, *sdf.LockRTracker, unitBatch, func(sanitize.UnitRelease), func(sanitize.Failure), error](&releaseFn{})
-	register.Emitter1[sanitize.UnitRelease]()
-	register.DoFn5x1[[]byte, func(*int) bool, func(*string) bool, func(*sanitize.UnitRelease) bool, func(*sanitize.Failure) bool, error](&manifestFn{})
+	register.DoFn5x1[context.Context, *sdf.LockRTracker, unitBatch, func(corpus.UnitRelease), func(corpus.Failure), error](&releaseFn{})
+	register.Emitter1[corpus.UnitRelease]()
+	register.DoFn5x1[[]byte, func(*int) bool, func(*string) bool, func(*corpus.UnitRelease) bool, func(*corpus.Failure) bool, error](&manifestFn{})
 	register.Iter1[int]()
 	register.Iter1[string]()
-	register.Iter1[sanitize.UnitRelease]()
-	register.Iter1[sanitize.Failure]()
+	register.Iter1[corpus.UnitRelease]()
+	register.Iter1[corpus.Failure]()
 }
 
 // matchFn expands the pattern into trace files (main output) and the other
@@ -143,7 +279,7 @@ func (f *matchFn) ProcessElement(pattern string, files, ignored func(string)) er
 	return nil
 }
 
-// scanFn learns who is in a file (sanitize.ScanFile).
+// scanFn learns who is in a file (corpus.ScanFile).
 type scanFn struct {
 	Cfg sanitizeConfig
 	ro  trace.ReadOptions
@@ -157,12 +293,12 @@ func (f *scanFn) Setup() error {
 	return nil
 }
 
-func (f *scanFn) ProcessElement(path string, emit func(sanitize.FileScan)) {
-	emit(sanitize.ScanFile(path, f.ro))
+func (f *scanFn) ProcessElement(path string, emit func(corpus.FileScan)) {
+	emit(corpus.ScanFile(path, f.ro))
 }
 
 // groupFn joins the files that share a person into units
-// (sanitize.GroupUnits) and batches them; it also passes on the files that
+// (corpus.GroupUnits) and batches them; it also passes on the files that
 // could not be read and the number of files. Grouping is connected
 // components over files linked by uids, which no fixed number of
 // key-grouping steps computes (label propagation needs as many rounds as
@@ -173,14 +309,14 @@ type groupFn struct {
 	Cfg sanitizeConfig
 }
 
-func (f *groupFn) ProcessElement(_ []byte, scans func(*sanitize.FileScan) bool, emit func(unitBatch), failed func(sanitize.Failure), files func(int)) error {
-	var all []sanitize.FileScan
-	var s sanitize.FileScan
+func (f *groupFn) ProcessElement(_ []byte, scans func(*corpus.FileScan) bool, emit func(unitBatch), failed func(corpus.Failure), files func(int)) error {
+	var all []corpus.FileScan
+	var s corpus.FileScan
 	for scans(&s) {
 		all = append(all, s)
-		s = sanitize.FileScan{}
+		s = corpus.FileScan{}
 	}
-	units, fails := sanitize.GroupUnits(f.Cfg.Root, all)
+	units, fails := corpus.GroupUnits(f.Cfg.Root, all)
 	for _, fl := range fails {
 		failed(fl)
 	}
@@ -202,7 +338,7 @@ func (f *groupFn) ProcessElement(_ []byte, scans func(*sanitize.FileScan) bool, 
 	return nil
 }
 
-// releaseFn releases units of people (sanitize.ReleaseUnit: read, design,
+// releaseFn releases units of people (corpus.ReleaseUnit: read, design,
 // sample, certify, and write the unit's files and certificate together).
 // It is a splittable DoFn over the indices of a batch's units, so that a
 // runner can split a batch that is taking long and hand the rest to
@@ -211,7 +347,7 @@ func (f *groupFn) ProcessElement(_ []byte, scans func(*sanitize.FileScan) bool, 
 // designed for and certified jointly.
 type releaseFn struct {
 	Cfg sanitizeConfig
-	opt sanitize.Options
+	san corpus.Sanitizer[*sanitize.Certificate]
 	ro  trace.ReadOptions
 
 	units, points, bundles beam.Counter
@@ -221,10 +357,11 @@ func (f *releaseFn) Setup() error {
 	f.units = beam.NewCounter(metricsNamespace, "units_released")
 	f.points = beam.NewCounter(metricsNamespace, "points_released")
 	f.bundles = beam.NewCounter(metricsNamespace, "release_bundles")
-	var err error
-	if f.opt, f.ro, err = f.Cfg.options(); err != nil {
+	opt, ro, err := f.Cfg.options()
+	if err != nil {
 		return stageError("%v", err)
 	}
+	f.san, f.ro = sanitizer(opt), ro
 	return nil
 }
 
@@ -244,20 +381,20 @@ func (f *releaseFn) CreateTracker(r offsetrange.Restriction) *sdf.LockRTracker {
 	return sdf.NewLockRTracker(offsetrange.NewTracker(r))
 }
 
-func (f *releaseFn) StartBundle(ctx context.Context, _ func(sanitize.UnitRelease), _ func(sanitize.Failure)) {
+func (f *releaseFn) StartBundle(ctx context.Context, _ func(corpus.UnitRelease), _ func(corpus.Failure)) {
 	f.bundles.Inc(ctx, 1)
 }
 
-func (f *releaseFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, b unitBatch, released func(sanitize.UnitRelease), failed func(sanitize.Failure)) error {
+func (f *releaseFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, b unitBatch, released func(corpus.UnitRelease), failed func(corpus.Failure)) error {
 	// Results are emitted when the claimed units are done rather than one
 	// by one: a runner that sees no output for a while then splits the
 	// batch, which is what spreads a few long units over the cores.
-	var rels []*sanitize.UnitRelease
-	var fails []sanitize.Failure
+	var rels []*corpus.UnitRelease
+	var fails []corpus.Failure
 	r := rt.GetRestriction().(offsetrange.Restriction)
 	for i := r.Start; rt.TryClaim(i); i++ {
 		u := b.Units[i]
-		e, err := sanitize.ReleaseUnit(u, f.opt, f.ro, f.Cfg.Root, f.Cfg.Out)
+		e, err := corpus.ReleaseUnit(u, f.san, f.ro, f.Cfg.Root, f.Cfg.Out)
 		if err != nil {
 			fails = append(fails, u.Failure(f.Cfg.Root, err))
 			continue
@@ -284,7 +421,7 @@ type manifestFn struct {
 	Cfg sanitizeConfig
 }
 
-func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored func(*string) bool, rels func(*sanitize.UnitRelease) bool, fails func(*sanitize.Failure) bool) error {
+func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored func(*string) bool, rels func(*corpus.UnitRelease) bool, fails func(*corpus.Failure) bool) error {
 	opt, _, err := f.Cfg.options()
 	if err != nil {
 		return stageError("%v", err)
@@ -300,31 +437,36 @@ func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored fun
 		ig = append(ig, p)
 	}
 	sortWalkOrder(ig)
-	m := sanitize.NewManifest(opt, f.Cfg.Root, n, ig)
-	var r sanitize.UnitRelease
+	m := corpus.NewManifest(header(opt), f.Cfg.Root, n, ig)
+	var r corpus.UnitRelease
 	for rels(&r) {
 		m.Add(&r)
-		r = sanitize.UnitRelease{}
+		r = corpus.UnitRelease{}
 	}
-	var fl sanitize.Failure
+	var fl corpus.Failure
 	for fails(&fl) {
 		m.Fail(fl)
-		fl = sanitize.Failure{}
+		fl = corpus.Failure{}
 	}
 	m.Finish(time.Since(f.Cfg.Start))
-	if err := sanitize.WriteManifest(f.Cfg.Out, m); err != nil {
+	if err := corpus.WriteManifest(f.Cfg.Out, m); err != nil {
 		return stageError("manifest: %v", err)
 	}
 	return nil
 }
 
-// BuildSanitize adds a corpus release to the pipeline rooted at s: match
-// files, scan them (who is in each), group them into units of people
-// (one worker), release the units (many), and write the manifest (one
-// worker, last). The options must be resolved by the launcher (Sanitize).
-func buildSanitize(s beam.Scope, c sanitizeConfig) {
-	s = s.Scope("tracepriv.sanitize")
-	files, ignored := beam.ParDo2(s, &matchFn{}, beam.Create(s, c.Input))
+// header is what a manifest states of the options.
+func header(opt sanitize.Options) corpus.Header {
+	return corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: opt.Source}
+}
+
+// sanitizeFiles adds a corpus release of files, the trace files to
+// release, to the pipeline: scan them (who is in each), group them into
+// units of people (one worker), release the units (many), and write the
+// manifest (one worker, last), which also lists the other files found,
+// ignored. The configuration must be resolved by the launcher (Sanitize).
+func sanitizeFiles(s beam.Scope, files, ignored beam.PCollection, c sanitizeConfig) {
+	s = s.Scope("tracepriv.sanitizeFiles")
 	// Spread the files over workers: matching ran on one.
 	scans := beam.ParDo(s, &scanFn{Cfg: c}, beam.Reshuffle(s, files))
 	batches, scanFails, count := beam.ParDo3(s, &groupFn{Cfg: c}, beam.Impulse(s), beam.SideInput{Input: scans})
@@ -343,23 +485,28 @@ type SanitizeResult struct {
 	Bundles int64
 }
 
-// Sanitize releases a corpus with a Beam pipeline and returns its
-// manifest: the same release, files, certificates and manifest (but for
-// timings) as the single-machine sanitize.Corpus over the pattern's root,
-// and with a seed the same bytes. The options are checked first, as
-// sanitize.Corpus checks them. The output directory must not hold a
-// release already (a manifest or a resumable single-machine journal):
-// releasing the same people twice with fresh noise would weaken their
-// protection.
+// Sanitize releases a corpus of trace files with a Beam pipeline and
+// returns its manifest: the same release, files, certificates and
+// manifest (but for timings) as the single-machine sanitize.Corpus over
+// the pattern's root, and with a seed the same bytes. Its people are
+// released in units, the people sharing a file together, as
+// sanitize.Corpus releases them (SanitizeTraces releases each person
+// alone). The options are checked first, as sanitize.Corpus checks them.
+// The output directory must not hold a release already (a manifest or a
+// resumable single-machine journal): releasing the same people twice with
+// fresh noise would weaken their protection.
 func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	initBeam()
+	log := logger(o.Logger)
 	start := time.Now()
-	c := sanitizeConfig{SanitizeOptions: o, Start: start}
+	c := sanitizeConfig{SanitizeParams: o.SanitizeParams, Reading: o.Reading, BatchUnits: o.BatchUnits, Start: start}
 	opt, _, err := c.options()
 	if err != nil {
 		return nil, err
 	}
-	if err := sanitize.CheckCorpus(opt); err != nil {
+	// The checks sanitize.Corpus makes (a corpus release has no listed
+	// secrets), before anything runs.
+	if err := opt.Check(); err != nil {
 		return nil, err
 	}
 	root, err := GlobRoot(o.Input)
@@ -371,24 +518,35 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("input %s: %s is not a directory", o.Input, root)
 	}
-	if c.Root, c.Out, err = sanitize.CheckDirs(root, o.Output); err != nil {
+	if c.Root, c.Out, err = corpus.CheckDirs(root, o.Output); err != nil {
 		return nil, err
 	}
-	for _, name := range []string{sanitize.ManifestName, sanitize.JournalName} {
+	for _, name := range []string{corpus.ManifestName, corpus.JournalName} {
 		if fileExists(filepath.Join(c.Out, name)) {
 			return nil, &sanitize.ParamError{Name: "out", Value: o.Output, Why: "holds a release already (" + name + "); write a new release to a new directory"}
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(c.Out, sanitize.CertificatesDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(c.Out, corpus.CertificatesDir), 0o755); err != nil {
 		return nil, err
 	}
-	res, b, err := runAndRead(ctx, func(s beam.Scope) { buildSanitize(s, c) }, filepath.Join(c.Out, sanitize.ManifestName))
+	log.Info("tracepriv pipeline: sanitize: starting", "input", o.Input, "root", c.Root, "output", c.Out, "randomness", corpus.Randomness(opt.Source))
+	res, b, err := runAndRead(ctx, func(s beam.Scope) {
+		files, ignored := beam.ParDo2(s, &matchFn{}, beam.Create(s, o.Input))
+		sanitizeFiles(s, files, ignored, c)
+	}, filepath.Join(c.Out, corpus.ManifestName))
 	if err != nil {
+		log.Error("tracepriv pipeline: sanitize: failed", "error", err)
 		return nil, err
 	}
 	var m sanitize.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	return &SanitizeResult{Manifest: &m, Bundles: counter(res, "release_bundles")}, nil
+	r := &SanitizeResult{Manifest: &m, Bundles: counter(res, "release_bundles")}
+	log.Info("tracepriv pipeline: sanitize: done", "persons", len(m.Persons), "points", m.Points, "files", m.Files,
+		"failed", len(m.Failed), "epsilon_max", m.EpsilonMax, "bundles", r.Bundles, "seconds", time.Since(start).Seconds())
+	for _, f := range m.Failed {
+		log.Warn("tracepriv pipeline: sanitize: not released", "files", f.Files, "uids", f.UIDs, "error", f.Error)
+	}
+	return r, nil
 }

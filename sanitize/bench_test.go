@@ -119,9 +119,9 @@ func BenchmarkPaths(b *testing.B) {
 			name string
 			p    *gp.Prior
 		}{{"family", fam}, {"single", &single}} {
-			for _, m := range []string{MethodDense, MethodLinear} {
+			for _, m := range []Path{PathDense, PathLinear} {
 				b.Run(fmt.Sprintf("n=%d/%s/%s", n, pr.name, m), func(b *testing.B) {
-					opt := Options{Prior: pr.p, Epsilon: 1, Lambda: 2, Radius: 100, Method: m, Source: noise.Secure()}
+					opt := Options{Prior: pr.p, Epsilon: 1, Lambda: 2, Radius: 100, Path: m, Source: noise.Secure()}
 					// Warm the envelope cache: its linear program runs once
 					// per family and is not what this compares.
 					if _, _, err := Trace(synthTrace(10), opt); err != nil {
@@ -149,7 +149,7 @@ func BenchmarkLinear(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
 		t := synthTrace(n)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			opt := Options{Prior: fam, Epsilon: 1, Lambda: 2, Radius: 100, Method: MethodLinear, Source: noise.Secure()}
+			opt := Options{Prior: fam, Epsilon: 1, Lambda: 2, Radius: 100, Path: PathLinear, Source: noise.Secure()}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, _, err := Trace(t, opt); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
@@ -89,9 +90,10 @@ type Certificate struct {
 	// (CoordinatesECEF).
 	Coordinates string `json:"coordinates"`
 	// Design is the designer (DesignEnvelope, DesignProportional, DesignE3)
-	// and Method the computation path (MethodDense, MethodLinear).
-	Design string `json:"design"`
-	Method string `json:"method"`
+	// and Path the computation path (PathDense, PathLinear), whose JSON
+	// key is "method", as the command line's flag.
+	Design cip.Method `json:"design"`
+	Path   Path       `json:"method"`
 	// NoiseKernel is the noise kernel per unit of a person's NoiseScaleM2
 	// (envelope and proportional designs): the noise of a person is
 	// NoiseScaleM2 times its Gram matrix at their timestamps.

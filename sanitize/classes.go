@@ -146,7 +146,7 @@ func (d *designer) classDesign(nd *NoiseDesign, ts []float64, t float64) {
 // placeScaled reports whether a design's envelope dominates each kernel's
 // members by its place bound (cip.EnvelopeOptions.PlaceScaled): for the
 // envelope design unless only points are protected.
-func (o *Options) placeScaled(design string) bool {
+func (o *Options) placeScaled(design cip.Method) bool {
 	return design == DesignEnvelope && !o.PointsOnly
 }
 

@@ -162,6 +162,7 @@ func quadOnes(t *testing.T, m *mat.SymDense) float64 {
 // release (what the tool used to release): its stay, conditioned or
 // alone, and its route exceed the target.
 func TestClassesHoldIndependently(t *testing.T) {
+	t.Parallel()
 	tr := stayTrace(40, 30)
 	n := tr.Len()
 	opt := options(twoKernelPrior())
@@ -290,6 +291,7 @@ func seq(a, b int) []int {
 // it: released and true positions on a local plane (the projection to the
 // surface keeps the horizontal components of the ECEF noise).
 func TestSamplerMatchesCertificate(t *testing.T) {
+	// Not in parallel: it sets ecefHook, which every release reads.
 	tr := stayTrace(8, 3)
 	n := tr.Len()
 	opt := options(twoKernelPrior())
@@ -391,6 +393,7 @@ func TestSamplerMatchesCertificate(t *testing.T) {
 // certificate carries no local absolute path; a prior file without a
 // family is refused.
 func TestNothingWeakensSilently(t *testing.T) {
+	t.Parallel()
 	tr := walk(30, 39.98, 116.30)
 	tr.Name = "/home/alice/traces/walk.plt"
 	// A person id alone (ids recur across data sets) is stated, not refused.

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/trace"
@@ -58,6 +60,7 @@ func corpusOptions(in, out string) CorpusOptions {
 // releasing that person alone; an interrupted run resumes; a run with other
 // options into the same directory is refused.
 func TestCorpus(t *testing.T) {
+	t.Parallel()
 	in := writeCorpus(t)
 	out := filepath.Join(t.TempDir(), "rel")
 	m, err := Corpus(corpusOptions(in, out))
@@ -144,6 +147,7 @@ func TestCorpus(t *testing.T) {
 // for the same input and seed, byte for byte; a person whose rows are not
 // contiguous is not streamable.
 func TestStream(t *testing.T) {
+	t.Parallel()
 	var csv bytes.Buffer
 	a, b := walk(700, 39.98, 116.30), walk(500, 39.97, 116.31)
 	a.UID, b.UID = "alice", "bob"
@@ -192,4 +196,42 @@ func TestStream(t *testing.T) {
 	if _, _, err := NewStream(open, options(familyPrior())); !errors.Is(err, ErrNotStreamable) {
 		t.Errorf("interleaved people: %v", err)
 	}
+}
+
+// The manifest sanitize.Manifest reads is the one internal/corpus writes:
+// the same fields, in the same order, with the same JSON keys and types,
+// down to the persons and failures. A field added to one and not the other
+// fails here (and Corpus, which reads the written manifest back strictly,
+// would refuse a field only the writer has).
+func TestManifestMatchesWriter(t *testing.T) {
+	t.Parallel()
+	var same func(path string, pub, w reflect.Type)
+	same = func(path string, pub, w reflect.Type) {
+		if pub.Kind() != w.Kind() {
+			t.Errorf("%s: %v here, %v in internal/corpus", path, pub, w)
+			return
+		}
+		switch pub.Kind() {
+		case reflect.Slice, reflect.Pointer:
+			same(path+"[]", pub.Elem(), w.Elem())
+		case reflect.Struct:
+			if pub.NumField() != w.NumField() {
+				t.Errorf("%s: %d fields here, %d in internal/corpus", path, pub.NumField(), w.NumField())
+				return
+			}
+			for i := range pub.NumField() {
+				a, b := pub.Field(i), w.Field(i)
+				if a.Name != b.Name || a.Tag != b.Tag {
+					t.Errorf("%s field %d: %s %q here, %s %q in internal/corpus", path, i, a.Name, a.Tag, b.Name, b.Tag)
+					continue
+				}
+				same(path+"."+a.Name, a.Type, b.Type)
+			}
+		default:
+			if pub != w {
+				t.Errorf("%s: %v here, %v in internal/corpus", path, pub, w)
+			}
+		}
+	}
+	same("Manifest", reflect.TypeFor[Manifest](), reflect.TypeFor[corpus.Manifest]())
 }

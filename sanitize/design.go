@@ -21,10 +21,9 @@ import (
 // NoiseDesign is the noise of one dimension of one person's points and its
 // certificate.
 type NoiseDesign struct {
-	// Design is the designer that ran, by its cip.Method string ("e3",
-	// "envelope" or "proportional", the values of Options.Design and
-	// Certificate.Design).
-	Design string
+	// Design is the designer that ran (DesignE3, DesignEnvelope or
+	// DesignProportional, as Certificate.Design).
+	Design cip.Method
 	// SigmaG is the noise covariance in square metres at the person's
 	// timestamps; nil on the linear path, which never forms it.
 	SigmaG *mat.SymDense
@@ -67,13 +66,13 @@ func Design(ts []float64, secrets []cip.Secret, opt Options) (*NoiseDesign, erro
 	if err != nil {
 		return nil, err
 	}
-	method, design, err := opt.path(fam, design, len(ts))
+	path, design, err := opt.path(fam, design, len(ts))
 	if err != nil {
 		return nil, err
 	}
 	d := &designer{opt: opt, family: fam, kind: design}
 	if design != DesignE3 {
-		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: method == MethodLinear, PlaceScaled: opt.placeScaled(design)}); err != nil {
+		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: path == PathLinear, PlaceScaled: opt.placeScaled(design)}); err != nil {
 			return nil, fmt.Errorf("sanitize: %w", err)
 		}
 	}
@@ -95,7 +94,7 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, err
 	if err != nil {
 		return nil, err
 	}
-	req := cip.DesignRequest{Method: cip.Method(d.kind), Secrets: secrets, Targets: targets}
+	req := cip.DesignRequest{Method: d.kind, Secrets: secrets, Targets: targets}
 	if d.kind == DesignE3 {
 		f := d.family.Kernels[0]
 		k, err := f.Member(opt.Prior.Variance, f.LengthscaleMin)

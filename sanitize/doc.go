@@ -30,14 +30,24 @@
 // lattice (OutputGrid), so no output depends on the input's low-order bits;
 // a seeded source makes the certificate say "private": false.
 //
-// # Paths
+// # Entry points
 //
-// Trace and Release work in memory; Files.Write writes a release and its
-// certificate atomically, together or not at all; NewStream releases a CSV
-// too large for memory in two passes; Design exposes the noise design alone.
-// Every path draws the noise in O(n) time and memory by default
-// (MethodLinear: a Kalman-type recursion over the noise's state-space
-// components); MethodDense forms the covariance for small inputs.
+// Trace and Release work in memory (ReleaseContext stops when its context
+// ends); Files.Write writes a release and its certificate atomically,
+// together or not at all; NewStream releases a CSV too large for memory in
+// two passes; Corpus releases a directory of traces, people grouped across
+// files, with a manifest and a journal to resume from; Design exposes the
+// noise design alone. Options.Check validates options before any data is
+// read.
+//
+// Two choices are typed. Options.Design is the designer, a cip.Method
+// (DesignAuto, DesignEnvelope, DesignProportional, DesignE3: the names
+// "tracepriv cip design" uses). Options.Path is how the noise is computed:
+// PathLinear draws it in O(n) time and memory by a Kalman-type recursion
+// over the noise's state-space components, PathDense forms the covariance
+// for small inputs, and PathAuto (the default) picks the linear path
+// whenever the noise has a state-space form. The certificate and the
+// command line call the path "method".
 //
 // The design and its proofs are in docs/robust-cip.md and docs/cip-math.md;
 // each certificate field is documented on Certificate.

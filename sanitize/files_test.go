@@ -16,6 +16,7 @@ import (
 // covariance land together and read back; that a covariance that cannot
 // be written stops everything; and that a streamed release writes too.
 func TestFilesWrite(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	in := []*trace.Trace{walk(40, 39.95, 116.35)}
 	outs, cert, err := Release(in, options(familyPrior()))

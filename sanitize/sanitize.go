@@ -20,42 +20,58 @@ import (
 )
 
 // Designers, the values of Options.Design and Certificate.Design: the
-// names of cip's designers (cip.Method), so that a certificate and "tracepriv
-// cip design" name a design alike. DesignAuto's rule is sanitize's own: it
-// also decides for prior families and secret specs, which cip.DesignNoise
-// does not see.
+// designers of package cip (cip.Method) that a release runs, so that a
+// certificate and "tracepriv cip design" name a design alike. DesignAuto's
+// rule is sanitize's own: it also decides for prior families and secret
+// specs, which cip.DesignNoise does not see. cip's paper designers are for
+// reproductions and are refused here.
 const (
 	// DesignAuto picks DesignProportional for a single-lengthscale family
 	// with every point a secret, DesignE3 for a single-lengthscale family
 	// with listed secrets, and DesignEnvelope otherwise.
-	DesignAuto = string(cip.MethodAuto)
+	DesignAuto = cip.MethodAuto
 	// DesignEnvelope: noise whose spectral density dominates every member
 	// of the family (cip.Envelope); epsilon is a proven upper bound over
 	// the family (exact only where the bound is attained).
-	DesignEnvelope = string(cip.MethodEnvelope)
+	DesignEnvelope = cip.MethodEnvelope
 	// DesignProportional: noise proportional to the single prior's Gram
 	// matrix, the least noise when every point is a basic secret; exact.
-	DesignProportional = string(cip.MethodProportional)
+	DesignProportional = cip.MethodProportional
 	// DesignE3: the least-noise design (E3) of cip.OptimalTarget (or (E2)
 	// for one basic secret) for a single-lengthscale family; exact (E1).
-	DesignE3 = string(cip.MethodE3)
+	DesignE3 = cip.MethodE3
 )
 
-// Computation paths, the values of Options.Method and Certificate.Method.
+// Path is how a release computes and samples its noise: the dense path
+// through the covariance matrix, or the linear path through the noise
+// kernel's state-space form. It is Options.Path and Certificate.Path; the
+// command line's flag and the certificate's JSON key keep their older name,
+// "method". The path changes the computation, not the guarantee. It keeps
+// the design too, but for proportional noise of an RBF prior, which has no
+// state-space form: on the linear path it becomes the state-space envelope
+// of that lengthscale (Certificate.Design says which design ran).
+type Path string
+
+// The computation paths.
 const (
-	// MethodAuto is MethodLinear when the noise kernel has a state-space
-	// form (a spectral envelope, or a Matérn prior), and MethodDense
-	// otherwise (the e3 design, or proportional noise for an RBF or
-	// periodic prior of one lengthscale; an RBF person too large for the
-	// dense path gets the state-space envelope of that lengthscale).
-	MethodAuto = "auto"
-	// MethodDense builds the noise covariance and samples it through a
+	// PathAuto is PathLinear when the noise kernel has a state-space form
+	// (a spectral envelope, or a Matérn prior), and PathDense otherwise
+	// (the e3 design, or proportional noise for an RBF or periodic prior
+	// of one lengthscale; an RBF person too large for the dense path gets
+	// the state-space envelope of that lengthscale).
+	PathAuto Path = "auto"
+	// PathDense builds the noise covariance and samples it through a
 	// certified Cholesky factor: O(n^3) time, O(n^2) memory per person.
-	MethodDense = "dense"
-	// MethodLinear samples a state-space noise kernel by an exact
+	PathDense Path = "dense"
+	// PathLinear samples a state-space noise kernel by an exact
 	// Kalman-type recursion (noise.MarkovRelease): O(n) time and memory.
-	MethodLinear = "linear"
+	PathLinear Path = "linear"
 )
+
+// DefaultDelta is the delta at which a certificate states the
+// prior-posterior gap when Options.Delta is zero; the command-line flags
+// --delta default to it.
+const DefaultDelta = 1e-5
 
 // OutputGrid is the grid, in metres of Earth-centred coordinates, the
 // released positions are rounded to before they are projected to the
@@ -129,16 +145,16 @@ type Options struct {
 	// point of the trace. Listed secrets need an input of one person.
 	Secrets [][]time.Time
 	// Delta is the delta at which the certificate states the
-	// prior-posterior gap of Theorem 3.1 (default 1e-5).
+	// prior-posterior gap of Theorem 3.1 (zero means DefaultDelta).
 	Delta float64
 	// Origin is a public reference point recorded in the certificate for
 	// maps and attacks (nil means the prior's, if any). The mechanism does
 	// not use it: noise is drawn in Earth-centred coordinates (Dims).
 	Origin *geo.Point
 	// Design is one of the Design constants; "" means DesignAuto.
-	Design string
-	// Method is one of the Method constants; "" means MethodAuto.
-	Method string
+	Design cip.Method
+	// Path is one of the Path constants; "" means PathAuto.
+	Path Path
 	// ListSecrets lists every secret in the certificate even when every
 	// point is a secret (listed secrets are always listed).
 	ListSecrets bool
@@ -188,7 +204,7 @@ func (o *Options) check() error {
 		return &ParamError{Name: "radius", Value: o.Radius, Why: "must be positive and finite (metres)"}
 	}
 	if o.Delta == 0 {
-		o.Delta = 1e-5
+		o.Delta = DefaultDelta
 	}
 	if !(o.Delta > 0 && o.Delta < 1) {
 		return &ParamError{Name: "delta", Value: o.Delta, Why: "must be in (0, 1)"}
@@ -200,12 +216,13 @@ func (o *Options) check() error {
 	default:
 		return &ParamError{Name: "design", Value: o.Design, Why: "one of auto, envelope, proportional, e3"}
 	}
-	switch o.Method {
+	switch o.Path {
 	case "":
-		o.Method = MethodAuto
-	case MethodAuto, MethodDense, MethodLinear:
+		o.Path = PathAuto
+	case PathAuto, PathDense, PathLinear:
 	default:
-		return &ParamError{Name: "method", Value: o.Method, Why: "one of auto, dense, linear"}
+		// Named as the flag --method, which sets it.
+		return &ParamError{Name: "method", Value: o.Path, Why: "one of auto, dense, linear"}
 	}
 	if o.MaxDensePoints == 0 {
 		o.MaxDensePoints = DefaultMaxDensePoints
@@ -217,7 +234,7 @@ func (o *Options) check() error {
 }
 
 // design resolves DesignAuto for a family and a secret spec.
-func (o *Options) design(f gp.FamilySet) (string, error) {
+func (o *Options) design(f gp.FamilySet) (cip.Method, error) {
 	m := o.Design
 	if m == DesignAuto {
 		switch {
@@ -242,32 +259,32 @@ func (o *Options) design(f gp.FamilySet) (string, error) {
 // person's points, and returns the design to use (the proportional design
 // of an RBF or periodic prior has no state-space form: on the linear path
 // it becomes the state-space envelope of its one lengthscale).
-func (o *Options) path(f gp.FamilySet, design string, maxPoints int) (method, newDesign string, err error) {
+func (o *Options) path(f gp.FamilySet, design cip.Method, maxPoints int) (Path, cip.Method, error) {
 	stateSpace := false
 	if k, err := f.Kernels[0].Member(1, f.Kernels[0].LengthscaleMin); err == nil && len(f.Kernels) == 1 {
 		_, err := gp.StateSpace(k)
 		stateSpace = err == nil
 	}
-	m := o.Method
-	if m == MethodAuto {
+	m := o.Path
+	if m == PathAuto {
 		switch {
 		case design == DesignE3:
-			m = MethodDense
+			m = PathDense
 		case design == DesignProportional && !stateSpace && maxPoints <= o.MaxDensePoints:
-			m = MethodDense
+			m = PathDense
 		default:
-			m = MethodLinear
+			m = PathLinear
 		}
 	}
 	switch {
-	case m == MethodLinear && design == DesignE3:
+	case m == PathLinear && design == DesignE3:
 		return "", "", &ParamError{Name: "method", Value: m, Why: "the e3 design is dense; use --design envelope for the linear path"}
-	case m == MethodLinear && design == DesignProportional && !stateSpace:
+	case m == PathLinear && design == DesignProportional && !stateSpace:
 		if f.Kernels[0].Kernel == gp.KernelPeriodic {
 			return "", "", &ParamError{Name: "method", Value: m, Why: "a periodic prior has no state-space form; use the dense path"}
 		}
 		design = DesignEnvelope
-	case m == MethodDense && maxPoints > o.MaxDensePoints:
+	case m == PathDense && maxPoints > o.MaxDensePoints:
 		return "", "", &ParamError{Name: "method", Value: m, Why: fmt.Sprintf("a person has %d points, above the %d of the dense path (its memory grows as their square): use the linear path", maxPoints, o.MaxDensePoints)}
 	}
 	return m, design, nil
@@ -415,11 +432,11 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 	if err != nil {
 		return nil, nil, err
 	}
-	method, design, err := opt.path(fam, design, maxPoints)
+	path, design, err := opt.path(fam, design, maxPoints)
 	if err != nil {
 		return nil, nil, err
 	}
-	d := &designer{opt: opt, family: fam, kind: design, linear: method == MethodLinear}
+	d := &designer{opt: opt, family: fam, kind: design, linear: path == PathLinear}
 	if design == DesignEnvelope || design == DesignProportional {
 		step("envelope")
 		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: d.linear, PlaceScaled: opt.placeScaled(design)}); err != nil {
@@ -429,8 +446,8 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 	cert := &Certificate{
 		Version: CertificateVersion, PrivacyUnit: "person", SkippedByReason: map[string]int{},
 		EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, Delta: opt.Delta,
-		PriorFamily: fam, Prior: publicPrior(opt.Prior), Origin: origin, Coordinates: CoordinatesECEF, Design: design, Method: method,
-		OutputGridM: OutputGrid, Randomness: noise.Describe(opt.Source), Sampler: samplerText[method],
+		PriorFamily: fam, Prior: publicPrior(opt.Prior), Origin: origin, Coordinates: CoordinatesECEF, Design: design, Path: path,
+		OutputGridM: OutputGrid, Randomness: noise.Describe(opt.Source), Sampler: samplerText[path],
 		Private: noise.IsSecure(opt.Source), PriorCoverage: PriorUnknown, RouteKernel: KernelTermOf(cip.RouteKernel()), PointsOnly: opt.PointsOnly,
 		Timestamps: "public: released as they are; the noise depends on them",
 		Dimensions: "the Earth-centred, Earth-fixed x, y and z of every point (metres, WGS84, no origin) get independent noise of the same covariance, " +
@@ -471,11 +488,11 @@ func (c *Certificate) finish(start time.Time) {
 }
 
 // samplerText describes each path's sampler for the certificate.
-var samplerText = map[string]string{
-	MethodDense: "exact, dense: standard normals drawn exactly (Karney's algorithm), a Cholesky factor of the noise covariance (its rounding certified, " +
+var samplerText = map[Path]string{
+	PathDense: "exact, dense: standard normals drawn exactly (Karney's algorithm), a Cholesky factor of the noise covariance (its rounding certified, " +
 		"sampling_jitter added), and each coordinate of x + noise rounded to output_grid_m with certified error bounds (refined until decided), " +
 		"so the output is the post-processing round(x + G) of the Gaussian mechanism and its support does not depend on the input's low-order bits",
-	MethodLinear: "exact, linear time: the noise kernel's state-space form sampled by a Kalman-type recursion with exact discretisation " +
+	PathLinear: "exact, linear time: the noise kernel's state-space form sampled by a Kalman-type recursion with exact discretisation " +
 		"between timestamps, from exact standard normals (Karney's algorithm) on AES-256-CTR streams keyed from the randomness source, " +
 		"with certified error bounds (refined until decided) and each coordinate of x + noise rounded to output_grid_m; white noise of " +
 		"variance sampling_jitter is added to cover the rounding of the recursion's coefficients, so the noise covariance dominates the certified one",
@@ -535,7 +552,7 @@ func guarantee(c *Certificate) string {
 type designer struct {
 	opt    Options
 	family gp.FamilySet
-	kind   string
+	kind   cip.Method
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
 }

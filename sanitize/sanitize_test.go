@@ -92,6 +92,7 @@ func independentEpsilon(t *testing.T, fam gp.Family, l, v float64, ts []float64,
 // lengthscale): scored by an adversary at the family's lower end it breaks
 // its certificate many times over.
 func TestFamilyCertificateHoldsOverFamily(t *testing.T) {
+	t.Parallel()
 	tr := walk(120, 39.98, 116.30)
 	opt := options(familyPrior())
 	out, cert, err := Trace(tr, opt)
@@ -142,6 +143,7 @@ func TestFamilyCertificateHoldsOverFamily(t *testing.T) {
 // A single-lengthscale prior with every point a secret gets noise
 // proportional to the prior: the least noise, and its certificate exact.
 func TestProportionalExact(t *testing.T) {
+	t.Parallel()
 	tr := walk(60, 39.98, 116.30)
 	opt := options(singlePrior())
 	opt.PointsOnly = true // exactness is the points design's: the route's noise lowers the loss below its bound
@@ -166,6 +168,7 @@ func TestProportionalExact(t *testing.T) {
 // One basic secret under a single lengthscale: the (E2) design, certified
 // exactly and tight.
 func TestE3OneSecret(t *testing.T) {
+	t.Parallel()
 	tr := walk(40, 39.98, 116.30)
 	opt := options(singlePrior())
 	opt.Secrets = [][]time.Time{{tr.Points[17].Time}}
@@ -194,6 +197,7 @@ func TestE3OneSecret(t *testing.T) {
 // member (independent (E1) of the 2-point secret), and the explanation says
 // why it costs more than a basic secret.
 func TestCompoundSecretFamily(t *testing.T) {
+	t.Parallel()
 	tr := walk(50, 39.98, 116.30)
 	opt := options(familyPrior())
 	opt.Secrets = [][]time.Time{{tr.Points[20].Time, tr.Points[21].Time}}
@@ -226,6 +230,7 @@ func TestCompoundSecretFamily(t *testing.T) {
 // jointly. The negative control is what the tool used to do, each segment
 // on its own (block-diagonal noise), scored jointly: the loss doubles.
 func TestPersonComposition(t *testing.T) {
+	t.Parallel()
 	a := walk(40, 39.98, 116.30)
 	b := walk(40, 39.98, 116.30)
 	gap := a.Points[a.Len()-1].Time.Sub(b.Points[0].Time) + 4*time.Second
@@ -281,6 +286,7 @@ func TestPersonComposition(t *testing.T) {
 // and of the same trace moved across the lines of the old default cells
 // (0.1 and 1 degree) have the same parameters and the same displacements.
 func TestNoDataDerivedOrigin(t *testing.T) {
+	t.Parallel()
 	base := walk(30, 39.99995, 116.29995)
 	moved := walk(30, 40.00005, 116.30005) // across the 0.1 and 1 degree lines
 	opt := options(familyPrior())
@@ -335,6 +341,7 @@ func TestNoDataDerivedOrigin(t *testing.T) {
 // states (2 alpha-scaled axes of the 3 noised: the projection to the
 // surface drops the vertical one), in every city alike.
 func TestTraveller(t *testing.T) {
+	t.Parallel()
 	tr := &trace.Trace{UID: "traveller"}
 	for k, c := range []geo.Point{{Lat: 39.9, Lon: 116.4}, {Lat: 45.75, Lon: 126.65}, {Lat: 39.47, Lon: 75.99}} {
 		seg := walk(400, c.Lat, c.Lon)
@@ -379,30 +386,37 @@ func TestTraveller(t *testing.T) {
 // Parameters that would break the guarantee or the projection are refused
 // before anything is sampled, naming the option.
 func TestRefusals(t *testing.T) {
+	t.Parallel()
 	tr := walk(10, 39.98, 116.30)
 	for _, c := range []struct {
+		name  string
 		mod   func(*Options)
 		param string
 	}{
-		{func(o *Options) { o.Epsilon = 0 }, "epsilon"},
-		{func(o *Options) { o.Epsilon = math.NaN() }, "epsilon"},
-		{func(o *Options) { o.Epsilon = 1e-12 }, "epsilon"},
-		{func(o *Options) { o.Radius = 1e7 }, "epsilon"},
-		{func(o *Options) { o.Radius = math.Inf(1) }, "radius"},
-		{func(o *Options) { o.Lambda = 1 }, "lambda"},
-		{func(o *Options) { o.Delta = 2 }, "delta"},
-		{func(o *Options) { o.Design = "magic" }, "design"},
-		{func(o *Options) { o.Design = DesignE3 }, "design"},
-		{func(o *Options) { o.Secrets = [][]time.Time{{t0.Add(time.Hour)}} }, "secrets"},
-		{func(o *Options) { o.Origin = &geo.Point{Lat: 91, Lon: 2.35} }, "origin"},
+		{"epsilon 0", func(o *Options) { o.Epsilon = 0 }, "epsilon"},
+		{"epsilon NaN", func(o *Options) { o.Epsilon = math.NaN() }, "epsilon"},
+		{"epsilon tiny", func(o *Options) { o.Epsilon = 1e-12 }, "epsilon"},
+		{"radius beyond the projection", func(o *Options) { o.Radius = 1e7 }, "epsilon"},
+		{"radius infinite", func(o *Options) { o.Radius = math.Inf(1) }, "radius"},
+		{"lambda 1", func(o *Options) { o.Lambda = 1 }, "lambda"},
+		{"delta 2", func(o *Options) { o.Delta = 2 }, "delta"},
+		{"unknown design", func(o *Options) { o.Design = "magic" }, "design"},
+		{"e3 for a family", func(o *Options) { o.Design = DesignE3 }, "design"},
+		{"paper design", func(o *Options) { o.Design = cip.MethodPaperSDPA }, "design"},
+		{"unknown path", func(o *Options) { o.Path = "quick" }, "method"},
+		{"secret not a point", func(o *Options) { o.Secrets = [][]time.Time{{t0.Add(time.Hour)}} }, "secrets"},
+		{"origin off the globe", func(o *Options) { o.Origin = &geo.Point{Lat: 91, Lon: 2.35} }, "origin"},
 	} {
-		opt := options(familyPrior())
-		c.mod(&opt)
-		_, _, err := Trace(tr, opt)
-		var pe *ParamError
-		if !errors.As(err, &pe) || pe.Name != c.param {
-			t.Errorf("want a %q error, got %v", c.param, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			opt := options(familyPrior())
+			c.mod(&opt)
+			_, _, err := Trace(tr, opt)
+			var pe *ParamError
+			if !errors.As(err, &pe) || pe.Name != c.param {
+				t.Errorf("want a %q error, got %v", c.param, err)
+			}
+		})
 	}
 	dup := walk(5, 39.98, 116.30)
 	dup.Points[3].Time = dup.Points[2].Time
@@ -415,16 +429,17 @@ func TestRefusals(t *testing.T) {
 // both paths: the empirical covariance of many releases of one short trace
 // matches it.
 func TestSampledCovariance(t *testing.T) {
-	for _, m := range []string{MethodDense, MethodLinear} {
-		t.Run(m, func(t *testing.T) { sampledCovariance(t, m) })
+	t.Parallel()
+	for _, m := range []Path{PathDense, PathLinear} {
+		t.Run(string(m), func(t *testing.T) { sampledCovariance(t, m) })
 	}
 }
 
-func sampledCovariance(t *testing.T, method string) {
+func sampledCovariance(t *testing.T, method Path) {
 	tr := walk(6, 39.98, 116.30)
 	opt := options(familyPrior())
 	opt.Source = noise.Seeded(11)
-	opt.Method = method
+	opt.Path = method
 	enu := geo.NewENU(*opt.Origin)
 	const reps = 3000
 	n := 6
@@ -438,8 +453,8 @@ func sampledCovariance(t *testing.T, method string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cert.Method != method {
-			t.Fatalf("method %s, asked for %s", cert.Method, method)
+		if cert.Path != method {
+			t.Fatalf("method %s, asked for %s", cert.Path, method)
 		}
 		if r == 0 {
 			if g, err = cert.NoiseCovariance(cert.Persons[0], secondsOf(t, tr.Points)); err != nil {
@@ -466,6 +481,7 @@ func sampledCovariance(t *testing.T, method string) {
 // A certificate survives a write/read round trip, and the noise recomputed
 // from the read copy is the noise recomputed from the original.
 func TestCertificateRoundTrip(t *testing.T) {
+	t.Parallel()
 	tr := walk(25, 39.98, 116.30)
 	_, cert, err := Trace(tr, options(familyPrior()))
 	if err != nil {
@@ -528,6 +544,7 @@ func displacement(enu *geo.ENU, a, b trace.Point) (float64, float64) {
 // 48 minutes and at the family's top (RBF: see below); the whole trace
 // moved rigidly.
 func TestGeoLifeHeldOut(t *testing.T) {
+	t.Parallel()
 	const file = "../../shared/data/geolife/000/20081028003826.plt"
 	if _, err := os.Stat(file); err != nil {
 		t.Skip("GeoLife data not found beside the repository")
@@ -637,6 +654,7 @@ func TestGeoLifeHeldOut(t *testing.T) {
 // (A floating-point sampler rounded to this grid reaches a sparse,
 // input-dependent subset; package noise's tests show the old one did.)
 func TestReleaseLatticeCoverage(t *testing.T) {
+	// Not in parallel: it sets ecefHook, which every release reads.
 	origin := geo.Point{Lat: 39.95, Lon: 116.35}
 	enu := geo.NewENU(origin)
 	e0, n0 := 1234.5678, -876.54321
@@ -677,18 +695,19 @@ func TestReleaseLatticeCoverage(t *testing.T) {
 // dense path refuses a person too large for it, naming the option, and
 // auto moves such a person to the linear path.
 func TestMethods(t *testing.T) {
+	t.Parallel()
 	tr := walk(80, 39.98, 116.30)
-	certs := map[string]*Certificate{}
-	for _, m := range []string{MethodDense, MethodLinear} {
+	certs := map[Path]*Certificate{}
+	for _, m := range []Path{PathDense, PathLinear} {
 		opt := options(familyPrior())
-		opt.Method = m
+		opt.Path = m
 		_, c, err := Trace(tr, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		certs[m] = c
 	}
-	d, l := certs[MethodDense], certs[MethodLinear]
+	d, l := certs[PathDense], certs[PathLinear]
 	if d.EpsilonMax != l.EpsilonMax || d.Persons[0].NoiseScaleM2 != l.Persons[0].NoiseScaleM2 || len(d.NoiseKernel) != len(l.NoiseKernel) {
 		t.Errorf("dense and linear certificates differ: %v / %v, %v / %v", d.EpsilonMax, l.EpsilonMax, d.NoiseKernel, l.NoiseKernel)
 	}
@@ -698,16 +717,16 @@ func TestMethods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Method != MethodLinear || c.Design != DesignEnvelope || c.EpsilonKind != EpsilonUpperBound || c.EnvelopeOverhead < 1.07 || c.EnvelopeOverhead > 1.08 {
-		t.Errorf("single RBF, 80 points above a dense limit of 50: method %s, design %s, %s, overhead %v", c.Method, c.Design, c.EpsilonKind, c.EnvelopeOverhead)
+	if c.Path != PathLinear || c.Design != DesignEnvelope || c.EpsilonKind != EpsilonUpperBound || c.EnvelopeOverhead < 1.07 || c.EnvelopeOverhead > 1.08 {
+		t.Errorf("single RBF, 80 points above a dense limit of 50: method %s, design %s, %s, overhead %v", c.Path, c.Design, c.EpsilonKind, c.EnvelopeOverhead)
 	}
-	opt.Method = MethodDense
+	opt.Path = PathDense
 	var pe *ParamError
 	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "method" {
 		t.Errorf("dense above its limit: %v", err)
 	}
 	opt = options(singlePrior())
-	opt.Method = MethodLinear
+	opt.Path = PathLinear
 	opt.Design = DesignE3
 	opt.Secrets = [][]time.Time{{tr.Points[3].Time}}
 	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "method" {
@@ -718,6 +737,7 @@ func TestMethods(t *testing.T) {
 // The linear path on a long trace: 20,000 points (beyond the dense path),
 // certified, every point released on the grid.
 func TestLinearLong(t *testing.T) {
+	// Not in parallel: it sets ecefHook, which every release reads.
 	if testing.Short() {
 		t.Skip("long trace")
 	}
@@ -730,8 +750,8 @@ func TestLinearLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cert.Method != MethodLinear || cert.EpsilonMax > 1 || out.Len() != 20000 {
-		t.Fatalf("method %s, epsilon %v, %d points", cert.Method, cert.EpsilonMax, out.Len())
+	if cert.Path != PathLinear || cert.EpsilonMax > 1 || out.Len() != 20000 {
+		t.Fatalf("method %s, epsilon %v, %d points", cert.Path, cert.EpsilonMax, out.Len())
 	}
 	for c, xs := range released {
 		for i, v := range xs {
@@ -749,6 +769,7 @@ func TestLinearLong(t *testing.T) {
 // merged, by reason; the input has one exact repeat (merged) and one NaN
 // latitude (skipped), as in trace's ExampleReport.
 func TestRecordInput(t *testing.T) {
+	t.Parallel()
 	const in = "uid,time,lat,lon\n" +
 		"a,2008-10-23T02:53:04Z,39.930702,116.376417\n" +
 		"a,2008-10-23T02:53:04Z,39.930702,116.376417\n" +

@@ -57,7 +57,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 	if err := opt.check(); err != nil {
 		return nil, nil, err
 	}
-	if opt.Method == MethodDense {
+	if opt.Path == PathDense {
 		return nil, nil, fmt.Errorf("%w: the dense path", ErrNotStreamable)
 	}
 	step := func(string) {}

@@ -12,10 +12,12 @@ import (
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
 func TestCreatePerson(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		body := map[string]any{"id": "alice", "epsilon_budget": 0.023}
@@ -44,7 +46,7 @@ func TestCreatePerson(t *testing.T) {
 		before := e.snapshot()
 		for _, b := range []map[string]any{body, {"id": "alice", "epsilon_budget": 10.0}} {
 			r = e.do("POST", "/v1/people", testAdmin, b, nil)
-			if r.status != http.StatusConflict || r.errCode(t) != CodeConflict {
+			if r.status != http.StatusConflict || r.errCode(t) != api.CodeConflict {
 				t.Errorf("recreate: %d %s", r.status, r.body)
 			}
 		}
@@ -68,6 +70,7 @@ func equalState(a, b storeState) bool {
 }
 
 func TestLocateAndLedger(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		eps := math.Ln10 / 100
@@ -78,7 +81,7 @@ func TestLocateAndLedger(t *testing.T) {
 		for i := 0; ; i++ {
 			r := e.locate("alice", tok, beijing[0]+float64(i)*1e-4, beijing[1], t0.Add(time.Duration(i)*100*time.Millisecond), "")
 			if r.status == http.StatusTooManyRequests {
-				if r.errCode(t) != CodeBudgetExhausted {
+				if r.errCode(t) != api.CodeBudgetExhausted {
 					t.Fatalf("429 %s", r.body)
 				}
 				det := r.json(t)["error"].(map[string]any)["details"].(map[string]any)
@@ -90,7 +93,7 @@ func TestLocateAndLedger(t *testing.T) {
 			if r.status != http.StatusOK {
 				t.Fatalf("locate %d: %d %s", i, r.status, r.body)
 			}
-			var lr LocateResponse
+			var lr api.LocateResponse
 			json.Unmarshal(r.body, &lr)
 			if lr.EpsilonCharged < 0 || lr.Spent > eps || lr.Step != i || math.Abs(lr.Lat-beijing[0]) > 1 {
 				t.Fatalf("locate %d: %+v", i, lr)
@@ -130,6 +133,7 @@ func TestLocateAndLedger(t *testing.T) {
 }
 
 func TestIdempotency(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		tok := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
@@ -155,7 +159,7 @@ func TestIdempotency(t *testing.T) {
 		}
 		// The key with another body is refused.
 		r = e.locate("alice", tok, beijing[0]+0.01, beijing[1], t0, key)
-		if r.status != http.StatusUnprocessableEntity || r.errCode(t) != CodeIdempotencyKey {
+		if r.status != http.StatusUnprocessableEntity || r.errCode(t) != api.CodeIdempotencyKey {
 			t.Errorf("reused key: %d %s", r.status, r.body)
 		}
 		if after := e.snapshot(); !equalState(before, after) {
@@ -173,6 +177,7 @@ func TestIdempotency(t *testing.T) {
 }
 
 func TestWindows(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		eps := 0.02
@@ -230,6 +235,7 @@ func TestWindows(t *testing.T) {
 }
 
 func TestIMFixedUtilityExactBudget(t *testing.T) {
+	t.Parallel()
 	// IM with fixed utility charges exactly c_N/α per query and stops when
 	// the next one cannot be paid: floor(ε α / c_N) answers.
 	e := newEnv(t, SQLite, nil)
@@ -257,6 +263,7 @@ func TestIMFixedUtilityExactBudget(t *testing.T) {
 }
 
 func TestSanitize(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		tok := e.createPerson(map[string]any{"id": "s", "epsilon_budget": 0.02, "cip": map[string]any{"epsilon_budget": 2.5}})
@@ -265,7 +272,7 @@ func TestSanitize(t *testing.T) {
 		if r.status != 200 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
-		var sr SanitizeResponse
+		var sr api.SanitizeResponse
 		if err := json.Unmarshal(r.body, &sr); err != nil {
 			t.Fatal(err)
 		}
@@ -306,7 +313,7 @@ func TestSanitize(t *testing.T) {
 		if r3.status != 200 {
 			t.Fatalf("%d %s", r3.status, r3.body)
 		}
-		var sr3 SanitizeResponse
+		var sr3 api.SanitizeResponse
 		json.Unmarshal(r3.body, &sr3)
 		var gj map[string]any
 		if err := json.Unmarshal(sr3.Trace, &gj); err != nil || gj["type"] != "FeatureCollection" || sr3.Format != "geojson" {
@@ -318,7 +325,7 @@ func TestSanitize(t *testing.T) {
 		// A third release does not fit in 2.5: refused, nothing changes.
 		before := e.snapshot()
 		r4 := e.do("POST", "/v1/people/s/sanitize?format=plt", tok, sample.PLT, nil)
-		if r4.status != http.StatusTooManyRequests || r4.errCode(t) != CodeBudgetExhausted {
+		if r4.status != http.StatusTooManyRequests || r4.errCode(t) != api.CodeBudgetExhausted {
 			t.Errorf("third release: %d %s", r4.status, r4.body)
 		}
 		if !equalState(before, e.snapshot()) {
@@ -332,6 +339,7 @@ func TestSanitize(t *testing.T) {
 }
 
 func TestHealthzMetricsOpenAPIPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	r := e.do("GET", "/healthz", "", nil, nil)
 	if r.status != 200 || r.json(t)["status"] != "ok" {
@@ -366,6 +374,7 @@ func TestHealthzMetricsOpenAPIPage(t *testing.T) {
 // application/x-www-form-urlencoded) is accepted, as the documented curl
 // examples need.
 func TestCurlDefaultContentType(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 	r := e.do("POST", "/v1/people", testAdmin, []byte(`{"id": "curl", "epsilon_budget": 0.023}`), form)

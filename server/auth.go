@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
@@ -81,7 +82,7 @@ func clientAddr(r *http.Request) string {
 // failing.
 func (s *Server) authFailure(r *http.Request, e *apiError) *apiError {
 	if ok, wait := s.failures.allow("addr:" + clientAddr(r)); !ok {
-		e = errf(http.StatusTooManyRequests, CodeRateLimited, "too many failed authentications from this address; retry later")
+		e = errf(http.StatusTooManyRequests, api.CodeRateLimited, "too many failed authentications from this address; retry later")
 		e.RetryAfter = wait
 	}
 	s.metrics.authFailures.Inc()
@@ -92,17 +93,17 @@ func (s *Server) authFailure(r *http.Request, e *apiError) *apiError {
 func (s *Server) requireAdmin(r *http.Request) error {
 	tok, ok := bearer(r)
 	if !ok {
-		return s.authFailure(r, errf(http.StatusUnauthorized, CodeUnauthorized, "missing bearer token (Authorization: Bearer <admin token>)"))
+		return s.authFailure(r, errf(http.StatusUnauthorized, api.CodeUnauthorized, "missing bearer token (Authorization: Bearer <admin token>)"))
 	}
 	if !s.isAdmin(tok) {
-		return s.authFailure(r, errf(http.StatusForbidden, CodeForbidden, "this operation needs the admin token"))
+		return s.authFailure(r, errf(http.StatusForbidden, api.CodeForbidden, "this operation needs the admin token"))
 	}
 	return s.rateLimit("admin")
 }
 
 // denied is the answer to every failed authentication of a person.
 func denied() *apiError {
-	return errf(http.StatusForbidden, CodeForbidden, "this token does not grant access to this person")
+	return errf(http.StatusForbidden, api.CodeForbidden, "this token does not grant access to this person")
 }
 
 // authPerson authenticates a request for person id: the person's own token
@@ -119,7 +120,7 @@ func denied() *apiError {
 func (s *Server) authPerson(r *http.Request, id string, adminOK bool) (*personInfo, string, error) {
 	tok, ok := bearer(r)
 	if !ok {
-		return nil, "", s.authFailure(r, errf(http.StatusUnauthorized, CodeUnauthorized, "missing bearer token (Authorization: Bearer <the person's token>)"))
+		return nil, "", s.authFailure(r, errf(http.StatusUnauthorized, api.CodeUnauthorized, "missing bearer token (Authorization: Bearer <the person's token>)"))
 	}
 	admin := adminOK && s.isAdmin(tok)
 	p, err := s.lookupPerson(r.Context(), id)
@@ -150,7 +151,7 @@ var dummyHash = sha256.Sum256([]byte("tracepriv: no such person"))
 func (s *Server) rateLimit(key string) error {
 	if ok, wait := s.limits.allow(key); !ok {
 		s.metrics.rateLimited.Inc()
-		e := errf(http.StatusTooManyRequests, CodeRateLimited, "rate limit of %g requests per second (burst %d) exceeded; retry after the Retry-After delay", s.opt.RateLimit, s.opt.Burst)
+		e := errf(http.StatusTooManyRequests, api.CodeRateLimited, "rate limit of %g requests per second (burst %d) exceeded; retry after the Retry-After delay", s.opt.RateLimit, s.opt.Burst)
 		e.RetryAfter = wait
 		return e
 	}

@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/server/api"
 )
 
 // TestBadInput sends malformed, oversized, out-of-range, unauthorised and
 // replayed requests: each gets a clear 4xx JSON error and changes nothing
 // in the store.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, func(o *Options) { o.MaxUploadBytes = 256 << 10 })
 		alice := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
@@ -33,91 +35,99 @@ func TestBadInput(t *testing.T) {
 			body         string
 			hdr          map[string]string
 			status       int
-			code         string
+			code         api.Code
 		}{
-			{"truncated JSON", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9,`, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"not an object", "POST", "/v1/people/alice/locate", alice, `[1, 2]`, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"empty body", "POST", "/v1/people/alice/locate", alice, ``, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"trailing data", "POST", "/v1/people/alice/locate", alice, good + good, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"unknown field", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2026-01-01T00:01:00Z", "accuracy": 5}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"NaN literal", "POST", "/v1/people/alice/locate", alice, `{"lat": NaN, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"NaN string", "POST", "/v1/people/alice/locate", alice, `{"lat": "NaN", "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"Infinity", "POST", "/v1/people/alice/locate", alice, `{"lat": Infinity, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeBadJSON},
-			{"1e999", "POST", "/v1/people/alice/locate", alice, `{"lat": 1e999, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"lat 91", "POST", "/v1/people/alice/locate", alice, `{"lat": 91, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"lon -180.5", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": -180.5, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"missing time", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"missing lat", "POST", "/v1/people/alice/locate", alice, `{"lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"time not RFC 3339", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "yesterday"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"time without zone", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2008-10-24T02:11:00"}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"time as number", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": 1224814260}`, jsonHdr(newKey()), 400, CodeInvalidField},
-			{"huge body", "POST", "/v1/people/alice/locate", alice, huge, jsonHdr(newKey()), 413, CodeTooLarge},
-			{"text/plain", "POST", "/v1/people/alice/locate", alice, good, map[string]string{"Content-Type": "text/plain", "Idempotency-Key": newKey()}, 415, CodeUnsupportedMedia},
-			{"a form's body (curl -d's type)", "POST", "/v1/people/alice/locate", alice, `lat=39.9&lon=116.3`, map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": newKey()}, 400, CodeBadJSON},
-			{"no Idempotency-Key", "POST", "/v1/people/alice/locate", alice, good, map[string]string{"Content-Type": "application/json"}, 400, CodeBadRequest},
-			{"Idempotency-Key too long", "POST", "/v1/people/alice/locate", alice, good, jsonHdr(strings.Repeat("k", 300)), 400, CodeBadRequest},
-			{"Idempotency-Key with a space", "POST", "/v1/people/alice/locate", alice, good, jsonHdr("a b"), 400, CodeBadRequest},
-			{"replayed key, other body", "POST", "/v1/people/alice/locate", alice, good, jsonHdr(usedKey), 422, CodeIdempotencyKey},
-			{"far from the origin", "POST", "/v1/people/alice/locate", alice, `{"lat": 48.8566, "lon": 2.3522, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 422, CodeUnprocessable},
-			{"time before the previous query", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2025-12-31T23:59:00Z"}`, jsonHdr(newKey()), 422, CodeUnprocessable},
-			{"no token", "POST", "/v1/people/alice/locate", "", good, jsonHdr(newKey()), 401, CodeUnauthorized},
-			{"Basic auth", "POST", "/v1/people/alice/locate", "", good, map[string]string{"Authorization": "Basic YWxpY2U6eA==", "Content-Type": "application/json", "Idempotency-Key": newKey()}, 401, CodeUnauthorized},
-			{"other person's token", "POST", "/v1/people/alice/locate", bob, good, jsonHdr(newKey()), 403, CodeForbidden},
-			{"wrong token", "POST", "/v1/people/alice/locate", alice + "x", good, jsonHdr(newKey()), 403, CodeForbidden},
-			{"unknown person", "POST", "/v1/people/carol/locate", alice, good, jsonHdr(newKey()), 403, CodeForbidden},
-			{"malformed person id", "POST", "/v1/people/..%2f/locate", alice, good, jsonHdr(newKey()), 403, CodeForbidden},
-			{"admin token cannot spend", "POST", "/v1/people/alice/locate", testAdmin, good, jsonHdr(newKey()), 403, CodeForbidden},
-			{"cross-origin browser request", "POST", "/v1/people/alice/locate", alice, good, map[string]string{"Origin": "https://evil.example", "Content-Type": "application/json", "Idempotency-Key": newKey()}, 403, CodeForbidden},
-			{"cross-site fetch", "POST", "/v1/people/alice/locate", alice, good, map[string]string{"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json", "Idempotency-Key": newKey()}, 403, CodeForbidden},
-			{"GET on locate", "GET", "/v1/people/alice/locate", alice, ``, nil, 405, CodeMethod},
-			{"unknown operation", "POST", "/v1/people/alice/teleport", alice, good, jsonHdr(newKey()), 404, CodeNotFound},
-			{"other person's ledger", "GET", "/v1/people/alice/ledger", bob, ``, nil, 403, CodeForbidden},
-			{"ledger bad limit", "GET", "/v1/people/alice/ledger?limit=-1", alice, ``, nil, 400, CodeInvalidField},
-			{"ledger unknown parameter", "GET", "/v1/people/alice/ledger?spent=0", alice, ``, nil, 400, CodeInvalidField},
-			{"sanitize without a format", "POST", "/v1/people/alice/sanitize", alice, string(sample.PLT), nil, 415, CodeUnsupportedMedia},
-			{"sanitize unknown format", "POST", "/v1/people/alice/sanitize?format=kml", alice, string(sample.PLT), nil, 400, CodeInvalidField},
-			{"sanitize garbage PLT", "POST", "/v1/people/alice/sanitize?format=plt", alice, "not a trace\n", nil, 400, CodeBadRequest},
-			{"sanitize broken GeoJSON", "POST", "/v1/people/alice/sanitize", alice, `{"type": "FeatureCollection", "features": [`, map[string]string{"Content-Type": "application/geo+json"}, 400, CodeBadRequest},
-			{"sanitize too large", "POST", "/v1/people/alice/sanitize?format=csv", alice, "uid,time,lat,lon\n" + strings.Repeat("a,2026-01-01T00:01:00Z,39.9,116.3\n", 10000), nil, 413, CodeTooLarge},
-			{"sanitize bad epsilon", "POST", "/v1/people/alice/sanitize?format=plt&epsilon=-1", alice, string(sample.PLT), nil, 400, CodeInvalidField},
-			{"sanitize unknown parameter", "POST", "/v1/people/alice/sanitize?format=plt&seed=1", alice, string(sample.PLT), nil, 400, CodeInvalidField},
-			{"sanitize other person's token", "POST", "/v1/people/alice/sanitize?format=plt", bob, string(sample.PLT), nil, 403, CodeForbidden},
-			{"create: no admin", "POST", "/v1/people", alice, `{"id": "x", "epsilon_budget": 1}`, nil, 403, CodeForbidden},
-			{"create: missing budget", "POST", "/v1/people", testAdmin, `{"id": "x"}`, nil, 400, CodeInvalidField},
-			{"create: negative budget", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": -1}`, nil, 400, CodeInvalidField},
-			{"create: budget as string", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": "1"}`, nil, 400, CodeInvalidField},
-			{"create: bad id", "POST", "/v1/people", testAdmin, `{"id": "a b", "epsilon_budget": 1}`, nil, 400, CodeInvalidField},
-			{"create: unknown field", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 1, "spent": 0}`, nil, 400, CodeInvalidField},
-			{"create: rate above budget", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "geoind": {"rate": 0.1}}`, nil, 400, CodeInvalidField},
-			{"create: bad window", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "geoind": {"window": "soon"}}`, nil, 400, CodeInvalidField},
-			{"create: bad lambda", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "cip": {"lambda": 1}}`, nil, 400, CodeInvalidField},
-			{"create: bad prior", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "cip": {"prior": {"version": 2, "kernel": "nope"}}}`, nil, 400, CodeInvalidField},
-			{"create: origin off the Earth", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "geoind": {"origin": {"lat": 95, "lon": 0}}}`, nil, 400, CodeInvalidField},
-			{"create: existing id", "POST", "/v1/people", testAdmin, `{"id": "bob", "epsilon_budget": 1}`, nil, 409, CodeConflict},
+			{"truncated JSON", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9,`, jsonHdr(newKey()), 400, api.CodeBadJSON},
+			{"not an object", "POST", "/v1/people/alice/locate", alice, `[1, 2]`, jsonHdr(newKey()), 400, api.CodeBadJSON},
+			{"empty body", "POST", "/v1/people/alice/locate", alice, ``, jsonHdr(newKey()), 400, api.CodeBadJSON},
+			{"trailing data", "POST", "/v1/people/alice/locate", alice, good + good, jsonHdr(newKey()), 400, api.CodeBadJSON},
+			{"unknown field", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2026-01-01T00:01:00Z", "accuracy": 5}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"NaN literal", "POST", "/v1/people/alice/locate", alice, `{"lat": NaN, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, api.CodeBadJSON},
+			{"NaN string", "POST", "/v1/people/alice/locate", alice, `{"lat": "NaN", "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"Infinity", "POST", "/v1/people/alice/locate", alice, `{"lat": Infinity, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, api.CodeBadJSON},
+			{"1e999", "POST", "/v1/people/alice/locate", alice, `{"lat": 1e999, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"lat 91", "POST", "/v1/people/alice/locate", alice, `{"lat": 91, "lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"lon -180.5", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": -180.5, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"missing time", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"missing lat", "POST", "/v1/people/alice/locate", alice, `{"lon": 116.3, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"time not RFC 3339", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "yesterday"}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"time without zone", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2008-10-24T02:11:00"}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"time as number", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": 1224814260}`, jsonHdr(newKey()), 400, api.CodeInvalidField},
+			{"huge body", "POST", "/v1/people/alice/locate", alice, huge, jsonHdr(newKey()), 413, api.CodeTooLarge},
+			{"text/plain", "POST", "/v1/people/alice/locate", alice, good, map[string]string{"Content-Type": "text/plain", "Idempotency-Key": newKey()}, 415, api.CodeUnsupportedMedia},
+			{"a form's body (curl -d's type)", "POST", "/v1/people/alice/locate", alice, `lat=39.9&lon=116.3`, map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": newKey()}, 400, api.CodeBadJSON},
+			{"no Idempotency-Key", "POST", "/v1/people/alice/locate", alice, good, map[string]string{"Content-Type": "application/json"}, 400, api.CodeBadRequest},
+			{"Idempotency-Key too long", "POST", "/v1/people/alice/locate", alice, good, jsonHdr(strings.Repeat("k", 300)), 400, api.CodeBadRequest},
+			{"Idempotency-Key with a space", "POST", "/v1/people/alice/locate", alice, good, jsonHdr("a b"), 400, api.CodeBadRequest},
+			{"replayed key, other body", "POST", "/v1/people/alice/locate", alice, good, jsonHdr(usedKey), 422, api.CodeIdempotencyKey},
+			{"far from the origin", "POST", "/v1/people/alice/locate", alice, `{"lat": 48.8566, "lon": 2.3522, "time": "2026-01-01T00:01:00Z"}`, jsonHdr(newKey()), 422, api.CodeUnprocessable},
+			{"time before the previous query", "POST", "/v1/people/alice/locate", alice, `{"lat": 39.9, "lon": 116.3, "time": "2025-12-31T23:59:00Z"}`, jsonHdr(newKey()), 422, api.CodeUnprocessable},
+			{"no token", "POST", "/v1/people/alice/locate", "", good, jsonHdr(newKey()), 401, api.CodeUnauthorized},
+			{"Basic auth", "POST", "/v1/people/alice/locate", "", good, map[string]string{"Authorization": "Basic YWxpY2U6eA==", "Content-Type": "application/json", "Idempotency-Key": newKey()}, 401, api.CodeUnauthorized},
+			{"other person's token", "POST", "/v1/people/alice/locate", bob, good, jsonHdr(newKey()), 403, api.CodeForbidden},
+			{"wrong token", "POST", "/v1/people/alice/locate", alice + "x", good, jsonHdr(newKey()), 403, api.CodeForbidden},
+			{"unknown person", "POST", "/v1/people/carol/locate", alice, good, jsonHdr(newKey()), 403, api.CodeForbidden},
+			{"malformed person id", "POST", "/v1/people/..%2f/locate", alice, good, jsonHdr(newKey()), 403, api.CodeForbidden},
+			{"admin token cannot spend", "POST", "/v1/people/alice/locate", testAdmin, good, jsonHdr(newKey()), 403, api.CodeForbidden},
+			{"cross-origin browser request", "POST", "/v1/people/alice/locate", alice, good, map[string]string{"Origin": "https://evil.example", "Content-Type": "application/json", "Idempotency-Key": newKey()}, 403, api.CodeForbidden},
+			{"cross-site fetch", "POST", "/v1/people/alice/locate", alice, good, map[string]string{"Sec-Fetch-Site": "cross-site", "Content-Type": "application/json", "Idempotency-Key": newKey()}, 403, api.CodeForbidden},
+			{"GET on locate", "GET", "/v1/people/alice/locate", alice, ``, nil, 405, api.CodeMethod},
+			{"unknown operation", "POST", "/v1/people/alice/teleport", alice, good, jsonHdr(newKey()), 404, api.CodeNotFound},
+			{"other person's ledger", "GET", "/v1/people/alice/ledger", bob, ``, nil, 403, api.CodeForbidden},
+			{"ledger bad limit", "GET", "/v1/people/alice/ledger?limit=-1", alice, ``, nil, 400, api.CodeInvalidField},
+			{"ledger unknown parameter", "GET", "/v1/people/alice/ledger?spent=0", alice, ``, nil, 400, api.CodeInvalidField},
+			{"sanitize without a format", "POST", "/v1/people/alice/sanitize", alice, string(sample.PLT), nil, 415, api.CodeUnsupportedMedia},
+			{"sanitize unknown format", "POST", "/v1/people/alice/sanitize?format=kml", alice, string(sample.PLT), nil, 400, api.CodeInvalidField},
+			{"sanitize garbage PLT", "POST", "/v1/people/alice/sanitize?format=plt", alice, "not a trace\n", nil, 400, api.CodeBadRequest},
+			{"sanitize broken GeoJSON", "POST", "/v1/people/alice/sanitize", alice, `{"type": "FeatureCollection", "features": [`, map[string]string{"Content-Type": "application/geo+json"}, 400, api.CodeBadRequest},
+			{"sanitize too large", "POST", "/v1/people/alice/sanitize?format=csv", alice, "uid,time,lat,lon\n" + strings.Repeat("a,2026-01-01T00:01:00Z,39.9,116.3\n", 10000), nil, 413, api.CodeTooLarge},
+			{"sanitize bad epsilon", "POST", "/v1/people/alice/sanitize?format=plt&epsilon=-1", alice, string(sample.PLT), nil, 400, api.CodeInvalidField},
+			{"sanitize unknown parameter", "POST", "/v1/people/alice/sanitize?format=plt&seed=1", alice, string(sample.PLT), nil, 400, api.CodeInvalidField},
+			{"sanitize other person's token", "POST", "/v1/people/alice/sanitize?format=plt", bob, string(sample.PLT), nil, 403, api.CodeForbidden},
+			{"create: no admin", "POST", "/v1/people", alice, `{"id": "x", "epsilon_budget": 1}`, nil, 403, api.CodeForbidden},
+			{"create: missing budget", "POST", "/v1/people", testAdmin, `{"id": "x"}`, nil, 400, api.CodeInvalidField},
+			{"create: negative budget", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": -1}`, nil, 400, api.CodeInvalidField},
+			{"create: budget as string", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": "1"}`, nil, 400, api.CodeInvalidField},
+			{"create: bad id", "POST", "/v1/people", testAdmin, `{"id": "a b", "epsilon_budget": 1}`, nil, 400, api.CodeInvalidField},
+			{"create: unknown field", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 1, "spent": 0}`, nil, 400, api.CodeInvalidField},
+			{"create: rate above budget", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "geoind": {"rate": 0.1}}`, nil, 400, api.CodeInvalidField},
+			{"create: bad window", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "geoind": {"window": "soon"}}`, nil, 400, api.CodeInvalidField},
+			{"create: bad lambda", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "cip": {"lambda": 1}}`, nil, 400, api.CodeInvalidField},
+			{"create: bad prior", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "cip": {"prior": {"version": 2, "kernel": "nope"}}}`, nil, 400, api.CodeInvalidField},
+			{"create: origin off the Earth", "POST", "/v1/people", testAdmin, `{"id": "x", "epsilon_budget": 0.01, "geoind": {"origin": {"lat": 95, "lon": 0}}}`, nil, 400, api.CodeInvalidField},
+			{"create: existing id", "POST", "/v1/people", testAdmin, `{"id": "bob", "epsilon_budget": 1}`, nil, 409, api.CodeConflict},
 		}
 		before := e.snapshot()
-		for _, c := range cases {
-			hdr := map[string]string{}
-			for k, v := range c.hdr {
-				hdr[k] = v
+		// Each case is a subtest (pick one with -run 'TestBadInput/sqlite/cases/lat_91');
+		// they run in parallel, since none changes the store, and the
+		// group ends when every case has.
+		t.Run("cases", func(t *testing.T) {
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					t.Parallel()
+					e := e.on(t)
+					hdr := map[string]string{}
+					for k, v := range c.hdr {
+						hdr[k] = v
+					}
+					if c.hdr == nil && c.method == "POST" && strings.HasPrefix(c.body, "{") && !strings.Contains(c.path, "sanitize") {
+						hdr["Content-Type"] = "application/json"
+					}
+					r := e.do(c.method, c.path, c.token, c.body, hdr)
+					if r.status != c.status {
+						t.Fatalf("status %d, want %d: %s", r.status, c.status, truncate(string(r.body), 300))
+					}
+					if code := r.errCode(t); code != c.code {
+						t.Errorf("code %q, want %q: %s", code, c.code, r.body)
+					}
+					if c.status == 401 || c.status == 403 {
+						if strings.Contains(string(r.body), "bob") && c.token == bob {
+							t.Errorf("the error names another person: %s", r.body)
+						}
+					}
+				})
 			}
-			if c.hdr == nil && c.method == "POST" && strings.HasPrefix(c.body, "{") && !strings.Contains(c.path, "sanitize") {
-				hdr["Content-Type"] = "application/json"
-			}
-			r := e.do(c.method, c.path, c.token, c.body, hdr)
-			if r.status != c.status {
-				t.Errorf("%s: status %d, want %d: %s", c.name, r.status, c.status, truncate(string(r.body), 300))
-				continue
-			}
-			if code := r.errCode(t); code != c.code {
-				t.Errorf("%s: code %q, want %q: %s", c.name, code, c.code, r.body)
-			}
-			if c.status == 401 || c.status == 403 {
-				if strings.Contains(string(r.body), "bob") && c.token == bob {
-					t.Errorf("%s: the error names another person: %s", c.name, r.body)
-				}
-			}
-		}
+		})
 		if after := e.snapshot(); !equalState(before, after) {
 			t.Errorf("bad requests changed the store:\nbefore %v\nafter  %v", before, after)
 		}
@@ -128,6 +138,7 @@ func TestBadInput(t *testing.T) {
 // TestForbiddenSaysNothing: a wrong token gets the same answer whether the
 // person exists or not.
 func TestForbiddenSaysNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	alice := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
 	e.createPerson(map[string]any{"id": "bob", "epsilon_budget": 0.05})
@@ -146,6 +157,7 @@ func TestForbiddenSaysNothing(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, func(o *Options) { o.RateLimit, o.Burst = 1, 5 })
 	// The buckets refill on the test's clock, which stands still: how long
 	// the requests take on this machine does not matter.
@@ -161,7 +173,7 @@ func TestRateLimit(t *testing.T) {
 		}
 		n++
 	}
-	if n != 5 || limited.status != 429 || limited.errCode(t) != CodeRateLimited || limited.header.Get("Retry-After") == "" {
+	if n != 5 || limited.status != 429 || limited.errCode(t) != api.CodeRateLimited || limited.header.Get("Retry-After") == "" {
 		t.Errorf("%d requests before 429 (want the burst, 5); %d %v %s", n, limited.status, limited.header, limited.body)
 	}
 	// Another person's token has its own bucket.

@@ -12,6 +12,7 @@ import (
 // budget pays for exactly K: exactly K are answered, the rest get 429, and
 // the ledger holds exactly K charges within the budget.
 func TestConcurrentLastUnit(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		const K, N = 10, 80
@@ -54,6 +55,7 @@ func TestConcurrentLastUnit(t *testing.T) {
 // TestConcurrentSameKey sends one query many times at once with one
 // idempotency key: one charge, one answer, returned to every copy.
 func TestConcurrentSameKey(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		tok := e.createPerson(map[string]any{"id": "k", "epsilon_budget": 0.05})
@@ -89,6 +91,7 @@ func TestConcurrentSameKey(t *testing.T) {
 // TestConcurrentPredictive runs the predictive mechanism for a few people
 // from many goroutines until every budget is spent.
 func TestConcurrentPredictive(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		ids := []string{"p0", "p1", "p2"}

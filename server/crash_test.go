@@ -2,47 +2,74 @@ package server
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
+// serveEnv, set to "1" in a process's environment, makes this test binary
+// a server instead of a test run (TestMain calls serveMain): the crash test
+// and the load benchmark start their server as a separate process they can
+// SIGKILL, os/exec's pattern (a test re-running its own binary), so no
+// compiler is needed at test time.
+const serveEnv = "TRACEPRIV_SERVER_TEST_SERVE"
 
-// tracepriv builds the real command once per test binary.
-func tracepriv(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tracepriv-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "tracepriv")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/tracepriv/tracepriv/cmd/tracepriv").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+// serveMain is the server process: what "tracepriv serve" runs (New, a
+// loopback listener, Serve until SIGINT or SIGTERM, then Close), with the
+// command's flags that the tests use. The admin token comes from
+// TRACEPRIV_ADMIN_TOKEN, as for the command. It returns the exit code.
+func serveMain(args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on")
+	data := fs.String("data", "", "data directory (SQLite)")
+	db := fs.String("db", "", "PostgreSQL URL")
+	rate := fs.Float64("rate-limit", DefaultRateLimit, "requests per second per token")
+	burst := fs.Int("burst", DefaultBurst, "burst per token")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return 2
 	}
-	return binPath
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(os.Stderr, "serve: --log-level %q: %v\n", *logLevel, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv, err := New(ctx, Options{
+		DataDir: *data, DB: *db, AdminToken: os.Getenv("TRACEPRIV_ADMIN_TOKEN"), RateLimit: *rate, Burst: *burst,
+		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "serve: %v\n", err)
+		return 1
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "serve: --addr %s: %v\n", *addr, err)
+		return 1
+	}
+	if err := srv.Serve(ctx, ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(os.Stderr, "serve: %v\n", err)
+		return 1
+	}
+	return 0
 }
 
 // freePort returns a loopback port that was free a moment ago.
@@ -56,15 +83,17 @@ func freePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// process is one run of tracepriv serve.
+// process is one run of the server process.
 type process struct {
 	cmd *exec.Cmd
 }
 
-func startServe(t testing.TB, bin string, args []string, logf *os.File) *process {
+// startServe starts this test binary as a server process (serveMain) with
+// the given flags.
+func startServe(t testing.TB, args []string, logf *os.File) *process {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--log-level", "warn"}, args...)...)
-	cmd.Env = append(os.Environ(), "TRACEPRIV_ADMIN_TOKEN="+testAdmin)
+	cmd := exec.Command(os.Args[0], append([]string{"--log-level", "warn"}, args...)...)
+	cmd.Env = append(os.Environ(), serveEnv+"=1", "TRACEPRIV_ADMIN_TOKEN="+testAdmin)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	if err := cmd.Start(); err != nil {
@@ -93,23 +122,22 @@ func waitHealthy(t testing.TB, base string, p *process) {
 	t.Fatalf("server at %s not healthy after 60 s", base)
 }
 
-// served is a tracepriv serve process on a loopback port over a store of
-// one kind, which a test can kill and start again on the same store.
+// served is a server process on a loopback port over a store of one kind,
+// which a test can kill and start again on the same store.
 type served struct {
 	base, dir, dbURL string
-	bin              string
 	args             []string
 	logf             *os.File
 	p                *process
 }
 
-// launch starts tracepriv serve (built once) over a fresh store of kind d
+// launch starts a server process (serveMain) over a fresh store of kind d
 // (SQLite in a temporary directory, or a new database of the test
 // cluster) with extra flags, and waits until it is healthy. The process
 // is killed at the end of the test if it still runs.
 func launch(t testing.TB, d Dialect, extra ...string) *served {
 	t.Helper()
-	s := &served{bin: tracepriv(t), dir: t.TempDir()}
+	s := &served{dir: t.TempDir()}
 	port := freePort(t)
 	s.base = fmt.Sprintf("http://127.0.0.1:%d", port)
 	s.args = append([]string{"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--data", s.dir, "--rate-limit", "1000000", "--burst", "1000000"}, extra...)
@@ -134,7 +162,7 @@ func launch(t testing.TB, d Dialect, extra ...string) *served {
 // start starts the process and waits until it is healthy.
 func (s *served) start(t testing.TB) {
 	t.Helper()
-	s.p = startServe(t, s.bin, s.args, s.logf)
+	s.p = startServe(t, s.args, s.logf)
 	waitHealthy(t, s.base, s.p)
 }
 
@@ -159,7 +187,9 @@ func crashKills() int {
 	return 3
 }
 
-// TestCrash starts the real tracepriv serve binary, drives it with
+// TestCrash starts the service as a process of its own (this test binary
+// re-run as a server, serveMain, running New and Serve as tracepriv serve
+// does), drives it with
 // concurrent clients that retry (same key, same body) through crashes,
 // kills it with SIGKILL repeatedly under load and restarts it, then proves
 // from the clients' records and the store: every answer a client received
@@ -171,7 +201,9 @@ func TestCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short mode")
 	}
-	forEachStore(t, func(t *testing.T, d Dialect) {
+	// Not in parallel with other tests: between a SIGKILL and the restart
+	// nothing else may take the server's port.
+	forEachStoreInTurn(t, func(t *testing.T, d Dialect) {
 		kills := crashKills()
 		srv := launch(t, d)
 		base := srv.base

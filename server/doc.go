@@ -6,6 +6,29 @@
 // OpenAPI document at /openapi.json), with /healthz, Prometheus /metrics
 // and the web page of package web at /.
 //
+// An embedding program opens the service over its store (SQLite in a
+// directory, or PostgreSQL) and serves it until its context ends, or
+// mounts its handler in a server of its own:
+//
+//	s, err := server.New(ctx, server.Options{
+//		DataDir:    "tracepriv-data", // SQLite there; or DB: "postgres://..."
+//		AdminToken: os.Getenv("TRACEPRIV_ADMIN_TOKEN"),
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	defer s.Close()
+//	ln, err := net.Listen("tcp", "127.0.0.1:8080")
+//	if err != nil {
+//		return err
+//	}
+//	return s.Serve(ctx, ln, "", "") // TLS with a certificate and key file; or use s.Handler()
+//
+// Server.Check reports on the store. A Go program that calls the API over
+// HTTP imports package server/api instead: the JSON bodies of requests,
+// answers and errors (api.LocateResponse, api.LedgerResponse,
+// api.ErrorResponse with its api.Code), without the server.
+//
 // # Budgets and their units
 //
 // A person has two budgets, each in the unit its ledger charges:
@@ -16,7 +39,7 @@
 //     drawn), and the manager never lets a window's run exceed the budget,
 //     so each window's answers are epsilon_budget·d_∞-private (Theorem 3).
 //     Windows (optional, e.g. 24h) start afresh; they compose by addition
-//     (LedgerResponse.TotalSpent).
+//     (api.LedgerResponse.TotalSpent).
 //   - the CIP budget, Rényi epsilon at the person's order lambda and
 //     radius: each sanitised release is charged the certified epsilon_max
 //     of its certificate, and releases compose by the RDP accountant at the
@@ -36,7 +59,4 @@
 // (errors.go). Nothing deletes a person or resets a budget; a person's
 // token can be rotated. The proof sketch, the threat model and measured
 // numbers are in docs/serve.md.
-//
-// An embedding program needs New, Options, Server.Handler (or Serve) and
-// Close; Server.Check reports on the store.
 package server

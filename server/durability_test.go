@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/server/api"
 )
 
 // commitGate is a store AfterCommit hook: armed, the next commit reports
@@ -51,6 +52,7 @@ func (g *commitGate) hook() error {
 // healthy (SQLite: a restart; PostgreSQL, which made the commit visible
 // only once flushed, at once), and the retry gets the stored answer.
 func TestAnswerAfterDurable(t *testing.T) {
+	t.Parallel()
 	for _, op := range []string{"locate", "sanitize"} {
 		for _, fail := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/fail=%v", op, fail), func(t *testing.T) {
@@ -101,7 +103,7 @@ func testAnswerAfterDurable(t *testing.T, d Dialect, op string, fail bool) {
 	}
 	g.open <- errors.New("injected fsync failure")
 	for i, r := range []response{<-first, <-second} {
-		if r.status != http.StatusServiceUnavailable || r.errCode(t) != CodeUnavailable {
+		if r.status != http.StatusServiceUnavailable || r.errCode(t) != api.CodeUnavailable {
 			t.Fatalf("request %d after a failed fsync: %d %s", i, r.status, r.body)
 		}
 		msg := r.json(t)["error"].(map[string]any)["message"].(string)

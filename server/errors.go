@@ -9,27 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
-)
-
-// Error codes of the API's JSON errors ({"error": {"code", "message"}}).
-const (
-	CodeBadRequest       = "bad_request"
-	CodeBadJSON          = "malformed_json"
-	CodeInvalidField     = "invalid_field"
-	CodeUnauthorized     = "unauthorized"
-	CodeForbidden        = "forbidden"
-	CodeNotFound         = "not_found"
-	CodeMethod           = "method_not_allowed"
-	CodeConflict         = "conflict"
-	CodeTooLarge         = "request_too_large"
-	CodeUnsupportedMedia = "unsupported_media_type"
-	CodeIdempotencyKey   = "idempotency_key_reused"
-	CodeUnprocessable    = "unprocessable"
-	CodeBudgetExhausted  = "budget_exhausted"
-	CodeRateLimited      = "rate_limited"
-	CodeUnavailable      = "unavailable"
-	CodeInternal         = "internal"
 )
 
 // The service's own domain errors (the ledger's are in package ledger).
@@ -54,22 +35,22 @@ var (
 var statusTable = []struct {
 	err    error
 	status int
-	code   string
+	code   api.Code
 }{
-	{ledger.ErrNoPerson, http.StatusNotFound, CodeNotFound},
-	{ledger.ErrWrongToken, http.StatusForbidden, CodeForbidden},
-	{ledger.ErrExists, http.StatusConflict, CodeConflict},
-	{ledger.ErrReplayMismatch, http.StatusUnprocessableEntity, CodeIdempotencyKey},
-	{ledger.ErrBudgetExhausted, http.StatusTooManyRequests, CodeBudgetExhausted},
-	{errOutOfOrder, http.StatusUnprocessableEntity, CodeUnprocessable},
-	{errClockWindow, http.StatusUnprocessableEntity, CodeUnprocessable},
-	{errFarFromOrigin, http.StatusUnprocessableEntity, CodeUnprocessable},
-	{errMechanism, http.StatusUnprocessableEntity, CodeUnprocessable},
-	{errUnreleasable, http.StatusUnprocessableEntity, CodeUnprocessable},
-	{ledger.ErrNotDurable, http.StatusServiceUnavailable, CodeUnavailable},
-	{ledger.ErrUnhealthy, http.StatusServiceUnavailable, CodeUnavailable},
-	{ledger.ErrUnavailable, http.StatusServiceUnavailable, CodeUnavailable},
-	{ledger.ErrNotRun, http.StatusServiceUnavailable, CodeUnavailable},
+	{ledger.ErrNoPerson, http.StatusNotFound, api.CodeNotFound},
+	{ledger.ErrWrongToken, http.StatusForbidden, api.CodeForbidden},
+	{ledger.ErrExists, http.StatusConflict, api.CodeConflict},
+	{ledger.ErrReplayMismatch, http.StatusUnprocessableEntity, api.CodeIdempotencyKey},
+	{ledger.ErrBudgetExhausted, http.StatusTooManyRequests, api.CodeBudgetExhausted},
+	{errOutOfOrder, http.StatusUnprocessableEntity, api.CodeUnprocessable},
+	{errClockWindow, http.StatusUnprocessableEntity, api.CodeUnprocessable},
+	{errFarFromOrigin, http.StatusUnprocessableEntity, api.CodeUnprocessable},
+	{errMechanism, http.StatusUnprocessableEntity, api.CodeUnprocessable},
+	{errUnreleasable, http.StatusUnprocessableEntity, api.CodeUnprocessable},
+	{ledger.ErrNotDurable, http.StatusServiceUnavailable, api.CodeUnavailable},
+	{ledger.ErrUnhealthy, http.StatusServiceUnavailable, api.CodeUnavailable},
+	{ledger.ErrUnavailable, http.StatusServiceUnavailable, api.CodeUnavailable},
+	{ledger.ErrNotRun, http.StatusServiceUnavailable, api.CodeUnavailable},
 }
 
 // domainError is a domain error with the words and figures of one case:
@@ -91,33 +72,28 @@ func domainErr(kind error, field, format string, args ...any) *domainError {
 }
 
 // apiError is an HTTP-level error (a malformed request, a missing token)
-// with its status and JSON body; writeError renders it.
+// with its status and the fields of its JSON body (api.Error);
+// writeError renders it.
 type apiError struct {
-	Status  int            `json:"-"`
-	Code    string         `json:"code"`
-	Message string         `json:"message"`
-	Field   string         `json:"field,omitempty"`
-	Details map[string]any `json:"details,omitempty"`
+	Status  int
+	Code    api.Code
+	Message string
+	Field   string
+	Details map[string]any
 	// RetryAfter, when positive, is sent as the Retry-After header.
-	RetryAfter time.Duration `json:"-"`
+	RetryAfter time.Duration
 }
 
 func (e *apiError) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
 
-func errf(status int, code, format string, args ...any) *apiError {
+func errf(status int, code api.Code, format string, args ...any) *apiError {
 	return &apiError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 func fieldErr(field, format string, args ...any) *apiError {
-	e := errf(http.StatusBadRequest, CodeInvalidField, format, args...)
+	e := errf(http.StatusBadRequest, api.CodeInvalidField, format, args...)
 	e.Field = field
 	return e
-}
-
-// errorBody is the JSON of every error response.
-type errorBody struct {
-	Error     *apiError `json:"error"`
-	RequestID string    `json:"request_id"`
 }
 
 // toAPIError renders err: an *apiError as it is; a domain error by the
@@ -160,10 +136,10 @@ func (s *Server) toAPIError(r *http.Request, err error) *apiError {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		// The client went away (or its deadline passed) before an answer
 		// was ready: nothing was released.
-		return errf(http.StatusServiceUnavailable, CodeUnavailable, "the request was cancelled before an answer was ready; nothing was released")
+		return errf(http.StatusServiceUnavailable, api.CodeUnavailable, "the request was cancelled before an answer was ready; nothing was released")
 	}
 	s.log.ErrorContext(r.Context(), "internal error", "request_id", requestID(r), "err", err)
-	return errf(http.StatusInternalServerError, CodeInternal,
+	return errf(http.StatusInternalServerError, api.CodeInternal,
 		"internal error; nothing was released: retry with the same Idempotency-Key (request id %s)", requestID(r))
 }
 
@@ -174,7 +150,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		secs := int((ae.RetryAfter + time.Second - 1) / time.Second)
 		w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 	}
-	writeJSON(w, ae.Status, errorBody{Error: ae, RequestID: requestID(r)})
+	body := &api.Error{Code: ae.Code, Message: ae.Message, Field: ae.Field, Details: ae.Details}
+	writeJSON(w, ae.Status, api.ErrorResponse{Error: body, RequestID: requestID(r)})
 }
 
 // writeJSON writes v with the given status.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/server"
+	"github.com/tracepriv/tracepriv/server/api"
 )
 
 // Embedding the service: an admin creates a person, whose app asks where
@@ -54,12 +55,12 @@ func Example() {
 	// The time of the fix: now (the server accepts times within
 	// DefaultTimeWindow of its clock).
 	fix := fmt.Sprintf(`{"lat": 39.9, "lon": 116.3, "time": %q}`, time.Now().UTC().Format(time.RFC3339))
-	var a, b server.LocateResponse
+	var a, b api.LocateResponse
 	fmt.Println(call("POST", "/v1/people/alice/locate", person.Token, "fix-1", fix, &a))
 	fmt.Println(call("POST", "/v1/people/alice/locate", person.Token, "fix-1", fix, &b))
 	fmt.Println("same answer:", a.Lat == b.Lat && a.Lon == b.Lon)
 
-	var ledger server.LedgerResponse
+	var ledger api.LedgerResponse
 	call("GET", "/v1/people/alice/ledger", person.Token, "", "", &ledger)
 	fmt.Println("charged once:", ledger.Spent == a.EpsilonCharged)
 	// Output:

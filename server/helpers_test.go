@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/server/internal/pgtest"
 )
@@ -30,6 +31,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) == "1" {
+		os.Exit(serveMain(os.Args[1:]))
+	}
 	code := m.Run()
 	pgtest.StopShared()
 	os.Exit(code)
@@ -42,8 +46,21 @@ func postgresURL(t testing.TB) string { return pgtest.Database(t) }
 // storeKinds are the stores every store-dependent test runs against.
 var storeKinds = []Dialect{SQLite, Postgres}
 
-// forEachStore runs f as a subtest per store.
+// forEachStore runs f as a subtest per store, in parallel: each run has
+// a store and a server of its own.
 func forEachStore(t *testing.T, f func(t *testing.T, d Dialect)) {
+	for _, d := range storeKinds {
+		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
+			f(t, d)
+		})
+	}
+}
+
+// forEachStoreInTurn runs f as a subtest per store, one after the other:
+// for the crash test, whose server processes are killed and restarted on
+// a port that must stay free meanwhile.
+func forEachStoreInTurn(t *testing.T, f func(t *testing.T, d Dialect)) {
 	for _, d := range storeKinds {
 		t.Run(string(d), func(t *testing.T) { f(t, d) })
 	}
@@ -110,6 +127,14 @@ func startEnv(t testing.TB, o Options, clock *fakeClock) *testEnv {
 	return e
 }
 
+// on returns the environment reporting to t: a parallel subtest's
+// requests must fail the subtest, from its own goroutine.
+func (e *testEnv) on(t testing.TB) *testEnv {
+	c := *e
+	c.t = t
+	return &c
+}
+
 type response struct {
 	status int
 	header http.Header
@@ -125,7 +150,7 @@ func (r response) json(t testing.TB) map[string]any {
 	return m
 }
 
-func (r response) errCode(t testing.TB) string {
+func (r response) errCode(t testing.TB) api.Code {
 	t.Helper()
 	m := r.json(t)
 	e, ok := m["error"].(map[string]any)
@@ -135,7 +160,7 @@ func (r response) errCode(t testing.TB) string {
 	if msg, _ := e["message"].(string); msg == "" {
 		t.Fatalf("status %d: error without a message: %s", r.status, r.body)
 	}
-	return e["code"].(string)
+	return api.Code(e["code"].(string))
 }
 
 // do sends a request; body is JSON-encoded unless it is []byte.
@@ -212,13 +237,13 @@ func (e *testEnv) locate(id, token string, lat, lon float64, t time.Time, key st
 }
 
 // ledgerOf reads a person's ledger.
-func (e *testEnv) ledgerOf(id, token string) LedgerResponse {
+func (e *testEnv) ledgerOf(id, token string) api.LedgerResponse {
 	e.t.Helper()
 	r := e.do("GET", "/v1/people/"+id+"/ledger", token, nil, nil)
 	if r.status != http.StatusOK {
 		e.t.Fatalf("ledger: %d %s", r.status, r.body)
 	}
-	var l LedgerResponse
+	var l api.LedgerResponse
 	if err := json.Unmarshal(r.body, &l); err != nil {
 		e.t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/server/internal/pgtest"
 	"github.com/tracepriv/tracepriv/trace"
@@ -54,6 +55,7 @@ func (e *testEnv) upload(ctx context.Context, tok string) (response, error) {
 // answered. The panic is a JSON 500 that shows nothing of the panic and
 // changes nothing in the store.
 func TestSanitizeSlotFreed(t *testing.T) {
+	t.Parallel()
 	var mode sync.Map // "block" or "panic" for the next release, once
 	started := make(chan struct{}, 1)
 	// The log goes to a file: writes to it are safe from the server's
@@ -98,7 +100,7 @@ func TestSanitizeSlotFreed(t *testing.T) {
 	mode.Store("next", "panic")
 	before := e.snapshot()
 	r, err := e.upload(context.Background(), tok)
-	if err != nil || r.status != http.StatusInternalServerError || r.errCode(t) != CodeInternal {
+	if err != nil || r.status != http.StatusInternalServerError || r.errCode(t) != api.CodeInternal {
 		t.Fatalf("a panicking release: %v %d %s", err, r.status, r.body)
 	}
 	if strings.Contains(string(r.body), "39.98765") || strings.Contains(string(r.body), "invariant") {
@@ -120,6 +122,7 @@ func TestSanitizeSlotFreed(t *testing.T) {
 // and no release when the context ends before or during the release, and
 // a release cancelled before its sampling stage draws no noise.
 func TestReleaseContext(t *testing.T) {
+	t.Parallel()
 	traces, err := trace.ReadAll(mustReader(t))
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +180,7 @@ func mustPrior(t *testing.T) *gp.Prior {
 // query at the right time is answered; a retry of an answered query is
 // still answered from the ledger after its time has left the window.
 func TestTimeWindow(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		tok := e.createPerson(map[string]any{"id": "w", "epsilon_budget": 0.05})
@@ -204,6 +208,7 @@ func TestTimeWindow(t *testing.T) {
 // TestRequestMACTimes: the request MAC tells apart times that share their
 // Unix nanoseconds modulo 2^64 (about 584 years apart).
 func TestRequestMACTimes(t *testing.T) {
+	t.Parallel()
 	p := geo.Point{Lat: beijing[0], Lon: beijing[1]}
 	a := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	b := a.Add(time.Duration(math.MaxInt64)).Add(time.Duration(math.MaxInt64)).Add(2) // a + 2^64 ns
@@ -219,14 +224,17 @@ func TestRequestMACTimes(t *testing.T) {
 // and never from an error's text: an untyped error that reads like a
 // domain error is an internal error.
 func TestStatusTable(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	r := httpRequest()
-	for _, row := range statusTable {
-		for _, err := range []error{row.err, fmt.Errorf("context: %w", row.err), domainErr(row.err, "", "words")} {
-			if ae := e.srv.toAPIError(r, err); ae.Status != row.status || ae.Code != row.code {
-				t.Errorf("%v: %d %s, want %d %s", err, ae.Status, ae.Code, row.status, row.code)
+	for i, row := range statusTable {
+		t.Run(fmt.Sprintf("%d-%s", i, row.code), func(t *testing.T) {
+			for _, err := range []error{row.err, fmt.Errorf("context: %w", row.err), domainErr(row.err, "", "words")} {
+				if ae := e.srv.toAPIError(r, err); ae.Status != row.status || ae.Code != row.code {
+					t.Errorf("%v: %d %s, want %d %s", err, ae.Status, ae.Code, row.status, row.code)
+				}
 			}
-		}
+		})
 	}
 	for _, text := range []string{"geoind: query time 2026-01-01T00:00:00Z before the previous query 2026-01-01T00:01:00Z",
 		"geoind: privacy budget exhausted", "EOF", ledger.ErrNotDurable.Error()} {
@@ -250,6 +258,7 @@ func httpRequest() *http.Request {
 // same 503 (a cached known person would be refused at once); and a token
 // changed in the store stops working at once, in every process.
 func TestSamePathForEveryone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	alice := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
 	if r := e.do("GET", "/v1/people/alice/ledger", alice, nil, nil); r.status != 200 {
@@ -279,6 +288,7 @@ func TestSamePathForEveryone(t *testing.T) {
 // TestRotateToken: POST /v1/people/{id}/token (admin) returns a new token;
 // the old one is refused everywhere, the new one works.
 func TestRotateToken(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		old := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
@@ -293,7 +303,7 @@ func TestRotateToken(t *testing.T) {
 		}
 		before := e.snapshot()
 		r := e.do("POST", "/v1/people/alice/token", testAdmin, nil, nil)
-		var tr TokenResponse
+		var tr api.TokenResponse
 		if r.status != 200 || json.Unmarshal(r.body, &tr) != nil || tr.Token == "" || tr.Token == old || tr.ID != "alice" {
 			t.Fatalf("rotation: %d %s", r.status, r.body)
 		}
@@ -319,17 +329,24 @@ func TestRotateToken(t *testing.T) {
 // TestAdminTokenEntropy: New refuses admin tokens that cannot hold 128
 // bits, and accepts random ones.
 func TestAdminTokenEntropy(t *testing.T) {
+	t.Parallel()
 	for _, tok := range []string{"x", "fifteen-bytes!!", "0123456789abcdef", "abcdefghijklmnopqrstuvwxyz", strings.Repeat("ab", 32), "Password1!Password1!"} {
-		o := Options{AdminToken: tok, DataDir: t.TempDir()}
-		if s, err := New(context.Background(), o); err == nil {
-			s.Close()
-			t.Errorf("admin token %q accepted", tok)
-		}
+		t.Run("refused/"+tok, func(t *testing.T) {
+			t.Parallel()
+			o := Options{AdminToken: tok, DataDir: t.TempDir()}
+			if s, err := New(context.Background(), o); err == nil {
+				s.Close()
+				t.Errorf("admin token %q accepted", tok)
+			}
+		})
 	}
-	for _, tok := range []string{newToken(), strings.TrimPrefix(newToken(), tokenPrefix)[:22], fmt.Sprintf("%x", tokenHash("seed"))[:32]} {
-		if err := CheckAdminToken(tok); err != nil {
-			t.Errorf("admin token %q refused: %v", tok, err)
-		}
+	for i, tok := range []string{newToken(), strings.TrimPrefix(newToken(), tokenPrefix)[:22], fmt.Sprintf("%x", tokenHash("seed"))[:32]} {
+		t.Run(fmt.Sprint("accepted/", []string{"person-token", "22-base64", "32-hex"}[i]), func(t *testing.T) {
+			t.Parallel()
+			if err := CheckAdminToken(tok); err != nil {
+				t.Errorf("admin token %q refused: %v", tok, err)
+			}
+		})
 	}
 }
 
@@ -344,16 +361,20 @@ func (l fakeListener) Addr() net.Addr            { return l.addr }
 // can reach logs a warning; on loopback it does not. (No socket is bound:
 // the listener is a fake with the address.)
 func TestPlainHTTPWarning(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		ip   string
 		warn bool
 	}{{"0.0.0.0", true}, {"10.1.2.3", true}, {"127.0.0.1", false}, {"::1", false}} {
-		var logs bytes.Buffer
-		e := newEnv(t, SQLite, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
-		e.srv.Serve(context.Background(), fakeListener{&net.TCPAddr{IP: net.ParseIP(c.ip), Port: 8080}}, "", "")
-		if got := strings.Contains(logs.String(), "WARNING: serving plain HTTP"); got != c.warn {
-			t.Errorf("%s: warned %v: %s", c.ip, got, logs.String())
-		}
+		t.Run(c.ip, func(t *testing.T) {
+			t.Parallel()
+			var logs bytes.Buffer
+			e := newEnv(t, SQLite, func(o *Options) { o.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+			e.srv.Serve(context.Background(), fakeListener{&net.TCPAddr{IP: net.ParseIP(c.ip), Port: 8080}}, "", "")
+			if got := strings.Contains(logs.String(), "WARNING: serving plain HTTP"); got != c.warn {
+				t.Errorf("warned %v: %s", got, logs.String())
+			}
+		})
 	}
 }
 
@@ -367,6 +388,7 @@ func TestPlainHTTPWarning(t *testing.T) {
 // released (noisy) location is found the same way: the search sees what
 // is stored.
 func TestStoreHoldsNoTrueLocation(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		var cluster *pgtest.Cluster
 		e := newEnv(t, d, func(o *Options) {
@@ -388,7 +410,7 @@ func TestStoreHoldsNoTrueLocation(t *testing.T) {
 		if r.status != 200 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
-		var reported LocateResponse
+		var reported api.LocateResponse
 		json.Unmarshal(r.body, &reported)
 		var csv strings.Builder
 		csv.WriteString("uid,time,lat,lon\n")
@@ -471,6 +493,7 @@ func stackOf(lat, lon float64) []byte { return debug.Stack() }
 // TestStackText: the stack trace of a panic is logged without the
 // argument words of its frames (a location's float bits among them).
 func TestStackText(t *testing.T) {
+	t.Parallel()
 	lat := 39.98765
 	raw := stackOf(lat, 116.3)
 	got := stackText(raw)

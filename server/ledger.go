@@ -9,63 +9,9 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/geoind"
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
-
-// LedgerResponse is a person's ledger: the budgets, what is spent and
-// left, and every charge.
-type LedgerResponse struct {
-	ID string `json:"id"`
-	// Unit, Budget, Spent and Remaining are the geo-indistinguishability
-	// budget of the current window (epsilon per metre).
-	Unit      string  `json:"unit"`
-	Budget    float64 `json:"budget"`
-	Spent     float64 `json:"spent"`
-	Remaining float64 `json:"remaining"`
-	// Window is the current window's index (0 when the budget has no
-	// window), WindowStart and WindowEnd its bounds.
-	Window      int64      `json:"window"`
-	WindowStart *time.Time `json:"window_start,omitempty"`
-	WindowEnd   *time.Time `json:"window_end,omitempty"`
-	// Exhausted says that what is left of the window's budget cannot pay
-	// the mechanism's next step now: every query gets 429 until the window
-	// ends (Retry-After says when) or for good without windows.
-	Exhausted bool `json:"exhausted"`
-	// TotalSpent is the geo-indistinguishability epsilon spent over every
-	// window: the guarantee of the person's whole history (windows compose
-	// by addition).
-	TotalSpent float64    `json:"total_spent"`
-	CIP        LedgerCIP  `json:"cip"`
-	Config     personView `json:"config"`
-	Charges    []Charge   `json:"charges"`
-	// NextAfter is set when the charges were cut at limit: ask again with
-	// ?after=NextAfter.
-	NextAfter *int64 `json:"next_after,omitempty"`
-}
-
-// LedgerCIP is the person's CIP budget.
-type LedgerCIP struct {
-	Unit      string  `json:"unit"`
-	Budget    float64 `json:"budget"`
-	Spent     float64 `json:"spent"`
-	Remaining float64 `json:"remaining"`
-	// Exhausted says that what is left cannot pay a release at the
-	// person's default target epsilon.
-	Exhausted   bool    `json:"exhausted"`
-	Lambda      float64 `json:"lambda"`
-	RadiusM     float64 `json:"radius_m"`
-	Composition string  `json:"composition"`
-}
-
-// Charge is one line of a ledger.
-type Charge struct {
-	Seq       int64     `json:"seq"`
-	Time      time.Time `json:"time"`
-	Kind      string    `json:"kind"`
-	Amount    float64   `json:"amount"`
-	Window    int64     `json:"window"`
-	RequestID string    `json:"request_id"`
-}
 
 // maxLedgerPage bounds the charges of one ledger response.
 const maxLedgerPage = 10_000
@@ -103,7 +49,7 @@ func (s *Server) handleLedger(w http.ResponseWriter, r *http.Request) {
 
 // ledger reads a person's ledger in one snapshot, released once every
 // charge it shows is durable.
-func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) (*LedgerResponse, error) {
+func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) (*api.LedgerResponse, error) {
 	cfg := p.cfg
 	var (
 		row     *ledger.Person
@@ -127,9 +73,9 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 	if err != nil {
 		return nil, err
 	}
-	led := &LedgerResponse{ID: p.id, Unit: UnitGeoind, Config: s.view(p), Charges: make([]Charge, 0, len(charges))}
+	led := &api.LedgerResponse{ID: p.id, Unit: api.UnitGeoind, Config: s.view(p), Charges: make([]api.Charge, 0, len(charges))}
 	for _, c := range charges {
-		led.Charges = append(led.Charges, Charge{Seq: c.Seq, Time: c.Time, Kind: c.Kind, Amount: c.Amount, Window: c.Window, RequestID: c.RequestID})
+		led.Charges = append(led.Charges, api.Charge{Seq: c.Seq, Time: c.Time, Kind: c.Kind, Amount: c.Amount, Window: c.Window, RequestID: c.RequestID})
 	}
 	if int64(len(led.Charges)) > limit {
 		led.Charges = led.Charges[:limit]
@@ -155,8 +101,8 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 	if err != nil {
 		return nil, err
 	}
-	led.CIP = LedgerCIP{
-		Unit: UnitCIP, Budget: row.CIPBudget, Spent: row.CIPSpent, Remaining: math.Max(0, row.CIPBudget-row.CIPSpent),
+	led.CIP = api.LedgerCIP{
+		Unit: api.UnitCIP, Budget: row.CIPBudget, Spent: row.CIPSpent, Remaining: math.Max(0, row.CIPBudget-row.CIPSpent),
 		Exhausted: next > row.CIPBudget, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
 		Composition: "RDP composition at the single order lambda (accountant.RDPAccountant): the certified epsilons add",
 	}
@@ -186,13 +132,6 @@ func (s *Server) geoindExhausted(cfg *personConfig, details [][]byte, now time.T
 	return false, err
 }
 
-// HealthResponse is the body of /healthz.
-type HealthResponse struct {
-	Status        string `json:"status"`
-	Store         string `json:"store"`
-	SchemaVersion int    `json:"schema_version"`
-}
-
 // handleHealthz answers 200 while the store can release answers, 503
 // otherwise (the database does not answer, or, on SQLite, a commit failed
 // to become durable and the service must be restarted).
@@ -210,8 +149,8 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		s.log.Error("health check failed", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, HealthResponse{Status: "unavailable", Store: string(s.store.Dialect()), SchemaVersion: v})
+		writeJSON(w, http.StatusServiceUnavailable, api.HealthResponse{Status: "unavailable", Store: string(s.store.Dialect()), SchemaVersion: v})
 		return
 	}
-	writeJSON(w, http.StatusOK, HealthResponse{Status: "ok", Store: string(s.store.Dialect()), SchemaVersion: v})
+	writeJSON(w, http.StatusOK, api.HealthResponse{Status: "ok", Store: string(s.store.Dialect()), SchemaVersion: v})
 }

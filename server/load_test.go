@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
@@ -212,7 +213,7 @@ func runLoad(ctx context.Context, cfg loadConfig) *loadResult {
 						if r.Header.Get("Idempotent-Replayed") == "true" {
 							replays++
 						}
-						var lr LocateResponse
+						var lr api.LocateResponse
 						json.Unmarshal(b, &lr)
 						ok++
 						lat = append(lat, d)
@@ -303,6 +304,7 @@ func createPeople(t testing.TB, base, admin string, n int, prefix string, body f
 // budgets make people run out during the run, so the budget check is
 // exercised under load.
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("load test skipped in -short mode")
 	}
@@ -333,9 +335,10 @@ func TestLoad(t *testing.T) {
 	})
 }
 
-// BenchmarkLocate measures the goal of issue 15 against the real
-// `tracepriv serve` process (built from this tree; its own process, so
-// that the clients' goroutines do not share its Go scheduler), over
+// BenchmarkLocate measures the goal of issue 15 against the service in a
+// process of its own (this test binary re-run as a server, serveMain, as
+// tracepriv serve runs it; so that the clients' goroutines do not share
+// its Go scheduler), over
 // loopback, with durable commits (SQLite: WAL, each batch fsynced before
 // its answers leave; PostgreSQL: fsync and synchronous_commit on), from
 // 200 concurrent clients over 2,000 people, per store:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
@@ -27,25 +28,6 @@ type locateRequest struct {
 	Time *string  `json:"time"`
 }
 
-// LocateResponse is the answer to a location query.
-type LocateResponse struct {
-	Lat            float64   `json:"lat"`
-	Lon            float64   `json:"lon"`
-	EpsilonCharged float64   `json:"epsilon_charged"`
-	Spent          float64   `json:"spent"`
-	Remaining      float64   `json:"remaining"`
-	Budget         float64   `json:"budget"`
-	Unit           string    `json:"unit"`
-	Window         int64     `json:"window"`
-	Step           int       `json:"step"`
-	Hard           bool      `json:"hard"`
-	Mode           string    `json:"mode"`
-	AccuracyM      float64   `json:"accuracy_m"`
-	Time           time.Time `json:"time"`
-	Seq            int64     `json:"seq"`
-	RequestID      string    `json:"request_id"`
-}
-
 // maxKeyLen bounds an Idempotency-Key.
 const maxKeyLen = 255
 
@@ -55,16 +37,16 @@ func idempotencyKey(r *http.Request, required bool) (string, error) {
 	k := r.Header.Get("Idempotency-Key")
 	if k == "" {
 		if required {
-			return "", errf(http.StatusBadRequest, CodeBadRequest, "the Idempotency-Key header is required: a fresh random value per query (a UUID), the same value when retrying it")
+			return "", errf(http.StatusBadRequest, api.CodeBadRequest, "the Idempotency-Key header is required: a fresh random value per query (a UUID), the same value when retrying it")
 		}
 		return "", nil
 	}
 	if len(k) > maxKeyLen {
-		return "", errf(http.StatusBadRequest, CodeBadRequest, "Idempotency-Key longer than %d characters", maxKeyLen)
+		return "", errf(http.StatusBadRequest, api.CodeBadRequest, "Idempotency-Key longer than %d characters", maxKeyLen)
 	}
 	for i := 0; i < len(k); i++ {
 		if k[i] < 0x21 || k[i] > 0x7e {
-			return "", errf(http.StatusBadRequest, CodeBadRequest, "Idempotency-Key must be printable ASCII without spaces")
+			return "", errf(http.StatusBadRequest, api.CodeBadRequest, "Idempotency-Key must be printable ASCII without spaces")
 		}
 	}
 	return k, nil
@@ -254,10 +236,10 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 			"time %s is %s %s the server's clock (%s): this server accepts query times within %v of its clock; send the time of the fix from a synchronised clock",
 			t.Format(time.RFC3339Nano), d.Round(time.Second), side, now.UTC().Format(time.RFC3339), s.opt.TimeWindow)
 	}
-	if d := geo.Haversine(pt, geo.Point{Lat: cfg.Geoind.Origin.Lat, Lon: cfg.Geoind.Origin.Lon}); d > MaxOriginDistanceM {
+	if d := geo.Haversine(pt, geo.Point{Lat: cfg.Geoind.Origin.Lat, Lon: cfg.Geoind.Origin.Lon}); d > maxOriginDistanceM {
 		return nil, domainErr(errFarFromOrigin, "lat",
 			"the location is %.0f km from this person's public origin (%.4f, %.4f); the tangent plane represents only %g km around it: create the person with geoind.origin near where they are",
-			d/1000, cfg.Geoind.Origin.Lat, cfg.Geoind.Origin.Lon, MaxOriginDistanceM/1000)
+			d/1000, cfg.Geoind.Origin.Lat, cfg.Geoind.Origin.Lon, maxOriginDistanceM/1000)
 	}
 	win := windowIndex(p.created, now, cfg.window(), row.GeoWindow)
 	base := row.GeoSpent
@@ -323,9 +305,9 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 		return nil, err
 	}
 	seq := row.Seq + 1
-	resp := LocateResponse{
+	resp := api.LocateResponse{
 		Lat: rep.Lat, Lon: rep.Lon, EpsilonCharged: rep.Cost, Spent: spent, Remaining: math.Max(0, row.GeoBudget-spent),
-		Budget: row.GeoBudget, Unit: UnitGeoind, Window: win, Step: rep.Step, Hard: rep.Hard, Mode: rep.Mode.String(),
+		Budget: row.GeoBudget, Unit: api.UnitGeoind, Window: win, Step: rep.Step, Hard: rep.Hard, Mode: rep.Mode.String(),
 		AccuracyM: rep.Accuracy, Time: t, Seq: seq, RequestID: reqID,
 	}
 	body, err := json.Marshal(resp)

@@ -11,6 +11,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/tracepriv/tracepriv/server/api"
 )
 
 type ctxKey int
@@ -83,8 +85,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		if r.TLS != nil {
 			h.Set("Strict-Transport-Security", "max-age=31536000")
 		}
-		api := strings.HasPrefix(r.URL.Path, "/v1/")
-		if api {
+		isAPI := strings.HasPrefix(r.URL.Path, "/v1/")
+		if isAPI {
 			h.Set("Cache-Control", "no-store")
 		}
 		sw := &statusWriter{ResponseWriter: w}
@@ -95,7 +97,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				}
 				s.log.Error("panic", "request_id", id, "panic", panicText(p), "stack", stackText(debug.Stack()))
 				if sw.status == 0 {
-					s.writeError(sw, r, errf(http.StatusInternalServerError, CodeInternal, "internal error (request id %s)", id))
+					s.writeError(sw, r, errf(http.StatusInternalServerError, api.CodeInternal, "internal error (request id %s)", id))
 				}
 			}
 			route := r.Pattern
@@ -107,8 +109,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			s.log.Info("request", "request_id", id, "method", r.Method, "route", route,
 				"status", sw.status, "bytes", sw.bytes, "duration_ms", float64(d.Microseconds())/1000)
 		}()
-		if api && !sameOrigin(r) {
-			s.writeError(sw, r, errf(http.StatusForbidden, CodeForbidden, "cross-origin requests are not allowed: the API serves its own page only"))
+		if isAPI && !sameOrigin(r) {
+			s.writeError(sw, r, errf(http.StatusForbidden, api.CodeForbidden, "cross-origin requests are not allowed: the API serves its own page only"))
 			return
 		}
 		next.ServeHTTP(sw, r)

@@ -3,15 +3,19 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/token"
 	"math"
-	"net/http"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/server/api"
 )
 
 // TestOpenAPI checks the served OpenAPI document against the server: the
@@ -19,6 +23,7 @@ import (
 // server returns for each operation (successes and errors) validates
 // against the document's schema for that status code.
 func TestOpenAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	r := e.do("GET", "/openapi.json", "", nil, nil)
 	if r.status != 200 {
@@ -294,26 +299,171 @@ func (v *validator) validate(s map[string]any, x any, at string) error {
 	return nil
 }
 
-// TestOpenAPIStatusCodes: every status a handler can send for an operation
-// is documented (the codes are read from the document and compared with
-// the set the bad-input and API tests produce, kept here by hand).
+// TestOpenAPIErrorCodes: the document's error codes are exactly the Code
+// constants of package api (read from its source, so a new code must be
+// documented), and every code the status table maps to is one of them.
 func TestOpenAPIErrorCodes(t *testing.T) {
+	t.Parallel()
 	var doc map[string]any
 	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	e := doc["components"].(map[string]any)["schemas"].(map[string]any)["Error"].(map[string]any)
 	codes := e["properties"].(map[string]any)["error"].(map[string]any)["properties"].(map[string]any)["code"].(map[string]any)["enum"].([]any)
-	have := map[string]bool{}
+	documented := map[string]bool{}
 	for _, c := range codes {
-		have[c.(string)] = true
+		documented[c.(string)] = true
 	}
-	for _, c := range []string{CodeBadRequest, CodeBadJSON, CodeInvalidField, CodeUnauthorized, CodeForbidden, CodeNotFound, CodeMethod,
-		CodeConflict, CodeTooLarge, CodeUnsupportedMedia, CodeIdempotencyKey, CodeUnprocessable, CodeBudgetExhausted,
-		CodeRateLimited, CodeUnavailable, CodeInternal} {
-		if !have[c] {
-			t.Errorf("error code %q not in the document", c)
+	declared := map[string]bool{}
+	for _, f := range parseDir(t, "api") {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, sp := range g.Specs {
+				vs := sp.(*ast.ValueSpec)
+				if id, ok := vs.Type.(*ast.Ident); !ok || id.Name != "Code" {
+					continue
+				}
+				for _, val := range vs.Values {
+					c, err := strconv.Unquote(val.(*ast.BasicLit).Value)
+					if err != nil {
+						t.Fatal(err)
+					}
+					declared[c] = true
+				}
+			}
 		}
 	}
-	_ = http.StatusOK
+	if len(declared) < 10 {
+		t.Fatalf("found %d Code constants in package api", len(declared))
+	}
+	for c := range declared {
+		if !documented[c] {
+			t.Errorf("error code %q is not in the document", c)
+		}
+	}
+	for c := range documented {
+		if !declared[c] {
+			t.Errorf("the document's error code %q is no api.Code constant", c)
+		}
+	}
+	for _, row := range statusTable {
+		if !declared[string(row.code)] {
+			t.Errorf("the status table maps %v to %q, no api.Code constant", row.err, row.code)
+		}
+	}
+}
+
+// TestOpenAPIMatchesAPITypes: each schema of the OpenAPI document and the
+// Go type of package api for the same body name the same JSON fields, at
+// every depth, and a response field is optional (omitempty) exactly where
+// the schema does not require it; so a Go client decoding into package
+// api's types misses nothing the server sends, and sends only what it
+// reads. (TestOpenAPI checks the document against what the server sends.)
+func TestOpenAPIMatchesAPITypes(t *testing.T) {
+	t.Parallel()
+	var doc map[string]any
+	if err := json.Unmarshal(OpenAPI(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	v := &validator{doc: doc}
+	schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	for name, c := range map[string]struct {
+		typ     any
+		request bool // the client may omit what the schema does not require
+	}{
+		"Error":         {api.ErrorResponse{}, false},
+		"CreatePerson":  {api.CreatePersonRequest{}, true},
+		"Person":        {api.Person{}, false},
+		"PersonCreated": {api.CreatePersonResponse{}, false},
+		"Locate":        {api.LocateRequest{}, true},
+		"Located":       {api.LocateResponse{}, false},
+		"Sanitized":     {api.SanitizeResponse{}, false},
+		"Charge":        {api.Charge{}, false},
+		"Ledger":        {api.LedgerResponse{}, false},
+		"Token":         {api.TokenResponse{}, false},
+		"Health":        {api.HealthResponse{}, false},
+		"LatLon":        {geo.Point{}, false},
+	} {
+		s, ok := schemas[name].(map[string]any)
+		if !ok {
+			t.Errorf("no schema %s in the document", name)
+			continue
+		}
+		matchSchema(t, v, s, reflect.TypeOf(c.typ), name, c.request)
+	}
+}
+
+// matchSchema compares an object schema with a struct type's JSON fields,
+// recursing into object, array and $ref properties.
+func matchSchema(t *testing.T, v *validator, s map[string]any, typ reflect.Type, at string, request bool) {
+	t.Helper()
+	for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice {
+		typ = typ.Elem()
+	}
+	s = v.merged(s)
+	if typ.Kind() != reflect.Struct || typ == reflect.TypeOf(time.Time{}) {
+		return
+	}
+	props, _ := s["properties"].(map[string]any)
+	if props == nil {
+		return // a free-form object (details, a certificate)
+	}
+	required := map[string]bool{}
+	req, _ := s["required"].([]any)
+	for _, r := range req {
+		required[r.(string)] = true
+	}
+	fields := jsonFields(typ)
+	for name, f := range fields {
+		ps, ok := props[name].(map[string]any)
+		if !ok {
+			t.Errorf("%s.%s: field %s of %v is not in the schema", at, name, f.Name, typ)
+			continue
+		}
+		omit := strings.Contains(f.Tag.Get("json"), ",omitempty")
+		switch {
+		case required[name] && omit:
+			t.Errorf("%s.%s: required by the schema, omitempty in %v", at, name, typ)
+		case !required[name] && !omit && !request:
+			t.Errorf("%s.%s: optional in the schema, always sent by %v (add omitempty, or require it)", at, name, typ)
+		}
+		ps = v.resolve(ps)
+		if it, ok := ps["items"].(map[string]any); ok {
+			ps = v.resolve(it)
+		}
+		matchSchema(t, v, ps, f.Type, at+"."+name, request)
+	}
+	for name := range props {
+		if _, ok := fields[name]; !ok {
+			t.Errorf("%s.%s: in the schema, not in %v", at, name, typ)
+		}
+	}
+}
+
+// jsonFields returns a struct type's fields by JSON name, embedded
+// structs' fields promoted as encoding/json promotes them.
+func jsonFields(typ reflect.Type) map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || !f.IsExported() && !f.Anonymous {
+			continue
+		}
+		if f.Anonymous && tag == "" {
+			for n, g := range jsonFields(f.Type) {
+				out[n] = g
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f
+	}
+	return out
 }

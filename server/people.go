@@ -14,31 +14,32 @@ import (
 
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
 
-// ConfigVersion is the version of the person configuration the store
+// configVersion is the version of the person configuration the store
 // keeps (people.config).
-const ConfigVersion = 1
+const configVersion = 1
 
 // Defaults of a person's configuration (docs/serve.md).
 const (
-	// DefaultRateFraction: the fixed-rate manager's rate is epsilon_budget
+	// defaultRateFraction: the fixed-rate manager's rate is epsilon_budget
 	// times this, so that about 30 queries spend a window's budget (the
 	// CLI's default).
-	DefaultRateFraction = 1.0 / 30
-	DefaultAccuracyM    = 3000.0 // fixed-utility accuracy α(0.9) in metres
-	DefaultPR0          = 0.5
-	// DefaultCIPBudget is the CIP budget at the person's Rényi order:
+	defaultRateFraction = 1.0 / 30
+	defaultAccuracyM    = 3000.0 // fixed-utility accuracy α(0.9) in metres
+	defaultPR0          = 0.5
+	// defaultCIPBudget is the CIP budget at the person's Rényi order:
 	// four releases at the default target.
-	DefaultCIPBudget  = 4.0
-	DefaultCIPEpsilon = 1.0
-	DefaultCIPLambda  = 2.0
-	DefaultCIPRadiusM = 100.0
-	// MaxOriginDistanceM bounds how far a queried location may be from the
+	defaultCIPBudget  = 4.0
+	defaultCIPEpsilon = 1.0
+	defaultCIPLambda  = 2.0
+	defaultCIPRadiusM = 100.0
+	// maxOriginDistanceM bounds how far a queried location may be from the
 	// person's public origin: the tangent plane represents the Earth only
 	// near it (geoind.MaxNoiseRadius).
-	MaxOriginDistanceM = geoind.MaxNoiseRadius
+	maxOriginDistanceM = geoind.MaxNoiseRadius
 )
 
 // personConfig is a person's resolved configuration, stored as JSON and
@@ -73,100 +74,25 @@ func decodePersonConfig(s string) (*personConfig, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("stored person configuration: %w", err)
 	}
-	if c.Version != ConfigVersion {
-		return nil, fmt.Errorf("stored person configuration version %d, want %d", c.Version, ConfigVersion)
+	if c.Version != configVersion {
+		return nil, fmt.Errorf("stored person configuration version %d, want %d", c.Version, configVersion)
 	}
 	return &c, nil
 }
 
-// createPersonRequest is the body of POST /v1/people.
-type createPersonRequest struct {
-	ID            string         `json:"id"`
-	EpsilonBudget *float64       `json:"epsilon_budget"`
-	Geoind        *geoindRequest `json:"geoind"`
-	CIP           *cipRequest    `json:"cip"`
-}
-
-type geoindRequest struct {
-	Mechanism   string         `json:"mechanism"`
-	Manager     string         `json:"manager"`
-	Rate        *float64       `json:"rate"`
-	Accuracy    *float64       `json:"accuracy_m"`
-	Predictor   string         `json:"predictor"`
-	Origin      *geoind.LatLon `json:"origin"`
-	Grid        *float64       `json:"grid_m"`
-	Window      string         `json:"window"`
-	Confidence  *float64       `json:"confidence"`
-	Eta         *float64       `json:"eta"`
-	Gamma       *float64       `json:"gamma"`
-	PR0         *float64       `json:"pr0"`
-	MaxSpeedKmh *float64       `json:"max_speed_kmh"`
-}
-
-type cipRequest struct {
-	EpsilonBudget *float64        `json:"epsilon_budget"`
-	Epsilon       *float64        `json:"epsilon"`
-	Lambda        *float64        `json:"lambda"`
-	Radius        *float64        `json:"radius_m"`
-	Origin        *geoind.LatLon  `json:"origin"`
-	Prior         json.RawMessage `json:"prior"`
-}
-
-// personView is a person's public configuration in responses.
-type personView struct {
-	ID            string     `json:"id"`
-	CreatedAt     time.Time  `json:"created_at"`
-	Unit          string     `json:"unit"`
-	EpsilonBudget float64    `json:"epsilon_budget"`
-	Geoind        geoindView `json:"geoind"`
-	CIP           cipView    `json:"cip"`
-}
-
-type geoindView struct {
-	Mechanism   string        `json:"mechanism"`
-	Manager     string        `json:"manager"`
-	Rate        float64       `json:"rate,omitempty"`
-	Accuracy    float64       `json:"accuracy_m,omitempty"`
-	Predictor   string        `json:"predictor"`
-	Origin      geoind.LatLon `json:"origin"`
-	Grid        float64       `json:"grid_m"`
-	Window      string        `json:"window"`
-	Confidence  float64       `json:"confidence"`
-	Eta         float64       `json:"eta"`
-	Gamma       float64       `json:"gamma"`
-	PR0         float64       `json:"pr0"`
-	MaxSpeedKmh float64       `json:"max_speed_kmh"`
-}
-
-type cipView struct {
-	Unit          string        `json:"unit"`
-	EpsilonBudget float64       `json:"epsilon_budget"`
-	Epsilon       float64       `json:"epsilon"`
-	Lambda        float64       `json:"lambda"`
-	Radius        float64       `json:"radius_m"`
-	Origin        geoind.LatLon `json:"origin"`
-	Prior         string        `json:"prior"`
-}
-
-// UnitGeoind and UnitCIP name the units of the two budgets.
-const (
-	UnitGeoind = "geo-indistinguishability epsilon per metre, per window (Lemma 2 accounting of the predictive mechanism)"
-	UnitCIP    = "CIP Rényi epsilon at the person's order lambda and radius, summed over releases"
-)
-
-func (s *Server) view(p *personInfo) personView {
+func (s *Server) view(p *personInfo) api.Person {
 	c := p.cfg
 	g := c.Geoind
 	win := "none"
 	if c.WindowSeconds > 0 {
 		win = c.window().String()
 	}
-	gv := geoindView{
-		Mechanism: g.Mechanism, Manager: g.Manager, Predictor: g.Predictor, Origin: g.Origin,
+	gv := api.PersonGeoind{
+		Mechanism: string(g.Mechanism), Manager: string(g.Manager), Predictor: string(g.Predictor), Origin: g.Origin,
 		Grid: g.Noise.Grid, Window: win, Confidence: g.Params.Confidence, Eta: g.Params.Eta,
 		Gamma: g.Params.Gamma, PR0: g.Params.PR0, MaxSpeedKmh: g.Params.MaxSpeed * 3.6,
 	}
-	if g.Manager == "fixed-rate" {
+	if g.Manager == geoind.ManagerFixedRate {
 		gv.Rate = g.Rate
 	} else {
 		gv.Accuracy = g.Accuracy
@@ -175,9 +101,9 @@ func (s *Server) view(p *personInfo) personView {
 	if c.CIP.Prior != nil {
 		prior = "custom"
 	}
-	return personView{
-		ID: p.id, CreatedAt: p.created, Unit: UnitGeoind, EpsilonBudget: g.Params.Epsilon, Geoind: gv,
-		CIP: cipView{Unit: UnitCIP, EpsilonBudget: c.CIP.Budget, Epsilon: c.CIP.Epsilon, Lambda: c.CIP.Lambda,
+	return api.Person{
+		ID: p.id, CreatedAt: p.created, Unit: api.UnitGeoind, EpsilonBudget: g.Params.Epsilon, Geoind: gv,
+		CIP: api.PersonCIP{Unit: api.UnitCIP, EpsilonBudget: c.CIP.Budget, Epsilon: c.CIP.Epsilon, Lambda: c.CIP.Lambda,
 			Radius: c.CIP.Radius, Origin: s.cipOrigin(c), Prior: prior},
 	}
 }
@@ -220,7 +146,7 @@ func pick(p *float64, def float64) float64 {
 }
 
 // resolve validates a creation request and fills in the defaults.
-func (s *Server) resolve(req *createPersonRequest) (*personConfig, error) {
+func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 	if err := validID(req.ID); err != nil {
 		return nil, err
 	}
@@ -233,18 +159,18 @@ func (s *Server) resolve(req *createPersonRequest) (*personConfig, error) {
 	}
 	g := req.Geoind
 	if g == nil {
-		g = &geoindRequest{}
+		g = &api.GeoindRequest{}
 	}
 	c := req.CIP
 	if c == nil {
-		c = &cipRequest{}
+		c = &api.CIPRequest{}
 	}
-	cfg := &personConfig{Version: ConfigVersion}
+	cfg := &personConfig{Version: configVersion}
 
 	// CIP first: the prior's origin is the default origin of both.
 	cc := cipConfig{
-		Budget: pick(c.EpsilonBudget, DefaultCIPBudget), Epsilon: pick(c.Epsilon, DefaultCIPEpsilon),
-		Lambda: pick(c.Lambda, DefaultCIPLambda), Radius: pick(c.Radius, DefaultCIPRadiusM), Origin: c.Origin,
+		Budget: pick(c.EpsilonBudget, defaultCIPBudget), Epsilon: pick(c.Epsilon, defaultCIPEpsilon),
+		Lambda: pick(c.Lambda, defaultCIPLambda), Radius: pick(c.Radius, defaultCIPRadiusM), Origin: c.Origin,
 	}
 	switch {
 	case !(cc.Budget >= 0) || !finite(cc.Budget):
@@ -294,36 +220,36 @@ func (s *Server) resolve(req *createPersonRequest) (*personConfig, error) {
 		}
 		cfg.WindowSeconds = int64(d / time.Second)
 	}
-	mech, mgr := g.Mechanism, g.Manager
+	mech, mgr := geoind.MechanismKind(g.Mechanism), geoind.ManagerKind(g.Manager)
 	if mech == "" {
-		mech = "pm"
+		mech = geoind.MechanismPredictive
 	}
 	if mgr == "" {
-		mgr = "fixed-rate"
+		mgr = geoind.ManagerFixedRate
 	}
 	gc := geoind.Config{
-		Mechanism: mech, Manager: mgr, Predictor: g.Predictor,
+		Mechanism: mech, Manager: mgr, Predictor: geoind.PredictorKind(g.Predictor),
 		Params: geoind.Params{
 			Epsilon: eps, Confidence: pick(g.Confidence, 0.9), Eta: pick(g.Eta, 0.5), Gamma: pick(g.Gamma, 0.8),
-			PR0: pick(g.PR0, DefaultPR0), MaxSpeed: pick(g.MaxSpeedKmh, 0) / 3.6,
+			PR0: pick(g.PR0, defaultPR0), MaxSpeed: pick(g.MaxSpeedKmh, 0) / 3.6,
 		},
 		Origin: *origin,
 		Noise:  geoind.PlanarLaplace{Grid: pick(g.Grid, geoind.DefaultGrid)},
 	}
 	if gc.Predictor == "" {
-		gc.Predictor = "parrot"
+		gc.Predictor = geoind.PredictorParrot
 	}
 	switch mgr {
-	case "fixed-rate":
+	case geoind.ManagerFixedRate:
 		if g.Accuracy != nil {
 			return nil, fieldErr("geoind.accuracy_m", "geoind.accuracy_m applies to the fixed-utility manager only")
 		}
-		gc.Rate = pick(g.Rate, eps*DefaultRateFraction)
-	case "fixed-utility":
+		gc.Rate = pick(g.Rate, eps*defaultRateFraction)
+	case geoind.ManagerFixedUtility:
 		if g.Rate != nil {
 			return nil, fieldErr("geoind.rate", "geoind.rate applies to the fixed-rate manager only")
 		}
-		gc.Accuracy = pick(g.Accuracy, DefaultAccuracyM)
+		gc.Accuracy = pick(g.Accuracy, defaultAccuracyM)
 	}
 	if err := gc.Validate(); err != nil {
 		var pe *geoind.ParamError
@@ -354,19 +280,12 @@ func checkLatLon(o geoind.LatLon) error {
 	return nil
 }
 
-// createPersonResponse is the body of a 201 from POST /v1/people.
-type createPersonResponse struct {
-	personView
-	// Token is shown once: the store keeps only its hash.
-	Token string `json:"token"`
-}
-
 func (s *Server) handleCreatePerson(w http.ResponseWriter, r *http.Request) {
 	if err := s.requireAdmin(r); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	var req createPersonRequest
+	var req api.CreatePersonRequest
 	if err := s.decodeJSON(w, r, &req); err != nil {
 		s.writeError(w, r, err)
 		return
@@ -397,14 +316,7 @@ func (s *Server) handleCreatePerson(w http.ResponseWriter, r *http.Request) {
 	s.metrics.people.Inc()
 	p := &personInfo{id: req.ID, tokenHash: tokenHash(tok), cfg: cfg, created: now}
 	s.log.Info("person created", "request_id", requestID(r), "person", req.ID)
-	writeJSON(w, http.StatusCreated, createPersonResponse{personView: s.view(p), Token: tok})
-}
-
-// TokenResponse is the answer to POST /v1/people/{id}/token: the person's
-// new token, shown once.
-type TokenResponse struct {
-	ID    string `json:"id"`
-	Token string `json:"token"`
+	writeJSON(w, http.StatusCreated, api.CreatePersonResponse{Person: s.view(p), Token: tok})
 }
 
 // handleRotateToken gives a person a new token (admin only). The old one
@@ -426,7 +338,7 @@ func (s *Server) handleRotateToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("token rotated", "request_id", requestID(r), "person", id)
-	writeJSON(w, http.StatusOK, TokenResponse{ID: id, Token: tok})
+	writeJSON(w, http.StatusOK, api.TokenResponse{ID: id, Token: tok})
 }
 
 // decodeJSON reads a JSON body strictly: within the size limit, of
@@ -434,7 +346,7 @@ func (s *Server) handleRotateToken(w http.ResponseWriter, r *http.Request) {
 // after it.
 func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !isJSONType(ct) {
-		return errf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "Content-Type %q: want application/json", truncate(ct, 64))
+		return errf(http.StatusUnsupportedMediaType, api.CodeUnsupportedMedia, "Content-Type %q: want application/json", truncate(ct, 64))
 	}
 	body := http.MaxBytesReader(w, r.Body, s.opt.MaxBodyBytes)
 	dec := json.NewDecoder(body)
@@ -443,13 +355,13 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 		return jsonError(err, s.opt.MaxBodyBytes)
 	}
 	if _, err := dec.Token(); err == nil {
-		return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: data after the object")
+		return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: data after the object")
 	} else if !errors.Is(err, io.EOF) {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return jsonError(err, s.opt.MaxBodyBytes)
 		}
-		return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON after the object: %v", err)
+		return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON after the object: %v", err)
 	}
 	return nil
 }
@@ -474,24 +386,24 @@ func jsonError(err error, limit int64) error {
 	)
 	switch {
 	case errors.As(err, &mbe):
-		return errf(http.StatusRequestEntityTooLarge, CodeTooLarge, "request body larger than %d bytes", limit)
+		return errf(http.StatusRequestEntityTooLarge, api.CodeTooLarge, "request body larger than %d bytes", limit)
 	case errors.As(err, &se):
-		return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON at byte %d: %v", se.Offset, se)
+		return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON at byte %d: %v", se.Offset, se)
 	case errors.As(err, &te):
 		f := te.Field
 		if f == "" {
-			return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: expected an object, got %s", te.Value)
+			return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: expected an object, got %s", te.Value)
 		}
 		return fieldErr(f, "field %q: expected %v, got JSON %s", f, te.Type, te.Value)
 	case errors.Is(err, io.EOF):
-		return errf(http.StatusBadRequest, CodeBadJSON, "empty body: expected a JSON object")
+		return errf(http.StatusBadRequest, api.CodeBadJSON, "empty body: expected a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: unexpected end of input")
+		return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: unexpected end of input")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		// encoding/json has no error type for an unknown field; its text
 		// only names the field here (the status is the same either way).
 		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		return fieldErr(f, "unknown field %q", f)
 	}
-	return errf(http.StatusBadRequest, CodeBadJSON, "malformed JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
+	return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
 }

@@ -16,40 +16,10 @@ import (
 	"github.com/tracepriv/tracepriv/accountant"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/trace"
 )
-
-// SanitizeResponse is the answer to a trace upload: the sanitised trace,
-// its certificate, and the CIP charge.
-type SanitizeResponse struct {
-	// Format is the format of Trace: the upload's, or the one asked for
-	// with ?output=. Trace is the file's text as a JSON string, or, for
-	// GeoJSON, the GeoJSON object itself.
-	Format string          `json:"format"`
-	Trace  json.RawMessage `json:"trace"`
-	// Certificate is the release's sanitize certificate (version 2).
-	Certificate    json.RawMessage `json:"certificate"`
-	EpsilonCharged float64         `json:"epsilon_charged"`
-	EpsilonKind    string          `json:"epsilon_kind"`
-	EpsilonTarget  float64         `json:"epsilon_target"`
-	Lambda         float64         `json:"lambda"`
-	RadiusM        float64         `json:"radius_m"`
-	Spent          float64         `json:"spent"`
-	Remaining      float64         `json:"remaining"`
-	Budget         float64         `json:"budget"`
-	Unit           string          `json:"unit"`
-	Points         int             `json:"points"`
-	Traces         int             `json:"traces"`
-	SkippedRows    int             `json:"skipped_rows"`
-	RMSNoiseM      float64         `json:"rms_noise_m"`
-	Seq            int64           `json:"seq"`
-	RequestID      string          `json:"request_id"`
-	// Original is the upload as read (after the dirty-input policy), as
-	// GeoJSON, for drawing it beside the release. It is derived from the
-	// request again on every answer, replays included, and never stored.
-	Original json.RawMessage `json:"original,omitempty"`
-}
 
 // uploadFormat is the format of an upload: ?format=, else the content
 // type.
@@ -64,7 +34,7 @@ func uploadFormat(r *http.Request) (trace.Format, error) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, err := mime.ParseMediaType(ct)
 	if ct == "" || err != nil {
-		return "", errf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
+		return "", errf(http.StatusUnsupportedMediaType, api.CodeUnsupportedMedia,
 			"say the trace format with ?format=plt|csv|geojson|gpx or a Content-Type (text/csv, application/geo+json, application/gpx+xml, application/vnd.geolife.plt)")
 	}
 	switch strings.ToLower(mt) {
@@ -77,7 +47,7 @@ func uploadFormat(r *http.Request) (trace.Format, error) {
 	case "application/vnd.geolife.plt", "application/x-plt", "text/x-plt":
 		return trace.PLT, nil
 	}
-	return "", errf(http.StatusUnsupportedMediaType, CodeUnsupportedMedia,
+	return "", errf(http.StatusUnsupportedMediaType, api.CodeUnsupportedMedia,
 		"Content-Type %q is not a trace format: use text/csv, application/geo+json, application/gpx+xml or application/vnd.geolife.plt, or ?format=", truncate(mt, 64))
 }
 
@@ -142,7 +112,7 @@ func readUpload(body []byte, f trace.Format, uid string) ([]*trace.Trace, *trace
 	}
 	all, err := trace.ReadAll(rd)
 	if err != nil {
-		return nil, nil, 0, errf(http.StatusBadRequest, CodeBadRequest, "the %s upload cannot be read: %v", f, err)
+		return nil, nil, 0, errf(http.StatusBadRequest, api.CodeBadRequest, "the %s upload cannot be read: %v", f, err)
 	}
 	var traces []*trace.Trace
 	points := 0
@@ -158,7 +128,7 @@ func readUpload(body []byte, f trace.Format, uid string) ([]*trace.Trace, *trace
 		traces = append(traces, t)
 	}
 	if len(traces) == 0 {
-		return nil, nil, 0, errf(http.StatusBadRequest, CodeBadRequest, "the %s upload holds no point (%d rows skipped)", f, rd.Report().SkippedRows())
+		return nil, nil, 0, errf(http.StatusBadRequest, api.CodeBadRequest, "the %s upload holds no point (%d rows skipped)", f, rd.Report().SkippedRows())
 	}
 	return traces, rd.Report(), points, nil
 }
@@ -220,9 +190,9 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, false, nil, errf(http.StatusRequestEntityTooLarge, CodeTooLarge, "upload larger than %d bytes", s.opt.MaxUploadBytes)
+			return nil, false, nil, errf(http.StatusRequestEntityTooLarge, api.CodeTooLarge, "upload larger than %d bytes", s.opt.MaxUploadBytes)
 		}
-		return nil, false, nil, errf(http.StatusBadRequest, CodeBadRequest, "reading the upload: %v", err)
+		return nil, false, nil, errf(http.StatusBadRequest, api.CodeBadRequest, "reading the upload: %v", err)
 	}
 	canon := []byte(fmt.Sprintf("%s\x00%s\x00%s\x00", inFmt, outFmt, formatFloat(target)))
 	mac := requestMAC(tok, "sanitize", append(canon, body...))
@@ -267,7 +237,7 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 		return nil, false, nil, err
 	}
 	if points > s.opt.MaxTracePoints {
-		return nil, false, nil, errf(http.StatusRequestEntityTooLarge, CodeTooLarge, "the upload has %d points; this server sanitises at most %d per request", points, s.opt.MaxTracePoints)
+		return nil, false, nil, errf(http.StatusRequestEntityTooLarge, api.CodeTooLarge, "the upload has %d points; this server sanitises at most %d per request", points, s.opt.MaxTracePoints)
 	}
 	if original, err = originalGeoJSON(traces); err != nil {
 		return nil, false, nil, err
@@ -297,7 +267,7 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	detail, err := json.Marshal(map[string]any{
 		"epsilon_certified": amount, "epsilon_kind": cert.EpsilonKind, "epsilon_target": target,
 		"lambda": cfg.CIP.Lambda, "radius_m": cfg.CIP.Radius, "points": points, "traces": len(outs),
-		"design": cert.Design, "method": cert.Method, "input_format": inFmt, "output_format": outFmt,
+		"design": cert.Design, "method": cert.Path, "input_format": inFmt, "output_format": outFmt,
 	})
 	if err != nil {
 		return nil, false, nil, err
@@ -325,10 +295,10 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 			return &ledger.ExhaustedError{Kind: "cip", Budget: row.CIPBudget, Spent: row.CIPSpent, Needed: amount, Lambda: cfg.CIP.Lambda}
 		}
 		seq := row.Seq + 1
-		resp := SanitizeResponse{
+		resp := api.SanitizeResponse{
 			Format: string(outFmt), Trace: traceJSON, Certificate: cb.Bytes(), EpsilonCharged: amount,
 			EpsilonKind: cert.EpsilonKind, EpsilonTarget: target, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
-			Spent: spent, Remaining: math.Max(0, row.CIPBudget-spent), Budget: row.CIPBudget, Unit: UnitCIP,
+			Spent: spent, Remaining: math.Max(0, row.CIPBudget-spent), Budget: row.CIPBudget, Unit: api.UnitCIP,
 			Points: points, Traces: len(outs), SkippedRows: cert.SkippedRows, RMSNoiseM: cert.Persons[0].RMSNoiseM,
 			Seq: seq, RequestID: requestID(r),
 		}

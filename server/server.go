@@ -18,6 +18,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/server/web"
 	"github.com/tracepriv/tracepriv/trace"
@@ -318,18 +319,18 @@ func (s *Server) buildHandler() http.Handler {
 		for _, rt := range s.routes {
 			if pathMatches(rt.Path, r.URL.Path) {
 				w.Header().Set("Allow", rt.Method)
-				s.writeError(w, r, errf(http.StatusMethodNotAllowed, CodeMethod, "%s %s is not allowed; use %s", r.Method, r.URL.Path, rt.Method))
+				s.writeError(w, r, errf(http.StatusMethodNotAllowed, api.CodeMethod, "%s %s is not allowed; use %s", r.Method, r.URL.Path, rt.Method))
 				return
 			}
 		}
-		s.writeError(w, r, errf(http.StatusNotFound, CodeNotFound, "no API operation at %s (see /openapi.json)", r.URL.Path))
+		s.writeError(w, r, errf(http.StatusNotFound, api.CodeNotFound, "no API operation at %s (see /openapi.json)", r.URL.Path))
 	})
 	// The page and its assets; "/" rather than "GET /" so that it does not
 	// overlap the /v1/ catch-all.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
-			s.writeError(w, r, errf(http.StatusMethodNotAllowed, CodeMethod, "%s %s is not allowed", r.Method, r.URL.Path))
+			s.writeError(w, r, errf(http.StatusMethodNotAllowed, api.CodeMethod, "%s %s is not allowed", r.Method, r.URL.Path))
 			return
 		}
 		s.opt.Web.ServeHTTP(w, r)

@@ -49,6 +49,7 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string, pool *x509.
 }
 
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	certFile, keyFile, pool := selfSigned(t, dir)
 	srv, err := New(context.Background(), Options{AdminToken: testAdmin, DataDir: dir})

@@ -7,16 +7,15 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tracepriv/tracepriv/internal/stats"
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/risk"
 )
 
 // QIAttack is the quasi-identifier attack the thesis describes after
 // Proposition 3.5 (Sec. 3.4.1.4): an attacker who knows a victim's home and
 // work cells looks, in a released trajectory database, for the sequences
 // that visit home and later work, and reads the rest of the victim's path
-// off the most frequent of them (ties go to the first in SortedSequences
-// order). ok is false when no released sequence matches. It is a
+// off the most frequent of them (ties go to the lexicographically first). ok is false when no released sequence matches. It is a
 // post-processing of the release, so a DP release bounds its success.
 func QIAttack(released [][]int, home, work int) (guess []int, ok bool) {
 	count := map[string]int{}
@@ -103,10 +102,10 @@ type QIAttackOptions struct {
 // share dilutes a leak that is total for the unique ones, since a
 // present-only release then shows their path whether they are in D or not.
 type QIAttackReport struct {
-	Version   int     `json:"version"`
-	Mechanism string  `json:"mechanism"`
-	Epsilon   float64 `json:"epsilon"`
-	Persons   int     `json:"persons"`
+	Version   int           `json:"version"`
+	Mechanism MechanismName `json:"mechanism"`
+	Epsilon   float64       `json:"epsilon"`
+	Persons   int           `json:"persons"`
 	// Draws is the number of releases per victim and side.
 	Draws      int           `json:"draws"`
 	All        QIAttackRates `json:"all"`
@@ -183,8 +182,8 @@ func (r *QIAttackRates) finish(with, without qiTally, eps, level float64) {
 	r.CellsWith, r.CellsWithout = with.cells/n, without.cells/n
 	r.MatchWith, r.MatchWithout = float64(with.match)/n, float64(without.match)/n
 	r.PathWith, r.PathWithout = float64(with.path)/n, float64(without.path)/n
-	r.ExactWithCI[0], r.ExactWithCI[1] = risk.ClopperPearson(with.exact, r.Trials, level)
-	r.ExactWithoutCI[0], r.ExactWithoutCI[1] = risk.ClopperPearson(without.exact, r.Trials, level)
+	r.ExactWithCI[0], r.ExactWithCI[1] = stats.ClopperPearson(with.exact, r.Trials, level)
+	r.ExactWithoutCI[0], r.ExactWithoutCI[1] = stats.ClopperPearson(without.exact, r.Trials, level)
 	r.Advantage = r.ExactWith - r.ExactWithout
 	r.AdvantageBound = dpAdvantageBound(eps, r.ExactWithout)
 	r.CellsAdvantage = r.CellsWith - r.CellsWithout
@@ -323,78 +322,4 @@ func (t *qiTally) add(u qiTally) {
 	t.match += u.match
 	t.path += u.path
 	t.cells += u.cells
-}
-
-// CommuterOptions shapes the synthetic database of Commuters.
-type CommuterOptions struct {
-	// Rows and Cols are the grid's size; cell r·Cols+c is row r, column c.
-	Rows, Cols int
-	// Persons is the number of people, each with one path.
-	Persons int
-	// MaxLen is the longest path, in cells (at least 3).
-	MaxLen int
-}
-
-// Commuters returns a synthetic database for attack experiments: each
-// person walks from a home cell to a work cell, both uniform on the grid
-// with Manhattan distance between 2 and MaxLen-1, along a uniformly random
-// shortest (monotone staircase) path, so paths have 3 to MaxLen cells and
-// the same home and work can be joined by many paths. Person i is "p<i>".
-func Commuters(opt CommuterOptions, src noise.Source) (*DB, error) {
-	if opt.Rows < 1 || opt.Cols < 1 || opt.Persons < 1 || opt.MaxLen < 3 || opt.Rows+opt.Cols < 4 {
-		return nil, fmt.Errorf("trajdb: commuters: need a grid with two cells 2 apart, persons >= 1 and MaxLen >= 3, got %+v", opt)
-	}
-	db := &DB{Size: opt.Rows * opt.Cols}
-	cell := func() (int, int) {
-		return int(noise.Int64N(src, int64(opt.Rows))), int(noise.Int64N(src, int64(opt.Cols)))
-	}
-	for p := range opt.Persons {
-		var hr, hc, wr, wc, dist int
-		for {
-			hr, hc = cell()
-			wr, wc = cell()
-			dist = commuterAbs(hr-wr) + commuterAbs(hc-wc)
-			if dist >= 2 && dist <= opt.MaxLen-1 {
-				break
-			}
-		}
-		// A random interleaving of the row and column steps.
-		steps := make([]bool, dist) // true: a row step
-		for i := range commuterAbs(hr - wr) {
-			steps[i] = true
-		}
-		for i := len(steps) - 1; i > 0; i-- {
-			j := int(noise.Int64N(src, int64(i+1)))
-			steps[i], steps[j] = steps[j], steps[i]
-		}
-		r, c := hr, hc
-		path := []int{r*opt.Cols + c}
-		for _, rowStep := range steps {
-			if rowStep {
-				r += commuterSign(wr - hr)
-			} else {
-				c += commuterSign(wc - hc)
-			}
-			path = append(path, r*opt.Cols+c)
-		}
-		db.Users = append(db.Users, User{ID: "p" + strconv.Itoa(p), Seqs: [][]int{path}})
-	}
-	return db, nil
-}
-
-func commuterAbs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-func commuterSign(x int) int {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
-	}
-	return 0
 }

@@ -5,10 +5,12 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/internal/trajdata"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
 func TestQIAttackReadsOffThePath(t *testing.T) {
+	t.Parallel()
 	rel := [][]int{{1, 2, 3}, {4, 5, 6, 7}, {4, 8, 7}, {4, 5, 6, 7}, {7, 4}, {9, 4, 8, 8, 7}}
 	g, ok := QIAttack(rel, 4, 7)
 	if !ok || !slices.Equal(g, []int{4, 5, 6, 7}) {
@@ -26,40 +28,11 @@ func TestQIAttackReadsOffThePath(t *testing.T) {
 	}
 }
 
-func TestCommutersShape(t *testing.T) {
-	opt := CommuterOptions{Rows: 6, Cols: 7, Persons: 200, MaxLen: 6}
-	db, err := Commuters(opt, noise.Seeded(3))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range db.Users {
-		p := u.Seqs[0]
-		if len(p) < 3 || len(p) > opt.MaxLen {
-			t.Fatalf("%s: path of %d cells", u.ID, len(p))
-		}
-		for i := 1; i < len(p); i++ {
-			r0, c0, r1, c1 := p[i-1]/opt.Cols, p[i-1]%opt.Cols, p[i]/opt.Cols, p[i]%opt.Cols
-			if commuterAbs(r1-r0)+commuterAbs(c1-c0) != 1 {
-				t.Fatalf("%s: %v is not a grid walk", u.ID, p)
-			}
-		}
-		h, w := p[0], p[len(p)-1]
-		if commuterAbs(h/opt.Cols-w/opt.Cols)+commuterAbs(h%opt.Cols-w%opt.Cols) != len(p)-1 {
-			t.Fatalf("%s: %v is not a shortest path", u.ID, p)
-		}
-	}
-	if _, err := Commuters(CommuterOptions{Rows: 1, Cols: 2, Persons: 1, MaxLen: 3}, nil); err == nil {
-		t.Fatal("a grid without two cells 2 apart accepted")
-	}
-}
-
 // The flawed control gives the attack the victim's path; a DP mechanism
 // keeps the attack's advantage within what epsilon allows.
 func TestQIAttackFlawedVersusDP(t *testing.T) {
-	db, err := Commuters(CommuterOptions{Rows: 5, Cols: 5, Persons: 150, MaxLen: 5}, noise.Seeded(21))
+	t.Parallel()
+	db, err := commuters(trajdata.CommuterOptions{Rows: 5, Cols: 5, Persons: 150, MaxLen: 5}, noise.Seeded(21))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,9 +66,10 @@ func TestQIAttackFlawedVersusDP(t *testing.T) {
 }
 
 func TestQIAttackStoppedByUniverseControl(t *testing.T) {
+	t.Parallel()
 	// The whole-universe control is only tractable on a small universe:
 	// a 3x3 grid, paths of 3 cells (819 sequences of length <= 3).
-	db, err := Commuters(CommuterOptions{Rows: 3, Cols: 3, Persons: 40, MaxLen: 3}, noise.Seeded(31))
+	db, err := commuters(trajdata.CommuterOptions{Rows: 3, Cols: 3, Persons: 40, MaxLen: 3}, noise.Seeded(31))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +114,8 @@ func logQI(t *testing.T, r *QIAttackReport) {
 // 1 and 8, the success with the victim stays within what epsilon allows
 // over the success without.
 func TestQIAttackStoppedByExplorationTrees(t *testing.T) {
-	db, err := Commuters(CommuterOptions{Rows: 5, Cols: 5, Persons: 150, MaxLen: 5}, noise.Seeded(21))
+	t.Parallel()
+	db, err := commuters(trajdata.CommuterOptions{Rows: 5, Cols: 5, Persons: 150, MaxLen: 5}, noise.Seeded(21))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tracepriv/tracepriv/internal/stats"
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/risk"
 )
 
 // AuditOptions is the search budget of AuditSupport. Zero fields take the
@@ -69,9 +69,9 @@ type AuditOptions struct {
 type AuditReport struct {
 	// Version is 2 since the statistical test moved to fresh releases
 	// (Tests, FalseAlarmBound; Budget.Events counts events scored).
-	Version   int     `json:"version"`
-	Mechanism string  `json:"mechanism"`
-	Epsilon   float64 `json:"epsilon"`
+	Version   int           `json:"version"`
+	Mechanism MechanismName `json:"mechanism"`
+	Epsilon   float64       `json:"epsilon"`
 	// Violation is true when the audit found evidence that the mechanism
 	// is not Epsilon-DP at user level: a support violation (a sequence
 	// observed in a release of one database that the mechanism's own,
@@ -1153,7 +1153,7 @@ func (c *auditCP) interval(k, n int) (lo, hi float64) {
 	if v, ok := c.memo[[2]int{k, n}]; ok {
 		return v[0], v[1]
 	}
-	lo, hi = risk.ClopperPearson(k, n, c.level)
+	lo, hi = stats.ClopperPearson(k, n, c.level)
 	c.memo[[2]int{k, n}] = [2]float64{lo, hi}
 	return lo, hi
 }
@@ -1219,42 +1219,3 @@ func (a *auditor) conclude() {
 		rep.Verdict += "; support model unsound as well"
 	}
 }
-
-// AuditDemoBounds bounds AuditDemoDB: one sequence of at most 3 symbols
-// per person.
-var AuditDemoBounds = Bounds{MaxLen: 3, MaxSeqs: 1}
-
-// AuditDemoDB returns the audit's demonstration database, in the style of
-// the thesis's Proposition 3.5, and its victim: 40 people over 4 symbols,
-// each with one sequence of at most 3 symbols. "victim" alone holds
-// <3 1 2>; 23 others share its prefix <3 1> (as <3 1 0> or <3 1>), so an
-// exploration tree reaches the victim's node from the data and only that
-// node's own count, 1 with the victim and 0 without, decides whether the
-// victim's sequence is released.
-func AuditDemoDB() (*DB, string) {
-	db := &DB{Size: 4}
-	add := func(n int, s []int) {
-		for range n {
-			db.Users = append(db.Users, User{ID: "p" + strconv.Itoa(len(db.Users)), Seqs: [][]int{slices.Clone(s)}})
-		}
-	}
-	add(12, []int{3, 1, 0})
-	add(11, []int{3, 1})
-	add(8, []int{0, 1, 2})
-	add(5, []int{1, 2, 3})
-	add(3, []int{2, 3})
-	db.Users = append(db.Users, User{ID: "victim", Seqs: [][]int{{3, 1, 2}}})
-	return db, "victim"
-}
-
-// Chapter3Bounds is AuditDemoBounds.
-//
-// Deprecated: use AuditDemoBounds (the Chapter 3 reproduction moved to
-// internal/repro).
-var Chapter3Bounds = AuditDemoBounds
-
-// Chapter3DemoDB is AuditDemoDB.
-//
-// Deprecated: use AuditDemoDB (the Chapter 3 reproduction moved to
-// internal/repro).
-func Chapter3DemoDB() (*DB, string) { return AuditDemoDB() }

@@ -18,11 +18,11 @@ import (
 // epsilon-DP at user level, and its support does not depend on the data.
 type universeControl struct{ b Bounds }
 
-func (u universeControl) Name() string   { return "test-universe-control" }
-func (u universeControl) Bounds() Bounds { return u.b }
+func (u universeControl) Name() MechanismName { return "test-universe-control" }
+func (u universeControl) Bounds() Bounds      { return u.b }
 
 func (u universeControl) Release(db *DB, eps float64, src noise.Source) (*Released, error) {
-	counts := Counts(db.Sequences())
+	counts := seqCounts(db.Sequences())
 	out := &Released{Mechanism: u.Name(), EpsilonSpent: eps}
 	for _, s := range testUniverse(db.Size, u.b.MaxLen) {
 		n := int64(counts[Key(s)]) + noise.TwoSidedGeometric(src, eps/float64(u.b.MaxSeqs))
@@ -67,7 +67,7 @@ func testUniverse(size, maxLen int) [][]int {
 // present-only mechanism: its CanOutput excludes outputs it produces.
 type liarNarrow struct{ universeControl }
 
-func (l liarNarrow) Name() string { return "test-liar-narrow" }
+func (l liarNarrow) Name() MechanismName { return "test-liar-narrow" }
 func (l liarNarrow) CanOutput(db *DB, s []int) bool {
 	return FlawedPresentOnly{Contribution: l.b}.CanOutput(db, s)
 }
@@ -76,7 +76,7 @@ func (l liarNarrow) CanOutput(db *DB, s []int) bool {
 // support, hiding the flaw from a model-only check.
 type liarWide struct{ FlawedPresentOnly }
 
-func (l liarWide) Name() string { return "test-liar-wide" }
+func (l liarWide) Name() MechanismName { return "test-liar-wide" }
 func (l liarWide) CanOutput(db *DB, s []int) bool {
 	return universeControl{l.Contribution}.CanOutput(db, s)
 }
@@ -130,6 +130,7 @@ func replayHolds(t *testing.T, m Mechanism, d *DB, opt AuditOptions, w *AuditWit
 }
 
 func TestAuditFlagsFlawedControl(t *testing.T) {
+	t.Parallel()
 	m := FlawedPresentOnly{Contribution: smallBounds}
 	opt := smallAudit(1)
 	rep, err := AuditSupport(m, smallDB(), opt)
@@ -209,6 +210,7 @@ func TestAuditFlagsFlawedControl(t *testing.T) {
 }
 
 func TestAuditPassesUniverseControl(t *testing.T) {
+	t.Parallel()
 	m := universeControl{smallBounds}
 	opt := smallAudit(2)
 	rep, err := AuditSupport(m, smallDB(), opt)
@@ -239,6 +241,7 @@ func TestAuditPassesUniverseControl(t *testing.T) {
 }
 
 func TestAuditCatchesLyingSupportModels(t *testing.T) {
+	t.Parallel()
 	// Claims too little: the releases contradict CanOutput.
 	rep, err := AuditSupport(liarNarrow{universeControl{smallBounds}}, smallDB(), smallAudit(3))
 	if err != nil {
@@ -277,6 +280,7 @@ func TestAuditCatchesLyingSupportModels(t *testing.T) {
 }
 
 func TestAuditStopAtFirstAndBadOptions(t *testing.T) {
+	t.Parallel()
 	opt := smallAudit(5)
 	opt.StopAtFirst = true
 	rep, err := AuditSupport(FlawedPresentOnly{Contribution: smallBounds}, smallDB(), opt)
@@ -290,35 +294,15 @@ func TestAuditStopAtFirstAndBadOptions(t *testing.T) {
 		t.Fatalf("stopped_early not reported: %+v", rep.Budget)
 	}
 	for _, bad := range []AuditOptions{{Epsilon: 0}, {Epsilon: math.Inf(1)}, {Epsilon: 1, Draws: -1}, {Epsilon: 1, Confidence: 1.5}} {
-		if _, err := AuditSupport(FlawedPresentOnly{Contribution: smallBounds}, smallDB(), bad); err == nil {
-			t.Errorf("options %+v accepted", bad)
-		}
+		t.Run(fmt.Sprintf("%+v", bad), func(t *testing.T) {
+			if _, err := AuditSupport(FlawedPresentOnly{Contribution: smallBounds}, smallDB(), bad); err == nil {
+				t.Errorf("options %+v accepted", bad)
+			}
+		})
 	}
 	if _, err := AuditSupport(FlawedPresentOnly{}, smallDB(), AuditOptions{Epsilon: 1}); err == nil {
 		t.Error("mechanism without bounds accepted")
 	}
-}
-
-// The flawed present-only control is flagged: removing the one person who
-// holds a sequence makes every release containing it impossible.
-func ExampleAuditSupport() {
-	db := &DB{Size: 3, Users: []User{
-		{ID: "ann", Seqs: [][]int{{0, 1}}},
-		{ID: "bob", Seqs: [][]int{{0, 1}}},
-		{ID: "eve", Seqs: [][]int{{2, 0}}},
-	}}
-	m := FlawedPresentOnly{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
-	rep, err := AuditSupport(m, db, AuditOptions{Epsilon: 1, MaxAdditions: -1, Src: noise.Seeded(1)})
-	if err != nil {
-		panic(err)
-	}
-	w := rep.Witness
-	fmt.Println("violation:", rep.Violation)
-	fmt.Printf("witness: %s, %s %s, sequence %v released under %s, impossible under %s\n",
-		w.Kind, w.Change, w.Person, w.Sequence, w.Under, w.Other)
-	// Output:
-	// violation: true
-	// witness: support, remove eve, sequence [2 0] released under D, impossible under D'
 }
 
 // The exploration-tree mechanisms perturb every child over the whole
@@ -345,7 +329,7 @@ func TestAuditFindsNothingOnExplorationTrees(t *testing.T) {
 			}
 			// The search saw sequences absent from the input: the trees
 			// release noise over the universe.
-			if rep.Budget.SequencesObserved <= len(Counts(tc.db.Sequences())) {
+			if rep.Budget.SequencesObserved <= len(seqCounts(tc.db.Sequences())) {
 				t.Errorf("%s: only %d distinct sequences observed", m.Name(), rep.Budget.SequencesObserved)
 			}
 		}
@@ -358,14 +342,14 @@ func TestAuditFindsNothingOnExplorationTrees(t *testing.T) {
 // trees claim the correct trees' support, so only their counts can show it.
 func TestAuditFlagsNegativeControls(t *testing.T) {
 	t.Parallel()
-	db, _ := AuditDemoDB()
-	d, _ := Bound(db, AuditDemoBounds)
+	db, _ := auditDemoDB()
+	d, _ := Bound(db, auditDemoBounds)
 	epsilons := []float64{1, 2, 4}
 	if testing.Short() {
 		epsilons = []float64{1}
 	}
 	for ci, name := range NegativeControls() {
-		m, err := NewNegativeControl(name, AuditDemoBounds)
+		m, err := NewNegativeControl(name, auditDemoBounds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,33 +357,36 @@ func TestAuditFlagsNegativeControls(t *testing.T) {
 			if name == ControlNGramTenthNoise && eps != 1 {
 				continue // the slowest control; docs/audit.md records 2 and 4
 			}
-			opt := AuditOptions{Epsilon: eps, Src: noise.Seeded(uint64(500 + 10*ci + int(eps)))}
-			rep, err := AuditSupport(m, db, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := rep.Witness
-			t.Logf("%s at epsilon %g: %s", name, eps, rep.Verdict)
-			if !rep.Violation || w == nil {
-				t.Errorf("%s at epsilon %g not flagged: %s", name, eps, rep.Verdict)
-				continue
-			}
-			if name != ControlPresentOnly {
-				if w.Kind != "statistical" || rep.SupportViolations != 0 || w.Event == nil || !(w.EpsilonLower > eps) {
-					t.Errorf("%s at epsilon %g: flagged by %s, not by its counts: %+v", name, eps, w.Kind, w)
+			t.Run(fmt.Sprintf("%s/eps=%g", name, eps), func(t *testing.T) {
+				t.Parallel()
+				opt := AuditOptions{Epsilon: eps, Src: noise.Seeded(uint64(500 + 10*ci + int(eps)))}
+				rep, err := AuditSupport(m, db, opt)
+				if err != nil {
+					t.Fatal(err)
 				}
-				if !(w.ProbLower > math.Exp(eps)*w.ProbOtherUpper) || w.Draws != auditDefaultConfirmDraws {
-					t.Errorf("%s: witness bounds do not refute epsilon %g: %+v", name, eps, w)
+				w := rep.Witness
+				t.Logf("%s at epsilon %g: %s", name, eps, rep.Verdict)
+				if !rep.Violation || w == nil {
+					t.Errorf("%s at epsilon %g not flagged: %s", name, eps, rep.Verdict)
+					return
 				}
-			}
-			if !replayHolds(t, m, d, opt, w) {
-				t.Errorf("%s: witness does not replay: %+v", name, w)
-			}
-			b, _ := json.Marshal(rep)
-			var v map[string]any
-			if err := json.Unmarshal(b, &v); err != nil || v["violation"] != true || v["witness"] == nil {
-				t.Errorf("%s: JSON violation %v witness %v", name, v["violation"], v["witness"])
-			}
+				if name != ControlPresentOnly {
+					if w.Kind != "statistical" || rep.SupportViolations != 0 || w.Event == nil || !(w.EpsilonLower > eps) {
+						t.Errorf("%s at epsilon %g: flagged by %s, not by its counts: %+v", name, eps, w.Kind, w)
+					}
+					if !(w.ProbLower > math.Exp(eps)*w.ProbOtherUpper) || w.Draws != auditDefaultConfirmDraws {
+						t.Errorf("%s: witness bounds do not refute epsilon %g: %+v", name, eps, w)
+					}
+				}
+				if !replayHolds(t, m, d, opt, w) {
+					t.Errorf("%s: witness does not replay: %+v", name, w)
+				}
+				b, _ := json.Marshal(rep)
+				var v map[string]any
+				if err := json.Unmarshal(b, &v); err != nil || v["violation"] != true || v["witness"] == nil {
+					t.Errorf("%s: JSON violation %v witness %v", name, v["violation"], v["witness"])
+				}
+			})
 		}
 	}
 }
@@ -412,53 +399,59 @@ func TestAuditFlagsNegativeControls(t *testing.T) {
 // the test being conservative).
 func TestAuditFalseAlarms(t *testing.T) {
 	t.Parallel()
-	db, _ := AuditDemoDB()
+	db, _ := auditDemoDB()
 	type run struct {
 		m     Mechanism
 		eps   float64
 		seeds int
 	}
 	runs := []run{
-		{&Prefix{Contribution: AuditDemoBounds}, 1, 3},
-		{&Prefix{Contribution: AuditDemoBounds}, 4, 2},
-		{&NGram{Contribution: AuditDemoBounds}, 1, 1},
+		{&Prefix{Contribution: auditDemoBounds}, 1, 3},
+		{&Prefix{Contribution: auditDemoBounds}, 4, 2},
+		{&NGram{Contribution: auditDemoBounds}, 1, 1},
 	}
 	if testing.Short() {
 		runs = runs[:1]
 	}
 	for _, r := range runs {
 		for s := range r.seeds {
-			rep, err := AuditSupport(r.m, db, AuditOptions{Epsilon: r.eps, Src: noise.Seeded(uint64(900 + s))})
+			t.Run(fmt.Sprintf("%s/eps=%g/seed=%d", r.m.Name(), r.eps, s), func(t *testing.T) {
+				t.Parallel()
+				rep, err := AuditSupport(r.m, db, AuditOptions{Epsilon: r.eps, Src: noise.Seeded(uint64(900 + s))})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s at epsilon %g, seed %d: %s", r.m.Name(), r.eps, s, rep.Verdict)
+				if rep.Violation || rep.EpsilonLower > r.eps || math.Abs(rep.FalseAlarmBound-0.05) > 1e-12 {
+					t.Errorf("%s at epsilon %g flagged: %s", r.m.Name(), r.eps, rep.Verdict)
+				}
+				if !rep.SupportModelSound || rep.SupportViolations != 0 || rep.ClaimedSupportDifferences != 0 {
+					t.Errorf("%s: support: %+v %+v", r.m.Name(), rep.Witness, rep.UnsoundWitness)
+				}
+				// The audit looked: sequences absent from the input were
+				// released, and every test drew its fresh releases.
+				if rep.Budget.SequencesObserved <= len(seqCounts(db.Sequences())) || len(rep.Tests) != 2 {
+					t.Errorf("%s: %d distinct sequences observed, %d tests", r.m.Name(), rep.Budget.SequencesObserved, len(rep.Tests))
+				}
+			})
+		}
+	}
+	t.Run("universe control", func(t *testing.T) {
+		t.Parallel()
+		alarms, worst := 0, 0.0
+		for s := range 20 {
+			rep, err := AuditSupport(universeControl{smallBounds}, smallDB(), AuditOptions{Epsilon: 1, Src: noise.Seeded(uint64(700 + s))})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s at epsilon %g, seed %d: %s", r.m.Name(), r.eps, s, rep.Verdict)
-			if rep.Violation || rep.EpsilonLower > r.eps || math.Abs(rep.FalseAlarmBound-0.05) > 1e-12 {
-				t.Errorf("%s at epsilon %g flagged: %s", r.m.Name(), r.eps, rep.Verdict)
+			if rep.Violation {
+				alarms++
 			}
-			if !rep.SupportModelSound || rep.SupportViolations != 0 || rep.ClaimedSupportDifferences != 0 {
-				t.Errorf("%s: support: %+v %+v", r.m.Name(), rep.Witness, rep.UnsoundWitness)
-			}
-			// The audit looked: sequences absent from the input were
-			// released, and every test drew its fresh releases.
-			if rep.Budget.SequencesObserved <= len(Counts(db.Sequences())) || len(rep.Tests) != 2 {
-				t.Errorf("%s: %d distinct sequences observed, %d tests", r.m.Name(), rep.Budget.SequencesObserved, len(rep.Tests))
-			}
+			worst = max(worst, rep.EpsilonLower)
 		}
-	}
-	alarms, worst := 0, 0.0
-	for s := range 20 {
-		rep, err := AuditSupport(universeControl{smallBounds}, smallDB(), AuditOptions{Epsilon: 1, Src: noise.Seeded(uint64(700 + s))})
-		if err != nil {
-			t.Fatal(err)
+		t.Logf("universe control: %d false alarms in 20 audits; largest proved loss %.3f (true epsilon 1)", alarms, worst)
+		if alarms > 3 {
+			t.Errorf("%d false alarms in 20 audits of an epsilon-DP mechanism", alarms)
 		}
-		if rep.Violation {
-			alarms++
-		}
-		worst = max(worst, rep.EpsilonLower)
-	}
-	t.Logf("universe control: %d false alarms in 20 audits; largest proved loss %.3f (true epsilon 1)", alarms, worst)
-	if alarms > 3 {
-		t.Errorf("%d false alarms in 20 audits of an epsilon-DP mechanism", alarms)
-	}
+	})
 }

@@ -14,23 +14,16 @@ import (
 // Neither spends or guarantees any privacy budget: the uniform baseline
 // uses the true number of sequences, and the non-private one is the data.
 //
-// UniformName and NonPrivateName name them in reports.
+// BaselineUniform and BaselineNonPrivate name them in reports.
 const (
-	UniformName    = "uniform"
-	NonPrivateName = "non-private"
+	BaselineUniform    MechanismName = "uniform"
+	BaselineNonPrivate MechanismName = "non-private"
 )
 
-// UniformBaseline returns a uniform-random release of the same size as db:
-// len(db.Sequences()) sequences, each of a length uniform in [1, maxLen]
-// (maxLen is the public truncation length, Bounds.MaxLen) and of symbols
-// uniform over db's alphabet, independently (UniformSequences). src nil
-// means crypto/rand.
-func UniformBaseline(db *DB, maxLen int, src noise.Source) ([][]int, error) {
-	return UniformSequences(db.Len(), db.Size, maxLen, src)
-}
-
-// UniformSequences returns n sequences of a length uniform in [1, maxLen]
-// and symbols uniform over size symbols. The baseline protects nothing
+// UniformSequences returns the uniform baseline: n sequences (the size of
+// the release it is compared with) of a length uniform in [1, maxLen]
+// (maxLen the public truncation length, Bounds.MaxLen) and symbols uniform
+// over size symbols, independently. The baseline protects nothing
 // and needs no secure randomness: src (nil means crypto/rand) gives the
 // seed of a ChaCha8 stream that draws the millions of symbols of a large
 // baseline in a fraction of a second. The sequences share slabs of

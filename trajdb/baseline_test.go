@@ -12,13 +12,14 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-func TestUniformBaseline(t *testing.T) {
+func TestUniformSequences(t *testing.T) {
+	t.Parallel()
 	db := &DB{Size: 7, Users: []User{{ID: "a", Seqs: [][]int{{1}, {2, 3}}}, {ID: "b", Seqs: [][]int{{4}}}}}
 	for range 3000 {
 		db.Users[1].Seqs = append(db.Users[1].Seqs, []int{5})
 	}
 	const maxLen = 5
-	u, err := UniformBaseline(db, maxLen, noise.Seeded(1))
+	u, err := UniformSequences(db.Len(), db.Size, maxLen, noise.Seeded(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestUniformBaseline(t *testing.T) {
 	if c := chi(syms[:], total); c > 22.46 {
 		t.Errorf("symbols %v: chi-square %.1f, not uniform", syms, c)
 	}
-	if _, err := UniformBaseline(db, 0, nil); err == nil {
+	if _, err := UniformSequences(db.Len(), db.Size, 0, nil); err == nil {
 		t.Error("maximum length 0 accepted")
 	}
 	np, err := NonPrivateBaseline(db, Bounds{MaxLen: 1, MaxSeqs: 1})
@@ -70,6 +71,7 @@ const baselineGeolifeDir = "../../shared/data/geolife"
 // box around Beijing, and checks that the uniform baseline is far worse
 // than the data against itself.
 func TestGeoLife(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.Abs(baselineGeolifeDir)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +140,7 @@ func TestGeoLife(t *testing.T) {
 		t.Fatal(err)
 	}
 	bounded, _ := Bound(db, b)
-	uni, err := UniformBaseline(bounded, b.MaxLen, noise.Seeded(1))
+	uni, err := UniformSequences(bounded.Len(), bounded.Size, b.MaxLen, noise.Seeded(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +170,7 @@ func TestGeoLife(t *testing.T) {
 			odd.Users = append(odd.Users, u)
 		}
 	}
-	uniOdd, _ := UniformBaseline(&odd, b.MaxLen, noise.Seeded(2))
+	uniOdd, _ := UniformSequences(odd.Len(), odd.Size, b.MaxLen, noise.Seeded(2))
 	half, err := Evaluate(even.Sequences(), odd.Sequences(), opt)
 	if err != nil {
 		t.Fatal(err)

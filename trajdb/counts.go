@@ -42,7 +42,7 @@ func (c *TreeCounts) Add(o *TreeCounts) error {
 
 // check validates counts for a tree of height h: keys are sequences of
 // 1..h symbols of the alphabet (End: 1..h-1), counts are positive.
-func (c *TreeCounts) check(name string, h int) error {
+func (c *TreeCounts) check(name MechanismName, h int) error {
 	if c == nil || c.Size < 1 || c.Size >= math.MaxInt32 {
 		return fmt.Errorf("trajdb: %s: counts need an alphabet of 1 to 2^31-2 symbols", name)
 	}

@@ -2,6 +2,7 @@ package trajdb
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 // Counting each person apart and adding, then releasing from the counts,
 // is the release of the database: the same bytes for the same seed.
 func TestReleaseCountsEqualsRelease(t *testing.T) {
+	t.Parallel()
 	db := exploreWalkDB(7, 6, 5, 300, 2, 7)
 	b := Bounds{MaxLen: 6, MaxSeqs: 1}
 	bd, err := Bound(db, b)
@@ -44,6 +46,7 @@ func TestReleaseCountsEqualsRelease(t *testing.T) {
 
 // Counts that no sequences could give are refused, not released.
 func TestReleaseCountsRefusesInconsistent(t *testing.T) {
+	t.Parallel()
 	b := Bounds{MaxLen: 3, MaxSeqs: 1}
 	for _, tc := range []struct {
 		m    CountingMechanism
@@ -57,9 +60,12 @@ func TestReleaseCountsRefusesInconsistent(t *testing.T) {
 		{&NGram{Contribution: b}, &TreeCounts{Size: 3, Count: map[string]int64{Key([]int{0}): 1}, End: map[string]int64{Key([]int{0}): 2}}, "inconsistent"},
 		{&NGram{Contribution: b}, &TreeCounts{Size: 3, Count: map[string]int64{Key([]int{0}): -1}}, "negative"},
 	} {
-		if _, err := tc.m.ReleaseCounts(tc.c, 1, noise.Seeded(1)); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s %v: %v, want an error naming %q", tc.m.Name(), tc.c.Count, err, tc.want)
-		}
+		t.Run(fmt.Sprintf("%s/%s", tc.m.Name(), tc.want), func(t *testing.T) {
+			t.Parallel()
+			if _, err := tc.m.ReleaseCounts(tc.c, 1, noise.Seeded(1)); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s %v: %v, want an error naming %q", tc.m.Name(), tc.c.Count, err, tc.want)
+			}
+		})
 	}
 	if err := NewTreeCounts(3).Add(NewTreeCounts(4)); err == nil {
 		t.Error("adding counts over different alphabets")

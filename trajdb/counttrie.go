@@ -110,7 +110,7 @@ func (t *countTrie) addGrams(s []int, n int) {
 // the counts of some sequences: a gram's proper prefix is counted at least
 // as often (a gram is counted only if its prefix is), and an end bin at
 // most as often as its gram.
-func trieOfCounts(name string, c *TreeCounts) (*countTrie, error) {
+func trieOfCounts(name MechanismName, c *TreeCounts) (*countTrie, error) {
 	keys := make([]string, 0, len(c.Count))
 	for k, v := range c.Count {
 		if v > 0 {

@@ -110,8 +110,8 @@ func (db *DB) With(u User) *DB {
 	return out
 }
 
-// Counts returns the multiset of sequences of db as keyed counts (Key).
-func Counts(seqs [][]int) map[string]int {
+// seqCounts returns the multiset of sequences of db as keyed counts (Key).
+func seqCounts(seqs [][]int) map[string]int {
 	m := make(map[string]int)
 	for _, s := range seqs {
 		m[Key(s)]++
@@ -137,9 +137,9 @@ func FromKey(k string) []int {
 	return s
 }
 
-// SortedSequences returns seqs sorted (lexicographically, then by
+// sortedSequences returns seqs sorted (lexicographically, then by
 // length), for comparisons and stable output.
-func SortedSequences(seqs [][]int) [][]int {
+func sortedSequences(seqs [][]int) [][]int {
 	out := slices.Clone(seqs)
 	sort.Slice(out, func(i, j int) bool { return slices.Compare(out[i], out[j]) < 0 })
 	return out

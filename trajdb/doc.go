@@ -1,5 +1,34 @@
 // Package trajdb releases whole trajectory databases under user-level
-// differential privacy, and audits mechanisms that claim to.
+// differential privacy, measures what a release keeps of the real data,
+// and audits mechanisms that claim to be private.
+//
+// Bound each person's contribution with public bounds, then release with a
+// mechanism chosen by its typed name:
+//
+//	b := trajdb.DefaultBounds() // 5 trajectories of 10 cells per person
+//	m, err := trajdb.NewMechanism(trajdb.MechanismNGram, b, 0)
+//	...
+//	bounded, err := trajdb.Bound(db, b)
+//	rel, err := m.Release(bounded, epsilon, nil) // nil: crypto/rand
+//	cert := trajdb.NewCertificate(m, rel, epsilon, grid, grid.Size(), trajdb.MapOptions{}, nil)
+//	paths, err := trajdb.WriteRelease(dir, cert, 0)
+//
+// The package holds four things:
+//
+//   - mechanisms: Prefix and NGram (MechanismPrefix, MechanismNGram), their
+//     Released output and release Certificate, and ReleaseSequences, which
+//     counts a large sequence file as it reads it;
+//   - metrics: Evaluate and Evaluator measure a release against the real
+//     database (Metrics), beside the references UniformSequences and
+//     NonPrivateBaseline;
+//   - audits: AuditSupport searches neighbouring databases for a violation
+//     of a mechanism's claim, MeasureQIAttack measures the home/work
+//     quasi-identifier attack's advantage against it, and
+//     NewNegativeControl builds the broken mechanisms both must flag;
+//   - input and output: a Grid over a public trace.BBox, FromTraces and
+//     FromFiles (traces to cell sequences), ToTraces, sequence files
+//     (ReadSequences, WriteSequences) and release directories
+//     (WriteRelease, ReadRelease).
 //
 // # Data model
 //

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/tracepriv/tracepriv/noise"
 )
@@ -35,8 +34,8 @@ type FlawedPresentOnly struct {
 	Contribution Bounds
 }
 
-// Name returns "flawed-present-only".
-func (f FlawedPresentOnly) Name() string { return "flawed-present-only" }
+// Name returns ControlPresentOnly.
+func (f FlawedPresentOnly) Name() MechanismName { return ControlPresentOnly }
 
 // Bounds returns f.Contribution.
 func (f FlawedPresentOnly) Bounds() Bounds { return f.Contribution }
@@ -51,7 +50,7 @@ func (f FlawedPresentOnly) Release(db *DB, epsilon float64, src noise.Source) (*
 	if err := checkExploreInput(f.Name(), db, f.Contribution, epsilon); err != nil {
 		return nil, err
 	}
-	counts := Counts(db.Sequences())
+	counts := seqCounts(db.Sequences())
 	keys := make([]string, 0, len(counts))
 	for k := range counts {
 		keys = append(keys, k)
@@ -91,24 +90,24 @@ func (f FlawedPresentOnly) CanOutput(db *DB, seq []int) bool {
 const (
 	// ControlPresentOnly is FlawedPresentOnly: noisy counts of the whole
 	// sequences present in the input, with an honest support model.
-	ControlPresentOnly = "flawed-present-only"
+	ControlPresentOnly MechanismName = "flawed-present-only"
 	// ControlPresentOnlyPrefix is the prefix tree with noise on the
 	// children present in the data only (the flaw of Proposition 3.5 in
 	// a tree): a node nobody holds is never created, so a sequence held by
 	// one person alone disappears with them.
-	ControlPresentOnlyPrefix = "flawed-present-only-prefix"
+	ControlPresentOnlyPrefix MechanismName = "flawed-present-only-prefix"
 	// ControlPrefixNoiseless is the prefix tree with no noise and no
 	// threshold: its release is the bounded input.
-	ControlPrefixNoiseless = "prefix-noiseless"
+	ControlPrefixNoiseless MechanismName = "prefix-noiseless"
 	// ControlNGramTenthNoise is the n-gram tree with its noise and
 	// thresholds calibrated to a tenth of the sensitivity, so up to ten
 	// times the epsilon it claims.
-	ControlNGramTenthNoise = "ngram-tenth-noise"
+	ControlNGramTenthNoise MechanismName = "ngram-tenth-noise"
 )
 
 // NegativeControls lists the names NewNegativeControl accepts.
-func NegativeControls() []string {
-	return []string{ControlPresentOnly, ControlPresentOnlyPrefix, ControlPrefixNoiseless, ControlNGramTenthNoise}
+func NegativeControls() []MechanismName {
+	return []MechanismName{ControlPresentOnly, ControlPresentOnlyPrefix, ControlPrefixNoiseless, ControlNGramTenthNoise}
 }
 
 // NewNegativeControl returns the negative control called name (one of
@@ -120,7 +119,7 @@ func NegativeControls() []string {
 // sequence of at most MaxLen symbols, whatever the data), as a mistaken
 // implementation would: their support model cannot betray them, only their
 // counts can. Their releases name the control, not the tree.
-func NewNegativeControl(name string, b Bounds) (Mechanism, error) {
+func NewNegativeControl(name MechanismName, b Bounds) (Mechanism, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("trajdb: control %s: %w", name, err)
 	}
@@ -134,18 +133,18 @@ func NewNegativeControl(name string, b Bounds) (Mechanism, error) {
 	case ControlNGramTenthNoise:
 		return brokenTree{name, &NGram{Contribution: b, hooks: exploreHooks{sensFactor: 0.1}}}, nil
 	}
-	return nil, fmt.Errorf("trajdb: unknown negative control %q (want one of %s)", name, strings.Join(NegativeControls(), ", "))
+	return nil, fmt.Errorf("trajdb: unknown negative control %q (want one of %s)", name, joinNames(NegativeControls(), ", "))
 }
 
 // brokenTree is an exploration tree with a test switch flipped, under its
 // control's name.
 type brokenTree struct {
-	name string
+	name MechanismName
 	tree Mechanism
 }
 
-func (c brokenTree) Name() string   { return c.name }
-func (c brokenTree) Bounds() Bounds { return c.tree.Bounds() }
+func (c brokenTree) Name() MechanismName { return c.name }
+func (c brokenTree) Bounds() Bounds      { return c.tree.Bounds() }
 
 // CanOutput is the tree's: the support the control claims.
 func (c brokenTree) CanOutput(db *DB, seq []int) bool { return c.tree.CanOutput(db, seq) }

@@ -1,6 +1,7 @@
 package trajdb
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -13,6 +14,7 @@ import (
 // geometric with parameter epsilon/MaxSeqs, and nothing absent is ever
 // released.
 func TestFlawedPresentOnlyLaw(t *testing.T) {
+	t.Parallel()
 	b := Bounds{MaxLen: 3, MaxSeqs: 2}
 	m := FlawedPresentOnly{Contribution: b}
 	db := &DB{Size: 4, Users: []User{
@@ -63,6 +65,7 @@ func TestFlawedPresentOnlyLaw(t *testing.T) {
 }
 
 func TestFlawedPresentOnlyRefusesUnboundedInput(t *testing.T) {
+	t.Parallel()
 	m := FlawedPresentOnly{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
 	db := &DB{Size: 3, Users: []User{{ID: "x", Seqs: [][]int{{0, 1, 2}}}}}
 	if _, err := m.Release(db, 1, noise.Seeded(1)); err == nil {
@@ -87,8 +90,9 @@ func TestFlawedPresentOnlyRefusesUnboundedInput(t *testing.T) {
 // NewMechanism (so never offered by release), named as controls, claiming
 // the trees' support, and broken in the stated way.
 func TestNegativeControls(t *testing.T) {
-	b := AuditDemoBounds
-	db, _ := AuditDemoDB()
+	t.Parallel()
+	b := auditDemoBounds
+	db, _ := auditDemoDB()
 	for _, name := range NegativeControls() {
 		if _, err := NewMechanism(name, b, 0); err == nil {
 			t.Errorf("NewMechanism offers the control %s", name)
@@ -114,16 +118,18 @@ func TestNegativeControls(t *testing.T) {
 			}
 		}
 	}
-	for _, bad := range []string{"prefix", "ngram", "", "flawed"} {
-		if _, err := NewNegativeControl(bad, b); err == nil {
-			t.Errorf("NewNegativeControl(%q) accepted", bad)
-		}
+	for _, bad := range []MechanismName{MechanismPrefix, MechanismNGram, "", "flawed"} {
+		t.Run(fmt.Sprintf("%q", bad), func(t *testing.T) {
+			if _, err := NewNegativeControl(bad, b); err == nil {
+				t.Errorf("NewNegativeControl(%q) accepted", bad)
+			}
+		})
 	}
 	if _, err := NewNegativeControl(ControlPrefixNoiseless, Bounds{}); err == nil {
 		t.Error("control without bounds accepted")
 	}
 
-	input := SortedSequences(db.Sequences())
+	input := sortedSequences(db.Sequences())
 	prefixes := map[string]bool{}
 	for _, s := range input {
 		for l := 1; l <= len(s); l++ {
@@ -139,7 +145,7 @@ func TestNegativeControls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := SortedSequences(rel.Seqs); !slices.EqualFunc(got, input, slices.Equal) {
+		if got := sortedSequences(rel.Seqs); !slices.EqualFunc(got, input, slices.Equal) {
 			t.Fatalf("noiseless release is not the input:\n got %v\nwant %v", got, input)
 		}
 		// Present children only: nothing but prefixes of the input.

@@ -3,7 +3,6 @@ package trajdb
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 )
 
 func TestReadSequences(t *testing.T) {
+	t.Parallel()
 	// An MSNBC-like file: 1-based category ids, a comment header, trailing
 	// spaces; commas work too.
 	in := "\uFEFF% Sequences:\n\n1 1 \n2\n# comment\n3,2,2, 4\n17\n"
@@ -44,6 +44,7 @@ func TestReadSequences(t *testing.T) {
 }
 
 func TestReadSequencesErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		opt  SeqOptions
@@ -59,11 +60,14 @@ func TestReadSequencesErrors(t *testing.T) {
 		{"# only a comment\n", SeqOptions{}, "no sequences"},
 		{"5000000\n", SeqOptions{}, "renumber"},
 	} {
-		tc.opt.Name = "in"
-		_, err := ReadSequences(strings.NewReader(tc.in), tc.opt)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ReadSequences(%q) = %v, want an error containing %q", tc.in, err, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			tc.opt.Name = "in"
+			_, err := ReadSequences(strings.NewReader(tc.in), tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadSequences(%q) = %v, want an error containing %q", tc.in, err, tc.want)
+			}
+		})
 	}
 	_, err := ReadSequences(strings.NewReader("1 x\n"), SeqOptions{})
 	var se *SeqError
@@ -73,6 +77,7 @@ func TestReadSequencesErrors(t *testing.T) {
 }
 
 func TestSequencesRoundTrip(t *testing.T) {
+	t.Parallel()
 	db := &DB{Size: 20, Users: []User{
 		{ID: "p1", Seqs: [][]int{{0, 19, 3}, {4}}},
 		{ID: "p 2", Seqs: [][]int{{7, 7, 7}}},
@@ -115,16 +120,4 @@ func TestSequencesRoundTrip(t *testing.T) {
 	if s := SeqDB(5, [][]int{{1}, {2, 3}}); s.Len() != 2 || len(s.Users) != 2 || s.Size != 5 {
 		t.Errorf("SeqDB = %+v", s)
 	}
-}
-
-func ExampleReadSequences() {
-	// Click-streams in MSNBC's style: categories numbered from 1.
-	in := "% page categories\n1 1 2\n3\n2 4 4 1\n"
-	db, err := ReadSequences(strings.NewReader(in), SeqOptions{Size: 17, Base: 1})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(db.Size, db.Len(), db.Sequences())
-	// Output:
-	// 17 3 [[0 0 1] [2] [1 3 3 0]]
 }

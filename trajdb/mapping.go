@@ -232,23 +232,21 @@ func (m *mapper) finish() (*DB, *MapReport, error) {
 	return m.db, &rep, nil
 }
 
-// SyntheticEpoch and SyntheticStep define the time axis of traces made
-// from sequences by ToTraces: released data has no time, but every trace
-// format tracepriv writes needs one. The i-th symbol (from 0) of every
-// trajectory is stamped SyntheticEpoch + i·SyntheticStep (1970-01-01
-// 00:00:00 UTC, then one minute per cell): plainly not a real time, and
-// shorter than DefaultMaxGap so reading the traces back never splits them.
-var SyntheticEpoch = time.Unix(0, 0).UTC()
+// syntheticEpoch and syntheticStep are the time axis of the traces
+// ToTraces makes.
+var syntheticEpoch = time.Unix(0, 0).UTC()
 
-// SyntheticStep is the time between consecutive fixes of a synthetic
-// trace (see SyntheticEpoch).
-const SyntheticStep = time.Minute
+const syntheticStep = time.Minute
 
 // ToTraces turns sequences over u into traces of cell centres, for writing
 // a released database as CSV, GeoJSON or GPX with trace.WriteFile. Trace i
 // (from 0) has uid and name "seq<i+1>": released data has no persons, and
 // distinct uids keep trajectories apart in formats that group rows by uid.
-// Times follow the synthetic axis of SyntheticEpoch; altitudes are unknown.
+// Released data has no time, but every trace format tracepriv writes needs
+// one: the i-th fix (from 0) of every trace is stamped 1970-01-01 00:00:00
+// UTC plus i minutes, plainly not a real time, and closer than
+// DefaultMaxGap so that reading the traces back never splits them.
+// Altitudes are unknown.
 // A sequence that repeats a cell consecutively keeps both fixes (reading
 // the traces back with FromFiles collapses them, by the mapping rule).
 func ToTraces(u Universe, seqs [][]int) ([]*trace.Trace, error) {
@@ -266,7 +264,7 @@ func ToTraces(u Universe, seqs [][]int) ([]*trace.Trace, error) {
 			}
 			p := u.Centre(c)
 			t.Points[j] = trace.Point{
-				Time: SyntheticEpoch.Add(time.Duration(j) * SyntheticStep),
+				Time: syntheticEpoch.Add(time.Duration(j) * syntheticStep),
 				Lat:  p.Lat, Lon: p.Lon, Alt: math.NaN(),
 			}
 		}

@@ -52,6 +52,7 @@ func mapSteps(n int) []float64 {
 }
 
 func TestMappingRule(t *testing.T) {
+	t.Parallel()
 	g := mapGrid(t)
 	cases := []struct {
 		name    string
@@ -111,6 +112,7 @@ func TestMappingRule(t *testing.T) {
 }
 
 func TestFromTracesPersons(t *testing.T) {
+	t.Parallel()
 	g := mapGrid(t)
 	trs := []*trace.Trace{
 		{UID: "bob", Points: mapFixes(g, []int{1, 2}, mapSteps(2))},
@@ -140,13 +142,14 @@ func TestFromTracesPersons(t *testing.T) {
 // Released sequences written as traces (CSV and GeoJSON) read back to the
 // same sequences; a trace without a uid belongs to its directory's person.
 func TestToTracesRoundTrip(t *testing.T) {
+	t.Parallel()
 	g := mapGrid(t)
 	seqs := [][]int{{0, 1, 2}, {5}, {7, 3, 7, 3}}
 	trs, err := ToTraces(g, seqs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if trs[2].UID != "seq3" || !trs[2].Points[3].Time.Equal(SyntheticEpoch.Add(3*SyntheticStep)) {
+	if trs[2].UID != "seq3" || !trs[2].Points[3].Time.Equal(syntheticEpoch.Add(3*syntheticStep)) {
 		t.Errorf("trace 3: uid %q, last time %v", trs[2].UID, trs[2].Points[3].Time)
 	}
 	dir := t.TempDir()

@@ -1,11 +1,40 @@
 package trajdb
 
-import "github.com/tracepriv/tracepriv/noise"
+import (
+	"strings"
+
+	"github.com/tracepriv/tracepriv/noise"
+)
+
+// MechanismName names what produced a released database, as certificates,
+// reports and the command line spell it: a release mechanism
+// (MechanismPrefix, MechanismNGram: the only names NewMechanism accepts),
+// a reference release (BaselineUniform, BaselineNonPrivate) or a negative
+// control of the audits (NegativeControls).
+type MechanismName string
+
+// The release mechanisms.
+const (
+	// MechanismPrefix is the prefix tree (Prefix).
+	MechanismPrefix MechanismName = "prefix"
+	// MechanismNGram is the n-gram tree (NGram).
+	MechanismNGram MechanismName = "ngram"
+)
+
+// joinNames joins names with sep, for messages.
+func joinNames(names []MechanismName, sep string) string {
+	s := make([]string, len(names))
+	for i, n := range names {
+		s[i] = string(n)
+	}
+	return strings.Join(s, sep)
+}
 
 // Mechanism releases a synthetic trajectory database.
 type Mechanism interface {
-	// Name identifies the mechanism ("prefix", "ngram", ...).
-	Name() string
+	// Name identifies the mechanism (MechanismPrefix, MechanismNGram,
+	// a negative control).
+	Name() MechanismName
 	// Release returns a synthetic database drawn from db (already bounded
 	// by the caller with Bound and the mechanism's Bounds), spending at
 	// most epsilon under user-level DP. src nil means crypto/rand.
@@ -22,7 +51,7 @@ type Mechanism interface {
 
 // Released is a synthetic database with what its release spent.
 type Released struct {
-	Mechanism string `json:"mechanism"`
+	Mechanism MechanismName `json:"mechanism"`
 	// Seqs are the released sequences (released data has no persons).
 	Seqs [][]int `json:"-"`
 	// Levels records, per tree level (or step), the epsilon spent and the
@@ -39,7 +68,7 @@ type Released struct {
 	WorstPathEpsilon float64 `json:"worst_path_epsilon"`
 	// Reconstruction names how an n-gram release turned grams into
 	// sequences (see NGram); empty for the prefix tree.
-	Reconstruction string `json:"reconstruction,omitempty"`
+	Reconstruction Reconstruction `json:"reconstruction,omitempty"`
 	// Nodes is the number of noisy counts drawn.
 	Nodes int `json:"nodes"`
 	// Source names the randomness: "crypto" (crypto/rand), or "seeded:N"

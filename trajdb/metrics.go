@@ -30,58 +30,60 @@ const (
 	RangeQueries QueryKind = "range"
 )
 
-// Defaults of MetricOptions.
+// The defaults of MetricOptions, stated on its fields.
 const (
-	DefaultQueries       = 1000
-	DefaultMaxQueryLen   = 6
-	DefaultRangeFrac     = 0.25
-	DefaultSanity        = 0.001
-	DefaultTopK          = 100
-	DefaultMaxPatternLen = 8
-	DefaultDiameterBins  = 20
-	DefaultPaperQueries  = 10000
+	defaultQueries       = 1000
+	defaultMaxQueryLen   = 6
+	defaultRangeFrac     = 0.25
+	defaultSanity        = 0.001
+	defaultTopK          = 100
+	defaultMaxPatternLen = 8
+	defaultDiameterBins  = 20
+	defaultPaperQueries  = 10000
 )
 
-// MetricOptions configures Evaluate. The zero value (with Size or
-// Universe set) uses the defaults.
+// MetricOptions configures Evaluate and NewEvaluator. A zero field takes
+// the default its comment states, so the zero value with Size or Universe
+// set measures as the papers do.
 type MetricOptions struct {
 	// Universe gives the cells' geometry (diameters, range queries); nil
 	// for symbolic databases, whose alphabet size is then Size.
 	Universe Universe
 	// Size is the alphabet size; zero means Universe.Size().
 	Size int
-	// Queries is the number of count queries (DefaultQueries).
+	// Queries is the number of count queries of query_are (default 1000).
 	Queries int
 	// QueryKind defaults to RangeQueries over a *Grid and PatternQueries
 	// otherwise.
 	QueryKind QueryKind
-	// MaxQueryLen bounds pattern queries' length (DefaultMaxQueryLen).
+	// MaxQueryLen bounds the length of pattern queries and of paper_are's
+	// queries (default 6).
 	MaxQueryLen int
 	// RangeFrac bounds range queries' sides as a fraction of the grid's
-	// (DefaultRangeFrac).
+	// (default 0.25).
 	RangeFrac float64
 	// QuerySeed seeds the query generator: the same seed gives every
 	// release evaluated against the same real data the same queries.
 	QuerySeed uint64
 	// Sanity is the sanity bound as a fraction of the real database's
-	// number of sequences (DefaultSanity, the papers' 0.1 %); the bound is
+	// number of sequences (default 0.001, the papers' 0.1 %); the bound is
 	// never below one sequence.
 	Sanity float64
-	// TopK is the number of frequent patterns compared (DefaultTopK).
+	// TopK is the number of frequent patterns compared (default 100).
 	TopK int
-	// MaxPatternLen bounds the length of frequent patterns
-	// (DefaultMaxPatternLen); they are at least 2 symbols long.
+	// MaxPatternLen bounds the length of frequent patterns (default 8);
+	// pattern_f1's are at least 2 symbols long.
 	MaxPatternLen int
 	// DiameterBins is the number of equal-width bins of the diameter
-	// distribution over [0, D] (see DiameterJSD). Zero means one bin per
-	// cell width over a *Grid (bins of CellM metres), and
-	// DefaultDiameterBins over other universes.
+	// distribution over [0, D] (see Metrics). Zero means one bin per cell
+	// width over a *Grid (bins of CellM metres), and 20 over other
+	// universes.
 	DiameterBins int
 	// TripBlock coarsens trips: start and end cells of a *Grid are taken
 	// in blocks of TripBlock×TripBlock cells (default 1, the cells).
 	TripBlock int
-	// PaperQueries is the number of count queries of paper_are
-	// (DefaultPaperQueries).
+	// PaperQueries is the number of count queries of paper_are (default
+	// 10,000).
 	PaperQueries int
 	// Persons is the number of persons of the real database, whose 0.1 %
 	// (Sanity) is paper_are's sanity bound; 0 means one person per real
@@ -109,13 +111,13 @@ func (o MetricOptions) withDefaults() (MetricOptions, error) {
 		return nil
 	}
 	for _, e := range []error{
-		def(&o.Queries, DefaultQueries, "Queries"),
-		def(&o.MaxQueryLen, DefaultMaxQueryLen, "MaxQueryLen"),
-		def(&o.TopK, DefaultTopK, "TopK"),
-		def(&o.MaxPatternLen, DefaultMaxPatternLen, "MaxPatternLen"),
+		def(&o.Queries, defaultQueries, "Queries"),
+		def(&o.MaxQueryLen, defaultMaxQueryLen, "MaxQueryLen"),
+		def(&o.TopK, defaultTopK, "TopK"),
+		def(&o.MaxPatternLen, defaultMaxPatternLen, "MaxPatternLen"),
 		def(&o.DiameterBins, 0, "DiameterBins"),
 		def(&o.TripBlock, 1, "TripBlock"),
-		def(&o.PaperQueries, DefaultPaperQueries, "PaperQueries"),
+		def(&o.PaperQueries, defaultPaperQueries, "PaperQueries"),
 		def(&o.Persons, 0, "Persons"),
 	} {
 		if e != nil {
@@ -126,10 +128,10 @@ func (o MetricOptions) withDefaults() (MetricOptions, error) {
 		return o, fmt.Errorf("trajdb: metrics: MaxPatternLen %d: patterns have at least 2 symbols", o.MaxPatternLen)
 	}
 	if o.Sanity == 0 {
-		o.Sanity = DefaultSanity
+		o.Sanity = defaultSanity
 	}
 	if o.RangeFrac == 0 {
-		o.RangeFrac = DefaultRangeFrac
+		o.RangeFrac = defaultRangeFrac
 	}
 	if !(o.Sanity > 0) || !(o.RangeFrac > 0 && o.RangeFrac <= 1) {
 		return o, fmt.Errorf("trajdb: metrics: want Sanity > 0 and RangeFrac in (0, 1], got %v and %v", o.Sanity, o.RangeFrac)
@@ -154,30 +156,46 @@ func (o MetricOptions) withDefaults() (MetricOptions, error) {
 
 // Metrics measure a released (synthetic) database against the real one it
 // was released from, by the measures of the trajectory-synthesis
-// literature, so that results can be set beside published tables:
+// literature, so that results can be set beside published tables. With
+// n real sequences, the sanity bound s = max(Sanity·n, 1) and Q(D) the
+// number of sequences of D that a query matches:
 //
-//   - query_are: average relative error of random count queries with a
-//     sanity bound (Chen, Fung and Desai, KDD 2012; Chen, Ács and
-//     Castelluccia, CCS 2012; AdaTrace, Gursoy et al., CCS 2018, asks
-//     spatial range queries the same way): see QueryARE and NewQueries;
+//   - query_are: mean over the queries of |Q(real) − Q(released)| /
+//     max(Q(real), s) (Chen, Fung and Desai, KDD 2012; Chen, Ács and
+//     Castelluccia, CCS 2012). Pattern queries match the sequences holding
+//     a random pattern of 1 to MaxQueryLen symbols contiguously; range
+//     queries (the default over a *Grid, as AdaTrace, Gursoy et al., CCS
+//     2018, asks them) the sequences visiting a random rectangle of cells.
+//     The queries depend on QuerySeed and the universe only. Counts are
+//     raw, not rescaled to the real database's size.
 //   - trip_jsd, length_jsd, diameter_jsd: Jensen–Shannon divergence of
-//     the distributions of trips (start and end cell), lengths and
-//     diameters (AdaTrace; LDPTrace, Du et al., PVLDB 2023): see TripJSD,
-//     LengthJSD, DiameterJSD;
-//   - pattern_f1: F1 of the top-k frequent patterns, contiguous
-//     subsequences of 2 to MaxPatternLen symbols (AdaTrace's FP F1; the
-//     two papers' frequent sequential patterns): see TopPatterns;
+//     the distributions of trips (start and end cell, in TripBlock blocks),
+//     lengths (symbols) and diameters (the largest distance between two
+//     cells of a sequence, binned into DiameterBins equal bins over [0, D],
+//     D a *Grid's diagonal or else the largest diameter seen) (AdaTrace;
+//     LDPTrace, Du et al., PVLDB 2023). JSD = ½KL(P‖M) + ½KL(Q‖M), M =
+//     ½(P+Q), in bits, so in [0, 1]: 0 for identical distributions, 1 for
+//     disjoint supports (or when only one side is empty).
+//   - pattern_f1: F1 = 2|A∩B|/(|A|+|B|) of the TopK most frequent patterns
+//     A (real) and B (released): contiguous subsequences of 2 to
+//     MaxPatternLen symbols ranked by support, the number of sequences
+//     holding them (AdaTrace's FP F1; the two papers' frequent sequential
+//     patterns); 1 when neither side has a pattern.
 //   - kendall_tau: Kendall's tau-b between the locations' popularity
-//     (visits) in the two databases (AdaTrace): see PopularityTau;
+//     (visits per symbol, over the whole alphabet) in the two databases
+//     (AdaTrace): 1 for the same ranking, −1 for the reverse, 0 when either
+//     is constant.
 //   - paper_are: the n-gram paper's count-query error (Chen, Ács and
-//     Castelluccia, CCS 2012): random sequences of 1 to 6 symbols, each
-//     answered by its number of occurrences (every start position, so a
-//     sequence holding it twice counts twice), relative error with a
-//     sanity bound of 0.1 % of the persons: see PaperARE;
-//   - top_k_precision: the share of the real top-k grams (1 to
+//     Castelluccia, CCS 2012): PaperQueries random sequences of 1 to
+//     MaxQueryLen symbols, each answered by its number of occurrences
+//     (every start position, so a sequence holding it twice counts twice),
+//     relative error as above with a sanity bound of Sanity·Persons.
+//   - top_k_precision: the share of the real TopK grams (1 to
 //     MaxPatternLen symbols, ranked by occurrences) that are among the
-//     released top k (the n-gram paper's frequent-pattern measure): see
-//     TopKPrecision.
+//     released top k (the n-gram paper's frequent-pattern measure).
+//
+// Ties in a ranking go to the lexicographically smaller gram, so every
+// metric is deterministic given QuerySeed.
 //
 // query_are and paper_are differ in what a query counts. query_are's
 // pattern queries count sequences that contain the pattern (at most one
@@ -190,14 +208,11 @@ func (o MetricOptions) withDefaults() (MetricOptions, error) {
 // pattern_f1 (support, 2 to 8 symbols, F1) and top_k_precision
 // (occurrences, 1 to 8 symbols, precision) differ the same way.
 //
-// Every divergence is in bits (base-2 logarithms), so a JSD lies in [0, 1]:
-// 0 for identical distributions, 1 for disjoint supports.
-//
 // The metrics see the real data: they are for evaluation, not release.
 //
-// Beyond the six metrics, the fields record the settings used. Lower is
-// better for query_are and the JSDs, higher for pattern_f1 and
-// kendall_tau.
+// Beyond the metrics, the fields record the settings used. Lower is
+// better for the errors and the JSDs, higher for pattern_f1,
+// top_k_precision and kendall_tau (Metrics.Scores).
 type Metrics struct {
 	QueryARE  float64 `json:"query_are"`
 	TripJSD   float64 `json:"trip_jsd"`
@@ -288,8 +303,8 @@ type Evaluator struct {
 	opt      MetricOptions
 	real     *dbProfile
 	realDone chan struct{} // closed when real is set
-	qs       []Query
-	paper    []PatternQuery
+	qs       []query
+	paper    []patternQuery
 	// trie holds the queries of query_are, then paper_are's.
 	trie           *queryTrie
 	sanity, paperS float64
@@ -304,7 +319,7 @@ func NewEvaluator(real [][]int, opt MetricOptions) (*Evaluator, error) {
 	if err := metricCheckSeqs(real, opt.Size); err != nil {
 		return nil, fmt.Errorf("trajdb: metrics: real database: %w", err)
 	}
-	qs, err := NewQueries(opt)
+	qs, err := newQueries(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -312,11 +327,11 @@ func NewEvaluator(real [][]int, opt MetricOptions) (*Evaluator, error) {
 	if persons == 0 {
 		persons = len(real)
 	}
-	ev := &Evaluator{opt: opt, qs: qs, paper: NewPaperQueries(opt),
-		sanity: SanityBound(len(real), opt.Sanity), paperS: SanityBound(persons, opt.Sanity)}
+	ev := &Evaluator{opt: opt, qs: qs, paper: newPaperQueries(opt),
+		sanity: sanityBound(len(real), opt.Sanity), paperS: sanityBound(persons, opt.Sanity)}
 	// One trie holds both query sets, so that a database is walked once
 	// for both errors.
-	all := make([]Query, 0, len(qs)+len(ev.paper))
+	all := make([]query, 0, len(qs)+len(ev.paper))
 	all = append(all, qs...)
 	for _, q := range ev.paper {
 		all = append(all, q)
@@ -344,11 +359,11 @@ func (ev *Evaluator) Measure(released [][]int) (*Metrics, error) {
 	m := &Metrics{
 		QueryARE:         relError(r.support, q.support, ev.sanity),
 		PaperARE:         relError(r.paperOcc, q.paperOcc, ev.paperS),
-		TripJSD:          JSD(r.trips, q.trips),
-		LengthJSD:        JSD(r.lengths, q.lengths),
+		TripJSD:          jsd(r.trips, q.trips),
+		LengthJSD:        jsd(r.lengths, q.lengths),
 		PatternF1:        setF1(r.topSupport, q.topSupport),
 		TopKPrecision:    setPrecision(r.topOcc, q.topOcc, opt.TopK),
-		KendallTau:       KendallTauB(r.popularity, q.popularity),
+		KendallTau:       kendallTauB(r.popularity, q.popularity),
 		Real:             r.n,
 		Released:         q.n,
 		QueryKind:        opt.QueryKind,
@@ -406,7 +421,7 @@ func (ev *Evaluator) profile(seqs [][]int) *dbProfile {
 	if opt.Universe != nil {
 		p.diameters = allDiameters(opt.Universe, seqs)
 	}
-	p.popularity = Popularity(seqs, opt.Size)
+	p.popularity = popularity(seqs, opt.Size)
 	return p
 }
 
@@ -465,10 +480,10 @@ type queryTrie struct {
 	node []int32 // the trie node of each query, -1 for non-pattern queries
 }
 
-func newQueryTrie(size int, qs []Query) *queryTrie {
+func newQueryTrie(size int, qs []query) *queryTrie {
 	qt := &queryTrie{t: newPatternTrie(size), node: make([]int32, len(qs))}
 	for i, q := range qs {
-		if p, ok := q.(PatternQuery); ok && len(p) > 0 {
+		if p, ok := q.(patternQuery); ok && len(p) > 0 {
 			qt.node[i] = qt.t.insert(p)
 		} else {
 			qt.node[i] = -1
@@ -480,13 +495,13 @@ func newQueryTrie(size int, qs []Query) *queryTrie {
 // answer returns each query's count over seqs: the sequences it matches,
 // or for pattern queries with occurrences its occurrences. qs (for
 // non-pattern queries) may be nil when every query is a pattern.
-func (qt *queryTrie) answer(qs []Query, seqs [][]int, occurrences bool) []int64 {
+func (qt *queryTrie) answer(qs []query, seqs [][]int, occurrences bool) []int64 {
 	support, occ := qt.t.counts(seqs)
 	out := make([]int64, len(qt.node))
 	for i, n := range qt.node {
 		switch {
 		case n < 0:
-			out[i] = int64(QueryCount(qs[i], seqs))
+			out[i] = int64(queryCount(qs[i], seqs))
 		case occurrences:
 			out[i] = occ[n]
 		default:
@@ -498,13 +513,13 @@ func (qt *queryTrie) answer(qs []Query, seqs [][]int, occurrences bool) []int64 
 
 // answerBoth returns every query's support and occurrences over seqs
 // (non-pattern queries: the sequences they match, in both).
-func (qt *queryTrie) answerBoth(qs []Query, seqs [][]int) (support, occurrences []int64) {
+func (qt *queryTrie) answerBoth(qs []query, seqs [][]int) (support, occurrences []int64) {
 	sup, occ := qt.t.counts(seqs)
 	support = make([]int64, len(qt.node))
 	occurrences = make([]int64, len(qt.node))
 	for i, n := range qt.node {
 		if n < 0 {
-			c := int64(QueryCount(qs[i], seqs))
+			c := int64(queryCount(qs[i], seqs))
 			support[i], occurrences[i] = c, c
 			continue
 		}
@@ -558,12 +573,12 @@ func metricCheckSeqs(seqs [][]int, size int) error {
 	return nil
 }
 
-// JSD returns the Jensen–Shannon divergence in bits between the
+// jsd returns the Jensen–Shannon divergence in bits between the
 // distributions proportional to the non-negative weights p and q:
 // JSD = ½KL(P‖M) + ½KL(Q‖M), M = ½(P+Q), in [0, 1]. By convention it is 0
 // when both are empty and 1 when only one is (nothing released is as far
 // from the data as can be).
-func JSD[K comparable](p, q map[K]float64) float64 {
+func jsd[K comparable](p, q map[K]float64) float64 {
 	// The mass pairs, sorted so that every sum runs in one order whatever
 	// the maps' iteration order: seeded evaluations are reproducible to
 	// the bit.
@@ -609,15 +624,15 @@ func metricHistogram[K comparable](seqs [][]int, key func(s []int) K) map[K]floa
 	return h
 }
 
-// TripJSD is the JSD of the trip distributions: the share of sequences
+// tripJSD is the JSD of the trip distributions: the share of sequences
 // per (start, end) pair, with start and end mapped through cell (nil: the
 // symbols themselves).
-func TripJSD(real, released [][]int, cell func(int) int) float64 {
+func tripJSD(real, released [][]int, cell func(int) int) float64 {
 	if cell == nil {
 		cell = func(c int) int { return c }
 	}
 	key := func(s []int) [2]int { return [2]int{cell(s[0]), cell(s[len(s)-1])} }
-	return JSD(metricHistogram(real, key), metricHistogram(released, key))
+	return jsd(metricHistogram(real, key), metricHistogram(released, key))
 }
 
 // tripBlockKey maps cells to TripBlock×TripBlock blocks of a grid.
@@ -634,17 +649,17 @@ func tripBlockKey(o MetricOptions) func(int) int {
 	}
 }
 
-// LengthJSD is the JSD of the distributions of sequence lengths (number of
+// lengthJSD is the JSD of the distributions of sequence lengths (number of
 // symbols, exact).
-func LengthJSD(real, released [][]int) float64 {
+func lengthJSD(real, released [][]int) float64 {
 	key := func(s []int) int { return len(s) }
-	return JSD(metricHistogram(real, key), metricHistogram(released, key))
+	return jsd(metricHistogram(real, key), metricHistogram(released, key))
 }
 
-// Diameter returns the largest distance in metres between two cells of s
+// diameter returns the largest distance in metres between two cells of s
 // (0 for a single cell): a *Grid's plane distance between centres, or the
 // haversine distance between other universes' centres.
-func Diameter(u Universe, s []int) float64 {
+func diameter(u Universe, s []int) float64 {
 	cells := slices.Clone(s)
 	slices.Sort(cells)
 	cells = slices.Compact(cells)
@@ -665,15 +680,15 @@ func cellDistance(u Universe) func(a, b int) float64 {
 	return func(a, b int) float64 { return geo.Haversine(u.Centre(a), u.Centre(b)) }
 }
 
-// DiameterJSD is the JSD of the diameter distributions, binned into bins
+// seqDiameterJSD is the JSD of the diameter distributions, binned into bins
 // equal-width bins over [0, D]: D is a *Grid's diagonal (between the
 // centres of opposite corner cells: public, the same for every database),
 // or for other universes the largest diameter in either database. A
 // diameter of exactly D falls in the last bin. bins < 1 means one bin per
 // cell width, ⌈D/CellM⌉, over a *Grid (a city's trajectories span a few
 // kilometres: twenty bins over a 50 km diagonal would put them all in the
-// first two) and DefaultDiameterBins otherwise.
-func DiameterJSD(u Universe, real, released [][]int, bins int) float64 {
+// first two) and defaultDiameterBins otherwise.
+func seqDiameterJSD(u Universe, real, released [][]int, bins int) float64 {
 	return diameterJSD(u, allDiameters(u, real), allDiameters(u, released), bins)
 }
 
@@ -690,7 +705,7 @@ func diameterJSD(u Universe, dr, dq []float64, bins int) float64 {
 		}
 	}
 	if bins < 1 {
-		bins = DefaultDiameterBins
+		bins = defaultDiameterBins
 	}
 	bin := func(d float64) int {
 		if top == 0 {
@@ -705,35 +720,35 @@ func diameterJSD(u Universe, dr, dq []float64, bins int) float64 {
 		}
 		return h
 	}
-	return JSD(hist(dr), hist(dq))
+	return jsd(hist(dr), hist(dq))
 }
 
 func allDiameters(u Universe, seqs [][]int) []float64 {
 	out := make([]float64, len(seqs))
 	for i, s := range seqs {
-		out[i] = Diameter(u, s)
+		out[i] = diameter(u, s)
 	}
 	return out
 }
 
-// SanityBound returns the sanity bound of query_are for a real database of
+// sanityBound returns the sanity bound of query_are for a real database of
 // n sequences: frac·n (the papers take frac = 0.1 %), and never below one
 // sequence (a bound below one count would turn a single spurious
 // trajectory into an error above 100 %; it changes nothing on databases of
 // 1/frac sequences or more, the papers' regime).
-func SanityBound(n int, frac float64) float64 { return max(frac*float64(n), 1) }
+func sanityBound(n int, frac float64) float64 { return max(frac*float64(n), 1) }
 
-// Query is a count query: it matches the sequences it counts.
-type Query interface {
+// query is a count query: it matches the sequences it counts.
+type query interface {
 	Match(s []int) bool
 }
 
-// PatternQuery counts the sequences containing it as a contiguous
+// patternQuery counts the sequences containing it as a contiguous
 // subsequence.
-type PatternQuery []int
+type patternQuery []int
 
 // Match reports whether s contains q contiguously.
-func (q PatternQuery) Match(s []int) bool {
+func (q patternQuery) Match(s []int) bool {
 	for i := 0; i+len(q) <= len(s); i++ {
 		if slices.Equal(s[i:i+len(q)], q) {
 			return true
@@ -742,15 +757,15 @@ func (q PatternQuery) Match(s []int) bool {
 	return false
 }
 
-// RangeQuery counts the sequences visiting a rectangle of a grid's cells:
+// rangeQuery counts the sequences visiting a rectangle of a grid's cells:
 // rows Row0..Row1 and columns Col0..Col1, inclusive.
-type RangeQuery struct {
+type rangeQuery struct {
 	Grid                   *Grid
 	Row0, Col0, Row1, Col1 int
 }
 
 // Match reports whether s visits the rectangle.
-func (q RangeQuery) Match(s []int) bool {
+func (q rangeQuery) Match(s []int) bool {
 	for _, c := range s {
 		r, col := q.Grid.RowCol(c)
 		if r >= q.Row0 && r <= q.Row1 && col >= q.Col0 && col <= q.Col1 {
@@ -760,27 +775,27 @@ func (q RangeQuery) Match(s []int) bool {
 	return false
 }
 
-// NewQueries draws the count queries of opt (kind, number, sizes) from a
+// newQueries draws the count queries of opt (kind, number, sizes) from a
 // seeded stream: they depend on the seed and the universe only, never on
 // a database.
-func NewQueries(opt MetricOptions) ([]Query, error) {
+func newQueries(opt MetricOptions) ([]query, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	src := noise.Seeded(opt.QuerySeed)
 	uni := func(lo, hi int) int { return lo + int(noise.Int64N(src, int64(hi-lo+1))) } // in [lo, hi]
-	qs := make([]Query, opt.Queries)
+	qs := make([]query, opt.Queries)
 	for i := range qs {
 		if opt.QueryKind == RangeQueries {
 			g := opt.Universe.(*Grid)
 			h := uni(1, max(1, int(math.Ceil(opt.RangeFrac*float64(g.Rows)))))
 			w := uni(1, max(1, int(math.Ceil(opt.RangeFrac*float64(g.Cols)))))
 			r0, c0 := uni(0, g.Rows-h), uni(0, g.Cols-w)
-			qs[i] = RangeQuery{Grid: g, Row0: r0, Col0: c0, Row1: r0 + h - 1, Col1: c0 + w - 1}
+			qs[i] = rangeQuery{Grid: g, Row0: r0, Col0: c0, Row1: r0 + h - 1, Col1: c0 + w - 1}
 			continue
 		}
-		p := make(PatternQuery, uni(1, opt.MaxQueryLen))
+		p := make(patternQuery, uni(1, opt.MaxQueryLen))
 		for j := range p {
 			p[j] = uni(0, opt.Size-1)
 		}
@@ -789,8 +804,8 @@ func NewQueries(opt MetricOptions) ([]Query, error) {
 	return qs, nil
 }
 
-// QueryCount returns the number of sequences q matches.
-func QueryCount(q Query, seqs [][]int) int {
+// queryCount returns the number of sequences q matches.
+func queryCount(q query, seqs [][]int) int {
 	n := 0
 	for _, s := range seqs {
 		if q.Match(s) {
@@ -800,26 +815,26 @@ func QueryCount(q Query, seqs [][]int) int {
 	return n
 }
 
-// QueryARE returns the average relative error of the queries:
+// queryARE returns the average relative error of the queries:
 //
 //	mean over Q of |Q(real) − Q(released)| / max(Q(real), s)
 //
-// with s the sanity bound (SanityBound). Counts are raw, not rescaled to
+// with s the sanity bound (sanityBound). Counts are raw, not rescaled to
 // the real database's size (the exploration-tree releases approximate it;
-// UniformBaseline matches it).
+// UniformSequences of the same number matches it).
 // Pattern queries are answered with one pass per database through a trie
 // of the patterns.
-func QueryARE(real, released [][]int, qs []Query, s float64) float64 {
+func queryARE(real, released [][]int, qs []query, s float64) float64 {
 	qt := newQueryTrie(querySize(qs), qs)
 	return relError(qt.answer(qs, real, false), qt.answer(qs, released, false), s)
 }
 
 // querySize is one more than the largest symbol of the pattern queries:
 // symbols beyond it match no query.
-func querySize(qs []Query) int {
+func querySize(qs []query) int {
 	size := 1
 	for _, q := range qs {
-		if p, ok := q.(PatternQuery); ok {
+		if p, ok := q.(patternQuery); ok {
 			for _, x := range p {
 				size = max(size, x+1)
 			}
@@ -828,21 +843,21 @@ func querySize(qs []Query) int {
 	return size
 }
 
-// NewPaperQueries draws paper_are's queries: opt.PaperQueries sequences
+// newPaperQueries draws paper_are's queries: opt.PaperQueries sequences
 // of a length uniform in [1, MaxQueryLen] (1 to 6 by default) and symbols
-// uniform over the alphabet, from a seeded stream apart from NewQueries'
+// uniform over the alphabet, from a seeded stream apart from newQueries'
 // (the same seed gives the same queries to every release). They depend on
 // the seed and the alphabet only, never on a database.
-func NewPaperQueries(opt MetricOptions) []PatternQuery {
+func newPaperQueries(opt MetricOptions) []patternQuery {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil
 	}
 	src := noise.Seeded(opt.QuerySeed ^ 0x70617065725f6172) // "paper_ar": a stream of its own
 	uni := func(lo, hi int) int { return lo + int(noise.Int64N(src, int64(hi-lo+1))) }
-	qs := make([]PatternQuery, opt.PaperQueries)
+	qs := make([]patternQuery, opt.PaperQueries)
 	for i := range qs {
-		p := make(PatternQuery, uni(1, opt.MaxQueryLen))
+		p := make(patternQuery, uni(1, opt.MaxQueryLen))
 		for j := range p {
 			p[j] = uni(0, opt.Size-1)
 		}
@@ -851,13 +866,13 @@ func NewPaperQueries(opt MetricOptions) []PatternQuery {
 	return qs
 }
 
-// PaperARE returns the n-gram paper's count-query error: the mean over qs
+// paperARE returns the n-gram paper's count-query error: the mean over qs
 // of |O(real) − O(released)| / max(O(real), s), where O counts the
 // occurrences of the query in a database (every start position of every
 // sequence) and s is the sanity bound, 0.1 % of the real persons
-// (SanityBound(persons, DefaultSanity)).
-func PaperARE(real, released [][]int, qs []PatternQuery, s float64) float64 {
-	q := make([]Query, len(qs))
+// (sanityBound(persons, defaultSanity)).
+func paperARE(real, released [][]int, qs []patternQuery, s float64) float64 {
+	q := make([]query, len(qs))
 	for i, p := range qs {
 		q[i] = p
 	}
@@ -865,29 +880,29 @@ func PaperARE(real, released [][]int, qs []PatternQuery, s float64) float64 {
 	return relError(qt.answer(nil, real, true), qt.answer(nil, released, true), s)
 }
 
-// TopPatterns returns the k most frequent patterns of seqs: contiguous
+// topPatterns returns the k most frequent patterns of seqs: contiguous
 // subsequences of 2 to maxLen symbols, ranked by support (the number of
 // sequences containing the pattern, each counted once however often it
 // repeats) and, at equal support, in lexicographic order of the symbols,
 // so the choice is deterministic. Fewer than k come back if seqs have
 // fewer distinct patterns.
-func TopPatterns(seqs [][]int, k, maxLen int) [][]int {
+func topPatterns(seqs [][]int, k, maxLen int) [][]int {
 	return topGrams(seqs, seqSize(seqs), k, 2, maxLen, false)
 }
 
-// TopOccurring returns the k grams of 1 to maxLen symbols with the most
+// topOccurring returns the k grams of 1 to maxLen symbols with the most
 // occurrences in seqs (every start position counted), ties in
 // lexicographic order: the frequent patterns of top_k_precision.
-func TopOccurring(seqs [][]int, k, maxLen int) [][]int {
+func topOccurring(seqs [][]int, k, maxLen int) [][]int {
 	return topGrams(seqs, seqSize(seqs), k, 1, maxLen, true)
 }
 
-// TopKPrecision returns the share of the real top-k grams
-// (TopOccurring(real, k, maxLen)) that are among the released top k: the
+// topKPrecision returns the share of the real top-k grams
+// (topOccurring(real, k, maxLen)) that are among the released top k: the
 // n-gram paper's precision of frequent sequential patterns. It is 1 when
 // neither database has a gram.
-func TopKPrecision(real, released [][]int, k, maxLen int) float64 {
-	return setPrecision(TopOccurring(real, k, maxLen), TopOccurring(released, k, maxLen), k)
+func topKPrecision(real, released [][]int, k, maxLen int) float64 {
+	return setPrecision(topOccurring(real, k, maxLen), topOccurring(released, k, maxLen), k)
 }
 
 // seqSize is one more than the largest symbol of seqs.
@@ -901,18 +916,18 @@ func seqSize(seqs [][]int) int {
 	return size
 }
 
-// PatternF1 returns the F1 score of the released top-k patterns against
-// the real ones (TopPatterns with k and maxLen): with A and B the two
+// patternF1 returns the F1 score of the released top-k patterns against
+// the real ones (topPatterns with k and maxLen): with A and B the two
 // sets, precision |A∩B|/|B|, recall |A∩B|/|A|, F1 = 2|A∩B|/(|A|+|B|). It
 // is 1 when neither database has a pattern and 0 when only one does.
-func PatternF1(real, released [][]int, k, maxLen int) float64 {
-	return setF1(TopPatterns(real, k, maxLen), TopPatterns(released, k, maxLen))
+func patternF1(real, released [][]int, k, maxLen int) float64 {
+	return setF1(topPatterns(real, k, maxLen), topPatterns(released, k, maxLen))
 }
 
-// Popularity returns the visits per symbol: how many times each appears in
+// popularity returns the visits per symbol: how many times each appears in
 // seqs (consecutive repeats are already collapsed by the mapping, so a
 // visit is an arrival).
-func Popularity(seqs [][]int, size int) []float64 {
+func popularity(seqs [][]int, size int) []float64 {
 	v := make([]float64, size)
 	for _, s := range seqs {
 		for _, x := range s {
@@ -922,17 +937,17 @@ func Popularity(seqs [][]int, size int) []float64 {
 	return v
 }
 
-// PopularityTau is Kendall's tau-b between the real and released
+// popularityTau is Kendall's tau-b between the real and released
 // popularity (visits per symbol) of every symbol of the alphabet, so that
 // 1 means the same ranking and −1 the reverse. Symbols tied in both (such
 // as cells neither database visits) count for nothing (tau-b's tie
 // correction). It is 0 when either ranking is constant (for example an
 // empty release): no rank information.
-func PopularityTau(real, released [][]int, size int) float64 {
-	return KendallTauB(Popularity(real, size), Popularity(released, size))
+func popularityTau(real, released [][]int, size int) float64 {
+	return kendallTauB(popularity(real, size), popularity(released, size))
 }
 
-// KendallTauB returns Kendall's rank correlation tau-b of x and y,
+// kendallTauB returns Kendall's rank correlation tau-b of x and y,
 //
 //	τ_b = (C − D) / sqrt((n0 − n1)(n0 − n2)),
 //
@@ -940,7 +955,7 @@ func PopularityTau(real, released [][]int, size int) float64 {
 // n2 the pairs tied in x and in y, by Knight's O(n log n) algorithm
 // (Knight, JASA 1966). It is 0 when x or y is constant. (gonum's
 // stat.Kendall is O(n²) and counts ties as concordant.)
-func KendallTauB(x, y []float64) float64 {
+func kendallTauB(x, y []float64) float64 {
 	n := len(x)
 	if n != len(y) {
 		panic("trajdb: KendallTauB: length mismatch")

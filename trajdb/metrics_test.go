@@ -15,73 +15,76 @@ import (
 func metricNear(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestJSD(t *testing.T) {
+	t.Parallel()
 	p := map[int]float64{1: 2, 2: 6}
-	if got := JSD(p, map[int]float64{1: 1, 2: 3}); got != 0 {
+	if got := jsd(p, map[int]float64{1: 1, 2: 3}); got != 0 {
 		t.Errorf("JSD of proportional weights = %v, want 0", got)
 	}
-	if got := JSD(p, map[int]float64{3: 1, 4: 1}); !metricNear(got, 1, 1e-15) {
+	if got := jsd(p, map[int]float64{3: 1, 4: 1}); !metricNear(got, 1, 1e-15) {
 		t.Errorf("JSD of disjoint supports = %v, want 1 (bits)", got)
 	}
 	// P = (1, 0), Q = (½, ½), M = (¾, ¼):
 	// KL(P‖M) = log2(4/3), KL(Q‖M) = ½log2(2/3) + ½log2(2).
 	want := 0.5*math.Log2(4.0/3) + 0.25*math.Log2(2.0/3) + 0.25
-	if got := JSD(map[string]float64{"a": 1}, map[string]float64{"a": 1, "b": 1}); !metricNear(got, want, 1e-15) {
+	if got := jsd(map[string]float64{"a": 1}, map[string]float64{"a": 1, "b": 1}); !metricNear(got, want, 1e-15) {
 		t.Errorf("JSD = %v, want %v", got, want)
 	}
-	if JSD(map[int]float64{}, map[int]float64{}) != 0 || JSD(p, map[int]float64{}) != 1 {
+	if jsd(map[int]float64{}, map[int]float64{}) != 0 || jsd(p, map[int]float64{}) != 1 {
 		t.Error("empty-distribution conventions broken")
 	}
 }
 
 func TestTripAndLengthJSD(t *testing.T) {
+	t.Parallel()
 	a := [][]int{{1, 2, 3}, {1, 5, 3}, {4, 4}}
-	if TripJSD(a, a, nil) != 0 || LengthJSD(a, a) != 0 {
+	if tripJSD(a, a, nil) != 0 || lengthJSD(a, a) != 0 {
 		t.Error("identical databases differ")
 	}
 	// Trips (1,3),(1,3),(4,4) against (2,2): disjoint.
-	if got := TripJSD(a, [][]int{{2}}, nil); !metricNear(got, 1, 1e-15) {
-		t.Errorf("disjoint trips: JSD %v, want 1", got)
+	if got := tripJSD(a, [][]int{{2}}, nil); !metricNear(got, 1, 1e-15) {
+		t.Errorf("disjoint trips: jsd %v, want 1", got)
 	}
 	// Same trips, different middles: trips identical, lengths not.
 	b := [][]int{{1, 3}, {1, 3}, {4, 9, 8, 4}}
-	if TripJSD(a, b, nil) != 0 {
+	if tripJSD(a, b, nil) != 0 {
 		t.Error("trips differ although starts and ends agree")
 	}
 	// Lengths {3,3,2} against {2,2,4}: P = (⅓, ⅔, 0), Q = (⅔, 0, ⅓) over
 	// lengths (2, 3, 4); M = (½, ⅓, ⅙).
 	want := 0.5*((1.0/3)*math.Log2((1.0/3)/(0.5))+(2.0/3)*math.Log2((2.0/3)/(1.0/3))) +
 		0.5*((2.0/3)*math.Log2((2.0/3)/0.5)+(1.0/3)*math.Log2((1.0/3)/(1.0/6)))
-	if got := LengthJSD(a, b); !metricNear(got, want, 1e-15) {
-		t.Errorf("length JSD %v, want %v", got, want)
+	if got := lengthJSD(a, b); !metricNear(got, want, 1e-15) {
+		t.Errorf("length jsd %v, want %v", got, want)
 	}
 	// Blocks of 2×2 cells merge trips between neighbouring cells.
 	g := mapGrid(t)
 	key := tripBlockKey(MetricOptions{Universe: g, TripBlock: 2})
-	if TripJSD([][]int{{0}}, [][]int{{1 + g.Cols}}, key) != 0 || TripJSD([][]int{{0}}, [][]int{{2}}, key) != 1 {
+	if tripJSD([][]int{{0}}, [][]int{{1 + g.Cols}}, key) != 0 || tripJSD([][]int{{0}}, [][]int{{2}}, key) != 1 {
 		t.Error("trip blocks")
 	}
 }
 
 func TestDiameter(t *testing.T) {
+	t.Parallel()
 	g := mapGrid(t) // 1 km cells
 	c := func(r, col int) int { return r*g.Cols + col }
-	if d := Diameter(g, []int{c(0, 0), c(3, 4), c(1, 1), c(0, 0)}); d != 5000 {
+	if d := diameter(g, []int{c(0, 0), c(3, 4), c(1, 1), c(0, 0)}); d != 5000 {
 		t.Errorf("diameter %v, want 5000 m", d)
 	}
-	if d := Diameter(g, []int{c(2, 2), c(2, 2)}); d != 0 {
+	if d := diameter(g, []int{c(2, 2), c(2, 2)}); d != 0 {
 		t.Errorf("diameter of one cell %v", d)
 	}
 	a := [][]int{{c(0, 0), c(0, 1)}, {c(0, 0), c(3, 4)}}
-	if DiameterJSD(g, a, a, 20) != 0 {
+	if seqDiameterJSD(g, a, a, 20) != 0 {
 		t.Error("identical diameters differ")
 	}
 	// 1 km against 0 km: different bins, disjoint.
-	if got := DiameterJSD(g, [][]int{{c(0, 0), c(0, 1)}}, [][]int{{c(0, 0)}}, 20); !metricNear(got, 1, 1e-15) {
+	if got := seqDiameterJSD(g, [][]int{{c(0, 0), c(0, 1)}}, [][]int{{c(0, 0)}}, 20); !metricNear(got, 1, 1e-15) {
 		t.Errorf("disjoint diameters: %v", got)
 	}
 	// A universe without a Distance method uses the centres' haversine
 	// distance.
-	if d := Diameter(metricPlainUniverse{g}, []int{c(0, 0), c(3, 4)}); !metricNear(d, 5000, 50) {
+	if d := diameter(metricPlainUniverse{g}, []int{c(0, 0), c(3, 4)}); !metricNear(d, 5000, 50) {
 		t.Errorf("haversine diameter %v, want about 5000", d)
 	}
 }
@@ -95,29 +98,30 @@ func (p metricPlainUniverse) Cell(x geo.Point) (int, bool) {
 func (p metricPlainUniverse) Centre(c int) geo.Point { return p.g.Centre(c) }
 
 func TestTopPatternsAndF1(t *testing.T) {
+	t.Parallel()
 	real := [][]int{{0, 1, 2}, {0, 1}, {5, 0, 1, 0, 1}}
-	got := TopPatterns(real, 3, 8)
+	got := topPatterns(real, 3, 8)
 	// Supports: 01 → 3 (once per sequence), 12 → 1, 012 → 1, 50 → 1,
 	// 10 → 1, 501 → 1, ...; ties in lexicographic order.
 	want := [][]int{{0, 1}, {0, 1, 0}, {0, 1, 0, 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("top 3 = %v, want %v", got, want)
 	}
-	if f := PatternF1(real, real, 100, 8); f != 1 {
+	if f := patternF1(real, real, 100, 8); f != 1 {
 		t.Errorf("F1 of identical = %v", f)
 	}
 	// Real patterns {01, 12, 012}; released {01, 56}: F1 = 2·1/(3+2).
-	if f := PatternF1([][]int{{0, 1, 2}}, [][]int{{0, 1}, {5, 6}}, 100, 8); !metricNear(f, 0.4, 1e-15) {
+	if f := patternF1([][]int{{0, 1, 2}}, [][]int{{0, 1}, {5, 6}}, 100, 8); !metricNear(f, 0.4, 1e-15) {
 		t.Errorf("F1 = %v, want 0.4", f)
 	}
-	if f := PatternF1([][]int{{0, 1}}, [][]int{{2, 3}}, 100, 8); f != 0 {
+	if f := patternF1([][]int{{0, 1}}, [][]int{{2, 3}}, 100, 8); f != 0 {
 		t.Errorf("F1 of disjoint = %v", f)
 	}
-	if f := PatternF1([][]int{{0}}, [][]int{{1}}, 100, 8); f != 1 {
+	if f := patternF1([][]int{{0}}, [][]int{{1}}, 100, 8); f != 1 {
 		t.Errorf("F1 with no patterns on either side = %v, want 1 by convention", f)
 	}
 	// maxLen bounds the patterns.
-	for _, p := range TopPatterns([][]int{{1, 2, 3, 4, 5}}, 100, 3) {
+	for _, p := range topPatterns([][]int{{1, 2, 3, 4, 5}}, 100, 3) {
 		if len(p) < 2 || len(p) > 3 {
 			t.Errorf("pattern %v outside lengths 2..3", p)
 		}
@@ -151,7 +155,8 @@ func metricKendallBrute(x, y []float64) float64 {
 }
 
 func TestKendallTau(t *testing.T) {
-	if got := KendallTauB([]float64{1, 2, 3}, []float64{1, 3, 2}); !metricNear(got, 1.0/3, 1e-15) {
+	t.Parallel()
+	if got := kendallTauB([]float64{1, 2, 3}, []float64{1, 3, 2}); !metricNear(got, 1.0/3, 1e-15) {
 		t.Errorf("tau = %v, want 1/3 (2 concordant, 1 discordant)", got)
 	}
 	src := noise.Seeded(3)
@@ -162,7 +167,7 @@ func TestKendallTau(t *testing.T) {
 			x[i] = float64(noise.Int64N(src, 5)) // many ties
 			y[i] = float64(noise.Int64N(src, 1+int64(trial%7)))
 		}
-		if got, want := KendallTauB(x, y), metricKendallBrute(x, y); !metricNear(got, want, 1e-12) {
+		if got, want := kendallTauB(x, y), metricKendallBrute(x, y); !metricNear(got, want, 1e-12) {
 			t.Fatalf("x=%v y=%v: tau %v, brute force %v", x, y, got, want)
 		}
 	}
@@ -178,31 +183,32 @@ func TestKendallTau(t *testing.T) {
 			rev = append(rev, []int{c})
 		}
 	}
-	if got := PopularityTau(real, rev, size); !metricNear(got, -1, 1e-15) {
+	if got := popularityTau(real, rev, size); !metricNear(got, -1, 1e-15) {
 		t.Errorf("reversed popularity: tau %v, want -1", got)
 	}
-	if got := PopularityTau(real, real, size); !metricNear(got, 1, 1e-15) {
+	if got := popularityTau(real, real, size); !metricNear(got, 1, 1e-15) {
 		t.Errorf("same popularity: tau %v, want 1", got)
 	}
-	if got := PopularityTau(real, nil, size); got != 0 {
+	if got := popularityTau(real, nil, size); got != 0 {
 		t.Errorf("empty release: tau %v, want 0", got)
 	}
 }
 
 func TestQueryARE(t *testing.T) {
+	t.Parallel()
 	real := [][]int{{0, 1}, {1, 2}, {0, 1, 2}}
 	rel := [][]int{{0, 1}}
-	qs := []Query{PatternQuery{0, 1}, PatternQuery{2}}
+	qs := []query{patternQuery{0, 1}, patternQuery{2}}
 	// [0 1]: 2 real, 1 released → 1/2; [2]: 2 real, 0 released → 1.
-	if got := QueryARE(real, rel, qs, 1); !metricNear(got, 0.75, 1e-15) {
+	if got := queryARE(real, rel, qs, 1); !metricNear(got, 0.75, 1e-15) {
 		t.Errorf("ARE = %v, want 0.75", got)
 	}
 	// The sanity bound caps the weight of rare queries: [5] has 0 real and
 	// 0 released, [2 0] has 0 real and 1 released (1/s with s = 4).
-	if got := QueryARE(real, [][]int{{2, 0}}, []Query{PatternQuery{5}, PatternQuery{2, 0}}, 4); !metricNear(got, 0.125, 1e-15) {
+	if got := queryARE(real, [][]int{{2, 0}}, []query{patternQuery{5}, patternQuery{2, 0}}, 4); !metricNear(got, 0.125, 1e-15) {
 		t.Errorf("ARE = %v, want 0.125", got)
 	}
-	if SanityBound(100000, 0.001) != 100 || SanityBound(300, 0.001) != 1 {
+	if sanityBound(100000, 0.001) != 100 || sanityBound(300, 0.001) != 1 {
 		t.Error("SanityBound")
 	}
 	// The trie answers pattern queries as the definition does.
@@ -215,7 +221,7 @@ func TestQueryARE(t *testing.T) {
 		}
 		db = append(db, s)
 	}
-	qs, err := NewQueries(MetricOptions{Size: 4, Queries: 300, MaxQueryLen: 5})
+	qs, err := newQueries(MetricOptions{Size: 4, Queries: 300, MaxQueryLen: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,10 +230,10 @@ func TestQueryARE(t *testing.T) {
 	occ := qt.answer(qs, db, true)
 	nonzero := 0
 	for i, q := range qs {
-		if want := QueryCount(q, db); got[i] != int64(want) {
+		if want := queryCount(q, db); got[i] != int64(want) {
 			t.Fatalf("query %v: trie count %d, by definition %d", q, got[i], want)
 		}
-		if want := occurrences(q.(PatternQuery), db); occ[i] != want {
+		if want := occurrences(q.(patternQuery), db); occ[i] != want {
 			t.Fatalf("query %v: trie occurrences %d, by definition %d", q, occ[i], want)
 		}
 		if got[i] > 0 {
@@ -240,44 +246,48 @@ func TestQueryARE(t *testing.T) {
 }
 
 func TestNewQueries(t *testing.T) {
+	t.Parallel()
 	g := mapGrid(t)
-	a, err := NewQueries(MetricOptions{Universe: g, QuerySeed: 9})
+	a, err := newQueries(MetricOptions{Universe: g, QuerySeed: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := NewQueries(MetricOptions{Universe: g, QuerySeed: 9})
-	if !reflect.DeepEqual(a, b) || len(a) != DefaultQueries {
+	b, _ := newQueries(MetricOptions{Universe: g, QuerySeed: 9})
+	if !reflect.DeepEqual(a, b) || len(a) != defaultQueries {
 		t.Fatal("the same seed gave different queries")
 	}
 	for _, q := range a {
-		r, ok := q.(RangeQuery)
+		r, ok := q.(rangeQuery)
 		if !ok {
 			t.Fatalf("default queries over a grid are %T, want RangeQuery", q)
 		}
 		if r.Row0 < 0 || r.Col0 < 0 || r.Row1 >= g.Rows || r.Col1 >= g.Cols || r.Row1 < r.Row0 || r.Col1 < r.Col0 ||
-			r.Row1-r.Row0+1 > int(math.Ceil(DefaultRangeFrac*float64(g.Rows))) {
+			r.Row1-r.Row0+1 > int(math.Ceil(defaultRangeFrac*float64(g.Rows))) {
 			t.Fatalf("range query %+v outside the grid or too large", r)
 		}
 	}
-	q := RangeQuery{Grid: g, Row0: 1, Col0: 1, Row1: 2, Col1: 2}
+	q := rangeQuery{Grid: g, Row0: 1, Col0: 1, Row1: 2, Col1: 2}
 	if q.Match([]int{0, 3*g.Cols + 3}) || !q.Match([]int{0, 2*g.Cols + 1}) {
 		t.Error("RangeQuery.Match")
 	}
-	p, _ := NewQueries(MetricOptions{Size: 17, Queries: 50})
+	p, _ := newQueries(MetricOptions{Size: 17, Queries: 50})
 	for _, q := range p {
-		pq := q.(PatternQuery)
-		if len(pq) < 1 || len(pq) > DefaultMaxQueryLen || slices.Max(pq) >= 17 || slices.Min(pq) < 0 {
+		pq := q.(patternQuery)
+		if len(pq) < 1 || len(pq) > defaultMaxQueryLen || slices.Max(pq) >= 17 || slices.Min(pq) < 0 {
 			t.Fatalf("pattern query %v", pq)
 		}
 	}
-	for _, bad := range []MetricOptions{{}, {Size: 3, QueryKind: RangeQueries}, {Size: 3, QueryKind: "x"}, {Size: 3, TopK: -1}, {Size: 3, MaxPatternLen: 1}, {Universe: g, Size: 3}} {
-		if _, err := NewQueries(bad); err == nil {
-			t.Errorf("options %+v accepted", bad)
-		}
+	for i, bad := range []MetricOptions{{}, {Size: 3, QueryKind: RangeQueries}, {Size: 3, QueryKind: "x"}, {Size: 3, TopK: -1}, {Size: 3, MaxPatternLen: 1}, {Universe: g, Size: 3}} {
+		t.Run(fmt.Sprintf("bad options %d", i), func(t *testing.T) {
+			if _, err := newQueries(bad); err == nil {
+				t.Errorf("options %+v accepted", bad)
+			}
+		})
 	}
 }
 
 func TestEvaluate(t *testing.T) {
+	t.Parallel()
 	g := mapGrid(t)
 	src := noise.Seeded(11)
 	var real [][]int
@@ -298,7 +308,7 @@ func TestEvaluate(t *testing.T) {
 	if m.QueryARE != 0 || m.PaperARE != 0 || m.TripJSD != 0 || m.LengthJSD != 0 || *m.DiameterJSD != 0 || m.PatternF1 != 1 || m.TopKPrecision != 1 || m.KendallTau != 1 {
 		t.Errorf("real against itself: %+v", m)
 	}
-	uni, err := UniformBaseline(SeqDB(g.Size(), real), 4, noise.Seeded(12))
+	uni, err := UniformSequences(len(real), g.Size(), 4, noise.Seeded(12))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,22 +332,10 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
-func ExampleEvaluate() {
-	real := [][]int{{0, 1, 2}, {0, 1}, {2, 1, 0}, {1, 2}}
-	released := [][]int{{0, 1, 2}, {0, 1}, {1, 0}}
-	m, err := Evaluate(real, released, MetricOptions{Size: 3, Queries: 100})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("query_are %.3f trip_jsd %.3f length_jsd %.3f pattern_f1 %.3f kendall_tau %.3f\n",
-		m.QueryARE, m.TripJSD, m.LengthJSD, m.PatternF1, m.KendallTau)
-	// Output:
-	// query_are 0.095 trip_jsd 0.425 length_jsd 0.021 pattern_f1 0.800 kendall_tau 0.500
-}
-
 // TestScores checks the one list of metrics: field order, JSON names,
 // directions, and diameter_jsd only with a universe.
 func TestScores(t *testing.T) {
+	t.Parallel()
 	d := 0.25
 	m := &Metrics{QueryARE: 1, PaperARE: 1.5, TripJSD: 2, LengthJSD: 3, DiameterJSD: &d, PatternF1: 4, TopKPrecision: 4.5, KendallTau: 5}
 	b, err := json.Marshal(m)
@@ -427,6 +425,7 @@ func bruteTopGrams(seqs [][]int, k, minLen, maxLen int, occ bool) [][]int {
 // (long repeats, many ties) and on uniform ones, and at k beyond the
 // number of grams.
 func TestTopGramsExact(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(12) {
 		src := noise.Seeded(seed)
 		size := 2 + int(seed%5)
@@ -467,37 +466,38 @@ func TestTopGramsExact(t *testing.T) {
 // their defaults (10,000 queries of 1 to 6 symbols, sanity bound 0.1 % of
 // the persons).
 func TestPaperMeasures(t *testing.T) {
+	t.Parallel()
 	real := [][]int{{0, 0, 0}, {0, 1}}
 	rel := [][]int{{0}, {0, 1}}
 	// [0] occurs 4 times in real (3 in one sequence), 2 in rel: |4-2|/4;
 	// [0 0] occurs 2 times, 0 in rel: 1. Support-based query_are would
 	// see 2 and 2 sequences for [0]: no error.
-	qs := []PatternQuery{{0}, {0, 0}}
-	if got := PaperARE(real, rel, qs, 1); !metricNear(got, 0.75, 1e-15) {
+	qs := []patternQuery{{0}, {0, 0}}
+	if got := paperARE(real, rel, qs, 1); !metricNear(got, 0.75, 1e-15) {
 		t.Errorf("PaperARE = %v, want 0.75", got)
 	}
-	if got := QueryARE(real, rel, []Query{PatternQuery{0}}, 1); got != 0 {
+	if got := queryARE(real, rel, []query{patternQuery{0}}, 1); got != 0 {
 		t.Errorf("QueryARE of [0] = %v, want 0 (support)", got)
 	}
 	// Top 2 by occurrences: real [0] (4), [0 0] (2); rel [0] (2), then
 	// [0 1] and [1] tie at 1, [0 1] first: precision 1/2.
-	if got := TopKPrecision(real, rel, 2, 8); got != 0.5 {
+	if got := topKPrecision(real, rel, 2, 8); got != 0.5 {
 		t.Errorf("TopKPrecision = %v, want 0.5", got)
 	}
-	if got := TopKPrecision(real, real, 2, 8); got != 1 {
+	if got := topKPrecision(real, real, 2, 8); got != 1 {
 		t.Errorf("TopKPrecision of real against itself = %v, want 1", got)
 	}
-	qq := NewPaperQueries(MetricOptions{Size: 17, QuerySeed: 3})
-	if len(qq) != DefaultPaperQueries {
-		t.Fatalf("%d paper queries, want %d", len(qq), DefaultPaperQueries)
+	qq := newPaperQueries(MetricOptions{Size: 17, QuerySeed: 3})
+	if len(qq) != defaultPaperQueries {
+		t.Fatalf("%d paper queries, want %d", len(qq), defaultPaperQueries)
 	}
 	lens := map[int]int{}
 	for _, q := range qq {
 		lens[len(q)]++
 	}
 	for l := 1; l <= 6; l++ {
-		if lens[l] < DefaultPaperQueries/6-300 || lens[l] > DefaultPaperQueries/6+300 {
-			t.Errorf("%d queries of length %d, want about %d", lens[l], l, DefaultPaperQueries/6)
+		if lens[l] < defaultPaperQueries/6-300 || lens[l] > defaultPaperQueries/6+300 {
+			t.Errorf("%d queries of length %d, want about %d", lens[l], l, defaultPaperQueries/6)
 		}
 	}
 	if len(lens) != 6 {

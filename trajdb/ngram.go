@@ -173,8 +173,8 @@ func ParseReconstruction(s string) (Reconstruction, error) {
 	return "", fmt.Errorf("trajdb: unknown reconstruction %q (want %q or %q)", s, ReconstructPersons, ReconstructAuthors)
 }
 
-// Name returns "ngram".
-func (g *NGram) Name() string { return "ngram" }
+// Name returns MechanismNGram.
+func (g *NGram) Name() MechanismName { return MechanismNGram }
 
 // Bounds returns g.Contribution.
 func (g *NGram) Bounds() Bounds { return g.Contribution }
@@ -282,7 +282,7 @@ func (g *NGram) finish(t *ngramTree, src noise.Source) (*Released, error) {
 		Nodes:          int(t.cn.drawn),
 		Source:         describeSource(src),
 		EpsilonSpent:   t.epsilon,
-		Reconstruction: string(rec),
+		Reconstruction: rec,
 	}
 	out.Levels = t.levels()
 	for _, l := range out.Levels {

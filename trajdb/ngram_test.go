@@ -2,7 +2,6 @@ package trajdb
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -30,6 +29,7 @@ func gramCounts(db *DB, n, end int) map[string]int64 {
 // non-zero bins, and every context of positive count shorter than n_max
 // is a node.
 func TestNGramExactCounts(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(5) {
 		m := 3 + int(seed)
 		db := exploreRandomDB(seed, m, 30, 3, 5)
@@ -77,11 +77,12 @@ func TestNGramExactCounts(t *testing.T) {
 // TestNGramReconstructExact: given the exact counts of all grams (with
 // the & grams), the authors' greedy reconstruction returns the database.
 func TestNGramReconstructExact(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(10) {
 		m := 2 + int(seed%4)
 		db := exploreRandomDB(seed, m, 25, 2, 6)
 		got := ngramReconstruct(gramCounts(db, 7, m), m, 6)
-		if g, w := SortedSequences(got), SortedSequences(db.Sequences()); !slices.EqualFunc(g, w, slices.Equal) {
+		if g, w := sortedSequences(got), sortedSequences(db.Sequences()); !slices.EqualFunc(g, w, slices.Equal) {
 			t.Errorf("seed %d: reconstruction differs:\n got %v\nwant %v", seed, g, w)
 		}
 	}
@@ -90,12 +91,13 @@ func TestNGramReconstructExact(t *testing.T) {
 // TestNGramExtension follows the Markov extension and the greedy
 // decomposition by hand: c(abc) = ⌊c(ab)·c(bc)/c(b)⌋ = 2.
 func TestNGramExtension(t *testing.T) {
+	t.Parallel()
 	a, b, c := 0, 1, 2
 	grams := map[string]int64{
 		Key([]int{a}): 4, Key([]int{b}): 4, Key([]int{c}): 2,
 		Key([]int{a, b}): 4, Key([]int{b, c}): 2,
 	}
-	got := SortedSequences(ngramReconstruct(grams, 3, 3))
+	got := sortedSequences(ngramReconstruct(grams, 3, 3))
 	want := [][]int{{a, b}, {a, b}, {a, b, c}, {a, b, c}}
 	if !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("got %v, want %v", got, want)
@@ -114,6 +116,7 @@ func TestNGramExtension(t *testing.T) {
 // the most, sum to WorstPathEpsilon, and reach ε when a path ends in a
 // leaf; EpsilonSpent is ε, the guarantee, whatever the paths.
 func TestNGramBudget(t *testing.T) {
+	t.Parallel()
 	db := exploreWalkDB(4, 3, 3, 3000, 2, 6)
 	b := Bounds{MaxLen: 6, MaxSeqs: 1}
 	for _, eps := range []float64{0.5, 2, 8} {
@@ -171,6 +174,7 @@ func TestNGramBudget(t *testing.T) {
 // node |X|+1 bins (the symbols and &), whatever their true counts; with the
 // naive sampler each is an actual draw.
 func TestNGramNoisesEveryChild(t *testing.T) {
+	t.Parallel()
 	db := exploreWalkDB(5, 4, 4, 500, 1, 5)
 	for _, naive := range []bool{false, true} {
 		for _, eps := range []float64{0.5, 5, 50} {
@@ -192,24 +196,8 @@ func TestNGramNoisesEveryChild(t *testing.T) {
 }
 
 func TestNGramSupport(t *testing.T) {
+	t.Parallel()
 	g := &NGram{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
 	exploreSupportCheck(t, g)
 	exploreReleasesAbsent(t, g, []int{1, 1})
-}
-
-func ExampleNGram() {
-	db := &DB{Size: 3, Users: []User{
-		{ID: "ann", Seqs: [][]int{{0, 1, 2}}},
-		{ID: "bob", Seqs: [][]int{{0, 1}}},
-	}}
-	g := &NGram{Contribution: Bounds{MaxLen: 3, MaxSeqs: 1}, NMax: 2}
-	rel, err := g.Release(db, 1, noise.Seeded(1)) // a seeded run: for examples only
-	if err != nil {
-		panic(err)
-	}
-	l := rel.Levels[0]
-	fmt.Printf("root: epsilon %.2f, noise scale %.0f, threshold %.2f; %d noisy unigram counts; source %s\n",
-		l.Epsilon, l.Scale, l.Threshold, l.Nodes, rel.Source)
-	// Output:
-	// root: epsilon 0.50, noise scale 6, threshold 4.16; 3 noisy unigram counts; source seeded:1
 }

@@ -108,8 +108,8 @@ type Prefix struct {
 	hooks exploreHooks
 }
 
-// Name returns "prefix".
-func (p *Prefix) Name() string { return "prefix" }
+// Name returns MechanismPrefix.
+func (p *Prefix) Name() MechanismName { return MechanismPrefix }
 
 // Bounds returns p.Contribution.
 func (p *Prefix) Bounds() Bounds { return p.Contribution }

@@ -26,6 +26,7 @@ func prefixCounts(db *DB) map[string]int64 {
 // limit) every prefix of the data is a node with its true count, no other
 // node exists, and the release is the input multiset.
 func TestPrefixExactRoundTrip(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(5) {
 		db := exploreRandomDB(seed, 3+int(seed), 30, 3, 5)
 		p := &Prefix{Contribution: Bounds{MaxLen: 5, MaxSeqs: 3}, hooks: exploreHooks{exact: true}}
@@ -58,7 +59,7 @@ func TestPrefixExactRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g, w := SortedSequences(rel.Seqs), SortedSequences(db.Sequences()); !slices.EqualFunc(g, w, slices.Equal) {
+		if g, w := sortedSequences(rel.Seqs), sortedSequences(db.Sequences()); !slices.EqualFunc(g, w, slices.Equal) {
 			t.Errorf("seed %d: release is not the input multiset:\n got %v\nwant %v", seed, g, w)
 		}
 	}
@@ -67,6 +68,7 @@ func TestPrefixExactRoundTrip(t *testing.T) {
 // TestPrefixBudget: h levels of ε/h each, summing to ε; the reported scale
 // and threshold are the paper's.
 func TestPrefixBudget(t *testing.T) {
+	t.Parallel()
 	db := exploreWalkDB(1, 8, 8, 400, 2, 6)
 	b := Bounds{MaxLen: 6, MaxSeqs: 1}
 	for _, eps := range []float64{0.1, 1, 3.7} {
@@ -111,6 +113,7 @@ func TestPrefixBudget(t *testing.T) {
 // whatever their true counts. With the naive sampler every one of them is
 // an actual draw.
 func TestPrefixNoisesEveryChild(t *testing.T) {
+	t.Parallel()
 	db := exploreWalkDB(2, 6, 5, 300, 1, 5)
 	b := Bounds{MaxLen: 5, MaxSeqs: 1}
 	for _, naive := range []bool{false, true} {
@@ -152,6 +155,7 @@ func TestPrefixNoisesEveryChild(t *testing.T) {
 // non-negative integer, no node's children exceed it, and the release
 // holds exactly the counts of the tree.
 func TestPrefixConsistency(t *testing.T) {
+	t.Parallel()
 	db := exploreWalkDB(3, 4, 4, 200, 1, 4)
 	p := &Prefix{Contribution: Bounds{MaxLen: 4, MaxSeqs: 1}}
 	for seed := range uint64(20) {
@@ -196,6 +200,7 @@ func TestPrefixConsistency(t *testing.T) {
 }
 
 func TestProjectSimplex(t *testing.T) {
+	t.Parallel()
 	z := []float64{3, 1, -2, 0.5}
 	projectSimplex(z, 2)
 	// τ = 1: (2, 0, 0, 0).
@@ -266,6 +271,7 @@ func exploreReleasesAbsent(t *testing.T, m Mechanism, absent []int) {
 }
 
 func TestPrefixSupport(t *testing.T) {
+	t.Parallel()
 	p := &Prefix{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
 	exploreSupportCheck(t, p)
 	exploreReleasesAbsent(t, p, []int{1, 1})
@@ -328,6 +334,7 @@ func exploreFalsify(m Mechanism, eps float64, runs int, seed uint64, victim [][]
 // sensitivity and noise on the children present in the data only, are
 // caught.
 func TestExploreFalsifier(t *testing.T) {
+	t.Parallel()
 	b := Bounds{MaxLen: 2, MaxSeqs: 1}
 	const eps, runs = 1.0, 40000
 	mechs := []func(exploreHooks) Mechanism{
@@ -345,15 +352,18 @@ func TestExploreFalsifier(t *testing.T) {
 			{"present children only", exploreHooks{presentOnly: true}, false},
 		} {
 			m := mk(c.hooks)
-			r, err := exploreFalsify(m, eps, runs, uint64(10+10*i), [][]int{{0, 1}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s, %s: ok=%v tested %d events, max ratio %.3f (e^ε = %.3f), worst bin %d: P %.4f vs %.4f, excess %.4f, slack %.4f",
-				m.Name(), c.name, r.OK, r.Tested, r.MaxRatio, math.Exp(eps), r.Worst.Bin, r.Worst.PA, r.Worst.PB, r.Worst.Excess, r.Worst.Slack)
-			if r.OK != c.dp {
-				t.Errorf("%s, %s: falsifier says ok=%v, want %v", m.Name(), c.name, r.OK, c.dp)
-			}
+			t.Run(fmt.Sprintf("%s/%s", m.Name(), c.name), func(t *testing.T) {
+				t.Parallel()
+				r, err := exploreFalsify(m, eps, runs, uint64(10+10*i), [][]int{{0, 1}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s, %s: ok=%v tested %d events, max ratio %.3f (e^ε = %.3f), worst bin %d: P %.4f vs %.4f, excess %.4f, slack %.4f",
+					m.Name(), c.name, r.OK, r.Tested, r.MaxRatio, math.Exp(eps), r.Worst.Bin, r.Worst.PA, r.Worst.PB, r.Worst.Excess, r.Worst.Slack)
+				if r.OK != c.dp {
+					t.Errorf("%s, %s: falsifier says ok=%v, want %v", m.Name(), c.name, r.OK, c.dp)
+				}
+			})
 		}
 	}
 }
@@ -363,6 +373,7 @@ func TestExploreFalsifier(t *testing.T) {
 // pass, and versions calibrated to one sequence (MaxSeqs forgotten) are
 // caught (the n-gram one at ε = 3, where the falsifier has the power).
 func TestExploreUserLevelFalsifier(t *testing.T) {
+	t.Parallel()
 	b := Bounds{MaxLen: 2, MaxSeqs: 2}
 	victim := [][]int{{0, 1}, {0, 1}}
 	for _, c := range []struct {
@@ -376,29 +387,16 @@ func TestExploreUserLevelFalsifier(t *testing.T) {
 		{&NGram{Contribution: b, NMax: 2}, 3, 25000, true},
 		{&NGram{Contribution: b, NMax: 2, hooks: exploreHooks{sensFactor: 0.5}}, 3, 25000, false},
 	} {
-		r, err := exploreFalsify(c.m, c.eps, c.runs, 30, victim)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s (dp=%v) at ε = %v: ok=%v tested %d events, max ratio %.2f (e^ε = %.2f)", c.m.Name(), c.dp, c.eps, r.OK, r.Tested, r.MaxRatio, math.Exp(c.eps))
-		if r.OK != c.dp {
-			t.Errorf("%s (dp=%v) at ε = %v: falsifier says ok=%v; worst %+v", c.m.Name(), c.dp, c.eps, r.OK, r.Worst)
-		}
+		t.Run(fmt.Sprintf("%s/dp=%v", c.m.Name(), c.dp), func(t *testing.T) {
+			t.Parallel()
+			r, err := exploreFalsify(c.m, c.eps, c.runs, 30, victim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s (dp=%v) at ε = %v: ok=%v tested %d events, max ratio %.2f (e^ε = %.2f)", c.m.Name(), c.dp, c.eps, r.OK, r.Tested, r.MaxRatio, math.Exp(c.eps))
+			if r.OK != c.dp {
+				t.Errorf("%s (dp=%v) at ε = %v: falsifier says ok=%v; worst %+v", c.m.Name(), c.dp, c.eps, r.OK, r.Worst)
+			}
+		})
 	}
-}
-
-func ExamplePrefix() {
-	db := &DB{Size: 4, Users: []User{
-		{ID: "ann", Seqs: [][]int{{0, 1, 2}}},
-		{ID: "bob", Seqs: [][]int{{0, 1}}},
-	}}
-	p := &Prefix{Contribution: Bounds{MaxLen: 3, MaxSeqs: 1}}
-	rel, err := p.Release(db, 1, noise.Seeded(1)) // a seeded run: for examples only
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("spent %.2f over %d levels of %.3f each (noise scale %.0f, threshold %.2f); source %s\n",
-		rel.EpsilonSpent, len(rel.Levels), rel.Levels[0].Epsilon, rel.Levels[0].Scale, rel.Levels[0].Threshold, rel.Source)
-	// Output:
-	// spent 1.00 over 3 levels of 0.333 each (noise scale 3, threshold 8.49); source seeded:1
 }

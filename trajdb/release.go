@@ -1,11 +1,11 @@
 package trajdb
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
@@ -28,23 +28,30 @@ const (
 // DefaultNMax is the n-gram tree's height when NGram.NMax is 0.
 const DefaultNMax = 5
 
-// NewMechanism returns the release mechanism called name, "prefix" or
-// "ngram" (nmax is the n-gram tree's height, 0 for DefaultNMax). The
-// flawed present-only control is refused: it is not DP and exists only
-// for AuditSupport.
-func NewMechanism(name string, b Bounds, nmax int) (Mechanism, error) {
+// DefaultBounds returns the contribution bounds a release uses unless told
+// otherwise: each person's first 5 trajectories, each cut to its first 10
+// cells. The command line's --max-len and --max-seqs default to them.
+func DefaultBounds() Bounds { return Bounds{MaxLen: 10, MaxSeqs: 5} }
+
+// NewMechanism returns the release mechanism called name, MechanismPrefix
+// or MechanismNGram (nmax is the n-gram tree's height, 0 for DefaultNMax).
+// The negative controls are refused: they are not DP and exist only for
+// the audits (NewNegativeControl).
+func NewMechanism(name MechanismName, b Bounds, nmax int) (Mechanism, error) {
 	if nmax < 0 {
 		return nil, fmt.Errorf("trajdb: n-gram height %d: want a positive height (0 for the default %d)", nmax, DefaultNMax)
 	}
-	switch name {
-	case "prefix":
+	switch n := name; n {
+	case MechanismPrefix:
 		return &Prefix{Contribution: b}, nil
-	case "ngram":
+	case MechanismNGram:
 		return &NGram{Contribution: b, NMax: nmax}, nil
-	case FlawedPresentOnly{}.Name():
-		return nil, errors.New("trajdb: flawed-present-only is not differentially private (thesis Prop. 3.5); it exists only as the negative control of AuditSupport")
+	default:
+		if slices.Contains(NegativeControls(), n) {
+			return nil, fmt.Errorf("trajdb: %s is not differentially private (thesis Prop. 3.5); it exists only as a negative control of AuditSupport", n)
+		}
 	}
-	return nil, fmt.Errorf("trajdb: unknown mechanism %q (want prefix or ngram)", name)
+	return nil, fmt.Errorf("trajdb: unknown mechanism %q (want %s or %s)", string(name), MechanismPrefix, MechanismNGram)
 }
 
 // Certificate is release.json: the public record of a release. Everything
@@ -54,8 +61,8 @@ func NewMechanism(name string, b Bounds, nmax int) (Mechanism, error) {
 type Certificate struct {
 	Version int `json:"version"`
 	// Privacy states the guarantee and what it covers.
-	Privacy   string `json:"privacy"`
-	Mechanism string `json:"mechanism"`
+	Privacy   string        `json:"privacy"`
+	Mechanism MechanismName `json:"mechanism"`
 	// NMax is the n-gram tree's height: the longest gram counted, NMax
 	// capped at the bounds' MaxLen.
 	NMax    int     `json:"n_max,omitempty"`

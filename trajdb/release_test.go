@@ -9,13 +9,15 @@ import (
 	"testing"
 
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // TestReleaseRoundTrip writes releases with WriteRelease and reads them
 // back with ReadRelease: the same certificate and sequences, on a grid and
 // on an alphabet numbered from 1.
 func TestReleaseRoundTrip(t *testing.T) {
-	box, err := ParseBBox("39.75,116.15,40.10,116.60")
+	t.Parallel()
+	box, err := trace.ParseBBox("39.75,116.15,40.10,116.60")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +84,7 @@ func TestReleaseRoundTrip(t *testing.T) {
 // TestReadCertificateRejects checks that what is not a version-1 release
 // certificate is refused with the file named.
 func TestReadCertificateRejects(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"version": `{"version": 2, "mechanism": "prefix", "alphabet": 3, "levels": []}`,
@@ -96,31 +99,4 @@ func TestReadCertificateRejects(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-}
-
-// A release written by WriteRelease is read back whole by ReadRelease.
-func ExampleReadRelease() {
-	db := &DB{Size: 3, Users: []User{
-		{ID: "ann", Seqs: [][]int{{0, 1}}}, {ID: "bob", Seqs: [][]int{{0, 1}}}, {ID: "cy", Seqs: [][]int{{1, 2}}},
-	}}
-	m := &Prefix{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
-	rel, err := m.Release(db, 4, noise.Seeded(1))
-	if err != nil {
-		panic(err)
-	}
-	dir, err := os.MkdirTemp("", "release")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	if _, err := WriteRelease(dir, NewCertificate(m, rel, 4, nil, 3, MapOptions{}, noise.Seeded(1)), 0); err != nil {
-		panic(err)
-	}
-	c, err := ReadRelease(dir)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(c.Mechanism, c.Epsilon, c.Randomness, len(c.Seqs) == c.Trajectories)
-	// Output:
-	// prefix 4 seeded:1 true
 }

@@ -1,6 +1,7 @@
 package trajdb
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -45,6 +46,7 @@ func itoa(i int) string {
 // counts), and always its number of sequences and their first n_max − 1
 // symbols.
 func TestPersonsExact(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(8) {
 		m := 2 + int(seed%3)
 		db := exploreRandomDB(seed, m, 60, 2, 3) // lengths 1..3 = n_max − 2
@@ -55,7 +57,7 @@ func TestPersonsExact(t *testing.T) {
 		}
 		exactHists(tr)
 		got := tr.synthesise(8, noise.Seeded(seed))
-		if g, w := SortedSequences(got), SortedSequences(db.Sequences()); !slices.EqualFunc(g, w, slices.Equal) {
+		if g, w := sortedSequences(got), sortedSequences(db.Sequences()); !slices.EqualFunc(g, w, slices.Equal) {
 			t.Errorf("seed %d: reconstruction differs:\n got %v\nwant %v", seed, g, w)
 		}
 		// Longer sequences: the count and the starts are still exact.
@@ -108,6 +110,7 @@ func mapsEqual(a, b map[string]int) bool {
 // distribution; the authors' reconstruction (the negative control) does
 // not: its leftover short grams become sequences of their own.
 func TestPersonsKeepsPeople(t *testing.T) {
+	t.Parallel()
 	db := clickDB(6000)
 	b := Bounds{MaxLen: 10, MaxSeqs: 1}
 	real := db.Sequences()
@@ -115,21 +118,24 @@ func TestPersonsKeepsPeople(t *testing.T) {
 		rec    Reconstruction
 		people bool
 	}{{ReconstructPersons, true}, {"", true}, {ReconstructAuthors, false}} {
-		g := &NGram{Contribution: b, Reconstruction: c.rec}
-		rel, err := g.Release(db, 1, noise.Seeded(3))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := float64(len(rel.Seqs))
-		jsd := LengthJSD(real, rel.Seqs)
-		keeps := math.Abs(n-6000) <= 600 && jsd < 0.05
-		t.Logf("%q: %v sequences for 6000 people, length JSD %.4f", c.rec, n, jsd)
-		if keeps != c.people {
-			t.Errorf("%q: %v sequences for 6000 people, length JSD %.4f: keeps the people %v, want %v", c.rec, n, jsd, keeps, c.people)
-		}
-		if want := string(c.rec); rel.Reconstruction != want && !(want == "" && rel.Reconstruction == string(ReconstructPersons)) {
-			t.Errorf("%q: Released.Reconstruction %q", c.rec, rel.Reconstruction)
-		}
+		t.Run(fmt.Sprintf("%q", c.rec), func(t *testing.T) {
+			t.Parallel()
+			g := &NGram{Contribution: b, Reconstruction: c.rec}
+			rel, err := g.Release(db, 1, noise.Seeded(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := float64(len(rel.Seqs))
+			jsd := lengthJSD(real, rel.Seqs)
+			keeps := math.Abs(n-6000) <= 600 && jsd < 0.05
+			t.Logf("%q: %v sequences for 6000 people, length jsd %.4f", c.rec, n, jsd)
+			if keeps != c.people {
+				t.Errorf("%q: %v sequences for 6000 people, length jsd %.4f: keeps the people %v, want %v", c.rec, n, jsd, keeps, c.people)
+			}
+			if want := c.rec; rel.Reconstruction != want && !(want == "" && rel.Reconstruction == ReconstructPersons) {
+				t.Errorf("%q: Released.Reconstruction %q", c.rec, rel.Reconstruction)
+			}
+		})
 	}
 	if _, err := (&NGram{Contribution: b, Reconstruction: "greedy"}).Release(db, 1, noise.Seeded(1)); err == nil {
 		t.Error("an unknown reconstruction was accepted")
@@ -141,6 +147,7 @@ func TestPersonsKeepsPeople(t *testing.T) {
 // share on average (the split is unbiased); a split that rounds every
 // share down (the control) loses sequences.
 func TestSystematicSplit(t *testing.T) {
+	t.Parallel()
 	w := []float64{0.5, 0, 2.25, 1e-9, 7, 0.25}
 	s := 0.0
 	for _, x := range w {
@@ -185,6 +192,7 @@ func TestSystematicSplit(t *testing.T) {
 // does not (0.1+0.1+0.1 = 0.30000000000000004 > 0.3: the control), and
 // stay within 1e-14 of ε.
 func TestBudgetFloatSum(t *testing.T) {
+	t.Parallel()
 	naiveOver := 0
 	for _, eps := range []float64{0.3, 0.1, 0.7, 1, 1.1, 2.3, 3.7, 1e-3, 0.6, 0.9} {
 		for h := 1; h <= 25; h++ {
@@ -237,6 +245,7 @@ func TestBudgetFloatSum(t *testing.T) {
 // the release of the bounded database read from it (same seed, same
 // output), with ids and without, and counts what it read.
 func TestReleaseSequencesStreams(t *testing.T) {
+	t.Parallel()
 	var plain, ids strings.Builder
 	db := exploreRandomDB(5, 5, 200, 3, 9)
 	for _, u := range db.Users {
@@ -284,11 +293,14 @@ func TestReleaseSequencesStreams(t *testing.T) {
 // TestCertificateHeight: n_max is the tree's height, NMax capped at
 // MaxLen, not the configured NMax.
 func TestCertificateHeight(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ nmax, maxLen, want int }{{0, 3, 3}, {0, 20, 5}, {7, 4, 4}, {2, 9, 2}} {
-		g := &NGram{Contribution: Bounds{MaxLen: c.maxLen, MaxSeqs: 1}, NMax: c.nmax}
-		cert := NewCertificate(g, &Released{}, 1, nil, 3, MapOptions{}, noise.Seeded(1))
-		if cert.NMax != c.want || g.Height() != c.want {
-			t.Errorf("NMax %d, MaxLen %d: n_max %d (Height %d), want %d", c.nmax, c.maxLen, cert.NMax, g.Height(), c.want)
-		}
+		t.Run(fmt.Sprintf("NMax=%d MaxLen=%d", c.nmax, c.maxLen), func(t *testing.T) {
+			g := &NGram{Contribution: Bounds{MaxLen: c.maxLen, MaxSeqs: 1}, NMax: c.nmax}
+			cert := NewCertificate(g, &Released{}, 1, nil, 3, MapOptions{}, noise.Seeded(1))
+			if cert.NMax != c.want || g.Height() != c.want {
+				t.Errorf("NMax %d, MaxLen %d: n_max %d (Height %d), want %d", c.nmax, c.maxLen, cert.NMax, g.Height(), c.want)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package trajdb
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -105,6 +106,7 @@ func chi2Homogeneity(a, b []int) (stat float64, df int, p float64) {
 // q^t/(1+q); which ones is uniform; their excess over t is geometric.
 // Fixed seeds; each p-value must exceed 1e-4.
 func TestExceedZerosMatchesNaive(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		n            int
 		lambda, thet float64
@@ -115,82 +117,85 @@ func TestExceedZerosMatchesNaive(t *testing.T) {
 		{n: 7, lambda: 1.2, thet: 0, runs: 20000},        // t = 1
 	}
 	for ci, tc := range cases {
-		q := math.Exp(-tc.lambda)
-		tt := exceedFloor(tc.thet)
-		p := zeroExceedProb(tc.lambda, tt)
-		// Positions are grouped into at most 40 bins of near-equal width.
-		nb := min(tc.n, 40)
-		bin := func(j int) int { return j * nb / tc.n }
-		type hist struct{ k, pos, exc []int }
-		run := func(naive bool, seed uint64) hist {
-			h := hist{k: make([]int, tc.n+1), pos: make([]int, nb), exc: make([]int, 30)}
-			cn := &countNoise{src: noise.Seeded(seed), hooks: exploreHooks{naive: naive}}
-			for range tc.runs {
-				k := 0
-				last := -1
-				cn.exceedZeros(tc.n, tc.lambda, tc.thet, func(j int, v int64) {
-					if j <= last || j >= tc.n || float64(v) <= tc.thet {
-						t.Fatalf("case %d: bad kept child j=%d (last %d) v=%d", ci, j, last, v)
-					}
-					last = j
-					k++
-					h.pos[bin(j)]++
-					h.exc[min(int(v-tt), 29)]++
-				})
-				h.k[k]++
+		t.Run(fmt.Sprintf("case %d n=%d", ci, tc.n), func(t *testing.T) {
+			t.Parallel()
+			q := math.Exp(-tc.lambda)
+			tt := exceedFloor(tc.thet)
+			p := zeroExceedProb(tc.lambda, tt)
+			// Positions are grouped into at most 40 bins of near-equal width.
+			nb := min(tc.n, 40)
+			bin := func(j int) int { return j * nb / tc.n }
+			type hist struct{ k, pos, exc []int }
+			run := func(naive bool, seed uint64) hist {
+				h := hist{k: make([]int, tc.n+1), pos: make([]int, nb), exc: make([]int, 30)}
+				cn := &countNoise{src: noise.Seeded(seed), hooks: exploreHooks{naive: naive}}
+				for range tc.runs {
+					k := 0
+					last := -1
+					cn.exceedZeros(tc.n, tc.lambda, tc.thet, func(j int, v int64) {
+						if j <= last || j >= tc.n || float64(v) <= tc.thet {
+							t.Fatalf("case %d: bad kept child j=%d (last %d) v=%d", ci, j, last, v)
+						}
+						last = j
+						k++
+						h.pos[bin(j)]++
+						h.exc[min(int(v-tt), 29)]++
+					})
+					h.k[k]++
+				}
+				if want := int64(tc.runs * tc.n); cn.drawn != want {
+					t.Errorf("case %d naive=%v: drawn %d, want %d", ci, naive, cn.drawn, want)
+				}
+				return h
 			}
-			if want := int64(tc.runs * tc.n); cn.drawn != want {
-				t.Errorf("case %d naive=%v: drawn %d, want %d", ci, naive, cn.drawn, want)
-			}
-			return h
-		}
-		fast := run(false, uint64(100+ci))
-		naive := run(true, uint64(200+ci))
+			fast := run(false, uint64(100+ci))
+			naive := run(true, uint64(200+ci))
 
-		binom := make([]float64, tc.n+1)
-		for k := range binom {
-			binom[k] = distuv.Binomial{N: float64(tc.n), P: p}.Prob(float64(k))
-		}
-		geo := make([]float64, 30)
-		for j := range geo {
-			geo[j] = (1 - q) * math.Pow(q, float64(j))
-		}
-		geo[29] = math.Pow(q, 29)
-		uni := make([]float64, nb)
-		for j := range tc.n {
-			uni[bin(j)] += 1 / float64(tc.n)
-		}
-		for _, s := range []struct {
-			name string
-			h    hist
-		}{{"fast", fast}, {"naive", naive}} {
+			binom := make([]float64, tc.n+1)
+			for k := range binom {
+				binom[k] = distuv.Binomial{N: float64(tc.n), P: p}.Prob(float64(k))
+			}
+			geo := make([]float64, 30)
+			for j := range geo {
+				geo[j] = (1 - q) * math.Pow(q, float64(j))
+			}
+			geo[29] = math.Pow(q, 29)
+			uni := make([]float64, nb)
+			for j := range tc.n {
+				uni[bin(j)] += 1 / float64(tc.n)
+			}
+			for _, s := range []struct {
+				name string
+				h    hist
+			}{{"fast", fast}, {"naive", naive}} {
+				for _, g := range []struct {
+					what   string
+					counts []int
+					probs  []float64
+				}{{"count", s.h.k, binom}, {"excess", s.h.exc, geo}, {"position", s.h.pos, uni}} {
+					pr := renorm(g.probs)
+					c, pp := stattest.PoolSmall(g.counts, pr, 5)
+					if len(c) < 2 {
+						continue
+					}
+					_, df, pv, err := stattest.ChiSquare(c, pp)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if pv < 1e-4 {
+						t.Errorf("case %d %s sampler: %s law rejected (df %d, p = %.2g)", ci, s.name, g.what, df, pv)
+					}
+				}
+			}
 			for _, g := range []struct {
-				what   string
-				counts []int
-				probs  []float64
-			}{{"count", s.h.k, binom}, {"excess", s.h.exc, geo}, {"position", s.h.pos, uni}} {
-				pr := renorm(g.probs)
-				c, pp := stattest.PoolSmall(g.counts, pr, 5)
-				if len(c) < 2 {
-					continue
-				}
-				_, df, pv, err := stattest.ChiSquare(c, pp)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if pv < 1e-4 {
-					t.Errorf("case %d %s sampler: %s law rejected (df %d, p = %.2g)", ci, s.name, g.what, df, pv)
+				what string
+				a, b []int
+			}{{"count", fast.k, naive.k}, {"excess", fast.exc, naive.exc}, {"position", fast.pos, naive.pos}} {
+				if st, df, pv := chi2Homogeneity(g.a, g.b); df > 0 && pv < 1e-4 {
+					t.Errorf("case %d: fast and naive %s histograms differ (χ² %.1f, df %d, p = %.2g)", ci, g.what, st, df, pv)
 				}
 			}
-		}
-		for _, g := range []struct {
-			what string
-			a, b []int
-		}{{"count", fast.k, naive.k}, {"excess", fast.exc, naive.exc}, {"position", fast.pos, naive.pos}} {
-			if st, df, pv := chi2Homogeneity(g.a, g.b); df > 0 && pv < 1e-4 {
-				t.Errorf("case %d: fast and naive %s histograms differ (χ² %.1f, df %d, p = %.2g)", ci, g.what, st, df, pv)
-			}
-		}
+		})
 	}
 }
 
@@ -210,6 +215,7 @@ func renorm(p []float64) []float64 {
 // shortcut with the wrong exceedance probability (threshold off by one)
 // is rejected.
 func TestExceedZerosHasPower(t *testing.T) {
+	t.Parallel()
 	n, lambda, theta, runs := 40, 0.3, 5.5, 20000
 	good := make([]int, n+1)
 	bad := make([]int, n+1)
@@ -229,6 +235,7 @@ func TestExceedZerosHasPower(t *testing.T) {
 }
 
 func TestCheckExploreInput(t *testing.T) {
+	t.Parallel()
 	b := Bounds{MaxLen: 2, MaxSeqs: 1}
 	db := &DB{Size: 3, Users: []User{{ID: "a", Seqs: [][]int{{0, 1}}}}}
 	for _, m := range []Mechanism{&Prefix{Contribution: b}, &NGram{Contribution: b}} {

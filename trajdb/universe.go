@@ -4,10 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -67,46 +66,16 @@ type Grid struct {
 	halfDia float64 // largest distance of the box's corners from the centre
 }
 
-// ParseBBox parses "MINLAT,MINLON,MAXLAT,MAXLON" in decimal degrees and
-// validates it (see ValidateBBox).
-func ParseBBox(s string) (trace.BBox, error) {
-	f := strings.Split(s, ",")
-	if len(f) != 4 {
-		return trace.BBox{}, fmt.Errorf("bbox %q: want MINLAT,MINLON,MAXLAT,MAXLON (four numbers), got %d fields", s, len(f))
-	}
-	names := [4]string{"MINLAT", "MINLON", "MAXLAT", "MAXLON"}
-	var v [4]float64
-	for i, x := range f {
-		var err error
-		if v[i], err = strconv.ParseFloat(strings.TrimSpace(x), 64); err != nil {
-			return trace.BBox{}, fmt.Errorf("bbox %q: %s %q is not a number", s, names[i], strings.TrimSpace(x))
-		}
-	}
-	b := trace.BBox{MinLat: v[0], MinLon: v[1], MaxLat: v[2], MaxLon: v[3]}
-	if err := ValidateBBox(b); err != nil {
-		return trace.BBox{}, fmt.Errorf("bbox %q: %w", s, err)
-	}
-	return b, nil
-}
-
-// ValidateBBox reports whether b is a usable public box: finite corners in
-// the WGS84 ranges, MinLat < MaxLat and MinLon < MaxLon (a box may not
-// cross the antimeridian), and not so large that a tangent-plane grid
-// distorts it (no corner more than 1000 km from the centre).
-func ValidateBBox(b trace.BBox) error {
-	for _, p := range []geo.Point{{Lat: b.MinLat, Lon: b.MinLon}, {Lat: b.MaxLat, Lon: b.MaxLon}} {
-		if err := p.Validate(); err != nil {
-			return fmt.Errorf("bounding box corner: %w", err)
-		}
-	}
-	if !(b.MinLat < b.MaxLat) {
-		return fmt.Errorf("bounding box: MINLAT %v must be below MAXLAT %v", b.MinLat, b.MaxLat)
-	}
-	if !(b.MinLon < b.MaxLon) {
-		return fmt.Errorf("bounding box: MINLON %v must be below MAXLON %v (boxes across the antimeridian are not supported)", b.MinLon, b.MaxLon)
+// checkGridBox reports whether a tangent-plane grid can be laid over b: a
+// valid box (trace.BBox.Validate) with no corner more than 1000 km from
+// its centre, beyond which the grid would distort it.
+func checkGridBox(b trace.BBox) error {
+	if err := b.Validate(); err != nil {
+		return err
 	}
 	if d := halfDiagonal(b); d > maxHalfDiagonal {
-		return fmt.Errorf("bounding box: reaches %.0f km from its centre; a tangent-plane grid is only accurate within %d km (split the region)", d/1000, maxHalfDiagonal/1000)
+		return param.Invalid("bbox", fmt.Sprintf("%g,%g,%g,%g", b.MinLat, b.MinLon, b.MaxLat, b.MaxLon),
+			fmt.Sprintf("reaches %.0f km from its centre; a tangent-plane grid is only accurate within %d km (split the region)", d/1000, maxHalfDiagonal/1000))
 	}
 	return nil
 }
@@ -125,10 +94,11 @@ func halfDiagonal(b trace.BBox) float64 {
 }
 
 // NewGrid returns the grid of cellM-metre squares over the public box b. It
-// refuses an invalid box, a non-positive cell size and a grid of more than
-// MaxCells cells.
+// refuses an invalid box (trace.BBox.Validate), a box reaching more than
+// 1000 km from its centre, a non-positive cell size and a grid of more
+// than MaxCells cells.
 func NewGrid(b trace.BBox, cellM float64) (*Grid, error) {
-	if err := ValidateBBox(b); err != nil {
+	if err := checkGridBox(b); err != nil {
 		return nil, err
 	}
 	if !(cellM > 0) || math.IsInf(cellM, 0) {

@@ -2,43 +2,55 @@ package trajdb
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
 // universeTestBox is the public box of the GeoLife tests.
 var universeTestBox = trace.BBox{MinLat: 39.75, MinLon: 116.15, MaxLat: 40.10, MaxLon: 116.60}
 
-func TestParseBBox(t *testing.T) {
-	b, err := ParseBBox(" 39.75, 116.15,40.10 ,116.60")
-	if err != nil || b != universeTestBox {
-		t.Fatalf("ParseBBox = %+v, %v; want %+v", b, err, universeTestBox)
-	}
-	for _, tc := range []struct{ in, want string }{
-		{"1,2,3", "four numbers"},
-		{"1,2,x,4", `MAXLAT "x" is not a number`},
+// NewGrid refuses what trace.BBox.Validate refuses and a box too large for
+// a tangent-plane grid, as *param.Errors naming the box; the deprecated
+// ParseBBox keeps the old combined check.
+func TestNewGridRefusesBoxes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in, want string
+	}{
 		{"40,116,39,117", "MINLAT 40 must be below MAXLAT 39"},
-		{"39,117,40,116", "antimeridian"},
 		{"-95,0,0,1", "latitude -95"},
-		{"NaN,0,1,1", "not finite"},
 		{"0,0,30,30", "tangent-plane grid is only accurate"},
 	} {
-		if _, err := ParseBBox(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("ParseBBox(%q) = %v, want an error containing %q", tc.in, err, tc.want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			var v [4]float64
+			if _, err := fmt.Sscanf(tc.in, "%g,%g,%g,%g", &v[0], &v[1], &v[2], &v[3]); err != nil {
+				t.Fatal(err)
+			}
+			_, err := NewGrid(trace.BBox{MinLat: v[0], MinLon: v[1], MaxLat: v[2], MaxLon: v[3]}, 1000)
+			var pe *param.Error
+			if !errors.As(err, &pe) || pe.Name != "bbox" || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("NewGrid(%s) = %v, want a *param.Error on bbox containing %q", tc.in, err, tc.want)
+			}
+		})
 	}
 }
 
 func TestNewGridRefuses(t *testing.T) {
+	t.Parallel()
 	for _, c := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-		if _, err := NewGrid(universeTestBox, c); err == nil {
-			t.Errorf("NewGrid(cell %v) accepted", c)
-		}
+		t.Run(fmt.Sprintf("cell %v", c), func(t *testing.T) {
+			if _, err := NewGrid(universeTestBox, c); err == nil {
+				t.Errorf("NewGrid(cell %v) accepted", c)
+			}
+		})
 	}
 	_, err := NewGrid(universeTestBox, 10) // about 3900×3900 cells
 	if err == nil || !strings.Contains(err.Error(), "more than 1000000") {
@@ -47,6 +59,7 @@ func TestNewGridRefuses(t *testing.T) {
 }
 
 func TestGridGeometry(t *testing.T) {
+	t.Parallel()
 	g, err := NewGrid(universeTestBox, 300)
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +126,7 @@ func TestGridGeometry(t *testing.T) {
 // The universe is fixed by the public box and cell size: databases mapped
 // from different data share it exactly.
 func TestGridIndependentOfData(t *testing.T) {
+	t.Parallel()
 	g1, _ := NewGrid(universeTestBox, 300)
 	g2, _ := NewGrid(universeTestBox, 300)
 	if g1.Size() != g2.Size() || g1.x0 != g2.x0 || g1.y0 != g2.y0 {
@@ -154,25 +168,4 @@ func TestGridIndependentOfData(t *testing.T) {
 	if c1 != c2 {
 		t.Errorf("the same point is cell %d in one grid and %d in the other", c1, c2)
 	}
-}
-
-func ExampleNewGrid() {
-	box, err := ParseBBox("39.75,116.15,40.10,116.60") // public: Beijing
-	if err != nil {
-		panic(err)
-	}
-	g, err := NewGrid(box, 300)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(g)
-	c, ok := g.Cell(geo.Point{Lat: 39.9087, Lon: 116.3975}) // Tiananmen
-	row, col := g.RowCol(c)
-	fmt.Println(c, ok, row, col)
-	_, ok = g.Cell(geo.Point{Lat: 39.13, Lon: 117.20}) // Tianjin
-	fmt.Println(ok)
-	// Output:
-	// 300 m grid of 129×130 = 16770 cells over 39.75,116.15,40.1,116.6
-	// 7552 true 58 70
-	// false
 }

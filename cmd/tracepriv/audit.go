@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/risk"
 	"github.com/tracepriv/tracepriv/trajdb"
@@ -173,15 +174,24 @@ func auditable() []risk.Mechanism {
 // auditSupportMechanism is the mechanism "audit support --mechanism name"
 // audits: a release mechanism, or one of trajdb's negative controls
 // (which release never offers).
-func auditSupportMechanism(name string, b trajdb.Bounds) (trajdb.Mechanism, error) {
+func auditSupportMechanism(name trajdb.MechanismName, b trajdb.Bounds) (trajdb.Mechanism, error) {
 	if slices.Contains(trajdb.NegativeControls(), name) {
 		return trajdb.NewNegativeControl(name, b)
 	}
 	m, err := trajdb.NewMechanism(name, b, 0)
 	if err != nil {
-		return nil, fmt.Errorf("--mechanism %s: %w (or a negative control: %s)", name, err, strings.Join(trajdb.NegativeControls(), ", "))
+		return nil, fmt.Errorf("--mechanism %s: %w (or a negative control: %s)", name, err, controlNames(", "))
 	}
 	return m, nil
+}
+
+// controlNames lists trajdb's negative controls, joined by sep.
+func controlNames(sep string) string {
+	var s []string
+	for _, n := range trajdb.NegativeControls() {
+		s = append(s, string(n))
+	}
+	return strings.Join(s, sep)
 }
 
 // auditSupportCmd is "tracepriv audit support".
@@ -193,7 +203,7 @@ func auditSupportCmd(env *cli.Env) *cobra.Command {
 		eps           float64
 		opt           trajdb.AuditOptions
 	)
-	controls := strings.Join(trajdb.NegativeControls(), "|")
+	controls := controlNames("|")
 	c := &cobra.Command{
 		Use:   "support --mechanism prefix|ngram|" + controls,
 		Short: "Search neighbouring databases for evidence that a trajectory-database mechanism is not epsilon-DP",
@@ -241,7 +251,7 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 			}
 			boundsGiven := cmd.Flags().Changed("max-len") || cmd.Flags().Changed("max-seqs")
 			var db *trajdb.DB
-			b := trajdb.AuditDemoBounds
+			b := repro.AuditDemoBounds()
 			switch {
 			case in != "" && seqs != "":
 				return errors.New("audit support: give --in or --seqs, not both")
@@ -260,7 +270,7 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 					return fmt.Errorf("audit support: --seqs: %w", err)
 				}
 			default:
-				db, _ = trajdb.AuditDemoDB()
+				db, _ = repro.AuditDemoDB()
 			}
 			if boundsGiven {
 				var err error
@@ -268,7 +278,7 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 					return fmt.Errorf("audit support: %w", err)
 				}
 			}
-			m, err := auditSupportMechanism(mec, b)
+			m, err := auditSupportMechanism(trajdb.MechanismName(mec), b)
 			if err != nil {
 				return fmt.Errorf("audit support: %w", err)
 			}
@@ -284,7 +294,7 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 		},
 	}
 	fl := c.Flags()
-	fl.StringVar(&mec, "mechanism", "", "prefix, ngram, or a negative control: "+strings.Join(trajdb.NegativeControls(), ", "))
+	fl.StringVar(&mec, "mechanism", "", "prefix, ngram, or a negative control: "+controlNames(", "))
 	fl.Float64Var(&eps, "epsilon", 1, "the epsilon the mechanism runs at and claims")
 	fl.StringVar(&seqs, "seqs", "", "symbolic sequence database to audit (default: the demonstration database)")
 	fl.StringVar(&in, "in", "", "trace directory to audit, mapped with --cell-m and --bbox")

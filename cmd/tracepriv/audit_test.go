@@ -44,35 +44,37 @@ func TestAuditSupportControlsCLI(t *testing.T) {
 		{"ngram-tenth-noise", true}, {"prefix", false}, {"ngram", false},
 	}
 	for i, tc := range cases {
-		if testing.Short() && strings.HasPrefix(tc.mech, "ngram") {
-			continue // the n-gram releases make these the slow ones
-		}
-		stdout, stderr, err := run(t, "audit", "support", "--mechanism", tc.mech, "--seed", strconv.Itoa(20+i), "--json")
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", tc.mech, err, stderr)
-		}
-		var v map[string]any
-		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: %v", tc.mech, v["verdict"])
-		if v["violation"] != tc.violation {
-			t.Errorf("%s: violation %v, want %v (%v)", tc.mech, v["violation"], tc.violation, v["verdict"])
-		}
-		if _, ok := v["witness"]; ok != tc.violation {
-			t.Errorf("%s: witness present %v, want %v", tc.mech, ok, tc.violation)
-		}
-		if v["false_alarm_bound"] == nil || v["tests"] == nil {
-			t.Errorf("%s: no false_alarm_bound or tests: %s", tc.mech, stdout)
-		}
-		if tc.violation {
-			dir := t.TempDir()
-			_, _, err := run(t, "release", "--in", "../../internal/sample", "--out", filepath.Join(dir, "out"), "--mechanism", tc.mech,
-				"--epsilon", "1", "--cell-m", "5000", "--bbox", testBBox)
-			if err == nil {
-				t.Errorf("release offers the control %s", tc.mech)
+		t.Run(tc.mech, func(t *testing.T) {
+			if testing.Short() && strings.HasPrefix(tc.mech, "ngram") {
+				t.Skip("the n-gram releases make these the slow ones")
 			}
-		}
+			stdout, stderr, err := run(t, "audit", "support", "--mechanism", tc.mech, "--seed", strconv.Itoa(20+i), "--json")
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", tc.mech, err, stderr)
+			}
+			var v map[string]any
+			if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %v", tc.mech, v["verdict"])
+			if v["violation"] != tc.violation {
+				t.Errorf("%s: violation %v, want %v (%v)", tc.mech, v["violation"], tc.violation, v["verdict"])
+			}
+			if _, ok := v["witness"]; ok != tc.violation {
+				t.Errorf("%s: witness present %v, want %v", tc.mech, ok, tc.violation)
+			}
+			if v["false_alarm_bound"] == nil || v["tests"] == nil {
+				t.Errorf("%s: no false_alarm_bound or tests: %s", tc.mech, stdout)
+			}
+			if tc.violation {
+				dir := t.TempDir()
+				_, _, err := run(t, "release", "--in", "../../internal/sample", "--out", filepath.Join(dir, "out"), "--mechanism", tc.mech,
+					"--epsilon", "1", "--cell-m", "5000", "--bbox", testBBox)
+				if err == nil {
+					t.Errorf("release offers the control %s", tc.mech)
+				}
+			}
+		})
 	}
 	if _, _, err := run(t, "audit", "support", "--mechanism", "nonsense"); err == nil || !strings.Contains(err.Error(), "negative control") {
 		t.Errorf("unknown mechanism: %v", err)

@@ -46,13 +46,13 @@ func isGeoindConfigFlag(name string) bool {
 // add registers the flags; planned says whether the command knows its
 // queries in advance (sanitize), where the planned manager is the default.
 func (g *geoindFlags) add(f *pflag.FlagSet, planned bool) {
-	f.StringVar(&g.mechanism, "mechanism", "pm", "pm (predictive) or im (independent noise)")
+	f.StringVar(&g.mechanism, "mechanism", string(geoind.MechanismPredictive), "pm (predictive) or im (independent noise)")
 	if planned {
-		f.StringVar(&g.manager, "manager", "planned", "budget manager: planned (each person's budget spread over their points, covering all of them), fixed-rate (--rate per query) or fixed-utility (--accuracy per query); --rate or --accuracy alone choose their manager")
+		f.StringVar(&g.manager, "manager", string(geoind.ManagerPlanned), "budget manager: planned (each person's budget spread over their points, covering all of them), fixed-rate (--rate per query) or fixed-utility (--accuracy per query); --rate or --accuracy alone choose their manager")
 	} else {
-		f.StringVar(&g.manager, "manager", "fixed-rate", "budget manager: fixed-rate or fixed-utility")
+		f.StringVar(&g.manager, "manager", string(geoind.ManagerFixedRate), "budget manager: fixed-rate or fixed-utility")
 	}
-	f.StringVar(&g.predictor, "predictor", "parrot", "prediction function: parrot or linear")
+	f.StringVar(&g.predictor, "predictor", string(geoind.PredictorParrot), "prediction function: parrot or linear")
 	f.StringVar(&g.origin, "origin", "", "public origin LAT,LON of the tangent plane and its grid (required): a point chosen without looking at the data, e.g. the city centre")
 	f.Float64Var(&g.epsStar, "eps-star", math.Ln10, "privacy level ε* within --radius")
 	f.Float64Var(&g.radius, "radius", 100, "protection radius r* in metres (ε = ε*/r*)")
@@ -89,7 +89,7 @@ func (g *geoindFlags) config() (geoind.Config, error) {
 		eps = g.epsStar / g.radius
 	}
 	cfg := geoind.Config{
-		Mechanism: g.mechanism, Manager: g.manager, Predictor: g.predictor,
+		Mechanism: geoind.MechanismKind(g.mechanism), Manager: geoind.ManagerKind(g.manager), Predictor: geoind.PredictorKind(g.predictor),
 		Params: geoind.Params{
 			Epsilon: eps, Eta: g.eta, Gamma: g.gamma, PR0: g.pr0,
 			MaxSpeed: g.maxSpeedKmh / 3.6,

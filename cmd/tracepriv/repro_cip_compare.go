@@ -42,7 +42,8 @@ adversary knows the prior and the mean: it reconstructs by the exact
 posterior mean.
 
 Real traces: windows (4-5.3 min, at most 50 points, as tracepriv fit cuts
-them) of GeoLife user --user (000, held out of the bundled prior's corpus),
+them) of GeoLife user --user (000, held out of the bundled prior's corpus)
+with --data, or of the bundled synthetic sample without it (labelled so),
 every point a secret; the common noise is what the optimal design needs for
 --epsilon at (--lambda, --radius metres) under the prior (--prior, default
 the bundled one fitted on users 001-007) at its nominal lengthscale. The
@@ -84,7 +85,9 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 				return fmt.Errorf("repro cip-compare: prior: %w", err)
 			}
 			var traces []*trace.Trace
+			label := "GeoLife"
 			if data == "" {
+				label = "synthetic sample"
 				// The bundled (synthetic) sample trace.
 				r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: sample.UID, Name: sample.Name})
 				if err == nil {
@@ -102,7 +105,7 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 					return fmt.Errorf("repro cip-compare: %w", err)
 				}
 			}
-			geo, err := repro.CIPGeoLifeSettings(traces, pr, windows, eps, lambda, radius)
+			geo, err := repro.CIPTraceSettings(label, traces, pr, windows, eps, lambda, radius)
 			if err != nil {
 				return fmt.Errorf("repro cip-compare: %w", err)
 			}
@@ -122,7 +125,7 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 			if err != nil {
 				return fmt.Errorf("repro cip-compare: %w", err)
 			}
-			out := repro.CIPCompareReport{Randomness: noise.Describe(src), Prior: pr, Windows: len(geo), Rows: rows}
+			out := repro.CIPCompareReport{Randomness: noise.Describe(src), Prior: pr, Windows: len(geo), Data: label, Rows: rows}
 			if outDir != "" {
 				if err := repro.WriteCIPCompare(outDir, &out, ls); err != nil {
 					return fmt.Errorf("repro cip-compare: %w", err)
@@ -133,7 +136,7 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&data, "data", "", "GeoLife root directory (users as subdirectories); empty: the bundled trace of user 000")
+	f.StringVar(&data, "data", "", "GeoLife root directory (users as subdirectories); empty: the bundled synthetic sample trace")
 	f.StringVar(&user, "user", "000", "GeoLife user whose windows are sanitised (keep it out of the prior's corpus)")
 	f.StringVar(&priorFile, "prior", "", "prior for the real traces (default: the bundled prior fitted on users 001-007)")
 	f.IntVar(&windows, "windows", 6, "number of GeoLife windows, evenly spread over the user's windows")

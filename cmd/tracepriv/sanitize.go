@@ -12,9 +12,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/budget"
+	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -142,7 +144,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 					return fmt.Errorf("sanitize: --secrets: %w", err)
 				}
 				opt := sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Secrets: spec, Delta: delta,
-					Design: design, Method: method, ListSecrets: listSecrets, Source: env.Source(), PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap}
+					Design: cip.Method(design), Path: sanitize.Path(method), ListSecrets: listSecrets, Source: env.Source(), PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap}
 				if origin != "" {
 					p, err := geo.ParseLatLon(origin)
 					if err != nil {
@@ -214,10 +216,10 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 		f.StringVar(&secrets, "secrets", "all", "all, a comma-separated list of times (; joins a compound secret), or a file of them")
 		f.StringVar(&certFile, "certificate", "", "certificate file (default OUT.cert.json)")
 		f.StringVar(&origin, "origin", "", "public reference point LAT,LON recorded for maps and attacks (default: the prior file's); the release does not use it")
-		f.StringVar(&design, "design", sanitize.DesignAuto, "noise designer: auto, envelope, proportional or e3")
-		f.StringVar(&method, "method", sanitize.MethodAuto, "computation path: auto, dense (O(n^3), exact designs) or linear (O(n), state-space noise)")
+		f.StringVar(&design, "design", string(sanitize.DesignAuto), "noise designer: auto, envelope, proportional or e3")
+		f.StringVar(&method, "method", string(sanitize.PathAuto), "computation path: auto, dense (O(n^3), exact designs) or linear (O(n), state-space noise)")
 		f.StringVar(&noiseOut, "noise-out", "", "write the per-dimension noise covariance (CSV matrix, input order; one person, <= 5,000 points)")
-		f.Float64Var(&delta, "delta", 1e-5, "delta of the prior-posterior gap stated in the certificate")
+		f.Float64Var(&delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificate")
 		rf.add(cmd)
 		led.add(f, "CIP epsilon at --lambda within --radius")
 		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
@@ -232,7 +234,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 // emitCertificate prints a release's certificate (--json) or its summary.
 func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile string) error {
 	return env.Emit(cert, func(w io.Writer) error {
-		fmt.Fprintf(w, "prior family: %v; noise in %s coordinates (no origin); design %s, method %s\n", cert.PriorFamily, cert.Coordinates, cert.Design, cert.Method)
+		fmt.Fprintf(w, "prior family: %v; noise in %s coordinates (no origin); design %s, method %s\n", cert.PriorFamily, cert.Coordinates, cert.Design, cert.Path)
 		for _, c := range cert.Persons {
 			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
 			fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
@@ -332,7 +334,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 	// One person rule (trace.PersonDir): a person's subfolders are theirs.
 	ro.Root = in
 	opt := sanitize.CorpusOptions{In: in, Out: out, Workers: workers, Read: ro,
-		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: design, Method: method, Source: env.Source(), Workers: 1,
+		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: cip.Method(design), Path: sanitize.Path(method), Source: env.Source(),
 			PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap}}
 	if origin != "" {
 		p, err := geo.ParseLatLon(origin)
@@ -352,10 +354,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 	if lf != nil {
 		// Charge only a release that will run: the checks Corpus makes
 		// first, made here before the charge.
-		if err := sanitize.CheckCorpus(opt.Options); err != nil {
-			return fmt.Errorf("sanitize: %w", flagError(err))
-		}
-		if _, _, err := sanitize.CheckDirs(in, out); err != nil {
+		if err := opt.Check(); err != nil {
 			return fmt.Errorf("sanitize: %w", flagError(err))
 		}
 		if release, err = chargeCorpus(env, lf, charge, in, out, priorFile, ro, opt.Options); err != nil {
@@ -482,7 +481,7 @@ func chargeCorpus(env *cli.Env, lf *budget.File, charge budget.Request, in, out,
 		return "", fmt.Errorf("sanitize: --prior: %w", err)
 	}
 	// The origin is not in the key: the release does not depend on it.
-	release := releaseKey("sanitize corpus", absOut, string(prior), o.Design, o.Method, noise.Describe(o.Source),
+	release := releaseKey("sanitize corpus", absOut, string(prior), string(o.Design), string(o.Path), noise.Describe(o.Source),
 		fmt.Sprint(o.Epsilon, o.Lambda, o.Radius, o.Delta))
 	files, _, err := trace.Files(in)
 	if err != nil {
@@ -492,7 +491,7 @@ func chargeCorpus(env *cli.Env, lf *budget.File, charge budget.Request, in, out,
 	charge.Epsilon = map[string]float64{}
 	charge.Release, charge.Pending = release, true
 	for _, path := range files {
-		s := sanitize.ScanFile(path, ro)
+		s := corpus.ScanFile(path, ro)
 		if s.Err != "" {
 			continue // not released; Corpus reports it
 		}

@@ -28,14 +28,16 @@ func TestPlainTextWarning(t *testing.T) {
 		{"127.0.0.1:8080", false}, {"[::1]:8080", false}, {"localhost:8080", false},
 		{"0.0.0.0:8080", true}, {"[::]:8080", true}, {"192.168.1.4:443", true},
 	} {
-		a, err := net.ResolveTCPAddr("tcp", c.addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := server.PlainTextWarning(a)
-		if (w != "") != c.warn || c.warn && !strings.Contains(w, "--tls-cert") {
-			t.Errorf("%s: warning %q", c.addr, w)
-		}
+		t.Run(c.addr, func(t *testing.T) {
+			a, err := net.ResolveTCPAddr("tcp", c.addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := server.PlainTextWarning(a)
+			if (w != "") != c.warn || c.warn && !strings.Contains(w, "--tls-cert") {
+				t.Errorf("warning %q", w)
+			}
+		})
 	}
 }
 
@@ -79,9 +81,12 @@ func TestServeRefusesBadSetup(t *testing.T) {
 		{[]string{"serve", "--data", dir, "--addr", "127.0.0.1:99999"}, "--addr"},
 		{[]string{"serve", "--data", dir, "--time-window", "0.5s"}, "time window"},
 	} {
-		if _, _, err := run(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%v: %v, want an error naming %s", c.args, err, c.want)
-		}
+		// Subtests in turn: the test sets the environment (t.Setenv).
+		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {
+			if _, _, err := run(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%v: %v, want an error naming %s", c.args, err, c.want)
+			}
+		})
 	}
 }
 

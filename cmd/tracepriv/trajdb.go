@@ -18,6 +18,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
 	"github.com/tracepriv/tracepriv/viz"
@@ -40,8 +41,9 @@ func (u *universeFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&u.bbox, "bbox", "", "public bounding box MINLAT,MINLON,MAXLAT,MAXLON of the grid (never taken from the data)")
 	f.IntVar(&u.alphabet, "alphabet", 0, "symbolic input: the input is a sequence file over symbols 0..N-1 (public N) instead of traces on a grid")
 	f.IntVar(&u.base, "base", 0, "symbolic input: the id of the first symbol in the file (1 for MSNBC)")
-	f.IntVar(&u.maxLen, "max-len", 10, "contribution bound: keep the first L cells of each trajectory")
-	f.IntVar(&u.maxSeqs, "max-seqs", 5, "contribution bound: keep each person's first K trajectories")
+	def := trajdb.DefaultBounds()
+	f.IntVar(&u.maxLen, "max-len", def.MaxLen, "contribution bound: keep the first L cells of each trajectory")
+	f.IntVar(&u.maxSeqs, "max-seqs", def.MaxSeqs, "contribution bound: keep each person's first K trajectories")
 	f.DurationVar(&u.maxGap, "max-gap", trajdb.DefaultMaxGap, "split a trace where two fixes are further apart in time (negative: never)")
 	f.IntVar(&u.minLen, "min-len", 1, "drop trajectories of fewer cells (after collapsing repeats)")
 }
@@ -50,8 +52,10 @@ func (u *universeFlags) grid() (*trajdb.Grid, error) {
 	if u.bbox == "" {
 		return nil, errors.New("--bbox is required: give the public box MINLAT,MINLON,MAXLAT,MAXLON of the area released (e.g. 39.75,116.15,40.10,116.60 for Beijing)")
 	}
-	box, err := trajdb.ParseBBox(u.bbox)
-	if err != nil {
+	box, err := trace.ParseBBox(u.bbox)
+	if pe := (*param.Error)(nil); errors.As(err, &pe) {
+		return nil, fmt.Errorf("--bbox %q: %s", u.bbox, pe.Why)
+	} else if err != nil {
 		return nil, fmt.Errorf("--bbox %q: %w", u.bbox, err)
 	}
 	if !(u.cellM > 0) || math.IsInf(u.cellM, 0) {
@@ -155,7 +159,7 @@ func readTrajectories(env *cli.Env, rf *readFlags, u *universeFlags, g *trajdb.G
 
 // releaseMechanism is trajdb.NewMechanism with errors that name the flags.
 func releaseMechanism(name string, b trajdb.Bounds, nmax int) (trajdb.Mechanism, error) {
-	m, err := trajdb.NewMechanism(name, b, nmax)
+	m, err := trajdb.NewMechanism(trajdb.MechanismName(name), b, nmax)
 	if err != nil {
 		return nil, fmt.Errorf("--mechanism %s: %w", name, err)
 	}
@@ -320,7 +324,7 @@ counted as it is read, never held in memory.`,
 					}
 					how := ""
 					if rel.Reconstruction != "" {
-						how = ", reconstruction " + rel.Reconstruction
+						how = ", reconstruction " + string(rel.Reconstruction)
 					}
 					fmt.Fprintf(w, "released %d trajectories with %s at epsilon %g%s (%d levels, %d noisy counts; the most expensive path spent %.6g); randomness %s\n",
 						len(rel.Seqs), m.Name(), cert.EpsilonSpent, how, len(rel.Levels), rel.Nodes, rel.WorstPathEpsilon, cert.Randomness)
@@ -337,7 +341,7 @@ counted as it is read, never held in memory.`,
 		fl.StringVar(&out, "out", "", "output directory for trajectories.seq, trajectories.csv and release.json")
 		fl.StringVar(&mec, "mechanism", "", "prefix or ngram")
 		fl.Float64Var(&eps, "epsilon", 0, "privacy budget of each person, spent once")
-		fl.IntVar(&nmax, "n-max", 0, "n-gram tree height, the longest gram counted (ngram only; default 5)")
+		fl.IntVar(&nmax, "n-max", 0, fmt.Sprintf("n-gram tree height, the longest gram counted (ngram only; default %d)", trajdb.DefaultNMax))
 		fl.StringVar(&recon, "reconstruction", string(trajdb.ReconstructPersons), "ngram only: how the noisy grams become sequences: persons (as many as the noisy counts say there are people, with their lengths) or authors (the paper's code: Markov extension and greedy decomposition)")
 		fl.BoolVar(&force, "force", false, "replace an earlier release in --out")
 		u.add(fl)
@@ -368,9 +372,9 @@ type evaluateOutput struct {
 	Released string `json:"released"`
 	// Against is what the real side is: "all" trajectories read, or
 	// "bounded" (after the contribution bounds, the mechanisms' input).
-	Against   string                     `json:"against"`
-	Bounds    trajdb.Bounds              `json:"bounds"`
-	Baselines map[string]*trajdb.Metrics `json:"baselines"`
+	Against   string                                   `json:"against"`
+	Bounds    trajdb.Bounds                            `json:"bounds"`
+	Baselines map[trajdb.MechanismName]*trajdb.Metrics `json:"baselines"`
 	// UniformDraws uniform releases are averaged for the uniform baseline.
 	UniformDraws int `json:"uniform_draws"`
 	// NotBetterThanUniform lists the metrics on which the release does not
@@ -546,16 +550,16 @@ The metrics read the real data: they are for the custodian, not for release.`,
 					read = rep.Read
 				}
 				o := evaluateOutput{Metrics: m, InputSummary: read.Summary(), Real: realDir, Released: relDir, Against: against, Bounds: b,
-					Baselines:    map[string]*trajdb.Metrics{trajdb.UniformName: trajdb.MeanMetrics(us), trajdb.NonPrivateName: np},
+					Baselines:    map[trajdb.MechanismName]*trajdb.Metrics{trajdb.BaselineUniform: trajdb.MeanMetrics(us), trajdb.BaselineNonPrivate: np},
 					UniformDraws: draws, Randomness: noise.Describe(src)}
-				o.NotBetterThanUniform = m.NotBetter(o.Baselines[trajdb.UniformName])
+				o.NotBetterThanUniform = m.NotBetter(o.Baselines[trajdb.BaselineUniform])
 				if o.NotBetterThanUniform == nil {
 					o.NotBetterThanUniform = []string{}
 				}
 				o.BeatsUniform = len(o.NotBetterThanUniform) == 0
 				if plotTo != "" {
 					if err := plotMetrics(plotTo, "released vs real", []string{"released", "uniform", "non-private"},
-						[]*trajdb.Metrics{m, o.Baselines[trajdb.UniformName], np}); err != nil {
+						[]*trajdb.Metrics{m, o.Baselines[trajdb.BaselineUniform], np}); err != nil {
 						return fmt.Errorf("evaluate: --plot: %w", err)
 					}
 					o.Plot = plotTo
@@ -563,7 +567,7 @@ The metrics read the real data: they are for the custodian, not for release.`,
 				return env.Emit(o, func(w io.Writer) error {
 					fmt.Fprintf(w, "%d released vs %d real trajectories (%s); lower is better except pattern_f1 and kendall_tau\n", m.Released, m.Real, against)
 					fmt.Fprintf(w, "  %-12s %10s %10s %10s\n", "metric", "released", "uniform", "non-private")
-					for _, r := range repro.MetricRows(m, o.Baselines[trajdb.UniformName], np) {
+					for _, r := range repro.MetricRows(m, o.Baselines[trajdb.BaselineUniform], np) {
 						fmt.Fprintf(w, "  %-12s %10.4g %10.4g %10.4g\n", r.Name, r.Values[0], r.Values[1], r.Values[2])
 					}
 					if o.BeatsUniform {

@@ -127,10 +127,12 @@ func TestReleaseRefuses(t *testing.T) {
 		{[]string{"--mechanism", "prefix", "--epsilon", "1", "--cell-m", "5000", "--bbox", testBBox, "--max-len", "0"}, "--max-len"},
 		{[]string{"--mechanism", "lap", "--epsilon", "1", "--cell-m", "5000", "--bbox", testBBox}, "prefix or ngram"},
 	} {
-		args := append([]string{"release", "--in", src, "--out", filepath.Join(dir, "o")}, tc.args...)
-		if _, _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: %v, want an error naming %q", tc.args, err, tc.want)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			args := append([]string{"release", "--in", src, "--out", filepath.Join(dir, "o")}, tc.args...)
+			if _, _, err := run(t, args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v: %v, want an error naming %q", tc.args, err, tc.want)
+			}
+		})
 	}
 	// The release may not land inside its input.
 	in := t.TempDir()
@@ -152,21 +154,23 @@ func TestAuditSupportCLI(t *testing.T) {
 		mech      string
 		violation bool
 	}{{"flawed-present-only", true}, {"prefix", false}, {"ngram", false}} {
-		stdout, stderr, err := run(t, "audit", "support", "--mechanism", tc.mech, "--draws", "60", "--neighbour-draws", "30",
-			"--max-removals", "8", "--max-additions", "8", "--random-candidates", "4", "--seed", "2", "--json")
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", tc.mech, err, stderr)
-		}
-		var v map[string]any
-		if err := json.Unmarshal([]byte(stdout), &v); err != nil {
-			t.Fatal(err)
-		}
-		if v["violation"] != tc.violation {
-			t.Errorf("%s: violation %v, want %v (%v)", tc.mech, v["violation"], tc.violation, v["verdict"])
-		}
-		if _, ok := v["witness"]; ok != tc.violation {
-			t.Errorf("%s: witness present %v, want %v", tc.mech, ok, tc.violation)
-		}
+		t.Run(tc.mech, func(t *testing.T) {
+			stdout, stderr, err := run(t, "audit", "support", "--mechanism", tc.mech, "--draws", "60", "--neighbour-draws", "30",
+				"--max-removals", "8", "--max-additions", "8", "--random-candidates", "4", "--seed", "2", "--json")
+			if err != nil {
+				t.Fatalf("%s: %v\n%s", tc.mech, err, stderr)
+			}
+			var v map[string]any
+			if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+				t.Fatal(err)
+			}
+			if v["violation"] != tc.violation {
+				t.Errorf("%s: violation %v, want %v (%v)", tc.mech, v["violation"], tc.violation, v["verdict"])
+			}
+			if _, ok := v["witness"]; ok != tc.violation {
+				t.Errorf("%s: witness present %v, want %v", tc.mech, ok, tc.violation)
+			}
+		})
 	}
 }
 

@@ -1,5 +1,7 @@
-// Package readme checks the library example of README.md: it must be the
-// code of snippet_test.go, which compiles and runs.
+// Package readme checks that the docs say what the code does: the library
+// example of README.md is the code of snippet_test.go, which compiles and
+// runs (readme_test.go); CONTRIBUTING.md's import order holds, and every
+// public package's comment opens with a paragraph and code (layout_test.go).
 package readme
 
 import (

@@ -211,20 +211,23 @@ func ReadCIPSensitivity(dir, id string) (*CIPSensitivityResult, error) {
 
 // CIPCompareReport is the JSON of "repro cip-compare" (DIR/compare.json).
 type CIPCompareReport struct {
-	Randomness string          `json:"randomness"`
-	Prior      *gp.Prior       `json:"geolife_prior"`
-	Windows    int             `json:"geolife_windows"`
-	Rows       []CIPCompareRow `json:"rows"`
-	Seconds    float64         `json:"seconds"`
-	Files      []string        `json:"files,omitempty"`
+	Randomness string    `json:"randomness"`
+	Prior      *gp.Prior `json:"geolife_prior"`
+	Windows    int       `json:"geolife_windows"`
+	// Data names the traces the windows come from ("GeoLife" or the
+	// bundled synthetic sample); every window setting's name starts with it.
+	Data    string          `json:"data"`
+	Rows    []CIPCompareRow `json:"rows"`
+	Seconds float64         `json:"seconds"`
+	Files   []string        `json:"files,omitempty"`
 }
 
-// CIPGeoLifeSettings cuts traces into fitting windows (as prior.Fit cuts
-// them) and returns n of them, evenly spread, as settings with every point
-// a secret under the prior pr: the common noise is what the optimal
+// CIPTraceSettings cuts traces into fitting windows (as prior.Fit cuts
+// them) and returns n of them, evenly spread, as settings named after data
+// (where the traces come from) with every point a secret under the prior pr: the common noise is what the optimal
 // design needs for eps at (lambda, radius metres), and the adversary is
 // the one of pr's public class (ClassAdversary).
-func CIPGeoLifeSettings(traces []*trace.Trace, pr *gp.Prior, n int, eps, lambda, radius float64) ([]CIPCompareSetting, error) {
+func CIPTraceSettings(data string, traces []*trace.Trace, pr *gp.Prior, n int, eps, lambda, radius float64) ([]CIPCompareSetting, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -243,8 +246,12 @@ func CIPGeoLifeSettings(traces []*trace.Trace, pr *gp.Prior, n int, eps, lambda,
 	for j := range n {
 		w := ws[j*len(ws)/n]
 		truth := attack.Planar{East: w.East, North: w.North}
+		from := ""
+		if name := traces[w.Trace].Name; name != "" {
+			from = name + ", "
+		}
 		out = append(out, CIPCompareSetting{
-			Name:  fmt.Sprintf("GeoLife %s window %d (%s, %d points)", traces[w.Trace].UID, j+1, traces[w.Trace].Name, len(w.T)),
+			Name:  fmt.Sprintf("%s %s window %d (%s%d points)", data, traces[w.Trace].UID, j+1, from, len(w.T)),
 			Times: w.T, Prior: pr, Secrets: cip.EveryPoint(len(w.T)), Lambda: lambda, R: radius,
 			Truth: &truth, TargetEpsilon: eps, Adversary: adv,
 		})
@@ -254,7 +261,7 @@ func CIPGeoLifeSettings(traces []*trace.Trace, pr *gp.Prior, n int, eps, lambda,
 
 // WriteCIPCompare writes DIR/compare.json and three plots: epsilon against
 // l_eff on the paper settings (basic secret, all basic secrets) and the
-// attack RMSE per GeoLife window. leffs are the l_eff of the paper
+// attack RMSE per window of real (or synthetic) traces. leffs are the l_eff of the paper
 // settings, as given to CIPPaperSettings.
 func WriteCIPCompare(dir string, out *CIPCompareReport, leffs []float64) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -319,7 +326,7 @@ func WriteCIPCompare(dir string, out *CIPCompareReport, leffs []float64) error {
 	win := map[string]float64{}
 	var release plotter.XYs
 	for _, r := range out.Rows {
-		if !strings.HasPrefix(r.Setting, "GeoLife") {
+		if out.Data == "" || !strings.HasPrefix(r.Setting, out.Data+" ") {
 			continue
 		}
 		if _, ok := win[r.Setting]; !ok {
@@ -337,7 +344,7 @@ func WriteCIPCompare(dir string, out *CIPCompareReport, leffs []float64) error {
 		}
 		release[i].Y /= float64(k)
 	}
-	err := plotBy("geolife_attack", "GeoLife windows, every point a secret: GP reconstruction RMSE at equal MSE", "window", "RMSE at the secrets (m, higher = more private)", false,
+	err := plotBy("geolife_attack", out.Data+" windows, every point a secret: GP reconstruction RMSE at equal MSE", "window", "RMSE at the secrets (m, higher = more private)", false,
 		func(r CIPCompareRow) (float64, float64, bool) {
 			x, ok := win[r.Setting]
 			return x, r.ReconstructionRMSE, ok

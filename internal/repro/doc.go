@@ -27,6 +27,8 @@
 //     trajdb_utility.go and trajdb.go, names TrajDB… and MarkovPopulation:
 //     the utility of the trajectory-database releases against uniform and
 //     non-private ones, and the synthetic populations it is measured on.
+//     trajdb_data.go: the demonstration and commuter databases of
+//     internal/trajdata as trajdb databases.
 //   - predictive_casestudy.go and predictive.go, names Predictive…: the
 //     case study of the predictive mechanism (Chatzikokolakis et al.,
 //     Sec. V) with package geoind's mechanisms, and its figures.

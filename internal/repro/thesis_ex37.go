@@ -17,8 +17,8 @@ import (
 	"sort"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/stats"
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/risk"
 	"github.com/tracepriv/tracepriv/viz"
 )
 
@@ -619,8 +619,8 @@ func example37Measure(m example37Mechanism, d, dp [][2]float64, opt Example37Opt
 	side.MeanError = sum / n
 	side.HitWith, side.HitWithout = float64(hits)/n, float64(hitsN)/n
 	level := 1 - 0.05/2
-	side.HitWithCI[0], side.HitWithCI[1] = risk.ClopperPearson(hits, opt.Draws, level)
-	side.HitWithoutCI[0], side.HitWithoutCI[1] = risk.ClopperPearson(hitsN, opt.Draws, level)
+	side.HitWithCI[0], side.HitWithCI[1] = stats.ClopperPearson(hits, opt.Draws, level)
+	side.HitWithoutCI[0], side.HitWithoutCI[1] = stats.ClopperPearson(hitsN, opt.Draws, level)
 	side.EpsilonLower = lossLower(side.HitWithCI[0], side.HitWithoutCI[1])
 	return side, nil
 }

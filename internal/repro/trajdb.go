@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -40,7 +40,7 @@ func Chapter3(dir string, opt Chapter3Options) (*Chapter3Report, error) {
 	var names []string
 	with, without := viz.BarSeries{Label: "with the victim"}, viz.BarSeries{Label: "without the victim"}
 	for _, s := range res.Prop35 {
-		names = append(names, s.Mechanism)
+		names = append(names, string(s.Mechanism))
 		with.Values = append(with.Values, s.ProbWith)
 		without.Values = append(without.Values, s.ProbWithout)
 	}
@@ -53,7 +53,7 @@ func Chapter3(dir string, opt Chapter3Options) (*Chapter3Report, error) {
 	}
 	// The quasi-identifier attack's advantage against epsilon, beside what
 	// epsilon-DP allows.
-	byMech := map[string]plotter.XYs{}
+	byMech := map[trajdb.MechanismName]plotter.XYs{}
 	var bound plotter.XYs
 	for _, r := range res.QIAttack {
 		byMech[r.Mechanism] = append(byMech[r.Mechanism], plotter.XY{X: r.Epsilon, Y: r.All.Advantage})
@@ -61,14 +61,14 @@ func Chapter3(dir string, opt Chapter3Options) (*Chapter3Report, error) {
 			bound = append(bound, plotter.XY{X: r.Epsilon, Y: r.AdvantageBoundPriorFree})
 		}
 	}
-	mechs := make([]string, 0, len(byMech))
+	mechs := make([]trajdb.MechanismName, 0, len(byMech))
 	for m := range byMech {
 		mechs = append(mechs, m)
 	}
-	sort.Strings(mechs)
+	slices.Sort(mechs)
 	lines := []viz.Line{{Label: "epsilon-DP bound (e^ε − 1)/(e^ε + 1)", XY: bound, Dashed: true}}
 	for _, m := range mechs {
-		lines = append(lines, viz.Line{Label: m, XY: byMech[m], Points: true})
+		lines = append(lines, viz.Line{Label: string(m), XY: byMech[m], Points: true})
 	}
 	pa, err := viz.Chart(lines, viz.ChartOptions{Title: "Quasi-identifier attack (after Prop. 3.5): known home and work reveal the path", XLabel: "epsilon", YLabel: "advantage (recovered with − without victim)", LogX: true, LegendAuto: true})
 	if err != nil {
@@ -171,8 +171,8 @@ next:
 // mechanism, the uniform floor dashed in the mechanism's colour, the
 // non-private ceiling dotted.
 func writeUtilityFigure(dir string, res *TrajDBUtilityResult) ([]string, error) {
-	mechs := []string{}
-	seen := map[string]bool{}
+	mechs := []trajdb.MechanismName{}
+	seen := map[trajdb.MechanismName]bool{}
 	for _, r := range res.Rows {
 		if !seen[r.Mechanism] {
 			seen[r.Mechanism] = true
@@ -198,8 +198,8 @@ func writeUtilityFigure(dir string, res *TrajDBUtilityResult) ([]string, error) 
 				}
 			}
 			lines = append(lines,
-				viz.Line{Label: m, XY: rel, Points: true, Color: viz.Color(i)},
-				viz.Line{Label: "uniform, size of " + m, XY: uni, Dashed: true, Color: viz.Color(i)})
+				viz.Line{Label: string(m), XY: rel, Points: true, Color: viz.Color(i)},
+				viz.Line{Label: "uniform, size of " + string(m), XY: uni, Dashed: true, Color: viz.Color(i)})
 		}
 		var npXY plotter.XYs
 		for _, x := range xs {

@@ -10,8 +10,9 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tracepriv/tracepriv/internal/stats"
+	"github.com/tracepriv/tracepriv/internal/trajdata"
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/risk"
 	"github.com/tracepriv/tracepriv/trajdb"
 )
 
@@ -22,7 +23,7 @@ type Chapter3Options struct {
 	Epsilon float64
 	// Mechanisms builds, for given bounds, the mechanisms set beside the
 	// flawed control, which always comes first (default
-	// Chapter3Mechanisms). It is called with trajdb.AuditDemoBounds for the
+	// Chapter3Mechanisms). It is called with AuditDemoBounds for the
 	// propositions and with the commuters' bounds for the attack.
 	Mechanisms func(trajdb.Bounds) []trajdb.Mechanism
 	// Draws is the number of releases of D and of D without the victim in
@@ -39,7 +40,7 @@ type Chapter3Options struct {
 	AttackEpsilons []float64
 	// Commuters is the attack's synthetic database (default a 5x5 grid,
 	// 150 people, paths of 3 to 5 cells).
-	Commuters trajdb.CommuterOptions
+	Commuters trajdata.CommuterOptions
 	// Src is the randomness; nil means crypto/rand. Each part draws from
 	// its own noise.Derive stream.
 	Src noise.Source
@@ -69,7 +70,7 @@ type Chapter3Result struct {
 	// the thesis describes after Proposition 3.5 (not its Example 3.7,
 	// which is ReproduceExample37), per mechanism and attack epsilon, on a
 	// synthetic commuter database.
-	AttackDatabase trajdb.CommuterOptions   `json:"attack_database"`
+	AttackDatabase trajdata.CommuterOptions `json:"attack_database"`
 	QIAttack       []*trajdb.QIAttackReport `json:"qi_attack"`
 	// Summary states each finding in a sentence.
 	Summary []string `json:"summary"`
@@ -89,8 +90,8 @@ type Chapter3Database struct {
 // release contains the victim's sequence", under D (with the victim) and
 // D' (without).
 type Chapter3Support struct {
-	Mechanism string `json:"mechanism"`
-	Draws     int    `json:"draws"`
+	Mechanism trajdb.MechanismName `json:"mechanism"`
+	Draws     int                  `json:"draws"`
 	// With and Without count the releases containing the sequence;
 	// ProbWith and ProbWithout are the frequencies, with Clopper-Pearson
 	// intervals (joint 95 %).
@@ -151,19 +152,20 @@ func ReproduceChapter3(opt Chapter3Options) (*Chapter3Result, error) {
 			return nil, fmt.Errorf("repro: chapter 3: attack epsilon must be positive and finite, got %v", e)
 		}
 	}
-	if opt.Commuters == (trajdb.CommuterOptions{}) {
-		opt.Commuters = trajdb.CommuterOptions{Rows: 5, Cols: 5, Persons: 150, MaxLen: 5}
+	if opt.Commuters == (trajdata.CommuterOptions{}) {
+		opt.Commuters = trajdata.CommuterOptions{Rows: 5, Cols: 5, Persons: 150, MaxLen: 5}
 	}
 	if opt.Mechanisms == nil {
 		opt.Mechanisms = Chapter3Mechanisms
 	}
-	mechs := append([]trajdb.Mechanism{trajdb.FlawedPresentOnly{Contribution: trajdb.AuditDemoBounds}}, opt.Mechanisms(trajdb.AuditDemoBounds)...)
-	db, victim := trajdb.AuditDemoDB()
+	demoBounds := AuditDemoBounds()
+	mechs := append([]trajdb.Mechanism{trajdb.FlawedPresentOnly{Contribution: demoBounds}}, opt.Mechanisms(demoBounds)...)
+	db, victim := AuditDemoDB()
 	vi := slices.IndexFunc(db.Users, func(u trajdb.User) bool { return u.ID == victim })
 	vseq := db.Users[vi].Seqs[0]
 	res := &Chapter3Result{
 		Version: 1, Epsilon: opt.Epsilon, Randomness: randomness(opt.Src),
-		Database: Chapter3Database{Symbols: db.Size, Persons: len(db.Users), Sequences: db.Sequences(), Victim: victim, VictimSeq: vseq, Bounds: trajdb.AuditDemoBounds},
+		Database: Chapter3Database{Symbols: db.Size, Persons: len(db.Users), Sequences: db.Sequences(), Victim: victim, VictimSeq: vseq, Bounds: demoBounds},
 	}
 	for _, m := range mechs {
 		s, err := chapter3Support(m, db, vi, opt)
@@ -175,7 +177,7 @@ func ReproduceChapter3(opt Chapter3Options) (*Chapter3Result, error) {
 	}
 	for _, m := range mechs {
 		ao := opt.Audit
-		ao.Epsilon, ao.Src, ao.Progress = opt.Epsilon, noise.Derive(opt.Src, "ch3/audit/"+m.Name()), opt.Progress
+		ao.Epsilon, ao.Src, ao.Progress = opt.Epsilon, noise.Derive(opt.Src, "ch3/audit/"+string(m.Name())), opt.Progress
 		rep, err := trajdb.AuditSupport(m, db, ao)
 		if err != nil {
 			return nil, err
@@ -185,12 +187,12 @@ func ReproduceChapter3(opt Chapter3Options) (*Chapter3Result, error) {
 			m.Name(), rep.Verdict, rep.Budget.Neighbours, rep.Budget.Releases, rep.Budget.Candidates))
 	}
 	for _, name := range trajdb.NegativeControls()[1:] {
-		m, err := trajdb.NewNegativeControl(name, trajdb.AuditDemoBounds)
+		m, err := trajdb.NewNegativeControl(name, demoBounds)
 		if err != nil {
 			return nil, err
 		}
 		ao := opt.Audit
-		ao.Epsilon, ao.Src, ao.Progress = opt.Epsilon, noise.Derive(opt.Src, "ch3/audit/"+name), opt.Progress
+		ao.Epsilon, ao.Src, ao.Progress = opt.Epsilon, noise.Derive(opt.Src, "ch3/audit/"+string(name)), opt.Progress
 		rep, err := trajdb.AuditSupport(m, db, ao)
 		if err != nil {
 			return nil, err
@@ -198,7 +200,7 @@ func ReproduceChapter3(opt Chapter3Options) (*Chapter3Result, error) {
 		res.Controls = append(res.Controls, rep)
 		res.Summary = append(res.Summary, fmt.Sprintf("audit of the control %s: %s", name, rep.Verdict))
 	}
-	cdb, err := trajdb.Commuters(opt.Commuters, noise.Derive(opt.Src, "ch3/commuters"))
+	cdb, err := CommutersDB(opt.Commuters, noise.Derive(opt.Src, "ch3/commuters"))
 	if err != nil {
 		return nil, err
 	}
@@ -266,11 +268,16 @@ func chapter3Support(m trajdb.Mechanism, db *trajdb.DB, vi int, opt Chapter3Opti
 	n := float64(opt.Draws)
 	s.ProbWith, s.ProbWithout = float64(s.With)/n, float64(s.Without)/n
 	level := 1 - 0.05/2
-	s.ProbWithCI[0], s.ProbWithCI[1] = risk.ClopperPearson(s.With, opt.Draws, level)
-	s.ProbWithoutCI[0], s.ProbWithoutCI[1] = risk.ClopperPearson(s.Without, opt.Draws, level)
+	s.ProbWithCI[0], s.ProbWithCI[1] = stats.ClopperPearson(s.With, opt.Draws, level)
+	s.ProbWithoutCI[0], s.ProbWithoutCI[1] = stats.ClopperPearson(s.Without, opt.Draws, level)
 	s.EpsilonLower = lossLower(s.ProbWithCI[0], s.ProbWithoutCI[1])
 	if f, ok := m.(trajdb.FlawedPresentOnly); ok {
-		c := trajdb.Counts(d.Sequences())[trajdb.Key(vseq)]
+		c := 0 // the copies of the victim's sequence in D
+		for _, t := range d.Sequences() {
+			if slices.Equal(t, vseq) {
+				c++
+			}
+		}
 		q := math.Exp(-opt.Epsilon / float64(f.Contribution.MaxSeqs))
 		p := 1 - math.Pow(q, float64(c))/(1+q)
 		s.ClosedFormWith = &p

@@ -86,11 +86,11 @@ func TestReproduceChapter3(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkChapter3(t, res)
-	names := []string{}
+	names := []trajdb.MechanismName{}
 	for _, s := range res.Prop35 {
 		names = append(names, s.Mechanism)
 	}
-	if want := []string{"flawed-present-only", "prefix", "ngram"}; !slices.Equal(names, want) {
+	if want := []trajdb.MechanismName{trajdb.ControlPresentOnly, trajdb.MechanismPrefix, trajdb.MechanismNGram}; !slices.Equal(names, want) {
 		t.Fatalf("mechanisms %v, want %v", names, want)
 	}
 	// A correct tree releases the victim's sequence without the victim too

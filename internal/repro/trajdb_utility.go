@@ -41,10 +41,10 @@ type TrajDBUtilityOptions struct {
 // releases and of the uniform releases of the same sizes, and how often
 // each metric of a release beat its paired uniform release.
 type TrajDBUtilityRow struct {
-	Mechanism string          `json:"mechanism"`
-	Epsilon   float64         `json:"epsilon"`
-	Mean      *trajdb.Metrics `json:"mean"`
-	Uniform   *trajdb.Metrics `json:"uniform"`
+	Mechanism trajdb.MechanismName `json:"mechanism"`
+	Epsilon   float64              `json:"epsilon"`
+	Mean      *trajdb.Metrics      `json:"mean"`
+	Uniform   *trajdb.Metrics      `json:"uniform"`
 	// Wins is, per metric, the share of repetitions in which the release
 	// was strictly better than its paired uniform release.
 	Wins map[string]float64 `json:"wins"`
@@ -124,7 +124,7 @@ func TrajDBUtility(db *trajdb.DB, opt TrajDBUtilityOptions) (*TrajDBUtilityResul
 				if len(rel.Seqs) == 0 {
 					row.EmptyReleases++
 				}
-				uni, err := trajdb.UniformBaseline(trajdb.SeqDB(db.Size, rel.Seqs), opt.Bounds.MaxLen, src)
+				uni, err := trajdb.UniformSequences(len(rel.Seqs), db.Size, opt.Bounds.MaxLen, src)
 				if err != nil {
 					return nil, err
 				}

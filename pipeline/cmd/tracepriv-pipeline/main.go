@@ -22,15 +22,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
+	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/pipeline"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -100,6 +104,9 @@ var errUsage = errors.New("usage")
 // common are the flags of every command.
 type common struct {
 	json, verbose bool
+	// logger is where the library tells what the launcher does: stderr
+	// with --verbose, nowhere otherwise.
+	logger *slog.Logger
 }
 
 // newFlags returns a flag set for a command with the common flags and
@@ -146,11 +153,18 @@ func parse(fs *flag.FlagSet, args []string, c *common, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "tracepriv-pipeline %s: unexpected arguments %q\n", fs.Name(), fs.Args())
 		return errUsage
 	}
+	// The command owns its process, and so its logging: Beam and the
+	// Prism runner log through slog's default logger, which Beam's
+	// log.SetupLogging points at stderr, with their information under
+	// --verbose and only their errors otherwise, so that the command's
+	// own output stays readable. The library changes no logging.
+	level := "error"
+	c.logger = nil
 	if c.verbose {
-		pipeline.Log = stderr
-	} else {
-		pipeline.Log = nil
+		level = "info"
+		c.logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
+	beamlog.SetupLogging(level, "text")
 	return nil
 }
 
@@ -174,9 +188,9 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Float64Var(&radius, "radius", 0, "radius r in metres within which secret locations are indistinguishable")
 	fs.Uint64Var(&seed, "seed", 0, "seeded randomness, derived per person from the seed and uid: reproducible and NOT private (default crypto/rand)")
 	fs.StringVar(&origin, "origin", "", "public origin LAT,LON of the tangent plane (default: the prior file's)")
-	fs.StringVar(&design, "design", sanitize.DesignAuto, "noise designer: auto, envelope, proportional or e3")
-	fs.StringVar(&method, "method", sanitize.MethodAuto, "computation path: auto, dense or linear")
-	fs.Float64Var(&delta, "delta", 1e-5, "delta of the prior-posterior gap stated in the certificates")
+	fs.StringVar(&design, "design", string(sanitize.DesignAuto), "noise designer: auto, envelope, proportional or e3")
+	fs.StringVar(&method, "method", string(sanitize.PathAuto), "computation path: auto, dense or linear")
+	fs.Float64Var(&delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificates")
 	fs.BoolVar(&o.PointsOnly, "points-only", false, "protect the points alone, not places and the route (the certificates say they are not covered)")
 	fs.BoolVar(&o.AllowPriorOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on a trace of the input (the certificates then say not covered)")
 	format := readFlags(fs, &o.Reading, "a file with a bad row fails (listed in the manifest) instead of skipping the row")
@@ -192,7 +206,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("--prior: %w", err)
 	}
 	o.Epsilon, o.Lambda, o.Radius, o.Delta = eps, lambda, radius, delta
-	o.Design, o.Method, o.BatchUnits = design, method, batch
+	o.Design, o.Path, o.BatchUnits, o.Logger = cip.Method(design), sanitize.Path(method), batch, c.logger
 	if o.Format, err = format(); err != nil {
 		return err
 	}
@@ -270,6 +284,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if o.MinDuration == 0 {
 		o.MinDuration = 1 // no minimum, as tracepriv fit
 	}
+	o.Logger = c.logger
 	res, err := pipeline.Fit(ctx, o)
 	if err != nil {
 		return err
@@ -315,13 +330,15 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlags("release", stderr, &c)
 	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory or a file; one person per uid or GeoLife user directory")
 	fs.StringVar(&o.Output, "output", "", "output directory for trajectories.seq, trajectories.csv and release.json")
-	fs.StringVar(&o.Mechanism, "mechanism", "", "prefix or ngram")
+	var mechanism, bbox string
+	fs.StringVar(&mechanism, "mechanism", "", "prefix or ngram")
 	fs.Float64Var(&o.Epsilon, "epsilon", 0, "privacy budget of each person, spent once")
 	fs.Float64Var(&o.CellM, "cell-m", 0, "grid cell size in metres (public)")
-	fs.StringVar(&o.BBox, "bbox", "", "public bounding box MINLAT,MINLON,MAXLAT,MAXLON of the grid (never taken from the data)")
-	fs.IntVar(&o.MaxLen, "max-len", 10, "contribution bound: keep the first L cells of each trajectory")
-	fs.IntVar(&o.MaxSeqs, "max-seqs", 5, "contribution bound: keep each person's first K trajectories")
-	fs.IntVar(&o.NMax, "n-max", 0, "n-gram tree height, the longest gram counted (ngram only; default 5)")
+	fs.StringVar(&bbox, "bbox", "", "public bounding box MINLAT,MINLON,MAXLAT,MAXLON of the grid (never taken from the data)")
+	def := trajdb.DefaultBounds()
+	fs.IntVar(&o.MaxLen, "max-len", def.MaxLen, "contribution bound: keep the first L cells of each trajectory")
+	fs.IntVar(&o.MaxSeqs, "max-seqs", def.MaxSeqs, "contribution bound: keep each person's first K trajectories")
+	fs.IntVar(&o.NMax, "n-max", 0, fmt.Sprintf("n-gram tree height, the longest gram counted (ngram only; default %d)", trajdb.DefaultNMax))
 	fs.DurationVar(&o.MaxGap, "max-gap", trajdb.DefaultMaxGap, "split a trace where two fixes are further apart in time (negative: never)")
 	fs.IntVar(&o.MinLen, "min-len", 1, "drop trajectories of fewer cells (after collapsing repeats)")
 	fs.BoolVar(&o.Force, "force", false, "replace an earlier release in --output")
@@ -343,11 +360,19 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case o.MaxGap == 0:
 		return errors.New("--max-gap 0 would split at every fix; give a duration such as 10m, or -1s to never split")
 	}
-	var err error
+	o.Mechanism = trajdb.MechanismName(mechanism)
+	box, err := trace.ParseBBox(bbox)
+	if pe := (*param.Error)(nil); errors.As(err, &pe) {
+		return fmt.Errorf("--bbox %q: %s", bbox, pe.Why)
+	} else if err != nil {
+		return fmt.Errorf("--bbox %q: %w", bbox, err)
+	}
+	o.BBox = box
 	if o.Format, err = format(); err != nil {
 		return err
 	}
 	o.Seeded, o.Seed = seeded(fs, seed, stderr), seed
+	o.Logger = c.logger
 	res, err := pipeline.Release(ctx, o)
 	if err != nil {
 		return err

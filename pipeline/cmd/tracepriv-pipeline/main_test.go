@@ -50,25 +50,29 @@ func TestFitCommand(t *testing.T) {
 // that names the flag.
 func TestCommandErrors(t *testing.T) {
 	for _, c := range []struct {
+		name string
 		args []string
 		code int
 		want string
 	}{
-		{nil, 2, "usage"},
-		{[]string{"nope"}, 2, "unknown command"},
-		{[]string{"sanitize", "--bogus"}, 2, "bogus"},
-		{[]string{"sanitize", "--input", "x"}, 1, "--output is required"},
-		{[]string{"sanitize", "--input", "x", "--output", "y", "--prior", "/nonexistent.json", "--epsilon", "1", "--lambda", "2", "--radius", "1"}, 1, "--prior"},
-		{[]string{"fit", "--input", "x", "--output", "y", "--family", "0.8,0.2"}, 1, "--family"},
-		{[]string{"release", "--input", "x", "--output", "y"}, 1, "--mechanism is required"},
-		{[]string{"release", "--input", "x", "--output", "y", "--mechanism", "prefix", "--epsilon", "1", "--cell-m", "500", "--bbox", "1,2,3", "--max-seqs", "0"}, 1, "--max-seqs"},
-		{[]string{"release", "--input", "x", "--output", "y", "--mechanism", "prefix", "--epsilon", "1", "--cell-m", "500", "--bbox", "1,2,3"}, 1, "bbox"},
-		{[]string{"release", "--input", "x", "--output", "y", "--mechanism", "flawed", "--epsilon", "1", "--cell-m", "500", "--bbox", "39.75,116.15,40.10,116.60"}, 1, "unknown mechanism"},
+		{"no command", nil, 2, "usage"},
+		{"unknown command", []string{"nope"}, 2, "unknown command"},
+		{"unknown flag", []string{"sanitize", "--bogus"}, 2, "bogus"},
+		{"no output", []string{"sanitize", "--input", "x"}, 1, "--output is required"},
+		{"missing prior", []string{"sanitize", "--input", "x", "--output", "y", "--prior", "/nonexistent.json", "--epsilon", "1", "--lambda", "2", "--radius", "1"}, 1, "--prior"},
+		{"bad family", []string{"fit", "--input", "x", "--output", "y", "--family", "0.8,0.2"}, 1, "--family"},
+		{"no mechanism", []string{"release", "--input", "x", "--output", "y"}, 1, "--mechanism is required"},
+		{"max-seqs 0", []string{"release", "--input", "x", "--output", "y", "--mechanism", "prefix", "--epsilon", "1", "--cell-m", "500", "--bbox", "1,2,3", "--max-seqs", "0"}, 1, "--max-seqs"},
+		{"bad bbox", []string{"release", "--input", "x", "--output", "y", "--mechanism", "prefix", "--epsilon", "1", "--cell-m", "500", "--bbox", "1,2,3"}, 1, "bbox"},
+		{"unknown mechanism", []string{"release", "--input", "x", "--output", "y", "--mechanism", "flawed", "--epsilon", "1", "--cell-m", "500", "--bbox", "39.75,116.15,40.10,116.60"}, 1, "unknown mechanism"},
 	} {
-		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), c.args, &stdout, &stderr)
-		if code != c.code || !strings.Contains(stderr.String(), c.want) {
-			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.want)
-		}
+		// Not in parallel: the command configures the process's logging.
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), c.args, &stdout, &stderr)
+			if code != c.code || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.want)
+			}
+		})
 	}
 }

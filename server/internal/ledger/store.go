@@ -651,9 +651,11 @@ func (s *Store) walSyncer(idle chan<- struct{}) {
 				err = s.syncWAL()
 			}
 			if err != nil {
-				err = fmt.Errorf("fsync of the WAL failed: %w", err)
-				s.failed.CompareAndSwap(nil, &err)
-				err = wrap(ErrNotDurable, err)
+				// A variable of its own: s.failed keeps a pointer to it,
+				// which other goroutines read.
+				failure := wrap(ErrNotDurable, fmt.Errorf("fsync of the WAL failed: %w", err))
+				s.failed.CompareAndSwap(nil, &failure)
+				err = failure
 			}
 		}
 		if e := s.failed.Load(); e != nil && err == nil {

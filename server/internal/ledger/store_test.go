@@ -20,11 +20,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// forEachStore runs f as a subtest per store, each with a fresh store
-// location (dataDir, url).
+// forEachStore runs f as a subtest per store, in parallel, each with a
+// fresh store location (dataDir, url).
 func forEachStore(t *testing.T, f func(t *testing.T, d Dialect, dataDir, url string)) {
 	for _, d := range []Dialect{SQLite, Postgres} {
 		t.Run(string(d), func(t *testing.T) {
+			t.Parallel()
 			if d == Postgres {
 				f(t, d, "", pgtest.Database(t))
 				return
@@ -47,6 +48,7 @@ func open(t *testing.T, dataDir, url string, opt Options) *Store {
 // TestMigrations: migrations apply once, re-opening applies nothing, and a
 // database from a newer build is refused.
 func TestMigrations(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
 		ctx := context.Background()
 		for i := range 3 {
@@ -91,6 +93,7 @@ func TestMigrations(t *testing.T) {
 }
 
 func TestRebindAndRedact(t *testing.T) {
+	t.Parallel()
 	if got := rebind(Postgres, "a = ? AND b = ?"); got != "a = $1 AND b = $2" {
 		t.Errorf("rebind: %q", got)
 	}
@@ -143,6 +146,7 @@ func bump(id string, fail error, panics bool) func(*Tx) error {
 // update; a job that fails or panics leaves nothing behind and does not
 // disturb the others; OnCommit hooks run for committed jobs only.
 func TestStoreUpdate(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
 		st := open(t, dir, url, Options{})
 		addPerson(t, st, "u")
@@ -232,6 +236,7 @@ func waitUntil(cond func() bool, done <-chan error) (bool, error) {
 // every write and every releasing read (ErrUnhealthy) until it is
 // reopened; PostgreSQL's later reads see what it holds, which is durable.
 func TestDurabilityBarrier(t *testing.T) {
+	t.Parallel()
 	for _, fail := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fail=%v", fail), func(t *testing.T) {
 			forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/server"
+	"github.com/tracepriv/tracepriv/server/api"
 )
 
 const (
@@ -161,16 +162,16 @@ func (s *service) call(method, path, token string, body any, want int, out any) 
 }
 
 // ledger reads the person's ledger from the server.
-func (s *service) ledger() server.LedgerResponse {
+func (s *service) ledger() api.LedgerResponse {
 	s.t.Helper()
-	var l server.LedgerResponse
+	var l api.LedgerResponse
 	s.call("GET", "/v1/people/"+testPerson+"/ledger", s.token, nil, http.StatusOK, &l)
 	return l
 }
 
 // chargesOf returns the ledger's charges of one kind.
-func (s *service) chargesOf(kind string) []server.Charge {
-	var out []server.Charge
+func (s *service) chargesOf(kind string) []api.Charge {
+	var out []api.Charge
 	for _, c := range s.ledger().Charges {
 		if c.Kind == kind {
 			out = append(out, c)

@@ -21,12 +21,12 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/tracepriv/tracepriv/server"
+	"github.com/tracepriv/tracepriv/server/api"
 )
 
 const (
 	viewW, viewH = 1280, 800
-	samplePath   = "../../../internal/sample/synth-1/commute.plt"
+	samplePath   = "../../../../internal/sample/synth-1/commute.plt"
 )
 
 // Colours of the page's map (app.css, app.js): the screenshots are searched for them.
@@ -304,7 +304,7 @@ func (r rect) image() image.Rectangle {
 // sanitized is the server's answer to the page's upload and the facts the tests check the page
 // against, read from it.
 type sanitized struct {
-	answer      server.SanitizeResponse
+	answer      api.SanitizeResponse
 	certificate struct {
 		EpsilonMax  float64 `json:"epsilon_max"`
 		EpsilonKind string  `json:"epsilon_kind"`
@@ -340,7 +340,7 @@ func readSanitized(t *testing.T, e exchange) *sanitized {
 	if e.ServerStatus != 200 {
 		t.Fatalf("the upload was answered %d: %s", e.ServerStatus, e.Response)
 	}
-	f := &sanitized{answer: decode[server.SanitizeResponse](t, e)}
+	f := &sanitized{answer: decode[api.SanitizeResponse](t, e)}
 	type fc struct {
 		Features []struct {
 			Geometry struct {

@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/tracepriv/tracepriv/server"
+	"github.com/tracepriv/tracepriv/server/api"
 )
 
 // epsilonKinds is how the page words a certificate's epsilon_kind.
@@ -135,7 +135,7 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 	// Three clicks on the map: three locate calls, each with its own idempotency key, each
 	// answer charged and the budget bar following the server's figures.
 	clicks := [][2]float64{{0.30, 0.70}, {0.55, 0.85}, {0.78, 0.55}}
-	var answers []server.LocateResponse
+	var answers []api.LocateResponse
 	for i, f := range clicks {
 		x, y := mapRect.X+f[0]*mapRect.W, mapRect.Y+f[1]*mapRect.H
 		s.do(chromedp.MouseClickXY(x, y))
@@ -144,7 +144,7 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 		if len(locates) != i+1 || locates[i].ServerStatus != 200 {
 			t.Fatalf("click %d: %d locate calls, the last answered %d: %s", i+1, len(locates), locates[len(locates)-1].ServerStatus, locates[len(locates)-1].Response)
 		}
-		a := decode[server.LocateResponse](t, locates[i])
+		a := decode[api.LocateResponse](t, locates[i])
 		answers = append(answers, a)
 		s.waitFor("the budget bar", fmt.Sprintf(`Number(document.getElementById("budget-bar").getAttribute("aria-valuenow")) === %v`, a.Remaining))
 		if i < answersPaid-1 {
@@ -361,7 +361,7 @@ func TestPageDropAndKeyboard(t *testing.T) {
 	if !locates[1].Replayed || !bytes.Equal(locates[0].Response, locates[1].Response) {
 		t.Errorf("the retry got a fresh answer (replayed %v):\n%s\nthe lost one was:\n%s", locates[1].Replayed, locates[1].Response, locates[0].Response)
 	}
-	a := decode[server.LocateResponse](t, locates[0])
+	a := decode[api.LocateResponse](t, locates[0])
 	if got, want := s.text("#answers li.answer .coords"), fmt.Sprintf("%.5f, %.5f", a.Lat, a.Lon); got != want {
 		t.Errorf("the page shows %q, the stored answer is %q", got, want)
 	}

@@ -1,0 +1,129 @@
+package corpus
+
+import (
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
+	"github.com/tracepriv/tracepriv/noise"
+)
+
+// ManifestVersion is the version of manifest.json.
+const ManifestVersion = 1
+
+// Names a corpus release writes in its output directory.
+const (
+	// ManifestName is the manifest, written last.
+	ManifestName = "manifest.json"
+	// JournalName records the finished units of a run on one machine, so
+	// that an interrupted run resumes (the pipeline keeps none).
+	JournalName = ".tracepriv-journal.jsonl"
+	// CertificatesDir holds one certificate per unit.
+	CertificatesDir = "certificates"
+)
+
+// PersonWorkers is the goroutines the sampling of one person of a corpus
+// release uses (sanitize.Options.Workers): units are released in parallel,
+// so each person gets one. The noise does not depend on it.
+const PersonWorkers = 1
+
+// UIDRule is the rule for traces without a user id (Attribute), stated in
+// every manifest.
+const UIDRule = "a trace without a user id in its data belongs to the person of its file's folder (trace.PersonDir): in GeoLife's layout the folder holding " +
+	"the nearest Trajectory folder (<user>/Trajectory/**), otherwise the first folder below the directory read (its subfolders included), through symbolic links as through folders; " +
+	"all traces of one person, in any number of files, are released and certified jointly"
+
+// Failure is a file or unit that could not be released; the rest of the
+// corpus was.
+type Failure struct {
+	Files []string `json:"files"`
+	UIDs  []string `json:"uids,omitempty"`
+	Error string   `json:"error"`
+}
+
+// Header is what a manifest states of the release's options.
+type Header struct {
+	EpsilonTarget, Lambda, RadiusM float64
+	// PriorFamily is the prior's family, as gp.Prior.Family returns it.
+	PriorFamily any
+	// Source is the release's randomness (nil: crypto/rand).
+	Source noise.Source
+}
+
+// Manifest indexes a corpus release; sanitize.Manifest documents its
+// fields.
+type Manifest struct {
+	Version       int            `json:"version"`
+	EpsilonTarget float64        `json:"epsilon_target"`
+	Lambda        float64        `json:"lambda"`
+	RadiusM       float64        `json:"radius_m"`
+	PriorFamily   any            `json:"prior_family"`
+	Randomness    string         `json:"randomness"`
+	Files         int            `json:"files"`
+	Ignored       []string       `json:"ignored_files,omitempty"`
+	Points        int            `json:"points"`
+	SkippedRows   int            `json:"skipped_rows"`
+	SkippedBy     map[string]int `json:"skipped_by_reason"`
+	EpsilonMax    float64        `json:"epsilon_max"`
+	Persons       []Person       `json:"persons"`
+	Failed        []Failure      `json:"failed,omitempty"`
+	Resumed       int            `json:"resumed_units"`
+	Seconds       float64        `json:"seconds"`
+	UIDRule       string         `json:"uid_rule"`
+}
+
+// Randomness names a corpus release's source for the manifest: a seeded
+// release derives each person's stream from the seed and their uid.
+func Randomness(src noise.Source) string {
+	if src == nil {
+		src = noise.Secure()
+	}
+	d := noise.Describe(src)
+	if strings.HasPrefix(d, "seeded") {
+		return d + " (derived per person: seeded:N/uid)"
+	}
+	return d
+}
+
+// NewManifest starts the manifest of a release of files trace files under
+// root; ignored are the other files found there.
+func NewManifest(h Header, root string, files int, ignored []string) *Manifest {
+	return &Manifest{Version: ManifestVersion, EpsilonTarget: h.EpsilonTarget, Lambda: h.Lambda, RadiusM: h.RadiusM,
+		PriorFamily: h.PriorFamily, Randomness: Randomness(h.Source), Files: files, Ignored: Rel(root, ignored), UIDRule: UIDRule,
+		SkippedBy: map[string]int{}}
+}
+
+// Add records a released unit.
+func (m *Manifest) Add(r *UnitRelease) {
+	m.Persons = append(m.Persons, r.Persons...)
+	m.SkippedRows += r.Skipped
+	for k, v := range r.SkippedBy {
+		m.SkippedBy[k] += v
+	}
+}
+
+// Fail records a file or unit that could not be released.
+func (m *Manifest) Fail(f Failure) { m.Failed = append(m.Failed, f) }
+
+// Finish orders the manifest (persons by uid, failures by their files), so
+// that it does not depend on the order units finished in, totals the
+// points and the largest epsilon, and records the elapsed time.
+func (m *Manifest) Finish(elapsed time.Duration) {
+	slices.SortFunc(m.Persons, func(a, b Person) int { return strings.Compare(a.UID, b.UID) })
+	slices.SortStableFunc(m.Failed, func(a, b Failure) int { return slices.Compare(a.Files, b.Files) })
+	m.Points, m.EpsilonMax = 0, 0
+	for _, p := range m.Persons {
+		m.Points += p.Points
+		m.EpsilonMax = max(m.EpsilonMax, p.EpsilonMax)
+	}
+	m.Seconds = elapsed.Seconds()
+}
+
+// WriteManifest writes m as out/ManifestName, atomically.
+func WriteManifest(out string, m *Manifest) error {
+	return atomicfile.Write(filepath.Join(out, ManifestName), 0o644, func(w io.Writer) error { return jsondoc.Write(w, m) })
+}

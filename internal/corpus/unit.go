@@ -1,0 +1,163 @@
+package corpus
+
+import (
+	"cmp"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tracepriv/tracepriv/internal/disjoint"
+	"github.com/tracepriv/tracepriv/param"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// UIDPoints is one person's share of a file.
+type UIDPoints struct {
+	UID    string `json:"uid"`
+	Points int    `json:"points"`
+}
+
+// FileScan is what the first pass of a corpus release learns of one trace
+// file: who is in it, with how many points. It holds no location.
+type FileScan struct {
+	// Path is the file, as given to ScanFile.
+	Path string `json:"path"`
+	// People are the persons with traces in the file, by uid ascending,
+	// after the uid rule (UIDRule).
+	People []UIDPoints `json:"people,omitempty"`
+	Points int         `json:"points"`
+	// Err says why the file could not be read ("" if it was).
+	Err string `json:"error,omitempty"`
+}
+
+// ScanFile reads the file at path with ro and counts the points of each
+// person in it. A file that cannot be read gives a FileScan with Err set.
+func ScanFile(path string, ro trace.ReadOptions) FileScan {
+	traces, _, err := trace.ReadFile(path, ro)
+	if err != nil {
+		return FileScan{Path: path, Err: err.Error()}
+	}
+	s := FileScan{Path: path}
+	by := map[string]int{}
+	for _, t := range Attribute(path, traces) {
+		by[t.UID] += t.Len()
+		s.Points += t.Len()
+	}
+	for uid, n := range by {
+		s.People = append(s.People, UIDPoints{UID: uid, Points: n})
+	}
+	slices.SortFunc(s.People, func(a, b UIDPoints) int { return strings.Compare(a.UID, b.UID) })
+	return s
+}
+
+// Attribute applies the uid rule (UIDRule) to traces read from path, in
+// place, and returns them.
+func Attribute(path string, traces []*trace.Trace) []*trace.Trace {
+	for _, t := range traces {
+		if t.UID == "" {
+			t.UID = trace.UserDir(path)
+		}
+	}
+	return traces
+}
+
+// Unit is a set of files and the people in them, closed under sharing: a
+// person's files and every person in those files. A unit is released at
+// once, so that each person's traces, over all their files, are designed
+// for and certified jointly.
+type Unit struct {
+	// Files are the unit's files, as scanned, in ascending order.
+	Files []string `json:"files"`
+	// UIDs are its people, ascending.
+	UIDs   []string `json:"uids"`
+	Points int      `json:"points"`
+}
+
+// Failure returns the manifest's record of the unit failing with err.
+func (u Unit) Failure(root string, err error) Failure {
+	return Failure{Files: Rel(root, u.Files), UIDs: u.UIDs, Error: err.Error()}
+}
+
+// GroupUnits joins files that share a person, by union-find, and returns
+// the units, largest first (the slowest units start early), and a Failure
+// for every file that could not be read; paths in failures are relative
+// to root. The result does not depend on the order of scans.
+func GroupUnits(root string, scans []FileScan) ([]Unit, []Failure) {
+	scans = slices.Clone(scans)
+	slices.SortFunc(scans, func(a, b FileScan) int { return strings.Compare(a.Path, b.Path) })
+	sets := disjoint.New(len(scans))
+	var failed []Failure
+	owner := map[string]int{}
+	for i, s := range scans {
+		if s.Err != "" {
+			failed = append(failed, Failure{Files: Rel(root, []string{s.Path}), Error: s.Err})
+			continue
+		}
+		for _, p := range s.People {
+			if j, ok := owner[p.UID]; ok {
+				sets.Union(i, j)
+			} else {
+				owner[p.UID] = i
+			}
+		}
+	}
+	byRoot := map[int]*Unit{}
+	var order []int
+	for i, s := range scans {
+		if s.Err != "" {
+			continue
+		}
+		r := sets.Find(i)
+		u := byRoot[r]
+		if u == nil {
+			u = &Unit{}
+			byRoot[r] = u
+			order = append(order, r)
+		}
+		u.Files = append(u.Files, s.Path)
+		u.Points += s.Points
+		for _, p := range s.People {
+			if !slices.Contains(u.UIDs, p.UID) {
+				u.UIDs = append(u.UIDs, p.UID)
+			}
+		}
+	}
+	units := make([]Unit, 0, len(order))
+	for _, r := range order {
+		u := byRoot[r]
+		slices.Sort(u.UIDs)
+		units = append(units, *u)
+	}
+	slices.SortStableFunc(units, func(a, b Unit) int { return cmp.Compare(b.Points, a.Points) })
+	return units, failed
+}
+
+// CheckDirs checks that the output directory out is not the input root
+// in nor inside it, both made absolute, which it returns. The error is a
+// *param.Error naming "out".
+func CheckDirs(in, out string) (absIn, absOut string, err error) {
+	if absIn, err = filepath.Abs(in); err != nil {
+		return "", "", err
+	}
+	if absOut, err = filepath.Abs(out); err != nil {
+		return "", "", err
+	}
+	if absOut == absIn || strings.HasPrefix(absOut, absIn+string(filepath.Separator)) {
+		return "", "", &param.Error{Name: "out", Value: out, Why: "is inside the input directory; write the release elsewhere"}
+	}
+	return absIn, absOut, nil
+}
+
+// Rel returns paths relative to root, slash-separated (a path that has no
+// relative form is kept as it is).
+func Rel(root string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		r, err := filepath.Rel(root, p)
+		if err != nil {
+			r = p
+		}
+		out[i] = filepath.ToSlash(r)
+	}
+	return out
+}

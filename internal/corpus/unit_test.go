@@ -1,0 +1,96 @@
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
+)
+
+// TestGroupUnits: files sharing a person form one unit, largest first,
+// unreadable files are failures relative to the root, and the order of the
+// scans does not matter (the Beam pipeline hands them over in any order).
+func TestGroupUnits(t *testing.T) {
+	t.Parallel()
+	scans := []FileScan{
+		{Path: "/r/a.plt", People: []UIDPoints{{"u1", 10}}, Points: 10},
+		{Path: "/r/b.csv", People: []UIDPoints{{"u1", 3}, {"u2", 5}}, Points: 8},
+		{Path: "/r/c/d.plt", People: []UIDPoints{{"u3", 7}}, Points: 7},
+		{Path: "/r/e.plt", Err: "broken"},
+		{Path: "/r/f.csv", People: []UIDPoints{{"u2", 1}, {"u4", 30}}, Points: 31},
+	}
+	want := []Unit{
+		{Files: []string{"/r/a.plt", "/r/b.csv", "/r/f.csv"}, UIDs: []string{"u1", "u2", "u4"}, Points: 49},
+		{Files: []string{"/r/c/d.plt"}, UIDs: []string{"u3"}, Points: 7},
+	}
+	wantFail := []Failure{{Files: []string{"e.plt"}, Error: "broken"}}
+	for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 4, 0, 3, 1}} {
+		t.Run(fmt.Sprint(order), func(t *testing.T) {
+			t.Parallel()
+			var in []FileScan
+			for _, i := range order {
+				in = append(in, scans[i])
+			}
+			units, failed := GroupUnits("/r", in)
+			if !reflect.DeepEqual(units, want) || !reflect.DeepEqual(failed, wantFail) {
+				t.Errorf("units %+v, failed %+v", units, failed)
+			}
+		})
+	}
+	if u := want[1]; !slices.Equal(u.Failure("/r", errBoom{}).Files, []string{"c/d.plt"}) {
+		t.Errorf("unit failure %+v", u.Failure("/r", errBoom{}))
+	}
+}
+
+type errBoom struct{}
+
+func (errBoom) Error() string { return "boom" }
+
+// TestRandomness: the manifest names the source a release drew from; nil
+// is crypto/rand, as in a certificate, and a seeded source says that each
+// person's stream is derived from it.
+func TestRandomness(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		src  noise.Source
+		want string
+	}{
+		{"nil", nil, "crypto"},
+		{"crypto", noise.Secure(), "crypto"},
+		{"seeded", noise.Seeded(7), "seeded:7 (derived per person: seeded:N/uid)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Randomness(c.src); got != c.want {
+				t.Errorf("Randomness = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestCheckDirs: the output may not be the input or inside it.
+func TestCheckDirs(t *testing.T) {
+	t.Parallel()
+	in := t.TempDir()
+	for _, c := range []struct {
+		name, out string
+		ok        bool
+	}{
+		{"beside", in + "-out", true},
+		{"same", in, false},
+		{"inside", filepath.Join(in, "rel"), false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := CheckDirs(in, c.out)
+			var pe *param.Error
+			if c.ok != (err == nil) || (err != nil && (!errors.As(err, &pe) || pe.Name != "out")) {
+				t.Errorf("CheckDirs(%s, %s) = %v", in, c.out, err)
+			}
+		})
+	}
+}

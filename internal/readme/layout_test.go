@@ -1,0 +1,227 @@
+package readme
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const modulePath = "github.com/tracepriv/tracepriv"
+
+// goPackage is one directory of Go code in the tree: its import path
+// relative to the module, its name, its non-test files' imports of the
+// module, its package comment and its test files.
+type goPackage struct {
+	rel     string
+	name    string
+	imports map[string]string // imported rel path -> first importing file
+	doc     string
+	tests   []string
+}
+
+// treePackages parses every package of the repository (the nested pipeline
+// module included, which imports its parent by the same path), skipping
+// testdata and hidden directories.
+func treePackages(t *testing.T) map[string]*goPackage {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	pkgs := map[string]*goPackage{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != root && (n == "testdata" || strings.HasPrefix(n, ".") || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		if rel == "pipeline/." {
+			rel = "pipeline"
+		}
+		p := pkgs[rel]
+		if p == nil {
+			p = &goPackage{rel: rel, imports: map[string]string{}}
+			pkgs[rel] = p
+		}
+		if strings.HasSuffix(path, "_test.go") {
+			p.tests = append(p.tests, path)
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		if tags := buildIgnored(f); tags {
+			return nil
+		}
+		p.name = f.Name.Name
+		if f.Doc != nil && strings.HasPrefix(f.Doc.Text(), "Package ") {
+			p.doc = f.Doc.Text()
+		}
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			if ip == modulePath {
+				ip = modulePath + "/."
+			}
+			if r, ok := strings.CutPrefix(ip, modulePath+"/"); ok {
+				if _, seen := p.imports[r]; !seen {
+					p.imports[r] = path
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, p := range pkgs {
+		if p.name == "" { // test files only
+			delete(pkgs, rel)
+		}
+	}
+	return pkgs
+}
+
+// buildIgnored reports a file excluded from every build ("//go:build
+// ignore", as generators are).
+func buildIgnored(f *ast.File) bool {
+	for _, cg := range f.Comments {
+		if cg.Pos() > f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if strings.TrimSpace(c.Text) == "//go:build ignore" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// layerLine is a line of CONTRIBUTING.md's import order.
+var layerLine = regexp.MustCompile("^layer ([0-9]+): (.+)$")
+
+// TestImportOrder checks that every package imports only packages of a
+// lower layer of CONTRIBUTING.md's import order, and that the order names
+// every package of the tree: the order in the guide is the one the code
+// keeps, and a new package has to take its place in it.
+func TestImportOrder(t *testing.T) {
+	guide, err := os.ReadFile(filepath.Join("..", "..", "CONTRIBUTING.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer := map[string]int{}
+	for _, l := range strings.Split(string(guide), "\n") {
+		m := layerLine.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[1])
+		for _, name := range strings.Split(m[2], ",") {
+			name = strings.Trim(strings.TrimSpace(name), "`")
+			if _, dup := layer[name]; dup {
+				t.Errorf("CONTRIBUTING.md names %s in two layers", name)
+			}
+			layer[name] = n
+		}
+	}
+	if len(layer) < 10 {
+		t.Fatalf("CONTRIBUTING.md: found %d packages in lines \"layer N: a, b\"; the import order is missing", len(layer))
+	}
+	pkgs := treePackages(t)
+	var rels []string
+	for rel := range pkgs {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		p := pkgs[rel]
+		l, ok := layer[rel]
+		if !ok {
+			t.Errorf("%s is in no layer of CONTRIBUTING.md's import order: add it to the lowest layer above everything it imports", rel)
+			continue
+		}
+		for imp, file := range p.imports {
+			li, ok := layer[imp]
+			switch {
+			case !ok:
+				t.Errorf("%s imports %s, which is in no layer of CONTRIBUTING.md", file, imp)
+			case li >= l:
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports run downwards only; move the concept it needs into a lower package", file, l, imp, li)
+			}
+		}
+	}
+	for name := range layer {
+		if _, ok := pkgs[name]; !ok {
+			t.Errorf("CONTRIBUTING.md's import order names %s, which is not a package of the tree", name)
+		}
+	}
+}
+
+// TestPackageDocs checks what a reader of go doc meets first: every public
+// package's comment starts with a paragraph and shows code (an indented
+// block, as gonum's mat/doc.go does), and every file with Examples is in
+// the external test package, so that godoc shows qualified names.
+func TestPackageDocs(t *testing.T) {
+	for rel, p := range treePackages(t) {
+		public := p.name != "main" && !strings.Contains("/"+rel+"/", "/internal/")
+		if public {
+			paras := strings.SplitN(p.doc, "\n\n", 2)
+			switch {
+			case p.doc == "":
+				t.Errorf("%s: no package comment (\"Package %s ...\" in doc.go)", rel, p.name)
+			case len(strings.Fields(paras[0])) < 12:
+				t.Errorf("%s: the package comment's first paragraph has fewer than 12 words: say what the package is for", rel)
+			case !hasCodeBlock(p.doc):
+				t.Errorf("%s: the package comment shows no code: add an indented example after the first paragraph", rel)
+			}
+		}
+		for _, file := range p.tests {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, src, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(f.Name.Name, "_test") || p.name == "main" {
+				continue
+			}
+			for _, d := range f.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Example") {
+					t.Errorf("%s: %s is in package %s; Examples go in package %s_test", file, fn.Name.Name, f.Name.Name, p.name)
+				}
+			}
+		}
+	}
+}
+
+// hasCodeBlock reports an indented line (go doc's code block) in a
+// package comment's text.
+func hasCodeBlock(doc string) bool {
+	for _, l := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(l, "\t") && strings.TrimSpace(l) != "" {
+			return true
+		}
+	}
+	return false
+}
