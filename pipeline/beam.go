@@ -129,7 +129,7 @@ func stageError(format string, a ...any) error {
 // default logger; Beam's own initialisation (beam.Init, which Run calls if
 // the program has not) points that logger at stderr, at the level of
 // Beam's log.LogLevel. A program that wants them elsewhere says so in its
-// main, with Beam's log.SetupLogging or slog.SetDefault, as the
+// main, with Beam's log.SetupLogging or by setting slog's default, as the
 // tracepriv-pipeline command does with --verbose.
 func Run(ctx context.Context, p *beam.Pipeline) (beam.PipelineResult, error) {
 	initBeam()

@@ -57,8 +57,8 @@
 // through Beam's log package, to the runner. Beam itself is process-wide:
 // beam.Init (which Run calls if the program has not) points log/slog's
 // default logger at stderr, and Beam and Prism log there; a program
-// configures that in its main (Beam's log.SetupLogging, or
-// slog.SetDefault), as the tracepriv-pipeline command does for --verbose.
+// configures that in its main (Beam's log.SetupLogging, or by setting
+// slog's default), as the tracepriv-pipeline command does for --verbose.
 // Beam also registers DoFns, coders and runner flags for the process at
 // init time: this package registers gob coders for its element types and
 // for trace.Trace (see the init functions), and its DoFns with the
