@@ -48,6 +48,10 @@ type NoiseDesign struct {
 	RouteVar, RouteLossFactor, PlaceLossFactor float64
 	PlacesCovered                              bool
 	PlacesUncovered                            []string
+	// PlacesEveryLength is true when places are certified against the
+	// conditioning members of every lengthscale, not only those at least
+	// as long as the window (cip.PlaceConditionalBound).
+	PlacesEveryLength bool
 
 	targets, minEigen []float64
 }
