@@ -188,7 +188,9 @@ func PlaceSlopeBounds(kernel string) []float64 {
 type placeTable struct {
 	u0, ratio float64
 	gSuffix   []float64
-	q         [][][]float64 // q[j][level][i]
+	q         [][][]float64  // q[j][level][i]
+	ab        [2][][]float64 // |a|, |b| (A = (2/w) a(u), B = (2/w) b(u))
+	gTab      [][]float64
 	tauAbs    float64
 	psiAbs    []float64
 	u2g       []float64   // suffix suprema of u^2 g
@@ -217,6 +219,7 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 	t := &placeTable{u0: 1e-8, ratio: 1.0005, tauAbs: tau.absIntegral()}
 	n := int(math.Ceil(math.Log(1e16)/math.Log(t.ratio))) + 1
 	g := make([]float64, n)
+	av, bv := make([]float64, n), make([]float64, n)
 	qs := make([][]float64, len(psi))
 	for j := range psi {
 		qs[j] = make([]float64, n)
@@ -227,6 +230,7 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 		f := tau.fourier(u)
 		a, b := 1+u*imag(f), u*real(f)
 		g[i] = (a*a + b*b) * tableInflation
+		av[i], bv[i] = math.Abs(a)*tableInflation, math.Abs(b)*tableInflation
 		for j := range psi {
 			z := cmplx.Abs(psi[j].fourier(u))
 			qs[j][i] = u * u * z * z * tableInflation
@@ -239,19 +243,35 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 		t.u2q = append(t.u2q, suffixMax(qs[j], func(i int) float64 { return u(i) * u(i) * t.ratio * t.ratio }))
 	}
 	for j := range psi {
-		levels := [][]float64{qs[j]}
-		for w := 1; 2*w <= n; w *= 2 {
-			prev := levels[len(levels)-1]
-			cur := make([]float64, n-2*w+1)
-			for i := range cur {
-				cur[i] = math.Max(prev[i], prev[i+w])
-			}
-			levels = append(levels, cur)
-		}
-		t.q = append(t.q, levels)
+		t.q = append(t.q, sparseTable(qs[j]))
 	}
+	t.ab = [2][][]float64{sparseTable(av), sparseTable(bv)}
+	t.gTab = sparseTable(g)
 	placeTables[kernel] = t
 	return t, true
+}
+
+// sparseTable returns the maxima of f over runs of 2^k cells, k = 0, 1, ...
+func sparseTable(f []float64) [][]float64 {
+	levels := [][]float64{f}
+	for w := 1; 2*w <= len(f); w *= 2 {
+		prev := levels[len(levels)-1]
+		cur := make([]float64, len(f)-2*w+1)
+		for i := range cur {
+			cur[i] = math.Max(prev[i], prev[i+w])
+		}
+		levels = append(levels, cur)
+	}
+	return levels
+}
+
+// rangeMax returns the maximum of the cells a..b of a sparse table.
+func rangeMax(st [][]float64, a, b int) float64 {
+	lv := 0
+	for (2 << lv) <= b-a+1 {
+		lv++
+	}
+	return math.Max(st[lv][a], st[lv][b-(1<<lv)+1])
 }
 
 // suffixMax returns the suffix maxima of f[i] w(i).
@@ -307,13 +327,34 @@ func (t *placeTable) qSup(j int, u1, u2 float64) float64 {
 		return out
 	}
 	a, b := t.index(u1), min(t.index(u2)+1, n-1)
-	lv := 0
-	for (2 << lv) <= b-a+1 {
-		lv++
+	return math.Max(out, rangeMax(t.q[j], a, b))
+}
+
+// gRange bounds g over [u1, u2].
+func (t *placeTable) gRange(u1, u2 float64) float64 {
+	if u1 > t.top() {
+		return t.gSup(u1)
 	}
-	w := 1 << lv
-	lev := t.q[j][lv]
-	return math.Max(out, math.Max(lev[a], lev[b-w+1]))
+	out := 0.0
+	if u2 > t.top() {
+		out = t.gSup(t.top())
+	}
+	return math.Max(out, rangeMax(t.gTab, t.index(u1), min(t.index(u2)+1, len(t.gSuffix)-1)))
+}
+
+// abSup returns bounds on |a| (k = 0) or |b| (k = 1) over [u1, u2]; beyond
+// the table a is at most 1 + sup u^2 g... they are bounded by sqrt(g).
+func (t *placeTable) abSup(k int, u1, u2 float64) float64 {
+	n := len(t.gSuffix)
+	if u1 > t.top() {
+		return math.Sqrt(t.gSup(u1))
+	}
+	out := 0.0
+	if u2 > t.top() {
+		out = math.Sqrt(t.gSup(t.top()))
+	}
+	a, b := t.index(u1), min(t.index(u2)+1, n-1)
+	return math.Max(out, rangeMax(t.ab[k], a, b))
 }
 
 // PlaceConditionalBound returns an upper bound on the loss factor v' (Ct +
@@ -353,10 +394,6 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 	}
 	c0 := tMax + 2*lMax*tab.tauAbs
 	mu := PlaceSlopeBounds(kernel)
-	cj := make([]float64, len(mu))
-	for j := range mu {
-		cj[j] = mu[j] * lMax * tab.psiAbs[j]
-	}
 	w0, wMax := 1e-4/c0, 1e4/lMin
 	// The noise's Matérn 1/2 components: D(w) w^2 increases in w for each.
 	cTail := 0.0
@@ -368,23 +405,28 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 	if !(cTail > 0) {
 		return 0, errors.New("cip: place bound: the noise has no Matérn 1/2 component")
 	}
-	// The numerator bound at a cell's left end: |h^| <= |h0^| + both sides'
-	// derivative responses, pointwise in w (so the sum is squared inside
-	// the integral, not outside it).
-	num := func(w, w1 float64) float64 {
-		s := math.Sqrt(math.Min(c0*c0, 4*tab.gSup(w*lMin)/(w*w)))
-		for j := range mu {
-			s += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*tab.qSup(j, w*lMin, w1*lMax)/(w*w)))
-		}
-		return s * s
-	}
-	sum := num(0, w0) * w0 / density(w0)
-	const ratio = 1.002
+	// Frequency cells [w, w1] with weights (w1 - w)/D(w1) (D decreases).
+	const ratio = 1.005
+	var ws, weights []float64
 	for w := w0; w < wMax; w *= ratio {
 		w1 := math.Min(w*ratio, wMax)
-		sum += num(w, w1) * (w1 - w) / density(w1)
+		ws = append(ws, w)
+		weights = append(weights, (w1-w)/density(w1))
 	}
-	// Beyond wMax: |h^|^2 <= C/(w^4 lMin^2) and D >= cTail/w^2.
+	ws = append(ws, wMax)
+	d0 := w0 / density(w0)
+	worst := 0.0
+	// Members in lengthscale cells [l0, l1] of ratio 1.25: suprema over a
+	// cell are close to every member's own value.
+	for l0 := lMin; ; l0 *= 1.25 {
+		l1 := math.Min(l0*1.25, lMax)
+		worst = math.Max(worst, placeIntegral(tab, mu, l0, l1, tMax, ws, weights, d0))
+		if l1 >= lMax {
+			break
+		}
+	}
+	sum := worst
+	// Beyond wMax (every member): |h^|^2 <= C/(w^4 lMin^2), D >= cTail/w^2.
 	c := 2 * math.Sqrt(tab.u2gSup(wMax*lMin))
 	for j := range mu {
 		c += 2 * mu[j] * math.Sqrt(tab.u2qSup(j, wMax*lMin))
@@ -393,6 +435,66 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 	// (1/2 pi) over the real line = (1/pi) over w >= 0.
 	s := sum / math.Pi
 	return s * (1 + 1e-9), nil
+}
+
+// placeIntegral bounds (1/pi) int_0^wMax |h^|^2/D over the members with
+// lengthscales in [l0, l1] and the windows of duration at most tMax: on
+// each frequency cell, |h^| <= |h0^| + both sides' derivative responses,
+// |h0^| at most the T-free (4/w^2) g, the cap T + 2 int tail, and |A|
+// sup|sin| + |B| over the cell's phases wT/2 for T in a duration cell of
+// ratio 1.02; the largest over the duration cells.
+func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights []float64, d0 float64) float64 {
+	n := len(weights)
+	g, a, b, sl := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	cj := make([]float64, len(mu))
+	slopes0 := 0.0
+	for j := range mu {
+		cj[j] = mu[j] * l1 * tab.psiAbs[j]
+		slopes0 += 2 * cj[j]
+	}
+	for i := range n {
+		w, w1 := ws[i], ws[i+1]
+		u1, u2 := w*l0, w1*l1
+		g[i] = 4 * tab.gRange(u1, u2) / (w * w)
+		a[i] = 2 * tab.abSup(0, u1, u2) / w
+		b[i] = 2 * tab.abSup(1, u1, u2) / w
+		for j := range mu {
+			sl[i] += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*tab.qSup(j, u1, u2)/(w*w)))
+		}
+	}
+	worst := 0.0
+	tLo := 0.0
+	for tHi := math.Min(0.1*l0, tMax); ; tHi = math.Min(tHi*1.02, tMax) {
+		cap0 := tHi + 2*l1*tab.tauAbs
+		m := cap0 + slopes0
+		sum := m * m * d0
+		for i := range n {
+			main := math.Min(cap0*cap0, g[i])
+			if ph := a[i]*maxAbsSin(ws[i]*tLo/2, ws[i+1]*tHi/2) + b[i]; ph*ph < main {
+				main = ph * ph
+			}
+			m := math.Sqrt(main) + sl[i]
+			sum += m * m * weights[i]
+		}
+		worst = math.Max(worst, sum)
+		if tHi >= tMax {
+			break
+		}
+		tLo = tHi
+	}
+	return worst
+}
+
+// maxAbsSin returns the largest |sin a| over a in [a1, a2].
+func maxAbsSin(a1, a2 float64) float64 {
+	if a2-a1 >= math.Pi {
+		return 1
+	}
+	// A peak of |sin| at pi/2 + k pi inside the interval.
+	if k := math.Ceil((a1 - math.Pi/2) / math.Pi); math.Pi/2+k*math.Pi <= a2 {
+		return 1
+	}
+	return math.Max(math.Abs(math.Sin(a1)), math.Abs(math.Sin(a2)))
 }
 
 // ScaledComponents returns the noise kernels alpha k_D, one per component
