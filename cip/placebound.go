@@ -220,10 +220,18 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 	n := int(math.Ceil(math.Log(1e16)/math.Log(t.ratio))) + 1
 	g := make([]float64, n)
 	av, bv := make([]float64, n), make([]float64, n)
-	qs := make([][]float64, len(psi))
-	for j := range psi {
-		qs[j] = make([]float64, n)
-		t.psiAbs = append(t.psiAbs, psi[j].absIntegral())
+	// One combined derivative response: the coefficients c_j = m_j l^j
+	// lie in the box |c_j| <= mu_j, and |sum c_j psi_j^| is convex in c,
+	// so its supremum is at a vertex of the box.
+	mu := PlaceSlopeBounds(kernel)
+	var qs [][]float64
+	if len(psi) > 0 {
+		qs = [][]float64{make([]float64, n)}
+		a := 0.0
+		for j := range psi {
+			a += mu[j] * psi[j].absIntegral()
+		}
+		t.psiAbs = []float64{a}
 	}
 	for i := range n {
 		u := t.u0 * math.Pow(t.ratio, float64(i))
@@ -231,18 +239,33 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 		a, b := 1+u*imag(f), u*real(f)
 		g[i] = (a*a + b*b) * tableInflation
 		av[i], bv[i] = math.Abs(a)*tableInflation, math.Abs(b)*tableInflation
-		for j := range psi {
-			z := cmplx.Abs(psi[j].fourier(u))
-			qs[j][i] = u * u * z * z * tableInflation
+		if len(psi) > 0 {
+			fs := make([]complex128, len(psi))
+			for j := range psi {
+				fs[j] = psi[j].fourier(u) * complex(mu[j], 0)
+			}
+			best := 0.0
+			for v := 0; v < 1<<(len(psi)-1); v++ { // the first sign fixed: |-z| = |z|
+				z := fs[0]
+				for j := 1; j < len(psi); j++ {
+					if v>>(j-1)&1 == 1 {
+						z -= fs[j]
+					} else {
+						z += fs[j]
+					}
+				}
+				best = math.Max(best, cmplx.Abs(z))
+			}
+			qs[0][i] = u * u * best * best * tableInflation
 		}
 	}
 	u := func(i int) float64 { return t.u0 * math.Pow(t.ratio, float64(i)) }
 	t.gSuffix = suffixMax(g, func(i int) float64 { return 1 })
 	t.u2g = suffixMax(g, func(i int) float64 { return u(i) * u(i) * t.ratio * t.ratio })
-	for j := range psi {
+	for j := range qs {
 		t.u2q = append(t.u2q, suffixMax(qs[j], func(i int) float64 { return u(i) * u(i) * t.ratio * t.ratio }))
 	}
-	for j := range psi {
+	for j := range qs {
 		t.q = append(t.q, sparseTable(qs[j]))
 	}
 	t.ab = [2][][]float64{sparseTable(av), sparseTable(bv)}
@@ -393,7 +416,10 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 		return d
 	}
 	c0 := tMax + 2*lMax*tab.tauAbs
-	mu := PlaceSlopeBounds(kernel)
+	var mu []float64 // the combined derivative response (its bounds folded in)
+	if len(tab.psiAbs) > 0 {
+		mu = []float64{1}
+	}
 	w0, wMax := 1e-4/c0, 1e4/lMin
 	// The noise's Matérn 1/2 components: D(w) w^2 increases in w for each.
 	cTail := 0.0
