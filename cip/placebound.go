@@ -432,7 +432,7 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 		return 0, errors.New("cip: place bound: the noise has no Matérn 1/2 component")
 	}
 	// Frequency cells [w, w1] with weights (w1 - w)/D(w1) (D decreases).
-	const ratio = 1.005
+	ratio := placeWRatio
 	var ws, weights []float64
 	for w := w0; w < wMax; w *= ratio {
 		w1 := math.Min(w*ratio, wMax)
@@ -444,8 +444,8 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 	worst := 0.0
 	// Members in lengthscale cells [l0, l1] of ratio 1.25: suprema over a
 	// cell are close to every member's own value.
-	for l0 := lMin; ; l0 *= 1.25 {
-		l1 := math.Min(l0*1.25, lMax)
+	for l0 := lMin; ; l0 *= placeLRatio {
+		l1 := math.Min(l0*placeLRatio, lMax)
 		worst = math.Max(worst, placeIntegral(tab, mu, l0, l1, tMax, ws, weights, d0))
 		if l1 >= lMax {
 			break
@@ -490,7 +490,7 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 	}
 	worst := 0.0
 	tLo := 0.0
-	for tHi := math.Min(0.1*l0, tMax); ; tHi = math.Min(tHi*1.02, tMax) {
+	for tHi := math.Min(0.1*l0, tMax); ; tHi = math.Min(tHi*placeTRatio, tMax) {
 		cap0 := tHi + 2*l1*tab.tauAbs
 		m := cap0 + slopes0
 		sum := m * m * d0
@@ -553,3 +553,41 @@ func HasMatern12(noise []gp.Kernel) bool {
 	}
 	return false
 }
+
+// The grids of PlaceConditionalBound: frequency cells, member lengthscale
+// cells and window duration cells. Finer grids tighten the bound a little
+// (1.005, 1.25, 1.02: 6 % lower on the bundled family) at ten times the
+// time (6 s against 0.7 s for the three kernels).
+const placeWRatio, placeLRatio, placeTRatio = 1.01, 1.5, 1.05
+
+// PlaceBound returns PlaceConditionalBound for the family's kernel f under
+// the noise k_D (alpha = 1: the bound scales as 1/alpha), windows of up
+// to span seconds and members of f up to the longer of span and its
+// shortest (members longer than every window are PlaceFactor's), without
+// the route component (more noise only lowers the loss). It is cached per
+// envelope, kernel and span rounded up to a power of 2^(1/4), so a corpus
+// computes it a few times.
+func (e *Envelope) PlaceBound(f gp.Family, span float64) (float64, error) {
+	if !(span > 0) || math.IsInf(span, 0) {
+		return 0, fmt.Errorf("cip: place bound: span %g must be positive and finite", span)
+	}
+	bucket := math.Pow(2, math.Ceil(4*math.Log2(span))/4)
+	key := placeBoundKey{e, f, bucket}
+	if v, ok := placeBounds.Load(key); ok {
+		return v.(float64), nil
+	}
+	v, err := PlaceConditionalBound(f.Kernel, f.LengthscaleMin, math.Min(f.LengthscaleMax, math.Max(bucket, f.LengthscaleMin)), bucket, e.ScaledComponents(1))
+	if err != nil {
+		return 0, err
+	}
+	placeBounds.Store(key, v)
+	return v, nil
+}
+
+type placeBoundKey struct {
+	e      *Envelope
+	f      gp.Family
+	bucket float64
+}
+
+var placeBounds sync.Map

@@ -146,9 +146,9 @@ func (d *designer) classDesign(nd *NoiseDesign, ts []float64, t float64) {
 
 // placesEveryLength certifies places against the conditioning members of
 // every lengthscale, windows of any duration (cip.PlaceConditionalBound
-// over the whole noise, envelope and route), and scales the noise, the
-// envelope and the route component together, until that bound meets the
-// target t. It then replaces the bound for members at least as long as
+// under the envelope's noise, Envelope.PlaceBound: the route component
+// only lowers the loss), and scales the noise, the envelope and the route
+// component together, until that bound meets the target t. It then replaces the bound for members at least as long as
 // the window (it covers those windows too). Kernels without a Markov form
 // (RBF) stay uncovered, as the envelope's PlaceFactor says; with no
 // Matérn 1/2 component in the envelope the bound does not apply and the
@@ -157,14 +157,13 @@ func (d *designer) placesEveryLength(nd *NoiseDesign, ts []float64, t float64) {
 	if !d.opt.PlacesEveryLength || !nd.PlacesCovered || d.env == nil || d.env.Proportional || len(ts) == 0 {
 		return
 	}
-	noise := d.env.ScaledComponents(nd.Alpha)
-	if !cip.HasMatern12(noise) {
+	if !cip.HasMatern12(d.env.Components) {
 		return
 	}
-	if nd.RouteVar > 0 {
-		noise = append(noise, gp.Matern12{Variance: nd.RouteVar, Lengthscale: cip.RouteLengthscale})
-	}
 	span := ts[len(ts)-1] - ts[0]
+	if !(span > 0) {
+		span = 1 // one time: a window of one point
+	}
 	b := 0.0
 	for _, k := range d.env.Family.Kernels {
 		if _, ok := cip.PlaceNorm(k.Kernel, 1); !ok {
@@ -175,11 +174,11 @@ func (d *designer) placesEveryLength(nd *NoiseDesign, ts []float64, t float64) {
 		if k.LengthscaleMin > span {
 			continue
 		}
-		v, err := cip.PlaceConditionalBound(k.Kernel, k.LengthscaleMin, math.Min(k.LengthscaleMax, math.Max(span, k.LengthscaleMin)), span, noise)
+		v, err := d.env.PlaceBound(k, span)
 		if err != nil {
 			return // keep the members at least as long as the window
 		}
-		b = math.Max(b, v)
+		b = math.Max(b, v/nd.Alpha)
 	}
 	if b > t {
 		scale := b / t * (1 + 1e-12)
