@@ -180,8 +180,10 @@ func (d *designer) placesEveryLength(nd *NoiseDesign, ts []float64, t float64) {
 		}
 		b = math.Max(b, v/nd.Alpha)
 	}
+	nd.PlacesEveryScale = 1
 	if b > t {
 		scale := b / t * (1 + 1e-12)
+		nd.PlacesEveryScale = scale
 		for i := range nd.LossFactors {
 			nd.LossFactors[i] /= scale
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -95,6 +96,10 @@ func TestPlacesEveryLength(t *testing.T) {
 	c := pc.SecretClasses
 	if !c.Places.Covered || cert.PriorCoverage != PriorIndependent {
 		t.Fatalf("places %+v, coverage %q", c.Places, cert.PriorCoverage)
+	}
+	if !strings.Contains(c.Places.Covers, "every Matérn member") || strings.Contains(oldPlaces.Covers, "every Matérn member") ||
+		!strings.Contains(pc.Explanation, "PlacesEveryLength") {
+		t.Errorf("the certificate does not say what it covers: places %q (default %q); explanation %q", c.Places.Covers, oldPlaces.Covers, pc.Explanation)
 	}
 	eNew := rigidLoss(t, short, g, long, 2, 100)
 	if eNew > c.Places.Epsilon*tol {
