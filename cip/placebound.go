@@ -32,18 +32,23 @@ import (
 //     (1, 0, ...) (h0), plus the responses m_j psi_j to the derivatives.
 //     For Matérn 1/2 there are none: v is h0 sampled, whatever the
 //     sampling.
-//  3. h0^(w) = A(w) sin(wT/2) + B(w) cos(wT/2), so |h0^|^2 <= A^2 + B^2 =
-//     (4/w^2) g(w l), free of T, and |h0^| <= T + 2 int tail. So the bound
-//     holds for every window of duration at most tMax at once; g's
-//     supremum over l >= lMin covers every member of the kernel.
-//  4. The triangle inequality in H_D adds the derivative responses, with
-//     |m_j| l^j at most slopeBounds (sup over samplings; see its comment).
+//  3. h0^(w) = A(w) sin(wT/2) + B(w) cos(wT/2) and |h0^| <= T + 2 int
+//     tail. For durations in a cell [T_lo, T_hi] (ratio placeTRatio),
+//     |h0^| <= |A| max|sin| + |B| over the cell's phases, and always
+//     |h0^|^2 <= A^2 + B^2 = (4/w^2) g(w l); members in a lengthscale cell
+//     (ratio placeLRatio) take the suprema of |A|, |B| and g over it.
+//  4. The derivative responses add pointwise in w: |h^| <= |h0^| + both
+//     sides' sup |sum_j c_j psi_j^| over |c_j| <= PlaceSlopeBounds (at a
+//     vertex of that box: the modulus is convex in c). These bounds on the
+//     derivatives are measured, not proved (see PlaceSlopeBounds).
 //
 // The integral is bounded above on a geometric frequency grid, where the
 // noise density D decreases: on a cell [w_i, w_{i+1}] the numerator is at
 // most its bound at w_i and 1/D at most 1/D(w_{i+1}); beyond the grid the
 // noise's Matérn 1/2 components (D w^2 increases) and the numerator's w^-4
-// decay give a closed form.
+// decay give a closed form. The largest value over the duration and
+// lengthscale cells is the bound. The suprema over w l come from tables on
+// a grid of ratio 1.0005, inflated by 1 % for the variation within a cell.
 
 // epTerm is c s^n e^{-a s} for s >= 0.
 type epTerm struct {
