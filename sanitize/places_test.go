@@ -107,6 +107,22 @@ func TestPlacesEveryLength(t *testing.T) {
 	}
 	t.Logf("90-minute stay, Matérn 5/2 at %.1f s: default release %.4g (certified places %.4g, RMS %.1f m); PlacesEveryLength %.4g (certified %.4g, RMS %.1f m)",
 		m52.LengthscaleMin, eOld, oldPlaces.Epsilon, oldCert.Persons[0].RMSNoiseM, eNew, c.Places.Epsilon, pc.RMSNoiseM)
+	// Both computation paths scale the same noise: the dense path's
+	// covariance is the one its certificate states.
+	prefix := &trace.Trace{UID: tr.UID, Name: tr.Name, Points: tr.Points[:400]}
+	certs := map[Path]*Certificate{}
+	for _, m := range []Path{PathDense, PathLinear} {
+		_, c, err := Trace(prefix, Options{Prior: pr, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(3), PlacesEveryLength: true, Path: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		certs[m] = c
+	}
+	pd, pl := certs[PathDense].Persons[0], certs[PathLinear].Persons[0]
+	if math.Abs(pd.RMSNoiseM/pl.RMSNoiseM-1) > 1e-9 || pd.SecretClasses.Places.Epsilon != pl.SecretClasses.Places.Epsilon || pd.SecretClasses.Points.Epsilon != pl.SecretClasses.Points.Epsilon {
+		t.Errorf("dense and linear paths differ: RMS %v and %v, places %v and %v, points %v and %v", pd.RMSNoiseM, pl.RMSNoiseM,
+			pd.SecretClasses.Places.Epsilon, pl.SecretClasses.Places.Epsilon, pd.SecretClasses.Points.Epsilon, pl.SecretClasses.Points.Epsilon)
+	}
 	if testing.Short() {
 		return
 	}
