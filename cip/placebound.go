@@ -142,7 +142,7 @@ func unitKernel(kernel string) (expPoly, int, bool) {
 // conditional mean of f(s), s >= 0, given the state (1, 0, ...) at 0 (tau)
 // and the responses psi_j to the state e_{j+1} (a unit j-th derivative).
 // Cov(f(s), f^(j)(0)) = (-1)^j k^(j)(s); the state's covariance has k(0) =
-// 1, k”(0) and k””(0), its odd and even parts uncoupled.
+// 1, the second and the fourth derivatives of k at 0, its odd and even parts uncoupled.
 func placeTails(kernel string) (tau expPoly, psi []expPoly, ok bool) {
 	k, p, ok := unitKernel(kernel)
 	if !ok {
