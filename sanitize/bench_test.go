@@ -55,7 +55,9 @@ func BenchmarkTrace1000(b *testing.B) {
 // BenchmarkNoiseCost compares, on one 1,000-point GeoLife trace and the
 // same target (epsilon 1, lambda 2, r = 100 m), the noise of the default
 // release (the bundled family; points, places and route) with the same
-// family protecting points only, with the per-point design against the
+// family protecting places against members of every lengthscale
+// (PlacesEveryLength), with the same family protecting points only, with
+// the per-point design against the
 // short RBF family earlier versions bundled (8.6-35.3 s, which left places
 // exposed), and with a single prior at the bundled nominal member. It
 // reports the RMS displacement per point of each.
@@ -65,12 +67,13 @@ func BenchmarkNoiseCost(b *testing.B) {
 	old := &gp.Prior{Version: 2, Kernel: gp.KernelRBF, Variance: 182.7, Lengthscale: 18.02, LengthscaleMin: 8.635, LengthscaleMax: 35.29, Origin: fam.Origin}
 	single := &gp.Prior{Version: 2, Kernel: fam.Kernel, Variance: fam.Variance, Lengthscale: fam.Lengthscale, LengthscaleMin: fam.Lengthscale, LengthscaleMax: fam.Lengthscale, Origin: fam.Origin}
 	for _, c := range []struct {
-		name       string
-		prior      *gp.Prior
-		pointsOnly bool
-	}{{"family-classes", fam, false}, {"family-points-only", fam, true}, {"old-rbf-family-points-only", old, true}, {"single-nominal-points-only", single, true}} {
+		name              string
+		prior             *gp.Prior
+		pointsOnly, every bool
+	}{{"family-classes", fam, false, false}, {"family-classes-places-every-length", fam, false, true}, {"family-points-only", fam, true, false},
+		{"old-rbf-family-points-only", old, true, false}, {"single-nominal-points-only", single, true, false}} {
 		b.Run(c.name, func(b *testing.B) {
-			opt := Options{Prior: c.prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Secure(), PointsOnly: c.pointsOnly}
+			opt := Options{Prior: c.prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Secure(), PointsOnly: c.pointsOnly, PlacesEveryLength: c.every}
 			var rms float64
 			for b.Loop() {
 				_, cert, err := Trace(t, opt)

@@ -131,6 +131,7 @@ func (d *designer) classDesign(nd *NoiseDesign, ts []float64, t float64) {
 	// A stood-still adversary over any window: the same bound (its span
 	// and its RouteFactor are at most the person's).
 	nd.PlaceLossFactor = math.Max(nd.PlaceLossFactor, nd.RouteLossFactor)
+	d.placesEveryLength(nd, ts, t)
 	nd.Budget += float64(len(ts)) * nd.RouteVar
 	nd.MaxVariance += nd.RouteVar
 	if nd.SigmaG != nil {
@@ -141,6 +142,65 @@ func (d *designer) classDesign(nd *NoiseDesign, ts []float64, t float64) {
 		rk.ScaleSym(nd.RouteVar, rk)
 		nd.SigmaG.AddSym(nd.SigmaG, rk)
 	}
+}
+
+// placesEveryLength certifies places against the conditioning members of
+// every lengthscale, windows of any duration (cip.PlaceConditionalBound
+// under the envelope's noise, Envelope.PlaceBound: the route component
+// only lowers the loss), and scales the noise, the envelope and the route
+// component together, until that bound meets the target t. It then replaces the bound for members at least as long as
+// the window (it covers those windows too). Kernels without a Markov form
+// (RBF) stay uncovered, as the envelope's PlaceFactor says; with no
+// Matérn 1/2 component in the envelope the bound does not apply and the
+// class keeps the members at least as long as the window.
+func (d *designer) placesEveryLength(nd *NoiseDesign, ts []float64, t float64) {
+	if !d.opt.PlacesEveryLength || !nd.PlacesCovered || d.env == nil || d.env.Proportional || len(ts) == 0 {
+		return
+	}
+	if !cip.HasMatern12(d.env.Components) {
+		return
+	}
+	span := ts[len(ts)-1] - ts[0]
+	if !(span > 0) {
+		span = 1 // one time: a window of one point
+	}
+	b := 0.0
+	for _, k := range d.env.Family.Kernels {
+		if _, ok := cip.PlaceNorm(k.Kernel, 1); !ok {
+			continue // uncovered already (PlacesUncovered)
+		}
+		// Members longer than the person's span are at least as long as
+		// every window: PlaceFactor's bound covers them.
+		if k.LengthscaleMin > span {
+			continue
+		}
+		v, err := d.env.PlaceBound(k, span)
+		if err != nil {
+			return // keep the members at least as long as the window
+		}
+		b = math.Max(b, v/nd.Alpha)
+	}
+	nd.PlacesEveryScale = 1
+	if b > t {
+		scale := b / t * (1 + 1e-12)
+		nd.PlacesEveryScale = scale
+		for i := range nd.LossFactors {
+			nd.LossFactors[i] /= scale
+		}
+		nd.Budget *= scale
+		nd.MaxVariance *= scale
+		if nd.SigmaG != nil {
+			nd.SigmaG.ScaleSym(scale, nd.SigmaG)
+		}
+		nd.Alpha *= scale
+		nd.RouteVar *= scale
+		nd.RouteLossFactor /= scale
+		nd.PlaceLossFactor /= scale // PlaceFactor's and the stood-still bound
+		b /= scale
+		nd.Kind = EpsilonUpperBound
+	}
+	nd.PlaceLossFactor = math.Max(nd.PlaceLossFactor, b)
+	nd.PlacesEveryLength = true
 }
 
 // placeScaled reports whether a design's envelope dominates each kernel's
@@ -169,7 +229,11 @@ func (d *designer) classes(nd *NoiseDesign, pointsFactor, pointsEps float64) Sec
 	}
 	pl := ClassCertificate{Covered: true, Epsilon: eps(nd.PlaceLossFactor), LossFactor: nd.PlaceLossFactor, Kind: EpsilonUpperBound,
 		Covers: "any contiguous window of the person's points (a stay, a trip) moved rigidly by up to radius_m, against an adversary who believes the person stood still there (any duration)"}
-	if nd.PlacesCovered {
+	switch {
+	case nd.PlacesEveryLength:
+		pl.Covers += ", and against every Matérn member of prior_family (1/2, 3/2, 5/2) of any lengthscale in its range, conditioning on the window, for windows of any duration up to the person's span " +
+			"(the window's conditional mean bounded in the noise's RKHS, frequency by frequency, cip.PlaceConditionalBound)"
+	case nd.PlacesCovered:
 		pl.Covers += ", and against every member of prior_family whose lengthscale is at least the window's duration, conditioning on the window (spectral domination and the RKHS norm of a constant, cip.PlaceFactor)"
 	}
 	if len(nd.PlacesUncovered) > 0 {

@@ -48,6 +48,13 @@ type NoiseDesign struct {
 	RouteVar, RouteLossFactor, PlaceLossFactor float64
 	PlacesCovered                              bool
 	PlacesUncovered                            []string
+	// PlacesEveryLength is true when places are certified against the
+	// conditioning members of every lengthscale, not only those at least
+	// as long as the window (cip.PlaceConditionalBound).
+	PlacesEveryLength bool
+	// PlacesEveryScale is the factor by which PlacesEveryLength scaled the
+	// noise (1 when the bound already met the target).
+	PlacesEveryScale float64
 
 	targets, minEigen []float64
 }
@@ -170,6 +177,10 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 		p, _ := d.env.PlaceFactor()
 		fmt.Fprintf(&b, "Places: a window of the trace moved rigidly must stay hidden from an adversary who conditions on it under a member at least as long as the window; "+
 			"that needs up to %.4gx a basic secret's noise (cip.PlaceFactor), which the envelope's shape includes (a factor of %.4g remains for its scale). ", raw, p)
+	}
+	if nd.PlacesEveryLength {
+		fmt.Fprintf(&b, "Places against members shorter than the window too (PlacesEveryLength): the bound on every window of up to the person's span against every Matérn member of the family "+
+			"(cip.PlaceConditionalBound) needed the whole noise scaled by %.4g. ", nd.PlacesEveryScale)
 	}
 	fmt.Fprintf(&b, "Route: a common offset of variance %.4g m^2 per coordinate (standard deviation %.3g m) hides the whole record moved rigidly, against any prior, "+
 		"and a place against an adversary who believes the person stood still there. ", nd.RouteVar, math.Sqrt(nd.RouteVar))
