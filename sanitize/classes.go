@@ -232,7 +232,8 @@ func (d *designer) classes(nd *NoiseDesign, pointsFactor, pointsEps float64) Sec
 	switch {
 	case nd.PlacesEveryLength:
 		pl.Covers += ", and against every Matérn member of prior_family (1/2, 3/2, 5/2) of any lengthscale in its range, conditioning on the window, for windows of any duration up to the person's span " +
-			"(the window's conditional mean bounded in the noise's RKHS, frequency by frequency, cip.PlaceConditionalBound)"
+			"(the window's conditional mean bounded in the noise's RKHS, frequency by frequency, cip.PlaceConditionalBound; " +
+			"proven for Matérn 1/2 members; for Matérn 3/2 and 5/2 members it uses slope bounds at a window's ends that were measured numerically, not proven, docs/robust-cip.md section 5)"
 	case nd.PlacesCovered:
 		pl.Covers += ", and against every member of prior_family whose lengthscale is at least the window's duration, conditioning on the window (spectral domination and the RKHS norm of a constant, cip.PlaceFactor)"
 	}
