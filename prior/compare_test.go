@@ -284,9 +284,10 @@ func TestCompareCensored(t *testing.T) {
 
 // TestCompareFamily checks the family rule and the written prior on a
 // mixed corpus (Matern-3/2 and RBF traces): every kernel winning at least
-// 10 % of the windows is in the family, with lengthscales from the 5th to
-// the 95th percentile of its fits, extended to the longest window; the
-// others are not. The prior is version 3, round-trips through
+// 10 % of the windows is in the family, with lengthscales from the fixes'
+// spacing (20 s) to the 95th percentile of its fits (censored ones at the
+// longest bound, ones below the spacing at it), extended to the longest
+// window; the others are not. The prior is version 3, round-trips through
 // gp.ReadPrior, and records the corpus's fingerprints.
 func TestCompareFamily(t *testing.T) {
 	t.Parallel()
@@ -308,9 +309,9 @@ func TestCompareFamily(t *testing.T) {
 		for _, f := range rep.Fits {
 			kf := f.Kernels[ki]
 			for d := range 2 {
-				l := kf.LengthscaleS[d]
+				l := math.Max(kf.LengthscaleS[d], 20)
 				if kf.Censored[d] {
-					l = kf.BoundS
+					l = 100 * 7200
 				}
 				ls = append(ls, l)
 			}
@@ -322,7 +323,7 @@ func TestCompareFamily(t *testing.T) {
 			t.Errorf("%s: won %d, counted %d", k.Kernel, k.Won, won)
 		}
 		slices.Sort(ls)
-		lo, hi := quantile(ls, 0.05), math.Max(quantile(ls, 0.95), 2700)
+		lo, hi := 20.0, math.Max(quantile(ls, 0.95), 2700)
 		if float64(k.Won) >= 0.1*float64(len(rep.Fits)) {
 			if k.Family == nil || k.Family.LengthscaleMin != lo || k.Family.LengthscaleMax != hi {
 				t.Errorf("%s (won %d): family %v, want [%v, %v]", k.Kernel, k.Won, k.Family, lo, hi)

@@ -303,6 +303,15 @@ func fitText(w io.Writer, r fitOutput) error {
 		fmt.Fprintf(w, "%s %s, lengthscale %.4g-%.4g s, variance >= %.4g m^2\n", head, f.Kernel, f.LengthscaleMin, f.LengthscaleMax, f.Variance)
 	}
 	fmt.Fprintf(w, "  (quantiles %g-%g; variance quantile %.2g; nominal %s at %.4g s, std %.1f m)\n", fq[0], fq[1], 1-fq[1], p.Kernel, p.Lengthscale, math.Sqrt(p.Variance))
+	if c := r.HeldOutCoverage; c != nil {
+		fmt.Fprintf(w, "held-out coverage: %.1f %% (%d of %d windows, leaving each of %d persons out, are won by a kernel and lengthscales the family holds)\n",
+			100*c.Share, c.Covered, c.Windows, c.Persons)
+		for _, u := range c.Uncovered {
+			fmt.Fprintf(w, "  not covered: person %s, trace %d from point %d: %s at %.4g / %.4g s\n", u.UID, u.Trace, u.First, u.Kernel, u.LengthscaleS[0], u.LengthscaleS[1])
+		}
+	} else if r.Comparison != nil {
+		fmt.Fprintln(w, "held-out coverage: not measured (it needs windows of at least two persons)")
+	}
 	if p.Origin != nil {
 		fmt.Fprintf(w, "public origin: %.4f, %.4f (%s)\n", p.Origin.Lat, p.Origin.Lon, p.Origin.Note)
 	}
