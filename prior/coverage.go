@@ -68,10 +68,14 @@ func (opt Options) preferred(f WindowFit) (kernel string, ls [2]float64, ok bool
 	return "", ls, false
 }
 
-// Covers reports whether the family fs covers the window f: the window's
-// preferred kernel (Preferred) is a kernel of fs and both coordinates'
-// lengthscales lie in its range. For a sum that won, both parts must lie in
-// their kernels' ranges. opt must be the options of the fit.
+// Covers reports whether the family fs covers the window f: for both
+// coordinates, the window's preferred kernel at its lengthscale
+// (Preferred) is a member of fs, or its spectral density is dominated by
+// the members' hull (gp.FamilySet.HullRatio at most 1), so that every noise
+// dominating the members, as the certificate's does, dominates it too and
+// the points' certificate holds against it as against a member (the
+// places' is stated for members only). For a sum that won, both parts must
+// be covered. opt must be the options of the fit.
 func Covers(fs gp.FamilySet, f WindowFit, opt Options) bool {
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -88,7 +92,10 @@ func (opt Options) covers(fs gp.FamilySet, f WindowFit) bool {
 				return true
 			}
 		}
-		return false
+		// Not a member, but dominated by the members' spectral hull: every
+		// noise that dominates the members dominates it.
+		r, err := fs.HullRatio(kernel, l)
+		return err == nil && r <= 1
 	}
 	if kernel, ls, ok := opt.preferred(f); ok {
 		return in(kernel, ls[0]) && in(kernel, ls[1])

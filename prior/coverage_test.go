@@ -31,7 +31,8 @@ func window(uid, best string, east, north float64, censored bool) WindowFit {
 // won by a kernel no other person's windows make a family member, or at a
 // lengthscale above the others' range, is not covered and lowers the
 // share; a fit below the spacing counts at it (covered), a censored one at
-// the longest bound (covered only by a family reaching it).
+// the longest bound (covered only by a family reaching it); a non-member
+// dominated by the members' spectral hull is covered.
 func TestLeaveOnePersonOut(t *testing.T) {
 	opt := Options{Kernels: singleKernels}
 	var fits []WindowFit
@@ -77,6 +78,17 @@ func TestLeaveOnePersonOut(t *testing.T) {
 	fs.Kernels[0].LengthscaleMax = 720000
 	if !Covers(fs, fits[15], opt) {
 		t.Error("a family reaching the longest bound does not cover a censored window")
+	}
+	// Not a member, but dominated by the members' spectral hull: the same
+	// Matérn 3/2 above the top is covered once long Matérn 1/2 members
+	// hold the low frequencies and Matérn 5/2 members the middle ones (as on GeoLife, 7223 s against 7200 s).
+	hull := gp.FamilySet{Kernels: []gp.Family{{Kernel: gp.KernelMatern12, LengthscaleMin: 20, LengthscaleMax: 720000},
+		{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 7200}, {Kernel: gp.KernelMatern52, LengthscaleMin: 20, LengthscaleMax: 7200}}}
+	if !Covers(hull, window("d", gp.KernelMatern32, 7223.2, 400, false), opt) {
+		t.Error("a Matérn 3/2 at 7223 s, dominated by the hull of the Matérn members, is not covered")
+	}
+	if Covers(hull, fits[13], opt) {
+		t.Error("an RBF window is covered by Matérn members")
 	}
 	// Negative control: a family without the winning kernel covers none
 	// of the others' windows.
