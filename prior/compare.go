@@ -22,7 +22,7 @@ const (
 	CompareMinSpacing  = 10 * time.Second
 	CompareMaxWindows  = 240
 	CompareBoundFactor = 100.0
-	CompareMinWinShare = 0.10
+	CompareMinWinShare = 0.05
 	CompareFamilyLow   = 0.05
 	CompareFamilyHigh  = 0.95
 )
@@ -688,10 +688,11 @@ func compareMethod(opt Options) string {
 	return fmt.Sprintf("kernels %s compared by held-out likelihood (hyperparameters by maximum likelihood on each window's even-numbered fixes, "+
 		"score log p(odd | even)) on consecutive windows of %v-%v thinned to fixes at least %v apart and at most %d points (at least %d), %s; "+
 		"variance, lengthscale (1 s to %g x the window's duration, no cap) and GPS nugget (%g m^2 to the window's variance) free; "+
-		"family: every kernel winning at least %g of the windows, lengthscales from the %g to the %g quantile of its fits (censored fits at their bound), "+
+		"family: every kernel winning at least %g of the windows, lengthscales from the fixes' spacing (%g s, 2 x the least spacing; "+
+		"shorter fits counted at it) to the %g quantile of its fits (censored fits at the longest bound, %g s), "+
 		"extended to the longest window%s",
 		strings.Join(opt.Kernels, ", "), opt.MinDuration, opt.MaxDuration, opt.MinSpacing, opt.MaxPoints, opt.MinPoints, sub,
-		opt.BoundFactor, nuggetLo, opt.MinWinShare, opt.Family[0], opt.Family[1], sums)
+		opt.BoundFactor, nuggetLo, opt.MinWinShare, opt.FixSpacing(), opt.Family[1], opt.BoundFactor*opt.MaxDuration.Seconds(), sums)
 }
 
 // summary is a short per-kernel text for gp.PriorFit.Method.

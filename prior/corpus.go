@@ -112,7 +112,7 @@ type Options struct {
 	// what a window can show, so the bound is not a cap.
 	BoundFactor float64
 	// MinWinShare is the share of windows a kernel must win by held-out
-	// likelihood to enter the family (default 0.10).
+	// likelihood to enter the family (default 0.05).
 	MinWinShare float64
 	// PaperWindows cuts as the authors' downsample_data instead of into
 	// consecutive windows: only the first window of each trace, thinned

@@ -83,7 +83,7 @@ of the odd-numbered fixes given those. A fit whose lengthscale is on the
 bound, or cannot be told from it, is censored: the data only says it is
 long. A corpus with more than --max-windows windows is subsampled evenly.
 
-The family lists every kernel that wins at least 10% of the windows, each
+The family lists every kernel that wins at least 5% of the windows, each
 with lengthscales from the fixes' spacing (2 x --min-spacing: no fit
 resolves a shorter one) to the HI --family quantile (default 0.95) of its
 per-window fits (censored fits counted at the longest bound, fits below the
