@@ -28,36 +28,52 @@ import (
 // +Inf when no noise component's tail is at least as heavy as the
 // adversary's (domination then fails at high frequencies).
 func EdgeLossFactor(noise []gp.Kernel, kernel string, l float64) (float64, error) {
-	if !(l > 0) || math.IsInf(l, 0) {
-		return 0, fmt.Errorf("cip: edge lengthscale must be positive and finite, got %v", l)
-	}
-	k, err := gp.NewKernel(kernel, 1, l, 0)
+	out, err := EdgeLossFactors(noise, []EdgeKernel{{Kernel: kernel, LengthscaleS: l}})
 	if err != nil {
-		return 0, fmt.Errorf("cip: edge kernel: %w", err)
+		return 0, err
 	}
-	sk, ok := k.(gp.Spectral)
-	if !ok {
-		return 0, fmt.Errorf("cip: edge kernel %q has no spectral density", kernel)
-	}
-	if _, ok := gp.Smoothness(k); !ok {
-		return 0, fmt.Errorf("cip: edge kernel %q is not an RBF or Matérn kernel", kernel)
-	}
+	return out[0], nil
+}
+
+// EdgeLossFactors is EdgeLossFactor for several adversaries at once: the
+// noise density is evaluated once on a grid spanning them all.
+func EdgeLossFactors(noise []gp.Kernel, edges []EdgeKernel) ([]float64, error) {
 	if len(noise) == 0 {
-		return 0, fmt.Errorf("cip: no noise kernel")
+		return nil, fmt.Errorf("cip: no noise kernel")
 	}
 	sp := make([]gp.Spectral, len(noise))
-	lmin, lmax := l, l
+	lmin, lmax := math.Inf(1), 0.0
 	for i, c := range noise {
 		s, ok := c.(gp.Spectral)
 		if !ok {
-			return 0, fmt.Errorf("cip: noise kernel %T has no spectral density", c)
+			return nil, fmt.Errorf("cip: noise kernel %T has no spectral density", c)
 		}
 		if _, ok := gp.Smoothness(c); !ok {
-			return 0, fmt.Errorf("cip: noise kernel %T is not an RBF or Matérn kernel", c)
+			return nil, fmt.Errorf("cip: noise kernel %T is not an RBF or Matérn kernel", c)
 		}
 		sp[i] = s
 		lc := lengthscaleOf(c)
 		lmin, lmax = math.Min(lmin, lc), math.Max(lmax, lc)
+	}
+	ks := make([]gp.Kernel, len(edges))
+	lshort := math.Inf(1)
+	for i, e := range edges {
+		l := e.LengthscaleS
+		if !(l > 0) || math.IsInf(l, 0) {
+			return nil, fmt.Errorf("cip: edge lengthscale must be positive and finite, got %v", l)
+		}
+		k, err := gp.NewKernel(e.Kernel, 1, l, 0)
+		if err != nil {
+			return nil, fmt.Errorf("cip: edge kernel: %w", err)
+		}
+		if _, ok := k.(gp.Spectral); !ok {
+			return nil, fmt.Errorf("cip: edge kernel %q has no spectral density", e.Kernel)
+		}
+		if _, ok := gp.Smoothness(k); !ok {
+			return nil, fmt.Errorf("cip: edge kernel %q is not an RBF or Matérn kernel", e.Kernel)
+		}
+		ks[i] = k
+		lmin, lmax, lshort = math.Min(lmin, l), math.Max(lmax, l), math.Min(lshort, l)
 	}
 	d := func(w float64) float64 {
 		s := 0.0
@@ -66,21 +82,29 @@ func EdgeLossFactor(noise []gp.Kernel, kernel string, l float64) (float64, error
 		}
 		return s
 	}
-	// The grid spans the kernels' scales by far on both sides; its top W
-	// is also past the RBF's turning point sqrt(2 p)/l (edgeTail).
+	// The grid spans the kernels' scales by far on both sides; its top is
+	// also past every RBF's turning point sqrt(2 p)/l (edgeTail).
 	const rho = 1.002
-	w0 := 1e-4 / lmax
-	wTop := math.Max(1e4/lmin, 10/l)
-	sup := sk.SpectralDensity(0) / d(w0)
-	w := w0
+	w := 1e-4 / lmax
+	wTop := math.Max(1e4/lmin, 10/lshort)
+	sup := make([]float64, len(ks))
+	dw := d(w)
+	for i, k := range ks {
+		sup[i] = k.(gp.Spectral).SpectralDensity(0) / dw
+	}
 	for w < wTop {
 		next := w * rho
-		sup = math.Max(sup, sk.SpectralDensity(w)/d(next))
+		dn := d(next)
+		for i, k := range ks {
+			sup[i] = math.Max(sup[i], k.(gp.Spectral).SpectralDensity(w)/dn)
+		}
 		w = next
 	}
-	tail := edgeTail(k, noise, w)
-	// A relative margin for the rounding of the density evaluations.
-	return math.Max(sup, tail) * (1 + 1e-9), nil
+	for i, k := range ks {
+		// A relative margin for the rounding of the density evaluations.
+		sup[i] = math.Max(sup[i], edgeTail(k, noise, w)) * (1 + 1e-9)
+	}
+	return sup, nil
 }
 
 // edgeTail bounds s_e(w) / D(w) for w >= W (W > 0) by the best single

@@ -2,6 +2,7 @@ package cip_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/cip"
@@ -105,5 +106,27 @@ func TestEdgeLossFactorTail(t *testing.T) {
 	// Same kernel, same lengthscale: the ratio is 1/variance exactly.
 	if b, _ := cip.EdgeLossFactor(noise, gp.KernelMatern32, 100); math.Abs(b*1e4-1) > 0.01 {
 		t.Errorf("Matérn 3/2 noise against itself: bound %v, want 1e-4 within 1 %%", b)
+	}
+}
+
+// BenchmarkEdgeLossFactors: a certificate's edge (the ladder of
+// cip.EdgeKernels down to 5 s) against the bundled family's envelope.
+func BenchmarkEdgeLossFactors(b *testing.B) {
+	fam := gp.FamilySet{Kernels: []gp.Family{
+		{Kernel: gp.KernelMatern12, LengthscaleMin: 20, LengthscaleMax: 720000},
+		{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 7200},
+		{Kernel: gp.KernelMatern52, LengthscaleMin: 20, LengthscaleMax: 7200},
+	}}
+	env, err := cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: true, PlaceScaled: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	noise := append(slices.Clone(env.Components), gp.Matern12{Variance: 1, Lengthscale: cip.RouteLengthscale})
+	edges := cip.EdgeKernels(fam, 5)
+	b.ReportMetric(float64(len(edges)), "edges")
+	for b.Loop() {
+		if _, err := cip.EdgeLossFactors(noise, edges); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -61,11 +61,11 @@ func (c *Certificate) edges() error {
 		if err != nil {
 			return err
 		}
-		for i, k := range ks {
-			lf, err := cip.EdgeLossFactor(noise, k.Kernel, k.LengthscaleS)
-			if err != nil {
-				return fmt.Errorf("sanitize: edge %s at %g s: %w", k.Kernel, k.LengthscaleS, err)
-			}
+		lfs, err := cip.EdgeLossFactors(noise, ks)
+		if err != nil {
+			return fmt.Errorf("sanitize: edge: %w", err)
+		}
+		for i, lf := range lfs {
 			worst[i] = math.Max(worst[i], cip.Epsilon(lf, c.Lambda, c.RadiusM, 1))
 		}
 	}
