@@ -13,7 +13,7 @@ import (
 // is the stationary sum of noise (kernels in square metres, each
 // gp.Spectral: the certificate's noise kernels). It is how a certificate
 // states the loss against the standard kernels just outside its family
-// (docs/fit.md, "The family's edge").
+// (docs/fit.md, "Held-out coverage and the family's edge").
 //
 // The bound is spectral domination, as the envelope's for members: with
 // s_l the unit-variance density of the adversary's kernel and D the
