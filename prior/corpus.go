@@ -112,7 +112,7 @@ type Options struct {
 	// what a window can show, so the bound is not a cap.
 	BoundFactor float64
 	// MinWinShare is the share of windows a kernel must win by held-out
-	// likelihood to enter the family (default 0.10).
+	// likelihood to enter the family (default 0.05).
 	MinWinShare float64
 	// PaperWindows cuts as the authors' downsample_data instead of into
 	// consecutive windows: only the first window of each trace, thinned
@@ -359,6 +359,10 @@ type Report struct {
 	// Comparison is the kernel comparison (nil when one kernel is fitted
 	// the paper's way).
 	Comparison *Comparison `json:"comparison,omitempty"`
+	// HeldOutCoverage is the family's coverage of held-out windows,
+	// leaving one person out (LeaveOnePersonOut), when the corpus has
+	// two persons or more; the prior records its share.
+	HeldOutCoverage *Coverage `json:"held_out_coverage,omitempty"`
 	// Warnings say what the fit could not do with the corpus: a corpus
 	// spanning several regions (no origin recorded), most windows skipped.
 	Warnings []string `json:"warnings,omitempty"`

@@ -58,13 +58,16 @@
 // within 1.92 nats of its optimum (a 95 % likelihood-ratio test cannot
 // reject the bound): the data then says only that the lengthscale is long.
 //
-// The family lists every kernel that wins at least MinWinShare (10 %) of
-// the windows. Its lengthscales run from the Family[0] (0.05) to the
-// Family[1] (0.95) quantile of the kernel's pooled per-window,
-// per-coordinate fits, censored fits counted at their bound, and at least
-// to the longest window's duration (the longest lengthscale a trace can
-// show); its variance floor is the 1 - Family[1] quantile of the fitted
-// kernel variances. The nominal member (Prior.Kernel, Prior.Lengthscale)
+// The family lists every kernel that wins at least MinWinShare (5 %, the
+// complement of the 95 % of held-out windows the family is held to cover)
+// of the windows. Its lengthscales run from the fixes' spacing
+// (Options.FixSpacing, 20 s: no fit resolves less) to the Family[1] (0.95)
+// quantile of the kernel's pooled per-window, per-coordinate fits
+// (censored fits counted at the longest bound, fits below the spacing at
+// it), and at least to the longest window's duration (the longest
+// lengthscale a trace can show); its variance floor is the 1 - Family[1]
+// quantile of the fitted kernel variances. LeaveOnePersonOut measures the
+// share of held-out windows the family covers (docs/fit.md). The nominal member (Prior.Kernel, Prior.Lengthscale)
 // is the kernel that won most windows at its median fitted lengthscale.
 // Report.Comparison has each kernel's wins, median held-out gain over the
 // RBF, lengthscale percentiles and censored count.

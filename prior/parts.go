@@ -261,6 +261,15 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 			Fingerprints:          fingerprints,
 		},
 	}
+	if opt.Compare() {
+		// Held-out coverage, leaving one person out: measured whenever the
+		// corpus has two persons or more.
+		if cov, err := s.leaveOnePersonOut(rep.Fits); err == nil {
+			rep.HeldOutCoverage = cov
+			share := cov.Share
+			p.FamilySet.HeldOutCoverage = &share
+		}
+	}
 	if err := p.Validate(); err != nil {
 		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
 	}

@@ -66,6 +66,9 @@ type Certificate struct {
 	SecretClasses SecretClasses `json:"secret_classes"`
 	// Meaning says what EpsilonMax means to a person.
 	Meaning Meaning `json:"meaning"`
+	// Legend is the certificate in one line for people (Legend): the
+	// epsilon, its classes and meaning, and the family it holds against.
+	LegendText string `json:"legend"`
 	// Private is true only when the noise came from crypto/rand; a seeded
 	// release is reproducible by anyone with the seed and protects nothing.
 	Private bool `json:"private"`
@@ -82,6 +85,12 @@ type Certificate struct {
 	// file as read.
 	PriorFamily gp.FamilySet `json:"prior_family"`
 	Prior       *gp.Prior    `json:"prior"`
+	// Edge states a point's epsilon against the standard kernels just
+	// outside PriorFamily (proven upper bounds, worst over the persons;
+	// kernel designs only), and EdgeBound how it is computed: what the
+	// release promises to adversaries the family does not hold.
+	Edge      []Edge `json:"edge,omitempty"`
+	EdgeBound string `json:"edge_bound,omitempty"`
 	// Origin is a public reference point for maps and attacks (the user's
 	// or the prior's, Source OriginNone without either) and its source. The
 	// mechanism does not use it: see Coordinates.

@@ -340,8 +340,9 @@ func baseName(name string) string {
 }
 
 // Legend is the certificate in a line, for a map's legend: the epsilon,
-// the classes it covers, what it means to a person, and "NOT PRIVATE" for
-// a seeded release.
+// the classes it covers, what it means to a person, the family it holds
+// against (FamilyLine: an adversary outside it is stated in Edge, not
+// covered by the epsilon), and "NOT PRIVATE" for a seeded release.
 func (c *Certificate) Legend() string {
 	var covered []string
 	for _, cc := range []struct {
@@ -352,8 +353,8 @@ func (c *Certificate) Legend() string {
 			covered = append(covered, cc.name)
 		}
 	}
-	s := fmt.Sprintf("sanitised: ε ≤ %.3g for %s (%g m; best guess ≤ %.0f %%)",
-		c.EpsilonMax, strings.Join(covered, ", "), c.RadiusM, 100*c.Meaning.BestGuessAccuracy)
+	s := fmt.Sprintf("sanitised: ε ≤ %.3g for %s (%g m; best guess ≤ %.0f %%) against %s",
+		c.EpsilonMax, strings.Join(covered, ", "), c.RadiusM, 100*c.Meaning.BestGuessAccuracy, c.FamilyLine())
 	if !c.Private {
 		s += "; NOT PRIVATE"
 	}

@@ -41,11 +41,11 @@ func ExampleTrace() {
 	fmt.Printf("RMS noise %.0f m (%.2fx one known prior); origin from the %s; private %v\n", p.RMSNoiseM, p.RMSOverSingle, cert.Origin.Source, cert.Private)
 	// Output:
 	// 268 points released, timestamps kept: true
-	// family: matern12, lengthscale in [179.9, 7.178e+05] s; matern32, lengthscale in [97.64, 7200] s; matern52, lengthscale in [92.65, 7200] s
+	// family: matern12, lengthscale in [20, 7.2e+05] s; matern32, lengthscale in [20, 7200] s; matern52, lengthscale in [20, 7200] s
 	// method envelope: epsilon 1 (upper_bound) for all 268 points of person synth-1
 	// points 1, places 1 (covered true), route 0.222
 	// best guess between two places 100 m apart: 69.1 %
-	// RMS noise 369 m (2.61x one known prior); origin from the prior; private false
+	// RMS noise 400 m (2.83x one known prior); origin from the prior; private false
 }
 
 // Release a file and write the result with its certificate: both land,

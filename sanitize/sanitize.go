@@ -413,7 +413,9 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 		}
 		cert.add(pc)
 	}
-	cert.finish(start)
+	if err := cert.finish(start); err != nil {
+		return nil, nil, err
+	}
 	return outs, cert, nil
 }
 
@@ -481,8 +483,9 @@ func (c *Certificate) add(pc *PersonCertificate) {
 	c.GapMax = math.Max(c.GapMax, pc.GapMax)
 }
 
-// finish sets the epsilon's kind, the guarantee and the time taken.
-func (c *Certificate) finish(start time.Time) {
+// finish sets the epsilon's kind, the guarantee, the edge and the time
+// taken.
+func (c *Certificate) finish(start time.Time) error {
 	c.EpsilonKind = EpsilonExact
 	for _, p := range c.Persons {
 		if p.EpsilonKind != EpsilonExact {
@@ -490,8 +493,14 @@ func (c *Certificate) finish(start time.Time) {
 		}
 	}
 	c.Meaning = MeaningOf(c.EpsilonMax, c.Lambda, c.RadiusM)
+	c.Meaning.Text += "; against " + c.FamilyLine() + " (outside it: edge)"
 	c.Guarantee = guarantee(c)
+	if err := c.edges(); err != nil {
+		return err
+	}
+	c.LegendText = c.Legend()
 	c.Seconds = time.Since(start).Seconds()
+	return nil
 }
 
 // samplerText describes each path's sampler for the certificate.

@@ -138,7 +138,9 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 		cert.add(pc)
 	}
 	cert.RecordInput(s.read)
-	cert.finish(start)
+	if err := cert.finish(start); err != nil {
+		return nil, nil, err
+	}
 	return s, cert, nil
 }
 

@@ -83,11 +83,16 @@ of the odd-numbered fixes given those. A fit whose lengthscale is on the
 bound, or cannot be told from it, is censored: the data only says it is
 long. A corpus with more than --max-windows windows is subsampled evenly.
 
-The family lists every kernel that wins at least 10% of the windows, each
-with lengthscales between the --family quantiles (default 0.05,0.95) of its
-per-window fits (censored fits counted at their bound), reaching at least
-the longest window; its variance is the 1 - HI quantile of the fitted
-variances. The nominal member is the kernel that won most windows, at its
+The family lists every kernel that wins at least 5% of the windows, each
+with lengthscales from the fixes' spacing (2 x --min-spacing: no fit
+resolves a shorter one) to the HI --family quantile (default 0.95) of its
+per-window fits (censored fits counted at the longest bound, fits below the
+spacing at it), reaching at least the longest window; its variance is the
+1 - HI quantile of the fitted variances. With two persons or more, fit
+measures the family's held-out coverage leaving one person out: the share
+of each person's windows whose own winning kernel and lengthscales the
+family fitted on the others holds (or its spectral hull dominates); the
+prior records it as family.held_out_coverage (docs/fit.md). The nominal member is the kernel that won most windows, at its
 median lengthscale. The file also records a public origin for sanitize's
 tangent plane: the median position of the corpus.
 
@@ -303,6 +308,15 @@ func fitText(w io.Writer, r fitOutput) error {
 		fmt.Fprintf(w, "%s %s, lengthscale %.4g-%.4g s, variance >= %.4g m^2\n", head, f.Kernel, f.LengthscaleMin, f.LengthscaleMax, f.Variance)
 	}
 	fmt.Fprintf(w, "  (quantiles %g-%g; variance quantile %.2g; nominal %s at %.4g s, std %.1f m)\n", fq[0], fq[1], 1-fq[1], p.Kernel, p.Lengthscale, math.Sqrt(p.Variance))
+	if c := r.HeldOutCoverage; c != nil {
+		fmt.Fprintf(w, "held-out coverage: %.1f %% (%d of %d windows, leaving each of %d persons out, are won by a kernel and lengthscales the family holds or its members' spectral hull dominates)\n",
+			100*c.Share, c.Covered, c.Windows, c.Persons)
+		for _, u := range c.Uncovered {
+			fmt.Fprintf(w, "  not covered: person %s, trace %d from point %d: %s at %.4g / %.4g s\n", u.UID, u.Trace, u.First, u.Kernel, u.LengthscaleS[0], u.LengthscaleS[1])
+		}
+	} else if r.Comparison != nil {
+		fmt.Fprintln(w, "held-out coverage: not measured (it needs windows of at least two persons)")
+	}
 	if p.Origin != nil {
 		fmt.Fprintf(w, "public origin: %.4f, %.4f (%s)\n", p.Origin.Lat, p.Origin.Lon, p.Origin.Note)
 	}

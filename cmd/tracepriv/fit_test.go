@@ -144,7 +144,7 @@ func TestFitCommandCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gain vs rbf", "matern32", "matern32+matern32", "  short matern32", "  long matern32", "prior family:", "corpus fingerprints recorded: 2", "wrote " + out} {
+	for _, want := range []string{"gain vs rbf", "matern32", "matern32+matern32", "  short matern32", "  long matern32", "prior family:", "corpus fingerprints recorded: 2", "held-out coverage: not measured", "wrote " + out} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
@@ -180,6 +180,17 @@ func TestFitCommandGeoLife(t *testing.T) {
 	_, hi := p.Families().LengthscaleRange()
 	if res.Files != 2 || res.Windows < 2 || p.Fit.SamplingPeriod <= 0 || res.Comparison == nil || hi < res.Comparison.LongestWindowS || hi <= 40 {
 		t.Errorf("files %d, windows %d, prior %+v", res.Files, res.Windows, p)
+	}
+	// Two persons: the held-out coverage is measured (two folds), in
+	// --json and in the prior's family, and the family starts at the
+	// fixes' spacing.
+	c := res.HeldOutCoverage
+	if c == nil || c.Persons != 2 || c.Windows != res.Windows || c.Covered+len(c.Uncovered) != c.Windows ||
+		p.FamilySet.HeldOutCoverage == nil || *p.FamilySet.HeldOutCoverage != c.Share {
+		t.Errorf("held-out coverage %+v, prior's %v", c, p.FamilySet.HeldOutCoverage)
+	}
+	if lo, _ := p.Families().LengthscaleRange(); lo != 20 {
+		t.Errorf("family starts at %v s, want the fixes' spacing 20 s", lo)
 	}
 }
 

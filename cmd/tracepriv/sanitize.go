@@ -239,6 +239,7 @@ func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile str
 			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
 			fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
 				c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM, c.GapMax, cert.Delta)
+			fmt.Fprintf(w, "  against %s\n", cert.FamilyLine())
 			for _, cl := range []struct {
 				name string
 				c    sanitize.ClassCertificate
@@ -251,6 +252,9 @@ func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile str
 			}
 			fmt.Fprintf(w, "  noise: %.4g m^2 per dimension, RMS displacement %.1f m (%.2fx one known prior)\n", c.NoiseBudgetM2, c.RMSNoiseM, c.RMSOverSingle)
 			fmt.Fprintf(w, "  why: %s\n", c.Explanation)
+		}
+		if e := cert.EdgeSummary(); e != "" {
+			fmt.Fprintf(w, "outside the family: %s\n", e)
 		}
 		if cert.SkippedRows > 0 {
 			fmt.Fprintf(w, "skipped or merged %d input rows\n", cert.SkippedRows)

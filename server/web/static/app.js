@@ -364,6 +364,8 @@
       const d = el('div', { class: 'legend', id: 'legend', role: 'group', 'aria-label': 'Legend' }, [
         el('div', { class: 'legend-row' }, [el('span', { class: 'swatch original' }), 'Original trace']),
         el('div', { class: 'legend-row' }, [el('span', { class: 'swatch sanitised' }), 'Sanitised trace']),
+        // The certificate in a line (its "legend"): the epsilon beside the family it holds against.
+        el('div', { class: 'legend-row legend-cert', id: 'legend-cert', hidden: true }),
         el('div', { class: 'legend-row' }, [el('span', { class: 'dot start' }), 'start', el('span', { class: 'dot end' }), 'end']),
         el('div', { class: 'legend-row' }, [el('span', { class: 'dot clicked' }), 'Clicked (true) location']),
         el('div', { class: 'legend-row' }, [el('span', { class: 'dot reported' }), 'Reported (noisy) location']),
@@ -585,6 +587,13 @@
     return parts.join(', ') + '; any mean';
   }
 
+  // coverageText says how much of what held-out data shows the family holds
+  // (prior_family.held_out_coverage, measured by tracepriv fit), rounded down.
+  function coverageText(f) {
+    if (!f || !isFinite(f.held_out_coverage)) return '';
+    return ' (the family holds the preferred prior of ' + Math.floor(100 * f.held_out_coverage) + ' % of held-out windows)';
+  }
+
   function showCertificate(c) {
     const p = (c.persons && c.persons[0]) || {};
     const kind = c.epsilon_kind === 'upper_bound' ? 'a proven upper bound over the prior family'
@@ -603,7 +612,12 @@
     $('cert-classes').textContent = covered.length ? covered.join(', ') : 'not stated';
     $('cert-lambda').textContent = num(c.lambda);
     $('cert-radius').textContent = metres(c.radius_m) + ' of each other (any two hypotheses about a location)';
-    $('cert-family').textContent = familyText(c.prior_family);
+    $('cert-family').textContent = familyText(c.prior_family) + coverageText(c.prior_family);
+    const lc = $('legend-cert');
+    if (lc) {
+      lc.textContent = typeof c.legend === 'string' ? c.legend : '';
+      lc.hidden = !lc.textContent;
+    }
     const rms = $('cert-rms');
     rms.textContent = '';
     rms.append(el('strong', { text: metres(p.rms_noise_m) }), ' RMS displacement per point');

@@ -110,7 +110,21 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 		}
 	}
 	legend := s.text("#legend")
-	for _, w := range []string{"Original trace", "Sanitised trace", "start", "end", "Reported (noisy) location"} {
+	// The map's legend states the epsilon beside the family it holds against (issue 31): the
+	// certificate's legend line, which names the kernels and the held-out coverage.
+	if c.Legend == "" || !strings.Contains(c.Legend, "against Matérn") {
+		t.Errorf("the certificate's legend %q names no family", c.Legend)
+	}
+	if c.PriorFamily.HeldOutCoverage != nil && !strings.Contains(c.Legend, "% of held-out windows") {
+		t.Errorf("the certificate's legend %q omits the family's held-out coverage %v", c.Legend, *c.PriorFamily.HeldOutCoverage)
+	}
+	if c.PriorFamily.HeldOutCoverage != nil {
+		want := fmt.Sprintf("%d %% of held-out windows", int(math.Floor(100**c.PriorFamily.HeldOutCoverage)))
+		if got := s.text("#cert-family"); !strings.Contains(got, want) {
+			t.Errorf("#cert-family shows %q, want it to contain %q", got, want)
+		}
+	}
+	for _, w := range []string{"Original trace", "Sanitised trace", "start", "end", "Reported (noisy) location", c.Legend} {
 		if !strings.Contains(legend, w) {
 			t.Errorf("the legend %q lacks %q", legend, w)
 		}

@@ -316,7 +316,9 @@ type sanitized struct {
 				Min    float64 `json:"lengthscale_min_s"`
 				Max    float64 `json:"lengthscale_max_s"`
 			} `json:"kernels"`
+			HeldOutCoverage *float64 `json:"held_out_coverage"`
 		} `json:"prior_family"`
+		Legend  string `json:"legend"`
 		Meaning struct {
 			BestGuessAccuracy float64 `json:"best_guess_accuracy"`
 		} `json:"meaning"`
