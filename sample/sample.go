@@ -22,6 +22,8 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/tracepriv/tracepriv/gp"
 	isample "github.com/tracepriv/tracepriv/internal/sample"
@@ -68,4 +70,34 @@ func Traces() ([]*trace.Trace, error) {
 		return nil, fmt.Errorf("sample: bundled corpus: %w", err)
 	}
 	return out, nil
+}
+
+// PriorCorpus builds the bundled prior's private corpus index
+// (trace.CorpusIndex, for sanitize.Options.PriorCorpus) from a copy of the
+// GeoLife data set: geolife holds the user folders the prior was fitted on
+// (001 to 007, as its fit.corpus names them), read as "tracepriv fit" read
+// them. The project does not ship the index: its keys would let anyone
+// recover GeoLife fixes by guessing, and GeoLife's licence forbids
+// redistributing them; whoever holds GeoLife can build it. The index must
+// have the digest the prior records, so a copy of GeoLife that differs
+// from the one fitted is refused.
+func PriorCorpus(geolife string) (*trace.CorpusIndex, error) {
+	p, err := Prior()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, u := range strings.Split(p.Fit.Corpus, ", ") {
+		paths = append(paths, filepath.Join(geolife, u))
+	}
+	var traces []*trace.Trace
+	if _, _, err := trace.ReadPaths(paths, trace.ReadOptions{}, func(_ string, ts []*trace.Trace) { traces = append(traces, ts...) }); err != nil {
+		return nil, fmt.Errorf("sample: the bundled prior's corpus: %w", err)
+	}
+	x := trace.CorpusIndexOf(traces...)
+	if d := x.Digest(); d != p.Fit.CorpusIndex {
+		return nil, fmt.Errorf("sample: the GeoLife users %s under %s give the corpus index %s, not the %s the bundled prior records: this copy of GeoLife differs from the one fitted",
+			p.Fit.Corpus, geolife, d, p.Fit.CorpusIndex)
+	}
+	return x, nil
 }
