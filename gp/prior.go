@@ -1,6 +1,8 @@
 package gp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -123,11 +125,12 @@ type PriorFit struct {
 	// reader test whether a trace they hold was in the corpus, so version
 	// 4 has none (Validate refuses them) and records CorpusIndex instead.
 	Fingerprints []string `json:"fingerprints,omitempty"`
-	// CorpusIndex is the Digest of the private corpus index that fit
-	// wrote beside the prior (trace.CorpusIndex, CorpusIndexPath): it
-	// binds the index to this prior and says that one exists, and tells
-	// nothing about any trace. Empty when the fit recorded no index.
-	CorpusIndex string `json:"corpus_index,omitempty"`
+	// CorpusIndexed says that fit wrote a private corpus index beside the
+	// prior (trace.CorpusIndex, CorpusIndexPath). The index records the
+	// prior's Digest, not the other way round: anything the public file
+	// derived from the corpus's fixes (even a hash of all of them) would
+	// let whoever holds the whole corpus, or a corpus of one trace, test it.
+	CorpusIndexed bool `json:"corpus_indexed,omitempty"`
 }
 
 // Family is the set of priors a Prior describes, as a certificate states
@@ -297,8 +300,8 @@ func (p *Prior) Validate() error {
 		return fmt.Errorf("field \"fit.fingerprints\": a version %d prior publishes no fingerprints of its corpus (they let a reader test whether a trace was in it); "+
 			"the overlap check reads the private corpus index beside the prior (docs/fit.md): remove the field, or refit with tracepriv fit", p.Version)
 	}
-	if p.Fit != nil && p.Version < 4 && p.Fit.CorpusIndex != "" {
-		return fmt.Errorf("field \"fit.corpus_index\": needs version 4, got %d", p.Version)
+	if p.Fit != nil && p.Version < 4 && p.Fit.CorpusIndexed {
+		return fmt.Errorf("field \"fit.corpus_indexed\": needs version 4, got %d", p.Version)
 	}
 	switch p.Kernel {
 	case KernelRBF, KernelMatern12, KernelMatern32, KernelMatern52, KernelMatern72:
@@ -387,6 +390,17 @@ func ReadPriorFile(path string) (*Prior, error) {
 		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "prior: "))
 	}
 	return p, nil
+}
+
+// Digest identifies p: "sha256:" and the hex SHA-256 of its encoding by
+// Write. A private corpus index records the digest of its prior
+// (trace.CorpusIndex's Prior), so that it is not used with another.
+func (p *Prior) Digest() (string, error) {
+	h := sha256.New()
+	if err := p.Write(h); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Write encodes p as indented JSON.

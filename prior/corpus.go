@@ -310,8 +310,9 @@ type WindowFit struct {
 // Report describes a fit: every candidate window and point is accounted
 // for, fitted or skipped by reason.
 type Report struct {
-	// CorpusIndex is the corpus's private index, whose digest the prior
-	// records (gp.PriorFit.CorpusIndex): write it beside the prior
+	// CorpusIndex is the corpus's private index, bound to the prior (its
+	// Prior is the prior's digest; the prior says it has one,
+	// gp.PriorFit.CorpusIndexed): write it beside the prior
 	// (gp.CorpusIndexPath), never with it. Nil when none was recorded.
 	CorpusIndex *trace.CorpusIndex `json:"-"`
 

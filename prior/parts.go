@@ -129,8 +129,8 @@ func (s *fitSetup) fitWindow(w Window, t *trace.Trace) WindowResult {
 // nil.
 //
 // Combine records no corpus index; CombineCorpus, given the corpus's
-// Positions, records its digest (gp.PriorFit.CorpusIndex), returns the
-// index in the report (Report.CorpusIndex) and records the centre.
+// Positions, returns the corpus's private index in the report
+// (Report.CorpusIndex), bound to the prior, and records the centre.
 func Combine(results []WindowResult, rep *Report, centre *gp.Origin, opt Options) (*gp.Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
@@ -141,8 +141,7 @@ func Combine(results []WindowResult, rep *Report, centre *gp.Origin, opt Options
 
 // CombineCorpus is Combine with the corpus's positions (its parts'
 // Positions merged): the prior records their centre as its origin and the
-// digest of their private index, which the report carries
-// (Report.CorpusIndex), as Fit does.
+// report carries their private index (Report.CorpusIndex), as Fit does.
 func CombineCorpus(results []WindowResult, rep *Report, pos Positions, opt Options) (*gp.Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
@@ -263,12 +262,18 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 		},
 	}
 	if index != nil {
-		p.Fit.CorpusIndex = index.Digest()
+		p.Fit.CorpusIndexed = true
 	}
-	rep.CorpusIndex = index
 	if err := p.Validate(); err != nil {
 		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
 	}
+	if index != nil {
+		var err error
+		if index.Prior, err = p.Digest(); err != nil {
+			return nil, rep, err
+		}
+	}
+	rep.CorpusIndex = index
 	if 2*rep.Windows < rep.Candidates {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("only %d of %d windows could be fitted (skipped: %v): the family describes the windows that were, not the whole corpus", rep.Windows, rep.Candidates, rep.Skipped))
 	}

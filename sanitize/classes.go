@@ -231,13 +231,10 @@ type priorCheck struct {
 func newPriorCheck(opt Options) (*priorCheck, error) {
 	c := &priorCheck{idx: opt.PriorCorpus, shared: map[string]int{}, fixes: map[string]int{}}
 	fit := opt.Prior.Fit
-	if c.idx != nil && (fit == nil || fit.CorpusIndex != c.idx.Digest()) {
-		want := "none"
-		if fit != nil && fit.CorpusIndex != "" {
-			want = fit.CorpusIndex
+	if c.idx != nil {
+		if err := bound(opt.Prior, c.idx); err != nil {
+			return nil, &ParamError{Name: "prior", Value: "", Why: err.Error()}
 		}
-		return nil, &ParamError{Name: "prior", Value: "", Why: fmt.Sprintf("the corpus index given (digest %s) is not this prior's (it records %s): "+
-			"pass the index tracepriv fit wrote beside this prior (%s)", c.idx.Digest(), want, gp.CorpusIndexPath("PRIOR.json"))}
 	}
 	if fit != nil && len(fit.Fingerprints) > 0 {
 		c.legacy = make(map[string]bool, len(fit.Fingerprints))
@@ -274,7 +271,7 @@ func (c *priorCheck) add(label, uid string, t *trace.Trace, whole bool) {
 // in PriorCoverage.
 func (c *priorCheck) verdict(opt Options, uids []string) (string, map[string]bool, error) {
 	if c.idx == nil && c.legacy == nil {
-		if f := opt.Prior.Fit; f != nil && f.CorpusIndex != "" {
+		if f := opt.Prior.Fit; f != nil && f.CorpusIndexed {
 			return PriorIndexMissing, nil, nil
 		}
 		return PriorUnknown, nil, nil
@@ -403,16 +400,22 @@ func ReadPrior(path string) (*gp.Prior, *trace.CorpusIndex, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if p.Fit == nil || p.Fit.CorpusIndex != x.Digest() {
-		return nil, nil, fmt.Errorf("%s: this corpus index is not that of the prior %s (the prior records %q, the index's digest is %s): "+
-			"refit (tracepriv fit writes both), or move the stale index away", ip, path, fitIndex(p), x.Digest())
+	if err := bound(p, x); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", ip, err)
 	}
 	return p, x, nil
 }
 
-func fitIndex(p *gp.Prior) string {
-	if p.Fit == nil {
-		return ""
+// bound checks that x is the corpus index of the prior p (it records p's
+// digest).
+func bound(p *gp.Prior, x *trace.CorpusIndex) error {
+	d, err := p.Digest()
+	if err != nil {
+		return err
 	}
-	return p.Fit.CorpusIndex
+	if x.Prior != d {
+		return fmt.Errorf("the corpus index is not this prior's (it was written for the prior %s; this one is %s): "+
+			"use the index tracepriv fit wrote beside this prior (%s), or refit", x.Prior, d, gp.CorpusIndexPath("PRIOR.json"))
+	}
+	return nil
 }

@@ -16,11 +16,14 @@ import (
 
 // indexedPrior is familyPrior as version 4, fitted on a corpus with the
 // private index x.
+// and binds x to it.
 func indexedPrior(x *trace.CorpusIndex) *gp.Prior {
 	p := familyPrior()
-	return &gp.Prior{Version: gp.PriorVersion, Kernel: p.Kernel, Variance: p.Variance, Lengthscale: p.Lengthscale,
+	q := &gp.Prior{Version: gp.PriorVersion, Kernel: p.Kernel, Variance: p.Variance, Lengthscale: p.Lengthscale,
 		FamilySet: &gp.FamilySet{Kernels: []gp.Family{{Kernel: p.Kernel, LengthscaleMin: p.LengthscaleMin, LengthscaleMax: p.LengthscaleMax}}},
-		Origin:    p.Origin, Fit: &gp.PriorFit{Corpus: "c", CorpusIndex: x.Digest()}}
+		Origin:    p.Origin, Fit: &gp.PriorFit{Corpus: "c", CorpusIndexed: true}}
+	x.Prior, _ = q.Digest()
+	return q
 }
 
 func indexedOptions(x *trace.CorpusIndex) Options {
@@ -233,6 +236,7 @@ func TestPriorCorpusIndexUse(t *testing.T) {
 	corpus := walk(60, 39.98, 116.30)
 	x := trace.CorpusIndexOf(corpus)
 	stranger := trace.CorpusIndexOf(walk(60, 39.90, 116.40))
+	stranger.Prior = "sha256:00"
 	opt := indexedOptions(x)
 	opt.PriorCorpus = stranger
 	if _, _, err := Trace(walk(60, 39.70, 116.40), opt); err == nil || !strings.Contains(err.Error(), "is not this prior's") {

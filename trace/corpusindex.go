@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -87,7 +86,7 @@ func MergeFixHashes(a, b []uint64) []uint64 {
 // CorpusIndex is what the overlap check of package sanitize needs to know
 // of a prior's fitting corpus: a 64-bit key of every fix (see FixGridDeg)
 // and the PersonFingerprint of every person id. "tracepriv fit" writes it
-// beside the prior (gp.CorpusIndexPath), and the prior records its Digest.
+// beside the prior (gp.CorpusIndexPath), and it records the prior's digest.
 //
 // It is private. Whoever holds it can test whether a trace they hold was
 // in the corpus, and, since a key covers one fix, can recover fixes by
@@ -106,6 +105,10 @@ type CorpusIndex struct {
 	FixKeys string `json:"fix_keys"`
 	// Persons are the sorted PersonFingerprints of the corpus's ids.
 	Persons []string `json:"persons,omitempty"`
+	// Prior is the digest (gp.Prior.Digest) of the prior fitted on the
+	// corpus: sanitize refuses to check a release with the index of
+	// another prior.
+	Prior string `json:"prior"`
 
 	keys []uint64
 }
@@ -143,20 +146,6 @@ func CorpusIndexOf(traces ...*Trace) *CorpusIndex {
 		uids[i] = t.UID
 	}
 	return NewCorpusIndex(FixHashes(traces...), uids)
-}
-
-// Digest identifies the index: "sha256:" and the hex SHA-256 of its keys
-// and persons. A prior records the digest of its index (gp.PriorFit's
-// CorpusIndex), so that an index is not used with another prior. It tells
-// nothing about any one trace: to compute it one needs the whole corpus.
-func (x *CorpusIndex) Digest() string {
-	h := sha256.New()
-	io.WriteString(h, "tracepriv corpus index\x00")
-	io.WriteString(h, x.FixKeys)
-	for _, p := range x.Persons {
-		io.WriteString(h, "\x00"+p)
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Shared returns how many of t's valid fixes match a fix of the corpus

@@ -13,8 +13,7 @@
 // 007), read as "tracepriv fit" reads them, and writes it beside the prior
 // (OUT/prior.corpus.private.json, which is not committed: docs/datasets.md).
 // A version 3 prior is first converted to version 4: its whole-trace
-// fingerprints, checked against the traces read, are replaced by the
-// index's digest.
+// fingerprints, checked against the traces read, are removed.
 //
 //	go run ./internal/sample/gen -out internal/sample -index ../shared/data/geolife
 package main
@@ -97,14 +96,14 @@ func writeIndex(out, geolife string) error {
 		if got := trace.Fingerprints(traces); !slices.Equal(got, prior.Fit.Fingerprints) {
 			return fmt.Errorf("the users %s under %s have %d fingerprints, not the %d of %s: not the corpus it was fitted on", prior.Fit.Corpus, geolife, len(got), len(prior.Fit.Fingerprints), path)
 		}
-		prior.Version, prior.Fit.Fingerprints, prior.Fit.CorpusIndex = gp.PriorVersion, nil, x.Digest()
+		prior.Version, prior.Fit.Fingerprints, prior.Fit.CorpusIndexed = gp.PriorVersion, nil, true
 		if err := atomicfile.Write(path, 0o644, prior.Write); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "converted %s to version %d\n", path, gp.PriorVersion)
 	}
-	if prior.Fit.CorpusIndex != x.Digest() {
-		return fmt.Errorf("the users %s under %s give the corpus index %s, not the %s that %s records", prior.Fit.Corpus, geolife, x.Digest(), prior.Fit.CorpusIndex, path)
+	if x.Prior, err = prior.Digest(); err != nil {
+		return err
 	}
 	ip := gp.CorpusIndexPath(path)
 	if err := atomicfile.Write(ip, 0o600, x.Write); err != nil {
