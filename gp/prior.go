@@ -35,10 +35,11 @@ func CorpusIndexPath(priorPath string) string {
 }
 
 // Prior is a family of Gaussian-process priors for the metric coordinates
-// of a trace: each dimension (east and north, in metres, on the tangent
-// plane at Origin) is an independent GP over time in seconds with this
-// kernel, a lengthscale anywhere in [LengthscaleMin, LengthscaleMax], and
-// any mean. It is what "tracepriv fit" writes and "tracepriv sanitize"
+// of a trace: each coordinate, in metres, is a GP over time in seconds with
+// this kernel, a lengthscale anywhere in [LengthscaleMin, LengthscaleMax],
+// and any mean. "tracepriv fit" measures it on east and north (a tangent
+// plane); "tracepriv sanitize" certifies against it on each Earth-centred
+// coordinate (x, y, z), with the coordinates correlated in any way. It is what "tracepriv fit" writes and "tracepriv sanitize"
 // reads (PRIOR.json).
 //
 // A prior is public: it is fitted on a corpus separate from the traces it

@@ -171,8 +171,19 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 		fmt.Fprintf(&b, "Places: a window of the trace moved rigidly must stay hidden from an adversary who conditions on it under a member at least as long as the window; "+
 			"that needs up to %.4gx a basic secret's noise (cip.PlaceFactor), which the envelope's shape includes (a factor of %.4g remains for its scale). ", raw, p)
 	}
-	fmt.Fprintf(&b, "Route: a common offset of variance %.4g m^2 per coordinate (standard deviation %.3g m) hides the whole record moved rigidly, against any prior, "+
-		"and a place against an adversary who believes the person stood still there. ", nd.RouteVar, math.Sqrt(nd.RouteVar))
+	switch {
+	case opt.PointsOnly:
+		b.WriteString("Places and the route are not protected (points only): no noise is added for them. ")
+	case nd.RouteVar > 0:
+		fmt.Fprintf(&b, "Route: a common offset of variance %.4g m^2 per coordinate (standard deviation %.3g m) hides the whole record moved rigidly, against any prior, "+
+			"and a place against an adversary who believes the person stood still there. ", nd.RouteVar, math.Sqrt(nd.RouteVar))
+	default:
+		// No common offset: saying one of variance 0 hides anything would
+		// be false; the envelope's slowest components do the work.
+		fmt.Fprintf(&b, "Route: the envelope's own low frequencies already bound the whole record moved rigidly, against any prior, "+
+			"and a place against an adversary who believes the person stood still there (epsilon %.4g, within the target), so no common offset is added. ",
+			opt.Lambda/2*opt.Radius*opt.Radius*nd.RouteLossFactor)
+	}
 	// The secret with the largest 1/(t_S mu_S) sets alpha.
 	drv, worst := 0, 0.0
 	for i := range secrets {

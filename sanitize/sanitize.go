@@ -713,7 +713,7 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 	return pc, nd, ts, nil
 }
 
-// sample adds the person's noise to east and north in place, exactly and
+// sample adds the person's noise to the Earth-centred x, y and z in place, exactly and
 // on the output grid, and returns the diagonal the sampler added beyond
 // the design (certified Cholesky jitter, or the linear path's white noise).
 func (d *designer) sample(nd *NoiseDesign, ts []float64, xs [][]float64, src noise.Source) (float64, error) {
