@@ -19,11 +19,14 @@ import (
 const CorpusIndexVersion = 1
 
 // Fix matching (docs/fit.md, "The overlap check"). A fix is keyed by its
-// Unix second and its latitude and longitude on a grid of FixGridDeg
-// degrees (about 1.1 m); a fix of a trace matches a corpus fix whose key
-// is within one second and one grid step in each coordinate, so the same
-// fix written with fewer digits, in another format or time zone, or with
-// sub-second times rounded, still matches.
+// Unix second and its latitude and longitude rounded to a grid of
+// FixGridDeg degrees (about 1.1 m); a fix of a trace matches a corpus fix
+// whose key is within one second and one grid step in each coordinate. So
+// a fix matches every corpus fix less than a grid step away in latitude and
+// in longitude and at most a second apart (the same fix written with five
+// or more decimals, in another format or time zone, or with sub-second
+// times rounded), and never one more than two grid steps or two seconds
+// away.
 const (
 	// FixGridDeg is the grid step, in degrees, of a fix's key.
 	FixGridDeg = 1e-5
