@@ -7,9 +7,9 @@
 //	outs, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
 //
 // The prior was fitted by "tracepriv fit" on GeoLife users 001-007: it
-// holds kernel parameters, the fitting corpus's fingerprints (hashes, for
-// the overlap check of package sanitize) and a public origin (the
-// published centre of Beijing), and no location or time of anyone; it is
+// holds kernel parameters and a public origin (the published centre of
+// Beijing), and nothing computed from any one trace; the overlap check's
+// private index is not shipped (PriorCorpus builds it from GeoLife); it is
 // a research result of GeoLife, whose licence is for non-commercial
 // research, so other uses should fit their own prior (tracepriv fit). The
 // corpus is synthetic, drawn by a seeded generator from the prior's
