@@ -69,7 +69,7 @@ func init() {
 traces. CORPUS is a trace file or a directory searched recursively for .plt,
 .csv, .geojson, .json and .gpx files (other files are listed as ignored); --in
 may be repeated. Use a corpus separate from the traces the prior will protect:
-beside PRIOR.json, fit writes PRIOR.corpus.private.json, a keyed list of every
+beside PRIOR.json, fit writes PRIOR.corpus.private.json, a hashed key of every
 fix of the corpus (mode 0600; keep it private, never publish it), and sanitize
 refuses to release a trace that shares a fix with the corpus (docs/fit.md).
 PRIOR.json itself holds nothing of any one trace.

@@ -66,6 +66,12 @@ person who travels across a country is released in one run like one who
 stays in a city, and nothing about where they are chooses a parameter.
 --origin (or the prior file's) is only recorded for maps and attacks.
 
+A trace that shares even one fix with the prior's fitting corpus (cut, split,
+renamed, moved or converted) is refused, by the private index tracepriv fit
+wrote beside the prior (PRIOR.corpus.private.json; without it the certificate
+says the check could not be made); --allow-prior-overlap releases it with
+none of that person's classes covered (docs/fit.md).
+
 Writes the sanitised traces in the input format (timestamps kept; altitude and
 attributes dropped) and a JSON certificate (--certificate, default
 OUT.cert.json) together or not at all. --noise-out also writes the
