@@ -169,6 +169,9 @@ func checkUncovered(t *testing.T, cert *Certificate) {
 	if g := cert.Guarantee; !strings.Contains(g, "NOT COVERED") || strings.Contains(g, "epsilon_max =") {
 		t.Errorf("guarantee claims an epsilon: %q", g)
 	}
+	if !strings.HasPrefix(cert.Persons[0].Explanation, "NOT COVERED") {
+		t.Errorf("explanation %q", cert.Persons[0].Explanation)
+	}
 	if l := cert.Legend(); !strings.Contains(l, "NO GUARANTEE") || strings.Contains(l, "ε ≤") {
 		t.Errorf("legend %q", l)
 	}

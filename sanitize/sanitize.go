@@ -710,6 +710,9 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 		return nil, nil, nil, err2
 	}
 	pc.Explanation = d.explain(nd, secrets, ts)
+	if d.overlap[uid] {
+		pc.Explanation = "NOT COVERED: " + priorOverlapText + "; the noise was designed as follows, but certifies nothing for this person. " + pc.Explanation
+	}
 	return pc, nd, ts, nil
 }
 
