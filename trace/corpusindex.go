@@ -78,12 +78,21 @@ func FixHashes(traces ...*Trace) []uint64 {
 	return slices.Compact(hs)
 }
 
-// MergeFixHashes returns the sorted union of sorted key lists.
+// MergeFixHashes returns the sorted union of two sorted, distinct key
+// lists, in time linear in their lengths (a corpus's parts merge in turn).
 func MergeFixHashes(a, b []uint64) []uint64 {
 	out := make([]uint64, 0, len(a)+len(b))
-	out = append(append(out, a...), b...)
-	slices.Sort(out)
-	return slices.Compact(out)
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case b[0] < a[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // CorpusIndex is what the overlap check of package sanitize needs to know
