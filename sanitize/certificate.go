@@ -211,7 +211,10 @@ type SecretSummary struct {
 	Spec  string `json:"spec"`
 	Count int    `json:"count"`
 	// EpsilonQuantiles are the 0, 0.5, 0.9, 0.99 and 1 quantiles of the
-	// per-secret epsilon.
+	// per-secret epsilon. For a person whose points class is not covered
+	// (a prior fitted on their data, PriorOverlapOverridden) the
+	// per-secret epsilons are what the noise design aimed at, not a
+	// guarantee.
 	EpsilonQuantiles [5]float64 `json:"epsilon_quantiles"`
 	// Tightest lists up to ten secrets with the largest epsilon.
 	Tightest []SecretCertificate `json:"tightest"`
