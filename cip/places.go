@@ -17,7 +17,8 @@ import (
 //
 //	L_S = 1' At_S' (Ct_S + SigmaG)^-1 At_S 1 = v' (Ct_S + SigmaG)^-1 v,  v = At_S 1 = [1_S; A 1_S],
 //
-// and eps = lambda/2 r^2 L_S (the two plane coordinates split r^2). Two
+// and eps = lambda/2 r^2 L_S (the coordinates, each with noise of this law,
+// split r^2). Two
 // bounds make it certifiable in linear time, from the timestamps alone:
 //
 //   - Against a member l of the family whose lengthscale is at least the

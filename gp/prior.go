@@ -1,6 +1,8 @@
 package gp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -11,19 +13,33 @@ import (
 )
 
 // PriorVersion is the version of the prior file format written by
-// Prior.Write: version 3 states its family as a list of kernels
-// ("family": {"kernels": [...]}). Version 2 files, one kernel over
-// [lengthscale_min_s, lengthscale_max_s], are still read. A file that states
-// no family (version 1, or version 2 without the range) is refused by
-// ReadPrior: a certificate against one lengthscale silently covers almost
-// no adversary (an adversary at a shorter lengthscale breaks it).
-const PriorVersion = 3
+// Prior.Write. Version 4 publishes nothing of any one trace of the fitting
+// corpus: no "fit.fingerprints"; what the overlap check needs is in the
+// private corpus index beside the file (CorpusIndexPath), whose digest the
+// prior records (PriorFit.CorpusIndex). Version 3 states its family as a
+// list of kernels ("family": {"kernels": [...]}), as version 4 does; its
+// whole-trace fingerprints are still read and checked. Version 2 files,
+// one kernel over [lengthscale_min_s, lengthscale_max_s], are still read.
+// A file that states no family (version 1, or version 2 without the range)
+// is refused by ReadPrior: a certificate against one lengthscale silently
+// covers almost no adversary (an adversary at a shorter lengthscale breaks
+// it).
+const PriorVersion = 4
+
+// CorpusIndexPath returns where "tracepriv fit" writes the private corpus
+// index of the prior file priorPath (trace.CorpusIndex), and where
+// "tracepriv sanitize" looks for it: beside the prior, with ".json"
+// replaced by ".corpus.private.json" (prior.json: prior.corpus.private.json).
+func CorpusIndexPath(priorPath string) string {
+	return strings.TrimSuffix(priorPath, ".json") + ".corpus.private.json"
+}
 
 // Prior is a family of Gaussian-process priors for the metric coordinates
-// of a trace: each dimension (east and north, in metres, on the tangent
-// plane at Origin) is an independent GP over time in seconds with this
-// kernel, a lengthscale anywhere in [LengthscaleMin, LengthscaleMax], and
-// any mean. It is what "tracepriv fit" writes and "tracepriv sanitize"
+// of a trace: each coordinate, in metres, is a GP over time in seconds with
+// this kernel, a lengthscale anywhere in [LengthscaleMin, LengthscaleMax],
+// and any mean. "tracepriv fit" measures it on east and north (a tangent
+// plane); "tracepriv sanitize" certifies against it on each Earth-centred
+// coordinate (x, y, z), with the coordinates correlated in any way. It is what "tracepriv fit" writes and "tracepriv sanitize"
 // reads (PRIOR.json).
 //
 // A prior is public: it is fitted on a corpus separate from the traces it
@@ -54,7 +70,7 @@ type Prior struct {
 	// Period is the period of a periodic kernel, in seconds (fixed: a
 	// periodic family varies its lengthscale only).
 	Period float64 `json:"period_s,omitempty"`
-	// FamilySet is the family of a version 3 prior: every member of every
+	// FamilySet is the family of a version 3 or 4 prior: every member of every
 	// listed kernel family is an adversary the certificate covers. Kernel
 	// and Lengthscale are then the nominal member (the attack's default),
 	// and LengthscaleMin and LengthscaleMax are not used.
@@ -104,11 +120,18 @@ type PriorFit struct {
 	LengthscaleQuartilesS *[3]float64 `json:"lengthscale_quartiles_s,omitempty"`
 	// Method says what was fitted, e.g. "per-window MLE, paper preprocessing".
 	Method string `json:"method"`
-	// Fingerprints identify the persons and traces of the fitting corpus
-	// (trace.Fingerprint, trace.PersonFingerprint): sanitize refuses to
-	// release a person the prior was fitted on, since the prior, and the
-	// origin it records, would then be derived from their own data.
+	// Fingerprints identified the persons and traces of the fitting
+	// corpus in priors of version 3 and below (trace.Fingerprint,
+	// trace.PersonFingerprint), which sanitize still checks. They let a
+	// reader test whether a trace they hold was in the corpus, so version
+	// 4 has none (Validate refuses them) and records CorpusIndex instead.
 	Fingerprints []string `json:"fingerprints,omitempty"`
+	// CorpusIndexed says that fit wrote a private corpus index beside the
+	// prior (trace.CorpusIndex, CorpusIndexPath). The index records the
+	// prior's Digest, not the other way round: anything the public file
+	// derived from the corpus's fixes (even a hash of all of them) would
+	// let whoever holds the whole corpus, or a corpus of one trace, test it.
+	CorpusIndexed bool `json:"corpus_indexed,omitempty"`
 }
 
 // Family is the set of priors a Prior describes, as a certificate states
@@ -125,7 +148,7 @@ type Family struct {
 }
 
 // Family returns the family of p's nominal kernel (Kernel): for a version 2
-// prior the whole family, for a version 3 prior the member family of
+// prior the whole family, for a version 3 or 4 prior the member family of
 // FamilySet with that kernel. What a release is certified against is
 // Families, the whole set.
 func (p *Prior) Family() Family {
@@ -158,7 +181,7 @@ type FamilySet struct {
 	HeldOutCoverage *float64 `json:"held_out_coverage,omitempty"`
 }
 
-// Families returns the whole family p describes: FamilySet for a version 3
+// Families returns the whole family p describes: FamilySet for a version 3 or 4
 // prior (a kernel entry with no variance takes p's), the one kernel family
 // of Family otherwise.
 func (p *Prior) Families() FamilySet {
@@ -278,8 +301,15 @@ func (p *Prior) Validate() error {
 	if p.Version < 3 && p.FamilySet != nil {
 		return fmt.Errorf("field \"family\": needs version 3 (version %d states its family with lengthscale_min_s and lengthscale_max_s)", p.Version)
 	}
-	if p.Version == 3 && (p.FamilySet == nil || p.LengthscaleMin != 0 || p.LengthscaleMax != 0) {
-		return fmt.Errorf("field \"family\": a version 3 prior states its family as \"family\": {\"kernels\": [{\"kernel\", \"lengthscale_min_s\", \"lengthscale_max_s\"}, ...]} and has no top-level lengthscale_min_s/lengthscale_max_s")
+	if p.Version >= 3 && (p.FamilySet == nil || p.LengthscaleMin != 0 || p.LengthscaleMax != 0) {
+		return fmt.Errorf("field \"family\": a version %d prior states its family as \"family\": {\"kernels\": [{\"kernel\", \"lengthscale_min_s\", \"lengthscale_max_s\"}, ...]} and has no top-level lengthscale_min_s/lengthscale_max_s", p.Version)
+	}
+	if p.Fit != nil && p.Version >= 4 && len(p.Fit.Fingerprints) > 0 {
+		return fmt.Errorf("field \"fit.fingerprints\": a version %d prior publishes no fingerprints of its corpus (they let a reader test whether a trace was in it); "+
+			"the overlap check reads the private corpus index beside the prior (docs/fit.md): remove the field, or refit with tracepriv fit", p.Version)
+	}
+	if p.Fit != nil && p.Version < 4 && p.Fit.CorpusIndexed {
+		return fmt.Errorf("field \"fit.corpus_indexed\": needs version 4, got %d", p.Version)
 	}
 	switch p.Kernel {
 	case KernelRBF, KernelMatern12, KernelMatern32, KernelMatern52, KernelMatern72:
@@ -368,6 +398,17 @@ func ReadPriorFile(path string) (*Prior, error) {
 		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "prior: "))
 	}
 	return p, nil
+}
+
+// Digest identifies p: "sha256:" and the hex SHA-256 of its encoding by
+// Write. A private corpus index records the digest of its prior
+// (trace.CorpusIndex's Prior), so that it is not used with another.
+func (p *Prior) Digest() (string, error) {
+	h := sha256.New()
+	if err := p.Write(h); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Write encodes p as indented JSON.

@@ -55,7 +55,11 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 		t.Errorf("range [%v, %v]", lo, hi)
 	}
 	for _, c := range []struct{ json, want string }{
-		{`{"version":4,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"version"`},
+		{`{"version":5,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"version"`},
+		// Version 4 publishes no fingerprints of its corpus; version 3
+		// has no corpus index.
+		{`{"version":4,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"family":{"kernels":[{"kernel":"rbf","lengthscale_min_s":1,"lengthscale_max_s":2}]},"fit":{"corpus":"c","windows":1,"quantile":0.95,"l_eff":1,"sampling_period_s":1,"l_eff_quartiles":[1,1,1],"method":"m","fingerprints":["t:00"]}}`, `"fit.fingerprints"`},
+		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"family":{"kernels":[{"kernel":"rbf","lengthscale_min_s":1,"lengthscale_max_s":2}]},"fit":{"corpus":"c","windows":1,"quantile":0.95,"l_eff":1,"sampling_period_s":1,"l_eff_quartiles":[1,1,1],"method":"m","corpus_indexed":true}}`, `"fit.corpus_indexed"`},
 		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1}`, `"family"`},
 		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"family":{"kernels":[{"kernel":"matern32","lengthscale_min_s":1,"lengthscale_max_s":2}]}}`, `nominal kernel`},
 		{`{"version":3,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,"family":{"kernels":[{"kernel":"rbf","lengthscale_min_s":1,"lengthscale_max_s":2},{"kernel":"rbf","lengthscale_min_s":1,"lengthscale_max_s":3}]}}`, `listed twice`},

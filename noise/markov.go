@@ -48,8 +48,9 @@ type MarkovOptions struct {
 	// on it: the correction η grows with it and is fixed before the first
 	// output. Required.
 	N int
-	// Dims is the number of coordinates per point (east and north: 2),
-	// each with independent noise of the same law. Zero means 1.
+	// Dims is the number of coordinates per point (sanitize: the three
+	// Earth-centred x, y and z), each with independent noise of the same
+	// law. Zero means 1.
 	Dims int
 	// Grid is the output lattice step g: a power of two.
 	Grid float64

@@ -331,12 +331,16 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 	}
 	if f.Cfg.Output != "" {
 		files := []atomicfile.File{{Path: f.Cfg.Output, Perm: 0o644, Fill: pr.Write}}
+		if x := rep.CorpusIndex; x != nil {
+			// The private corpus index beside the prior, as tracepriv fit.
+			files = append(files, atomicfile.File{Path: gp.CorpusIndexPath(f.Cfg.Output), Perm: 0o600, Fill: x.Write})
+		}
 		if f.Cfg.Report != "" {
 			summary := *rep
 			summary.Fits = nil
 			files = append(files, atomicfile.File{Path: f.Cfg.Report, Perm: 0o644, Fill: func(w io.Writer) error { return jsondoc.Write(w, summary) }})
 		}
-		// The prior and its report land together or not at all.
+		// The prior, its index and its report land together or not at all.
 		if err := atomicfile.WriteGroup(files); err != nil {
 			return stageError("%v", err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/prior"
+	psample "github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -291,6 +292,35 @@ func TestSanitizeRefuses(t *testing.T) {
 	if _, err := Sanitize(context.Background(), testOptions(filepath.Join(in, "**", "*.nope"), t.TempDir(), 1)); err == nil || !strings.Contains(err.Error(), "no trace files") {
 		t.Errorf("nothing matched: %v", err)
 	}
+	// With the bundled prior's private index, a file of user 004 (fitted)
+	// with its first fix dropped, in another person's folder, is refused
+	// and not released.
+	idx, err := psample.PriorCorpus(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ib bytes.Buffer
+	if err := idx.Write(&ib); err != nil {
+		t.Fatal(err)
+	}
+	b, err = os.ReadFile(filepath.Join(root, "004", "20081024092739.plt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	self := t.TempDir()
+	os.MkdirAll(filepath.Join(self, "someone"), 0o755)
+	if err := os.WriteFile(filepath.Join(self, "someone", "b.plt"), []byte(strings.Join(append(lines[:6:6], lines[7:]...), "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(filepath.Join(self, "**", "*.plt"), t.TempDir(), 1)
+	o.AllowPriorOverlap, o.PriorCorpus = false, ib.Bytes()
+	res, err := Sanitize(context.Background(), o)
+	if err == nil && (res.Manifest == nil || len(res.Manifest.Failed) == 0 || !strings.Contains(fmt.Sprint(res.Manifest.Failed), "fitted on data of the input")) {
+		t.Errorf("a fitted person's file, cut and moved: released (%+v)", res.Manifest)
+	} else if err != nil && !strings.Contains(err.Error(), "fitted on data of the input") {
+		t.Errorf("a fitted person's file, cut and moved: %v", err)
+	}
 }
 
 // TestFitGeoLife: the pipeline's prior over two GeoLife users is the prior
@@ -333,9 +363,15 @@ func TestFitGeoLife(t *testing.T) {
 	if !bytes.Equal(a.Bytes(), b) {
 		t.Errorf("pipeline prior\n%s\nprior.Fit\n%s", b, a.Bytes())
 	}
-	// The report too, but for the per-window fits (not written) and the
-	// single machine's goroutines.
-	wantRep.Fits, wantRep.Workers = nil, 0
+	// The private corpus index lands beside the prior, as tracepriv fit
+	// writes it.
+	if x, err := trace.ReadCorpusIndexFile(gp.CorpusIndexPath(o.Output)); err != nil || !reflect.DeepEqual(x, wantRep.CorpusIndex) {
+		t.Errorf("corpus index beside the prior: %v", err)
+	}
+	// The report too, but for the per-window fits (not written), the
+	// single machine's goroutines and the private index (its own file,
+	// checked above).
+	wantRep.Fits, wantRep.Workers, wantRep.CorpusIndex = nil, 0, nil
 	if !reflect.DeepEqual(res.Report, wantRep) {
 		t.Errorf("pipeline report\n%+v\nprior.Fit\n%+v", res.Report, wantRep)
 	}

@@ -53,6 +53,12 @@ type SanitizeParams struct {
 	Seed   uint64
 	// PointsOnly and AllowPriorOverlap are sanitize.Options'.
 	PointsOnly, AllowPriorOverlap bool
+	// PriorCorpus is the content of the prior's private corpus index
+	// (trace.CorpusIndex, which tracepriv fit writes beside the prior:
+	// gp.CorpusIndexPath), for sanitize.Options.PriorCorpus; nil checks
+	// nothing (the certificates then say so). Unlike the rest it is not
+	// public: it travels to the workers with the job's configuration.
+	PriorCorpus []byte
 }
 
 // Check reports the first parameter that cannot give a release, as
@@ -72,6 +78,12 @@ func (p SanitizeParams) options() (sanitize.Options, error) {
 	if err != nil {
 		return sanitize.Options{}, fmt.Errorf("prior: %w", err)
 	}
+	var idx *trace.CorpusIndex
+	if len(p.PriorCorpus) > 0 {
+		if idx, err = trace.ReadCorpusIndex(bytes.NewReader(p.PriorCorpus)); err != nil {
+			return sanitize.Options{}, fmt.Errorf("prior corpus index: %w", err)
+		}
+	}
 	src := noise.Secure()
 	if p.Seeded {
 		src = noise.Seeded(p.Seed)
@@ -80,7 +92,7 @@ func (p SanitizeParams) options() (sanitize.Options, error) {
 	// runner runs people (and units) in parallel.
 	return sanitize.Options{Prior: pr, Epsilon: p.Epsilon, Lambda: p.Lambda, Radius: p.Radius, Delta: p.Delta,
 		Design: p.Design, Path: p.Path, Origin: p.Origin, Source: src, Workers: corpus.PersonWorkers,
-		PointsOnly: p.PointsOnly, AllowPriorOverlap: p.AllowPriorOverlap}, nil
+		PointsOnly: p.PointsOnly, AllowPriorOverlap: p.AllowPriorOverlap, PriorCorpus: idx}, nil
 }
 
 // PersonRelease is one person's release by SanitizeTraces: their traces,

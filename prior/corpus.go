@@ -310,6 +310,12 @@ type WindowFit struct {
 // Report describes a fit: every candidate window and point is accounted
 // for, fitted or skipped by reason.
 type Report struct {
+	// CorpusIndex is the corpus's private index, bound to the prior (its
+	// Prior is the prior's digest; the prior says it has one,
+	// gp.PriorFit.CorpusIndexed): write it beside the prior
+	// (gp.CorpusIndexPath), never with it. Nil when none was recorded.
+	CorpusIndex *trace.CorpusIndex `json:"-"`
+
 	Traces int `json:"traces"`
 	Points int `json:"points"`
 	// Candidates is the number of windows cut; Windows of them were fitted
@@ -637,7 +643,7 @@ func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
 	var pos Positions
 	pos.Add(traces...)
 	centreWarnings(rep, pos)
-	return s.combine(results, rep, pos.Centre(opt.Corpus), pos.FingerprintList())
+	return s.combine(results, rep, pos.Centre(opt.Corpus), pos.Index())
 }
 
 // lengthscale reads the "lengthscale" hyperparameter of k.

@@ -1,9 +1,10 @@
-// Package prior fits a Gaussian-process prior family (gp.Prior, version 3)
+// Package prior fits a Gaussian-process prior family (gp.Prior, version 4)
 // on a corpus of location traces. The corpus must be separate from the
 // traces the prior protects: a prior fitted on the traces themselves would
-// make the noise design depend on private values, so the prior records the
-// fingerprints of every corpus trace and person (gp.PriorFit.Fingerprints)
-// for sanitize to check.
+// make the noise design depend on private values, so the fit also returns
+// the corpus's private index, a key of every fix (Report.CorpusIndex,
+// trace.CorpusIndex), to be written beside the prior (gp.CorpusIndexPath)
+// for sanitize to check; the prior itself holds nothing of any trace.
 //
 // For example, from a directory of other people's traces:
 //

@@ -128,8 +128,9 @@ func (s *fitSetup) fitWindow(w Window, t *trace.Trace) WindowResult {
 // returns; centre is the corpus's public origin (Positions.Centre), or
 // nil.
 //
-// Combine records no corpus fingerprints; CombineCorpus, given the
-// corpus's Positions, records them and the centre.
+// Combine records no corpus index; CombineCorpus, given the corpus's
+// Positions, returns the corpus's private index in the report
+// (Report.CorpusIndex), bound to the prior, and records the centre.
 func Combine(results []WindowResult, rep *Report, centre *gp.Origin, opt Options) (*gp.Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
@@ -139,18 +140,18 @@ func Combine(results []WindowResult, rep *Report, centre *gp.Origin, opt Options
 }
 
 // CombineCorpus is Combine with the corpus's positions (its parts'
-// Positions merged): the prior records their centre as its origin and
-// their fingerprints (gp.PriorFit.Fingerprints), as Fit does.
+// Positions merged): the prior records their centre as its origin and the
+// report carries their private index (Report.CorpusIndex), as Fit does.
 func CombineCorpus(results []WindowResult, rep *Report, pos Positions, opt Options) (*gp.Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	centreWarnings(rep, pos)
-	return s.combine(results, rep, pos.Centre(s.opt.Corpus), pos.FingerprintList())
+	return s.combine(results, rep, pos.Centre(s.opt.Corpus), pos.Index())
 }
 
-func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origin, fingerprints []string) (*gp.Prior, *Report, error) {
+func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origin, index *trace.CorpusIndex) (*gp.Prior, *Report, error) {
 	opt := s.opt
 	if rep.Skipped == nil {
 		rep.Skipped = map[string]int{}
@@ -258,7 +259,6 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 			LEffQuartiles:         rep.LEffQuartiles,
 			LengthscaleQuartilesS: &lq,
 			Method:                method,
-			Fingerprints:          fingerprints,
 		},
 	}
 	if opt.Compare() {
@@ -270,9 +270,19 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 			p.FamilySet.HeldOutCoverage = &share
 		}
 	}
+	if index != nil {
+		p.Fit.CorpusIndexed = true
+	}
 	if err := p.Validate(); err != nil {
 		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
 	}
+	if index != nil {
+		var err error
+		if index.Prior, err = p.Digest(); err != nil {
+			return nil, rep, err
+		}
+	}
+	rep.CorpusIndex = index
 	if 2*rep.Windows < rep.Candidates {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("only %d of %d windows could be fitted (skipped: %v): the family describes the windows that were, not the whole corpus", rep.Windows, rep.Candidates, rep.Skipped))
 	}
@@ -299,43 +309,46 @@ func (r *Report) Merge(o *Report) {
 }
 
 // Positions counts the valid positions of a corpus by latitude and by
-// longitude, for its centre. Counts of parts of a corpus add (Merge), so
-// the centre of a corpus spread over many workers is exactly that of the
-// whole, in memory proportional to the distinct coordinates rather than the
-// points.
+// longitude, for its centre, and keeps the keys of its fixes and its person
+// ids, for the private corpus index (trace.CorpusIndex). Parts of a corpus
+// add (Merge), so the centre and the index of a corpus spread over many
+// workers are exactly those of the whole, in memory proportional to the
+// distinct coordinates and fixes.
 type Positions struct {
 	Lat, Lon map[float64]int
-	// Fingerprints are the corpus's trace and person fingerprints
-	// (trace.Fingerprints), as a set.
-	Fingerprints map[string]bool
+	// Fixes are the sorted, distinct fix keys (trace.FixHashes).
+	Fixes []uint64
+	// UIDs are the corpus's person ids, as a set.
+	UIDs map[string]bool
 }
 
-// FingerprintList returns the fingerprints sorted, as trace.Fingerprints
-// of the whole corpus does; nil if there are none.
-func (p Positions) FingerprintList() []string {
-	if len(p.Fingerprints) == 0 {
+// Index returns the corpus's private index (trace.CorpusIndex); nil for
+// a corpus without a valid fix.
+func (p Positions) Index() *trace.CorpusIndex {
+	if len(p.Fixes) == 0 {
 		return nil
 	}
-	out := make([]string, 0, len(p.Fingerprints))
-	for k := range p.Fingerprints {
-		out = append(out, k)
+	uids := make([]string, 0, len(p.UIDs))
+	for u := range p.UIDs {
+		uids = append(uids, u)
 	}
-	slices.Sort(out)
-	return out
+	return trace.NewCorpusIndex(p.Fixes, uids)
 }
 
-// Add counts the valid points of traces and records their fingerprints.
+// Add counts the valid points of traces and records their fix keys and
+// person ids.
 func (p *Positions) Add(traces ...*trace.Trace) {
 	if p.Lat == nil {
 		p.Lat, p.Lon = map[float64]int{}, map[float64]int{}
 	}
-	if p.Fingerprints == nil {
-		p.Fingerprints = map[string]bool{}
+	if p.UIDs == nil {
+		p.UIDs = map[string]bool{}
 	}
-	for _, fp := range trace.Fingerprints(traces) {
-		p.Fingerprints[fp] = true
-	}
+	p.Fixes = trace.MergeFixHashes(p.Fixes, trace.FixHashes(traces...))
 	for _, t := range traces {
+		if t.UID != "" {
+			p.UIDs[t.UID] = true
+		}
 		for _, q := range t.Points {
 			if q.Geo().Validate() == nil {
 				p.Lat[q.Lat]++
@@ -345,7 +358,7 @@ func (p *Positions) Add(traces ...*trace.Trace) {
 	}
 }
 
-// Merge adds o's counts to p.
+// Merge adds o's counts, fix keys and person ids to p.
 func (p *Positions) Merge(o Positions) {
 	if p.Lat == nil {
 		p.Lat, p.Lon = map[float64]int{}, map[float64]int{}
@@ -356,11 +369,14 @@ func (p *Positions) Merge(o Positions) {
 	for v, n := range o.Lon {
 		p.Lon[v] += n
 	}
-	if len(o.Fingerprints) > 0 && p.Fingerprints == nil {
-		p.Fingerprints = map[string]bool{}
+	if len(o.Fixes) > 0 {
+		p.Fixes = trace.MergeFixHashes(p.Fixes, o.Fixes)
 	}
-	for k := range o.Fingerprints {
-		p.Fingerprints[k] = true
+	if len(o.UIDs) > 0 && p.UIDs == nil {
+		p.UIDs = map[string]bool{}
+	}
+	for k := range o.UIDs {
+		p.UIDs[k] = true
 	}
 }
 

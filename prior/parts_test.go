@@ -2,7 +2,6 @@ package prior
 
 import (
 	"reflect"
-	"slices"
 	"testing"
 	"time"
 
@@ -84,8 +83,10 @@ func TestFitInParts(t *testing.T) {
 		if wantRep.Skipped[SkipConstant] != 1 || wantRep.Skipped[SkipTooShort] == 0 {
 			t.Errorf("the corpus should skip a constant window and short ones: %v", wantRep.Skipped)
 		}
-		if fp := trace.Fingerprints(traces); !slices.Equal(want.Fit.Fingerprints, fp) || len(fp) != len(traces)+3 {
-			t.Errorf("fingerprints %v, want %v", want.Fit.Fingerprints, fp)
+		x := trace.CorpusIndexOf(traces...)
+		x.Prior, _ = want.Digest()
+		if !want.Fit.CorpusIndexed || !reflect.DeepEqual(wantRep.CorpusIndex, x) || len(x.Persons) != 3 {
+			t.Errorf("corpus index %+v, want %+v", wantRep.CorpusIndex, x)
 		}
 	}
 }

@@ -7,9 +7,9 @@
 //	outs, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
 //
 // The prior was fitted by "tracepriv fit" on GeoLife users 001-007: it
-// holds kernel parameters, the fitting corpus's fingerprints (hashes, for
-// the overlap check of package sanitize) and a public origin (the
-// published centre of Beijing), and no location or time of anyone; it is
+// holds kernel parameters and a public origin (the published centre of
+// Beijing), and nothing computed from any one trace; the overlap check's
+// private index is not shipped (PriorCorpus builds it from GeoLife); it is
 // a research result of GeoLife, whose licence is for non-commercial
 // research, so other uses should fit their own prior (tracepriv fit). The
 // corpus is synthetic, drawn by a seeded generator from the prior's
@@ -22,6 +22,8 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"path/filepath"
+	"strings"
 
 	"github.com/tracepriv/tracepriv/gp"
 	isample "github.com/tracepriv/tracepriv/internal/sample"
@@ -68,4 +70,35 @@ func Traces() ([]*trace.Trace, error) {
 		return nil, fmt.Errorf("sample: bundled corpus: %w", err)
 	}
 	return out, nil
+}
+
+// PriorCorpus builds the bundled prior's private corpus index
+// (trace.CorpusIndex, for sanitize.Options.PriorCorpus) from a copy of the
+// GeoLife data set: geolife holds the user folders the prior was fitted on
+// (001 to 007, as its fit.corpus names them), read as "tracepriv fit" read
+// them. The project does not ship the index: its keys would let anyone
+// recover GeoLife fixes by guessing, and GeoLife's licence forbids
+// redistributing them; whoever holds GeoLife can build it (from a copy
+// that differs from the one fitted, it checks against that copy).
+func PriorCorpus(geolife string) (*trace.CorpusIndex, error) {
+	p, err := Prior()
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, u := range strings.Split(p.Fit.Corpus, ", ") {
+		paths = append(paths, filepath.Join(geolife, u))
+	}
+	var traces []*trace.Trace
+	if _, _, err := trace.ReadPaths(paths, trace.ReadOptions{}, func(_ string, ts []*trace.Trace) { traces = append(traces, ts...) }); err != nil {
+		return nil, fmt.Errorf("sample: the bundled prior's corpus: %w", err)
+	}
+	if len(traces) == 0 {
+		return nil, fmt.Errorf("sample: no trace of the GeoLife users %s under %s", p.Fit.Corpus, geolife)
+	}
+	x := trace.CorpusIndexOf(traces...)
+	if x.Prior, err = p.Digest(); err != nil {
+		return nil, err
+	}
+	return x, nil
 }

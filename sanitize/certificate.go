@@ -22,14 +22,21 @@ const CertificateVersion = 4
 
 // Values of Certificate.PriorCoverage.
 const (
-	// PriorIndependent: the prior's fitting corpus shares no person or
-	// trace with the input (by the fingerprints it records).
+	// PriorIndependent: the prior's fitting corpus shares no fix with the
+	// input (by the prior's private corpus index, Options.PriorCorpus), or,
+	// for a prior of version 3 or below, no whole trace (by the
+	// fingerprints it records).
 	PriorIndependent = "independent"
 	// PriorUnknown: the prior records no fingerprints, so independence
 	// could not be checked.
 	PriorUnknown = "unknown: the prior file records no fingerprints of its fitting corpus"
-	// PriorOverlapOverridden: the prior was fitted on a person released,
-	// and the release went ahead on request: not covered.
+	// PriorIndexMissing: the prior has a private corpus index
+	// (gp.PriorFit.CorpusIndex) but the release was not given it, so
+	// independence could not be checked.
+	PriorIndexMissing = "unknown: the prior's private corpus index (tracepriv fit writes it beside the prior, as PRIOR.corpus.private.json) was not given, so whether the prior was fitted on the persons released could not be checked"
+	// PriorOverlapOverridden: the prior was fitted on data of a person
+	// released, and the release went ahead on request: that person's
+	// classes are not covered (SecretClasses).
 	PriorOverlapOverridden = "NOT COVERED: the prior's fitting corpus contains a person released (allowed by request); the prior and its origin depend on their data"
 )
 
@@ -213,7 +220,10 @@ type SecretSummary struct {
 	Spec  string `json:"spec"`
 	Count int    `json:"count"`
 	// EpsilonQuantiles are the 0, 0.5, 0.9, 0.99 and 1 quantiles of the
-	// per-secret epsilon.
+	// per-secret epsilon. For a person whose points class is not covered
+	// (a prior fitted on their data, PriorOverlapOverridden) the
+	// per-secret epsilons are what the noise design aimed at, not a
+	// guarantee.
 	EpsilonQuantiles [5]float64 `json:"epsilon_quantiles"`
 	// Tightest lists up to ten secrets with the largest epsilon.
 	Tightest []SecretCertificate `json:"tightest"`

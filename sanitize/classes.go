@@ -1,7 +1,9 @@
 package sanitize
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"path/filepath"
 	"strings"
@@ -266,59 +268,139 @@ func (c SecretClasses) Max() float64 {
 // worse sets c to the class-wise worst of c and o (for the headline).
 func (c *SecretClasses) worse(o SecretClasses) {
 	for _, p := range []struct{ a, b *ClassCertificate }{{&c.Points, &o.Points}, {&c.Places, &o.Places}, {&c.Route, &o.Route}} {
-		if p.a.Covers == "" || p.b.Epsilon > p.a.Epsilon || (!p.b.Covered && p.a.Covered) {
+		switch {
+		case p.a.Covers == "" && p.a.NotCovered == "": // not set yet
+			*p.a = *p.b
+		case !p.a.Covered: // a class not covered for one person is not covered
+		case !p.b.Covered || p.b.Epsilon > p.a.Epsilon:
 			*p.a = *p.b
 		}
 	}
 }
 
-// checkPrior refuses a prior fitted on a trace of the input (by the
-// fingerprints of its content the prior's fit records) unless
-// opt.AllowPriorOverlap, and returns the certificate's PriorCoverage. A
-// person id the corpus also has, with none of the content, does not refuse
-// (ids such as "001" recur across data sets and directories) but is stated
-// in PriorCoverage. traces may be nil (a streamed release checks ids only).
-func checkPrior(opt Options, uids []string, traces []*trace.Trace) (string, error) {
-	fit := opt.Prior.Fit
-	if fit == nil || len(fit.Fingerprints) == 0 {
-		return PriorUnknown, nil
-	}
-	known := make(map[string]bool, len(fit.Fingerprints))
-	for _, f := range fit.Fingerprints {
-		known[f] = true
-	}
-	var hits, ids []string
-	for i, t := range traces {
-		if known[trace.Fingerprint(t)] {
-			hits = append(hits, fmt.Sprintf("trace %d (%s)", i+1, filepath.Base(t.Name)))
-		}
-	}
-	for _, u := range uids {
-		if known[trace.PersonFingerprint(u)] {
-			ids = append(ids, fmt.Sprintf("%q", u))
-		}
-	}
-	if len(hits) == 0 {
-		if len(ids) == 0 {
-			return PriorIndependent, nil
-		}
-		return fmt.Sprintf("independent by content (no trace of the input is in the prior's corpus), but the corpus has a person with the id %s: "+
-			"if that is the same person, the prior and its origin depend on their data and the release is not covered", strings.Join(ids, ", ")), nil
-	}
-	if len(hits) > 5 {
-		hits = append(hits[:5], fmt.Sprintf("and %d more", len(hits)-5))
-	}
-	if opt.AllowPriorOverlap {
-		return PriorOverlapOverridden, nil
-	}
-	return "", &ParamError{Name: "prior", Value: "", Why: fmt.Sprintf("the prior was fitted on data of the input (%s, by the fingerprints the prior file records): "+
-		"the prior and its origin would depend on the data released; fit the prior on other people (tracepriv fit), or allow it and have the certificate say the release is not covered (--allow-prior-overlap)",
-		strings.Join(hits, ", "))}
+// priorCheck finds the persons of a release whose data the prior was
+// fitted on: those with a fix the prior's private corpus index
+// (Options.PriorCorpus) matches, or, for a prior of version 3 or below, a
+// whole trace whose fingerprint the prior records. One shared fix is
+// enough: the fit then read that person's data (docs/fit.md, "The overlap
+// check").
+type priorCheck struct {
+	idx    *trace.CorpusIndex
+	legacy map[string]bool // fingerprints of a version <= 3 prior
+	// shared and fixes count, per person, the fixes matched and read; hits
+	// name the first traces with a match.
+	shared, fixes map[string]int
+	hits          []string
 }
 
+func newPriorCheck(opt Options) (*priorCheck, error) {
+	c := &priorCheck{idx: opt.PriorCorpus, shared: map[string]int{}, fixes: map[string]int{}}
+	fit := opt.Prior.Fit
+	if c.idx != nil {
+		if err := bound(opt.Prior, c.idx); err != nil {
+			return nil, &ParamError{Name: "prior", Value: "", Why: err.Error()}
+		}
+	}
+	if fit != nil && len(fit.Fingerprints) > 0 {
+		c.legacy = make(map[string]bool, len(fit.Fingerprints))
+		for _, f := range fit.Fingerprints {
+			c.legacy[f] = true
+		}
+	}
+	return c, nil
+}
+
+// add checks trace t of person uid; label names it in messages. whole
+// says t is a whole trace as read (not a chunk of a stream), which a
+// version <= 3 prior's fingerprints need.
+func (c *priorCheck) add(label, uid string, t *trace.Trace, whole bool) {
+	n := 0
+	if c.idx != nil {
+		n = c.idx.Shared(t)
+	}
+	if whole && c.legacy[trace.Fingerprint(t)] {
+		n = t.Len()
+	}
+	c.shared[uid] += n
+	c.fixes[uid] += t.Len()
+	if n > 0 && len(c.hits) < 6 && (whole || c.shared[uid] == n) { // a stream's person once
+		c.hits = append(c.hits, fmt.Sprintf("%s: %d of its %d fixes", label, n, t.Len()))
+	}
+}
+
+// verdict refuses a release with a person whose data the prior was fitted
+// on unless opt.AllowPriorOverlap, and returns the certificate's
+// PriorCoverage and the persons whose classes are then not covered. A
+// person id the corpus also has, with no fix in common, does not refuse
+// (ids such as "001" recur across data sets and directories) but is stated
+// in PriorCoverage.
+func (c *priorCheck) verdict(opt Options, uids []string) (string, map[string]bool, error) {
+	if c.idx == nil && c.legacy == nil {
+		if f := opt.Prior.Fit; f != nil && f.CorpusIndexed {
+			return PriorIndexMissing, nil, nil
+		}
+		return PriorUnknown, nil, nil
+	}
+	over := map[string]bool{}
+	for _, u := range uids {
+		if c.shared[u] > 0 {
+			over[u] = true
+		}
+	}
+	if len(over) == 0 {
+		var ids []string
+		for _, u := range uids {
+			if (c.idx != nil && c.idx.HasPerson(u)) || c.legacy[trace.PersonFingerprint(u)] {
+				ids = append(ids, fmt.Sprintf("%q", u))
+			}
+		}
+		if len(ids) == 0 {
+			return PriorIndependent, nil, nil
+		}
+		return fmt.Sprintf("independent by content (no fix of the input is in the prior's corpus), but the corpus has a person with the id %s: "+
+			"if that is the same person, the prior and its origin depend on their data and the release is not covered", strings.Join(ids, ", ")), nil, nil
+	}
+	if opt.AllowPriorOverlap {
+		return PriorOverlapOverridden, over, nil
+	}
+	hits := c.hits
+	if len(hits) > 5 {
+		hits = append(hits[:5], "and more")
+	}
+	return "", nil, &ParamError{Name: "prior", Value: "", Why: fmt.Sprintf("the prior was fitted on data of the input (%s; matched within %d s and %g degrees against the prior's corpus): "+
+		"the prior and its origin would depend on the data released; fit the prior on other people (tracepriv fit), or allow it and have the certificate say the release is not covered (--allow-prior-overlap)",
+		strings.Join(hits, "; "), trace.FixTimeToleranceS, trace.FixGridTolerance*trace.FixGridDeg)}
+}
+
+// checkPrior is priorCheck over whole traces (each of person traces[i].UID).
+func checkPrior(opt Options, uids []string, traces []*trace.Trace) (string, map[string]bool, error) {
+	c, err := newPriorCheck(opt)
+	if err != nil {
+		return "", nil, err
+	}
+	for i, t := range traces {
+		c.add(fmt.Sprintf("trace %d (%s)", i+1, filepath.Base(t.Name)), t.UID, t, true)
+	}
+	return c.verdict(opt, uids)
+}
+
+// uncover makes every class of a person whose data the prior was fitted
+// on not covered: the noise was designed from a prior that depends on the
+// very values it protects, so no epsilon is certified.
+func (c *SecretClasses) uncover() {
+	for _, cc := range []*ClassCertificate{&c.Points, &c.Places, &c.Route} {
+		*cc = ClassCertificate{Kind: cc.Kind, Covers: cc.Covers, NotCovered: priorOverlapText,
+			Meaning: Meaning{Text: "no guarantee: " + priorOverlapText}}
+	}
+}
+
+const priorOverlapText = "the prior was fitted on data of this person (released with --allow-prior-overlap): the prior, its origin and so the noise depend on the values released"
+
 // publicPrior returns the prior as a certificate records it: without the
-// fitting corpus's fingerprints (they say nothing about the noise) and
-// with no local absolute path.
+// fitting corpus's fingerprints of a version <= 3 prior (they say nothing
+// about the noise and let a reader test a trace's membership) and with no
+// local absolute path. A version 4 prior has nothing of its corpus's
+// traces to remove; the corpus index is never part of a certificate.
 func publicPrior(p *gp.Prior) *gp.Prior {
 	q := *p
 	if p.Fit != nil {
@@ -355,8 +437,51 @@ func (c *Certificate) Legend() string {
 	}
 	s := fmt.Sprintf("sanitised: ε ≤ %.3g for %s (%g m; best guess ≤ %.0f %%) against %s",
 		c.EpsilonMax, strings.Join(covered, ", "), c.RadiusM, 100*c.Meaning.BestGuessAccuracy, c.FamilyLine())
+	if len(covered) == 0 {
+		s = "sanitised: NO GUARANTEE (no class of secrets is covered)"
+	}
+	if c.PriorCoverage == PriorOverlapOverridden {
+		s += "; NOT COVERED: prior fitted on a person released"
+	}
 	if !c.Private {
 		s += "; NOT PRIVATE"
 	}
 	return s
+}
+
+// ReadPrior reads a prior file and, when it is there, the private corpus
+// index "tracepriv fit" wrote beside it (gp.CorpusIndexPath), for
+// Options.Prior and Options.PriorCorpus. A prior whose index is missing
+// is returned with a nil index: the release then states PriorIndexMissing.
+func ReadPrior(path string) (*gp.Prior, *trace.CorpusIndex, error) {
+	p, err := gp.ReadPriorFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	ip := gp.CorpusIndexPath(path)
+	x, err := trace.ReadCorpusIndexFile(ip)
+	if errors.Is(err, fs.ErrNotExist) {
+		return p, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := bound(p, x); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", ip, err)
+	}
+	return p, x, nil
+}
+
+// bound checks that x is the corpus index of the prior p (it records p's
+// digest).
+func bound(p *gp.Prior, x *trace.CorpusIndex) error {
+	d, err := p.Digest()
+	if err != nil {
+		return err
+	}
+	if x.Prior != d {
+		return fmt.Errorf("the corpus index is not this prior's (it was written for the prior %s; this one is %s): "+
+			"use the index tracepriv fit wrote beside this prior (%s), or refit", x.Prior, d, gp.CorpusIndexPath("PRIOR.json"))
+	}
+	return nil
 }

@@ -182,8 +182,19 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 		fmt.Fprintf(&b, "Places against members shorter than the window too (PlacesEveryLength): the bound on every window of up to the person's span against every Matérn member of the family "+
 			"(cip.PlaceConditionalBound) needed the whole noise scaled by %.4g. ", nd.PlacesEveryScale)
 	}
-	fmt.Fprintf(&b, "Route: a common offset of variance %.4g m^2 per coordinate (standard deviation %.3g m) hides the whole record moved rigidly, against any prior, "+
-		"and a place against an adversary who believes the person stood still there. ", nd.RouteVar, math.Sqrt(nd.RouteVar))
+	switch {
+	case opt.PointsOnly:
+		b.WriteString("Places and the route are not protected (points only): no noise is added for them. ")
+	case nd.RouteVar > 0:
+		fmt.Fprintf(&b, "Route: a common offset of variance %.4g m^2 per coordinate (standard deviation %.3g m) hides the whole record moved rigidly, against any prior, "+
+			"and a place against an adversary who believes the person stood still there. ", nd.RouteVar, math.Sqrt(nd.RouteVar))
+	default:
+		// No common offset: saying one of variance 0 hides anything would
+		// be false; the envelope's slowest components do the work.
+		fmt.Fprintf(&b, "Route: the envelope's own low frequencies already bound the whole record moved rigidly, against any prior, "+
+			"and a place against an adversary who believes the person stood still there (epsilon %.4g, within the target), so no common offset is added. ",
+			opt.Lambda/2*opt.Radius*opt.Radius*nd.RouteLossFactor)
+	}
 	// The secret with the largest 1/(t_S mu_S) sets alpha.
 	drv, worst := 0, 0.0
 	for i := range secrets {

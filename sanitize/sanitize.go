@@ -169,10 +169,17 @@ type Options struct {
 	Workers int
 	// Progress, if set, is told the stage being worked on.
 	Progress func(stage string)
+	// PriorCorpus is the prior's private corpus index, which "tracepriv
+	// fit" writes beside the prior (gp.CorpusIndexPath) and whose digest
+	// the prior records: the release is refused when a fix of the input is
+	// one of the corpus's (docs/fit.md). Nil checks nothing for a version
+	// 4 prior (PriorIndexMissing); a prior of version 3 or below is checked
+	// by the whole-trace fingerprints it records.
+	PriorCorpus *trace.CorpusIndex
 	// AllowPriorOverlap releases even when the prior's fitting corpus
-	// contains a person or trace of the input (by its fingerprints): the
-	// certificate then says the release is not covered
-	// (PriorOverlapOverridden). Without it such a release is refused.
+	// shares data with a person of the input: the certificate then says
+	// that person's classes are not covered (PriorOverlapOverridden).
+	// Without it such a release is refused.
 	AllowPriorOverlap bool
 	// PointsOnly certifies the points (or listed secrets) alone: no
 	// noise is added for places and the route, and the certificate says
@@ -395,7 +402,7 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 	for i, p := range persons {
 		ids[i] = p.uid
 	}
-	if cert.PriorCoverage, err = checkPrior(opt, ids, traces); err != nil {
+	if cert.PriorCoverage, d.overlap, err = checkPrior(opt, ids, traces); err != nil {
 		return nil, nil, err
 	}
 	cert.Guarantee = guarantee(cert)
@@ -493,7 +500,12 @@ func (c *Certificate) finish(start time.Time) error {
 		}
 	}
 	c.Meaning = MeaningOf(c.EpsilonMax, c.Lambda, c.RadiusM)
-	c.Meaning.Text += "; against " + c.FamilyLine() + " (outside it: edge)"
+	if c.SecretClasses.Max() == 0 && !c.SecretClasses.Points.Covered {
+		// No class is covered: no number to translate.
+		c.Meaning = Meaning{Text: "no guarantee: " + c.SecretClasses.Points.NotCovered}
+	} else {
+		c.Meaning.Text += "; against " + c.FamilyLine() + " (outside it: edge)"
+	}
 	c.Guarantee = guarantee(c)
 	if err := c.edges(); err != nil {
 		return err
@@ -541,25 +553,43 @@ func KernelTermOf(k gp.Kernel) KernelTerm {
 	return t
 }
 
-// guarantee states the certificate in words.
+// guarantee states the certificate in words. It claims nothing for a
+// person whose data the prior was fitted on (PriorOverlapOverridden).
 func guarantee(c *Certificate) string {
 	kind := "at most"
 	if c.EpsilonKind == EpsilonExact {
 		kind = "exactly (the worst case is attained)"
 	}
-	s := fmt.Sprintf("For each person (uid) in the input, and every secret of that person (by default every point, every place: any contiguous "+
+	var over []string
+	for _, p := range c.Persons {
+		if p.SecretClasses.Points.NotCovered == priorOverlapText {
+			over = append(over, fmt.Sprintf("%q", p.UID))
+		}
+	}
+	who := "For each person (uid) in the input"
+	if len(over) > 0 {
+		who = "For each other person (uid) in the input"
+	}
+	s := fmt.Sprintf("%s, and every secret of that person (by default every point, every place: any contiguous "+
 		"window of their points moved rigidly, and the route: all of their points moved rigidly; see secret_classes for each class's adversaries), "+
-		"an adversary whose prior on each plane coordinate is a Gaussian process with any mean and a member of prior_family (%v; "+
-		"any variance of at least the stated one), and who knows the mechanism and the released timestamps, changes its belief "+
+		"an adversary whose prior on each Earth-centred (ECEF) coordinate of the locations is a Gaussian process with any mean and a member of prior_family (%v; "+
+		"any variance of at least the stated one; the three coordinates correlated in any way), and who knows the mechanism and the released timestamps, changes its belief "+
 		"about the secret locations by %s epsilon_max = %.4g in Rényi divergence of order %g, between any two hypotheses "+
 		"within %g m of each other per location (Meehan and Chaudhuri's conditional inferential privacy). "+
 		"Releasing the same person again composes: the epsilons add.",
-		c.PriorFamily, kind, c.EpsilonMax, c.Lambda, c.RadiusM)
+		who, c.PriorFamily, kind, c.EpsilonMax, c.Lambda, c.RadiusM)
+	if len(over) > 0 {
+		lead := fmt.Sprintf("NOT COVERED: %s (person %s): no epsilon is certified for them. ", priorOverlapText, strings.Join(over, ", "))
+		s = lead + s
+		if len(over) == len(c.Persons) {
+			s = lead
+		}
+	}
 	if !c.Private {
 		s = "NOT PRIVATE: the noise came from a seeded source (" + c.Randomness + "), which anyone with the seed can subtract. " + s
 	}
 	if c.PriorCoverage != PriorIndependent {
-		s += " Prior independence: " + c.PriorCoverage + "."
+		s = strings.TrimSpace(s) + " Prior independence: " + c.PriorCoverage + "."
 	}
 	return s
 }
@@ -571,6 +601,9 @@ type designer struct {
 	kind   cip.Method
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
+	// overlap are the persons whose data the prior was fitted on
+	// (released on request, not covered).
+	overlap map[string]bool
 }
 
 // person designs, certifies and samples the noise of one person, writing
@@ -657,6 +690,9 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 		}
 	}
 	pc.SecretClasses = d.classes(nd, worstFactor, worst)
+	if d.overlap[uid] {
+		pc.SecretClasses.uncover()
+	}
 	pc.RouteNoiseM2 = nd.RouteVar
 	pc.EpsilonMax = pc.SecretClasses.Max()
 	pc.RMSOverSingle = pc.RMSNoiseM / (opt.Radius * math.Sqrt(opt.Lambda/opt.Epsilon))
@@ -691,10 +727,13 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 		return nil, nil, nil, err2
 	}
 	pc.Explanation = d.explain(nd, secrets, ts)
+	if d.overlap[uid] {
+		pc.Explanation = "NOT COVERED: " + priorOverlapText + "; the noise was designed as follows, but certifies nothing for this person. " + pc.Explanation
+	}
 	return pc, nd, ts, nil
 }
 
-// sample adds the person's noise to east and north in place, exactly and
+// sample adds the person's noise to the Earth-centred x, y and z in place, exactly and
 // on the output grid, and returns the diagonal the sampler added beyond
 // the design (certified Cholesky jitter, or the linear path's white noise).
 func (d *designer) sample(nd *NoiseDesign, ts []float64, xs [][]float64, src noise.Source) (float64, error) {

@@ -75,6 +75,11 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 	if err != nil {
 		return nil, nil, err
 	}
+	// The overlap check reads each chunk's fixes in this first pass.
+	pc, err := newPriorCheck(opt)
+	if err != nil {
+		return nil, nil, err
+	}
 	seen := map[string]bool{}
 	var cur *streamRun
 	var t0 time.Time
@@ -101,6 +106,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 			t0 = t.Points[0].Time
 		}
 		cur.chunks++
+		pc.add(fmt.Sprintf("person %q", t.UID), t.UID, t, false)
 		info := &infos[len(infos)-1][0]
 		for _, p := range t.Points {
 			cur.ts = append(cur.ts, p.Time.Sub(t0).Seconds())
@@ -117,7 +123,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 	for i, run := range s.runs {
 		ids[i] = run.uid
 	}
-	if cert.PriorCoverage, err = checkPrior(opt, ids, nil); err != nil {
+	if cert.PriorCoverage, d.overlap, err = pc.verdict(opt, ids); err != nil {
 		return nil, nil, err
 	}
 	cert.Guarantee = guarantee(cert)

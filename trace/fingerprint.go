@@ -12,9 +12,11 @@ import (
 // the first 128 bits (hex) of SHA-256 over its points in time order, each
 // as Unix seconds and latitude and longitude rounded to 1e-5 degrees (about
 // a metre), so that a trace read from another format, or with rows repaired
-// differently below a metre, still matches. A prior records the
-// fingerprints of its fitting corpus (gp.PriorFit.Fingerprints) so that a
-// release can refuse a prior fitted on the person it releases.
+// differently below a metre, still matches. Priors of version 3 and below
+// record the fingerprints of their fitting corpus (gp.PriorFit.Fingerprints),
+// which sanitize still checks; version 4 keeps a private CorpusIndex of
+// every fix instead, since a whole-trace hash is refused by dropping one fix
+// and lets whoever publishes it be asked whether a trace was fitted.
 func Fingerprint(t *Trace) string {
 	type key struct{ s, lat, lon int64 }
 	ks := make([]key, len(t.Points))
@@ -53,7 +55,10 @@ func PersonFingerprint(uid string) string {
 }
 
 // Fingerprints returns the sorted, distinct fingerprints of the traces and
-// of their persons, as a prior records them.
+// of their persons, as a prior of version 3 recorded them.
+//
+// Deprecated: a version 4 prior records none; the overlap check uses
+// CorpusIndexOf.
 func Fingerprints(traces []*Trace) []string {
 	set := map[string]bool{}
 	for _, t := range traces {

@@ -131,14 +131,18 @@ func TestGeoLifeCorpus(t *testing.T) {
 	// sanitize every file with the bundled prior (default flags beyond the
 	// required ones), every user directory and the whole corpus as a
 	// corpus; attack the smallest files' releases.
-	prior := filepath.Join("..", "..", "internal", "sample", "prior.json")
-	// The bundled prior was fitted on users 001-007: their files need
-	// --allow-prior-overlap, and their certificates say not covered.
+	// The bundled prior, with its private corpus index built from the
+	// GeoLife users it was fitted on (001-007): their files need
+	// --allow-prior-overlap, and their certificates cover no class.
+	prior := bundledPriorWithIndex(t)
 	san := func(in, out string) map[string]any {
 		v := runJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--allow-prior-overlap")
 		held := strings.Contains(filepath.ToSlash(in), "/000")
-		if cov, ok := v["prior_coverage"].(string); ok && held != (cov == sanitize.PriorIndependent) { // a file's certificate (a directory prints its manifest)
-			t.Errorf("sanitize %s: prior coverage %q", in, cov)
+		if cov, ok := v["prior_coverage"].(string); ok { // a file's certificate (a directory prints its manifest)
+			route := v["secret_classes"].(map[string]any)["route"].(map[string]any)["covered"].(bool)
+			if held != (cov == sanitize.PriorIndependent) || held != route {
+				t.Errorf("sanitize %s: prior coverage %q, route covered %v", in, cov, route)
+			}
 		}
 		return v
 	}

@@ -42,8 +42,13 @@ type fitOutput struct {
 	PaperLEffQuartiles map[string][3]float64 `json:"paper_l_eff_quartiles"`
 	Prior              *gp.Prior             `json:"prior"`
 	Out                string                `json:"out"`
-	Plot               string                `json:"plot,omitempty"`
-	ElapsedS           float64               `json:"elapsed_s"`
+	// CorpusIndex is the private corpus index written beside Out
+	// (gp.CorpusIndexPath), with its number of fixes and persons.
+	CorpusIndex        string  `json:"corpus_index,omitempty"`
+	CorpusIndexFixes   int     `json:"corpus_index_fixes,omitempty"`
+	CorpusIndexPersons int     `json:"corpus_index_persons,omitempty"`
+	Plot               string  `json:"plot,omitempty"`
+	ElapsedS           float64 `json:"elapsed_s"`
 }
 
 func init() {
@@ -60,12 +65,14 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "fit --in CORPUS --out PRIOR.json",
 			Short: "Fit a Gaussian-process prior class on a corpus of traces",
-			Long: `Fit a GP prior family (PRIOR.json, version 3, read by sanitize) on a corpus of
+			Long: `Fit a GP prior family (PRIOR.json, version 4, read by sanitize) on a corpus of
 traces. CORPUS is a trace file or a directory searched recursively for .plt,
 .csv, .geojson, .json and .gpx files (other files are listed as ignored); --in
 may be repeated. Use a corpus separate from the traces the prior will protect:
-the prior records the corpus's fingerprints, and sanitize refuses to release a
-person it was fitted on.
+beside PRIOR.json, fit writes PRIOR.corpus.private.json, a hashed key of every
+fix of the corpus (mode 0600; keep it private, never publish it), and sanitize
+refuses to release a trace that shares a fix with the corpus (docs/fit.md).
+PRIOR.json itself holds nothing of any one trace.
 
 Dirty rows are repaired or skipped as docs/input.md says, and a file that
 cannot be read at all is skipped, so that one bad file does not stop a run
@@ -140,7 +147,8 @@ file, and over existing files only with --force.`,
 						return fmt.Errorf("fit: --plot %s: use a .svg, .png or .pdf file", plt)
 					}
 				}
-				if err := checkOutputs(ins, force, map[string]string{"--out": out, "--plot": plt}); err != nil {
+				idxPath := gp.CorpusIndexPath(out)
+				if err := checkOutputs(ins, force, map[string]string{"--out": out, "--plot": plt, "--out's corpus index": idxPath}); err != nil {
 					return fmt.Errorf("fit: %w", err)
 				}
 				files, ignored, err := trace.Files(ins...)
@@ -194,8 +202,13 @@ file, and over existing files only with --force.`,
 				summary.Fits = nil
 				res.Report, res.PaperLEffQuartiles, res.Prior = &summary, paperLEff, p
 
-				// The prior and its plot land together or not at all.
+				// The prior, its private corpus index and its plot land
+				// together or not at all.
 				group := []atomicfile.File{{Path: out, Perm: 0o644, Fill: p.Write}}
+				if x := rep.CorpusIndex; x != nil {
+					group = append(group, atomicfile.File{Path: idxPath, Perm: 0o600, Fill: x.Write})
+					res.CorpusIndex, res.CorpusIndexFixes, res.CorpusIndexPersons = idxPath, x.Fixes, len(x.Persons)
+				}
 				if plt != "" {
 					draw := func(tmp string) error { return plotLEff(tmp, rep, p) }
 					if rep.Comparison != nil {
@@ -320,7 +333,9 @@ func fitText(w io.Writer, r fitOutput) error {
 	if p.Origin != nil {
 		fmt.Fprintf(w, "public origin: %.4f, %.4f (%s)\n", p.Origin.Lat, p.Origin.Lon, p.Origin.Note)
 	}
-	fmt.Fprintf(w, "corpus fingerprints recorded: %d\n", len(p.Fit.Fingerprints))
+	if r.CorpusIndex != "" {
+		fmt.Fprintf(w, "private corpus index: %d fixes of %d persons in %s (for sanitize's overlap check; do not publish it)\n", r.CorpusIndexFixes, r.CorpusIndexPersons, r.CorpusIndex)
+	}
 	for _, m := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", m)
 	}
@@ -328,6 +343,9 @@ func fitText(w io.Writer, r fitOutput) error {
 		fmt.Fprintf(w, "warning: %d of %d fits ended on the upper lengthscale bound, more than 1 - %g: the family's upper end is that bound, a lower limit on the dependence\n", r.AtUpperBound, 2*r.Windows, fq[1])
 	}
 	fmt.Fprintf(w, "wrote %s", r.Out)
+	if r.CorpusIndex != "" {
+		fmt.Fprintf(w, ", %s", r.CorpusIndex)
+	}
 	if r.Plot != "" {
 		fmt.Fprintf(w, " and %s", r.Plot)
 	}

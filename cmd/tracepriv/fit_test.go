@@ -47,8 +47,8 @@ func TestFitCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := p.Family(); p.Kernel != "matern52" || p.Version != 3 || len(p.FamilySet.Kernels) != 1 || p.Fit == nil || *p.Fit.FamilyQuantiles != [2]float64{0.2, 0.8} || p.Fit.Windows != res.Windows || res.Windows == 0 ||
-		!(f.LengthscaleMin > 0 && f.LengthscaleMin <= f.LengthscaleMax && f.LengthscaleMax <= 40) || p.Origin == nil || len(p.Fit.Fingerprints) != 2 {
+	if f := p.Family(); p.Kernel != "matern52" || p.Version != gp.PriorVersion || len(p.FamilySet.Kernels) != 1 || p.Fit == nil || *p.Fit.FamilyQuantiles != [2]float64{0.2, 0.8} || p.Fit.Windows != res.Windows || res.Windows == 0 ||
+		!(f.LengthscaleMin > 0 && f.LengthscaleMin <= f.LengthscaleMax && f.LengthscaleMax <= 40) || p.Origin == nil || p.Fit.Fingerprints != nil || !p.Fit.CorpusIndexed {
 		t.Errorf("prior %+v, fit %+v, %d windows in the output", p, p.Fit, res.Windows)
 	}
 	if res.Files != 1 || len(res.Ignored) != 1 || res.Traces != 1 || res.Points != samplePoints(t) {
@@ -115,7 +115,7 @@ func TestFitCommandCompare(t *testing.T) {
 			t.Errorf("%s: parts %+v not short then long", k.Kernel, k.Parts)
 		}
 	}
-	if won != 1 || p.Version != 3 || p.Kernel != c.Nominal || len(p.Fit.Fingerprints) != 2 || *p.Fit.FamilyQuantiles != [2]float64{0.05, 0.95} {
+	if won != 1 || p.Version != gp.PriorVersion || p.Kernel != c.Nominal || p.Fit.Fingerprints != nil || !p.Fit.CorpusIndexed || *p.Fit.FamilyQuantiles != [2]float64{0.05, 0.95} {
 		t.Errorf("won %d, prior %+v, fit %+v", won, p, p.Fit)
 	}
 	// The family of each winning candidate's kernel (a sum's long part)
@@ -144,7 +144,7 @@ func TestFitCommandCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"gain vs rbf", "matern32", "matern32+matern32", "  short matern32", "  long matern32", "prior family:", "corpus fingerprints recorded: 2", "held-out coverage: not measured", "wrote " + out} {
+	for _, want := range []string{"gain vs rbf", "matern32", "matern32+matern32", "  short matern32", "  long matern32", "prior family:", "private corpus index: ", "held-out coverage: not measured", "wrote " + out} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}

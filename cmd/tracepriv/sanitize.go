@@ -14,7 +14,6 @@ import (
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
@@ -66,6 +65,12 @@ the noisy point is projected back to the surface: no origin or plane, so a
 person who travels across a country is released in one run like one who
 stays in a city, and nothing about where they are chooses a parameter.
 --origin (or the prior file's) is only recorded for maps and attacks.
+
+A trace that shares even one fix with the prior's fitting corpus (cut, split,
+renamed, moved or converted) is refused, by the private index tracepriv fit
+wrote beside the prior (PRIOR.corpus.private.json; without it the certificate
+says the check could not be made); --allow-prior-overlap releases it with
+none of that person's classes covered (docs/fit.md).
 
 Writes the sanitised traces in the input format (timestamps kept; altitude and
 attributes dropped) and a JSON certificate (--certificate, default
@@ -135,7 +140,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 				if err := checkOutputs([]string{in}, force, map[string]string{"--out": out, "--certificate": certFile, "--noise-out": noiseOut}); err != nil {
 					return fmt.Errorf("sanitize: %w", err)
 				}
-				pr, err := gp.ReadPriorFile(priorFile)
+				pr, pc, err := sanitize.ReadPrior(priorFile)
 				if err != nil {
 					return fmt.Errorf("sanitize: --prior: %w", err)
 				}
@@ -144,7 +149,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 					return fmt.Errorf("sanitize: --secrets: %w", err)
 				}
 				opt := sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Secrets: spec, Delta: delta,
-					Design: cip.Method(design), Path: sanitize.Path(method), ListSecrets: listSecrets, Source: env.Source(), PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap}
+					Design: cip.Method(design), Path: sanitize.Path(method), ListSecrets: listSecrets, Source: env.Source(), PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc}
 				if origin != "" {
 					p, err := geo.ParseLatLon(origin)
 					if err != nil {
@@ -225,7 +230,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
 		f.BoolVar(&force, "force", false, "replace existing output files")
 		f.BoolVar(&pointsOnly, "points-only", false, "protect the points (or listed secrets) alone, not places and the route (the certificate says they are not covered)")
-		f.BoolVar(&allowOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on a person or trace of the input (the certificate then says the release is not covered)")
+		f.BoolVar(&allowOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on data of the input (a fix shared with the prior's corpus index, PRIOR.corpus.private.json; the certificate then says those persons' classes are not covered)")
 		f.IntVar(&workers, "workers", 0, "people released in parallel with --in DIR (default: all cores)")
 		return cmd
 	})
@@ -237,9 +242,13 @@ func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile str
 		fmt.Fprintf(w, "prior family: %v; noise in %s coordinates (no origin); design %s, method %s\n", cert.PriorFamily, cert.Coordinates, cert.Design, cert.Path)
 		for _, c := range cert.Persons {
 			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
-			fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
-				c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM, c.GapMax, cert.Delta)
-			fmt.Fprintf(w, "  against %s\n", cert.FamilyLine())
+			if c.SecretClasses.Points.Covered {
+				fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
+					c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM, c.GapMax, cert.Delta)
+				fmt.Fprintf(w, "  against %s\n", cert.FamilyLine())
+			} else {
+				fmt.Fprintf(w, "  NO GUARANTEE: no epsilon is certified (target %.4g at lambda %g, r = %g m)\n", cert.EpsilonTarget, cert.Lambda, cert.RadiusM)
+			}
 			for _, cl := range []struct {
 				name string
 				c    sanitize.ClassCertificate
@@ -327,7 +336,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 	if st, err := os.Stat(out); err == nil && !st.IsDir() {
 		return fmt.Errorf("sanitize: --out %s is a file; with --in DIR give an output directory", out)
 	}
-	pr, err := gp.ReadPriorFile(priorFile)
+	pr, pc, err := sanitize.ReadPrior(priorFile)
 	if err != nil {
 		return fmt.Errorf("sanitize: --prior: %w", err)
 	}
@@ -339,7 +348,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 	ro.Root = in
 	opt := sanitize.CorpusOptions{In: in, Out: out, Workers: workers, Read: ro,
 		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: cip.Method(design), Path: sanitize.Path(method), Source: env.Source(),
-			PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap}}
+			PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc}}
 	if origin != "" {
 		p, err := geo.ParseLatLon(origin)
 		if err != nil {

@@ -39,12 +39,13 @@ var PLT []byte
 //go:embed synth-*/*.plt
 var Corpus embed.FS
 
-// Prior is the prior family the demo sanitises with (version 3): the
+// Prior is the prior family the demo sanitises with (version 4): the
 // kernels that win held-out likelihood in at least 10 % of the corpus's
 // windows of up to two hours (Matérn 1/2, 3/2 and 5/2), each over the 5th
-// to 95th percentile of its fitted lengthscales, with the fitting corpus's
-// fingerprints, made by "tracepriv fit" on the GeoLife users 001-007 (so
-// it describes real movement but holds no location or time of anyone);
+// to 95th percentile of its fitted lengthscales, made by "tracepriv fit" on
+// the GeoLife users 001-007 (so it describes real movement but holds
+// nothing of any one trace; its private corpus index is not shipped:
+// go run ./gen -index GEOLIFE builds it);
 // see docs/fit.md. Its origin is the published centre of Beijing, not a
 // statistic of the data.
 //

@@ -7,6 +7,15 @@
 // It reads the prior family from OUT/prior.json and draws with the fixed
 // seed synth.Seed, so it rewrites the committed files byte for byte: a
 // seeded synthetic data generation, not a release of anyone's data.
+//
+// With -index GEOLIFE it instead builds the bundled prior's private corpus
+// index from the GeoLife users the prior was fitted on (GEOLIFE/001 to
+// 007), read as "tracepriv fit" reads them, and writes it beside the prior
+// (OUT/prior.corpus.private.json, which is not committed: docs/datasets.md).
+// A version 3 prior is first converted to version 4: its whole-trace
+// fingerprints, checked against the traces read, are removed.
+//
+//	go run ./internal/sample/gen -out internal/sample -index ../shared/data/geolife
 package main
 
 import (
@@ -14,8 +23,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/sample/synth"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -23,7 +35,12 @@ import (
 func main() {
 	out := flag.String("out", ".", "the sample directory: reads its prior.json, writes PERSON/NAME.plt under it")
 	seed := flag.Uint64("seed", synth.Seed, "the seed (the committed sample uses the default)")
+	index := flag.String("index", "", "a GeoLife directory with the users prior.json was fitted on: write the prior's private corpus index beside it instead of the corpus")
 	flag.Parse()
+	run := run
+	if *index != "" {
+		run = func(out string, _ uint64) error { return writeIndex(out, *index) }
+	}
 	if err := run(*out, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
@@ -50,5 +67,48 @@ func run(out string, seed uint64) error {
 		}
 		fmt.Fprintf(os.Stderr, "wrote %s: %d points over %s\n", path, f.Trace.Len(), f.Trace.Duration())
 	}
+	return nil
+}
+
+// writeIndex writes OUT/prior.corpus.private.json from the GeoLife users
+// under geolife, converting OUT/prior.json to version 4 first if needed.
+func writeIndex(out, geolife string) error {
+	path := filepath.Join(out, "prior.json")
+	prior, err := gp.ReadPriorFile(path)
+	if err != nil {
+		return err
+	}
+	if prior.Fit == nil || prior.Fit.Corpus == "" {
+		return fmt.Errorf("%s records no fitting corpus", path)
+	}
+	var paths []string
+	for _, u := range strings.Split(prior.Fit.Corpus, ", ") {
+		paths = append(paths, filepath.Join(geolife, u))
+	}
+	var traces []*trace.Trace
+	if _, _, err := trace.ReadPaths(paths, trace.ReadOptions{}, func(_ string, ts []*trace.Trace) { traces = append(traces, ts...) }); err != nil {
+		return err
+	}
+	x := trace.CorpusIndexOf(traces...)
+	if prior.Version < 4 {
+		// The traces read must be those fitted: the same fingerprints.
+		//lint:ignore SA1019 reading a version 3 prior's fingerprints is what converts it
+		if got := trace.Fingerprints(traces); !slices.Equal(got, prior.Fit.Fingerprints) {
+			return fmt.Errorf("the users %s under %s have %d fingerprints, not the %d of %s: not the corpus it was fitted on", prior.Fit.Corpus, geolife, len(got), len(prior.Fit.Fingerprints), path)
+		}
+		prior.Version, prior.Fit.Fingerprints, prior.Fit.CorpusIndexed = gp.PriorVersion, nil, true
+		if err := atomicfile.Write(path, 0o644, prior.Write); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "converted %s to version %d\n", path, gp.PriorVersion)
+	}
+	if x.Prior, err = prior.Digest(); err != nil {
+		return err
+	}
+	ip := gp.CorpusIndexPath(path)
+	if err := atomicfile.Write(ip, 0o600, x.Write); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "wrote %s: %d fixes of %d persons (private: not committed)\n", ip, x.Fixes, len(x.Persons))
 	return nil
 }

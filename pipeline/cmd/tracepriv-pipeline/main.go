@@ -33,6 +33,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/pipeline"
@@ -192,7 +193,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.StringVar(&method, "method", string(sanitize.PathAuto), "computation path: auto, dense or linear")
 	fs.Float64Var(&delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificates")
 	fs.BoolVar(&o.PointsOnly, "points-only", false, "protect the points alone, not places and the route (the certificates say they are not covered)")
-	fs.BoolVar(&o.AllowPriorOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on a trace of the input (the certificates then say not covered)")
+	fs.BoolVar(&o.AllowPriorOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on data of the input (a fix shared with the prior's corpus index beside it; the certificates then say those persons are not covered)")
 	format := readFlags(fs, &o.Reading, "a file with a bad row fails (listed in the manifest) instead of skipping the row")
 	fs.IntVar(&batch, "batch-units", pipeline.DefaultBatchUnits, "most groups of people per release element (the runner splits elements further)")
 	if err := parse(fs, args, &c, stderr); err != nil {
@@ -203,6 +204,10 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var err error
 	if o.Prior, err = os.ReadFile(priorFile); err != nil {
+		return fmt.Errorf("--prior: %w", err)
+	}
+	// The prior's private corpus index, when it is beside it.
+	if o.PriorCorpus, err = os.ReadFile(gp.CorpusIndexPath(priorFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("--prior: %w", err)
 	}
 	o.Epsilon, o.Lambda, o.Radius, o.Delta = eps, lambda, radius, delta
