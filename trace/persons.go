@@ -198,3 +198,11 @@ type Merge struct {
 	DataUID string `json:"data_uid"`
 	Person  string `json:"person"`
 }
+
+// PersonCount is one person of an input, as the person rule found them
+// before anything is released: how many files and points are theirs.
+type PersonCount struct {
+	UID    string `json:"uid"`
+	Files  int    `json:"files"`
+	Points int    `json:"points"`
+}
