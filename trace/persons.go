@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -205,4 +206,63 @@ type PersonCount struct {
 	UID    string `json:"uid"`
 	Files  int    `json:"files"`
 	Points int    `json:"points"`
+}
+
+// Stream applies the rule to a file read as a stream, without holding it:
+// open returns a new reader of the whole file at path each time it is
+// called. Stream reads the file once to learn the uids its data carries
+// (the rule's person of a file depends on them), and returns an opener
+// whose readers give every trace its person, and the merges made. A file
+// the rule gives no person is an error wrapping ErrNoPerson.
+func (p *Persons) Stream(path string, open func() (Reader, error)) (func() (Reader, error), []Merge, error) {
+	r, err := open()
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[string]bool{}
+	var uids []*Trace // one trace per distinct uid: what person reads
+	for {
+		t, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if !seen[t.UID] {
+			seen[t.UID] = true
+			uids = append(uids, &Trace{UID: t.UID})
+		}
+	}
+	person, err := p.person(path, uids)
+	if err != nil || person == "" {
+		return open, nil, err
+	}
+	var merged []Merge
+	for _, t := range uids {
+		if t.UID != "" && t.UID != person {
+			merged = append(merged, Merge{File: path, DataUID: t.UID, Person: person})
+		}
+	}
+	return func() (Reader, error) {
+		r, err := open()
+		if err != nil {
+			return nil, err
+		}
+		return &personReader{Reader: r, uid: person}, nil
+	}, merged, nil
+}
+
+// personReader gives every trace of its reader one person.
+type personReader struct {
+	Reader
+	uid string
+}
+
+func (r *personReader) Next() (*Trace, error) {
+	t, err := r.Reader.Next()
+	if t != nil {
+		t.UID = r.uid
+	}
+	return t, err
 }

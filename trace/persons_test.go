@@ -2,6 +2,7 @@ package trace
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,5 +131,63 @@ func TestInputName(t *testing.T) {
 		if got := InputName(in); got != want {
 			t.Errorf("InputName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestPersonStream: a file read as a stream gets the same persons as read
+// whole.
+func TestPersonStream(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "flat/people.csv", []byte("uid,time,lat,lon\nalice,1,39.9,116.3\nalice,2,39.9,116.31\nbob,3,39.9,116.32\n"))
+	noUID := writeFile(t, dir, "flat/x.plt", []byte(pltHead+pltRows))
+	open := func(p string) func() (Reader, error) {
+		return func() (Reader, error) {
+			f, err := os.Open(p)
+			if err != nil {
+				return nil, err
+			}
+			t.Cleanup(func() { f.Close() })
+			format, _ := FormatFromPath(p)
+			return NewReader(f, format, ReadOptions{})
+		}
+	}
+	for _, c := range []struct {
+		path   string
+		rule   PersonRule
+		want   string
+		merged int
+	}{
+		{path, PersonRule{}, "flat,flat", 2},
+		{path, PersonRule{UID: "z"}, "z,z", 2},
+		{path, PersonRule{Corpus: true}, "alice,bob", 0},
+		{noUID, PersonRule{}, "flat", 0},
+	} {
+		ps, err := c.rule.Of(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, merged, err := ps.Stream(c.path, open(c.path))
+		if err != nil {
+			t.Fatalf("%s %+v: %v", c.path, c.rule, err)
+		}
+		r, err := o()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tr := range ts {
+			got = append(got, tr.UID)
+		}
+		if strings.Join(got, ",") != c.want || len(merged) != c.merged {
+			t.Errorf("%s %+v: %v, merged %v; want %s, %d merged", c.path, c.rule, got, merged, c.want, c.merged)
+		}
+	}
+	ps, _ := PersonRule{Corpus: true}.Of(noUID)
+	if _, _, err := ps.Stream(noUID, open(noUID)); !errors.Is(err, ErrNoPerson) {
+		t.Errorf("a PLT file declared a corpus: %v", err)
 	}
 }
