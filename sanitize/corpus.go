@@ -201,24 +201,29 @@ func (o CorpusOptions) personRead() trace.ReadOptions {
 }
 
 // CorpusPersons lists who the persons of a corpus release with opt are,
-// with their files and points, as Corpus would release them, without
+// with their files and points, as Corpus would release them, and the uids
+// of the data the person rule merged into another person, without
 // releasing or writing anything: a caller can show them, or check a
 // budget, before committing to the release. Files the person rule gives
 // no person refuse it, as they refuse Corpus (trace.ErrNoPerson).
-func CorpusPersons(opt CorpusOptions) ([]trace.PersonCount, error) {
+func CorpusPersons(opt CorpusOptions) ([]trace.PersonCount, []trace.Merge, error) {
 	if err := opt.Check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ro := opt.personRead()
 	files, _, err := trace.Files(opt.In)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	scans := corpus.ScanFiles(files, ro, opt.Workers)
 	if err := corpus.Refused(opt.In, scans); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return corpus.Census(scans), nil
+	var merged []trace.Merge
+	for _, s := range scans {
+		merged = append(merged, s.Merged...)
+	}
+	return corpus.Census(scans), merged, nil
 }
 
 // optionsKey identifies the options that shape a release; resuming with

@@ -71,9 +71,9 @@ func TestCorpusPersons(t *testing.T) {
 				}
 				return nil
 			}
-			ps, err := CorpusPersons(o)
-			if err != nil || !reflect.DeepEqual(ps, want) {
-				t.Fatalf("CorpusPersons: %+v, %v; want %+v", ps, err, want)
+			ps, merged, err := CorpusPersons(o)
+			if err != nil || !reflect.DeepEqual(ps, want) || len(merged) != 1 || merged[0].DataUID != "someone" || merged[0].Person != "008" {
+				t.Fatalf("CorpusPersons: %+v, %+v, %v; want %+v and someone merged into 008", ps, merged, err, want)
 			}
 			m, err := Corpus(o)
 			if err != nil {
@@ -104,17 +104,17 @@ func TestCorpusPersons(t *testing.T) {
 		"Data/002/Trajectory/x/y/d.plt":  {"", 100, 130},
 	})
 	o := corpusOptions(filepath.Join(geo, "Data"), filepath.Join(t.TempDir(), "out"))
-	ps, err := CorpusPersons(o)
+	ps, _, err := CorpusPersons(o)
 	if want := []trace.PersonCount{{UID: "000", Files: 2, Points: 100}, {UID: "001", Files: 1, Points: 70}, {UID: "002", Files: 1, Points: 30}}; err != nil || !reflect.DeepEqual(ps, want) {
 		t.Errorf("GeoLife persons %+v, %v; want %+v", ps, err, want)
 	}
 	o.In = filepath.Join(geo, "Data/000/Trajectory")
 	o.OnePerson = true
-	if ps, err := CorpusPersons(o); err != nil || !reflect.DeepEqual(ps, []trace.PersonCount{{UID: "000", Files: 2, Points: 100}}) {
+	if ps, _, err := CorpusPersons(o); err != nil || !reflect.DeepEqual(ps, []trace.PersonCount{{UID: "000", Files: 2, Points: 100}}) {
 		t.Errorf("Data/000/Trajectory: %+v, %v", ps, err)
 	}
 	o.OnePerson = false
-	if _, err := CorpusPersons(o); !errors.Is(err, trace.ErrNoPerson) {
+	if _, _, err := CorpusPersons(o); !errors.Is(err, trace.ErrNoPerson) {
 		t.Errorf("Data/000/Trajectory as a corpus: %v, want ErrNoPerson", err)
 	}
 
@@ -129,7 +129,7 @@ func TestCorpusPersons(t *testing.T) {
 		t.Errorf("a refused corpus wrote %s: %v", o.Out, err)
 	}
 	os.Remove(filepath.Join(loose, "b.plt"))
-	if ps, err := CorpusPersons(o); err != nil || !reflect.DeepEqual(ps, []trace.PersonCount{{UID: "ann", Files: 1, Points: 10}, {UID: "u1", Files: 1, Points: 40}}) {
+	if ps, _, err := CorpusPersons(o); err != nil || !reflect.DeepEqual(ps, []trace.PersonCount{{UID: "ann", Files: 1, Points: 10}, {UID: "u1", Files: 1, Points: 40}}) {
 		t.Errorf("a CSV of uids in the corpus: %+v, %v", ps, err)
 	}
 	// A uid names one person, never a corpus's.

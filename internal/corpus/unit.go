@@ -33,17 +33,20 @@ type FileScan struct {
 	// NoPerson says that the person rule gives the file no person
 	// (trace.ErrNoPerson): a release refuses to run (Refused).
 	NoPerson bool `json:"no_person,omitempty"`
+	// Merged are the uids of the file's data released as part of another
+	// person by the person rule (trace.Report.Merged).
+	Merged []trace.Merge `json:"merged_uids,omitempty"`
 }
 
 // ScanFile reads the file at path with ro and counts the points of each
 // person in it, by the person rule when ro.Root is set (trace.PersonRule).
 // A file that cannot be read gives a FileScan with Err set.
 func ScanFile(path string, ro trace.ReadOptions) FileScan {
-	traces, _, err := trace.ReadFile(path, ro)
+	traces, rep, err := trace.ReadFile(path, ro)
 	if err != nil {
 		return FileScan{Path: path, Err: err.Error(), NoPerson: errors.Is(err, trace.ErrNoPerson)}
 	}
-	s := FileScan{Path: path}
+	s := FileScan{Path: path, Merged: rep.Merged}
 	by := map[string]int{}
 	for _, t := range Attribute(path, traces) {
 		by[t.UID] += t.Len()
