@@ -125,14 +125,22 @@ func (p *Persons) Assign(path string, traces []*Trace) ([]Merge, error) {
 		// A corpus file of many persons keeps its data's uids.
 		return nil, nil
 	}
+	return OnePerson(person, path, traces), nil
+}
+
+// OnePerson gives every trace the person uid, in place, and returns the
+// merges made (file names the input): the person rule for an input that
+// is one person and not read from a path, such as an upload to the
+// service, which is the person of its token.
+func OnePerson(uid, file string, traces []*Trace) []Merge {
 	var merged []Merge
 	for _, t := range traces {
-		if t.UID != "" && t.UID != person && !slices.ContainsFunc(merged, func(m Merge) bool { return m.DataUID == t.UID }) {
-			merged = append(merged, Merge{File: path, DataUID: t.UID, Person: person})
+		if t.UID != "" && t.UID != uid && !slices.ContainsFunc(merged, func(m Merge) bool { return m.DataUID == t.UID }) {
+			merged = append(merged, Merge{File: file, DataUID: t.UID, Person: uid})
 		}
-		t.UID = person
+		t.UID = uid
 	}
-	return merged, nil
+	return merged
 }
 
 // person is the one person of the file at path, or "" for a corpus file

@@ -134,8 +134,8 @@ func TestGeoLifeCorpus(t *testing.T) {
 	prior := filepath.Join("..", "..", "internal", "sample", "prior.json")
 	// The bundled prior was fitted on users 001-007: their files need
 	// --allow-prior-overlap, and their certificates say not covered.
-	san := func(in, out string) map[string]any {
-		v := runJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--allow-prior-overlap")
+	san := func(in, out string, more ...string) map[string]any {
+		v := runJSON(t, append([]string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--allow-prior-overlap"}, more...)...)
 		held := strings.Contains(filepath.ToSlash(in), "/000")
 		if cov, ok := v["prior_coverage"].(string); ok && held != (cov == sanitize.PriorIndependent) { // a file's certificate (a directory prints its manifest)
 			t.Errorf("sanitize %s: prior coverage %q", in, cov)
@@ -178,7 +178,11 @@ func TestGeoLifeCorpus(t *testing.T) {
 	}
 	for _, u := range append(users, geolifeDir) {
 		out := filepath.Join(tmp, "corpus-"+filepath.Base(u))
-		v := san(u, out)
+		var more []string
+		if u == geolifeDir {
+			more = []string{"--corpus"}
+		}
+		v := san(u, out, more...)
 		if n, want := len(v["persons"].([]any)), len(users); u == geolifeDir && n != want || u != geolifeDir && n != 1 {
 			t.Errorf("sanitize --in %s: %d people", u, n)
 		}

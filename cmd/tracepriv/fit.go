@@ -229,6 +229,7 @@ file, and over existing files only with --force.`,
 		f.IntVar(&opt.Workers, "workers", 0, "windows fitted in parallel (default: all cores)")
 		f.BoolVar(&opt.PaperWindows, "paper-windows", false, "cut as the authors' code: only the first window of each trace (for reproducing the paper)")
 		rf.add(cmd)
+		rf.addCorpus(cmd.Flags(), "the persons label the fitted windows (give each person's folder as an --in, or the corpus with --corpus)")
 		return cmd
 	})
 }

@@ -233,7 +233,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 		f.StringVar(&method, "method", string(sanitize.PathAuto), "computation path: auto, dense (O(n^3), exact designs) or linear (O(n), state-space noise)")
 		f.StringVar(&noiseOut, "noise-out", "", "write the per-dimension noise covariance (CSV matrix, input order; one person, <= 5,000 points)")
 		f.Float64Var(&delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificate")
-			rf.add(cmd)
+		rf.add(cmd)
 		rf.addCorpus(f, "with --in DIR, --out DIR mirrors it")
 		led.add(f, "CIP epsilon at --lambda within --radius")
 		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
