@@ -146,7 +146,7 @@ file, and over existing files only with --force.`,
 				var traces []*trace.Trace
 				bar := env.Progress(len(files), "reading")
 				// The directories as given, so that the one person rule
-				// (trace.PersonDir) sees the corpus root.
+				// (trace.PersonRule) sees each input, a corpus with --corpus.
 				irep, err := rf.readEach(ins, func(_ string, ts []*trace.Trace) {
 					traces = append(traces, ts...)
 					bar.Add(1)
