@@ -67,6 +67,12 @@ may be repeated. Use a corpus separate from the traces the prior will protect:
 the prior records the corpus's fingerprints, and sanitize refuses to release a
 person it was fitted on.
 
+Who the persons are follows the one person rule (docs/input.md): each --in is
+one person unless --corpus declares it a corpus (each immediate child folder,
+or each uid of a file's uid column, one person; --in Data --corpus on GeoLife
+gives one person per <uid>). The prior is fitted on every window of every
+person either way; the persons label the windows in the report.
+
 Dirty rows are repaired or skipped as docs/input.md says, and a file that
 cannot be read at all is skipped, so that one bad file does not stop a run
 over a corpus; both are reported on stderr and in --json (skipped_rows,
