@@ -274,3 +274,22 @@ func (r *personReader) Next() (*Trace, error) {
 	}
 	return t, err
 }
+
+// ChildFolders returns, sorted, the immediate child folders of the
+// directory in that hold any of files (paths under in, as Files lists
+// them): the persons the input would be as a corpus. A command reading in
+// as one person can say so when there are several.
+func ChildFolders(in string, files []string) []string {
+	var out []string
+	for _, f := range files {
+		rel, err := filepath.Rel(in, f)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) > 1 && !slices.Contains(out, parts[0]) {
+			out = append(out, parts[0])
+		}
+	}
+	slices.Sort(out)
+	return out
+}

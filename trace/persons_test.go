@@ -119,6 +119,14 @@ func TestPersonRule(t *testing.T) {
 	}
 }
 
+// TestChildFolders lists the folders a corpus would make persons of.
+func TestChildFolders(t *testing.T) {
+	got := ChildFolders("d", []string{"d/b/x.plt", "d/a/1/y.plt", "d/z.plt", "d/b/w.plt", "e/c/v.plt"})
+	if strings.Join(got, ",") != "a,b" {
+		t.Errorf("ChildFolders = %v, want a,b", got)
+	}
+}
+
 // TestInputName names one person's directory.
 func TestInputName(t *testing.T) {
 	for in, want := range map[string]string{

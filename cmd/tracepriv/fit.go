@@ -162,6 +162,9 @@ file, and over existing files only with --force.`,
 					return fmt.Errorf("fit: %w", err)
 				}
 				reportSkipped(env, irep)
+				// The prior records its persons, and sanitize refuses a
+				// person it was fitted on: say when folders were merged.
+				hintCorpus(env, &rf, ins...)
 				res.Deduplicated, res.SkippedRecords, res.InputSummary = irep.Deduplicated, irep.Skipped, irep.Summary()
 
 				// Zero options mean the library's defaults for the mode; a

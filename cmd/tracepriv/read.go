@@ -302,6 +302,32 @@ func writeMerged(w io.Writer, merged []trace.Merge) {
 	fmt.Fprintln(w, "  An input is one person unless declared a corpus, and a corpus's child folder is one person whatever its data says: merging costs accuracy, never privacy. To release each uid of a file as a person, give --corpus (see docs/input.md).")
 }
 
+// hintCorpus warns, for each directory of ins read as one person, that
+// holds several child folders of trace files, that --corpus would make
+// each a person (nothing with --corpus or --quiet).
+func hintCorpus(env *cli.Env, rf *readFlags, ins ...string) {
+	if rf.corpus || env.Quiet {
+		return
+	}
+	for _, in := range ins {
+		if st, err := os.Stat(in); err != nil || !st.IsDir() {
+			continue
+		}
+		files, _, err := trace.Files(in)
+		if err != nil {
+			continue
+		}
+		if dirs := trace.ChildFolders(in, files); len(dirs) > 1 {
+			ex := strings.Join(dirs[:min(len(dirs), maxShown)], ", ")
+			if len(dirs) > maxShown {
+				ex += ", ..."
+			}
+			fmt.Fprintf(env.Stderr, "tracepriv: input: %s is read as one person, %q, with its %d folders (%s); if they are different people, give --corpus to make each folder a person (docs/input.md)\n",
+				in, trace.InputName(in), len(dirs), ex)
+		}
+	}
+}
+
 // reportPersons prints on stderr who the persons of a release are, with
 // their files and points, before anything is drawn (nothing with
 // --quiet; --json output and manifests list them).

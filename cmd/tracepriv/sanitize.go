@@ -392,6 +392,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 		writeMerged(env.Stderr, merged)
 	}
 	reportPersons(env, persons)
+	hintCorpus(env, rf, in)
 	var release string
 	if lf != nil {
 		// Charge only a release that will run: the checks Corpus makes
