@@ -440,7 +440,11 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 		return err
 	}
 	if len(m.Failed) > 0 {
-		return fmt.Errorf("sanitize: %d files or groups of people could not be released (listed in %s/%s); the rest was", len(m.Failed), out, sanitize.ManifestName)
+		hint := ""
+		if opt.OnePerson {
+			hint = fmt.Sprintf("\n(--in %s is one person; if its files are different people's, give --corpus: docs/input.md)", in)
+		}
+		return fmt.Errorf("sanitize: %d files or groups of people could not be released (listed in %s/%s); the rest was%s", len(m.Failed), out, sanitize.ManifestName, hint)
 	}
 	return nil
 }
