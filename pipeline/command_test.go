@@ -40,14 +40,14 @@ func runBinary(t *testing.T, args ...string) (stdout, stderr string) {
 }
 
 // TestCommandSanitize runs the issue's interface, `tracepriv-pipeline
-// sanitize --input GLOB --output DIR --prior P --epsilon E --lambda L
+// sanitize --input GLOB --corpus --output DIR --prior P --epsilon E --lambda L
 // --radius M --seed N --runner prism`, and finds the single machine's
 // seeded release, manifest.json included (but for its timing).
 func TestCommandSanitize(t *testing.T) {
 	root := geolife(t)
 	want, m := singleGeoLife(t)
 	out := filepath.Join(t.TempDir(), "released")
-	stdout, stderr := runBinary(t, "sanitize", "--input", filepath.Join(root, "**", "*.plt"), "--output", out,
+	stdout, stderr := runBinary(t, "sanitize", "--input", filepath.Join(root, "**", "*.plt"), "--corpus", "--output", out,
 		"--prior", filepath.Join("..", "internal", "sample", "prior.json"),
 		"--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "11", "--runner", "prism", "--allow-prior-overlap")
 	if n := sameRelease(t, want, out); n != m.Files {

@@ -90,6 +90,8 @@ func ExampleSanitize() {
 	res, err := pipeline.Sanitize(context.Background(), pipeline.SanitizeOptions{
 		Input: "../internal/sample/*/*.plt", Output: filepath.Join(out, "released"),
 		SanitizeParams: pipeline.SanitizeParams{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100},
+		// Each folder of the sample is one person.
+		Reading: pipeline.Reading{AsCorpus: true},
 	})
 	if err != nil {
 		panic(err)

@@ -413,6 +413,14 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 		return nil, err
 	}
 	c := fitConfig{FitParams: o.FitParams, Reading: o.Reading, Output: out}
+	// The person rule names persons from the pattern's root.
+	root, err := GlobRoot(o.Input)
+	if err != nil {
+		return nil, err
+	}
+	if c.InputRoot, err = filepath.Abs(root); err != nil {
+		return nil, err
+	}
 	c.Corpus = o.Options().Corpus
 	if o.Report != "" {
 		if c.Report, err = filepath.Abs(o.Report); err != nil {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -26,9 +27,23 @@ type Reading struct {
 	// Strict makes a bad row or an unreadable file an error instead of
 	// skipping it.
 	Strict bool
-	// UID names the person of traces whose format has none (default for
-	// PLT: the GeoLife user directory).
+	// UID names the one person of an input that is not a corpus
+	// (trace.PersonRule; default: the input's name, GeoLife's <uid> for
+	// Data/<uid>/Trajectory). It must be empty with AsCorpus.
 	UID string
+	// AsCorpus declares the input a corpus (tracepriv's --corpus): each
+	// immediate child folder of InputRoot is one person, with everything
+	// below it, and a file directly in it one person per uid of its uid
+	// field (a file there without one refuses the job). Without it the
+	// whole input is one person. The trajectory-database job (Release)
+	// always reads a corpus.
+	AsCorpus bool
+	// InputRoot is the input the files were matched under, which the
+	// person rule names persons from: the jobs set it to the pattern's
+	// root (GlobRoot). Empty (ReadTraces over files of no declared input),
+	// each file is read alone: its data's uids, else its GeoLife user or
+	// folder (trace.UserDir).
+	InputRoot string
 	// TZ is the IANA time zone of PLT local times and zone-less CSV times
 	// (default UTC).
 	TZ string
@@ -39,7 +54,10 @@ type Reading struct {
 // options returns the trace.ReadOptions of r; on a worker, for the time
 // zone is loaded there.
 func (r Reading) options() (trace.ReadOptions, error) {
-	ro := trace.ReadOptions{UID: r.UID, Strict: r.Strict, Format: r.Format}
+	ro := trace.ReadOptions{UID: r.UID, Strict: r.Strict, Format: r.Format, Root: r.InputRoot, Corpus: r.AsCorpus}
+	if r.AsCorpus && r.UID != "" {
+		return ro, fmt.Errorf("uid %q names the one person of an input that is not a corpus; a corpus names its persons by folder or uid field: give one of them", r.UID)
+	}
 	if r.TZ != "" {
 		loc, err := time.LoadLocation(r.TZ)
 		if err != nil {
@@ -57,9 +75,9 @@ func init() {
 
 // ReadTraces reads trace files, a PCollection<string> of their paths (as
 // Match lists them), into a PCollection<trace.Trace>, spread over the
-// workers. Traces without a uid in their data are attributed to the
-// person of their file's folder, as a corpus release attributes them
-// (sanitize.Manifest.UIDRule). Dirty rows are repaired or skipped by the
+// workers. Each trace's person is the person rule's (trace.PersonRule)
+// over r.InputRoot, a corpus if r.AsCorpus, as a corpus release names
+// them (sanitize.Manifest.UIDRule). Dirty rows are repaired or skipped by the
 // one rule of package trace (docs/input.md) and counted ("skipped_rows");
 // a file that cannot be read is skipped and counted ("unreadable_files"),
 // or with r.Strict fails the pipeline. ReadTraces panics if r is invalid
@@ -105,11 +123,14 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(trac
 // readFile reads the trace file at path in a DoFn, as every pipeline
 // reads its files. A file that cannot be read is counted in unreadable and
 // logged to the runner, and ok is false; with ro.Strict it is also the
-// step's error. The rows reading skipped or merged are counted in skipped.
+// step's error, as is a file the person rule gives no person
+// (trace.ErrNoPerson) in any mode. The rows reading skipped or merged are counted in skipped.
 func readFile(ctx context.Context, path string, ro trace.ReadOptions, unreadable, skipped beam.Counter) (traces []*trace.Trace, ok bool, err error) {
 	ts, rep, err := trace.ReadFile(path, ro)
 	if err != nil {
-		if ro.Strict {
+		if ro.Strict || errors.Is(err, trace.ErrNoPerson) {
+			// A file of no person is never skipped: its traces would
+			// be nobody's, or guessed.
 			return nil, false, stageError("%s: %v", path, err)
 		}
 		unreadable.Inc(ctx, 1)

@@ -75,7 +75,7 @@ func copyGeoLife(t *testing.T, files ...string) string {
 
 // testOptions are the release options of the comparisons.
 func testOptions(in, out string, seed uint64) SanitizeOptions {
-	return SanitizeOptions{Input: in, Output: out, SanitizeParams: testParams(seed)}
+	return SanitizeOptions{Input: in, Output: out, SanitizeParams: testParams(seed), Reading: Reading{AsCorpus: true}}
 }
 
 // testParams are the release parameters of the comparisons.
@@ -343,7 +343,7 @@ func TestFitGeoLife(t *testing.T) {
 		t.Fatalf("reading: %v; skipped %d files", err, len(rep.SkippedFiles))
 	}
 	dir := t.TempDir()
-	o := FitOptions{Input: glob, Output: filepath.Join(dir, "prior.json"), Report: filepath.Join(dir, "report.json"), FitParams: FitParams{Family: [2]float64{0.2, 0.8}}}
+	o := FitOptions{Input: glob, Output: filepath.Join(dir, "prior.json"), Report: filepath.Join(dir, "report.json"), FitParams: FitParams{Family: [2]float64{0.2, 0.8}}, Reading: Reading{AsCorpus: true}}
 	want, wantRep, err := prior.Fit(traces, o.Options())
 	if err != nil {
 		t.Fatal(err)

@@ -169,9 +169,6 @@ func (f *mapFn) ProcessElement(ctx context.Context, path string, emit func(strin
 	}
 	for _, t := range ts {
 		if t.UID == "" {
-			t.UID = trace.UserDir(path)
-		}
-		if t.UID == "" {
 			return stageError("%s: trace %q has no uid and its directory names no person (put each person's files in a directory named after them)", path, t.Name)
 		}
 	}
@@ -450,6 +447,12 @@ func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
 	if c.Root, err = filepath.Abs(root); err != nil {
 		return nil, err
 	}
+	// A database is a corpus of persons (trajdb.FromFiles), named by the
+	// person rule from the pattern's root.
+	if c.UID != "" {
+		return nil, fmt.Errorf("uid %q: a database is a corpus of persons, named by their folders or a uid field; a uid names one person", c.UID)
+	}
+	c.InputRoot, c.AsCorpus = c.Root, true
 	if c.Out, err = filepath.Abs(o.Output); err != nil {
 		return nil, err
 	}

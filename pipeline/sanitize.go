@@ -328,6 +328,11 @@ func (f *groupFn) ProcessElement(_ []byte, scans func(*corpus.FileScan) bool, em
 		all = append(all, s)
 		s = corpus.FileScan{}
 	}
+	// A file the person rule gives no person refuses the job before
+	// anything is drawn.
+	if err := corpus.Refused(f.Cfg.Root, all); err != nil {
+		return stageError("%v", err)
+	}
 	units, fails := corpus.GroupUnits(f.Cfg.Root, all)
 	for _, fl := range fails {
 		failed(fl)
@@ -450,6 +455,9 @@ func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored fun
 	}
 	sortWalkOrder(ig)
 	m := corpus.NewManifest(header(opt), f.Cfg.Root, n, ig)
+	if ro, err := f.Cfg.Reading.options(); err == nil {
+		m.UIDRule = corpus.Rule(ro)
+	}
 	var r corpus.UnitRelease
 	for rels(&r) {
 		m.Add(&r)
@@ -533,6 +541,8 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	if c.Root, c.Out, err = corpus.CheckDirs(root, o.Output); err != nil {
 		return nil, err
 	}
+	// The person rule names persons from the pattern's root.
+	c.InputRoot = c.Root
 	for _, name := range []string{corpus.ManifestName, corpus.JournalName} {
 		if fileExists(filepath.Join(c.Out, name)) {
 			return nil, &sanitize.ParamError{Name: "out", Value: o.Output, Why: "holds a release already (" + name + "); write a new release to a new directory"}

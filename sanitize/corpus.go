@@ -37,8 +37,23 @@ type CorpusOptions struct {
 	// and Out the output directory, mirrored: each input file's sanitised
 	// traces go to the same relative path under Out, in the same format.
 	In, Out string
-	// Read says how files are read; Lenient is advised for real data.
+	// Read says how files are read (lenient by default, as advised for
+	// real data). Corpus sets Read.Root to In and Read.Corpus to
+	// !OnePerson: who the persons are is the person rule's
+	// (trace.PersonRule), not the caller's.
 	Read trace.ReadOptions
+	// OnePerson declares In one person's directory rather than a corpus:
+	// every file below it, at any depth, is the one person Read.UID (else
+	// trace.InputName(In)), released jointly under one certificate.
+	// Otherwise (calling Corpus declares a corpus) each immediate child
+	// folder of In, or each uid of a file directly in In, is one person,
+	// and a file directly in In without a uid field refuses the run
+	// (trace.ErrNoPerson).
+	OnePerson bool
+	// Persons, if set, is told who the persons are, with their files and
+	// points, before anything is drawn or written; an error it returns
+	// ends the run with nothing written.
+	Persons func([]trace.PersonCount) error
 	// Workers is the number of groups of people released in parallel;
 	// zero means GOMAXPROCS.
 	Workers int
@@ -56,8 +71,8 @@ func (o Options) Check() error { return o.check() }
 
 // Check reports the first option that cannot give a corpus release, as
 // Corpus would: those of Release, listed secrets (a corpus release
-// protects every point), and an output directory that is the input
-// directory or inside it.
+// protects every point), an output directory that is the input
+// directory or inside it, and a uid naming the persons of a corpus.
 func (o CorpusOptions) Check() error {
 	if o.Secrets != nil {
 		return &ParamError{Name: "secrets", Value: len(o.Secrets), Why: "listed secrets are per trace; a corpus release protects every point"}
@@ -65,8 +80,13 @@ func (o CorpusOptions) Check() error {
 	if err := o.Options.check(); err != nil {
 		return err
 	}
-	_, _, err := corpus.CheckDirs(o.In, o.Out)
-	return err
+	if _, _, err := corpus.CheckDirs(o.In, o.Out); err != nil {
+		return err
+	}
+	if !o.OnePerson && o.Read.UID != "" {
+		return &ParamError{Name: "uid", Value: o.Read.UID, Why: "names the one person of an input that is not a corpus; a corpus names its persons by folder or uid field (set OnePerson, or drop the uid)"}
+	}
+	return nil
 }
 
 // Manifest indexes a corpus release. It is written last, as manifest.json.
@@ -101,7 +121,8 @@ type Manifest struct {
 	// Resumed counts the units a previous, interrupted run had finished.
 	Resumed int     `json:"resumed_units"`
 	Seconds float64 `json:"seconds"`
-	// UIDRule says how traces without a user id were attributed.
+	// UIDRule states the person rule the release followed
+	// (trace.PersonRule): a corpus, or one person's directory.
 	UIDRule string `json:"uid_rule"`
 }
 
@@ -138,6 +159,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
+	opt.Read = opt.personRead()
 	key, err := optionsKey(opt)
 	if err != nil {
 		return nil, err
@@ -151,7 +173,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 		ropt.Source = noise.Secure()
 	}
 	cm, err := corpus.Run(corpus.Config[*Certificate]{
-		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key,
+		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key, Persons: opt.Persons,
 		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: ropt.Source},
 		Sanitizer: corpus.Sanitizer[*Certificate]{Release: func(ts []*trace.Trace) ([]*trace.Trace, *Certificate, error) { return Release(ts, ropt) }, WriteCertificate: WriteCertificate, CertificateSuffix: CertificateSuffix},
 	})
@@ -168,6 +190,40 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 		return nil, fmt.Errorf("sanitize: manifest: %w", err)
 	}
 	return &m, nil
+}
+
+// personRead returns the read options of a corpus release: the person
+// rule over In, a corpus unless OnePerson.
+func (o CorpusOptions) personRead() trace.ReadOptions {
+	ro := o.Read
+	ro.Root, ro.Corpus = o.In, !o.OnePerson
+	return ro
+}
+
+// CorpusPersons lists who the persons of a corpus release with opt are,
+// with their files and points, as Corpus would release them, and the uids
+// of the data the person rule merged into another person, without
+// releasing or writing anything: a caller can show them, or check a
+// budget, before committing to the release. Files the person rule gives
+// no person refuse it, as they refuse Corpus (trace.ErrNoPerson).
+func CorpusPersons(opt CorpusOptions) ([]trace.PersonCount, []trace.Merge, error) {
+	if err := opt.Check(); err != nil {
+		return nil, nil, err
+	}
+	ro := opt.personRead()
+	files, _, err := trace.Files(opt.In)
+	if err != nil {
+		return nil, nil, err
+	}
+	scans := corpus.ScanFiles(files, ro, opt.Workers)
+	if err := corpus.Refused(opt.In, scans); err != nil {
+		return nil, nil, err
+	}
+	var merged []trace.Merge
+	for _, s := range scans {
+		merged = append(merged, s.Merged...)
+	}
+	return corpus.Census(scans), merged, nil
 }
 
 // optionsKey identifies the options that shape a release; resuming with

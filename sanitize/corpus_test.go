@@ -16,8 +16,9 @@ import (
 )
 
 // writeCorpus lays out a small corpus: GeoLife-style user directories (one
-// user's trace split over two files), a CSV holding two people, and a file
-// that is not a trace.
+// user's trace split over two files), a CSV of two people directly in the
+// corpus directory (a file in a person's folder would be that person's),
+// and a file that is not a trace.
 func writeCorpus(t *testing.T) string {
 	t.Helper()
 	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{})
@@ -44,7 +45,7 @@ func writeCorpus(t *testing.T) string {
 	write("000/Trajectory/a.plt", trace.PLT, part("", 0, 100))
 	write("000/Trajectory/b.plt", trace.PLT, part("", 110, 200))
 	write("001/c.plt", trace.PLT, part("", 0, 150))
-	write("flat/people.csv", trace.CSV, part("alice", 0, 80), part("bob", 50, 160))
+	write("people.csv", trace.CSV, part("alice", 0, 80), part("bob", 50, 160))
 	os.WriteFile(filepath.Join(dir, "README.txt"), []byte("not a trace\n"), 0o644)
 	return dir
 }
@@ -80,7 +81,7 @@ func TestCorpus(t *testing.T) {
 	if len(byUID) != 4 || byUID["000"].Points != 190 || len(byUID["000"].Files) != 2 || byUID["alice"].Points != 80 || byUID["bob"].Points != 110 {
 		t.Fatalf("people %+v", m.Persons)
 	}
-	for _, rel := range []string{"000/Trajectory/a.plt", "000/Trajectory/b.plt", "001/c.plt", "flat/people.csv", ManifestName, byUID["000"].Certificate} {
+	for _, rel := range []string{"000/Trajectory/a.plt", "000/Trajectory/b.plt", "001/c.plt", "people.csv", ManifestName, byUID["000"].Certificate} {
 		if _, err := os.Stat(filepath.Join(out, rel)); err != nil {
 			t.Error(err)
 		}
@@ -112,7 +113,7 @@ func TestCorpus(t *testing.T) {
 	}
 
 	// Interrupted: an output is gone; the rerun redoes that group only.
-	before, _ := os.ReadFile(filepath.Join(out, "flat/people.csv"))
+	before, _ := os.ReadFile(filepath.Join(out, "people.csv"))
 	if err := os.Remove(filepath.Join(out, "001/c.plt")); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestCorpus(t *testing.T) {
 	if m2.Resumed != 2 || len(m2.Persons) != 4 {
 		t.Errorf("resumed %d groups, %d people; want 2 of 3 groups resumed", m2.Resumed, len(m2.Persons))
 	}
-	if after, _ := os.ReadFile(filepath.Join(out, "flat/people.csv")); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(filepath.Join(out, "people.csv")); !bytes.Equal(before, after) {
 		t.Error("a finished group was released again")
 	}
 	if _, err := os.Stat(filepath.Join(out, "001/c.plt")); err != nil {

@@ -121,7 +121,6 @@ func readUpload(body []byte, f trace.Format, uid string) ([]*trace.Trace, *trace
 			continue
 		}
 		points += t.Len()
-		t.UID = uid // every trace of the upload belongs to this person
 		if t.Name == "" {
 			t.Name = "upload"
 		}
@@ -130,6 +129,9 @@ func readUpload(body []byte, f trace.Format, uid string) ([]*trace.Trace, *trace
 	if len(traces) == 0 {
 		return nil, nil, 0, errf(http.StatusBadRequest, api.CodeBadRequest, "the %s upload holds no point (%d rows skipped)", f, rd.Report().SkippedRows())
 	}
+	// The person rule (trace.PersonRule): an upload is one person, the
+	// token's, whatever uids its data carries.
+	trace.OnePerson(uid, "upload", traces)
 	return traces, rd.Report(), points, nil
 }
 

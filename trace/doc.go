@@ -59,11 +59,16 @@
 //
 // # People, names and free text
 //
-// A trace whose data carries no user id belongs to the person of its
-// file's folder, by PersonDir's rule (a person's folder includes its
-// subfolders), in every format and whether the file is read alone or in a
-// corpus; a file with no folder to name the person (one in the current
-// directory) is the person named after the file (FileUID), and
+// Who a person is follows one rule, PersonRule, in every command and
+// package: an input (a file or a directory) is one person unless it is
+// declared a corpus, in which case each immediate child folder, or each
+// uid of a file's uid field, is one person; folders below a person never
+// make a person, and ambiguity merges (Report.Merged). ReadPaths, and
+// ReadFile with ReadOptions.Root, apply it. ReadFile alone reads a file's
+// data: a trace without a user id there is the person of the file's
+// GeoLife user folder or folder (UserDir), and a file with no folder to
+// name the person (one in the current directory) is the person named
+// after the file (FileUID), and
 // Report.UIDFromFile says so. Free-text metadata is never read: GPX
 // names, descriptions, comments, authors, links and keywords, PLT's track
 // description and a GeoJSON line feature's properties other than the uid

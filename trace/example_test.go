@@ -67,3 +67,29 @@ func ExampleTrace_SegmentBySpeed() {
 	// Output:
 	// 12 points, 21 m, median speed 0.3 m/s
 }
+
+// Who a person is: an input is one person unless it is declared a corpus.
+// The same folder read both ways: as one person's directory (every file
+// below it, at any depth, is theirs) and as a corpus (each child folder is
+// a person).
+func ExamplePersonRule() {
+	persons := func(rule trace.PersonRule) map[string]int {
+		n := map[string]int{}
+		_, _, err := trace.ReadPaths([]string{"testdata/plt"}, trace.ReadOptions{Corpus: rule.Corpus, UID: rule.UID}, func(_ string, ts []*trace.Trace) {
+			for _, t := range ts {
+				n[t.UID]++
+			}
+		})
+		if err != nil {
+			log.Fatal(err)
+		}
+		return n
+	}
+	fmt.Println("one person:", persons(trace.PersonRule{}))
+	fmt.Println("named:", persons(trace.PersonRule{UID: "ana"}))
+	fmt.Println("a corpus:", persons(trace.PersonRule{Corpus: true}))
+	// Output:
+	// one person: map[plt:1]
+	// named: map[ana:1]
+	// a corpus: map[synth-1:1]
+}

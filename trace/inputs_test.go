@@ -167,7 +167,8 @@ func TestGeoLifeAllRead(t *testing.T) {
 		}
 		lines += bytes.Count(b, []byte("\n")) - pltHeaderLines
 	}
-	rep, err := ReadFiles(files, ReadOptions{Strict: true, Root: geolifeDir}, func(path string, ts []*Trace) {
+	// The folder of users 000-007 is a corpus: one person per folder.
+	rep, err := ReadFiles(files, ReadOptions{Strict: true, Root: geolifeDir, Corpus: true}, func(path string, ts []*Trace) {
 		if len(ts) != 1 || ts[0].Len() == 0 || ts[0].UID != filepath.Base(filepath.Dir(path)) {
 			t.Errorf("%s: %d traces, uid %q", path, len(ts), ts[0].UID)
 		}
@@ -297,11 +298,12 @@ func symlink(t testing.TB, target, link string) {
 	}
 }
 
-// persons reads paths with ReadPaths and counts points per person.
+// persons reads paths with ReadPaths, each declared a corpus, and counts
+// points per person.
 func persons(t testing.TB, paths ...string) map[string]int {
 	t.Helper()
 	got := map[string]int{}
-	_, rep, err := ReadPaths(paths, ReadOptions{Strict: true}, func(_ string, ts []*Trace) {
+	_, rep, err := ReadPaths(paths, ReadOptions{Strict: true, Corpus: true}, func(_ string, ts []*Trace) {
 		for _, tr := range ts {
 			got[tr.UID] += tr.Len()
 		}
@@ -462,7 +464,11 @@ func TestUIDFromFileName(t *testing.T) {
 		{"dan/ride.gpx", ReadOptions{}, []string{"dan"}, ""},
 		{"dan/day.2.geojson", ReadOptions{}, []string{"dan"}, ""},
 		{filepath.Join(dir, "ride.gpx"), ReadOptions{}, []string{filepath.Base(dir)}, ""},
-		{"dan/ride.gpx", ReadOptions{Root: "."}, []string{"dan"}, ""},
+		// Read as a file of a corpus, the first folder is the person;
+		// read as a file of one person's directory, the directory is.
+		{"dan/ride.gpx", ReadOptions{Root: ".", Corpus: true}, []string{"dan"}, ""},
+		{"dan/ride.gpx", ReadOptions{Root: "."}, []string{filepath.Base(dir)}, ""},
+		{"dan/run.csv", ReadOptions{Root: "dan"}, []string{"dan", "dan"}, ""},
 		{"000/Trajectory/sub/x.plt", ReadOptions{}, []string{"000"}, ""},
 		{"ride.gpx", ReadOptions{UID: "carol"}, []string{"carol"}, ""},
 	} {

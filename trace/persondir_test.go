@@ -67,7 +67,7 @@ func TestReadFileNestedPerson(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := map[string]int{}
-		_, err = ReadFiles(files, ReadOptions{Root: root}, func(path string, ts []*Trace) {
+		_, err = ReadFiles(files, ReadOptions{Root: root, Corpus: true}, func(path string, ts []*Trace) {
 			for _, tr := range ts {
 				got[tr.UID]++
 			}

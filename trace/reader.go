@@ -63,11 +63,17 @@ type ReadOptions struct {
 	// (repeated or backwards times) still apply across the split. Other
 	// formats ignore it.
 	Chunk int
-	// Root, if set, is the directory the file was found under (a corpus):
-	// ReadFile then gives traces without a user id in their data, of any
-	// format, the person PersonDir(Root, path), so that a person's
-	// subfolders stay that person's. NewReader ignores it.
+	// Root, if set, is the input the file was found under (a directory,
+	// or the file itself): ReadFile then gives every trace its person by
+	// the one person rule, PersonRule{Corpus, UID}.Of(Root), so that a
+	// person's subfolders stay that person's and a directory is one person
+	// unless declared a corpus. ReadPaths sets it to each path it reads.
+	// NewReader ignores it.
 	Root string
+	// Corpus declares Root a corpus (PersonRule.Corpus): each immediate
+	// child folder, or each value of a file's uid field, is one person.
+	// Without Root it has no effect.
+	Corpus bool
 }
 
 func (o ReadOptions) loc() *time.Location {
@@ -139,17 +145,19 @@ func ReadAll(r Reader) ([]*Trace, error) {
 
 // ReadFile reads every trace in the file at path, in the format given by
 // opt.Format or else by the extension. Traces are named after the file
-// (its name without extension; Trace.Name). Traces whose data carries no
-// user id take opt.UID or else, in every format, the person of the file's
-// folder, PersonDir(opt.Root, path): with opt.Root set (a file of a corpus
-// found under Root) the folder below Root, and without it GeoLife's user
-// folder (".../000/Trajectory/x.plt", ".../000/Trajectory/sub/x.plt") or
-// the folder holding the file (".../000/x.csv" gives "000"), so that a
-// file names the same person read alone as in its corpus. A trace that
-// still has no user id (a file in the current directory, named without
-// a folder) is the person named after the file, FileUID(path), and the
-// report lists the file in UIDFromFile so that the caller can say so. On
-// error the report still describes what was read.
+// (its name without extension; Trace.Name). With opt.Root set (the input
+// the file was found under, a directory or the file itself), every trace
+// gets its person by the one person rule, PersonRule{opt.Corpus,
+// opt.UID}.Of(opt.Root), and the uids it merged are in Report.Merged; a
+// file the rule gives no person is an error wrapping ErrNoPerson.
+// Without Root, ReadFile reads the file's data as it is: traces whose
+// data carries no user id take opt.UID or else the file's GeoLife user
+// folder (".../000/Trajectory/x.plt") or the folder holding it
+// (".../000/x.csv" gives "000"), UserDir. A trace that still has no user
+// id (a file in the current directory, named without a folder) is the
+// person named after the file, FileUID(path), and the report lists the
+// file in UIDFromFile so that the caller can say so. On error the report
+// still describes what was read.
 func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	rep := &Report{Files: 1}
 	if st, err := os.Stat(path); err != nil {
@@ -167,8 +175,16 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	if opt.Name == "" {
 		opt.Name = path
 	}
-	if opt.UID == "" {
-		opt.UID = PersonDir(opt.Root, path)
+	var persons *Persons
+	if opt.Root != "" {
+		var err error
+		if persons, err = (PersonRule{Corpus: opt.Corpus, UID: opt.UID}).Of(opt.Root); err != nil {
+			return nil, rep, err
+		}
+		// The rule sees the data's own uids.
+		opt.UID = ""
+	} else if opt.UID == "" {
+		opt.UID = UserDir(path)
 	}
 	fh, err := os.Open(path)
 	if err != nil {
@@ -187,6 +203,17 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	uid := FileUID(path)
+	if persons != nil {
+		noUID := !slices.ContainsFunc(traces, func(t *Trace) bool { return t.UID != "" })
+		merged, err := persons.Assign(path, traces)
+		if err != nil {
+			return nil, rep, err
+		}
+		rep.Merged = merged
+		if noUID && len(traces) > 0 && !persons.dir && persons.rule.UID == "" && UserDir(path) == "" {
+			rep.UIDFromFile = []FilePerson{{File: path, UID: traces[0].UID}}
+		}
+	}
 	for _, t := range traces {
 		t.Name = name
 		if t.UID == "" {
@@ -364,10 +391,10 @@ func looksGeoJSON(path string) bool {
 }
 
 // ReadPaths reads the trace files of paths (files, or directories searched
-// by Files) with ReadFiles and opt, each directory's files with opt.Root
-// set to that directory, so that traces without a user id belong to the
-// person PersonDir names (a person's subfolders included). It returns
-// the number of files found and the sum of the reports.
+// by Files) with ReadFiles and opt, each path's files with opt.Root set to
+// that path, so that every path is an input of the one person rule
+// (PersonRule): one person unless opt.Corpus declares it a corpus. It
+// returns the number of files found and the sum of the reports.
 func ReadPaths(paths []string, opt ReadOptions, fn func(path string, traces []*Trace)) (int, *Report, error) {
 	total := &Report{}
 	n := 0
@@ -378,7 +405,7 @@ func ReadPaths(paths []string, opt ReadOptions, fn func(path string, traces []*T
 		}
 		n += len(files)
 		o := opt
-		if st, err := os.Stat(p); err == nil && st.IsDir() && o.Root == "" {
+		if o.Root == "" {
 			o.Root = p
 		}
 		rep, err := ReadFiles(files, o, fn)
@@ -424,11 +451,15 @@ func ReadFiles(files []string, opt ReadOptions, fn func(path string, traces []*T
 // "<user>/Trajectory/<file>".
 const GeoLifeTrajectoryDir = "Trajectory"
 
-// PersonDir is tracepriv's one rule for the person a trace file belongs
-// to when its data carries no user id. Every command and package that
-// groups traces by person (sanitize's corpus mode, geoind sanitize, fit,
-// trajdb, the PLT reader) uses it, so that "who is a person" is the same
-// everywhere.
+// PersonDir was tracepriv's rule for the person a trace file belongs to
+// when its data carries no user id. With a root it takes the first
+// directory below root for the person whether or not root was declared a
+// corpus, so that one person's year folders became several persons each
+// charged in full.
+//
+// Deprecated: use PersonRule (ReadOptions.Root and Corpus, ReadPaths),
+// which makes an input one person unless it is declared a corpus; UserDir
+// names a lone file's person.
 //
 // A person's directory includes all its subfolders:
 //
@@ -497,7 +528,8 @@ func PersonDir(root, path string) string {
 }
 
 // UserDir returns the user named by the directory holding a trace file,
-// by PersonDir's rule without a corpus root: GeoLife's layout,
+// without a corpus root (the name PersonRule gives a lone file without a
+// uid in its data): GeoLife's layout,
 // "<user>/Trajectory/<file>" (at any depth below Trajectory) or
 // "<user>/<file>" ("" for a file in the current or root directory).
 func UserDir(path string) string { return PersonDir("", path) }

@@ -102,6 +102,10 @@ type Report struct {
 	// (ReadFile, FileUID): each such file is one person, which the user
 	// should be told (ReadOptions.UID sets the person instead).
 	UIDFromFile []FilePerson `json:"uid_from_file,omitempty"`
+	// Merged lists the uids a file's data carries that the person rule
+	// released as part of another person (PersonRule): a directory or
+	// file that is one person, or a person's folder in a corpus.
+	Merged []Merge `json:"merged_uids,omitempty"`
 
 	byReason map[Reason]int
 }
@@ -165,6 +169,9 @@ type InputSummary struct {
 	// UIDFromFile lists the files taken as one person named after the
 	// file, for want of a user id (Report.UIDFromFile).
 	UIDFromFile []FilePerson `json:"uid_from_file,omitempty"`
+	// Merged lists the uids of the data released as part of another
+	// person by the person rule (Report.Merged).
+	Merged []Merge `json:"merged_uids,omitempty"`
 }
 
 // Summary returns the InputSummary of r. A nil Report (nothing was read)
@@ -174,7 +181,7 @@ func (r *Report) Summary() InputSummary {
 	if r == nil {
 		return InputSummary{SkippedByReason: map[Reason]int{}}
 	}
-	return InputSummary{SkippedRows: r.SkippedRows(), SkippedByReason: r.ByReason(), SkippedFiles: r.SkippedFiles, UIDFromFile: r.UIDFromFile}
+	return InputSummary{SkippedRows: r.SkippedRows(), SkippedByReason: r.ByReason(), SkippedFiles: r.SkippedFiles, UIDFromFile: r.UIDFromFile, Merged: r.Merged}
 }
 
 // Examples returns the first n problems recorded for reason.
@@ -202,6 +209,7 @@ func (r *Report) Add(o *Report) {
 	r.Truncated = r.Truncated || o.Truncated
 	r.SkippedFiles = append(r.SkippedFiles, o.SkippedFiles...)
 	r.UIDFromFile = append(r.UIDFromFile, o.UIDFromFile...)
+	r.Merged = append(r.Merged, o.Merged...)
 	for k, v := range o.ByReason() {
 		r.count(k, v)
 	}

@@ -114,33 +114,36 @@ func FromTraces(u Universe, traces []*trace.Trace, opt MapOptions) (*DB, *MapRep
 
 // FromFiles reads the trace files in paths (files, or directories searched
 // by trace.Files) with trace.ReadPaths and opt, and maps them with
-// FromTraces. A trace without a uid belongs to the person trace.PersonDir
-// names (GeoLife's "<user>/Trajectory/<file>", subfolders included), as
-// tracepriv sanitize does; a trace with neither is an error. Reading is
+// FromTraces. A database is a corpus of persons, so each path is read as
+// one (trace.PersonRule with Corpus set, whatever ropt says): each
+// immediate child folder of a directory is one person, with everything
+// below it (GeoLife's Data folder gives one person per <uid>), and a file
+// directly in it, or a file given, is one person per value of its uid
+// field. A file that names no person (no uid field, directly in a path)
+// is an error, as is a uid in ropt (it would name one person). Reading is
 // lenient unless ropt.Strict: skipped rows and unreadable files are in
 // MapReport.Read.
 func FromFiles(u Universe, paths []string, ropt trace.ReadOptions, opt MapOptions) (*DB, *MapReport, error) {
+	if ropt.UID != "" {
+		return nil, nil, fmt.Errorf("trajdb: uid %q: a database is a corpus of persons, named by their folders or a uid field; a uid names one person", ropt.UID)
+	}
 	m, err := newMapper(u, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	var uidErr error
+	ropt.Corpus = true
 	nfiles, rep, err := trace.ReadPaths(paths, ropt, func(path string, traces []*trace.Trace) {
 		for _, t := range traces {
-			if t.UID == "" {
-				t.UID = trace.UserDir(path)
-			}
-			if t.UID == "" && uidErr == nil {
-				uidErr = fmt.Errorf("%s: trace %q has no uid and its directory names no person (put each person's files in a directory named after them)", path, t.Name)
-			}
 			m.add(t)
 		}
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	if uidErr != nil {
-		return nil, nil, uidErr
+	for _, f := range rep.SkippedFiles {
+		if errors.Is(f.Err, trace.ErrNoPerson) {
+			return nil, nil, fmt.Errorf("trajdb: %w", f.Err)
+		}
 	}
 	db, mrep, err := m.finish()
 	if mrep != nil {

@@ -127,7 +127,7 @@ func TestAttackCorpusRelease(t *testing.T) {
 		}
 	}
 	_, _, prior := samplePaths(t)
-	riskRunJSON(t, "sanitize", "--in", corpus, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "3")
+	riskRunJSON(t, "sanitize", "--in", corpus, "--corpus", "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "3")
 	whole := runJSON(t, "attack", "--in", out, "--truth", corpus, "--no-places")
 	p := whole["persons"].([]any)[0].(map[string]any)
 	total = int(riskNum(t, p, "certified_points"))

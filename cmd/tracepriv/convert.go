@@ -173,6 +173,7 @@ same before releasing).`,
 		f.DurationVar(&every, "every", 0, "thin each trace to one fix per period (e.g. 60s, 5m): the first fix, then each fix at least this long after the last one kept; 0 keeps every fix")
 		lf.add(cmd)
 		rf.add(cmd)
+		rf.addCorpus(cmd.Flags(), "without it every trace written carries the one person's uid")
 		return cmd
 	})
 }

@@ -135,8 +135,8 @@ func TestGeoLifeCorpus(t *testing.T) {
 	// GeoLife users it was fitted on (001-007): their files need
 	// --allow-prior-overlap, and their certificates cover no class.
 	prior := bundledPriorWithIndex(t)
-	san := func(in, out string) map[string]any {
-		v := runJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--allow-prior-overlap")
+	san := func(in, out string, more ...string) map[string]any {
+		v := runJSON(t, append([]string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--allow-prior-overlap"}, more...)...)
 		held := strings.Contains(filepath.ToSlash(in), "/000")
 		if cov, ok := v["prior_coverage"].(string); ok { // a file's certificate (a directory prints its manifest)
 			route := v["secret_classes"].(map[string]any)["route"].(map[string]any)["covered"].(bool)
@@ -182,7 +182,11 @@ func TestGeoLifeCorpus(t *testing.T) {
 	}
 	for _, u := range append(users, geolifeDir) {
 		out := filepath.Join(tmp, "corpus-"+filepath.Base(u))
-		v := san(u, out)
+		var more []string
+		if u == geolifeDir {
+			more = []string{"--corpus"}
+		}
+		v := san(u, out, more...)
 		if n, want := len(v["persons"].([]any)), len(users); u == geolifeDir && n != want || u != geolifeDir && n != 1 {
 			t.Errorf("sanitize --in %s: %d people", u, n)
 		}

@@ -74,6 +74,12 @@ fix of the corpus (mode 0600; keep it private, never publish it), and sanitize
 refuses to release a trace that shares a fix with the corpus (docs/fit.md).
 PRIOR.json itself holds nothing of any one trace.
 
+Who the persons are follows the one person rule (docs/input.md): each --in is
+one person unless --corpus declares it a corpus (each immediate child folder,
+or each uid of a file's uid column, one person; --in Data --corpus on GeoLife
+gives one person per <uid>). The prior is fitted on every window of every
+person either way; the persons label the windows in the report.
+
 Dirty rows are repaired or skipped as docs/input.md says, and a file that
 cannot be read at all is skipped, so that one bad file does not stop a run
 over a corpus; both are reported on stderr and in --json (skipped_rows,
@@ -159,7 +165,7 @@ file, and over existing files only with --force.`,
 				var traces []*trace.Trace
 				bar := env.Progress(len(files), "reading")
 				// The directories as given, so that the one person rule
-				// (trace.PersonDir) sees the corpus root.
+				// (trace.PersonRule) sees each input, a corpus with --corpus.
 				irep, err := rf.readEach(ins, func(_ string, ts []*trace.Trace) {
 					traces = append(traces, ts...)
 					bar.Add(1)
@@ -169,6 +175,9 @@ file, and over existing files only with --force.`,
 					return fmt.Errorf("fit: %w", err)
 				}
 				reportSkipped(env, irep)
+				// The prior records its persons, and sanitize refuses a
+				// person it was fitted on: say when folders were merged.
+				hintCorpus(env, &rf, ins...)
 				res.Deduplicated, res.SkippedRecords, res.InputSummary = irep.Deduplicated, irep.Skipped, irep.Summary()
 
 				// Zero options mean the library's defaults for the mode; a
@@ -247,6 +256,7 @@ file, and over existing files only with --force.`,
 		f.IntVar(&opt.Workers, "workers", 0, "windows fitted in parallel (default: all cores)")
 		f.BoolVar(&opt.PaperWindows, "paper-windows", false, "cut as the authors' code: only the first window of each trace (for reproducing the paper)")
 		rf.add(cmd)
+		rf.addCorpus(cmd.Flags(), "the persons label the fitted windows (give each person's folder as an --in, or the corpus with --corpus)")
 		return cmd
 	})
 }

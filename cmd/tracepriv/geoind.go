@@ -656,6 +656,7 @@ without --allow-partial) is not charged.`,
 	f.DurationVar(&every, "every", 0, "thin each trace to one fix per period first (e.g. 60s, 5m): the first fix, then each fix at least this long after the last one kept; 0 keeps every fix")
 	f.Float64Var(&maxError, "max-error", maxErrorDefault, "refuse a planned release whose expected error exceeds this many metres per point (0: no limit)")
 	rf.add(cmd)
+	rf.addCorpus(f, "each person has one budget")
 	f.BoolVar(&allowPartial, "allow-partial", false, "fixed-rate, fixed-utility: write the covered points when a person's budget runs out before their last point")
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
 	led.add(f, "geo-indistinguishability ε per metre")

@@ -194,7 +194,7 @@ func TestGeoindNoiseScaleRefused(t *testing.T) {
 	alpha := 1e6 / geoind.NoiseAccuracy(1, geoind.NoiseRadiusConfidence) * geoind.CN(0.9) * 0.999
 	for _, mech := range []string{"im", "pm"} {
 		_, err = geoindRun(t, "geoind", "sanitize", "--in", far, "--out", out, "--force", "--origin", "39.9042,116.4074", "--mechanism", mech,
-			"--manager", "fixed-utility", "--accuracy", fmt.Sprint(alpha), "--allow-partial", "--seed", "2", "-q")
+			"--manager", "fixed-utility", "--accuracy", fmt.Sprint(alpha), "--allow-partial", "--seed", "2", "-q", "--corpus")
 		if err != nil {
 			t.Fatalf("%s at the limit: %v", mech, err)
 		}
@@ -302,11 +302,11 @@ func TestGeoindSanitizePerPerson(t *testing.T) {
 		return tr
 	}
 	// IM at 10 % of ε per point: a budget covers 10 points.
-	run := func(in string) sanitizeOutput {
+	run := func(in string, more ...string) sanitizeOutput {
 		t.Helper()
 		var res sanitizeOutput
-		geoindJSON(t, &res, "geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, "out.csv"), "--force", "--origin", "39.9042,116.4074",
-			"--mechanism", "im", "--rate", "0.1", "--allow-partial", "--seed", "5")
+		geoindJSON(t, &res, append([]string{"geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, "out.csv"), "--force", "--origin", "39.9042,116.4074",
+			"--mechanism", "im", "--rate", "0.1", "--allow-partial", "--seed", "5"}, more...)...)
 		return res
 	}
 	released := func(res sanitizeOutput) map[string]int {
@@ -322,8 +322,12 @@ func TestGeoindSanitizePerPerson(t *testing.T) {
 	if err := trace.WriteFile(csv, []*trace.Trace{mk("a", "", day, 8), mk("b", "", day, 8), mk("a", "", day.Add(5*time.Hour), 8)}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if got := released(run(csv)); got["uid a"] != 10 || got["uid b"] != 8 || len(got) != 2 {
+	if got := released(run(csv, "--corpus")); got["uid a"] != 10 || got["uid b"] != 8 || len(got) != 2 {
 		t.Errorf("CSV per uid: %v, want a: 10 of 16, b: 8 of 8", got)
+	}
+	// Without --corpus the file is one person: one budget for all 24.
+	if res := run(csv); len(res.People) != 1 || res.People[0].Released != 10 || res.People[0].Points != 24 {
+		t.Errorf("CSV as one person: %+v", res.People)
 	}
 
 	// A GPX track of two segments without uid: one person.
@@ -346,7 +350,8 @@ func TestGeoindSanitizePerPerson(t *testing.T) {
 		t.Errorf("GPX segments: %+v", res.People)
 	}
 
-	// A GeoLife user directory: user 000's files share one budget.
+	// A GeoLife user directory: user 000's files share one budget, the
+	// user's folder given, or the folder of users declared a corpus.
 	user := filepath.Join(dir, "geolife", "000")
 	if err := os.MkdirAll(user, 0o755); err != nil {
 		t.Fatal(err)
@@ -356,8 +361,10 @@ func TestGeoindSanitizePerPerson(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res = run(filepath.Join(dir, "geolife"))
-	if len(res.People) != 1 || res.People[0].UID != "000" || res.People[0].Released != 10 || res.Files != 2 {
-		t.Errorf("GeoLife user directory: %+v", res)
+	for _, args := range [][]string{{user}, {filepath.Join(dir, "geolife"), "--corpus"}} {
+		res = run(args[0], args[1:]...)
+		if len(res.People) != 1 || res.People[0].UID != "000" || res.People[0].Released != 10 || res.Files != 2 {
+			t.Errorf("GeoLife user directory %v: %+v", args, res)
+		}
 	}
 }

@@ -205,7 +205,7 @@ func TestGeoindHintsWork(t *testing.T) {
 	if err := trace.WriteFile(in, trs, ""); err != nil {
 		t.Fatal(err)
 	}
-	base := []string{"geoind", "sanitize", "--in", in, "--origin", beijing, "--seed", "9"}
+	base := []string{"geoind", "sanitize", "--in", in, "--corpus", "--origin", beijing, "--seed", "9"}
 	n := 0
 	out := func() string { n++; return filepath.Join(dir, fmt.Sprintf("out%d.csv", n)) }
 	for _, c := range []struct {

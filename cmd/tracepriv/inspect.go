@@ -107,6 +107,7 @@ and repeated positions and split at gaps (--drop-speed-jumps, --drop-repeats,
 		}
 		lf.add(cmd)
 		rf.add(cmd)
+		rf.addCorpus(cmd.Flags(), "the uid column shows each trace's person")
 		return cmd
 	})
 }

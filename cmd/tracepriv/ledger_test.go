@@ -252,7 +252,7 @@ func TestLedgerCorpusNestedPerson(t *testing.T) {
 	ledger := filepath.Join(dir, "ledger.json")
 	corpus := func(out string) (map[string]any, error) {
 		stdout, _, err := run(t, "sanitize", "--in", filepath.Join(dir, "Data"), "--out", filepath.Join(dir, out), "--prior", prior,
-			"--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "1", "-q", "--ledger", ledger, "--budget", "2", "--json")
+			"--corpus", "--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "1", "-q", "--ledger", ledger, "--budget", "2", "--json")
 		if err != nil {
 			return nil, err
 		}

@@ -106,6 +106,7 @@ stderr; --strict stops at the first bad row instead.`,
 		f.BoolVar(&points, "points", false, "mark every fix")
 		f.BoolVar(&force, "force", false, "replace --out if it exists")
 		rf.add(cmd)
+		rf.addCorpus(cmd.Flags(), "")
 		return cmd
 	})
 }

@@ -27,6 +27,20 @@ import (
 type readFlags struct {
 	from, uid, tz   string
 	lenient, strict bool
+	// corpus is --corpus, for the commands that register it (addCorpus):
+	// who the persons are (trace.PersonRule).
+	corpus bool
+}
+
+// addCorpus registers --corpus on f: without it every --in is one person
+// (trace.PersonRule), with it a corpus; more says what the command does
+// with the persons.
+func (r *readFlags) addCorpus(f *pflag.FlagSet, more string) {
+	help := "--in is a corpus: each immediate child folder is one person (everything below it theirs), or each uid of a file's uid field; without it --in is one person, whatever its folders or uids (docs/input.md)"
+	if more != "" {
+		help += "; " + more
+	}
+	f.BoolVar(&r.corpus, "corpus", false, help)
 }
 
 // add registers --from, --uid, --tz, --lenient and --strict on cmd.
@@ -41,13 +55,16 @@ func (r *readFlags) addTo(f *pflag.FlagSet) {
 	f.StringVar(&r.from, "from", "", "input format: plt, csv, geojson or gpx (default: from each file's extension)")
 	f.BoolVar(&r.lenient, "lenient", false, "repair or skip dirty rows and report them (the default; kept for scripts)")
 	f.BoolVar(&r.strict, "strict", false, "stop at the first row that would be skipped (see docs/input.md)")
-	f.StringVar(&r.uid, "uid", "", "user id of traces whose data has none (default: the person's folder under a directory read, a PLT file's GeoLife user folder, else the file's name; see docs/input.md)")
+	f.StringVar(&r.uid, "uid", "", "the one person's uid: every trace of --in is this person (default: a directory's name, GeoLife's <uid> for Data/<uid>/Trajectory; a file's one data uid, else its GeoLife user or folder, else its name; see docs/input.md)")
 	f.StringVar(&r.tz, "tz", "", "IANA time zone of PLT local times and zone-less CSV times (default UTC)")
 }
 
 // base returns the read options common to every file.
 func (r *readFlags) base() (trace.ReadOptions, error) {
-	opt := trace.ReadOptions{UID: r.uid, Strict: r.strict}
+	opt := trace.ReadOptions{UID: r.uid, Strict: r.strict, Corpus: r.corpus}
+	if r.corpus && r.uid != "" {
+		return opt, errors.New("--uid names the one person of an input that is not a corpus; with --corpus each child folder or uid is a person: give one of them")
+	}
 	if r.lenient && r.strict {
 		return opt, errors.New("--lenient and --strict: give one (lenient is the default)")
 	}
@@ -129,8 +146,8 @@ func (r *readFlags) readEach(paths []string, fn func(path string, ts []*trace.Tr
 			}
 		}
 	}
-	// One person rule everywhere (trace.PersonDir): a directory's files
-	// are read with it as the root.
+	// One person rule everywhere (trace.PersonRule): each path is one
+	// person unless --corpus.
 	_, rep, err := trace.ReadPaths(paths, opt, fn)
 	nfiles := len(files)
 	switch {
@@ -232,6 +249,7 @@ func writeSkipped(w io.Writer, rep *trace.Report) {
 		}
 	}
 	writeUIDFromFile(w, rep.UIDFromFile)
+	writeMerged(w, rep.Merged)
 	if len(rep.SkippedFiles) > 0 {
 		fmt.Fprintf(w, "tracepriv: input: %d of %d files could not be read and were skipped:\n", len(rep.SkippedFiles), rep.Files)
 		for i, f := range rep.SkippedFiles {
@@ -264,6 +282,67 @@ func writeUIDFromFile(w io.Writer, files []trace.FilePerson) {
 	}
 	fmt.Fprintf(w, "tracepriv: input: %s: %s.\n", what, strings.Join(ex, ", "))
 	fmt.Fprintln(w, "  To name the person, give --uid ID (one person for every file read), add a uid column (CSV), or put each person's files in a folder named after them and give the folder above (see docs/input.md).")
+}
+
+// writeMerged warns that uids of the data were released as part of
+// another person by the person rule, and says how to release each.
+func writeMerged(w io.Writer, merged []trace.Merge) {
+	if len(merged) == 0 {
+		return
+	}
+	var ex []string
+	for i, m := range merged {
+		if i == maxShown {
+			ex = append(ex, fmt.Sprintf("and %d more", len(merged)-maxShown))
+			break
+		}
+		ex = append(ex, fmt.Sprintf("uid %q of %s is person %q", m.DataUID, m.File, m.Person))
+	}
+	fmt.Fprintf(w, "tracepriv: input: %d uids of the data are released as part of another person, by the person rule: %s.\n", len(merged), strings.Join(ex, ", "))
+	fmt.Fprintln(w, "  An input is one person unless declared a corpus, and a corpus's child folder is one person whatever its data says: merging costs accuracy, never privacy. To release each uid of a file as a person, give --corpus (see docs/input.md).")
+}
+
+// hintCorpus warns, for each directory of ins read as one person, that
+// holds several child folders of trace files, that --corpus would make
+// each a person (nothing with --corpus or --quiet).
+func hintCorpus(env *cli.Env, rf *readFlags, ins ...string) {
+	if rf.corpus || env.Quiet {
+		return
+	}
+	for _, in := range ins {
+		if st, err := os.Stat(in); err != nil || !st.IsDir() {
+			continue
+		}
+		files, _, err := trace.Files(in)
+		if err != nil {
+			continue
+		}
+		if dirs := trace.ChildFolders(in, files); len(dirs) > 1 {
+			ex := strings.Join(dirs[:min(len(dirs), maxShown)], ", ")
+			if len(dirs) > maxShown {
+				ex += ", ..."
+			}
+			fmt.Fprintf(env.Stderr, "tracepriv: input: %s is read as one person, %q, with its %d folders (%s); if they are different people, give --corpus to make each folder a person (docs/input.md)\n",
+				in, trace.InputName(in), len(dirs), ex)
+		}
+	}
+}
+
+// reportPersons prints on stderr who the persons of a release are, with
+// their files and points, before anything is drawn (nothing with
+// --quiet; --json output and manifests list them).
+func reportPersons(env *cli.Env, persons []trace.PersonCount) {
+	if env.Quiet {
+		return
+	}
+	word := "persons"
+	if len(persons) == 1 {
+		word = "person"
+	}
+	fmt.Fprintf(env.Stderr, "tracepriv: %d %s (each released and certified as one):\n", len(persons), word)
+	for _, p := range persons {
+		fmt.Fprintf(env.Stderr, "  %q: %d files, %d points\n", p.UID, p.Files, p.Points)
+	}
 }
 
 // firstReason is the first reason, in report order, with a count or a

@@ -226,7 +226,7 @@ func TestReadSymlinkedUsers(t *testing.T) {
 		t.Skip(err)
 	}
 	os.Symlink(filepath.Join("..", "Data", "001"), filepath.Join(links, "bob"))
-	stdout, stderr, err := run(t, "inspect", links, "--json")
+	stdout, stderr, err := run(t, "inspect", links, "--corpus", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +374,7 @@ func TestReleaseHasNoFreeText(t *testing.T) {
 			t.Fatalf("geoind sanitize %s: %v", f, err)
 		}
 	}
-	if _, _, err := run(t, append([]string{"sanitize", "--in", in, "--out", filepath.Join(out, "corpus"), "-q"}, release...)...); err != nil {
+	if _, _, err := run(t, append([]string{"sanitize", "--in", in, "--corpus", "--out", filepath.Join(out, "corpus"), "-q"}, release...)...); err != nil {
 		t.Fatalf("sanitize --in DIR: %v", err)
 	}
 	written, certs := 0, 0

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,14 +79,23 @@ OUT.cert.json) together or not at all. --noise-out also writes the
 per-dimension noise covariance actually used, as a CSV matrix over the input's
 points in file order (one person, at most 5,000 points).
 
-A corpus: with --in DIR, every trace file under DIR (GeoLife's layout or flat)
-is read (malformed rows skipped and counted), traces are grouped by person
-across files (a trace without a user id belongs to the person named by the
-directory holding its file), people are released in parallel, and --out DIR
-mirrors the input: each file's sanitised traces at the same relative path,
-one certificate per group of people under certificates/, and manifest.json
-listing every person's uid, points, epsilon_max and files. An interrupted run
-started again with the same options resumes without redoing finished people.
+Who a person is (docs/input.md): an input is ONE person unless it is declared
+a corpus. --in DIR is one person: every trace file under DIR, at any depth, is
+theirs (uid --uid, else GeoLife's <uid> for Data/<uid> or Data/<uid>/Trajectory,
+else DIR's name). --in FILE is one person too, even a CSV or GeoJSON of several
+uids (they are merged, with a warning). --corpus declares a corpus: each
+immediate child folder of DIR is one person, with everything below it (GeoLife's
+Data folder gives one person per <uid>), and a file directly in DIR, or a FILE,
+is one person per value of its uid field; such a file without a uid field is
+refused. Folders below a person never make a person. The persons, with their
+files and points, are printed before anything is drawn.
+
+With --in DIR, files are read leniently (malformed rows skipped and counted),
+persons are released in parallel, and --out DIR mirrors the input: each file's
+sanitised traces at the same relative path, one certificate per group of
+people under certificates/, and manifest.json listing every person's uid,
+points, epsilon_max and files. An interrupted run started again with the same
+options resumes without redoing finished people.
 
 A person's budget across releases: with --ledger FILE --budget B, every
 person released is charged in FILE (one budget per person, by uid; CIP
@@ -99,7 +109,9 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
   tracepriv sanitize --in demo-output/sample.gpx --out sample.sanitised.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
   tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 50 --secrets '2024-03-12T00:05:22Z'
-  tracepriv sanitize --in internal/sample --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
+  # one person's folder (every file below it is theirs), and a corpus (one person per child folder)
+  tracepriv sanitize --in internal/sample/synth-1 --out released-1 --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
+  tracepriv sanitize --in internal/sample --corpus --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   # a person's budget across releases: each run is charged in budget.json, and refused past --budget
   tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s2.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --ledger budget.json --budget 3
   # your own prior, fitted on other people's traces: tracepriv fit --in CORPUS_DIR --out prior.json`,
@@ -173,6 +185,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 					return fmt.Errorf("sanitize: %s: no trace", in)
 				}
 				reportSkipped(env, rep)
+				reportPersons(env, filePersons(traces))
 				if lf != nil {
 					// Refuse before any noise is drawn: the certified
 					// epsilon of each person is at most the target.
@@ -226,6 +239,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 		f.StringVar(&noiseOut, "noise-out", "", "write the per-dimension noise covariance (CSV matrix, input order; one person, <= 5,000 points)")
 		f.Float64Var(&delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificate")
 		rf.add(cmd)
+		rf.addCorpus(f, "with --in DIR, --out DIR mirrors it")
 		led.add(f, "CIP epsilon at --lambda within --radius")
 		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
 		f.BoolVar(&force, "force", false, "replace existing output files")
@@ -303,6 +317,16 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 		o.Name = in
 		return trace.NewReader(f, trace.CSV, o)
 	}
+	// The person rule over the streamed file (trace.Persons.Stream).
+	persons, err := (trace.PersonRule{Corpus: ro.Corpus, UID: ro.UID}).Of(in)
+	if err != nil {
+		return true, fmt.Errorf("sanitize: --in: %w", err)
+	}
+	ro.UID = ""
+	reader, merged, err := persons.Stream(in, reader)
+	if err != nil {
+		return true, fmt.Errorf("sanitize: --in: %w", err)
+	}
 	s, cert, err := sanitize.NewStream(reader, opt)
 	if errors.Is(err, sanitize.ErrNotStreamable) {
 		return false, nil
@@ -311,6 +335,14 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 		return true, fmt.Errorf("%s: %w", in, flagError(err))
 	}
 	reportSkipped(env, s.Report())
+	if !env.Quiet {
+		writeMerged(env.Stderr, merged)
+	}
+	var counts []trace.PersonCount
+	for _, p := range cert.Persons {
+		counts = append(counts, trace.PersonCount{UID: p.UID, Files: 1, Points: p.Points})
+	}
+	reportPersons(env, counts)
 	// The stream's certificate comes before any noise is drawn
 	// (WriteStream draws): charge it first.
 	if err := chargeCertificate(env, lf, charge, cert); err != nil {
@@ -344,9 +376,10 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 	if err != nil {
 		return fmt.Errorf("sanitize: %w", err)
 	}
-	// One person rule (trace.PersonDir): a person's subfolders are theirs.
+	// The person rule (trace.PersonRule): DIR is one person unless
+	// --corpus; a person's subfolders are theirs.
 	ro.Root = in
-	opt := sanitize.CorpusOptions{In: in, Out: out, Workers: workers, Read: ro,
+	opt := sanitize.CorpusOptions{In: in, Out: out, Workers: workers, Read: ro, OnePerson: !ro.Corpus,
 		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: cip.Method(design), Path: sanitize.Path(method), Source: env.Source(),
 			PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc}}
 	if origin != "" {
@@ -363,6 +396,16 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 		}
 		tick.Set(done, fmt.Sprintf("groups of people, %d of %d points", pts, totalPts))
 	}
+	// Who the persons are, before anything is charged or drawn.
+	persons, merged, err := sanitize.CorpusPersons(opt)
+	if err != nil {
+		return fmt.Errorf("sanitize: --in: %w", flagError(err))
+	}
+	if !env.Quiet {
+		writeMerged(env.Stderr, merged)
+	}
+	reportPersons(env, persons)
+	hintCorpus(env, rf, in)
 	var release string
 	if lf != nil {
 		// Charge only a release that will run: the checks Corpus makes
@@ -410,9 +453,28 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 		return err
 	}
 	if len(m.Failed) > 0 {
-		return fmt.Errorf("sanitize: %d files or groups of people could not be released (listed in %s/%s); the rest was", len(m.Failed), out, sanitize.ManifestName)
+		hint := ""
+		if opt.OnePerson {
+			hint = fmt.Sprintf("\n(--in %s is one person; if its files are different people's, give --corpus: docs/input.md)", in)
+		}
+		return fmt.Errorf("sanitize: %d files or groups of people could not be released (listed in %s/%s); the rest was%s", len(m.Failed), out, sanitize.ManifestName, hint)
 	}
 	return nil
+}
+
+// filePersons counts the persons of traces read from one file.
+func filePersons(traces []*trace.Trace) []trace.PersonCount {
+	var out []trace.PersonCount
+	for _, t := range traces {
+		i := slices.IndexFunc(out, func(p trace.PersonCount) bool { return p.UID == t.UID })
+		if i < 0 {
+			out = append(out, trace.PersonCount{UID: t.UID, Files: 1})
+			i = len(out) - 1
+		}
+		out[i].Points += t.Len()
+	}
+	slices.SortFunc(out, func(a, b trace.PersonCount) int { return strings.Compare(a.UID, b.UID) })
+	return out
 }
 
 // flagError rewrites a sanitize.ParamError to name the command-line flag.

@@ -230,10 +230,10 @@ func TestSanitizeOutputs(t *testing.T) {
 	if _, err := os.Stat(out2); !os.IsNotExist(err) {
 		t.Errorf("the trace was written without its certificate: %v", err)
 	}
-	// --noise-out refuses more than one person.
+	// --noise-out refuses more than one person (a file declared a corpus).
 	multi := filepath.Join(dir, "multi.csv")
 	os.WriteFile(multi, []byte("uid,time,lat,lon\na,2008-10-24T02:00:00Z,39.98,116.30\na,2008-10-24T02:00:05Z,39.98,116.31\nb,2008-10-24T02:00:00Z,39.97,116.30\n"), 0o644)
-	err := riskRunErr(t, "sanitize", "--in", multi, "--out", filepath.Join(dir, "m.out.csv"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--noise-out", filepath.Join(dir, "n.csv"))
+	err := riskRunErr(t, "sanitize", "--in", multi, "--out", filepath.Join(dir, "m.out.csv"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--noise-out", filepath.Join(dir, "n.csv"), "--corpus")
 	if err == nil || !strings.Contains(err.Error(), "2 people") {
 		t.Errorf("--noise-out with 2 people: %v", err)
 	}

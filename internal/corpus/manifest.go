@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // ManifestVersion is the version of manifest.json.
@@ -31,11 +33,26 @@ const (
 // so each person gets one. The noise does not depend on it.
 const PersonWorkers = 1
 
-// UIDRule is the rule for traces without a user id (Attribute), stated in
-// every manifest.
-const UIDRule = "a trace without a user id in its data belongs to the person of its file's folder (trace.PersonDir): in GeoLife's layout the folder holding " +
-	"the nearest Trajectory folder (<user>/Trajectory/**), otherwise the first folder below the directory read (its subfolders included), through symbolic links as through folders; " +
-	"all traces of one person, in any number of files, are released and certified jointly"
+// UIDRule is the person rule of a corpus, stated in its manifest (Rule).
+const UIDRule = "a corpus (trace.PersonRule): each immediate child folder of the directory read is one person, with everything below it at any depth, " +
+	"whatever uids its data carries; a file directly in the directory is one person per value of its uid field (a file without one is refused); " +
+	"folders below a person never make a person; all traces of one person, in any number of files, are released and certified jointly"
+
+// onePersonRule is the person rule of a directory that is one person.
+const onePersonRule = "one person (trace.PersonRule; not declared a corpus): every file below the directory read, at any depth, is the person %q, " +
+	"whatever uids its data carries; all their traces are released and certified jointly"
+
+// Rule states the person rule files read with ro follow, for a manifest.
+func Rule(ro trace.ReadOptions) string {
+	if ro.Corpus {
+		return UIDRule
+	}
+	name := ro.UID
+	if name == "" {
+		name = trace.InputName(ro.Root)
+	}
+	return fmt.Sprintf(onePersonRule, name)
+}
 
 // Failure is a file or unit that could not be released; the rest of the
 // corpus was.

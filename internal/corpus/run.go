@@ -22,8 +22,13 @@ type Config[C Certificate] struct {
 	// In is the corpus directory (searched recursively for trace files)
 	// and Out the output directory, which mirrors it.
 	In, Out string
-	// Read says how files are read.
+	// Read says how files are read, and Read.Corpus who the persons are
+	// (trace.PersonRule): Run reads every file with Read.Root = In.
 	Read trace.ReadOptions
+	// Persons, if set, is told who the persons are, with their files and
+	// points, before anything is released; an error it returns ends the
+	// run with nothing written.
+	Persons func([]trace.PersonCount) error
 	// Workers is the number of units released in parallel; zero means
 	// GOMAXPROCS.
 	Workers int
@@ -65,7 +70,20 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.Read.Root = in
+
+	// Pass 1: who is in which file, before anything is written.
+	scans := ScanFiles(files, c.Read, c.Workers)
+	if err := Refused(in, scans); err != nil {
+		return nil, err
+	}
+	if c.Persons != nil {
+		if err := c.Persons(Census(scans)); err != nil {
+			return nil, err
+		}
+	}
 	m := NewManifest(c.Header, in, len(files), ignored)
+	m.UIDRule = Rule(c.Read)
 	if err := os.MkdirAll(filepath.Join(out, CertificatesDir), 0o755); err != nil {
 		return nil, err
 	}
@@ -73,10 +91,6 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	// Pass 1: who is in which file.
-	scans := make([]FileScan, len(files))
-	parallel(len(files), c.Workers, func(i int) { scans[i] = ScanFile(files[i], c.Read) })
 	units, failed := GroupUnits(in, scans)
 	for _, f := range failed {
 		m.Fail(f)
@@ -141,6 +155,17 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	}
 	m.Finish(time.Since(start))
 	return m, WriteManifest(out, m)
+}
+
+// ScanFiles scans files with ro (ScanFile), workers at a time (zero
+// means GOMAXPROCS), in the order of files.
+func ScanFiles(files []string, ro trace.ReadOptions, workers int) []FileScan {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	scans := make([]FileScan, len(files))
+	parallel(len(files), workers, func(i int) { scans[i] = ScanFile(files[i], ro) })
+	return scans
 }
 
 // readJournal loads the finished units of an earlier run with the same

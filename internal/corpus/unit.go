@@ -2,6 +2,8 @@ package corpus
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,16 +30,23 @@ type FileScan struct {
 	Points int         `json:"points"`
 	// Err says why the file could not be read ("" if it was).
 	Err string `json:"error,omitempty"`
+	// NoPerson says that the person rule gives the file no person
+	// (trace.ErrNoPerson): a release refuses to run (Refused).
+	NoPerson bool `json:"no_person,omitempty"`
+	// Merged are the uids of the file's data released as part of another
+	// person by the person rule (trace.Report.Merged).
+	Merged []trace.Merge `json:"merged_uids,omitempty"`
 }
 
 // ScanFile reads the file at path with ro and counts the points of each
-// person in it. A file that cannot be read gives a FileScan with Err set.
+// person in it, by the person rule when ro.Root is set (trace.PersonRule).
+// A file that cannot be read gives a FileScan with Err set.
 func ScanFile(path string, ro trace.ReadOptions) FileScan {
-	traces, _, err := trace.ReadFile(path, ro)
+	traces, rep, err := trace.ReadFile(path, ro)
 	if err != nil {
-		return FileScan{Path: path, Err: err.Error()}
+		return FileScan{Path: path, Err: err.Error(), NoPerson: errors.Is(err, trace.ErrNoPerson)}
 	}
-	s := FileScan{Path: path}
+	s := FileScan{Path: path, Merged: rep.Merged}
 	by := map[string]int{}
 	for _, t := range Attribute(path, traces) {
 		by[t.UID] += t.Len()
@@ -50,8 +59,9 @@ func ScanFile(path string, ro trace.ReadOptions) FileScan {
 	return s
 }
 
-// Attribute applies the uid rule (UIDRule) to traces read from path, in
-// place, and returns them.
+// Attribute gives traces read from path without a person (read without
+// ReadOptions.Root, so without the person rule) the user of their file's
+// folder (trace.UserDir), in place, and returns them.
 func Attribute(path string, traces []*trace.Trace) []*trace.Trace {
 	for _, t := range traces {
 		if t.UID == "" {
@@ -59,6 +69,59 @@ func Attribute(path string, traces []*trace.Trace) []*trace.Trace {
 		}
 	}
 	return traces
+}
+
+// Census lists the persons of the files scanned, by uid, with how many
+// files and points are theirs, before anything is released. Files that
+// could not be read are not counted (GroupUnits fails them).
+func Census(scans []FileScan) []trace.PersonCount {
+	by := map[string]*trace.PersonCount{}
+	for _, s := range scans {
+		for _, p := range s.People {
+			pc := by[p.UID]
+			if pc == nil {
+				pc = &trace.PersonCount{UID: p.UID}
+				by[p.UID] = pc
+			}
+			pc.Files++
+			pc.Points += p.Points
+		}
+	}
+	out := make([]trace.PersonCount, 0, len(by))
+	for _, pc := range by {
+		out = append(out, *pc)
+	}
+	slices.SortFunc(out, func(a, b trace.PersonCount) int { return strings.Compare(a.UID, b.UID) })
+	return out
+}
+
+// maxNamed is how many files a refusal names.
+const maxNamed = 5
+
+// Refused returns the error of a corpus release that cannot run because
+// the person rule gives some files no person (FileScan.NoPerson): it
+// names them, relative to root, and says how to fix the input. Nil if
+// every file has a person.
+func Refused(root string, scans []FileScan) error {
+	var files []string
+	first := ""
+	for _, s := range scans {
+		if s.NoPerson {
+			if first == "" {
+				first = s.Err
+			}
+			files = append(files, s.Path)
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	slices.Sort(files)
+	named := Rel(root, files)
+	if len(named) > maxNamed {
+		named = append(named[:maxNamed], fmt.Sprintf("and %d more", len(files)-maxNamed))
+	}
+	return fmt.Errorf("%w: %d files have no person, so nothing is released: %s\n(the first: %s)", trace.ErrNoPerson, len(files), strings.Join(named, ", "), first)
 }
 
 // Unit is a set of files and the people in them, closed under sharing: a

@@ -6,10 +6,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // TestGroupUnits: files sharing a person form one unit, largest first,
@@ -92,5 +94,30 @@ func TestCheckDirs(t *testing.T) {
 				t.Errorf("CheckDirs(%s, %s) = %v", in, c.out, err)
 			}
 		})
+	}
+}
+
+// TestCensusRefused: the persons of the scans, with their files and
+// points, and the refusal of files of no person, named relative to the
+// root.
+func TestCensusRefused(t *testing.T) {
+	t.Parallel()
+	scans := []FileScan{
+		{Path: "/r/a/x.plt", People: []UIDPoints{{"a", 10}}, Points: 10},
+		{Path: "/r/a/y/z.plt", People: []UIDPoints{{"a", 5}}, Points: 5},
+		{Path: "/r/p.csv", People: []UIDPoints{{"a", 1}, {"b", 2}}, Points: 3},
+		{Path: "/r/broken.plt", Err: "broken"},
+	}
+	want := []trace.PersonCount{{UID: "a", Files: 3, Points: 16}, {UID: "b", Files: 1, Points: 2}}
+	if got := Census(scans); !reflect.DeepEqual(got, want) {
+		t.Errorf("Census = %+v, want %+v", got, want)
+	}
+	if err := Refused("/r", scans); err != nil {
+		t.Errorf("Refused without files of no person: %v", err)
+	}
+	scans = append(scans, FileScan{Path: "/r/loose.plt", Err: "loose.plt: no person", NoPerson: true})
+	err := Refused("/r", scans)
+	if !errors.Is(err, trace.ErrNoPerson) || !strings.Contains(err.Error(), "1 files have no person") || !strings.Contains(err.Error(), "loose.plt") {
+		t.Errorf("Refused = %v", err)
 	}
 }

@@ -33,8 +33,9 @@ const Path = UID + "/" + Name
 var PLT []byte
 
 // Corpus holds every trace of the synthetic corpus as
-// "PERSON/NAME.plt" (the directory names the person, trace.PersonDir's
-// rule), the demo trace included.
+// "PERSON/NAME.plt" (the directory names the person when the sample
+// directory is read as a corpus, trace.PersonRule), the demo trace
+// included.
 //
 //go:embed synth-*/*.plt
 var Corpus embed.FS

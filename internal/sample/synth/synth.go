@@ -46,7 +46,8 @@ const groundAltM = 44.0
 
 // File is one generated trace and where it goes: Path is slash-separated
 // and relative to the sample directory, "<person>/<name>.plt", so that the
-// directory names the person (trace.PersonDir).
+// directory names the person of the sample read as a corpus
+// (trace.PersonRule).
 type File struct {
 	Path  string
 	Trace *trace.Trace

@@ -333,7 +333,7 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		seed uint64
 	)
 	fs := newFlags("release", stderr, &c)
-	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory or a file; one person per uid or GeoLife user directory")
+	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory or a file; a database, so a corpus: one person per child folder of its root (GeoLife's Data folder: per <uid>) or per uid")
 	fs.StringVar(&o.Output, "output", "", "output directory for trajectories.seq, trajectories.csv and release.json")
 	var mechanism, bbox string
 	fs.StringVar(&mechanism, "mechanism", "", "prefix or ngram")
@@ -411,7 +411,8 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 func readFlags(fs *flag.FlagSet, r *pipeline.Reading, strict string) func() (trace.Format, error) {
 	var format string
 	fs.BoolVar(&r.Strict, "strict", false, strict)
-	fs.StringVar(&r.UID, "uid", "", "user id for traces whose format has none (default for PLT: the GeoLife user directory)")
+	fs.StringVar(&r.UID, "uid", "", "the one person's uid when the input is not a corpus (default: the input's name, GeoLife's <uid> for Data/<uid>/Trajectory)")
+	fs.BoolVar(&r.AsCorpus, "corpus", false, "the input is a corpus: each immediate child folder of the pattern's root is one person (everything below it theirs), or each uid of a file's uid field; without it the whole input is one person (release always reads a corpus)")
 	fs.StringVar(&r.TZ, "tz", "", "IANA time zone of PLT local times and zone-less CSV times (default UTC)")
 	fs.StringVar(&format, "from", "", "input format: plt, csv, geojson or gpx (default: from each file's extension)")
 	return func() (trace.Format, error) {
