@@ -13,6 +13,15 @@ import (
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 )
 
+// What a certificate's ledger field says of a release that no ledger
+// charged (otherwise it names the ledger file).
+const (
+	// Off: made with --no-ledger; no ledger records what it cost.
+	Off = "off"
+	// Seeded: a seeded release is not private and is not charged.
+	Seeded = "not charged: seeded, not private"
+)
+
 // Admission is the one admission policy every release follows (sanitize,
 // geoind, the pipeline; the package doc): Check before anything is drawn,
 // with the upper bound each person can be charged (a refusal writes

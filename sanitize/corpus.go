@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
@@ -45,6 +46,11 @@ type CorpusOptions struct {
 	// Progress, if set, is called after each group of people with the
 	// groups and points done so far and the totals.
 	Progress func(done, total, points, totalPoints int)
+	// Admission charges each group of people in a budget ledger before it
+	// is drawn and settles or undoes the charge after (budget.Admission;
+	// nil charges nothing). Options.Ledger names it in the certificates
+	// and the manifest.
+	Admission *budget.Admission
 }
 
 // Check reports the first option that cannot give a valid release (a
@@ -103,6 +109,8 @@ type Manifest struct {
 	Seconds float64 `json:"seconds"`
 	// UIDRule says how traces without a user id were attributed.
 	UIDRule string `json:"uid_rule"`
+	// Ledger is the certificates' ledger field (Certificate.Ledger).
+	Ledger string `json:"ledger,omitempty"`
 }
 
 // Released is one person of a corpus release.
@@ -151,13 +159,14 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 		ropt.Source = noise.Secure()
 	}
 	cm, err := corpus.Run(corpus.Config[*Certificate]{
-		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key,
-		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: ropt.Source},
+		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key, Ledger: opt.Admission,
+		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: ropt.Source, Ledger: opt.Ledger},
 		Sanitizer: corpus.Sanitizer[*Certificate]{Release: func(ts []*trace.Trace) ([]*trace.Trace, *Certificate, error) { return Release(ts, ropt) }, WriteCertificate: WriteCertificate, CertificateSuffix: CertificateSuffix},
 	})
-	if err != nil {
+	if cm == nil {
 		return nil, err
 	}
+	runErr := err // the release landed, its ledger update did not
 	// The manifest as written, read back strictly into its public type.
 	b, err := json.Marshal(cm)
 	if err != nil {
@@ -167,7 +176,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	if err := jsondoc.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("sanitize: manifest: %w", err)
 	}
-	return &m, nil
+	return &m, runErr
 }
 
 // optionsKey identifies the options that shape a release; resuming with
