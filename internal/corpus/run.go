@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/tracepriv/tracepriv/budget"
@@ -243,7 +244,8 @@ func outputsOf(u Unit, suffix, in, out string) []string {
 // in doubt it says yes, so that a charge is kept rather than undone.
 func landed(u Unit, suffix, in, out string) bool {
 	for _, p := range outputsOf(u, suffix, in, out) {
-		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		// A path through a file (ENOTDIR) cannot exist either.
+		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return true
 		}
 		dir, base := filepath.Split(p)
