@@ -230,7 +230,7 @@ func TestLedgerCorpusSIGKILL(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 	}
 	time.Sleep(50 * time.Millisecond) // into the next group's drawing, if any
-	child.Process.Kill()             // SIGKILL
+	child.Process.Kill()              // SIGKILL
 	child.Wait()
 	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
 		t.Fatalf("the run finished before it was killed; stderr:\n%s", stderr.String())
