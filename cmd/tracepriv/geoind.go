@@ -311,9 +311,6 @@ a fresh budget. A session that does not start is not charged.`,
 			}
 			if lf != nil {
 				defer lf.Close()
-				if uid == "" {
-					return fmt.Errorf("geoind query: --uid U is required: every private query is charged to its person in the ledger %s, so that a new --state does not start a fresh budget; give the person's uid, or --no-ledger to release without recording it", lf.Path())
-				}
 			}
 			sf := geoind.StateFile{Path: state, KeyDir: keyDir, NewBudget: newBudget}
 			var (
@@ -347,6 +344,9 @@ a fresh budget. A session that does not start is not charged.`,
 			}
 			var pending, before string
 			if err == nil && lf != nil {
+				if uid == "" {
+					return fmt.Errorf("geoind query: --uid U is required: every private query is charged to its person in the ledger %s, so that a new --state does not start a fresh budget; give the person's uid, or --no-ledger to release without recording it", lf.Path())
+				}
 				if st, lerr := geoind.ReadState(state); lerr == nil && st.Seal != nil {
 					before = st.Seal.ID
 				}

@@ -164,7 +164,9 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "ledger",
 			Short: "Show or migrate the per-person budget ledger (docs/ledger.md)",
-			Args:  cobra.NoArgs,
+			Example: `  tracepriv ledger show
+  tracepriv ledger migrate --ledger budget.json --grid 1`,
+			Args: cobra.NoArgs,
 		}
 		var path string
 		var grid float64
@@ -177,7 +179,9 @@ func init() {
 		show := &cobra.Command{
 			Use:   "show [--ledger FILE]",
 			Short: "Print each person's account: budget, spent, currency and charges",
-			Args:  cobra.NoArgs,
+			Example: `  tracepriv ledger show
+  tracepriv ledger show --ledger budget.json --json`,
+			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				p, err := pathOf()
 				if err != nil {
@@ -214,7 +218,8 @@ not record the output grid of geoind sessions, which the conversion needs:
 give --grid, at least the largest --grid those sessions used (geoind's
 default is 1 m). A ledger without geoind charges is migrated when it is
 opened; this command is needed only for one with them.`,
-			Args: cobra.NoArgs,
+			Example: `  tracepriv ledger migrate --ledger budget.json --grid 1`,
+			Args:    cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				p, err := pathOf()
 				if err != nil {

@@ -155,6 +155,11 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 					}
 					opt.Origin = &p
 				}
+				// Options that cannot give a release are reported by their
+				// flag before the ledger is consulted.
+				if err := opt.Check(); err != nil {
+					return fmt.Errorf("sanitize: %w", flagError(err))
+				}
 				// A CSV file is streamed (two passes, one chunk in memory)
 				// when its people's rows are contiguous.
 				if inFmt == trace.CSV && spec == nil && noiseOut == "" {
