@@ -120,6 +120,17 @@ func (a *Admission) Undo(key string) error {
 	return a.f.Undo(a.Release(key))
 }
 
+// UndoPeople removes the pending charges of part key for the people uids
+// only: those of the part whose release did not land.
+func (a *Admission) UndoPeople(key string, uids []string) error {
+	if a == nil || len(uids) == 0 {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.f.UndoPeople(a.Release(key), uids)
+}
+
 // Pending returns the parts of this release with pending charges (left by
 // a run that stopped between Charge and Settle), as the keys given to
 // Charge.

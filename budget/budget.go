@@ -617,14 +617,21 @@ func (f *File) Settle(release string, eps map[string]float64) error {
 // Undo removes the pending charges of release: their release did not
 // land, so nothing of it was released. Settled charges are never removed.
 // It writes the ledger durably (nothing if there was nothing to undo).
-func (f *File) Undo(release string) error {
+func (f *File) Undo(release string) error { return f.UndoPeople(release, nil) }
+
+// UndoPeople is Undo for the people uids of release only (nil: all): a
+// release of which some people's parts landed and others' did not.
+func (f *File) UndoPeople(release string, uids []string) error {
 	if release == "" {
 		return errors.New("budget: Undo needs a release key")
+	}
+	undo := func(c Charge) bool {
+		return c.Pending && c.Release == release && (uids == nil || slices.Contains(uids, c.UID))
 	}
 	next := f.clone()
 	kept := next.Charges[:0]
 	for _, c := range next.Charges {
-		if c.Pending && c.Release == release {
+		if undo(c) {
 			continue
 		}
 		c.Seq = len(kept) + 1
@@ -639,7 +646,7 @@ func (f *File) Undo(release string) error {
 	// leaves no trace.
 	opened := map[string]bool{}
 	for _, c := range f.l.Charges {
-		if c.Pending && c.Release == release {
+		if undo(c) {
 			if a := f.l.Account(c.UID); a != nil && a.Opened.Equal(c.Time) && len(a.Raised) == 0 {
 				opened[c.UID] = true
 			}
