@@ -81,20 +81,26 @@ one certificate per group of people under certificates/, and manifest.json
 listing every person's uid, points, epsilon_max and files. An interrupted run
 started again with the same options resumes without redoing finished people.
 
-A person's budget across releases: with --ledger FILE --budget B, every
-person released is charged in FILE (one budget per person, by uid; CIP
-epsilons of one person add) before anything is written, and a release that
-would take anyone over B is refused before any noise is drawn. A file is
-charged each person's certified epsilon_max; a corpus is charged the target
---epsilon (an upper bound) before the run and settled to each person's
-certified epsilon_max when it finishes; an interrupted corpus run resumed
-with the same options and --out is not charged again. See docs/ledger.md.`,
+A person's budget across releases: every private release is charged to each
+person (by uid) in a ledger, by default the user configuration directory's
+tracepriv/ledger.json (--ledger FILE names another; --no-ledger records
+nothing and the certificate says ledger: off; a --seed run is not private
+and not charged). Each person has one account, in one currency (Rényi
+epsilon at the account's order within its radius) shared with their geoind
+sessions; --budget B sets it once, and from then on a release that would
+take anyone over it is refused before any noise is drawn, with the ledger
+unchanged. A file is charged the target --epsilon immediately before it is
+drawn and settled to each person's certified epsilon_max when its files are
+written (a release that fails is not charged); a corpus does the same for
+each group of people, so a run refused or failed charges only the people
+whose files landed, and an interrupted run resumed with the same options
+and --out settles what it left pending. See docs/ledger.md.`,
 			Example: `  tracepriv demo --out demo-output
   tracepriv sanitize --in demo-output/sample.gpx --out sample.sanitised.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
   tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 50 --secrets '2024-03-12T00:05:22Z'
   tracepriv sanitize --in internal/sample --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
-  # a person's budget across releases: each run is charged in budget.json, and refused past --budget
+  # a person's budget across releases: each run is charged in budget.json (default: the user configuration directory's), and refused past --budget
   tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s2.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --ledger budget.json --budget 3
   # your own prior, fitted on other people's traces: tracepriv fit --in CORPUS_DIR --out prior.json`,
 			Args: cobra.NoArgs,
