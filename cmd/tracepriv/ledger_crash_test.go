@@ -334,3 +334,33 @@ func TestLedgerCorpusSIGKILL(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerGeoindNothingWrittenUncharged: a geoind sanitize whose budget
+// runs out before the last point, without --allow-partial, writes nothing
+// and so charges nothing: the ledger is byte-identical.
+func TestLedgerGeoindNothingWrittenUncharged(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "000", "in.plt")
+	os.MkdirAll(filepath.Dir(in), 0o755)
+	if err := os.WriteFile(in, sample.PLT, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ledger := filepath.Join(dir, "ledger.json")
+	// Someone else's charge, so that the file exists before.
+	if _, err := geoindRun(t, "geoind", "query", "--state", filepath.Join(dir, "s.json"), "--key-dir", filepath.Join(dir, "keys"), "--lat", "39.98", "--lon", "116.32",
+		"--origin", "39.9,116.4", "-q", "--uid", "other", "--ledger", ledger); err != nil {
+		t.Fatal(err)
+	}
+	before := mustRead(t, ledger)
+	out := filepath.Join(dir, "p.csv")
+	_, err := geoindRun(t, "geoind", "sanitize", "--in", in, "--out", out, "--origin", "39.9042,116.4074", "--rate", "0.5", "-q", "--ledger", ledger)
+	if err == nil || !strings.Contains(err.Error(), "allow-partial") {
+		t.Fatalf("a release whose budget ran out without --allow-partial: %v", err)
+	}
+	if _, serr := os.Stat(out); serr == nil {
+		t.Fatalf("written: %v", err)
+	}
+	if !bytes.Equal(before, mustRead(t, ledger)) {
+		t.Errorf("a release that wrote nothing changed the ledger (%v)", err)
+	}
+}
