@@ -364,3 +364,45 @@ func TestLedgerGeoindNothingWrittenUncharged(t *testing.T) {
 		t.Errorf("a release that wrote nothing changed the ledger (%v)", err)
 	}
 }
+
+// TestLedgerFileLeftoverSettled: a single-file release killed between its
+// charge and its files leaves a pending charge at the target; the next
+// release to the same output removes it when nothing landed there, and
+// settles it to the certificate's epsilon when the files are there.
+func TestLedgerFileLeftoverSettled(t *testing.T) {
+	dir, in, prior := samplePaths(t)
+	ledger := filepath.Join(dir, "ledger.json")
+	out := filepath.Join(dir, "a.plt")
+	abs, _ := filepath.Abs(out)
+	// What a killed run leaves: a pending charge keyed by its output.
+	leave := func() {
+		f, err := budget.Open(ledger, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := f.Charge(budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Command: "killed", Pending: true,
+			Release: releaseKey("sanitize file", abs) + " killed", Epsilon: map[string]float64{"alice": 1}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leave()
+	if err := ledgerSanitize(t, in, prior, out, ledger, "5"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ := budget.Read(ledger)
+	cert := readJSON(t, out+".cert.json")["persons"].([]any)[0].(map[string]any)["epsilon_max"].(float64)
+	if len(l.Charges) != 1 || l.Charges[0].Pending || l.Charges[0].Epsilon != cert {
+		t.Fatalf("nothing of the killed release landed: charges %+v, want only this release's, settled to %v", l.Charges, cert)
+	}
+	// Killed after its files landed (they are a.plt and its certificate):
+	// the next release to a.plt (--force) settles it to that certificate.
+	leave()
+	if err := ledgerSanitize(t, in, prior, out, ledger, "5", "--force"); err != nil {
+		t.Fatal(err)
+	}
+	l, _ = budget.Read(ledger)
+	if len(l.Charges) != 3 || l.Charges[1].Pending || l.Charges[1].Epsilon != cert || l.Charges[2].Pending {
+		t.Fatalf("the killed release's files were there: charges %+v, want it settled to %v and this one charged", l.Charges, cert)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,7 +128,17 @@ and --out settles what it left pending. See docs/ledger.md.`,
 					return sanitizeCorpus(env, cmd, &rf, lf, ledgerName, charge, in, out, priorFile, origin, design, method, secrets, eps, lambda, radius, delta, workers, pointsOnly, allowOverlap)
 				}
 				var adm *budget.Admission
+				var fileKey string
 				if lf != nil {
+					// The key names the output (a hash, never its path), so
+					// that the next release to it can settle what a killed
+					// one left pending.
+					absOut, err := filepath.Abs(out)
+					if err != nil {
+						return err
+					}
+					fileKey = releaseKey("sanitize file", absOut)
+					charge.Release = fileKey + " " + newNonce()
 					adm = budget.NewAdmission(lf, charge)
 				}
 				ro, err := rf.options(in)
@@ -165,6 +176,9 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				// flag before the ledger is consulted.
 				if err := opt.Check(); err != nil {
 					return fmt.Errorf("sanitize: %w", flagError(err))
+				}
+				if err := settleLeftovers(lf, fileKey, out, certFile); err != nil {
+					return ledgerError("sanitize", err)
 				}
 				// A CSV file is streamed (two passes, one chunk in memory)
 				// when its people's rows are contiguous.
@@ -512,4 +526,48 @@ func undoCharge(adm *budget.Admission) string {
 		return fmt.Sprintf(" (its charge stays in the ledger %s, as pending: undoing it failed: %v)", adm.File().Path(), err)
 	}
 	return fmt.Sprintf(" (nothing was released, so nothing is charged in the ledger %s)", adm.File().Path())
+}
+
+// settleLeftovers resolves the charges that an earlier release to the same
+// output (key) left pending when it was killed between its charge and its
+// settlement: if the output, its certificate or a temporary file of either
+// is there, something may have landed and the charge is kept, settled to
+// the certificate's epsilons if the certificate reads and is within the
+// charge, else at its upper bound; if none is there, nothing of it landed
+// and the charge is removed. In doubt the charge is kept.
+func settleLeftovers(lf *budget.File, key, out, certFile string) error {
+	if lf == nil || key == "" {
+		return nil
+	}
+	for _, rel := range lf.Ledger().PendingReleases(key + " ") {
+		landed := false
+		for _, p := range []string{out, certFile} {
+			if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+				landed = true
+			}
+			dir, base := filepath.Split(p)
+			if m, err := filepath.Glob(filepath.Join(dir, "."+base+".tmp-*")); err != nil || len(m) > 0 {
+				landed = true
+			}
+		}
+		if !landed {
+			if err := lf.Undo(rel); err != nil {
+				return err
+			}
+			continue
+		}
+		var eps map[string]float64
+		if fh, err := os.Open(certFile); err == nil {
+			if cert, err := sanitize.ReadCertificate(fh); err == nil {
+				eps, _ = certifiedEpsilons(cert)
+			}
+			fh.Close()
+		}
+		if err := lf.Settle(rel, eps); err != nil {
+			if err := lf.Settle(rel, nil); err != nil { // a certificate above the charge is not this release's
+				return err
+			}
+		}
+	}
+	return nil
 }
