@@ -1,46 +1,48 @@
-// Package budget keeps each person's privacy budget across releases in a
-// durable ledger file, so that releasing the same person again — another
-// sanitize run, another geoind session at a new state path — is charged
-// against what was already spent instead of starting afresh.
+// Package budget keeps each person's privacy budget across releases and
+// mechanisms in a durable ledger file: one account per person (uid), in
+// one currency, so that releasing the same person again — another
+// sanitize run, a geoind session at a new state path — is charged against
+// what was already spent instead of starting afresh.
 //
-// A release charges each person before it writes anything:
+// Every release follows one admission policy, Admission: check before
+// anything is drawn, charge a pending upper bound immediately before
+// drawing, settle it to the certified epsilon when the release has landed,
+// undo it when nothing landed:
 //
 //	f, err := budget.Open("ledger.json", 10*time.Second) // waits up to 10 s for the lock
 //	if err != nil {
 //		return err
 //	}
 //	defer f.Close()
-//	err = f.Charge(budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: 3,
-//		Epsilon: map[string]float64{"alice": 1.2, "bob": 0.8}})
-//	var refused *budget.RefusedError
-//	if errors.As(err, &refused) {
-//		return fmt.Errorf("nothing released: %w", err) // names each person over budget
+//	adm := budget.NewAdmission(f, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: 3, Release: "run 1"})
+//	target := map[string]float64{"alice": 1, "bob": 1} // the most each can be certified
+//	if err := adm.Check(target); err != nil {
+//		return fmt.Errorf("nothing released: %w", err) // a *RefusedError names each person over budget
 //	}
-//	if err != nil {
+//	if err := adm.Charge("", target); err != nil { // pending, durable
 //		return err
 //	}
-//	// Charged and durable: now write the release.
+//	cert, err := release() // draw and write
+//	if err != nil {
+//		adm.Undo("") // nothing landed
+//		return err
+//	}
+//	return adm.Settle("", cert) // the certified epsilons
 //
-// # Composition rule
+// # Currency and composition
 //
-// Basic sequential composition: the epsilons charged to one person under
-// one mechanism kind add up, and a release is admitted only while the sum
-// stays within the person's budget B. For CIP (package sanitize) a charge
-// is the certificate's per-person Rényi epsilon_max at order lambda within
-// radius r: releases of one person at the same order add, the rule the
-// sanitize certificate states ("releasing the same person again
-// composes: the epsilons add"; docs/robust-cip.md). The exact joint loss
-// of two releases is their stacked certificate (docs/cip-math.md, section
-// 5); docs/ledger.md says what the sum does and does not cover. A person's CIP account is fixed at the
-// order and radius of its first charge; a later release at an order at
-// least as high and a radius at least as large is covered (Rényi
-// divergence does not decrease with the order, and a guarantee within a
-// larger radius holds within a smaller one) and is summed at the account's
-// order and radius; a lower order or a smaller radius is refused. For
-// geo-indistinguishability (package geoind) a charge is the session's
-// budget ε per metre, and sessions compose by addition (the metric
-// privacy of both releases is (ε₁+ε₂)·d). The two units differ, so each
-// person has one account, hence one budget, per mechanism kind.
+// An account has a Rényi order λ and a radius r, fixed when it is opened;
+// its budget, its spent and every charge are Rényi divergences of order λ
+// between hypotheses on the person's secret locations within r metres (the
+// CIP loss). A CIP charge is the certificate's epsilon_max at an order and
+// radius at least the account's. A geoind session of ε per metre on a grid
+// of u metres is charged GeoIndCharge: min(e, λe²/2) with e = ε(r + √2u),
+// since it is pure e-DP between traces within r (Bun and Steinke 2016);
+// that bounds its CIP loss for basic secrets (one location) under priors
+// with one stationary time kernel, not for places or the route. The charges
+// of one person add up, and a release is admitted only while the sum stays
+// within the person's budget. docs/ledger.md derives the currency and says
+// what the sum does and does not cover.
 //
 // Sums are compared with the budget with a relative tolerance of 1e-9
 // (Tolerance), so that the rounding of decimal inputs (three charges of
@@ -48,24 +50,25 @@
 //
 // # Budgets
 //
-// The budget B is given with every run. The ledger records the budget an
-// account was opened with; a run with a smaller B applies the smaller one
-// to that run; a run with a larger B is refused unless Request.RaiseBudget
-// is set, and the raise is recorded in the account.
+// A budget is set for a person by the first request that gives one, and
+// from then on enforced in every request, with or without a budget. A
+// request with a smaller budget applies it to that request; a larger one
+// is refused unless Request.RaiseBudget is set, and the raise is recorded.
 //
 // # Crash safety and concurrency
 //
 // Open takes an exclusive lock on FILE.lock (flock on Unix), held until
-// Close, so concurrent processes serialise: check, charge and release
-// happen under one lock, and two processes cannot both spend the last of
-// a budget. Charge writes the whole ledger atomically and durably
-// (temporary file, fsync, rename, directory fsync) before it returns: a
-// caller writes its release only after Charge succeeded, so a crash can
-// leave a charge without its release (over-counting, never
-// under-counting). If writing the release then fails, the charge stays.
+// Close, so concurrent processes serialise and two cannot both spend the
+// last of a budget. Every change writes the whole ledger atomically and
+// durably (temporary file, fsync, rename, directory fsync) before it
+// returns. A crash between a charge and its settlement leaves the pending
+// upper bound charged (over-counting, never under-counting), which the
+// next run of the same release settles or undoes (Admission.Pending).
 //
 // A ledger that does not parse, or whose records are inconsistent, is
 // refused with an error naming the file. A missing ledger is a new, empty
 // one: deleting the file forgets what was spent, so keep it with your
-// backups. See docs/ledger.md.
+// backups. DefaultPath is the ledger used when none is named. A version-1
+// ledger (one account per person and mechanism) is migrated on open
+// (MigrateV1, Migrate). See docs/ledger.md.
 package budget

@@ -40,6 +40,10 @@ type Certificate struct {
 	// guarantee, stated over the released points, also holds with d_inf
 	// over all the input's fixes (a subset's d_inf is at most the whole's).
 	ThinEvery string `json:"thin_every,omitempty"`
+	// Ledger names the budget ledger the release was charged in (its base
+	// name; docs/ledger.md), or says it was not: "off" (--no-ledger) or
+	// "not charged: seeded, not private".
+	Ledger string `json:"ledger,omitempty"`
 }
 
 // NewCertificate describes a release made by SanitizeByPerson with cfg

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/budget"
 )
 
 // pipelineBinary builds the command once, for the tests that run it as a
@@ -45,7 +47,10 @@ func runBinary(t *testing.T, args ...string) (stdout, stderr string) {
 // seeded release, manifest.json included (but for its timing).
 func TestCommandSanitize(t *testing.T) {
 	root := geolife(t)
-	want, m := singleGeoLife(t)
+	// What tracepriv sanitize --seed 11 writes: a seeded run is not
+	// charged, and its certificates say so.
+	want := filepath.Join(t.TempDir(), "single")
+	m := singleMachineLedger(t, root, want, 11, budget.Seeded)
 	out := filepath.Join(t.TempDir(), "released")
 	stdout, stderr := runBinary(t, "sanitize", "--input", filepath.Join(root, "**", "*.plt"), "--corpus", "--output", out,
 		"--prior", filepath.Join("..", "internal", "sample", "prior.json"),

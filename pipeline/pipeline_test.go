@@ -88,13 +88,20 @@ func testParams(seed uint64) SanitizeParams {
 // the same options as the CLI's `sanitize --in DIR --out DIR --seed N`.
 func singleMachine(t testing.TB, root, out string, seed uint64) *sanitize.Manifest {
 	t.Helper()
+	return singleMachineLedger(t, root, out, seed, "")
+}
+
+// singleMachineLedger is singleMachine with the certificates' ledger field
+// (the CLI's seeded run says budget.Seeded).
+func singleMachineLedger(t testing.TB, root, out string, seed uint64, ledger string) *sanitize.Manifest {
+	t.Helper()
 	p, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, err := sanitize.Corpus(sanitize.CorpusOptions{In: root, Out: out,
 		Options: sanitize.Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Delta: sanitize.DefaultDelta,
-			Design: sanitize.DesignAuto, Path: sanitize.PathAuto, Source: noise.Seeded(seed), AllowPriorOverlap: true}})
+			Design: sanitize.DesignAuto, Path: sanitize.PathAuto, Source: noise.Seeded(seed), AllowPriorOverlap: true, Ledger: ledger}})
 	if err != nil {
 		t.Fatal(err)
 	}

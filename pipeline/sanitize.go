@@ -16,6 +16,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/rtrackers/offsetrange"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
@@ -59,6 +60,10 @@ type SanitizeParams struct {
 	// nothing (the certificates then say so). Unlike the rest it is not
 	// public: it travels to the workers with the job's configuration.
 	PriorCorpus []byte
+	// Ledger is what the certificates and the manifest say of the budget
+	// ledger (sanitize.Options.Ledger): set by Sanitize from
+	// SanitizeOptions.Ledger, or budget.Off, budget.Seeded.
+	Ledger string
 }
 
 // Check reports the first parameter that cannot give a release, as
@@ -92,7 +97,7 @@ func (p SanitizeParams) options() (sanitize.Options, error) {
 	// runner runs people (and units) in parallel.
 	return sanitize.Options{Prior: pr, Epsilon: p.Epsilon, Lambda: p.Lambda, Radius: p.Radius, Delta: p.Delta,
 		Design: p.Design, Path: p.Path, Origin: p.Origin, Source: src, Workers: corpus.PersonWorkers,
-		PointsOnly: p.PointsOnly, AllowPriorOverlap: p.AllowPriorOverlap, PriorCorpus: idx}, nil
+		PointsOnly: p.PointsOnly, AllowPriorOverlap: p.AllowPriorOverlap, PriorCorpus: idx, Ledger: p.Ledger}, nil
 }
 
 // PersonRelease is one person's release by SanitizeTraces: their traces,
@@ -212,6 +217,15 @@ type SanitizeOptions struct {
 	// result); nil means nothing is logged. It stays in this process: the
 	// workers log through Beam's log package, to the runner.
 	Logger *slog.Logger `json:"-"`
+	// Ledger, if set, charges the release's people in a budget ledger by
+	// the one admission policy (budget.Admission): every person found is
+	// checked against the target epsilon before the job starts (a refusal
+	// runs nothing and charges nothing), charged it as pending, and
+	// settled to their certified epsilon_max when the job has written
+	// the manifest; people whose units failed are not charged. A job that
+	// fails leaves the charges pending at the target (an upper bound).
+	// It stays in this process. Nil charges nothing.
+	Ledger *budget.Admission `json:"-"`
 }
 
 // sanitizeConfig is SanitizeOptions resolved by the launcher: what every
@@ -477,7 +491,7 @@ func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored fun
 
 // header is what a manifest states of the options.
 func header(opt sanitize.Options) corpus.Header {
-	return corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: opt.Source}
+	return corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: opt.Source, Ledger: opt.Ledger}
 }
 
 // sanitizeFiles adds a corpus release of files, the trace files to
@@ -548,7 +562,22 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 			return nil, &sanitize.ParamError{Name: "out", Value: o.Output, Why: "holds a release already (" + name + "); write a new release to a new directory"}
 		}
 	}
+	var target map[string]float64
+	if o.Ledger != nil {
+		if c.Ledger == "" {
+			c.Ledger = filepath.Base(o.Ledger.File().Path())
+		}
+		if target, err = ledgerTarget(o.Input, c); err != nil {
+			return nil, err
+		}
+		if err := o.Ledger.Check(target); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.MkdirAll(filepath.Join(c.Out, corpus.CertificatesDir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := o.Ledger.Charge("", target); err != nil {
 		return nil, err
 	}
 	log.Info("tracepriv pipeline: sanitize: starting", "input", o.Input, "root", c.Root, "output", c.Out, "randomness", corpus.Randomness(opt.Source))
@@ -558,11 +587,35 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	}, filepath.Join(c.Out, corpus.ManifestName))
 	if err != nil {
 		log.Error("tracepriv pipeline: sanitize: failed", "error", err)
+		if o.Ledger != nil {
+			err = fmt.Errorf("%w (the people of this release stay charged in %s at the target epsilon, pending: some of their files may have been written)", err, o.Ledger.File().Path())
+		}
 		return nil, err
 	}
 	var m sanitize.Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	if o.Ledger != nil {
+		// Settle the people whose units landed; a failed unit wrote
+		// nothing (its files and certificate land together or not at
+		// all), so its people's charges are undone.
+		certified := map[string]float64{}
+		for _, p := range m.Persons {
+			certified[p.UID] = p.EpsilonMax
+		}
+		var unreleased []string
+		for uid := range target {
+			if _, ok := certified[uid]; !ok {
+				unreleased = append(unreleased, uid)
+			}
+		}
+		if err := o.Ledger.UndoPeople("", unreleased); err != nil {
+			return nil, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay pending at the target): %w", err)
+		}
+		if err := o.Ledger.Settle("", certified); err != nil {
+			return nil, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay pending at the target): %w", err)
+		}
 	}
 	r := &SanitizeResult{Manifest: &m, Bundles: counter(res, "release_bundles")}
 	log.Info("tracepriv pipeline: sanitize: done", "persons", len(m.Persons), "points", m.Points, "files", m.Files,
@@ -571,4 +624,28 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 		log.Warn("tracepriv pipeline: sanitize: not released", "files", f.Files, "uids", f.UIDs, "error", f.Error)
 	}
 	return r, nil
+}
+
+// ledgerTarget finds the people of the files matching pattern, on this
+// machine, as the job's first pass will (corpus.ScanFile), and gives each
+// the target epsilon: the most their release can be certified.
+func ledgerTarget(pattern string, c sanitizeConfig) (map[string]float64, error) {
+	files, _, err := Match(pattern)
+	if err != nil {
+		return nil, err
+	}
+	_, ro, err := c.options()
+	if err != nil {
+		return nil, err
+	}
+	target := map[string]float64{}
+	for _, f := range files {
+		for _, p := range corpus.ScanFile(f, ro).People {
+			if p.UID == "" {
+				return nil, fmt.Errorf("%s has traces without a uid, and the ledger is kept per person", f)
+			}
+			target[p.UID] = c.Epsilon
+		}
+	}
+	return target, nil
 }

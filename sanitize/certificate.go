@@ -129,6 +129,10 @@ type Certificate struct {
 	Sampler     string  `json:"sampler"`
 	// Randomness is "crypto" or "seeded:N" (not private).
 	Randomness string `json:"randomness"`
+	// Ledger names the budget ledger the release was charged in (its base
+	// name; docs/ledger.md), or says it was not: "off" (--no-ledger) or
+	// "not charged: seeded, not private".
+	Ledger string `json:"ledger,omitempty"`
 	// Timestamps and Dimensions state what is public and how the two
 	// coordinates combine.
 	Timestamps string `json:"timestamps"`

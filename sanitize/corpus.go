@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
@@ -60,6 +61,11 @@ type CorpusOptions struct {
 	// Progress, if set, is called after each group of people with the
 	// groups and points done so far and the totals.
 	Progress func(done, total, points, totalPoints int)
+	// Admission charges each group of people in a budget ledger before it
+	// is drawn and settles or undoes the charge after (budget.Admission;
+	// nil charges nothing). Options.Ledger names it in the certificates
+	// and the manifest.
+	Admission *budget.Admission
 }
 
 // Check reports the first option that cannot give a valid release (a
@@ -124,6 +130,8 @@ type Manifest struct {
 	// UIDRule states the person rule the release followed
 	// (trace.PersonRule): a corpus, or one person's directory.
 	UIDRule string `json:"uid_rule"`
+	// Ledger is the certificates' ledger field (Certificate.Ledger).
+	Ledger string `json:"ledger,omitempty"`
 }
 
 // Released is one person of a corpus release.
@@ -173,13 +181,14 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 		ropt.Source = noise.Secure()
 	}
 	cm, err := corpus.Run(corpus.Config[*Certificate]{
-		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key, Persons: opt.Persons,
-		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: ropt.Source},
+		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key, Persons: opt.Persons, Ledger: opt.Admission,
+		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: ropt.Source, Ledger: opt.Ledger},
 		Sanitizer: corpus.Sanitizer[*Certificate]{Release: func(ts []*trace.Trace) ([]*trace.Trace, *Certificate, error) { return Release(ts, ropt) }, WriteCertificate: WriteCertificate, CertificateSuffix: CertificateSuffix},
 	})
-	if err != nil {
+	if cm == nil {
 		return nil, err
 	}
+	runErr := err // the release landed, its ledger update did not
 	// The manifest as written, read back strictly into its public type.
 	b, err := json.Marshal(cm)
 	if err != nil {
@@ -189,7 +198,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	if err := jsondoc.Decode(b, &m); err != nil {
 		return nil, fmt.Errorf("sanitize: manifest: %w", err)
 	}
-	return &m, nil
+	return &m, runErr
 }
 
 // personRead returns the read options of a corpus release: the person

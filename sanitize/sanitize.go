@@ -192,6 +192,10 @@ type Options struct {
 	// (docs/robust-cip.md, section 5). It costs noise: on a 1,000-point
 	// GeoLife trace at epsilon 1, lambda 2, r = 100 m, see BENCHMARKS.md.
 	PlacesEveryLength bool
+	// Ledger is what the certificate states of the budget ledger the
+	// release is charged in (Certificate.Ledger): the ledger file's base
+	// name, budget.Off, or budget.Seeded. It does not change the noise.
+	Ledger string
 }
 
 // ParamError reports an option that cannot give a valid release: Name is
@@ -463,7 +467,7 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 		Version: CertificateVersion, PrivacyUnit: "person", SkippedByReason: map[string]int{},
 		EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, Delta: opt.Delta,
 		PriorFamily: fam, Prior: publicPrior(opt.Prior), Origin: origin, Coordinates: CoordinatesECEF, Design: design, Path: path,
-		OutputGridM: OutputGrid, Randomness: noise.Describe(opt.Source), Sampler: samplerText[path],
+		OutputGridM: OutputGrid, Randomness: noise.Describe(opt.Source), Sampler: samplerText[path], Ledger: opt.Ledger,
 		Private: noise.IsSecure(opt.Source), PriorCoverage: PriorUnknown, RouteKernel: KernelTermOf(cip.RouteKernel()), PointsOnly: opt.PointsOnly,
 		Timestamps: "public: released as they are; the noise depends on them",
 		Dimensions: "the Earth-centred, Earth-fixed x, y and z of every point (metres, WGS84, no origin) get independent noise of the same covariance, " +

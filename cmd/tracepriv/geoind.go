@@ -269,17 +269,22 @@ existing --state that is not a session state (a trace, say) is never
 replaced, not even with --new-budget.
 Concurrent queries on one state wait for each other.
 
-A person's budget across sessions: with --ledger FILE --budget B --uid U,
-each session (one budget ε per metre) is charged ε to person U in FILE
-when it starts, before its first point is released, and once only (its
-later queries are covered by its own budget). A session at a new --state
-path, or a --new-budget start, is a new session of the same person: it is
-charged too, and refused when U's geoind spending would exceed B, so a new
-state path does not give a person a fresh budget (docs/ledger.md).`,
+A person's one budget: every private session is charged to person --uid U
+(required) in the ledger (by default the user configuration directory's
+tracepriv/ledger.json; --ledger FILE names another, --no-ledger records
+nothing and a seeded run is not charged) when it starts, before its first
+point is released, and once only (its later queries are covered by its own
+budget ε). The charge is in the ledger's one currency, which CIP releases
+share: ε (r + √2 grid) at the account's radius r, or λ times its square over
+2 if smaller (docs/ledger.md). A session at a new --state path, or a
+--new-budget start, is a new session of the same person: it is charged too,
+and refused when U's spending would exceed their budget (--budget B sets
+it, once; it holds from then on), so a new state path never gives a person
+a fresh budget. A session that does not start is not charged.`,
 		Example: `  tracepriv geoind query --state me.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185 --time 2008-10-24T02:10:00Z
   tracepriv geoind query --state me.json --lat 39.9842 --lon 116.3186 --time 2008-10-24T02:11:00Z --json
   tracepriv geoind query --state me.json --new-budget --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
-  tracepriv geoind query --state phone2.json --uid 000 --ledger budget.json --budget 0.1 --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185`,
+  tracepriv geoind query --state phone2.json --uid 000 --ledger budget.json --budget 3 --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			latSet, lonOK = cmd.Flags().Changed("lat"), cmd.Flags().Changed("lon")
@@ -300,10 +305,7 @@ state path does not give a person a fresh budget (docs/ledger.md).`,
 			if err := checkStatePath(state); err != nil {
 				return fmt.Errorf("geoind query: %w", err)
 			}
-			if led.path != "" && uid == "" {
-				return errors.New("geoind query: --ledger needs --uid, the person the session belongs to: the ledger is kept per person, so that a new --state does not start a fresh budget")
-			}
-			lf, err := led.open(cmd, "geoind query")
+			lf, _, err := led.open(env, cmd, "geoind query")
 			if err != nil {
 				return err
 			}
@@ -340,8 +342,14 @@ state path does not give a person a fresh budget (docs/ledger.md).`,
 					return fmt.Errorf("geoind query: %s: the session exists; its configuration cannot be changed (%s)", state, strings.Join(changed, ", "))
 				}
 			}
-			var pending string
+			var pending, before string
 			if err == nil && lf != nil {
+				if uid == "" {
+					return fmt.Errorf("geoind query: --uid U is required: every private query is charged to its person in the ledger %s, so that a new --state does not start a fresh budget; give the person's uid, or --no-ledger to release without recording it", lf.Path())
+				}
+				if st, lerr := geoind.ReadState(state); lerr == nil && st.Seal != nil {
+					before = st.Seal.ID
+				}
 				pending, err = chargeSession(env, lf, led, sf, cfg, uid, state)
 				if err != nil {
 					return err
@@ -350,12 +358,21 @@ state path does not give a person a fresh budget (docs/ledger.md).`,
 			if err == nil {
 				rep, err = sf.Query(cfg, p, t, env.Source())
 			}
-			if err == nil && pending != "" {
-				// Tie the charge to the session now that it has an id.
-				if st, lerr := geoind.ReadState(state); lerr == nil && st.Seal != nil {
-					if lerr := lf.SetRelease(pending, sessionRelease(st.Seal.ID)); lerr != nil && !env.Quiet {
-						fmt.Fprintf(env.Stderr, "tracepriv: ledger: %v (the session stays charged; its next query charges it again)\n", lerr)
-					}
+			if pending != "" {
+				// Tie the charge to the session now that it has an id; a
+				// session that did not start (no new state landed)
+				// released nothing, and its charge is undone.
+				st, lerr := geoind.ReadState(state)
+				switch {
+				case lerr == nil && st.Seal != nil && st.Seal.ID != before:
+					lerr = lf.SetRelease(pending, sessionRelease(st.Seal.ID))
+				case err != nil:
+					lerr = lf.Undo(pending)
+				default:
+					lerr = nil // the charge stays pending: an upper bound
+				}
+				if lerr != nil && !env.Quiet {
+					fmt.Fprintf(env.Stderr, "tracepriv: ledger: %v (the session stays charged; its next query charges it again)\n", lerr)
 				}
 			}
 			switch {
@@ -398,8 +415,8 @@ state path does not give a person a fresh budget (docs/ledger.md).`,
 	f.StringVar(&tstr, "time", "", "query time, RFC 3339 or Unix seconds (default: now)")
 	f.StringVar(&keyDir, "key-dir", "", "directory of the state key and records (default: the user config directory's tracepriv/geoind)")
 	f.BoolVar(&newBudget, "new-budget", false, "start a fresh budget even where the record knows an earlier session at --state (deleted or replaced); recorded")
-	f.StringVar(&uid, "uid", "", "the person (user id) the session belongs to; required with --ledger")
-	led.add(f, "geo-indistinguishability ε per metre")
+	f.StringVar(&uid, "uid", "", "the person (user id) the session belongs to and is charged to; required unless --no-ledger or --seed")
+	led.add(f)
 	g.add(f, false)
 	return cmd
 }
@@ -499,12 +516,16 @@ OUT.cert.json: the guarantee, the configuration, the thinning, each person's
 spending and coverage, the randomness) are written together or not at all;
 neither may be an input, and an existing file is replaced only with --force.
 
-With --ledger FILE --budget B, each person (by uid) is charged the session
-budget ε per metre in FILE before the release is written, and a release
-that would take anyone's geoind spending over B is refused before any noise
-is drawn (docs/ledger.md); thinning changes which points a run releases,
-never what it is charged. A run that writes nothing (a budget that ran out
-without --allow-partial) is not charged.`,
+Every private release is charged to each person (by uid) in the ledger (by
+default the user configuration directory's tracepriv/ledger.json; --ledger
+FILE names another; --no-ledger records nothing; a seeded run is not
+charged): the session budget ε, in the ledger's one currency shared with CIP
+releases (ε (r + √2 grid) at the account's radius r, or λ times its square
+over 2 if smaller; docs/ledger.md), checked before any noise is drawn and
+refused past the person's budget (--budget B sets it once; it holds from
+then on). Thinning changes which points a run releases, never what it is
+charged. A run that writes nothing (a budget that ran out without
+--allow-partial) is not charged.`,
 		Example: `  tracepriv geoind sanitize --in internal/sample/synth-1/commute.plt --out released-1min.csv --origin 39.9042,116.4074 --every 60s
   tracepriv geoind sanitize --in internal/sample/synth-1/commute.plt --out sample.csv \
       --origin 39.9042,116.4074 --every 30s --rate 0.02 --allow-partial
@@ -537,7 +558,7 @@ without --allow-partial) is not charged.`,
 			if err := checkOutputs([]string{in}, force, map[string]string{"--out": out, "--certificate": certFile}); err != nil {
 				return fmt.Errorf("geoind sanitize: %w", err)
 			}
-			lf, err := led.open(cmd, "geoind sanitize")
+			lf, ledgerName, err := led.open(env, cmd, "geoind sanitize")
 			if err != nil {
 				return err
 			}
@@ -580,25 +601,34 @@ without --allow-partial) is not charged.`,
 				fmt.Fprintf(env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error up to %s per point (%s, at the prior prediction rate)\n",
 					cfg.Manager, plural(len(plans), "person", "people"), maxPoints(plans), metres(w.ExpectedErrorM), w.Person)
 			}
+			// The admission policy (budget.Admission): each person's
+			// session spends at most its budget ε; refuse before any
+			// noise is drawn, charge it immediately before drawing,
+			// settle it when the files land, undo it when they do not.
 			charge := led.request(budget.GeoInd, "tracepriv geoind sanitize", out)
+			charge.GridM = cfg.Noise.Grid
+			var adm *budget.Admission
+			target := map[string]float64{}
 			if lf != nil {
-				// Each person's session spends at most its budget ε;
-				// refuse before any noise is drawn.
+				adm = budget.NewAdmission(lf, charge)
 				uids, err := uidsOf(traces)
 				if err != nil {
 					return fmt.Errorf("geoind sanitize: --ledger: %s: %w", in, err)
 				}
 				for _, u := range uids {
-					charge.Epsilon[u] = cfg.Params.Epsilon
+					target[u] = cfg.Params.Epsilon
 				}
-				if err := lf.Check(charge); err != nil {
-					return ledgerError("geoind sanitize", err)
-				}
+			}
+			if err := adm.Check(target); err != nil {
+				return ledgerError("geoind sanitize", err)
+			}
+			if err := adm.Charge("", target); err != nil {
+				return ledgerError("geoind sanitize", err)
 			}
 			src := env.Source()
 			outs, people, err := geoind.SanitizeByPerson(cfg, traces, person, src)
 			if err != nil {
-				return fmt.Errorf("geoind sanitize: %s: %w", in, err)
+				return fmt.Errorf("geoind sanitize: %s: %w%s", in, err, undoCharge(adm))
 			}
 			res.Randomness, res.People = noise.Describe(src), people
 			var partial []geoind.PersonRelease
@@ -621,27 +651,29 @@ without --allow-partial) is not charged.`,
 			var failure error
 			switch {
 			case res.PointsReleased == 0:
-				failure = fmt.Errorf("geoind sanitize: %s: no point released; %s", in, g.coverageHint(hc))
+				failure = fmt.Errorf("geoind sanitize: %s: no point released; %s%s", in, g.coverageHint(hc), undoCharge(adm))
 			case len(partial) > 0 && !allowPartial:
-				failure = g.partialError(partial, len(people), hc)
+				failure = fmt.Errorf("%w%s", g.partialError(partial, len(people), hc), undoCharge(adm))
 			default:
 				if err := checkFinite("--out", out, outs); err != nil {
-					return fmt.Errorf("geoind sanitize: %w", err)
+					return fmt.Errorf("geoind sanitize: %w%s", err, undoCharge(adm))
 				}
 				outFmt, _ := trace.FormatFromPath(out) // checked above
-				if lf != nil {
-					if err := lf.Charge(charge); err != nil {
-						return ledgerError("geoind sanitize", err)
-					}
-					reportCharge(env, lf, charge)
-				}
 				cert := geoind.NewCertificate(cfg, people, src)
-				cert.ThinEvery = res.Every
+				cert.ThinEvery, cert.Ledger = res.Every, ledgerName
 				files := geoind.Files{Traces: out, Format: outFmt, Certificate: certFile}
 				if err := files.Write(outs, cert); err != nil {
-					return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, chargeStays(lf))
+					return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, undoCharge(adm))
 				}
 				res.Written, res.Certificate = true, certFile
+				// Landed: the session budget stays charged (settled).
+				if err := adm.Settle("", nil); err != nil {
+					return fmt.Errorf("geoind sanitize: the release was written, but settling its charge failed (it stays, pending): %w", err)
+				}
+				if adm != nil {
+					charge.Epsilon = target
+					reportCharge(env, lf, charge)
+				}
 			}
 			if err := env.Emit(res, func(w io.Writer) error { return sanitizeText(w, res) }); err != nil {
 				return err
@@ -659,7 +691,7 @@ without --allow-partial) is not charged.`,
 	rf.addCorpus(f, "each person has one budget")
 	f.BoolVar(&allowPartial, "allow-partial", false, "fixed-rate, fixed-utility: write the covered points when a person's budget runs out before their last point")
 	f.BoolVar(&force, "force", false, "replace --out if it exists")
-	led.add(f, "geo-indistinguishability ε per metre")
+	led.add(f)
 	g.add(f, true)
 	return cmd
 }
@@ -860,6 +892,7 @@ func chargeSession(env *cli.Env, lf *budget.File, led ledgerFlags, sf geoind.Sta
 		charge.Release = "geoind session starting " + hex.EncodeToString(nonce)
 		charge.Pending = true
 		charge.Epsilon[uid] = cfg.Params.Epsilon
+		charge.GridM = cfg.Noise.Grid
 		if err := lf.Charge(charge); err != nil {
 			return "", ledgerError("geoind query", err)
 		}
@@ -879,6 +912,7 @@ func chargeSession(env *cli.Env, lf *budget.File, led ledgerFlags, sf geoind.Sta
 	}
 	charge.Release = release
 	charge.Epsilon[uid] = st.Config.Params.Epsilon
+	charge.GridM = st.Config.Noise.Grid
 	if err := lf.Charge(charge); err != nil {
 		return "", ledgerError("geoind query", err)
 	}

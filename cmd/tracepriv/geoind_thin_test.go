@@ -308,10 +308,12 @@ func TestGeoindThinningKeepsLedger(t *testing.T) {
 		t.Fatal(err)
 	}
 	ledger := filepath.Join(dir, "ledger.json")
-	eps := math.Ln10 / 100
+	// The session budget ln(10)/100 per metre on the 1 m grid, in the
+	// ledger's currency at order 2 within 100 m.
+	eps := budget.GeoIndCharge(math.Ln10/100, 1, 2, 100)
 	run := func(out, every string) error {
 		_, err := geoindRun(t, "geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, out), "--origin", beijing, "--every", every,
-			"--seed", "3", "-q", "--ledger", ledger, "--budget", fmt.Sprint(2.5*eps))
+			"-q", "--ledger", ledger, "--budget", fmt.Sprint(2.5*eps))
 		return err
 	}
 	for i, every := range []string{"60s", "2m"} {
@@ -323,7 +325,7 @@ func TestGeoindThinningKeepsLedger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := l.Account("000", budget.GeoInd); a == nil || math.Abs(a.Spent-2*eps) > 1e-12 {
+	if a := l.Account("000"); a == nil || math.Abs(a.Spent-2*eps) > 1e-12 {
 		t.Fatalf("person 000: %+v, want 2ε = %g spent", a, 2*eps)
 	}
 	// A third run, thinned harder, still costs ε and is refused.

@@ -18,7 +18,7 @@ import (
 func ledgerSanitize(t *testing.T, in, prior, out, ledger, budgetB string, extra ...string) error {
 	t.Helper()
 	args := append([]string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100",
-		"--uid", "alice", "--ledger", ledger, "--budget", budgetB, "--seed", "1", "-q"}, extra...)
+		"--uid", "alice", "--ledger", ledger, "--budget", budgetB, "-q"}, extra...)
 	_, _, err := run(t, args...)
 	return err
 }
@@ -47,8 +47,8 @@ func TestLedgerSanitizeComposes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := l.Account("alice", budget.CIP)
-	if a == nil || a.Spent < 1.99 || a.Spent > 2 || a.Budget != 2.5 || len(l.Charges) != 2 {
+	a := l.Account("alice")
+	if a == nil || a.Spent < 1.99 || a.Spent > 2 || a.Budget == nil || *a.Budget != 2.5 || len(l.Charges) != 2 {
 		t.Fatalf("after two releases: account %+v, %d charges; want about 2 of 2.5 spent", a, len(l.Charges))
 	}
 	for _, c := range l.Charges {
@@ -77,9 +77,24 @@ func TestLedgerSanitizeComposes(t *testing.T) {
 	if err := ledgerSanitize(t, in, prior, out3, ledger, "5", "--raise-budget"); err != nil {
 		t.Fatalf("--raise-budget: %v", err)
 	}
-	// --ledger needs --budget, and --budget needs --ledger.
-	if _, _, err := run(t, "sanitize", "--in", in, "--out", filepath.Join(dir, "d.plt"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--ledger", ledger); err == nil || !strings.Contains(err.Error(), "--budget") {
-		t.Errorf("--ledger without --budget: %v", err)
+	// The budget, once set (raised to 5; 3 spent), holds in runs without
+	// --budget: two more fit, the third is refused.
+	for i, out := range []string{"d1.plt", "d2.plt", "d3.plt"} {
+		before = mustRead(t, ledger)
+		_, _, err := run(t, "sanitize", "--in", in, "--out", filepath.Join(dir, out), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100",
+			"--uid", "alice", "--ledger", ledger, "-q")
+		switch {
+		case i < 2 && err != nil:
+			t.Fatalf("run %d without --budget within the recorded one: %v", i+1, err)
+		case i == 2 && (err == nil || !strings.Contains(err.Error(), "over budget")):
+			t.Fatalf("a run without --budget past the recorded budget: %v", err)
+		case i == 2 && !bytes.Equal(before, mustRead(t, ledger)):
+			t.Error("a refused release changed the ledger")
+		}
+	}
+	// --no-ledger contradicts --ledger and --budget.
+	if _, _, err := run(t, "sanitize", "--in", in, "--out", filepath.Join(dir, "d.plt"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--ledger", ledger, "--no-ledger"); err == nil || !strings.Contains(err.Error(), "--no-ledger") {
+		t.Errorf("--ledger with --no-ledger: %v", err)
 	}
 }
 
@@ -113,8 +128,8 @@ func TestLedgerConcurrentSanitize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok != 2 || written != 2 || len(l.Charges) != 2 || l.Account("alice", budget.CIP).Spent > 2 {
-		t.Fatalf("%d releases succeeded, %d written, %d charges, spent %v: want 2, 2, 2, <= 2", ok, written, len(l.Charges), l.Account("alice", budget.CIP).Spent)
+	if ok != 2 || written != 2 || len(l.Charges) != 2 || l.Account("alice").Spent > 2 {
+		t.Fatalf("%d releases succeeded, %d written, %d charges, spent %v: want 2, 2, 2, <= 2", ok, written, len(l.Charges), l.Account("alice").Spent)
 	}
 }
 
@@ -139,45 +154,50 @@ func TestLedgerDamaged(t *testing.T) {
 }
 
 // TestLedgerGeoindNewStateDoesNotReset: a person's geoind sessions are
-// charged once each; more queries on a session are not charged again, a
-// session at a new --state path is, and the one past the budget is
+// charged once each, in the default ledger when no --ledger is given; more
+// queries on a session are not charged again, a session at a new --state
+// path is, and the one past the budget (set once, in the first run) is
 // refused with no state written.
 func TestLedgerGeoindNewStateDoesNotReset(t *testing.T) {
 	dir := t.TempDir()
-	ledger, keys := filepath.Join(dir, "ledger.json"), filepath.Join(dir, "keys")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	ledger, keys := filepath.Join(dir, "config", "tracepriv", "ledger.json"), filepath.Join(dir, "keys")
 	q := func(state, tm string, extra ...string) error {
 		args := append([]string{"geoind", "query", "--state", filepath.Join(dir, state), "--key-dir", keys, "--lat", "39.98", "--lon", "116.32",
-			"--time", tm, "--seed", "3", "-q", "--ledger", ledger, "--budget", "0.05", "--uid", "bob"}, extra...)
+			"--time", tm, "-q", "--uid", "bob"}, extra...)
 		_, err := geoindRun(t, args...)
 		return err
 	}
 	cfg := []string{"--origin", "39.9,116.4", "--epsilon", "0.023"}
+	// One session at 0.023 per metre on the 1 m grid, at order 2 within
+	// 100 m: e = 0.023 (100 + sqrt 2) = 2.3325 (above 2/lambda, so e).
+	session := 0.023 * (100 + math.Sqrt2)
 	spent := func() float64 {
 		l, err := budget.Read(ledger)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return l.Account("bob", budget.GeoInd).Spent
+		return l.Account("bob").Spent
 	}
-	if err := q("s1.json", "2008-10-24T02:09:59Z", cfg...); err != nil {
+	if err := q("s1.json", "2008-10-24T02:09:59Z", append(cfg, "--budget", "5")...); err != nil {
 		t.Fatal(err)
 	}
 	if err := q("s1.json", "2008-10-24T02:10:59Z"); err != nil {
 		t.Fatal(err)
 	}
-	if s := spent(); s != 0.023 {
-		t.Fatalf("one session, two queries: spent %v, want 0.023", s)
+	if s := spent(); math.Abs(s-session) > 1e-12 {
+		t.Fatalf("one session, two queries: spent %v, want %v", s, session)
 	}
 	if err := q("s2.json", "2008-10-24T02:11:59Z", cfg...); err != nil {
 		t.Fatalf("second session: %v", err)
 	}
-	if s := spent(); s != 0.046 {
-		t.Fatalf("two sessions: spent %v, want 0.046", s)
+	if s := spent(); math.Abs(s-2*session) > 1e-12 {
+		t.Fatalf("two sessions: spent %v, want %v", s, 2*session)
 	}
 	before := mustRead(t, ledger)
 	err := q("s3.json", "2008-10-24T02:12:59Z", cfg...)
 	if err == nil || !strings.Contains(err.Error(), "over budget") {
-		t.Fatalf("third session: %v, want refused", err)
+		t.Fatalf("third session, at a new --state without --ledger or --budget: %v, want refused", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "s3.json")); err == nil {
 		t.Error("a refused session wrote its state")
@@ -190,13 +210,21 @@ func TestLedgerGeoindNewStateDoesNotReset(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := geoindRun(t, "geoind", "query", "--state", filepath.Join(dir, "s4.json"), "--key-dir", keys, "--lat", "39.98", "--lon", "116.32",
-		"--ledger", ledger, "--budget", "1", "--origin", "39.9,116.4"); err == nil || !strings.Contains(err.Error(), "--uid") {
-		t.Errorf("--ledger without --uid: %v", err)
+		"--origin", "39.9,116.4"); err == nil || !strings.Contains(err.Error(), "--uid") {
+		t.Errorf("a private query without --uid: %v", err)
+	}
+	// A seeded session is not private and not charged.
+	if err := q("s5.json", "2008-10-24T02:14:59Z", append(cfg, "--seed", "3")...); err != nil {
+		t.Fatalf("seeded session: %v", err)
+	}
+	if !bytes.Equal(before, mustRead(t, ledger)) {
+		t.Error("a seeded session was charged")
 	}
 }
 
 // TestLedgerGeoindSanitize: geoind sanitize charges each person its
-// budget ε per metre; a release past --budget is refused before writing.
+// session budget in the one currency; a release past --budget is refused
+// before writing, and a seeded one is not charged.
 func TestLedgerGeoindSanitize(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "000", "in.plt")
@@ -205,9 +233,9 @@ func TestLedgerGeoindSanitize(t *testing.T) {
 		t.Fatal(err)
 	}
 	ledger := filepath.Join(dir, "ledger.json")
-	gs := func(out string) error {
-		_, err := geoindRun(t, "geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, out), "--origin", "39.9042,116.4074",
-			"--rate", "0.0035", "--seed", "2", "-q", "--ledger", ledger, "--budget", "0.05")
+	gs := func(out string, extra ...string) error {
+		_, err := geoindRun(t, append([]string{"geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, out), "--origin", "39.9042,116.4074",
+			"--rate", "0.0035", "-q", "--ledger", ledger, "--budget", "5"}, extra...)...)
 		return err
 	}
 	for _, out := range []string{"a.csv", "b.csv"} {
@@ -219,14 +247,29 @@ func TestLedgerGeoindSanitize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := l.Account("000", budget.GeoInd); a == nil || math.Abs(a.Spent-2*math.Ln10/100) > 1e-12 {
-		t.Fatalf("person 000 (from its directory): %+v, want 2 × ln(10)/100 spent", a)
+	// ln(10)/100 per metre on the 1 m grid within 100 m: e = 2.3351.
+	session := math.Ln10 / 100 * (100 + math.Sqrt2)
+	if a := l.Account("000"); a == nil || math.Abs(a.Spent-2*session) > 1e-12 || l.Charges[0].NativeEpsilon != math.Ln10/100 {
+		t.Fatalf("person 000 (from its directory): %+v, want 2 × %v spent", a, session)
 	}
+	if cert := readJSON(t, filepath.Join(dir, "a.csv.cert.json")); cert["ledger"] != "ledger.json" {
+		t.Errorf("certificate ledger %v, want ledger.json", cert["ledger"])
+	}
+	before := mustRead(t, ledger)
 	if err := gs("c.csv"); err == nil || !strings.Contains(err.Error(), "over budget") {
 		t.Fatalf("third release: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "c.csv")); err == nil {
 		t.Error("refused release written")
+	}
+	if err := gs("d.csv", "--seed", "2"); err != nil {
+		t.Fatalf("seeded release: %v", err)
+	}
+	if !bytes.Equal(before, mustRead(t, ledger)) {
+		t.Error("a refused or seeded release changed the ledger")
+	}
+	if cert := readJSON(t, filepath.Join(dir, "d.csv.cert.json")); cert["ledger"] != budget.Seeded {
+		t.Errorf("seeded certificate ledger %v", cert["ledger"])
 	}
 }
 
@@ -252,7 +295,7 @@ func TestLedgerCorpusNestedPerson(t *testing.T) {
 	ledger := filepath.Join(dir, "ledger.json")
 	corpus := func(out string) (map[string]any, error) {
 		stdout, _, err := run(t, "sanitize", "--in", filepath.Join(dir, "Data"), "--out", filepath.Join(dir, out), "--prior", prior,
-			"--corpus", "--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "1", "-q", "--ledger", ledger, "--budget", "2", "--json")
+			"--corpus", "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q", "--ledger", ledger, "--budget", "2", "--json")
 		if err != nil {
 			return nil, err
 		}
@@ -271,7 +314,7 @@ func TestLedgerCorpusNestedPerson(t *testing.T) {
 		t.Fatal(err)
 	}
 	cert := persons[0].(map[string]any)["epsilon_max"].(float64)
-	if len(l.Accounts) != 1 || l.Account("000", budget.CIP).Spent != cert || len(l.Pending(l.Charges[0].Release)) != 0 {
+	if len(l.Accounts) != 1 || l.Account("000").Spent != cert || len(l.Pending(l.Charges[0].Release)) != 0 {
 		t.Fatalf("ledger %+v: want person 000 charged the certified %v, settled", l.Accounts[0], cert)
 	}
 	if _, err := corpus("r2"); err != nil {

@@ -1,11 +1,50 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/internal/testrun"
 )
 
+// childEnv, when set, makes the test binary run tracepriv with the
+// arguments after "--" instead of the tests: tests that kill a release
+// mid-run (SIGKILL) start the binary again as a child process.
+const childEnv = "TRACEPRIV_TEST_CHILD"
+
 // TestMain runs the tests with a larger heap target for the collector
-// (package testrun): these tests allocate fast from a small live heap.
-func TestMain(m *testing.M) { testrun.Main(m) }
+// (package testrun): these tests allocate fast from a small live heap. The
+// user configuration directory (the default ledger, geoind's keys) is a
+// temporary one, so that no test reads or charges the real ledger.
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		args := os.Args[1:]
+		for i, a := range args {
+			if a == "--" {
+				args = args[i+1:]
+				break
+			}
+		}
+		root := newRootCmd(os.Stdout, os.Stderr)
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			fmt.Fprintln(os.Stderr, "tracepriv:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	dir, err := os.MkdirTemp("", "tracepriv-test-home-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("HOME", dir)
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	code := func() int {
+		defer os.RemoveAll(dir)
+		testrun.TuneGC()
+		return m.Run()
+	}()
+	os.Exit(code)
+}

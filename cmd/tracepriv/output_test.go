@@ -184,7 +184,7 @@ func TestGeoindQueryStateIsSafe(t *testing.T) {
 	// A real state is used and, with --new-budget, replaced.
 	st := filepath.Join(dir, "me.json")
 	for _, extra := range [][]string{nil, nil, {"--new-budget"}} {
-		args := []string{"geoind", "query", "--state", st, "--lat", "39.98", "--lon", "116.3", "-q"}
+		args := []string{"geoind", "query", "--state", st, "--lat", "39.98", "--lon", "116.3", "-q", "--uid", "me"}
 		if extra != nil || !fileExists(st) {
 			args = append(args, "--origin", "39.9042,116.4074")
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,6 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -97,14 +97,20 @@ people under certificates/, and manifest.json listing every person's uid,
 points, epsilon_max and files. An interrupted run started again with the same
 options resumes without redoing finished people.
 
-A person's budget across releases: with --ledger FILE --budget B, every
-person released is charged in FILE (one budget per person, by uid; CIP
-epsilons of one person add) before anything is written, and a release that
-would take anyone over B is refused before any noise is drawn. A file is
-charged each person's certified epsilon_max; a corpus is charged the target
---epsilon (an upper bound) before the run and settled to each person's
-certified epsilon_max when it finishes; an interrupted corpus run resumed
-with the same options and --out is not charged again. See docs/ledger.md.`,
+A person's budget across releases: every private release is charged to each
+person (by uid) in a ledger, by default the user configuration directory's
+tracepriv/ledger.json (--ledger FILE names another; --no-ledger records
+nothing and the certificate says ledger: off; a --seed run is not private
+and not charged). Each person has one account, in one currency (Rényi
+epsilon at the account's order within its radius) shared with their geoind
+sessions; --budget B sets it once, and from then on a release that would
+take anyone over it is refused before any noise is drawn, with the ledger
+unchanged. A file is charged the target --epsilon immediately before it is
+drawn and settled to each person's certified epsilon_max when its files are
+written (a release that fails is not charged); a corpus does the same for
+each group of people, so a run refused or failed charges only the people
+whose files landed, and an interrupted run resumed with the same options
+and --out settles what it left pending. See docs/ledger.md.`,
 			Example: `  tracepriv demo --out demo-output
   tracepriv sanitize --in demo-output/sample.gpx --out sample.sanitised.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
@@ -112,7 +118,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
   # one person's folder (every file below it is theirs), and a corpus (one person per child folder)
   tracepriv sanitize --in internal/sample/synth-1 --out released-1 --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample --corpus --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
-  # a person's budget across releases: each run is charged in budget.json, and refused past --budget
+  # a person's budget across releases: each run is charged in budget.json (default: the user configuration directory's), and refused past --budget
   tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s2.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --ledger budget.json --budget 3
   # your own prior, fitted on other people's traces: tracepriv fit --in CORPUS_DIR --out prior.json`,
 			Args: cobra.NoArgs,
@@ -126,7 +132,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 				if f.Changed("delta") && !(delta > 0 && delta < 1) {
 					return fmt.Errorf("sanitize: --delta %v: the prior-posterior gap needs a delta in (0, 1), e.g. 1e-5", delta)
 				}
-				lf, err := led.open(cmd, "sanitize")
+				lf, ledgerName, err := led.open(env, cmd, "sanitize")
 				if err != nil {
 					return err
 				}
@@ -136,7 +142,21 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 				charge := led.request(budget.CIP, "tracepriv sanitize", out)
 				charge.Lambda, charge.RadiusM = lambda, radius
 				if st, err := os.Stat(in); err == nil && st.IsDir() {
-					return sanitizeCorpus(env, cmd, &rf, lf, charge, in, out, priorFile, origin, design, method, secrets, eps, lambda, radius, delta, workers, pointsOnly, allowOverlap)
+					return sanitizeCorpus(env, cmd, &rf, lf, ledgerName, charge, in, out, priorFile, origin, design, method, secrets, eps, lambda, radius, delta, workers, pointsOnly, allowOverlap)
+				}
+				var adm *budget.Admission
+				var fileKey string
+				if lf != nil {
+					// The key names the output (a hash, never its path), so
+					// that the next release to it can settle what a killed
+					// one left pending.
+					absOut, err := filepath.Abs(out)
+					if err != nil {
+						return err
+					}
+					fileKey = releaseKey("sanitize file", absOut)
+					charge.Release = fileKey + " " + newNonce()
+					adm = budget.NewAdmission(lf, charge)
 				}
 				ro, err := rf.options(in)
 				if err != nil {
@@ -161,7 +181,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 					return fmt.Errorf("sanitize: --secrets: %w", err)
 				}
 				opt := sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Secrets: spec, Delta: delta,
-					Design: cip.Method(design), Path: sanitize.Path(method), ListSecrets: listSecrets, Source: env.Source(), PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc}
+					Design: cip.Method(design), Path: sanitize.Path(method), ListSecrets: listSecrets, Source: env.Source(), PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc, Ledger: ledgerName}
 				if origin != "" {
 					p, err := geo.ParseLatLon(origin)
 					if err != nil {
@@ -169,10 +189,18 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 					}
 					opt.Origin = &p
 				}
+				// Options that cannot give a release are reported by their
+				// flag before the ledger is consulted.
+				if err := opt.Check(); err != nil {
+					return fmt.Errorf("sanitize: %w", flagError(err))
+				}
+				if err := settleLeftovers(lf, fileKey, out, certFile); err != nil {
+					return ledgerError("sanitize", err)
+				}
 				// A CSV file is streamed (two passes, one chunk in memory)
 				// when its people's rows are contiguous.
 				if inFmt == trace.CSV && spec == nil && noiseOut == "" {
-					done, err := sanitizeStream(env, ro, in, out, certFile, opt, lf, charge)
+					done, err := sanitizeStream(env, ro, in, out, certFile, opt, adm)
 					if done || err != nil {
 						return err
 					}
@@ -186,40 +214,45 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 				}
 				reportSkipped(env, rep)
 				reportPersons(env, filePersons(traces))
-				if lf != nil {
-					// Refuse before any noise is drawn: the certified
-					// epsilon of each person is at most the target.
+				// The admission policy (budget.Admission): refuse before
+				// any noise is drawn, charge the target (the certified
+				// epsilon of each person is at most it) immediately
+				// before drawing, settle when the files landed, undo when
+				// they did not.
+				target := map[string]float64{}
+				if adm != nil {
 					uids, err := uidsOf(traces)
 					if err != nil {
 						return fmt.Errorf("sanitize: --ledger: %s: %w", in, err)
 					}
-					pre := charge
-					pre.Epsilon = map[string]float64{}
 					for _, u := range uids {
-						pre.Epsilon[u] = eps
+						target[u] = eps
 					}
-					if err := lf.Check(pre); err != nil {
-						return ledgerError("sanitize", err)
-					}
+				}
+				if err := adm.Check(target); err != nil {
+					return ledgerError("sanitize", err)
+				}
+				if err := adm.Charge("", target); err != nil {
+					return ledgerError("sanitize", err)
 				}
 				bar := env.Progress(4, "sanitize")
 				opt.Progress = func(string) { bar.Add(1) }
 				outs, cert, err := sanitize.Release(traces, opt)
 				bar.Finish()
 				if err != nil {
-					return fmt.Errorf("%s: %w", in, flagError(err))
+					return fmt.Errorf("%s: %w%s", in, flagError(err), undoCharge(adm))
 				}
 				cert.RecordInput(rep)
-				if err := chargeCertificate(env, lf, charge, cert); err != nil {
-					return err
-				}
 				files := sanitize.Files{Traces: out, Format: inFmt, Certificate: certFile, NoiseCovariance: noiseOut}
 				if err := files.Write(traces, outs, cert); err != nil {
 					var pe *param.Error
 					if errors.As(err, &pe) && pe.Name == "NoiseCovariance" {
-						return fmt.Errorf("sanitize: --noise-out: %s%s", pe.Why, chargeStays(lf))
+						return fmt.Errorf("sanitize: --noise-out: %s%s", pe.Why, undoCharge(adm))
 					}
-					return fmt.Errorf("sanitize: nothing written: %w%s", err, chargeStays(lf))
+					return fmt.Errorf("sanitize: nothing written: %w%s", err, undoCharge(adm))
+				}
+				if err := settleCertificate(env, adm, cert); err != nil {
+					return err
 				}
 				return emitCertificate(env, cert, out, certFile)
 			},
@@ -240,7 +273,7 @@ with the same options and --out is not charged again. See docs/ledger.md.`,
 		f.Float64Var(&delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificate")
 		rf.add(cmd)
 		rf.addCorpus(f, "with --in DIR, --out DIR mirrors it")
-		led.add(f, "CIP epsilon at --lambda within --radius")
+		led.add(f)
 		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
 		f.BoolVar(&force, "force", false, "replace existing output files")
 		f.BoolVar(&pointsOnly, "points-only", false, "protect the points (or listed secrets) alone, not places and the route (the certificate says they are not covered)")
@@ -299,7 +332,7 @@ const streamChunk = 1 << 16
 // sanitizeStream releases a CSV file in two passes without holding it
 // (sanitize.NewStream). It reports done false, with no error, when the file
 // cannot be streamed (the caller then reads it into memory).
-func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string, opt sanitize.Options, lf *budget.File, charge budget.Request) (bool, error) {
+func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string, opt sanitize.Options, adm *budget.Admission) (bool, error) {
 	ro.Chunk = streamChunk
 	var open []*os.File
 	defer func() {
@@ -344,19 +377,28 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 	}
 	reportPersons(env, counts)
 	// The stream's certificate comes before any noise is drawn
-	// (WriteStream draws): charge it first.
-	if err := chargeCertificate(env, lf, charge, cert); err != nil {
-		return true, err
+	// (WriteStream draws): charge it, pending until the files land.
+	if adm != nil {
+		certified, err := certifiedEpsilons(cert)
+		if err != nil {
+			return true, err
+		}
+		if err := adm.Charge("", certified); err != nil {
+			return true, ledgerError("sanitize", err)
+		}
 	}
 	files := sanitize.Files{Traces: out, Format: trace.CSV, Certificate: certFile}
 	if err := files.WriteStream(s, cert); err != nil {
-		return true, fmt.Errorf("sanitize: nothing written: %w%s", err, chargeStays(lf))
+		return true, fmt.Errorf("sanitize: nothing written: %w%s", err, undoCharge(adm))
+	}
+	if err := settleCertificate(env, adm, cert); err != nil {
+		return true, err
 	}
 	return true, emitCertificate(env, cert, out, certFile)
 }
 
 // sanitizeCorpus is sanitize --in DIR --out DIR.
-func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.File, charge budget.Request, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int, pointsOnly, allowOverlap bool) error {
+func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.File, ledgerName string, charge budget.Request, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int, pointsOnly, allowOverlap bool) error {
 	if secrets != "all" {
 		return errors.New("sanitize: --secrets: a corpus release protects every point (--secrets all)")
 	}
@@ -381,7 +423,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 	ro.Root = in
 	opt := sanitize.CorpusOptions{In: in, Out: out, Workers: workers, Read: ro, OnePerson: !ro.Corpus,
 		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: cip.Method(design), Path: sanitize.Path(method), Source: env.Source(),
-			PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc}}
+			PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc, Ledger: ledgerName}}
 	if origin != "" {
 		p, err := geo.ParseLatLon(origin)
 		if err != nil {
@@ -406,40 +448,45 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 	}
 	reportPersons(env, persons)
 	hintCorpus(env, rf, in)
-	var release string
 	if lf != nil {
-		// Charge only a release that will run: the checks Corpus makes
-		// first, made here before the charge.
-		if err := opt.Check(); err != nil {
-			return fmt.Errorf("sanitize: %w", flagError(err))
-		}
-		if release, err = chargeCorpus(env, lf, charge, in, out, priorFile, ro, opt.Options); err != nil {
+		// Each group of people is checked before anything is drawn,
+		// charged immediately before it is drawn, and settled when its
+		// files land (budget.Admission, in the corpus engine); the key
+		// ties a resumed run to the charges an interrupted one left.
+		absOut, err := filepath.Abs(out)
+		if err != nil {
 			return err
 		}
+		prior, err := os.ReadFile(priorFile)
+		if err != nil {
+			return fmt.Errorf("sanitize: --prior: %w", err)
+		}
+		// The origin is not in the key: the release does not depend on it.
+		charge.Release = releaseKey("sanitize corpus", absOut, string(prior), string(opt.Design), string(opt.Path), noise.Describe(opt.Source),
+			fmt.Sprint(opt.Epsilon, opt.Lambda, opt.Radius, opt.Delta))
+		opt.Admission = budget.NewAdmission(lf, charge)
 	}
 	m, err := sanitize.Corpus(opt)
-	if err != nil {
-		if lf != nil {
-			return fmt.Errorf("sanitize: %w\n(the people of this run stay charged in %s, as pending; running it again with the same options and --out resumes it without charging them again)", flagError(err), lf.Path())
+	if err != nil && m == nil {
+		var re *budget.RefusedError
+		if errors.As(err, &re) {
+			return ledgerError("sanitize", err)
 		}
-		return fmt.Errorf("sanitize: %w", flagError(err))
+		return fmt.Errorf("sanitize: %w (nothing was charged for people whose files were not written)", flagError(err))
 	}
-	if lf != nil {
-		certified := map[string]float64{}
+	if err == nil && lf != nil && !env.Quiet {
 		for _, p := range m.Persons {
-			certified[p.UID] = p.EpsilonMax
+			charge.Epsilon[p.UID] = p.EpsilonMax
 		}
-		if err := lf.Settle(release, certified); err != nil {
-			return fmt.Errorf("sanitize: the release was written, but settling its charges to the certified epsilons failed (they stay at the target, an upper bound): %w", err)
-		}
+		reportCharge(env, lf, charge)
 	}
-	err = env.Emit(m, func(w io.Writer) error {
+	emitErr := env.Emit(m, func(w io.Writer) error {
 		fmt.Fprintf(w, "%d people, %d points from %d files", len(m.Persons), m.Points, m.Files)
 		if len(m.Ignored) > 0 {
 			fmt.Fprintf(w, " (%d other files ignored)", len(m.Ignored))
 		}
 		fmt.Fprintf(w, "; skipped or merged %d input rows\n", m.SkippedRows)
-		fmt.Fprintf(w, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness)
+		fmt.Fprintf(w, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s; ledger %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness, m.Ledger)
 		if m.Resumed > 0 {
 			fmt.Fprintf(w, "resumed: %d groups of people were already released by an earlier run\n", m.Resumed)
 		}
@@ -450,14 +497,17 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 		return err
 	})
 	if err != nil {
-		return err
+		return fmt.Errorf("sanitize: %w", err)
+	}
+	if emitErr != nil {
+		return emitErr
 	}
 	if len(m.Failed) > 0 {
 		hint := ""
 		if opt.OnePerson {
 			hint = fmt.Sprintf("\n(--in %s is one person; if its files are different people's, give --corpus: docs/input.md)", in)
 		}
-		return fmt.Errorf("sanitize: %d files or groups of people could not be released (listed in %s/%s); the rest was%s", len(m.Failed), out, sanitize.ManifestName, hint)
+		return fmt.Errorf("sanitize: %d files or groups of people could not be released (listed in %s/%s; people whose files did not land were not charged); the rest was%s", len(m.Failed), out, sanitize.ManifestName, hint)
 	}
 	return nil
 }
@@ -511,80 +561,88 @@ func parseSecretTimes(v string) ([][]time.Time, error) {
 	return sanitize.ReadSecretTimes(fh, v)
 }
 
-// chargeCertificate charges each person of cert their certified
-// epsilon_max in the ledger (if any), durably, before the release is
-// written.
-func chargeCertificate(env *cli.Env, lf *budget.File, charge budget.Request, cert *sanitize.Certificate) error {
-	if lf == nil {
-		return nil
-	}
-	charge.Epsilon = map[string]float64{}
+// certifiedEpsilons is each person's certified epsilon_max in cert.
+func certifiedEpsilons(cert *sanitize.Certificate) (map[string]float64, error) {
+	eps := map[string]float64{}
 	for _, p := range cert.Persons {
 		if p.UID == "" {
-			return fmt.Errorf("sanitize: --ledger: a trace has no uid, and the ledger is kept per person: give --uid")
+			return nil, fmt.Errorf("sanitize: --ledger: a trace has no uid, and the ledger is kept per person: give --uid")
 		}
-		charge.Epsilon[p.UID] = p.EpsilonMax
+		eps[p.UID] = p.EpsilonMax
 	}
-	if err := lf.Charge(charge); err != nil {
-		return ledgerError("sanitize", err)
+	return eps, nil
+}
+
+// settleCertificate settles the pending charge of a release that has
+// landed to each person's certified epsilon_max, and reports it.
+func settleCertificate(env *cli.Env, adm *budget.Admission, cert *sanitize.Certificate) error {
+	if adm == nil {
+		return nil
 	}
-	reportCharge(env, lf, charge)
+	eps, err := certifiedEpsilons(cert)
+	if err != nil {
+		return err
+	}
+	if err := adm.Settle("", eps); err != nil {
+		return fmt.Errorf("sanitize: the release was written, but settling its charge to the certified epsilons failed (it stays at the target, an upper bound): %w", err)
+	}
+	req := budget.Request{Mechanism: budget.CIP, Epsilon: eps}
+	reportCharge(env, adm.File(), req)
 	return nil
 }
 
-// chargeStays is added to the error of a release that failed after its
-// charge.
-func chargeStays(lf *budget.File) string {
-	if lf == nil {
+// undoCharge removes the pending charge of a release that did not land,
+// and says so for the error message.
+func undoCharge(adm *budget.Admission) string {
+	if adm == nil {
 		return ""
 	}
-	return fmt.Sprintf(" (its charge stays in the ledger %s: a charge is made before the release is written, and kept if the write fails, which over-counts but never under-counts)", lf.Path())
+	if err := adm.Undo(""); err != nil {
+		return fmt.Sprintf(" (its charge stays in the ledger %s, as pending: undoing it failed: %v)", adm.File().Path(), err)
+	}
+	return fmt.Sprintf(" (nothing was released, so nothing is charged in the ledger %s)", adm.File().Path())
 }
 
-// chargeCorpus charges every person of the corpus under in the target
-// epsilon (an upper bound on their certified epsilon_max) as pending,
-// before anything is drawn, and returns the release key that Settle
-// replaces them under. People charged pending by an interrupted run with
-// the same options and output directory are not charged again.
-func chargeCorpus(env *cli.Env, lf *budget.File, charge budget.Request, in, out, priorFile string, ro trace.ReadOptions, o sanitize.Options) (string, error) {
-	absOut, err := filepath.Abs(out)
-	if err != nil {
-		return "", err
+// settleLeftovers resolves the charges that an earlier release to the same
+// output (key) left pending when it was killed between its charge and its
+// settlement: if the output, its certificate or a temporary file of either
+// is there, something may have landed and the charge is kept, settled to
+// the certificate's epsilons if the certificate reads and is within the
+// charge, else at its upper bound; if none is there, nothing of it landed
+// and the charge is removed. In doubt the charge is kept.
+func settleLeftovers(lf *budget.File, key, out, certFile string) error {
+	if lf == nil || key == "" {
+		return nil
 	}
-	prior, err := os.ReadFile(priorFile)
-	if err != nil {
-		return "", fmt.Errorf("sanitize: --prior: %w", err)
-	}
-	// The origin is not in the key: the release does not depend on it.
-	release := releaseKey("sanitize corpus", absOut, string(prior), string(o.Design), string(o.Path), noise.Describe(o.Source),
-		fmt.Sprint(o.Epsilon, o.Lambda, o.Radius, o.Delta))
-	files, _, err := trace.Files(in)
-	if err != nil {
-		return "", fmt.Errorf("sanitize: --in: %w", err)
-	}
-	pending := lf.Ledger().Pending(release)
-	charge.Epsilon = map[string]float64{}
-	charge.Release, charge.Pending = release, true
-	for _, path := range files {
-		s := corpus.ScanFile(path, ro)
-		if s.Err != "" {
-			continue // not released; Corpus reports it
-		}
-		for _, p := range s.People {
-			if p.UID == "" {
-				return "", fmt.Errorf("sanitize: --ledger: %s has traces without a uid, and the ledger is kept per person: put each person's files in a directory named after them", path)
+	for _, rel := range lf.Ledger().PendingReleases(key + " ") {
+		landed := false
+		for _, p := range []string{out, certFile} {
+			if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+				landed = true
 			}
-			if _, ok := pending[p.UID]; !ok {
-				charge.Epsilon[p.UID] = o.Epsilon
+			dir, base := filepath.Split(p)
+			if m, err := filepath.Glob(filepath.Join(dir, "."+base+".tmp-*")); err != nil || len(m) > 0 {
+				landed = true
 			}
 		}
+		if !landed {
+			if err := lf.Undo(rel); err != nil {
+				return err
+			}
+			continue
+		}
+		var eps map[string]float64
+		if fh, err := os.Open(certFile); err == nil {
+			if cert, err := sanitize.ReadCertificate(fh); err == nil {
+				eps, _ = certifiedEpsilons(cert)
+			}
+			fh.Close()
+		}
+		if err := lf.Settle(rel, eps); err != nil {
+			if err := lf.Settle(rel, nil); err != nil { // a certificate above the charge is not this release's
+				return err
+			}
+		}
 	}
-	if len(pending) > 0 && !env.Quiet {
-		fmt.Fprintf(env.Stderr, "tracepriv: ledger %s: resuming a run that charged %d people already; they are not charged again\n", filepath.Base(lf.Path()), len(pending))
-	}
-	if err := lf.Charge(charge); err != nil {
-		return "", ledgerError("sanitize", err)
-	}
-	reportCharge(env, lf, charge)
-	return release, nil
+	return nil
 }

@@ -69,6 +69,8 @@ type Header struct {
 	PriorFamily any
 	// Source is the release's randomness (nil: crypto/rand).
 	Source noise.Source
+	// Ledger is the certificates' ledger field.
+	Ledger string
 }
 
 // Manifest indexes a corpus release; sanitize.Manifest documents its
@@ -91,6 +93,7 @@ type Manifest struct {
 	Resumed       int            `json:"resumed_units"`
 	Seconds       float64        `json:"seconds"`
 	UIDRule       string         `json:"uid_rule"`
+	Ledger        string         `json:"ledger,omitempty"`
 }
 
 // Randomness names a corpus release's source for the manifest: a seeded
@@ -110,7 +113,7 @@ func Randomness(src noise.Source) string {
 // root; ignored are the other files found there.
 func NewManifest(h Header, root string, files int, ignored []string) *Manifest {
 	return &Manifest{Version: ManifestVersion, EpsilonTarget: h.EpsilonTarget, Lambda: h.Lambda, RadiusM: h.RadiusM,
-		PriorFamily: h.PriorFamily, Randomness: Randomness(h.Source), Files: files, Ignored: Rel(root, ignored), UIDRule: UIDRule,
+		PriorFamily: h.PriorFamily, Randomness: Randomness(h.Source), Files: files, Ignored: Rel(root, ignored), UIDRule: UIDRule, Ledger: h.Ledger,
 		SkippedBy: map[string]int{}}
 }
 

@@ -2,6 +2,9 @@ package corpus
 
 import (
 	"bufio"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -42,6 +48,13 @@ type Config[C Certificate] struct {
 	// Key identifies the options that shape the release: a journal of a
 	// run with another key is refused rather than mixed with this one.
 	Key string
+	// Ledger admits each unit's people (budget.Admission, its Release
+	// naming this release): checked against Header.EpsilonTarget before
+	// anything is drawn, charged that bound as pending immediately before
+	// their unit is drawn, settled to the certified epsilons when its
+	// files land, undone when it fails with nothing landed. Nil charges
+	// nothing.
+	Ledger *budget.Admission
 }
 
 // journalEntry records a finished unit, so that an interrupted run resumes
@@ -55,8 +68,11 @@ type journalEntry struct {
 // GroupUnits, ReleaseUnit), c.Workers at a time, and writes the manifest
 // last. A journal in c.Out records finished units, so that a run
 // interrupted (or killed) resumes where it stopped when started again with
-// the same key; another key refuses to resume. A unit that fails is
-// recorded in the manifest's Failed list and the rest goes on.
+// the same key; another key refuses to resume, before anything is charged
+// or written. A unit that fails is recorded in the manifest's Failed list
+// and the rest goes on. With c.Ledger, each unit's people are charged as
+// the Config says, and charges a killed run left pending are settled (the
+// unit's files landed) or undone (nothing of it did) first.
 func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	start := time.Now()
 	if c.Workers <= 0 {
@@ -84,9 +100,6 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	}
 	m := NewManifest(c.Header, in, len(files), ignored)
 	m.UIDRule = Rule(c.Read)
-	if err := os.MkdirAll(filepath.Join(out, CertificatesDir), 0o755); err != nil {
-		return nil, err
-	}
 	done, err := readJournal(filepath.Join(out, JournalName), c.Key)
 	if err != nil {
 		return nil, err
@@ -98,6 +111,31 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	total, totalPts := len(units), 0
 	for _, u := range units {
 		totalPts += u.Points
+	}
+	resumed := func(u Unit) (*journalEntry, bool) {
+		e, ok := done[strings.Join(Rel(in, u.Files), "\x00")]
+		return e, ok && outputsExist(out, e)
+	}
+	if c.Ledger != nil {
+		if err := settleCrashed(c, units, in, out, resumed); err != nil {
+			return nil, err
+		}
+		// Refuse before anything is drawn or written: each person of a
+		// unit still to release can be certified at most the target.
+		all := map[string]float64{}
+		for _, u := range units {
+			if _, ok := resumed(u); !ok {
+				for _, uid := range u.UIDs {
+					all[uid] = c.Header.EpsilonTarget
+				}
+			}
+		}
+		if err := c.Ledger.Check(all); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(out, CertificatesDir), 0o755); err != nil {
+		return nil, err
 	}
 
 	// Pass 2: release the units.
@@ -123,21 +161,43 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 			c.Progress(finished, total, pts, totalPts)
 		}
 	}
-	var journalErr error
+	var journalErr, ledgerErr error
 	parallel(len(units), c.Workers, func(k int) {
 		u := units[k]
-		inputs := Rel(in, u.Files)
-		if e, ok := done[strings.Join(inputs, "\x00")]; ok && outputsExist(out, e) {
+		if e, ok := resumed(u); ok {
 			mu.Lock()
 			m.Resumed++
 			mu.Unlock()
 			record(&e.UnitRelease, nil, u.Points)
 			return
 		}
+		key := UnitKey(Rel(in, u.Files))
+		target := map[string]float64{}
+		for _, uid := range u.UIDs {
+			target[uid] = c.Header.EpsilonTarget
+		}
+		// Charged immediately before the unit is drawn (under the
+		// ledger's lock, so the check above still holds).
+		if err := c.Ledger.Charge(key, target); err != nil {
+			f := u.Failure(in, fmt.Errorf("not released: %w", err))
+			record(nil, &f, u.Points)
+			return
+		}
 		e, err := ReleaseUnit(u, c.Sanitizer, c.Read, in, out)
 		if err != nil {
+			var lerr error
+			if landed(u, c.Sanitizer.CertificateSuffix, in, out) {
+				lerr = c.Ledger.Settle(key, nil) // something landed: the bound stays
+			} else {
+				lerr = c.Ledger.Undo(key)
+			}
 			f := u.Failure(in, err)
 			record(nil, &f, u.Points)
+			if lerr != nil {
+				mu.Lock()
+				ledgerErr = cmp.Or(ledgerErr, lerr)
+				mu.Unlock()
+			}
 			return
 		}
 		b, _ := json.Marshal(journalEntry{Options: c.Key, UnitRelease: *e})
@@ -148,13 +208,128 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 			journalErr = err
 		}
 		mu.Unlock()
+		if err := c.Ledger.Settle(key, certifiedOf(e.Persons)); err != nil {
+			mu.Lock()
+			ledgerErr = cmp.Or(ledgerErr, err)
+			mu.Unlock()
+		}
 		record(e, nil, u.Points)
 	})
 	if journalErr != nil {
 		return nil, fmt.Errorf("sanitize: journal: %w", journalErr)
 	}
 	m.Finish(time.Since(start))
-	return m, WriteManifest(out, m)
+	if err := WriteManifest(out, m); err != nil {
+		return nil, err
+	}
+	if ledgerErr != nil {
+		return m, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay at their upper bound, pending; the next run of this release settles them): %w", ledgerErr)
+	}
+	return m, nil
+}
+
+// UnitKey names a unit in the ledger by a hash of its inputs (relative to
+// the corpus root), never a path.
+func UnitKey(inputs []string) string {
+	h := sha256.Sum256([]byte(strings.Join(inputs, "\x00")))
+	return "unit " + hex.EncodeToString(h[:8])
+}
+
+func certifiedOf(ps []Person) map[string]float64 {
+	out := map[string]float64{}
+	for _, p := range ps {
+		out[p.UID] = p.EpsilonMax
+	}
+	return out
+}
+
+// outputsOf are the files ReleaseUnit writes for u under out.
+func outputsOf(u Unit, suffix, in, out string) []string {
+	var paths []string
+	for _, r := range Rel(in, u.Files) {
+		paths = append(paths, filepath.Join(out, filepath.FromSlash(r)))
+	}
+	return append(paths, filepath.Join(out, CertificatesDir, certName(u.UIDs, suffix)))
+}
+
+// landed reports whether anything of u's release may have been written
+// under out: one of its files, or a temporary file of one (atomicfile
+// writes them beside their targets, and a killed run leaves them). When
+// in doubt it says yes, so that a charge is kept rather than undone.
+func landed(u Unit, suffix, in, out string) bool {
+	for _, p := range outputsOf(u, suffix, in, out) {
+		// A path through a file (ENOTDIR) cannot exist either.
+		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return true
+		}
+		dir, base := filepath.Split(p)
+		tmps, err := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp-*"))
+		if err != nil || len(tmps) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func globEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
+}
+
+// settleCrashed resolves the charges an earlier run of this release left
+// pending (it was killed between charging a unit and settling it): a unit
+// journalled as finished is settled to its certified epsilons; a unit with
+// any file (or temporary file) under out is settled to its certificate's
+// epsilons if that certificate is there and names the unit's people, else
+// kept at the upper bound; a unit with nothing under out released nothing
+// and its charge is undone. A pending charge of a unit the corpus no
+// longer has stays at its upper bound.
+func settleCrashed[C Certificate](c Config[C], units []Unit, in, out string, resumed func(Unit) (*journalEntry, bool)) error {
+	byKey := map[string]Unit{}
+	for _, u := range units {
+		byKey[UnitKey(Rel(in, u.Files))] = u
+	}
+	for _, key := range c.Ledger.Pending() {
+		u, ok := byKey[key]
+		if !ok {
+			continue
+		}
+		var err error
+		switch e, ok := resumed(u); {
+		case ok:
+			err = c.Ledger.Settle(key, certifiedOf(e.Persons))
+		case landed(u, c.Sanitizer.CertificateSuffix, in, out):
+			if err = c.Ledger.Settle(key, certificateOn(u, c.Sanitizer.CertificateSuffix, out)); err != nil {
+				err = c.Ledger.Settle(key, nil) // a certificate above the bound is not this release's
+			}
+		default:
+			err = c.Ledger.Undo(key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// certificateOn reads the epsilons of u's people from its certificate
+// under out, if it is there and names exactly them (nil otherwise).
+func certificateOn(u Unit, suffix, out string) map[string]float64 {
+	b, err := os.ReadFile(filepath.Join(out, CertificatesDir, certName(u.UIDs, suffix)))
+	if err != nil {
+		return nil
+	}
+	var c certified
+	if json.Unmarshal(b, &c) != nil || len(c.Persons) != len(u.UIDs) {
+		return nil
+	}
+	eps := map[string]float64{}
+	for _, p := range c.Persons {
+		if !slices.Contains(u.UIDs, p.UID) {
+			return nil
+		}
+		eps[p.UID] = p.EpsilonMax
+	}
+	return eps
 }
 
 // ScanFiles scans files with ro (ScanFile), workers at a time (zero

@@ -18,6 +18,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,12 +27,14 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
@@ -196,6 +200,14 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.BoolVar(&o.AllowPriorOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on data of the input (a fix shared with the prior's corpus index beside it; the certificates then say those persons are not covered)")
 	format := readFlags(fs, &o.Reading, "a file with a bad row fails (listed in the manifest) instead of skipping the row")
 	fs.IntVar(&batch, "batch-units", pipeline.DefaultBatchUnits, "most groups of people per release element (the runner splits elements further)")
+	var (
+		ledgerPath, budgetStr string
+		noLedger, raise       bool
+	)
+	fs.StringVar(&ledgerPath, "ledger", "", "per-person budget ledger (default: the user configuration directory's tracepriv/ledger.json): each person is charged there before the job runs and refused past their budget (docs/ledger.md)")
+	fs.BoolVar(&noLedger, "no-ledger", false, "release without recording the cost in any ledger (the certificates say ledger: off)")
+	fs.StringVar(&budgetStr, "budget", "", "set each person's total budget B (Rényi epsilon at the account's order within its radius, CIP and geoind together); once set it is enforced in every later run")
+	fs.BoolVar(&raise, "raise-budget", false, "allow --budget above the budget the ledger recorded for a person (the raise is recorded)")
 	if err := parse(fs, args, &c, stderr); err != nil {
 		return err
 	}
@@ -223,6 +235,38 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		o.Origin = &p
 	}
 	o.Seeded, o.Seed = seeded(fs, seed, stderr), seed
+	// The budget ledger (budget.Admission), as tracepriv sanitize keeps it.
+	switch {
+	case noLedger && (ledgerPath != "" || budgetStr != "" || raise):
+		return errors.New("--no-ledger contradicts --ledger, --budget and --raise-budget: give one")
+	case noLedger:
+		o.SanitizeParams.Ledger = budget.Off
+	case o.Seeded:
+		fmt.Fprintln(stderr, "tracepriv-pipeline: seeded run: NOT private, so not charged to any ledger")
+		o.SanitizeParams.Ledger = budget.Seeded
+	default:
+		if ledgerPath == "" {
+			if ledgerPath, err = budget.DefaultPath(); err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Dir(ledgerPath), 0o700); err != nil {
+				return fmt.Errorf("the default ledger %s: %w; give --ledger FILE, or --no-ledger", ledgerPath, err)
+			}
+		}
+		req := budget.Request{Mechanism: budget.CIP, Lambda: lambda, RadiusM: radius, RaiseBudget: raise,
+			Command: "tracepriv-pipeline sanitize", Output: o.Output, Release: "pipeline sanitize " + nonce()}
+		if budgetStr != "" {
+			if req.Budget, err = strconv.ParseFloat(budgetStr, 64); err != nil || !(req.Budget > 0) || math.IsInf(req.Budget, 0) {
+				return fmt.Errorf("--budget %q: want a positive number", budgetStr)
+			}
+		}
+		lf, err := budget.Open(ledgerPath, budget.DefaultLockWait)
+		if err != nil {
+			return fmt.Errorf("--ledger: %w", err)
+		}
+		defer lf.Close()
+		o.Ledger = budget.NewAdmission(lf, req)
+	}
 	res, err := pipeline.Sanitize(ctx, o)
 	if err != nil {
 		return flagError(err)
@@ -238,7 +282,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			fmt.Fprintf(stdout, " (%d other files ignored)", len(m.Ignored))
 		}
 		fmt.Fprintf(stdout, "; skipped or merged %d input rows\n", m.SkippedRows)
-		fmt.Fprintf(stdout, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness)
+		fmt.Fprintf(stdout, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s; ledger %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness, m.Ledger)
 		for _, f := range m.Failed {
 			fmt.Fprintf(stdout, "failed: %s: %s\n", strings.Join(f.Files, ", "), f.Error)
 		}
@@ -465,4 +509,11 @@ func flagError(err error) error {
 		return fmt.Errorf("--%s: %s", name, strings.TrimPrefix(err.Error(), "sanitize: "))
 	}
 	return err
+}
+
+// nonce names a release in the ledger without a path.
+func nonce() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

@@ -1,0 +1,180 @@
+package budget
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/filelock"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
+)
+
+// What a certificate's ledger field says of a release that no ledger
+// charged (otherwise it names the ledger file).
+const (
+	// Off: made with --no-ledger; no ledger records what it cost.
+	Off = "off"
+	// Seeded: a seeded release is not private and is not charged.
+	Seeded = "not charged: seeded, not private"
+)
+
+// Admission is the one admission policy every release follows (sanitize,
+// geoind, the pipeline; the package doc): Check before anything is drawn,
+// with the upper bound each person can be charged (a refusal writes
+// nothing); Charge that bound as pending immediately before a part of the
+// release is drawn; Settle it to the certified epsilon when that part has
+// landed; Undo it when the part failed and nothing of it landed. A crash
+// between Charge and Settle leaves the pending upper bound charged, which
+// the next run of the same release settles or undoes (Pending).
+//
+// The methods serialise, so the parts of a release drawn in parallel can
+// share one Admission. A nil *Admission is a release that is not charged
+// (--no-ledger, or a seeded, non-private run): every method does nothing.
+type Admission struct {
+	mu  sync.Mutex
+	f   *File
+	req Request
+}
+
+// NewAdmission admits releases described by req (its Epsilon is ignored;
+// each call gives its own) into f, under req.Release as the key prefix.
+func NewAdmission(f *File, req Request) *Admission {
+	req.Epsilon = nil
+	return &Admission{f: f, req: req}
+}
+
+// File is the ledger (nil for a nil Admission).
+func (a *Admission) File() *File {
+	if a == nil {
+		return nil
+	}
+	return a.f
+}
+
+// Release is the key of part key of the release ("" is the release
+// itself).
+func (a *Admission) Release(key string) string {
+	if key == "" {
+		return a.req.Release
+	}
+	if a.req.Release == "" {
+		return key
+	}
+	return a.req.Release + " " + key
+}
+
+func (a *Admission) request(key string, eps map[string]float64) Request {
+	r := a.req
+	r.Release, r.Epsilon = a.Release(key), eps
+	return r
+}
+
+// Check reports whether charging eps (native epsilons, the most each
+// person can be certified) fits every budget; it writes nothing.
+func (a *Admission) Check(eps map[string]float64) error {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.f.Check(a.request("", eps))
+}
+
+// Charge charges eps as pending under part key, durably; call it
+// immediately before the part is drawn.
+func (a *Admission) Charge(key string, eps map[string]float64) error {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	r := a.request(key, eps)
+	r.Pending = true
+	return a.f.Charge(r)
+}
+
+// Settle settles part key's pending charges to the certified eps (a
+// person missing from eps stays at the upper bound); call it once the
+// part has landed.
+func (a *Admission) Settle(key string, eps map[string]float64) error {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.f.Settle(a.Release(key), eps)
+}
+
+// Undo removes part key's pending charges; call it only when nothing of
+// the part landed.
+func (a *Admission) Undo(key string) error {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.f.Undo(a.Release(key))
+}
+
+// UndoPeople removes the pending charges of part key for the people uids
+// only: those of the part whose release did not land.
+func (a *Admission) UndoPeople(key string, uids []string) error {
+	if a == nil || len(uids) == 0 {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.f.UndoPeople(a.Release(key), uids)
+}
+
+// Pending returns the parts of this release with pending charges (left by
+// a run that stopped between Charge and Settle), as the keys given to
+// Charge.
+func (a *Admission) Pending() []string {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	prefix := a.req.Release
+	if prefix != "" {
+		prefix += " "
+	}
+	var keys []string
+	for _, r := range a.f.l.PendingReleases(prefix) {
+		keys = append(keys, r[len(prefix):])
+	}
+	return keys
+}
+
+// Migrate rewrites the version-1 ledger at path as version 2 (MigrateV1
+// with gridM), under its lock, durably. A version-2 ledger is left as it
+// is.
+func Migrate(path string, gridM float64, wait time.Duration) (*Ledger, error) {
+	unlock, err := filelock.Lock(path+".lock", wait)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := MigrateV1(b, gridM)
+	if errors.Is(err, ErrDamaged) {
+		if l2, err2 := ReadLedger(bytesReader(b)); err2 == nil && l2.Version == Version {
+			return l2, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := atomicfile.WriteDurable(path, 0o644, func(w io.Writer) error { return jsondoc.Write(w, l) }); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
