@@ -3,6 +3,9 @@ package cip
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/tracepriv/tracepriv/gp"
 )
@@ -36,8 +39,43 @@ func EdgeLossFactor(noise []gp.Kernel, kernel string, l float64) (float64, error
 }
 
 // EdgeLossFactors is EdgeLossFactor for several adversaries at once: the
-// noise density is evaluated once on a grid spanning them all.
+// noise density is evaluated once on a grid spanning them all. Results are
+// remembered (a pure function of its arguments, compared by exact value),
+// since every certificate of one family and target asks the same question.
 func EdgeLossFactors(noise []gp.Kernel, edges []EdgeKernel) ([]float64, error) {
+	var key strings.Builder
+	for _, k := range noise {
+		fmt.Fprintf(&key, "%T%v;", k, k)
+	}
+	for _, e := range edges {
+		fmt.Fprintf(&key, "%s@%v;", e.Kernel, e.LengthscaleS)
+	}
+	edgeMemo.Lock()
+	out, ok := edgeMemo.m[key.String()]
+	edgeMemo.Unlock()
+	if ok {
+		return slices.Clone(out), nil
+	}
+	out, err := edgeLossFactors(noise, edges)
+	if err != nil {
+		return nil, err
+	}
+	edgeMemo.Lock()
+	if len(edgeMemo.m) >= 256 {
+		clear(edgeMemo.m) // bounded: a corpus of people with many spans
+	}
+	edgeMemo.m[key.String()] = slices.Clone(out)
+	edgeMemo.Unlock()
+	return out, nil
+}
+
+// edgeMemo remembers EdgeLossFactors' answers.
+var edgeMemo = struct {
+	sync.Mutex
+	m map[string][]float64
+}{m: map[string][]float64{}}
+
+func edgeLossFactors(noise []gp.Kernel, edges []EdgeKernel) ([]float64, error) {
 	if len(noise) == 0 {
 		return nil, fmt.Errorf("cip: no noise kernel")
 	}
