@@ -602,7 +602,11 @@ func (f *File) Settle(release string, eps map[string]float64) error {
 		if !c.Pending || c.Release != release {
 			continue
 		}
-		if e, ok := eps[c.UID]; ok {
+		// A certified epsilon of 0 is no guarantee at all (a person the
+		// prior was fitted on, released with --allow-prior-overlap): the
+		// charge stays at what was charged, the upper bound the release
+		// was designed for.
+		if e, ok := eps[c.UID]; ok && e != 0 {
 			if !finitePos(e) || e > c.NativeEpsilon*(1+Tolerance) {
 				return fmt.Errorf("%s: person %q: certified epsilon %v is not within the %v charged before the release", f.path, c.UID, e, c.NativeEpsilon)
 			}

@@ -426,3 +426,34 @@ func TestSettle(t *testing.T) {
 		t.Fatalf("settled ledger %+v %+v", l.Account("a"), l.Account("b"))
 	}
 }
+
+// A release certified with no guarantee (epsilon 0: a person the prior was
+// fitted on, released with --allow-prior-overlap) stays charged what was
+// charged before it was drawn; a certified epsilon settles the charge down.
+func TestSettleNoGuaranteeKeepsCharge(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	f, err := Open(p, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := cipReq(5, nil)
+	r.Release = "corpus y"
+	a := NewAdmission(f, r)
+	if err := a.Charge("unit", map[string]float64{"overlap": 1, "fine": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Settle("unit", map[string]float64{"overlap": 0, "fine": 0.4}); err != nil {
+		t.Fatal(err)
+	}
+	l := f.Ledger()
+	if got := l.Account("overlap").Spent; got != 1 {
+		t.Errorf("a release with no guarantee settled to %v, want the 1 charged", got)
+	}
+	if got := l.Account("fine").Spent; got != 0.4 {
+		t.Errorf("a certified release settled to %v, want 0.4", got)
+	}
+	if len(a.Pending()) != 0 {
+		t.Errorf("still pending: %v", a.Pending())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	psample "github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -68,8 +69,14 @@ func TestPlacesEveryLength(t *testing.T) {
 		}
 		return gp.Gram(k, ts)
 	}
+	// The bundled prior's private index (built from GeoLife 001-007, not
+	// shipped) says user 000 is not in its corpus.
+	corpusIdx, err := psample.PriorCorpus("../../shared/data/geolife")
+	if err != nil {
+		t.Fatal(err)
+	}
 	release := func(every bool) (*Certificate, mat.Symmetric) {
-		_, cert, err := Trace(tr, Options{Prior: pr, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(3), PlacesEveryLength: every})
+		_, cert, err := Trace(tr, Options{Prior: pr, PriorCorpus: corpusIdx, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(3), PlacesEveryLength: every})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -118,7 +118,7 @@ func TestLedgerCorpusRefusedOutChargesNothing(t *testing.T) {
 	ledger, out := filepath.Join(dir, "ledger.json"), filepath.Join(dir, "out")
 	corpus := func(eps string) error {
 		_, _, err := run(t, "sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", eps, "--lambda", "2", "--radius", "100", "-q",
-			"--ledger", ledger, "--budget", "3", "--allow-prior-overlap")
+			"--corpus", "--ledger", ledger, "--budget", "3", "--allow-prior-overlap")
 		return err
 	}
 	if err := corpus("1"); err != nil {
@@ -152,7 +152,7 @@ func TestLedgerCorpusUnitFailsUncharged(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := run(t, "sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q",
-		"--ledger", ledger, "--allow-prior-overlap")
+		"--corpus", "--ledger", ledger, "--allow-prior-overlap")
 	if err == nil || !strings.Contains(err.Error(), "could not be released") {
 		t.Fatalf("corpus with an unwritable group: %v", err)
 	}
@@ -178,7 +178,7 @@ func TestLedgerCorpusUnitFailsUncharged(t *testing.T) {
 	blocked := filepath.Join(dir, "blocked")
 	os.WriteFile(blocked, nil, 0o644)
 	_, _, err = run(t, "sanitize", "--in", in, "--out", filepath.Join(blocked, "out"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q",
-		"--ledger", ledger, "--allow-prior-overlap")
+		"--corpus", "--ledger", ledger, "--allow-prior-overlap")
 	if err == nil {
 		t.Fatal("a release into an impossible --out succeeded")
 	}
@@ -213,7 +213,7 @@ func TestLedgerCorpusSIGKILL(t *testing.T) {
 	}
 	ledger, out := filepath.Join(dir, "ledger.json"), filepath.Join(dir, "out")
 	args := []string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q",
-		"--ledger", ledger, "--budget", "10", "--workers", "1", "--allow-prior-overlap"}
+		"--corpus", "--ledger", ledger, "--budget", "10", "--workers", "1", "--allow-prior-overlap"}
 	child := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
 	child.Env = append(os.Environ(), childEnv+"=1")
 	var stderr bytes.Buffer
