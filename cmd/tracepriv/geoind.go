@@ -199,7 +199,7 @@ on its --grid (1 m), so that releases depend on a location only through its
 grid cell. Noise wider than the plane can represent (1,000 km at probability
 1 - 1e-9) is refused before anything is drawn.`,
 			Example: `  tracepriv geoind quantile --epsilon 0.023 --p 0.9
-  tracepriv geoind query --state session.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
+  tracepriv geoind query --state session.json --uid 000 --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
   tracepriv geoind sanitize --in internal/sample/synth-1/commute.plt --out released.csv --origin 39.9042,116.4074 --every 60s`,
 		}
 		cmd.AddCommand(geoindQuantileCmd(env), geoindQueryCmd(env), geoindSanitizeCmd(env))
@@ -281,9 +281,9 @@ share: ε (r + √2 grid) at the account's radius r, or λ times its square over
 and refused when U's spending would exceed their budget (--budget B sets
 it, once; it holds from then on), so a new state path never gives a person
 a fresh budget. A session that does not start is not charged.`,
-		Example: `  tracepriv geoind query --state me.json --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185 --time 2008-10-24T02:10:00Z
-  tracepriv geoind query --state me.json --lat 39.9842 --lon 116.3186 --time 2008-10-24T02:11:00Z --json
-  tracepriv geoind query --state me.json --new-budget --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
+		Example: `  tracepriv geoind query --state me.json --uid 000 --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185 --time 2008-10-24T02:10:00Z
+  tracepriv geoind query --state me.json --uid 000 --lat 39.9842 --lon 116.3186 --time 2008-10-24T02:11:00Z --json
+  tracepriv geoind query --state me.json --uid 000 --new-budget --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185
   tracepriv geoind query --state phone2.json --uid 000 --ledger budget.json --budget 3 --origin 39.9042,116.4074 --lat 39.9841 --lon 116.3185`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

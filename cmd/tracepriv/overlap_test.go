@@ -154,7 +154,7 @@ func membershipTestable(doc []byte, tr *trace.Trace) bool {
 func TestFitPublishesNoMembership(t *testing.T) {
 	dir := fitCorpus(t)
 	out := filepath.Join(t.TempDir(), "prior.json")
-	if _, _, err := run(t, "fit", "--in", dir, "--kernel", "matern52", "--out", out); err != nil {
+	if _, _, err := run(t, "fit", "--in", dir, "--corpus", "--kernel", "matern52", "--out", out); err != nil {
 		t.Fatal(err)
 	}
 	trs, err := sample.Traces()
