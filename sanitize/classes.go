@@ -146,6 +146,10 @@ func (d *designer) classDesign(nd *NoiseDesign, ts []float64, t float64) {
 	}
 }
 
+// placesEveryMember is what the places class says it covers when
+// PlacesEveryLength holds (Legend looks for it).
+const placesEveryMember = "every Matérn member of prior_family (1/2, 3/2, 5/2)"
+
 // placesEveryLength certifies places against the conditioning members of
 // every lengthscale, windows of any duration (cip.PlaceConditionalBound
 // under the envelope's noise, Envelope.PlaceBound: the route component
@@ -233,7 +237,7 @@ func (d *designer) classes(nd *NoiseDesign, pointsFactor, pointsEps float64) Sec
 		Covers: "any contiguous window of the person's points (a stay, a trip) moved rigidly by up to radius_m, against an adversary who believes the person stood still there (any duration)"}
 	switch {
 	case nd.PlacesEveryLength:
-		pl.Covers += ", and against every Matérn member of prior_family (1/2, 3/2, 5/2) of any lengthscale in its range, conditioning on the window, for windows of any duration up to the person's span " +
+		pl.Covers += ", and against " + placesEveryMember + " of any lengthscale in its range, conditioning on the window, for windows of any duration up to the person's span " +
 			"(the window's conditional mean bounded in the noise's RKHS, frequency by frequency, cip.PlaceConditionalBound; " +
 			"proven for Matérn 1/2 members; for Matérn 3/2 and 5/2 members it uses slope bounds at a window's ends that were measured numerically, not proven, docs/robust-cip.md section 5)"
 	case nd.PlacesCovered:
@@ -426,11 +430,18 @@ func baseName(name string) string {
 // against (FamilyLine: an adversary outside it is stated in Edge, not
 // covered by the epsilon), and "NOT PRIVATE" for a seeded release.
 func (c *Certificate) Legend() string {
+	// Places name what they cover: by default only members at least as
+	// long as the stay (and the stood-still adversary), not the whole
+	// family the line names.
+	places := "places up to the prior's lengthscale"
+	if strings.Contains(c.SecretClasses.Places.Covers, placesEveryMember) {
+		places = "places"
+	}
 	var covered []string
 	for _, cc := range []struct {
 		name string
 		c    ClassCertificate
-	}{{"points", c.SecretClasses.Points}, {"places", c.SecretClasses.Places}, {"route", c.SecretClasses.Route}} {
+	}{{"points", c.SecretClasses.Points}, {places, c.SecretClasses.Places}, {"route", c.SecretClasses.Route}} {
 		if cc.c.Covered {
 			covered = append(covered, cc.name)
 		}

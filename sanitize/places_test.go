@@ -104,6 +104,11 @@ func TestPlacesEveryLength(t *testing.T) {
 	if !c.Places.Covered || cert.PriorCoverage != PriorIndependent {
 		t.Fatalf("places %+v, coverage %q", c.Places, cert.PriorCoverage)
 	}
+	// The legend names the places each release covers: by default not
+	// those against members shorter than the stay.
+	if !strings.Contains(oldCert.Legend(), "places up to the prior's lengthscale") || !strings.Contains(cert.Legend(), "points, places, route") {
+		t.Errorf("legends: default %q, every length %q", oldCert.Legend(), cert.Legend())
+	}
 	if !strings.Contains(c.Places.Covers, "every Matérn member") || strings.Contains(oldPlaces.Covers, "every Matérn member") ||
 		!strings.Contains(pc.Explanation, "PlacesEveryLength") {
 		t.Errorf("the certificate does not say what it covers: places %q (default %q); explanation %q", c.Places.Covers, oldPlaces.Covers, pc.Explanation)
