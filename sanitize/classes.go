@@ -433,7 +433,7 @@ func (c *Certificate) Legend() string {
 	// Places name what they cover: by default only members at least as
 	// long as the stay (and the stood-still adversary), not the whole
 	// family the line names.
-	places := "places up to the prior's lengthscale"
+	places := "places ≤ lengthscale" // stays no longer than the member's lengthscale
 	if strings.Contains(c.SecretClasses.Places.Covers, placesEveryMember) {
 		places = "places"
 	}

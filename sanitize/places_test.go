@@ -106,7 +106,7 @@ func TestPlacesEveryLength(t *testing.T) {
 	}
 	// The legend names the places each release covers: by default not
 	// those against members shorter than the stay.
-	if !strings.Contains(oldCert.Legend(), "places up to the prior's lengthscale") || !strings.Contains(cert.Legend(), "points, places, route") {
+	if !strings.Contains(oldCert.Legend(), "places ≤ lengthscale") || !strings.Contains(cert.Legend(), "points, places, route") {
 		t.Errorf("legends: default %q, every length %q", oldCert.Legend(), cert.Legend())
 	}
 	if !strings.Contains(c.Places.Covers, "every Matérn member") || strings.Contains(oldPlaces.Covers, "every Matérn member") ||

@@ -88,12 +88,19 @@ crypto/rand, like every release.`,
 					return err
 				}
 				files = append(files, sanPath, certPath)
+				// The legend does not wrap, so the family the epsilon holds
+				// against, and NOT PRIVATE for a seeded run, go in the
+				// title, which does.
+				label := strings.Replace(cert.Legend(), " against "+cert.FamilyLine(), "", 1)
+				title := "CIP sanitisation: every point, place and route a secret, against " + cert.FamilyLine()
+				if !cert.Private {
+					label = strings.Replace(label, "; NOT PRIVATE", "", 1)
+					title = "NOT PRIVATE (seeded noise): " + title
+				}
 				p, err := viz.Map([]viz.Series{
 					{Label: "original (synthetic person " + sample.UID + ")", Trace: t, Points: true, Role: viz.RoleOriginal},
-					// The legend does not wrap, so the family the epsilon holds
-					// against goes in the title, which does.
-					{Label: strings.Replace(cert.Legend(), " against "+cert.FamilyLine(), "", 1), Trace: san, Points: true, Role: viz.RoleReleased},
-				}, viz.MapOptions{Title: "CIP sanitisation: every point, place and route a secret, against " + cert.FamilyLine()})
+					{Label: label, Trace: san, Points: true, Role: viz.RoleReleased},
+				}, viz.MapOptions{Title: title})
 				if err != nil {
 					return err
 				}
