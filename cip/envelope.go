@@ -495,20 +495,10 @@ func lengthscaleOf(k gp.Kernel) float64 {
 	return math.NaN()
 }
 
-// Kernel returns the noise kernel alpha k_D.
+// Kernel returns the noise kernel alpha k_D, the sum of ScaledComponents.
 func (e *Envelope) Kernel(alpha float64) gp.Kernel {
 	var out gp.Kernel
-	for _, c := range e.Components {
-		ps := c.Params()
-		vals := make([]float64, len(ps))
-		for i, p := range ps {
-			vals[i] = p.Value
-		}
-		vals[0] *= alpha // variance first, as every kernel of NewKernel
-		k, err := c.WithParams(vals)
-		if err != nil {
-			panic(err) // alpha > 0 and finite: unreachable
-		}
+	for _, k := range e.ScaledComponents(alpha) {
 		if out == nil {
 			out = k
 		} else {
