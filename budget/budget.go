@@ -328,6 +328,32 @@ func charged(m Mechanism, native, gridM float64, a *Account) float64 {
 	return native
 }
 
+// Cost is what a release of native epsilon under m costs in the account's
+// currency: a geoind session of native epsilon per metre on a grid of
+// gridM metres is charged GeoIndCharge at the account's order and radius,
+// a CIP release its certified epsilon as it is (see Covers). Only the
+// account's Lambda and RadiusM are read, so a service keeping accounts in
+// its own store charges with the same conversion as the ledger file.
+func (a *Account) Cost(m Mechanism, native, gridM float64) float64 {
+	return charged(m, native, gridM, a)
+}
+
+// Covers reports whether a CIP release certified at order lambda within
+// radiusM metres can be charged to the account: Rényi divergence does not
+// decrease with the order, and a guarantee within radiusM holds within
+// any smaller radius, so the release's order and radius must be at least
+// the account's.
+func (a *Account) Covers(lambda, radiusM float64) bool {
+	return lambda >= a.Lambda && radiusM >= a.RadiusM
+}
+
+// Fits is the admission rule every release follows: a charge fits a
+// budget when what was spent plus the charge stays within the budget, up
+// to the relative Tolerance.
+func Fits(spent, charge, budget float64) bool {
+	return spent+charge <= budget*(1+Tolerance)
+}
+
 func close9(a, b float64) bool { return math.Abs(a-b) <= Tolerance*math.Max(1, math.Abs(b)) }
 
 // check verifies the ledger's records against each other, recomputing
@@ -513,7 +539,7 @@ func (f *File) Check(req Request) error {
 		if a == nil {
 			a = req.newAccount(uid, time.Time{})
 		}
-		if req.Mechanism == CIP && (req.Lambda < a.Lambda || req.RadiusM < a.RadiusM) {
+		if req.Mechanism == CIP && !a.Covers(req.Lambda, req.RadiusM) {
 			return fmt.Errorf("%s: person %q's account is kept at lambda %g within %g m; a cip release at lambda %g within %g m is not covered by it (use a lambda and a radius at least as large)",
 				f.path, uid, a.Lambda, a.RadiusM, req.Lambda, req.RadiusM)
 		}
@@ -531,8 +557,8 @@ func (f *File) Check(req Request) error {
 		case a.Budget != nil:
 			b, ok = *a.Budget, true
 		}
-		e := charged(req.Mechanism, req.Epsilon[uid], req.GridM, a)
-		if ok && a.Spent+e > b*(1+Tolerance) {
+		e := a.Cost(req.Mechanism, req.Epsilon[uid], req.GridM)
+		if ok && !Fits(a.Spent, e, b) {
 			over = append(over, Over{UID: uid, Budget: b, Spent: a.Spent, Charge: e})
 		}
 	}

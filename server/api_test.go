@@ -20,7 +20,7 @@ func TestCreatePerson(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
-		body := map[string]any{"id": "alice", "epsilon_budget": 0.023}
+		body := map[string]any{"account": roomy, "id": "alice", "epsilon_budget": 0.023}
 		r := e.do("POST", "/v1/people", testAdmin, body, nil)
 		if r.status != http.StatusCreated {
 			t.Fatalf("%d %s", r.status, r.body)
@@ -55,7 +55,7 @@ func TestCreatePerson(t *testing.T) {
 		}
 		// Only the admin token creates people.
 		for _, tk := range []string{"", tok, "wrong"} {
-			r = e.do("POST", "/v1/people", tk, map[string]any{"id": "bob", "epsilon_budget": 1.0}, nil)
+			r = e.do("POST", "/v1/people", tk, map[string]any{"account": roomy, "id": "bob", "epsilon_budget": 1.0}, nil)
 			if r.status != http.StatusUnauthorized && r.status != http.StatusForbidden {
 				t.Errorf("token %q: %d %s", tk, r.status, r.body)
 			}
@@ -74,7 +74,7 @@ func TestLocateAndLedger(t *testing.T) {
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		eps := math.Ln10 / 100
-		tok := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": eps})
+		tok := e.createPerson(map[string]any{"account": roomy, "id": "alice", "epsilon_budget": eps})
 		t0 := e.clock.Now()
 		var charged, lastSpent float64
 		n := 0
@@ -136,7 +136,7 @@ func TestIdempotency(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
-		tok := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
+		tok := e.createPerson(map[string]any{"account": roomy, "id": "alice", "epsilon_budget": 0.05})
 		t0 := e.clock.Now()
 		key := newKey()
 		first := e.locate("alice", tok, beijing[0], beijing[1], t0, key)
@@ -169,7 +169,7 @@ func TestIdempotency(t *testing.T) {
 			t.Errorf("%d charges after replays, want 1", len(l.Charges))
 		}
 		// Keys are per person: bob may use alice's key.
-		tb := e.createPerson(map[string]any{"id": "bob", "epsilon_budget": 0.05})
+		tb := e.createPerson(map[string]any{"account": roomy, "id": "bob", "epsilon_budget": 0.05})
 		if r := e.locate("bob", tb, beijing[0], beijing[1], t0, key); r.status != 200 || string(r.body) == string(first.body) {
 			t.Errorf("bob with alice's key: %d %s", r.status, r.body)
 		}
@@ -242,7 +242,7 @@ func TestIMFixedUtilityExactBudget(t *testing.T) {
 	acc := 500.0
 	per := geoind.CN(0.9) / acc
 	eps := per * 7.5
-	tok := e.createPerson(map[string]any{"id": "u", "epsilon_budget": eps,
+	tok := e.createPerson(map[string]any{"account": roomy, "id": "u", "epsilon_budget": eps,
 		"geoind": map[string]any{"mechanism": "im", "manager": "fixed-utility", "accuracy_m": acc}})
 	t0 := e.clock.Now()
 	for i := range 8 {
@@ -345,7 +345,7 @@ func TestHealthzMetricsOpenAPIPage(t *testing.T) {
 	if r.status != 200 || r.json(t)["status"] != "ok" {
 		t.Errorf("healthz: %d %s", r.status, r.body)
 	}
-	tok := e.createPerson(map[string]any{"id": "m", "epsilon_budget": 0.02})
+	tok := e.createPerson(map[string]any{"account": roomy, "id": "m", "epsilon_budget": 0.02})
 	e.locate("m", tok, beijing[0], beijing[1], e.clock.Now(), "")
 	// The metrics say what was charged and refused: the admin's only.
 	for _, tk := range []string{"", tok} {

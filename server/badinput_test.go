@@ -16,8 +16,8 @@ func TestBadInput(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, func(o *Options) { o.MaxUploadBytes = 256 << 10 })
-		alice := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
-		bob := e.createPerson(map[string]any{"id": "bob", "epsilon_budget": 0.05})
+		alice := e.createPerson(map[string]any{"account": roomy, "id": "alice", "epsilon_budget": 0.05})
+		bob := e.createPerson(map[string]any{"account": roomy, "id": "bob", "epsilon_budget": 0.05})
 		t0 := e.clock.Now()
 		usedKey := newKey()
 		if r := e.locate("alice", alice, beijing[0], beijing[1], t0, usedKey); r.status != 200 {
@@ -140,8 +140,8 @@ func TestBadInput(t *testing.T) {
 func TestForbiddenSaysNothing(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, SQLite, nil)
-	alice := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
-	e.createPerson(map[string]any{"id": "bob", "epsilon_budget": 0.05})
+	alice := e.createPerson(map[string]any{"account": roomy, "id": "alice", "epsilon_budget": 0.05})
+	e.createPerson(map[string]any{"account": roomy, "id": "bob", "epsilon_budget": 0.05})
 	strip := func(b []byte) string {
 		s := string(b)
 		if i := strings.Index(s, `"request_id"`); i >= 0 {
@@ -162,7 +162,7 @@ func TestRateLimit(t *testing.T) {
 	// The buckets refill on the test's clock, which stands still: how long
 	// the requests take on this machine does not matter.
 	e.srv.limits.now, e.srv.failures.now = e.clock.Now, e.clock.Now
-	tok := e.createPerson(map[string]any{"id": "r", "epsilon_budget": 0.05})
+	tok := e.createPerson(map[string]any{"account": roomy, "id": "r", "epsilon_budget": 0.05})
 	var limited response
 	n := 0
 	for range 20 {
@@ -177,7 +177,7 @@ func TestRateLimit(t *testing.T) {
 		t.Errorf("%d requests before 429 (want the burst, 5); %d %v %s", n, limited.status, limited.header, limited.body)
 	}
 	// Another person's token has its own bucket.
-	tok2 := e.createPerson(map[string]any{"id": "r2", "epsilon_budget": 0.05})
+	tok2 := e.createPerson(map[string]any{"account": roomy, "id": "r2", "epsilon_budget": 0.05})
 	if r := e.do("GET", "/v1/people/r2/ledger", tok2, nil, nil); r.status != 200 {
 		t.Errorf("other token limited: %d", r.status)
 	}

@@ -19,7 +19,7 @@ func TestConcurrentLastUnit(t *testing.T) {
 		acc := 500.0
 		per := geoind.CN(0.9) / acc
 		eps := per * (K + 0.5)
-		tok := e.createPerson(map[string]any{"id": "c", "epsilon_budget": eps,
+		tok := e.createPerson(map[string]any{"account": roomy, "id": "c", "epsilon_budget": eps,
 			"geoind": map[string]any{"mechanism": "im", "manager": "fixed-utility", "accuracy_m": acc}})
 		t0 := e.clock.Now()
 		var (
@@ -58,7 +58,7 @@ func TestConcurrentSameKey(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
-		tok := e.createPerson(map[string]any{"id": "k", "epsilon_budget": 0.05})
+		tok := e.createPerson(map[string]any{"account": roomy, "id": "k", "epsilon_budget": 0.05})
 		key := newKey()
 		t0 := e.clock.Now()
 		const N = 30
@@ -97,7 +97,7 @@ func TestConcurrentPredictive(t *testing.T) {
 		ids := []string{"p0", "p1", "p2"}
 		toks := map[string]string{}
 		for _, id := range ids {
-			toks[id] = e.createPerson(map[string]any{"id": id, "epsilon_budget": 0.02,
+			toks[id] = e.createPerson(map[string]any{"account": roomy, "id": id, "epsilon_budget": 0.02,
 				"geoind": map[string]any{"rate": 0.02 / 15, "max_speed_kmh": 30}})
 		}
 		t0 := e.clock.Now()

@@ -209,9 +209,9 @@ func TestCrash(t *testing.T) {
 		base := srv.base
 		people := createPeople(t, base, testAdmin, 60, "c", func(i int) map[string]any {
 			if i%2 == 0 { // spent within the run: the cap is reached under crashes
-				return map[string]any{"epsilon_budget": 0.02, "geoind": map[string]any{"rate": 0.02 / 25}}
+				return map[string]any{"account": roomy, "epsilon_budget": 0.02, "geoind": map[string]any{"rate": 0.02 / 25}}
 			}
-			return map[string]any{"epsilon_budget": 1.0, "geoind": map[string]any{"rate": 1e-3, "mechanism": "im"}}
+			return map[string]any{"account": roomy, "epsilon_budget": 1.0, "geoind": map[string]any{"rate": 1e-3, "mechanism": "im"}}
 		})
 
 		capped := 30 // the people with even numbers

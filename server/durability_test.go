@@ -69,7 +69,7 @@ func testAnswerAfterDurable(t *testing.T, d Dialect, op string, fail bool) {
 	var opts Options
 	e := newEnv(t, d, func(o *Options) { o.afterCommit = g.hook; opts = *o })
 	t.Cleanup(func() { close(g.done) }) // before the server closes
-	tok := e.createPerson(map[string]any{"id": "r", "epsilon_budget": 0.05})
+	tok := e.createPerson(map[string]any{"account": roomy, "id": "r", "epsilon_budget": 0.05})
 	key := newKey()
 	t0 := e.clock.Now()
 	send := func(e *testEnv) response {

@@ -117,8 +117,8 @@ func (s *Server) toAPIError(r *http.Request, err error) *apiError {
 		case errors.As(err, &ee):
 			ae.Message = ee.Error()
 			ae.Details = map[string]any{"kind": ee.Kind, "budget": ee.Budget, "spent": ee.Spent, "remaining": max(0, ee.Budget-ee.Spent)}
-			if ee.Kind == "cip" {
-				ae.Details["needed"] = ee.Needed
+			if ee.Kind == "account" {
+				ae.Details["needed"], ae.Details["mechanism"] = ee.Needed, ee.Mechanism
 			} else {
 				ae.Details["window"] = ee.Window
 			}

@@ -82,7 +82,7 @@ func TestSanitizeSlotFreed(t *testing.T) {
 			return sanitize.ReleaseContext(ctx, ts, opt)
 		}
 	})
-	tok := e.createPerson(map[string]any{"id": "s", "epsilon_budget": 0.02})
+	tok := e.createPerson(map[string]any{"account": roomy, "id": "s", "epsilon_budget": 0.02})
 
 	mode.Store("next", "block")
 	ctx, leave := context.WithCancel(context.Background())
@@ -183,7 +183,7 @@ func TestTimeWindow(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
-		tok := e.createPerson(map[string]any{"id": "w", "epsilon_budget": 0.05})
+		tok := e.createPerson(map[string]any{"account": roomy, "id": "w", "epsilon_budget": 0.05})
 		now := e.clock.Now()
 		for _, ahead := range []time.Time{now.AddDate(1, 0, 0), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), now.Add(DefaultTimeWindow + time.Second), now.Add(-DefaultTimeWindow - time.Second)} {
 			r := e.locate("w", tok, beijing[0], beijing[1], ahead, "")
@@ -260,7 +260,7 @@ func httpRequest() *http.Request {
 func TestSamePathForEveryone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, SQLite, nil)
-	alice := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
+	alice := e.createPerson(map[string]any{"account": roomy, "id": "alice", "epsilon_budget": 0.05})
 	if r := e.do("GET", "/v1/people/alice/ledger", alice, nil, nil); r.status != 200 {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
@@ -291,8 +291,8 @@ func TestRotateToken(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
-		old := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.05})
-		bob := e.createPerson(map[string]any{"id": "bob", "epsilon_budget": 0.05})
+		old := e.createPerson(map[string]any{"account": roomy, "id": "alice", "epsilon_budget": 0.05})
+		bob := e.createPerson(map[string]any{"account": roomy, "id": "bob", "epsilon_budget": 0.05})
 		for _, tk := range []string{"", old, bob} {
 			if r := e.do("POST", "/v1/people/alice/token", tk, nil, nil); r.status != 401 && r.status != 403 {
 				t.Errorf("rotation with token %q: %d", tk, r.status)
@@ -404,7 +404,7 @@ func TestStoreHoldsNoTrueLocation(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		tok := e.createPerson(map[string]any{"id": "s", "epsilon_budget": 0.05})
+		tok := e.createPerson(map[string]any{"account": roomy, "id": "s", "epsilon_budget": 0.05})
 		truth := []float64{39.987654321098, 116.312345678901}
 		r := e.locate("s", tok, truth[0], truth[1], e.clock.Now(), "")
 		if r.status != 200 {

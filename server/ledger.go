@@ -55,6 +55,7 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 		row     *ledger.Person
 		charges []ledger.Charge
 		details [][]byte
+		byKind  map[string]float64
 	)
 	now := s.opt.Now()
 	err := s.store.Read(ctx, p.id, func(v *ledger.View) error {
@@ -63,6 +64,9 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 			return err
 		}
 		if charges, err = v.Charges(p.id, after, limit+1, false); err != nil {
+			return err
+		}
+		if byKind, err = v.SpentByKind(p.id); err != nil {
 			return err
 		}
 		if win := windowIndex(p.created, now, cfg.window(), row.GeoWindow); win == row.GeoWindow {
@@ -75,7 +79,8 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 	}
 	led := &api.LedgerResponse{ID: p.id, Unit: api.UnitGeoind, Config: s.view(p), Charges: make([]api.Charge, 0, len(charges))}
 	for _, c := range charges {
-		led.Charges = append(led.Charges, api.Charge{Seq: c.Seq, Time: c.Time, Kind: c.Kind, Amount: c.Amount, Window: c.Window, RequestID: c.RequestID})
+		led.Charges = append(led.Charges, api.Charge{ChargeID: chargeID(c.Seq), Seq: c.Seq, Time: c.Time, Kind: c.Kind, Mechanism: c.Kind,
+			Origin: c.Origin, Amount: c.Amount, Epsilon: c.Epsilon, Window: c.Window, CertificateSHA256: c.Certificate, RequestID: c.RequestID})
 	}
 	if int64(len(led.Charges)) > limit {
 		led.Charges = led.Charges[:limit]
@@ -92,20 +97,26 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 	if led.Exhausted, err = s.geoindExhausted(cfg, details, now); err != nil {
 		return nil, fmt.Errorf("person %s: %w", p.id, err)
 	}
+	session := sessionCharge(cfg)
+	if win != row.GeoSession && admit(p, row, api.MechanismGeoind, session) != nil {
+		led.Exhausted = true // the next query opens a session the account cannot pay
+	}
 	if w := cfg.window(); w > 0 {
 		start := p.created.Add(time.Duration(win) * w).UTC()
 		end := start.Add(w)
 		led.WindowStart, led.WindowEnd = &start, &end
 	}
-	next, err := composeCIP(row.CIPSpent, cfg.CIP.Epsilon, cfg.CIP.Lambda)
-	if err != nil {
-		return nil, err
-	}
+	remaining := math.Max(0, row.Budget-row.Spent)
 	led.CIP = api.LedgerCIP{
-		Unit: api.UnitCIP, Budget: row.CIPBudget, Spent: row.CIPSpent, Remaining: math.Max(0, row.CIPBudget-row.CIPSpent),
-		Exhausted: next > row.CIPBudget, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
-		Composition: "RDP composition at the single order lambda (accountant.RDPAccountant): the certified epsilons add",
+		Unit: api.UnitCIP, Budget: row.Budget, Spent: byKind[api.MechanismCIP], Remaining: remaining,
+		Exhausted: admit(p, row, api.MechanismCIP, cfg.CIP.Epsilon) != nil, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
+		Composition: "charged to the person's account (see account): the certified epsilons add, with every other release's charge",
 	}
+	led.Account = api.LedgerAccount{
+		Unit: api.UnitAccount, Budget: row.Budget, Spent: row.Spent, Remaining: remaining, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
+		SessionCharge: session, Composition: composition,
+	}
+	led.Config.Account.EpsilonBudget, led.Config.CIP.EpsilonBudget = row.Budget, row.Budget
 	return led, nil
 }
 

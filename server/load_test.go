@@ -312,9 +312,9 @@ func TestLoad(t *testing.T) {
 		e := newEnv(t, d, func(o *Options) { o.Now = nil })
 		people := createPeople(t, e.ts.URL, testAdmin, 120, "l", func(i int) map[string]any {
 			if i%3 == 0 { // IM at a tenth of the budget: runs out after 10 answers
-				return map[string]any{"epsilon_budget": 0.02, "geoind": map[string]any{"mechanism": "im", "rate": 0.002}}
+				return map[string]any{"account": roomy, "epsilon_budget": 0.02, "geoind": map[string]any{"mechanism": "im", "rate": 0.002}}
 			}
-			return map[string]any{"epsilon_budget": 1.0, "geoind": map[string]any{"rate": 1e-3, "mechanism": []string{"pm", "im"}[i%2]}}
+			return map[string]any{"account": roomy, "epsilon_budget": 1.0, "geoind": map[string]any{"rate": 1e-3, "mechanism": []string{"pm", "im"}[i%2]}}
 		})
 		// 3,000 queries from 40 clients (75 each, over 3 people each, one
 		// of them with a small budget): every small budget is spent during
@@ -363,7 +363,7 @@ func BenchmarkLocate(b *testing.B) {
 			srv := launch(b, d, "--log-level", "error")
 			base := srv.base
 			people := createPeople(b, base, testAdmin, 2000, "b", func(i int) map[string]any {
-				return map[string]any{"epsilon_budget": 1.0, "geoind": map[string]any{"rate": 1e-4}}
+				return map[string]any{"account": roomy, "epsilon_budget": 1.0, "geoind": map[string]any{"rate": 1e-4}}
 			})
 			for _, mode := range []string{"paced-2000", "closed"} {
 				b.Run(mode, func(b *testing.B) {

@@ -246,6 +246,16 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 	if win != row.GeoWindow {
 		base = 0
 	}
+	// A window's session is charged to the person's account by its first
+	// answer, before anything is drawn: a new window is a new session, a
+	// rate within the account, never a fresh budget.
+	charge := 0.0
+	if win != row.GeoSession {
+		charge = sessionCharge(cfg)
+		if err := admit(p, row, api.MechanismGeoind, charge); err != nil {
+			return nil, err
+		}
+	}
 	cs := s.sessions.take(p.id, row.Tag, win)
 	if cs == nil {
 		var run geoind.Run
@@ -309,6 +319,8 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 		Lat: rep.Lat, Lon: rep.Lon, EpsilonCharged: rep.Cost, Spent: spent, Remaining: math.Max(0, row.GeoBudget-spent),
 		Budget: row.GeoBudget, Unit: api.UnitGeoind, Window: win, Step: rep.Step, Hard: rep.Hard, Mode: rep.Mode.String(),
 		AccuracyM: rep.Accuracy, Time: t, Seq: seq, RequestID: reqID,
+		Account: api.AccountState{Charged: charge, Spent: row.Spent + charge, Remaining: math.Max(0, row.Budget-row.Spent-charge),
+			Budget: row.Budget, Unit: api.UnitAccount},
 	}
 	body, err := json.Marshal(resp)
 	if err != nil {
@@ -317,8 +329,8 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 	body = append(body, '\n')
 	ans := ledger.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: body}
 	tag := newTag()
-	c := &ledger.Charge{Person: p.id, Seq: seq, Time: now, Window: win, Amount: rep.Cost, RequestID: reqID, Key: key, Detail: detail, Answer: ans}
-	if err := tx.ChargeGeoind(row, c, spent, tag); err != nil {
+	c := &ledger.Charge{Person: p.id, Seq: seq, Time: now, Window: win, Amount: rep.Cost, Epsilon: charge, RequestID: reqID, Key: key, Detail: detail, Answer: ans}
+	if err := tx.ChargeGeoind(row, c, spent, tag, slack); err != nil {
 		return nil, err
 	}
 	next := &cachedSession{tag: tag, win: win, sess: cs.sess, last: t}

@@ -90,10 +90,10 @@ func TestOpenAPI(t *testing.T) {
 		"geoind": map[string]any{"window": "24h"}, "cip": map[string]any{"epsilon_budget": 1.5}}, nil)
 	check("POST", "/v1/people", created)
 	tok := created.json(t)["token"].(string)
-	check("POST", "/v1/people", e.do("POST", "/v1/people", testAdmin, map[string]any{"id": "o", "epsilon_budget": 1.0}, nil))
-	check("POST", "/v1/people", e.do("POST", "/v1/people", testAdmin, map[string]any{"id": "o b", "epsilon_budget": 1.0}, nil))
+	check("POST", "/v1/people", e.do("POST", "/v1/people", testAdmin, map[string]any{"account": roomy, "id": "o", "epsilon_budget": 1.0}, nil))
+	check("POST", "/v1/people", e.do("POST", "/v1/people", testAdmin, map[string]any{"account": roomy, "id": "o b", "epsilon_budget": 1.0}, nil))
 	check("POST", "/v1/people", e.do("POST", "/v1/people", "", map[string]any{}, nil))
-	e.do("POST", "/v1/people", testAdmin, map[string]any{"id": "u", "epsilon_budget": 0.02,
+	e.do("POST", "/v1/people", testAdmin, map[string]any{"account": roomy, "id": "u", "epsilon_budget": 0.02,
 		"geoind": map[string]any{"manager": "fixed-utility", "mechanism": "im"}}, nil)
 
 	t0 := e.clock.Now()

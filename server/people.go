@@ -30,8 +30,9 @@ const (
 	defaultRateFraction = 1.0 / 30
 	defaultAccuracyM    = 3000.0 // fixed-utility accuracy α(0.9) in metres
 	defaultPR0          = 0.5
-	// defaultCIPBudget is the CIP budget at the person's Rényi order:
-	// four releases at the default target.
+	// defaultCIPBudget is the person's account budget (their one budget,
+	// Rényi at their order) when the request sets none: four releases at
+	// the default target, or fewer with geoind sessions.
 	defaultCIPBudget  = 4.0
 	defaultCIPEpsilon = 1.0
 	defaultCIPLambda  = 2.0
@@ -54,7 +55,9 @@ type personConfig struct {
 	CIP           cipConfig `json:"cip"`
 }
 
-// cipConfig is the person's CIP budget and release parameters.
+// cipConfig is the person's account budget and CIP release parameters:
+// Budget is the account's (every mechanism's) budget, at order Lambda
+// within Radius, the account's currency.
 type cipConfig struct {
 	Budget  float64        `json:"epsilon_budget"`
 	Epsilon float64        `json:"epsilon"`
@@ -105,6 +108,7 @@ func (s *Server) view(p *personInfo) api.Person {
 		ID: p.id, CreatedAt: p.created, Unit: api.UnitGeoind, EpsilonBudget: g.Params.Epsilon, Geoind: gv,
 		CIP: api.PersonCIP{Unit: api.UnitCIP, EpsilonBudget: c.CIP.Budget, Epsilon: c.CIP.Epsilon, Lambda: c.CIP.Lambda,
 			Radius: c.CIP.Radius, Origin: s.cipOrigin(c), Prior: prior},
+		Account: accountView(p, c.CIP.Budget),
 	}
 }
 
@@ -151,7 +155,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 		return nil, err
 	}
 	if req.EpsilonBudget == nil {
-		return nil, fieldErr("epsilon_budget", "epsilon_budget is required: the geo-indistinguishability budget per window in epsilon per metre (ln(10)/100 = 0.0230 protects within 100 m at level ln 10)")
+		return nil, fieldErr("epsilon_budget", "epsilon_budget is required: the geo-indistinguishability budget of one window's session in epsilon per metre (ln(10)/100 = 0.0230 protects within 100 m at level ln 10); each session is charged to the person's account (account.epsilon_budget)")
 	}
 	eps := *req.EpsilonBudget
 	if !(eps > 0) || !finite(eps) {
@@ -172,9 +176,18 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 		Budget: pick(c.EpsilonBudget, defaultCIPBudget), Epsilon: pick(c.Epsilon, defaultCIPEpsilon),
 		Lambda: pick(c.Lambda, defaultCIPLambda), Radius: pick(c.Radius, defaultCIPRadiusM), Origin: c.Origin,
 	}
+	budgetField := "cip.epsilon_budget"
+	if a := req.Account; a != nil && a.EpsilonBudget != nil {
+		// One budget: account.epsilon_budget, or cip.epsilon_budget (its
+		// name before accounts), not two different ones.
+		if c.EpsilonBudget != nil && *c.EpsilonBudget != *a.EpsilonBudget {
+			return nil, fieldErr("cip.epsilon_budget", "cip.epsilon_budget %v and account.epsilon_budget %v: a person has one budget, for every mechanism; give account.epsilon_budget only", *c.EpsilonBudget, *a.EpsilonBudget)
+		}
+		cc.Budget, budgetField = *a.EpsilonBudget, "account.epsilon_budget"
+	}
 	switch {
-	case !(cc.Budget >= 0) || !finite(cc.Budget):
-		return nil, fieldErr("cip.epsilon_budget", "cip.epsilon_budget = %v: want finite and >= 0", cc.Budget)
+	case !(cc.Budget > 0) || !finite(cc.Budget):
+		return nil, fieldErr(budgetField, "%s = %v: want finite and > 0: the person's one budget, Rényi epsilon at order cip.lambda within cip.radius_m, bounding every release", budgetField, cc.Budget)
 	case !(cc.Epsilon > 0) || !finite(cc.Epsilon):
 		return nil, fieldErr("cip.epsilon", "cip.epsilon = %v: want finite and > 0 (the default target of one release)", cc.Epsilon)
 	case !(cc.Lambda > 1) || !finite(cc.Lambda):
@@ -304,7 +317,7 @@ func (s *Server) handleCreatePerson(w http.ResponseWriter, r *http.Request) {
 	now := time.Unix(0, s.opt.Now().UnixNano()).UTC()
 	err = s.store.Update(r.Context(), req.ID, func(tx *ledger.Tx) error {
 		return tx.CreatePerson(&ledger.Person{ID: req.ID, TokenHash: tokenHash(tok), Created: now, Config: string(cfgJSON),
-			GeoBudget: cfg.Geoind.Params.Epsilon, CIPBudget: cfg.CIP.Budget, Tag: newTag()})
+			Budget: cfg.CIP.Budget, GeoBudget: cfg.Geoind.Params.Epsilon, CIPBudget: cfg.CIP.Budget, Tag: newTag()})
 	})
 	if errors.Is(err, ledger.ErrExists) {
 		err = domainErr(ledger.ErrExists, "id", "person %q already exists; a budget cannot be reset or recreated", req.ID)

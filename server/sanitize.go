@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tracepriv/tracepriv/accountant"
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
@@ -49,26 +49,6 @@ func uploadFormat(r *http.Request) (trace.Format, error) {
 	}
 	return "", errf(http.StatusUnsupportedMediaType, api.CodeUnsupportedMedia,
 		"Content-Type %q is not a trace format: use text/csv, application/geo+json, application/gpx+xml or application/vnd.geolife.plt, or ?format=", truncate(mt, 64))
-}
-
-// composeCIP returns the person's CIP spending after a release of eps:
-// the RDP accountant's composition at the person's single order lambda,
-// where each release is a tabulated Rényi curve (its certified epsilon at
-// lambda). At one order adaptive composition adds the divergences
-// (Mironov 2017, Prop. 1), so this is spent + eps, exactly.
-func composeCIP(spent, eps, lambda float64) (float64, error) {
-	acc, err := accountant.NewRDPAccountant([]float64{lambda})
-	if err != nil {
-		return 0, err
-	}
-	for i, e := range []float64{spent, eps} {
-		name := []string{"CIP releases so far", "CIP release"}[i]
-		if err := acc.Compose(accountant.RDPCurve{Name: name, Orders: []float64{lambda}, Epsilons: []float64{e}}, 1); err != nil {
-			return 0, err
-		}
-	}
-	_, curve := acc.Curve()
-	return curve[0], nil
 }
 
 // handleSanitize releases an uploaded trace with CIP and charges the
@@ -228,10 +208,10 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 		}
 		return a, true, replayOriginal(body, inFmt, p.id), nil
 	}
-	if next, err := composeCIP(row.CIPSpent, target, cfg.CIP.Lambda); err != nil {
+	// The release is certified at the person's order and radius, the
+	// account's currency: the target is the most it can cost.
+	if err := admit(p, row, api.MechanismCIP, account(p, row).Cost(budget.CIP, target, 0)); err != nil {
 		return nil, false, nil, err
-	} else if next > row.CIPBudget {
-		return nil, false, nil, &ledger.ExhaustedError{Kind: "cip", Budget: row.CIPBudget, Spent: row.CIPSpent, Needed: target, Lambda: cfg.CIP.Lambda}
 	}
 
 	traces, rep, points, err := readUpload(body, inFmt, p.id)
@@ -289,18 +269,16 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 			replayed = err == nil
 			return err
 		}
-		spent, err := composeCIP(row.CIPSpent, amount, cfg.CIP.Lambda)
-		if err != nil {
+		e := account(p, row).Cost(budget.CIP, amount, 0)
+		if err := admit(p, row, api.MechanismCIP, e); err != nil {
 			return err
 		}
-		if spent > row.CIPBudget {
-			return &ledger.ExhaustedError{Kind: "cip", Budget: row.CIPBudget, Spent: row.CIPSpent, Needed: amount, Lambda: cfg.CIP.Lambda}
-		}
+		spent := row.Spent + e
 		seq := row.Seq + 1
 		resp := api.SanitizeResponse{
 			Format: string(outFmt), Trace: traceJSON, Certificate: cb.Bytes(), EpsilonCharged: amount,
 			EpsilonKind: cert.EpsilonKind, EpsilonTarget: target, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
-			Spent: spent, Remaining: math.Max(0, row.CIPBudget-spent), Budget: row.CIPBudget, Unit: api.UnitCIP,
+			Spent: spent, Remaining: math.Max(0, row.Budget-spent), Budget: row.Budget, Unit: api.UnitAccount,
 			Points: points, Traces: len(outs), SkippedRows: cert.SkippedRows, RMSNoiseM: cert.Persons[0].RMSNoiseM,
 			Seq: seq, RequestID: requestID(r),
 		}
@@ -310,8 +288,8 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 		}
 		b = append(b, '\n')
 		ans := ledger.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: b}
-		c := &ledger.Charge{Person: p.id, Seq: seq, Time: s.opt.Now(), Amount: amount, RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
-		if err := tx.ChargeCIP(row, c, spent); err != nil {
+		c := &ledger.Charge{Person: p.id, Seq: seq, Time: s.opt.Now(), Amount: amount, Epsilon: e, RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
+		if err := tx.ChargeCIP(row, c, slack); err != nil {
 			return err
 		}
 		tx.OnCommit(func() {

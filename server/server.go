@@ -240,6 +240,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	st, err := ledger.Open(ctx, opt.DataDir, opt.DB, ledger.Options{
 		AfterCommit: opt.afterCommit,
 		Observe:     func(d time.Duration, jobs int, err error) { s.metrics.observeCommit(d, jobs, err) },
+		Account:     s.accountTerms,
 	})
 	if err != nil {
 		return nil, err
@@ -302,6 +303,7 @@ func (s *Server) routeTable() []route {
 		{"POST", "/v1/people/{id}/token", s.handleRotateToken},
 		{"POST", "/v1/people/{id}/locate", s.handleLocate},
 		{"POST", "/v1/people/{id}/sanitize", s.handleSanitize},
+		{"POST", "/v1/people/{id}/charges", s.handleCharge},
 		{"GET", "/v1/people/{id}/ledger", s.handleLedger},
 		{"GET", "/healthz", s.handleHealthz},
 		{"GET", "/metrics", s.handleMetrics},

@@ -7,11 +7,22 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 )
 
-// UnitGeoind and UnitCIP name the units of the two budgets, as the
-// answers' unit fields state them.
+// UnitAccount is the unit of a person's one account: the budget that
+// bounds everything released of them. UnitGeoind is the unit of a geoind
+// session within one window (the rate the window allows, inside the
+// account), and UnitCIP that of a CIP release's certified epsilon (the
+// account's currency, as the answers' unit fields state them).
 const (
+	UnitAccount = "Rényi epsilon at the person's order lambda within radius_m metres, summed over every release of every mechanism " +
+		"(a geoind session of epsilon per metre on a grid of u metres costs min(e, lambda e^2/2), e = epsilon (radius_m + sqrt(2) u); docs/ledger.md)"
 	UnitGeoind = "geo-indistinguishability epsilon per metre, per window (Lemma 2 accounting of the predictive mechanism)"
 	UnitCIP    = "CIP Rényi epsilon at the person's order lambda and radius, summed over releases"
+)
+
+// The mechanisms a charge names (ChargeRequest.Mechanism, Charge.Kind).
+const (
+	MechanismGeoind = "geoind"
+	MechanismCIP    = "cip"
 )
 
 // CreatePersonRequest is the body of POST /v1/people (admin token). Only
@@ -21,11 +32,22 @@ type CreatePersonRequest struct {
 	// ID is 1-128 characters of A-Z a-z 0-9 . _ -, starting with a letter
 	// or digit.
 	ID string `json:"id"`
-	// EpsilonBudget is the geo-indistinguishability budget per window, in
-	// epsilon per metre (UnitGeoind).
+	// EpsilonBudget is the geo-indistinguishability budget of one window's
+	// session, in epsilon per metre (UnitGeoind): a rate within the
+	// account, whose budget is Account.EpsilonBudget.
 	EpsilonBudget *float64       `json:"epsilon_budget"`
 	Geoind        *GeoindRequest `json:"geoind,omitempty"`
 	CIP           *CIPRequest    `json:"cip,omitempty"`
+	// Account sets the person's one budget (nil: CIP.EpsilonBudget, which
+	// was the CIP budget before accounts, or the default of 4).
+	Account *AccountRequest `json:"account,omitempty"`
+}
+
+// AccountRequest sets a person's account: EpsilonBudget, in UnitAccount at
+// the order cip.lambda within cip.radius_m, bounds the total of every
+// release of the person, for ever (no window renews it).
+type AccountRequest struct {
+	EpsilonBudget *float64 `json:"epsilon_budget"`
 }
 
 // GeoindRequest configures a person's predictive mechanism.
@@ -69,6 +91,19 @@ type Person struct {
 	EpsilonBudget float64      `json:"epsilon_budget"`
 	Geoind        PersonGeoind `json:"geoind"`
 	CIP           PersonCIP    `json:"cip"`
+	// Account is the person's one budget.
+	Account PersonAccount `json:"account"`
+}
+
+// PersonAccount is a person's account: one budget, in Unit (UnitAccount)
+// at order Lambda within RadiusM, bounding every release of the person.
+// SessionCharge is what one window's geoind session costs it.
+type PersonAccount struct {
+	Unit          string  `json:"unit"`
+	EpsilonBudget float64 `json:"epsilon_budget"`
+	Lambda        float64 `json:"lambda"`
+	RadiusM       float64 `json:"radius_m"`
+	SessionCharge float64 `json:"geoind_session_charge"`
 }
 
 // PersonGeoind is a person's predictive mechanism.
@@ -154,6 +189,19 @@ type LocateResponse struct {
 	// request that was charged (a replay returns the original's).
 	Seq       int64  `json:"seq"`
 	RequestID string `json:"request_id"`
+	// Account is the person's account after the answer: the window's
+	// first answer carries the session's charge, later ones charge 0.
+	Account AccountState `json:"account"`
+}
+
+// AccountState is a person's account after a charge, in Unit
+// (UnitAccount): Charged is what the charge cost it.
+type AccountState struct {
+	Charged   float64 `json:"charged"`
+	Spent     float64 `json:"spent"`
+	Remaining float64 `json:"remaining"`
+	Budget    float64 `json:"budget"`
+	Unit      string  `json:"unit"`
 }
 
 // SanitizeResponse is the answer to a trace upload (POST
@@ -169,9 +217,9 @@ type SanitizeResponse struct {
 	// sanitize writes it.
 	Certificate json.RawMessage `json:"certificate"`
 	// EpsilonCharged is the certified epsilon_max of the release (of
-	// EpsilonKind "exact" or "upper_bound"), charged to the CIP budget;
-	// Spent, Remaining and Budget are the budget's after it, in Unit
-	// (UnitCIP).
+	// EpsilonKind "exact" or "upper_bound"), charged to the person's
+	// account; Spent, Remaining and Budget are the account's after it, in
+	// Unit (UnitAccount: every mechanism's charges).
 	EpsilonCharged float64 `json:"epsilon_charged"`
 	EpsilonKind    string  `json:"epsilon_kind"`
 	EpsilonTarget  float64 `json:"epsilon_target"`
@@ -212,42 +260,113 @@ type LedgerResponse struct {
 	// the mechanism's next step now: every query gets 429 until the window
 	// ends (Retry-After says when) or for good without windows.
 	Exhausted bool `json:"exhausted"`
-	// TotalSpent is the geo-indistinguishability epsilon spent over every
-	// window: the guarantee of the person's whole history (windows compose
-	// by addition).
+	// TotalSpent is the geo-indistinguishability epsilon per metre spent
+	// over every window (each window's session is charged to Account).
 	TotalSpent float64   `json:"total_spent"`
 	CIP        LedgerCIP `json:"cip"`
-	Config     Person    `json:"config"`
-	Charges    []Charge  `json:"charges"`
+	// Account is the person's one budget: what bounds everything released
+	// of them, every window and mechanism, the service's and the device's.
+	Account LedgerAccount `json:"account"`
+	Config  Person        `json:"config"`
+	Charges []Charge      `json:"charges"`
 	// NextAfter is set when the charges were cut at limit: ask again with
 	// ?after=NextAfter.
 	NextAfter *int64 `json:"next_after,omitempty"`
 }
 
-// LedgerCIP is the person's CIP budget.
+// LedgerCIP is the person's CIP releases: Spent what they cost the
+// account, Budget and Remaining the account's (the one budget they share
+// with geoind).
 type LedgerCIP struct {
 	Unit      string  `json:"unit"`
 	Budget    float64 `json:"budget"`
 	Spent     float64 `json:"spent"`
 	Remaining float64 `json:"remaining"`
-	// Exhausted says that what is left cannot pay a release at the
-	// person's default target epsilon.
+	// Exhausted says that what is left of the account cannot pay a release
+	// at the person's default target epsilon.
 	Exhausted   bool    `json:"exhausted"`
 	Lambda      float64 `json:"lambda"`
 	RadiusM     float64 `json:"radius_m"`
 	Composition string  `json:"composition"`
 }
 
+// LedgerAccount is the person's account (UnitAccount).
+type LedgerAccount struct {
+	Unit      string  `json:"unit"`
+	Budget    float64 `json:"budget"`
+	Spent     float64 `json:"spent"`
+	Remaining float64 `json:"remaining"`
+	Lambda    float64 `json:"lambda"`
+	RadiusM   float64 `json:"radius_m"`
+	// SessionCharge is what one window's geoind session costs.
+	SessionCharge float64 `json:"geoind_session_charge"`
+	Composition   string  `json:"composition"`
+}
+
 // Charge is one line of a ledger.
 type Charge struct {
-	Seq  int64     `json:"seq"`
-	Time time.Time `json:"time"`
-	// Kind is "geoind" (a location query, in UnitGeoind) or "cip" (a
-	// release, in UnitCIP).
-	Kind      string  `json:"kind"`
-	Amount    float64 `json:"amount"`
-	Window    int64   `json:"window"`
-	RequestID string  `json:"request_id"`
+	// ChargeID names the charge (its answer's charge_id); Seq numbers it.
+	ChargeID string    `json:"charge_id"`
+	Seq      int64     `json:"seq"`
+	Time     time.Time `json:"time"`
+	// Kind, also Mechanism, is "geoind" (a location query or a geoind
+	// session, Amount in UnitGeoind) or "cip" (a release, Amount its
+	// certified epsilon).
+	Kind      string `json:"kind"`
+	Mechanism string `json:"mechanism"`
+	// Origin is "service" (this service drew the release) or "device"
+	// (drawn elsewhere, charged by POST /v1/people/{id}/charges).
+	Origin string  `json:"origin"`
+	Amount float64 `json:"amount"`
+	// Epsilon is what the charge cost the account (UnitAccount).
+	Epsilon           float64 `json:"epsilon"`
+	Window            int64   `json:"window"`
+	CertificateSHA256 string  `json:"certificate_sha256,omitempty"`
+	RequestID         string  `json:"request_id"`
+}
+
+// ChargeRequest is the body of POST /v1/people/{id}/charges (the person's
+// token and an Idempotency-Key header): a release the device is about to
+// draw, charged before it draws.
+type ChargeRequest struct {
+	// Mechanism is "geoind" (one session of Epsilon per metre on a grid of
+	// GridM metres) or "cip" (a release certified at Epsilon, Rényi at
+	// order Lambda within RadiusM).
+	Mechanism string   `json:"mechanism"`
+	Epsilon   *float64 `json:"epsilon"`
+	// RadiusM is the release's radius: for cip at least the account's,
+	// for geoind the account's (the session is converted at it).
+	RadiusM *float64 `json:"radius_m"`
+	// Lambda is a cip release's order (default and minimum the
+	// account's); GridM a geoind session's output grid (default the
+	// person's geoind grid_m).
+	Lambda *float64 `json:"lambda,omitempty"`
+	GridM  *float64 `json:"grid_m,omitempty"`
+	// CertificateSHA256 is the SHA-256 (64 hex digits) of the release's
+	// certificate: required for cip, optional for geoind.
+	CertificateSHA256 string `json:"certificate_sha256,omitempty"`
+}
+
+// ChargeResponse is the answer (201) to a charge: durable before it is
+// sent; the device may draw once it has it. A retry with the same
+// Idempotency-Key and body gets the same answer (the same ChargeID).
+type ChargeResponse struct {
+	ChargeID  string  `json:"charge_id"`
+	Mechanism string  `json:"mechanism"`
+	Epsilon   float64 `json:"epsilon"`
+	// EpsilonCharged is what the release cost the account; Spent,
+	// Remaining and Budget are the account's after it, in Unit
+	// (UnitAccount) at order Lambda within RadiusM.
+	EpsilonCharged float64   `json:"epsilon_charged"`
+	Spent          float64   `json:"spent"`
+	Remaining      float64   `json:"remaining"`
+	Budget         float64   `json:"budget"`
+	Unit           string    `json:"unit"`
+	Lambda         float64   `json:"lambda"`
+	RadiusM        float64   `json:"radius_m"`
+	Seq            int64     `json:"seq"`
+	Time           time.Time `json:"time"`
+	RequestID      string    `json:"request_id"`
 }
 
 // HealthResponse is the body of GET /healthz: 200 with Status "ok" while

@@ -31,9 +31,10 @@ type Error struct {
 	// Field is the request field at fault (CodeInvalidField, and some
 	// CodeUnprocessable errors).
 	Field string `json:"field,omitempty"`
-	// Details holds figures of the case: for CodeBudgetExhausted kind,
-	// budget, spent, remaining, and window and window_end (geoind) or
-	// needed (cip).
+	// Details holds figures of the case: for CodeBudgetExhausted kind
+	// ("account": the person's one budget, which never renews; "geoind":
+	// the window's session, until window_end), budget, spent, remaining,
+	// and needed (account) or window and window_end (geoind).
 	Details map[string]any `json:"details,omitempty"`
 }
 

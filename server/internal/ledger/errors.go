@@ -41,13 +41,17 @@ var (
 
 // ExhaustedError is ErrBudgetExhausted with its figures.
 type ExhaustedError struct {
-	// Kind is the budget: "geoind" or "cip".
+	// Kind is the budget: "account" (the person's one budget, for every
+	// mechanism; it never renews) or "geoind" (one window's session, a
+	// rate within the account).
 	Kind string
+	// Mechanism is the release refused by the account ("geoind" or "cip").
+	Mechanism string
 	// Budget, Spent and Needed are in the budget's unit; Needed is 0 when
 	// the next step's cost is not known (the mechanism stops instead).
 	Budget, Spent, Needed float64
-	// Lambda is the Rényi order of a CIP budget.
-	Lambda float64
+	// Lambda and RadiusM are the account's Rényi order and radius.
+	Lambda, RadiusM float64
 	// Window is the budget window (geoind), WindowEnd its end (zero for a
 	// budget without windows).
 	Window    int64
@@ -55,9 +59,9 @@ type ExhaustedError struct {
 }
 
 func (e *ExhaustedError) Error() string {
-	if e.Kind == "cip" {
-		return fmt.Sprintf("the CIP budget cannot pay this release: %.6g of %.6g spent at order %g, the release needs %.6g",
-			e.Spent, e.Budget, e.Lambda, e.Needed)
+	if e.Kind == "account" {
+		return fmt.Sprintf("the person's budget cannot pay this %s release: %.6g of %.6g spent (Rényi epsilon at order %g within %g m, every mechanism), the release needs %.6g; the budget bounds the person's total and never renews",
+			e.Mechanism, e.Spent, e.Budget, e.Lambda, e.RadiusM, e.Needed)
 	}
 	return fmt.Sprintf("the geo-indistinguishability budget of this window is spent (%.6g of %.6g epsilon per metre)", e.Spent, e.Budget)
 }

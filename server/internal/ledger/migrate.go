@@ -3,17 +3,21 @@ package ledger
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
 
 // migration is one versioned schema change, with its statements for each
-// dialect. Migrations are append-only: a released one is never edited.
+// dialect, and data, which rewrites the rows the statements left (run in
+// the same transaction). Migrations are append-only: a released one is
+// never edited.
 type migration struct {
 	version  int
 	name     string
 	sqlite   []string
 	postgres []string
+	data     func(ctx context.Context, tx *sql.Tx, d Dialect, opt Options) error
 }
 
 // migrations is the schema history, applied in order at start.
@@ -102,6 +106,109 @@ var migrations = []migration{
 			)`,
 		},
 	},
+	{
+		// One account per person in one currency (package budget): budget
+		// and spent are Rényi epsilon at the person's order within their
+		// radius, over every mechanism; geo_session is the last window whose
+		// geoind session was charged to it (-1: none). A charge's epsilon is
+		// what it cost the account (a window's session charge rides on its
+		// first answer; the window's later answers cost 0), origin says who
+		// drew the release ("service": this service's locate or sanitize;
+		// "device": a release drawn elsewhere, charged by POST
+		// /v1/people/{id}/charges), certificate its certificate's SHA-256.
+		// geo_budget, geo_spent and geo_window now bound one window's
+		// session (a rate within the total); cip_budget and cip_spent are
+		// no longer written (the account replaces them).
+		version: 2,
+		name:    "one account per person",
+		sqlite: []string{
+			`ALTER TABLE people ADD COLUMN budget REAL NOT NULL DEFAULT 0`,
+			`ALTER TABLE people ADD COLUMN spent REAL NOT NULL DEFAULT 0`,
+			`ALTER TABLE people ADD COLUMN geo_session INTEGER NOT NULL DEFAULT -1`,
+			`ALTER TABLE charges ADD COLUMN epsilon REAL NOT NULL DEFAULT 0`,
+			`ALTER TABLE charges ADD COLUMN origin TEXT NOT NULL DEFAULT 'service'`,
+			`ALTER TABLE charges ADD COLUMN certificate TEXT NOT NULL DEFAULT ''`,
+		},
+		postgres: []string{
+			`ALTER TABLE people ADD COLUMN budget DOUBLE PRECISION NOT NULL DEFAULT 0`,
+			`ALTER TABLE people ADD COLUMN spent DOUBLE PRECISION NOT NULL DEFAULT 0`,
+			`ALTER TABLE people ADD COLUMN geo_session BIGINT NOT NULL DEFAULT -1`,
+			`ALTER TABLE charges ADD COLUMN epsilon DOUBLE PRECISION NOT NULL DEFAULT 0`,
+			`ALTER TABLE charges ADD COLUMN origin TEXT NOT NULL DEFAULT 'service'`,
+			`ALTER TABLE charges ADD COLUMN certificate TEXT NOT NULL DEFAULT ''`,
+		},
+		data: migrateAccounts,
+	},
+}
+
+// AccountTerms are a person's account as migration 2 opens it for a
+// person of schema 1 (Options.Account computes them from the person's
+// configuration): Budget, in the account's currency, and SessionCharge,
+// what one window's geoind session costs in it.
+type AccountTerms struct {
+	Budget, SessionCharge float64
+	// Config is the person's configuration rewritten for the account
+	// ("": unchanged).
+	Config string
+}
+
+// migrateAccounts opens the account of every person of schema 1: the
+// budget Options.Account gives, and every past charge priced in the
+// account's currency (a CIP release its certified epsilon, each window
+// with geoind answers one session charge, on its first answer).
+func migrateAccounts(ctx context.Context, tx *sql.Tx, d Dialect, opt Options) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, config, geo_budget, cip_budget FROM people ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	type old struct {
+		id, config           string
+		geoBudget, cipBudget float64
+	}
+	var people []old
+	for rows.Next() {
+		var p old
+		if err := rows.Scan(&p.id, &p.config, &p.geoBudget, &p.cipBudget); err != nil {
+			rows.Close()
+			return err
+		}
+		people = append(people, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(people) > 0 && opt.Account == nil {
+		return errors.New("the database holds people of schema 1, whose accounts only the service can open: open it with tracepriv serve (or server.New)")
+	}
+	for _, p := range people {
+		terms, err := opt.Account(p.config, p.geoBudget, p.cipBudget)
+		if err != nil {
+			return fmt.Errorf("person %s: %w", p.id, err)
+		}
+		// A CIP charge costs its certified epsilon; the first geoind answer
+		// of each window carries that window's session charge.
+		q := []string{
+			`UPDATE charges SET epsilon = amount WHERE person_id = ? AND kind = 'cip'`,
+			`UPDATE charges SET epsilon = ? WHERE person_id = ? AND kind = 'geoind' AND seq IN
+				(SELECT MIN(seq) FROM charges WHERE person_id = ? AND kind = 'geoind' GROUP BY win)`,
+			`UPDATE people SET budget = ?,
+				spent = COALESCE((SELECT SUM(epsilon) FROM charges WHERE person_id = ?), 0),
+				geo_session = COALESCE((SELECT MAX(win) FROM charges WHERE person_id = ? AND kind = 'geoind'), -1)
+				WHERE id = ?`,
+		}
+		args := [][]any{{p.id}, {terms.SessionCharge, p.id, p.id}, {terms.Budget, p.id, p.id, p.id}}
+		if terms.Config != "" {
+			q = append(q, `UPDATE people SET config = ? WHERE id = ?`)
+			args = append(args, []any{terms.Config, p.id})
+		}
+		for i := range q {
+			if _, err := tx.ExecContext(ctx, rebind(d, q[i]), args[i]...); err != nil {
+				return fmt.Errorf("person %s: %w", p.id, err)
+			}
+		}
+	}
+	return nil
 }
 
 // SchemaVersion is the schema version this build migrates to.
@@ -123,7 +230,7 @@ func migrate(ctx context.Context, s *Store) error {
 		return fmt.Errorf("store: migrations table: %w", err)
 	}
 	for _, m := range migrations {
-		if err := applyMigration(ctx, db, s.dialect, m); err != nil {
+		if err := applyMigration(ctx, db, s.dialect, m, s.opt); err != nil {
 			return err
 		}
 	}
@@ -137,7 +244,7 @@ func migrate(ctx context.Context, s *Store) error {
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, d Dialect, m migration) error {
+func applyMigration(ctx context.Context, db *sql.DB, d Dialect, m migration, opt Options) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: migration %d: %w", m.version, err)
@@ -162,6 +269,11 @@ func applyMigration(ctx context.Context, db *sql.DB, d Dialect, m migration) err
 	}
 	for _, q := range stmts {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store: migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	if m.data != nil {
+		if err := m.data(ctx, tx, d, opt); err != nil {
 			return fmt.Errorf("store: migration %d (%s): %w", m.version, m.name, err)
 		}
 	}

@@ -45,6 +45,11 @@ type Options struct {
 	// Observe, if set, is told each commit's duration, batch size and
 	// outcome.
 	Observe func(d time.Duration, jobs int, err error)
+	// Account opens the account of a person of schema 1 when migration 2
+	// runs, from their stored configuration and the two budgets schema 1
+	// kept (AccountTerms). Needed only to migrate a database that holds
+	// people.
+	Account func(config string, geoBudget, cipBudget float64) (AccountTerms, error)
 }
 
 // Store is the service's durable state (see the package comment).

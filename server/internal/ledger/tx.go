@@ -93,21 +93,30 @@ func (q querier) query(s string, args ...any) (*sql.Rows, error) {
 type View struct{ q querier }
 
 // Person is a person's row: the hash of their token, their configuration
-// (JSON, fixed at creation), and the running totals of the two budgets.
-// Seq is the number of the last charge; Tag is a random value replaced at
-// every geo-indistinguishability charge, which lets the service cache a
-// person's mechanism state and know when it is stale.
+// (JSON, fixed at creation), their account, and the running totals of
+// their geoind sessions. Seq is the number of the last charge; Tag is a
+// random value replaced at every geo-indistinguishability answer, which
+// lets the service cache a person's mechanism state and know when it is
+// stale.
 type Person struct {
 	ID        string
 	TokenHash []byte
 	Created   time.Time
 	Config    string
-	// GeoBudget, GeoSpent (in window GeoWindow) and GeoTotal (over every
-	// window) are in epsilon per metre.
+	// Budget and Spent are the person's one account, in its currency
+	// (Rényi epsilon at the person's order within their radius; package
+	// budget): every charge of every mechanism adds to Spent.
+	Budget, Spent float64
+	// GeoBudget is one window's geoind session budget and GeoSpent what
+	// the session of window GeoWindow spent, GeoTotal over every window,
+	// in epsilon per metre; GeoSession is the last window whose session
+	// was charged to the account (-1: none).
 	GeoBudget, GeoSpent, GeoTotal float64
-	GeoWindow                     int64
-	CIPBudget, CIPSpent           float64
-	Seq, Tag                      int64
+	GeoWindow, GeoSession         int64
+	// CIPBudget and CIPSpent are schema 1's separate CIP budget, kept as
+	// migrated and no longer written.
+	CIPBudget, CIPSpent float64
+	Seq, Tag            int64
 }
 
 // Answer is the stored answer of a charge: what a retry of its request
@@ -119,16 +128,24 @@ type Answer struct {
 	Body        []byte
 }
 
-// Charge is one line of the ledger: one answer the service released.
+// Charge is one line of the ledger: one answer the service released, or
+// one release drawn elsewhere and charged (Origin "device").
 type Charge struct {
-	Person    string
-	Seq       int64
-	Time      time.Time
-	Kind      string // "geoind" or "cip"
-	Window    int64
-	Amount    float64
-	RequestID string
-	Key       string // the idempotency key
+	Person string
+	Seq    int64
+	Time   time.Time
+	Kind   string // "geoind" or "cip"
+	Window int64
+	Amount float64 // in the mechanism's own unit (epsilon per metre for geoind)
+	// Epsilon is what the charge cost the account, in its currency.
+	Epsilon float64
+	// Origin is "service" (this service drew the release) or "device".
+	Origin string
+	// Certificate is the SHA-256 (hex) of the release's certificate, if
+	// the client gave it.
+	Certificate string
+	RequestID   string
+	Key         string // the idempotency key
 	// Detail is public: the predictive mechanism's step (reported point on
 	// the plane, decision, cost) or the CIP release's parameters (JSON).
 	Detail []byte
@@ -136,13 +153,13 @@ type Charge struct {
 	Answer Answer
 }
 
-const personColumns = `id, token_hash, created_at, config, geo_budget, geo_spent, geo_total, geo_window, cip_budget, cip_spent, seq, tag`
+const personColumns = `id, token_hash, created_at, config, budget, spent, geo_budget, geo_spent, geo_total, geo_window, geo_session, cip_budget, cip_spent, seq, tag`
 
 func scanPerson(row interface{ Scan(...any) error }) (*Person, error) {
 	var p Person
 	var created int64
-	err := row.Scan(&p.ID, &p.TokenHash, &created, &p.Config, &p.GeoBudget, &p.GeoSpent, &p.GeoTotal, &p.GeoWindow,
-		&p.CIPBudget, &p.CIPSpent, &p.Seq, &p.Tag)
+	err := row.Scan(&p.ID, &p.TokenHash, &created, &p.Config, &p.Budget, &p.Spent, &p.GeoBudget, &p.GeoSpent, &p.GeoTotal, &p.GeoWindow,
+		&p.GeoSession, &p.CIPBudget, &p.CIPSpent, &p.Seq, &p.Tag)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoPerson
 	}
@@ -153,7 +170,7 @@ func scanPerson(row interface{ Scan(...any) error }) (*Person, error) {
 	return &p, nil
 }
 
-const lockQuery = `SELECT id, token_hash, created_at, '', geo_budget, geo_spent, geo_total, geo_window, cip_budget, cip_spent, seq, tag FROM people WHERE id = ?`
+const lockQuery = `SELECT id, token_hash, created_at, '', budget, spent, geo_budget, geo_spent, geo_total, geo_window, geo_session, cip_budget, cip_spent, seq, tag FROM people WHERE id = ?`
 
 const answerQuery = `SELECT body_mac, status, content_type, response FROM charges WHERE person_id = ? AND idem_key = ?`
 
@@ -205,7 +222,7 @@ func (t *Tx) GeoindDetails(id string, win int64) ([][]byte, error) {
 	return scanDetails(rows)
 }
 
-const detailsQuery = `SELECT detail FROM charges WHERE person_id = ? AND kind = 'geoind' AND win = ? ORDER BY seq`
+const detailsQuery = `SELECT detail FROM charges WHERE person_id = ? AND kind = 'geoind' AND origin = 'service' AND win = ? ORDER BY seq`
 
 func scanDetails(rows *sql.Rows) ([][]byte, error) {
 	defer rows.Close()
@@ -221,40 +238,66 @@ func scanDetails(rows *sql.Rows) ([][]byte, error) {
 }
 
 func (t *Tx) insertCharge(c *Charge) error {
-	_, err := t.exec(`INSERT INTO charges (person_id, seq, created_at, kind, win, amount, request_id, idem_key, body_mac, detail, status, content_type, response)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.Person, c.Seq, c.Time.UnixNano(), c.Kind, c.Window, c.Amount, c.RequestID, c.Key, c.Answer.MAC, string(c.Detail),
+	if c.Origin == "" {
+		c.Origin = "service"
+	}
+	_, err := t.exec(`INSERT INTO charges (person_id, seq, created_at, kind, win, amount, epsilon, origin, certificate, request_id, idem_key, body_mac, detail, status, content_type, response)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.Person, c.Seq, c.Time.UnixNano(), c.Kind, c.Window, c.Amount, c.Epsilon, c.Origin, c.Certificate, c.RequestID, c.Key, c.Answer.MAC, string(c.Detail),
 		c.Answer.Status, c.Answer.ContentType, c.Answer.Body)
 	return err
 }
 
-// ChargeGeoind records c, a geo-indistinguishability charge numbered
-// p.Seq+1 in window c.Window, taking the window's spending to spent, and
-// replaces the person's tag with tag. p is the row LockPerson returned:
-// the update matches only that row version and only within the budget
-// (the ledger's own check), and fails otherwise.
-func (t *Tx) ChargeGeoind(p *Person, c *Charge, spent float64, tag int64) error {
-	c.Kind = "geoind"
+// Account charges are checked against the stored budget by the update
+// itself (the ledger's own check, beside the service's): the new spent
+// must be within budget·(1 + tolerance), the caller passing its admission
+// rule's 1 + tolerance.
+
+// ChargeGeoind records c, an answer of the service's geoind session of
+// window c.Window numbered p.Seq+1, taking the window's spending to
+// spent (epsilon per metre) and the account's to p.Spent + c.Epsilon (the
+// session's charge on its first answer, 0 after), marks the window's
+// session charged, and replaces the person's tag with tag. p is the row
+// LockPerson returned: the update matches only that row version, only
+// within the window's session budget and within the account's budget
+// times slack, and fails otherwise.
+func (t *Tx) ChargeGeoind(p *Person, c *Charge, spent float64, tag int64, slack float64) error {
+	c.Kind, c.Origin = "geoind", "service"
 	if err := t.insertCharge(c); err != nil {
 		return err
 	}
-	res, err := t.exec(`UPDATE people SET geo_spent = ?, geo_window = ?, geo_total = geo_total + ?, seq = ?, tag = ?
-		WHERE id = ? AND tag = ? AND seq = ? AND ? <= geo_budget`,
-		spent, c.Window, c.Amount, c.Seq, tag, p.ID, p.Tag, p.Seq, spent)
+	acct := p.Spent + c.Epsilon
+	res, err := t.exec(`UPDATE people SET geo_spent = ?, geo_window = ?, geo_session = ?, geo_total = geo_total + ?, spent = ?, seq = ?, tag = ?
+		WHERE id = ? AND tag = ? AND seq = ? AND ? <= geo_budget AND ? <= budget * ?`,
+		spent, c.Window, c.Window, c.Amount, acct, c.Seq, tag, p.ID, p.Tag, p.Seq, spent, acct, slack)
 	return oneRow(res, err, p.ID)
 }
 
-// ChargeCIP records c, a CIP charge numbered p.Seq+1, taking the CIP
-// spending to spent (checked against the budget as ChargeGeoind does).
-// The tag stays: it versions the geo-indistinguishability run, which a
-// CIP release does not change.
-func (t *Tx) ChargeCIP(p *Person, c *Charge, spent float64) error {
-	c.Kind = "cip"
+// ChargeCIP records c, a CIP release the service drew, numbered p.Seq+1,
+// taking the account to p.Spent + c.Epsilon (checked against the budget
+// as ChargeGeoind does). The tag stays: it versions the
+// geo-indistinguishability run, which a CIP release does not change.
+func (t *Tx) ChargeCIP(p *Person, c *Charge, slack float64) error {
+	c.Kind, c.Origin = "cip", "service"
+	return t.chargeAccount(p, c, slack)
+}
+
+// ChargeDevice records c, a release of kind c.Kind ("geoind" or "cip")
+// drawn elsewhere (a person's device), numbered p.Seq+1, taking the
+// account to p.Spent + c.Epsilon within its budget. It changes neither
+// the service's geoind run nor the tag.
+func (t *Tx) ChargeDevice(p *Person, c *Charge, slack float64) error {
+	c.Origin = "device"
+	return t.chargeAccount(p, c, slack)
+}
+
+func (t *Tx) chargeAccount(p *Person, c *Charge, slack float64) error {
 	if err := t.insertCharge(c); err != nil {
 		return err
 	}
-	res, err := t.exec(`UPDATE people SET cip_spent = ?, seq = ? WHERE id = ? AND seq = ? AND tag = ? AND ? <= cip_budget`,
-		spent, c.Seq, p.ID, p.Seq, p.Tag, spent)
+	acct := p.Spent + c.Epsilon
+	res, err := t.exec(`UPDATE people SET spent = ?, seq = ? WHERE id = ? AND seq = ? AND tag = ? AND ? <= budget * ?`,
+		acct, c.Seq, p.ID, p.Seq, p.Tag, acct, slack)
 	return oneRow(res, err, p.ID)
 }
 
@@ -273,9 +316,9 @@ func oneRow(res sql.Result, err error, id string) error {
 // CreatePerson inserts a person with nothing spent; ErrExists if the id
 // is taken.
 func (t *Tx) CreatePerson(p *Person) error {
-	res, err := t.exec(`INSERT INTO people (id, token_hash, created_at, config, geo_budget, cip_budget, tag)
-		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
-		p.ID, p.TokenHash, p.Created.UnixNano(), p.Config, p.GeoBudget, p.CIPBudget, p.Tag)
+	res, err := t.exec(`INSERT INTO people (id, token_hash, created_at, config, budget, geo_budget, cip_budget, tag)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		p.ID, p.TokenHash, p.Created.UnixNano(), p.Config, p.Budget, p.GeoBudget, p.CIPBudget, p.Tag)
 	if err != nil {
 		return err
 	}
@@ -349,7 +392,7 @@ func (v *View) Answer(id, key string) (*Answer, error) {
 // Charges returns at most limit of the person's charges numbered after
 // after, in order, with their stored answers if answers is set.
 func (v *View) Charges(id string, after, limit int64, answers bool) ([]Charge, error) {
-	cols := `seq, created_at, kind, win, amount, request_id, idem_key, detail`
+	cols := `seq, created_at, kind, win, amount, epsilon, origin, certificate, request_id, idem_key, detail`
 	if answers {
 		cols += `, body_mac, status, content_type, response`
 	}
@@ -363,7 +406,7 @@ func (v *View) Charges(id string, after, limit int64, answers bool) ([]Charge, e
 		c := Charge{Person: id}
 		var at int64
 		var detail string
-		dst := []any{&c.Seq, &at, &c.Kind, &c.Window, &c.Amount, &c.RequestID, &c.Key, &detail}
+		dst := []any{&c.Seq, &at, &c.Kind, &c.Window, &c.Amount, &c.Epsilon, &c.Origin, &c.Certificate, &c.RequestID, &c.Key, &detail}
 		if answers {
 			dst = append(dst, &c.Answer.MAC, &c.Answer.Status, &c.Answer.ContentType, &c.Answer.Body)
 		}
@@ -372,6 +415,26 @@ func (v *View) Charges(id string, after, limit int64, answers bool) ([]Charge, e
 		}
 		c.Time, c.Detail = time.Unix(0, at).UTC(), []byte(detail)
 		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// SpentByKind returns what the person's charges of each kind ("geoind",
+// "cip") cost the account.
+func (v *View) SpentByKind(id string) (map[string]float64, error) {
+	rows, err := v.q.query(`SELECT kind, SUM(epsilon) FROM charges WHERE person_id = ? GROUP BY kind`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var k string
+		var e float64
+		if err := rows.Scan(&k, &e); err != nil {
+			return nil, err
+		}
+		out[k] = e
 	}
 	return out, rows.Err()
 }
