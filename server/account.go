@@ -245,6 +245,9 @@ func (s *Server) handleCharge(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	if err == nil {
 		body = out.Body
+		if s.opt.afterCharge != nil {
+			s.opt.afterCharge()
+		}
 	}
 	s.writeCharged(w, r, c.mech, err, replayed, out, body)
 }

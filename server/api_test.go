@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -176,33 +177,45 @@ func TestIdempotency(t *testing.T) {
 	})
 }
 
+// TestWindows: a window is a rate within the person's one account, not a
+// budget of its own. Each window's session may spend epsilon_budget per
+// metre (the manager stops it there, with Retry-After at the window's
+// end), and opening it charges the account the session's conversion.
+// Changed with issue 31: windows used to renew the whole budget; now a
+// window boundary opens a session only while the account can pay it, and
+// the third window here, which the account cannot pay, is refused for
+// good (no Retry-After) with nothing stored.
 func TestWindows(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
 		eps := 0.02
-		tok := e.createPerson(map[string]any{"id": "w", "epsilon_budget": eps,
+		session := budget.GeoIndCharge(eps, geoind.DefaultGrid, 2, 100) // independent of the server's sessionCharge
+		tok := e.createPerson(map[string]any{"id": "w", "epsilon_budget": eps, "account": map[string]any{"epsilon_budget": 2.5 * session},
 			"geoind": map[string]any{"mechanism": "im", "manager": "fixed-rate", "rate": eps / 4, "window": "24h"}})
 		q := 0
-		spend := func() int {
+		spend := func() (int, response) {
 			n := 0
 			for {
 				r := e.locate("w", tok, beijing[0], beijing[1], e.clock.Now().Add(time.Duration(q)*time.Second), "")
 				q++
 				if r.status == http.StatusTooManyRequests {
-					if ra := r.header.Get("Retry-After"); ra == "" {
-						t.Errorf("windowed exhaustion without Retry-After")
-					}
-					return n
+					return n, r
 				}
 				if r.status != 200 {
 					t.Fatalf("%d %s", r.status, r.body)
 				}
+				var lr api.LocateResponse
+				json.Unmarshal(r.body, &lr)
+				if want := map[bool]float64{true: session, false: 0}[n == 0]; lr.Account.Charged != want {
+					t.Errorf("answer %d of a window charged the account %v, want %v", n, lr.Account.Charged, want)
+				}
 				n++
 			}
 		}
-		if n := spend(); n != 4 {
-			t.Errorf("window 0: %d answers, want 4", n)
+		kind := func(r response) any { return r.json(t)["error"].(map[string]any)["details"].(map[string]any)["kind"] }
+		if n, r := spend(); n != 4 || r.header.Get("Retry-After") == "" || kind(r) != "geoind" {
+			t.Errorf("window 0: %d answers, want 4, then the window's refusal with Retry-After: %s", n, r.body)
 		}
 		e.clock.Add(23 * time.Hour)
 		if r := e.locate("w", tok, beijing[0], beijing[1], e.clock.Now(), ""); r.status != http.StatusTooManyRequests {
@@ -210,21 +223,35 @@ func TestWindows(t *testing.T) {
 		}
 		e.clock.Add(2 * time.Hour)
 		l := e.ledgerOf("w", tok)
-		if l.Window != 1 || l.Spent != 0 || l.Remaining != eps || l.TotalSpent != eps*4/4 && math.Abs(l.TotalSpent-eps) > 1e-15 {
+		if l.Window != 1 || l.Spent != 0 || l.Remaining != eps || math.Abs(l.TotalSpent-eps) > 1e-15 || l.Account.Spent != session || l.Exhausted {
 			t.Errorf("new window ledger: %+v", l)
 		}
-		if n := spend(); n != 4 {
+		if n, _ := spend(); n != 4 {
 			t.Errorf("window 1: %d answers, want 4", n)
 		}
 		l = e.ledgerOf("w", tok)
-		if l.Window != 1 || len(l.Charges) != 8 || math.Abs(l.TotalSpent-2*eps) > 1e-15 || l.WindowEnd == nil {
-			t.Errorf("ledger after two windows: window %d, %d charges, total %v", l.Window, len(l.Charges), l.TotalSpent)
+		if l.Window != 1 || len(l.Charges) != 8 || math.Abs(l.TotalSpent-2*eps) > 1e-15 || l.WindowEnd == nil || l.Account.Spent != 2*session {
+			t.Errorf("ledger after two windows: window %d, %d charges, total %v, account %v", l.Window, len(l.Charges), l.TotalSpent, l.Account.Spent)
 		}
-		// A clock set back does not reopen the spent window: a query at the
+		// The third window would open a session the account cannot pay: a
+		// window boundary does not renew the total.
+		e.clock.Add(24 * time.Hour)
+		if l := e.ledgerOf("w", tok); !l.Exhausted {
+			t.Errorf("window 2: the ledger does not say the account cannot pay the next session")
+		}
+		before := e.snapshot()
+		r := e.locate("w", tok, beijing[0], beijing[1], e.clock.Now(), "")
+		if r.status != http.StatusTooManyRequests || kind(r) != "account" || r.header.Get("Retry-After") != "" {
+			t.Errorf("window 2: %d %s (Retry-After %q), want the account's refusal, for good", r.status, r.body, r.header.Get("Retry-After"))
+		}
+		if !equalState(before, e.snapshot()) {
+			t.Errorf("a refused session changed the store")
+		}
+		// A clock set back does not reopen a spent window: a query at the
 		// clock's time is refused (it comes before the window's last query),
 		// and nothing is charged.
-		e.clock.Add(-48 * time.Hour)
-		before := e.snapshot()
+		e.clock.Add(-72 * time.Hour)
+		before = e.snapshot()
 		if r := e.locate("w", tok, beijing[0], beijing[1], e.clock.Now(), ""); r.status == http.StatusOK {
 			t.Errorf("clock set back: %d %s", r.status, r.body)
 		}

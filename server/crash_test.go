@@ -29,6 +29,10 @@ import (
 // compiler is needed at test time.
 const serveEnv = "TRACEPRIV_SERVER_TEST_SERVE"
 
+// killAfterChargeEnv, set to "1", makes the server process SIGKILL itself
+// after a charge committed and before its answer is written.
+const killAfterChargeEnv = "TRACEPRIV_SERVER_TEST_KILL_AFTER_CHARGE"
+
 // serveMain is the server process: what "tracepriv serve" runs (New, a
 // loopback listener, Serve until SIGINT or SIGTERM, then Close), with the
 // command's flags that the tests use. The admin token comes from
@@ -51,10 +55,15 @@ func serveMain(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := New(ctx, Options{
+	opt := Options{
 		DataDir: *data, DB: *db, AdminToken: os.Getenv("TRACEPRIV_ADMIN_TOKEN"), RateLimit: *rate, Burst: *burst,
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level})),
-	})
+	}
+	if os.Getenv(killAfterChargeEnv) == "1" {
+		// SIGKILL between a charge's durable commit and its answer.
+		opt.afterCharge = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	}
+	srv, err := New(ctx, opt)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "serve: %v\n", err)
 		return 1

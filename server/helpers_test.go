@@ -266,13 +266,13 @@ func (e *testEnv) snapshot() storeState {
 			return err
 		}
 		for _, p := range people {
-			s.People = append(s.People, fmt.Sprint(p.ID, p.GeoSpent, p.GeoTotal, p.GeoWindow, p.CIPSpent, p.Seq, p.Tag, p.TokenHash))
+			s.People = append(s.People, fmt.Sprint(p.ID, p.Budget, p.Spent, p.GeoSpent, p.GeoTotal, p.GeoWindow, p.GeoSession, p.CIPSpent, p.Seq, p.Tag, p.TokenHash))
 			charges, err := v.Charges(p.ID, 0, 1<<40, false)
 			if err != nil {
 				return err
 			}
 			for _, c := range charges {
-				s.Charges = append(s.Charges, fmt.Sprint(p.ID, c.Seq, c.Amount, c.Key))
+				s.Charges = append(s.Charges, fmt.Sprint(p.ID, c.Seq, c.Amount, c.Epsilon, c.Origin, c.Certificate, c.Key))
 			}
 		}
 		return nil

@@ -23,8 +23,12 @@ type ledgerReport struct {
 // exactly to geo_spent, which is within the budget, and the predictive
 // mechanism's own accounting of the stored run (Lemma 2, replaying the
 // manager) agrees and is within the budget too; all geoind charges add up
-// to geo_total; the CIP charges add up exactly to cip_spent, within the
-// CIP budget; and the database passes its integrity check.
+// to geo_total; every charge's account epsilon (the session charge on the
+// first service answer of each window, which opens geo_session, and 0 on
+// the window's other answers; a CIP release's certified epsilon; a device
+// charge's converted epsilon) adds up to the account's spent, within its
+// budget (and the schema-1 cip_spent is no longer written); and the
+// database passes its integrity check.
 func checkInvariants(t testing.TB, st *ledger.Store) ledgerReport {
 	t.Helper()
 	ctx := context.Background()
@@ -41,17 +45,37 @@ func checkInvariants(t testing.TB, st *ledger.Store) ledgerReport {
 				return err
 			}
 			var (
-				n                   int64
-				geoWin, geoAll, cip float64
-				run                 geoind.Run
+				n                    int64
+				geoWin, geoAll, acct float64
+				run                  geoind.Run
+				lastSession          = int64(-1)
 			)
+			cfg, err := decodePersonConfig(p.Config)
+			if err != nil {
+				return err
+			}
+			session := sessionCharge(cfg)
 			for _, c := range charges {
 				n++
 				if c.Seq != n {
 					return fmt.Errorf("person %s: charge %d numbered %d", p.ID, n, c.Seq)
 				}
-				switch c.Kind {
-				case "geoind":
+				acct += c.Epsilon
+				switch {
+				case c.Origin == "device":
+					if c.Epsilon <= 0 {
+						return fmt.Errorf("person %s charge %d: a device charge of %v", p.ID, c.Seq, c.Epsilon)
+					}
+				case c.Kind == "geoind":
+					// Each window's session is charged once, on its first
+					// answer; the window's other answers cost the account 0.
+					want := 0.0
+					if c.Window != lastSession {
+						want, lastSession = session, c.Window
+					}
+					if c.Epsilon != want {
+						return fmt.Errorf("person %s charge %d: account epsilon %v, want %v", p.ID, c.Seq, c.Epsilon, want)
+					}
 					geoAll += c.Amount
 					if c.Window == p.GeoWindow {
 						geoWin += c.Amount
@@ -66,8 +90,10 @@ func checkInvariants(t testing.TB, st *ledger.Store) ledgerReport {
 					} else if c.Window > p.GeoWindow {
 						return fmt.Errorf("person %s: charge in window %d after the current %d", p.ID, c.Window, p.GeoWindow)
 					}
-				case "cip":
-					cip += c.Amount
+				case c.Kind == "cip":
+					if c.Epsilon != c.Amount {
+						return fmt.Errorf("person %s charge %d: cip release of %v charged %v", p.ID, c.Seq, c.Amount, c.Epsilon)
+					}
 				}
 			}
 			rep.Charges += int(n)
@@ -83,12 +109,11 @@ func checkInvariants(t testing.TB, st *ledger.Store) ledgerReport {
 			if math.Abs(geoAll-p.GeoTotal) > 1e-12*math.Max(1, geoAll) {
 				return fmt.Errorf("person %s: geoind charges sum to %v, geo_total %v", p.ID, geoAll, p.GeoTotal)
 			}
-			if cip != p.CIPSpent || p.CIPSpent > p.CIPBudget {
-				return fmt.Errorf("person %s: cip charges %v, cip_spent %v, budget %v", p.ID, cip, p.CIPSpent, p.CIPBudget)
+			if math.Abs(acct-p.Spent) > 1e-12*math.Max(1, acct) || lastSession != p.GeoSession {
+				return fmt.Errorf("person %s: account charges sum to %v, spent %v; last session %d, geo_session %d", p.ID, acct, p.Spent, lastSession, p.GeoSession)
 			}
-			cfg, err := decodePersonConfig(p.Config)
-			if err != nil {
-				return err
+			if p.Spent > p.Budget*(1+1e-9) {
+				return fmt.Errorf("OVERSPEND: person %s: account spent %v > budget %v", p.ID, p.Spent, p.Budget)
 			}
 			mech, err := cfg.Geoind.NewMechanism()
 			if err != nil {

@@ -79,6 +79,10 @@ type Options struct {
 
 	// afterCommit is the store's ledger.Options.AfterCommit (tests).
 	afterCommit func() error
+	// afterCharge, if set, runs when a charge (POST .../charges) has
+	// committed durably and before its answer is written (the crash test
+	// kills the process there).
+	afterCharge func()
 	// release computes a sanitised release (nil: sanitize.ReleaseContext;
 	// tests replace it).
 	release releaseFunc

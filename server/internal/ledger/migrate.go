@@ -230,6 +230,9 @@ func migrate(ctx context.Context, s *Store) error {
 		return fmt.Errorf("store: migrations table: %w", err)
 	}
 	for _, m := range migrations {
+		if s.opt.maxVersion > 0 && m.version > s.opt.maxVersion {
+			break
+		}
 		if err := applyMigration(ctx, db, s.dialect, m, s.opt); err != nil {
 			return err
 		}

@@ -50,6 +50,10 @@ type Options struct {
 	// kept (AccountTerms). Needed only to migrate a database that holds
 	// people.
 	Account func(config string, geoBudget, cipBudget float64) (AccountTerms, error)
+
+	// maxVersion, if set, stops the migrations at that version (tests of
+	// a migration build the database it starts from).
+	maxVersion int
 }
 
 // Store is the service's durable state (see the package comment).
