@@ -335,3 +335,96 @@ func TestDurabilityBarrier(t *testing.T) {
 		})
 	}
 }
+
+// TestMigrateAccounts: a database of schema 1 (two budgets, geoind per
+// window) opened by this build is migrated to one account per person: the
+// budget Options.Account gives, every CIP release charged its certified
+// epsilon, each window with geoind answers one session charge on its
+// first answer, and the service's run of each window unchanged; opened
+// without Options.Account, it is refused with the fix and left at schema 1.
+func TestMigrateAccounts(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
+		ctx := context.Background()
+		old, err := Open(ctx, dir, url, Options{maxVersion: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exec := func(q string, args ...any) {
+			t.Helper()
+			if _, err := old.db.Exec(rebind(d, q), args...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// alice: two windows of geoind answers (0.004 + 0.002, then 0.003)
+		// and one CIP release of 0.9; bob: nothing yet.
+		for _, id := range []string{"alice", "bob"} {
+			exec(`INSERT INTO people (id, token_hash, created_at, config, geo_budget, geo_window, geo_spent, geo_total, cip_budget, cip_spent, seq, tag)
+				VALUES (?, ?, 0, ?, 0.02, ?, ?, ?, 4, ?, ?, 7)`, id, []byte("h"), `{"old": "`+id+`"}`,
+				map[string]int{"alice": 1}[id], map[string]float64{"alice": 0.003}[id], map[string]float64{"alice": 0.009}[id],
+				map[string]float64{"alice": 0.9}[id], map[string]int{"alice": 4}[id])
+		}
+		for i, c := range []struct {
+			kind   string
+			win    int
+			amount float64
+		}{{"geoind", 0, 0.004}, {"geoind", 0, 0.002}, {"cip", 0, 0.9}, {"geoind", 1, 0.003}} {
+			exec(`INSERT INTO charges (person_id, seq, created_at, kind, win, amount, request_id, idem_key, body_mac, detail, status, content_type, response)
+				VALUES ('alice', ?, 0, ?, ?, ?, 'r', ?, ?, ?, 200, 'application/json', ?)`, i+1, c.kind, c.win, c.amount, fmt.Sprint("k", i), []byte("m"), fmt.Sprint(`{"step":`, i, `}`), []byte("{}"))
+		}
+		old.Close()
+
+		if _, err := Open(ctx, dir, url, Options{}); err == nil || !strings.Contains(err.Error(), "tracepriv serve") {
+			t.Fatalf("migrating people without Options.Account: %v", err)
+		}
+		const session = 2.5
+		var seen []string
+		st := open(t, dir, url, Options{Account: func(config string, geo, cip float64) (AccountTerms, error) {
+			seen = append(seen, config)
+			if geo != 0.02 || cip != 4 {
+				t.Errorf("old budgets %v, %v", geo, cip)
+			}
+			return AccountTerms{Budget: 3.5, SessionCharge: session, Config: strings.Replace(config, "old", "new", 1)}, nil
+		}})
+		if len(seen) != 2 {
+			t.Errorf("Account called for %d people, want 2", len(seen))
+		}
+		err = st.Scan(ctx, func(v *View) error {
+			if n, err := v.SchemaVersion(); err != nil || n != SchemaVersion() {
+				return fmt.Errorf("schema %d, %v", n, err)
+			}
+			a, err := v.Person("alice")
+			if err != nil {
+				return err
+			}
+			if a.Budget != 3.5 || a.Spent != 2*session+0.9 || a.GeoSession != 1 || a.Config != `{"new": "alice"}` || a.GeoSpent != 0.003 || a.Seq != 4 {
+				return fmt.Errorf("alice: %+v", a)
+			}
+			b, err := v.Person("bob")
+			if err != nil {
+				return err
+			}
+			if b.Budget != 3.5 || b.Spent != 0 || b.GeoSession != -1 {
+				return fmt.Errorf("bob: %+v", b)
+			}
+			cs, err := v.Charges("alice", 0, 10, false)
+			if err != nil {
+				return err
+			}
+			want := []float64{session, 0, 0.9, session}
+			for i, c := range cs {
+				if c.Epsilon != want[i] || c.Origin != "service" {
+					return fmt.Errorf("charge %d: epsilon %v origin %q, want %v service", c.Seq, c.Epsilon, c.Origin, want[i])
+				}
+			}
+			run, err := v.GeoindDetails("alice", 0)
+			if err != nil || len(run) != 2 || string(run[1]) != `{"step":1}` {
+				return fmt.Errorf("window 0's run after the migration: %q %v", run, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+}
