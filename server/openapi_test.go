@@ -87,7 +87,7 @@ func TestOpenAPI(t *testing.T) {
 	}
 
 	created := e.do("POST", "/v1/people", testAdmin, map[string]any{"id": "o", "epsilon_budget": 0.02,
-		"geoind": map[string]any{"window": "24h"}, "cip": map[string]any{"epsilon_budget": 1.5}}, nil)
+		"geoind": map[string]any{"window": "24h"}, "cip": map[string]any{"epsilon_budget": 4}}, nil)
 	check("POST", "/v1/people", created)
 	tok := created.json(t)["token"].(string)
 	check("POST", "/v1/people", e.do("POST", "/v1/people", testAdmin, map[string]any{"account": roomy, "id": "o", "epsilon_budget": 1.0}, nil))
@@ -118,6 +118,17 @@ func TestOpenAPI(t *testing.T) {
 	check("POST", san, e.do("POST", "/v1/people/o/sanitize?format=plt", tok, sample.PLT, nil))
 	check("POST", san, e.do("POST", "/v1/people/o/sanitize", tok, sample.PLT, nil))
 	check("POST", san, e.do("POST", "/v1/people/o/sanitize?format=plt", tok, "junk", nil))
+	chg := "/v1/people/{id}/charges"
+	ckey := newKey()
+	cbody := map[string]any{"mechanism": "cip", "epsilon": 0.1, "radius_m": 100, "certificate_sha256": certDigest("openapi")}
+	check("POST", chg, e.charge("o", tok, ckey, cbody))
+	check("POST", chg, e.charge("o", tok, ckey, cbody))
+	check("POST", chg, e.charge("o", tok, ckey, map[string]any{"mechanism": "cip", "epsilon": 0.2, "radius_m": 100, "certificate_sha256": certDigest("openapi")}))
+	check("POST", chg, e.charge("o", tok, newKey(), map[string]any{"mechanism": "geoind", "epsilon": 0.01, "radius_m": 100, "grid_m": 1}))
+	check("POST", chg, e.charge("o", tok, newKey(), map[string]any{"mechanism": "cip", "epsilon": 0.1, "radius_m": 10, "certificate_sha256": certDigest("x")}))
+	check("POST", chg, e.charge("o", tok, "", cbody))
+	check("POST", chg, e.charge("o", "", newKey(), cbody))
+	check("POST", chg, e.charge("o", tok, newKey(), map[string]any{"mechanism": "cip", "epsilon": 1e6, "radius_m": 100, "certificate_sha256": certDigest("x")}))
 	led := "/v1/people/{id}/ledger"
 	check("GET", led, e.do("GET", "/v1/people/o/ledger", tok, nil, nil))
 	check("GET", led, e.do("GET", "/v1/people/o/ledger?limit=2", tok, nil, nil))
@@ -138,7 +149,8 @@ func TestOpenAPI(t *testing.T) {
 	for _, want := range []string{"POST /v1/people 201", "POST /v1/people 409", "POST /v1/people/{id}/locate 200",
 		"POST /v1/people/{id}/locate 422", "POST /v1/people/{id}/locate 429", "POST /v1/people/{id}/sanitize 200",
 		"POST /v1/people/{id}/sanitize 429", "GET /v1/people/{id}/ledger 200", "GET /v1/people/{id}/ledger 404",
-		"GET /metrics 200", "GET /metrics 401", "GET /metrics 403", "POST /v1/people/{id}/token 200", "POST /v1/people/{id}/token 404"} {
+		"GET /metrics 200", "GET /metrics 401", "GET /metrics 403", "POST /v1/people/{id}/token 200", "POST /v1/people/{id}/token 404",
+		"POST /v1/people/{id}/charges 201", "POST /v1/people/{id}/charges 400", "POST /v1/people/{id}/charges 422", "POST /v1/people/{id}/charges 429"} {
 		if !seen[want] {
 			t.Errorf("not exercised: %s", want)
 		}
@@ -382,6 +394,8 @@ func TestOpenAPIMatchesAPITypes(t *testing.T) {
 		"Located":       {api.LocateResponse{}, false},
 		"Sanitized":     {api.SanitizeResponse{}, false},
 		"Charge":        {api.Charge{}, false},
+		"ChargeRequest": {api.ChargeRequest{}, true},
+		"Charged":       {api.ChargeResponse{}, false},
 		"Ledger":        {api.LedgerResponse{}, false},
 		"Token":         {api.TokenResponse{}, false},
 		"Health":        {api.HealthResponse{}, false},
