@@ -29,21 +29,28 @@
 // answers and errors (api.LocateResponse, api.LedgerResponse,
 // api.ErrorResponse with its api.Code), without the server.
 //
-// # Budgets and their units
+// # One account per person
 //
-// A person has two budgets, each in the unit its ledger charges:
+// A person has one account, package budget's account kept in the store:
+// one budget (account.epsilon_budget) in one currency, Rényi epsilon at
+// the person's cip.lambda within cip.radius_m. Every release of the
+// person is charged to it with budget's conversion (budget.Account.Cost)
+// and admitted by budget's rule (budget.Fits), before anything is drawn:
 //
-//   - epsilon_budget, geo-indistinguishability epsilon per metre per
-//     window: each answer is charged its step's cost in the predictive
-//     mechanism's accounting (Lemma 2: ε_θ, plus ε_N when fresh noise was
-//     drawn), and the manager never lets a window's run exceed the budget,
-//     so each window's answers are epsilon_budget·d_∞-private (Theorem 3).
-//     Windows (optional, e.g. 24h) start afresh; they compose by addition
-//     (api.LedgerResponse.TotalSpent).
-//   - the CIP budget, Rényi epsilon at the person's order lambda and
-//     radius: each sanitised release is charged the certified epsilon_max
-//     of its certificate, and releases compose by the RDP accountant at the
-//     single order lambda (the epsilons add).
+//   - a geoind session: each window's session of epsilon_budget per metre
+//     is charged budget.GeoIndCharge by its first answer. Within the
+//     session each answer costs its step in the predictive mechanism's
+//     accounting (Lemma 2: ε_θ, plus ε_N when fresh noise was drawn), and
+//     the manager never lets a session exceed epsilon_budget, so each
+//     session is epsilon_budget·d_∞-private (Theorem 3). A window is a
+//     rate within the account: a new window is a new session, charged to
+//     the account, never a fresh budget.
+//   - a CIP release: its certificate's epsilon_max.
+//   - a release the person's device draws (POST /v1/people/{id}/charges,
+//     issue 33): its mechanism's conversion, charged before the device
+//     draws, the service seeing no location.
+//
+// The charges add up; no window renews the account.
 //
 // # The ledger is the truth
 //
