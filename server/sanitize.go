@@ -52,7 +52,7 @@ func uploadFormat(r *http.Request) (trace.Format, error) {
 }
 
 // handleSanitize releases an uploaded trace with CIP and charges the
-// person's CIP budget.
+// person's account its certified epsilon.
 func (s *Server) handleSanitize(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	p, tok, err := s.authPerson(r, id, false)

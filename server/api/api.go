@@ -71,7 +71,9 @@ type GeoindRequest struct {
 	MaxSpeedKmh *float64 `json:"max_speed_kmh,omitempty"`
 }
 
-// CIPRequest configures a person's CIP budget and releases.
+// CIPRequest configures a person's CIP releases and the currency of their
+// account (Lambda, Radius); EpsilonBudget is the account's budget under
+// its name before accounts (AccountRequest).
 type CIPRequest struct {
 	EpsilonBudget *float64   `json:"epsilon_budget,omitempty"` // UnitCIP
 	Epsilon       *float64   `json:"epsilon,omitempty"`        // default target of one release
@@ -125,7 +127,8 @@ type PersonGeoind struct {
 	MaxSpeedKmh float64   `json:"max_speed_kmh"`
 }
 
-// PersonCIP is a person's CIP budget and release parameters.
+// PersonCIP is a person's CIP release parameters; EpsilonBudget is their
+// account's budget.
 type PersonCIP struct {
 	Unit          string    `json:"unit"` // UnitCIP
 	EpsilonBudget float64   `json:"epsilon_budget"`

@@ -1,6 +1,7 @@
 // Package api is the wire format of the tracepriv service's HTTP API (package
 // server, "tracepriv serve"): the JSON bodies of its requests, answers and
-// errors, the error codes and the units of the two budgets, for a Go program
+// errors, the error codes and the units of the person's account and of a
+// geoind session within it, for a Go program
 // that calls the API over HTTP without linking the server, its store or its
 // mechanisms.
 //
@@ -18,7 +19,7 @@
 //	if resp.StatusCode != http.StatusOK {
 //		var e api.ErrorResponse
 //		json.NewDecoder(resp.Body).Decode(&e)
-//		if e.Error.Code == api.CodeBudgetExhausted { ... } // Retry-After says when a window renews
+//		if e.Error.Code == api.CodeBudgetExhausted { ... } // details["kind"]: "geoind" (Retry-After: the next window) or "account" (for good)
 //	}
 //	var ans api.LocateResponse
 //	json.NewDecoder(resp.Body).Decode(&ans)
