@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -455,5 +456,47 @@ func TestSettleNoGuaranteeKeepsCharge(t *testing.T) {
 	}
 	if len(a.Pending()) != 0 {
 		t.Errorf("still pending: %v", a.Pending())
+	}
+}
+
+// TestAccountCostIsTheLedgersCharge: the conversion and the admission rule
+// a service applies to its own accounts (Account.Cost, Account.Covers,
+// Fits) are the ones the ledger file charges and checks with: for random
+// requests, File.Cost and File.Check agree with them, and a charge one
+// ulp-scale step beyond the tolerance is refused by both.
+func TestAccountCostIsTheLedgersCharge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 33))
+	for i := range 40 {
+		lambda, radius := 1.5+rng.Float64()*6, 20+rng.Float64()*400
+		grid, eps := 0.5+rng.Float64()*20, 1e-4+rng.Float64()*0.05
+		b := 0.5 + rng.Float64()*10
+		dir := t.TempDir()
+		f, err := Open(filepath.Join(dir, "l.json"), time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Charge(Request{Mechanism: CIP, Lambda: lambda, RadiusM: radius, Budget: b, Epsilon: map[string]float64{"p": b / 3}}); err != nil {
+			t.Fatal(err)
+		}
+		a := f.Ledger().Account("p")
+		req := Request{Mechanism: GeoInd, GridM: grid, Epsilon: map[string]float64{"p": eps}}
+		want := GeoIndCharge(eps, grid, lambda, radius)
+		if got := a.Cost(GeoInd, eps, grid); got != want || f.Cost(req, "p") != got {
+			t.Fatalf("case %d: Account.Cost %v, File.Cost %v, GeoIndCharge %v", i, got, f.Cost(req, "p"), want)
+		}
+		if got := a.Cost(CIP, 0.7, 0); got != 0.7 {
+			t.Fatalf("case %d: a cip release costs %v, want its certified 0.7", i, got)
+		}
+		fits := Fits(a.Spent, want, *a.Budget)
+		if err := f.Check(req); (err == nil) != fits {
+			t.Fatalf("case %d: File.Check %v, Fits %v (spent %v + %v of %v)", i, err, fits, a.Spent, want, *a.Budget)
+		}
+		f.Close()
+		if !a.Covers(lambda, radius) || !a.Covers(lambda+1, radius*2) || a.Covers(lambda*0.99, radius) || a.Covers(lambda, radius*0.99) {
+			t.Fatalf("case %d: Covers at lambda %v radius %v", i, lambda, radius)
+		}
+	}
+	if !Fits(1, 1, 2) || !Fits(0.1+0.1, 0.1, 0.3) || Fits(1, 1+3e-9, 2) {
+		t.Error("Fits: the tolerance is 1e-9 relative")
 	}
 }

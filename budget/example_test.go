@@ -45,3 +45,17 @@ func ExampleAdmission() {
 	// spent 1.1871 of 2 (cip 0.93, geoind 0.2571)
 	// true
 }
+
+// A store other than the ledger file (the service's database) keeps an
+// account's order, radius, budget and spent itself, and charges and admits
+// with the account's conversion and the one admission rule.
+func ExampleAccount_Cost() {
+	b := 4.0
+	a := budget.Account{UID: "alice", Lambda: 2, RadiusM: 100, Budget: &b, Spent: 2.5}
+	session := a.Cost(budget.GeoInd, 0.01, 1) // a geoind session of 0.01 per metre on a 1 m grid
+	fmt.Printf("session %.4f, fits %v\n", session, budget.Fits(a.Spent, session, *a.Budget))
+	fmt.Println("cip within 50 m covered:", a.Covers(2, 50))
+	// Output:
+	// session 1.0141, fits true
+	// cip within 50 m covered: false
+}
