@@ -107,7 +107,11 @@ func TestOneAccount(t *testing.T) {
 		if !equalState(before, e.snapshot()) {
 			t.Errorf("refused releases changed the store")
 		}
+		var cert json.RawMessage = sr.Certificate
 		l := e.ledgerOf("h", tok)
+		if got := l.Charges[len(l.Charges)-1]; got.Kind != "cip" || got.Origin != "service" || got.CertificateSHA256 != certDigest(string(cert)) {
+			t.Errorf("the upload's ledger line %+v does not name its certificate's SHA-256", got)
+		}
 		if l.Account.Spent != sr.Spent || l.Account.Budget != 2 || l.CIP.Spent != sr.EpsilonCharged || l.CIP.Budget != 2 || !l.CIP.Exhausted || !l.Exhausted {
 			t.Errorf("ledger: account %+v, cip %+v, exhausted %v", l.Account, l.CIP, l.Exhausted)
 		}

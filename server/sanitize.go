@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -288,7 +290,15 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 		}
 		b = append(b, '\n')
 		ans := ledger.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: b}
-		c := &ledger.Charge{Person: p.id, Seq: seq, Time: s.opt.Now(), Amount: amount, Epsilon: e, RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
+		// The digest of the certificate as the answer carries it (compact
+		// JSON, as json.Marshal embeds it), which the client can recompute.
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, cb.Bytes()); err != nil {
+			return err
+		}
+		digest := sha256.Sum256(compact.Bytes())
+		c := &ledger.Charge{Person: p.id, Seq: seq, Time: s.opt.Now(), Amount: amount, Epsilon: e, Certificate: hex.EncodeToString(digest[:]),
+			RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
 		if err := tx.ChargeCIP(row, c, slack); err != nil {
 			return err
 		}
