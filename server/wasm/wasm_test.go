@@ -109,6 +109,10 @@ func TestHandler(t *testing.T) {
 		return resp, b
 	}
 	m := manifest(t)
+	// Issue 33: the module at most 4 MB compressed (as served, gzip).
+	if m.GzipBytes > 4_000_000 {
+		t.Errorf("the module is %d bytes gzip-compressed, over the 4 MB the device budget allows", m.GzipBytes)
+	}
 	resp, plain := get("tracepriv.wasm", "identity")
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/wasm" || resp.Header.Get("Content-Encoding") != "" {
 		t.Fatalf("tracepriv.wasm: %s, %q, encoding %q", resp.Status, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"))
