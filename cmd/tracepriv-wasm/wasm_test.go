@@ -85,6 +85,7 @@ type output struct {
 		Answers []string  `json:"answers"`
 		MS      []float64 `json:"ms"`
 		State   string    `json:"state"`
+		TotalMS float64   `json:"total_ms"`
 		Error   string    `json:"error"`
 	} `json:"sessions"`
 	Releases []struct {
