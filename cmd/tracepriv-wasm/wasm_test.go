@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -506,4 +507,36 @@ func TestWasmSamplingTests(t *testing.T) {
 var mustPass = map[string][]string{
 	"./geoind": {"TestReleaseFloatSafety", "TestReleaseSameCellIdentical"},
 	"./noise":  {"TestLatticeCoverage", "TestSupportAttackFirstPoint", "TestSameCell", "TestExactPathMatchesFloatPath"},
+}
+
+// TestModuleDependencies checks what the module links for js/wasm: no cgo,
+// no database driver or SQL, no server, no HTTP, no plotting; the
+// mechanisms and their numerics only (the module's size and attack
+// surface stay those of the mechanisms).
+func TestModuleDependencies(t *testing.T) {
+	root, err := wasmbuild.Root(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(wasmbuild.GoTool(), "list", "-deps", wasmbuild.Package)
+	cmd.Dir = root
+	cmd.Env = wasmbuild.Env()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	for _, want := range []string{"github.com/tracepriv/tracepriv/geoind", "github.com/tracepriv/tracepriv/sanitize", "crypto/rand"} {
+		if !slices.Contains(deps, want) {
+			t.Errorf("the module does not link %s", want)
+		}
+	}
+	for _, d := range deps {
+		for _, bad := range []string{"runtime/cgo", "database/sql", "modernc.org/", "github.com/mattn/", "github.com/jackc/",
+			"net/http", "github.com/tracepriv/tracepriv/server", "gonum.org/v1/plot", "github.com/tracepriv/tracepriv/viz"} {
+			if d == bad || strings.HasPrefix(d, bad+"/") || (strings.HasSuffix(bad, "/") && strings.HasPrefix(d, bad)) {
+				t.Errorf("the module links %s", d)
+			}
+		}
+	}
 }
