@@ -20,6 +20,7 @@ import (
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/wasm"
 	"github.com/tracepriv/tracepriv/server/web"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -331,6 +332,8 @@ func (s *Server) buildHandler() http.Handler {
 		}
 		s.writeError(w, r, errf(http.StatusNotFound, api.CodeNotFound, "no API operation at %s (see /openapi.json)", r.URL.Path))
 	})
+	// The WebAssembly module, its runtime and loader (docs/device.md).
+	mux.Handle("GET /wasm/", wasm.Handler())
 	// The page and its assets; "/" rather than "GET /" so that it does not
 	// overlap the /v1/ catch-all.
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

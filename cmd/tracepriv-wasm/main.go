@@ -1,0 +1,137 @@
+//go:build js && wasm
+
+// Command tracepriv-wasm is tracepriv's mechanisms as a WebAssembly module
+// for a browser (GOOS=js GOARCH=wasm): it registers globalThis.tracepriv, a
+// small JSON-in, JSON-out API over package device, and keeps running so
+// that the page can call it. tracepriv serve serves the built module at
+// /wasm/tracepriv.wasm (package server/device; docs/device.md).
+//
+//	const s = tracepriv.newSession(configJSON)          // or newSession(configJSON, seed): seeded, NOT private
+//	const a = JSON.parse(s.query(lat, lon, Date.now())) // {report, state, randomness, private} or {error}
+//	localStorage.setItem("state", JSON.stringify(a.state))
+//	const r = JSON.parse(tracepriv.release(bytes, "plt", optionsJSON)) // {trace, certificate, certificate_sha256, ...}
+//
+// Every call returns a JSON string; a failure is {"error": "..."} (and, for
+// a spent budget, "exhausted": true), so nothing throws across the
+// boundary. Randomness is crypto/rand, which on js/wasm is the browser's
+// crypto.getRandomValues.
+package main
+
+import (
+	"encoding/json"
+
+	"syscall/js"
+
+	"github.com/tracepriv/tracepriv/device"
+)
+
+func main() {
+	api := js.Global().Get("Object").New()
+	api.Set("version", device.Version())
+	api.Set("newSession", js.FuncOf(newSession))
+	api.Set("resumeSession", js.FuncOf(resumeSession))
+	api.Set("release", js.FuncOf(release))
+	js.Global().Set("tracepriv", api)
+	// A loader waiting for the API is told it is there.
+	if cb := js.Global().Get("__traceprivReady"); cb.Type() == js.TypeFunction {
+		cb.Invoke()
+	}
+	select {} // serve calls until the page goes away
+}
+
+// fail is the JSON of an error.
+func fail(err error) any {
+	b, _ := json.Marshal(struct {
+		Error     string `json:"error"`
+		Exhausted bool   `json:"exhausted,omitempty"`
+	}{err.Error(), device.Exhausted(err)})
+	return string(b)
+}
+
+// seedArg returns args[i] as a seed when it is a number: a seeded call.
+func seedArg(args []js.Value, i int) (int64, bool) {
+	if len(args) <= i || args[i].Type() != js.TypeNumber {
+		return 0, false
+	}
+	return int64(args[i].Float()), true
+}
+
+// newSession(configJSON[, seed]) returns a session object or {"error"}.
+func newSession(_ js.Value, args []js.Value) any {
+	if len(args) < 1 {
+		return `{"error":"newSession(configJSON[, seed]): the configuration is missing"}`
+	}
+	var s *device.Session
+	var err error
+	if seed, ok := seedArg(args, 1); ok {
+		s, err = device.NewSeededSession(args[0].String(), seed)
+	} else {
+		s, err = device.NewSession(args[0].String())
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return sessionObject(s)
+}
+
+// resumeSession(stateJSON) continues a stored session.
+func resumeSession(_ js.Value, args []js.Value) any {
+	if len(args) < 1 {
+		return `{"error":"resumeSession(stateJSON): the state is missing"}`
+	}
+	s, err := device.ResumeSession(args[0].String())
+	if err != nil {
+		return fail(err)
+	}
+	return sessionObject(s)
+}
+
+// sessionObject wraps s for JavaScript: query(lat, lon, unixMillis) and
+// state().
+func sessionObject(s *device.Session) js.Value {
+	o := js.Global().Get("Object").New()
+	o.Set("query", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) < 3 {
+			return `{"error":"query(lat, lon, unixMillis): three numbers"}`
+		}
+		a, err := s.Query(args[0].Float(), args[1].Float(), int64(args[2].Float()))
+		if err != nil {
+			return fail(err)
+		}
+		return a
+	}))
+	o.Set("state", js.FuncOf(func(js.Value, []js.Value) any {
+		st, err := s.State()
+		if err != nil {
+			return fail(err)
+		}
+		return st
+	}))
+	return o
+}
+
+// release(bytes, format, optionsJSON[, seed]) sanitises a recorded trace;
+// bytes is a Uint8Array or a string.
+func release(_ js.Value, args []js.Value) any {
+	if len(args) < 3 {
+		return `{"error":"release(bytes, format, optionsJSON[, seed]): three arguments"}`
+	}
+	var data []byte
+	if args[0].Type() == js.TypeString {
+		data = []byte(args[0].String())
+	} else {
+		data = make([]byte, args[0].Get("length").Int())
+		js.CopyBytesToGo(data, args[0])
+	}
+	var out []byte
+	var err error
+	if seed, ok := seedArg(args, 3); ok {
+		out, err = device.ReleaseSeeded(data, args[1].String(), args[2].String(), seed)
+	} else {
+		out, err = device.Release(data, args[1].String(), args[2].String())
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return string(out)
+}

@@ -1,0 +1,154 @@
+package device
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tracepriv/tracepriv/budget"
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/sample"
+	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// releaseOptions is the JSON of a release's options: the command line's
+// flags of "tracepriv sanitize" under their certificate names.
+type releaseOptions struct {
+	Epsilon float64 `json:"epsilon"`
+	Lambda  float64 `json:"lambda"`
+	RadiusM float64 `json:"radius_m"`
+	// Output is the released trace's format (default: the input's).
+	Output string `json:"output,omitempty"`
+	// UID is the person of traces whose data names none (PLT, GPX).
+	UID string `json:"uid,omitempty"`
+	// PointsOnly and PlacesEveryLength are sanitize.Options'.
+	PointsOnly        bool `json:"points_only,omitempty"`
+	PlacesEveryLength bool `json:"places_every_length,omitempty"`
+	// Ledger is what the certificate states of the ledger the release was
+	// charged in (the service's charge, say); a seeded release states
+	// budget.Seeded whatever is given.
+	Ledger string `json:"ledger,omitempty"`
+	// Prior is a public prior family (gp.Prior JSON, as "tracepriv fit"
+	// writes it); absent means the bundled family (package sample).
+	Prior json.RawMessage `json:"prior,omitempty"`
+}
+
+// released is the JSON a Release returns.
+type released struct {
+	// Format and Trace are the released traces as one file's text.
+	Format string `json:"format"`
+	Trace  string `json:"trace"`
+	// Certificate is the sanitize.Certificate document exactly as
+	// sanitize.WriteCertificate writes it (a string, so that its bytes
+	// survive), and CertificateSHA256 the SHA-256 of those bytes: what the
+	// device names when it charges the release.
+	Certificate       string  `json:"certificate"`
+	CertificateSHA256 string  `json:"certificate_sha256"`
+	EpsilonMax        float64 `json:"epsilon_max"`
+	Points            int     `json:"points"`
+	SkippedRows       int     `json:"skipped_rows"`
+	Randomness        string  `json:"randomness"`
+	Private           bool    `json:"private"`
+}
+
+// Release sanitises a recorded trace on the device with conditional
+// inferential privacy (sanitize.Release: every point, place and the
+// route, one person) and returns the released trace and its certificate as
+// one JSON document, so that they travel together. traceData is a file in
+// format ("plt", "csv", "geojson" or "gpx"); optionsJSON holds "epsilon",
+// "lambda", "radius_m" and optionally "output", "uid", "points_only",
+// "places_every_length", "ledger" and "prior". Noise comes from
+// crypto/rand.
+func Release(traceData []byte, format, optionsJSON string) ([]byte, error) {
+	return release(traceData, format, optionsJSON, noise.Secure())
+}
+
+// ReleaseSeeded is Release drawing from noise.Seeded(seed), for tests
+// only: the certificate says "private": false and the randomness.
+func ReleaseSeeded(traceData []byte, format, optionsJSON string, seed int64) ([]byte, error) {
+	src, err := seeded(seed)
+	if err != nil {
+		return nil, err
+	}
+	return release(traceData, format, optionsJSON, src)
+}
+
+func release(data []byte, format, optionsJSON string, src noise.Source) ([]byte, error) {
+	var o releaseOptions
+	if err := decode(optionsJSON, &o, "release options"); err != nil {
+		return nil, err
+	}
+	in, err := trace.ParseFormat(format)
+	if err != nil {
+		return nil, fmt.Errorf("device: format: %w", err)
+	}
+	out := in
+	if o.Output != "" {
+		if out, err = trace.ParseFormat(o.Output); err != nil {
+			return nil, fmt.Errorf("device: release options \"output\": %w", err)
+		}
+	}
+	var prior *gp.Prior
+	if len(o.Prior) > 0 {
+		prior, err = gp.ReadPrior(bytes.NewReader(o.Prior))
+	} else {
+		prior, err = sample.Prior()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("device: release options \"prior\": %w", err)
+	}
+	uid := o.UID
+	if uid == "" {
+		uid = "device"
+	}
+	rd, err := trace.NewReader(bytes.NewReader(data), in, trace.ReadOptions{Name: "trace." + string(in), UID: uid})
+	if err != nil {
+		return nil, fmt.Errorf("device: %w", err)
+	}
+	all, err := trace.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("device: reading the trace: %w", err)
+	}
+	var traces []*trace.Trace
+	points := 0
+	for _, t := range all {
+		if t.Len() > 0 {
+			traces = append(traces, t)
+			points += t.Len()
+		}
+	}
+	if len(traces) == 0 {
+		return nil, fmt.Errorf("device: the %s trace holds no point (%d rows skipped)", in, rd.Report().SkippedRows())
+	}
+	// A device releases its own person's traces: one privacy unit, whatever
+	// uids the data carries (the service's upload rule, trace.OnePerson).
+	trace.OnePerson(uid, "trace", traces)
+	ledger := o.Ledger
+	if !noise.IsSecure(src) {
+		ledger = budget.Seeded
+	}
+	opt := sanitize.Options{Prior: prior, Epsilon: o.Epsilon, Lambda: o.Lambda, Radius: o.RadiusM, Source: src,
+		PointsOnly: o.PointsOnly, PlacesEveryLength: o.PlacesEveryLength, Ledger: ledger}
+	outs, cert, err := sanitize.Release(traces, opt)
+	if err != nil {
+		return nil, fmt.Errorf("device: %w", err)
+	}
+	cert.RecordInput(rd.Report())
+	var tb, cb bytes.Buffer
+	if err := trace.Write(&tb, outs, out); err != nil {
+		return nil, fmt.Errorf("device: writing the released trace: %w", err)
+	}
+	if err := sanitize.WriteCertificate(&cb, cert); err != nil {
+		return nil, fmt.Errorf("device: writing the certificate: %w", err)
+	}
+	sum := sha256.Sum256(cb.Bytes())
+	return json.Marshal(released{
+		Format: string(out), Trace: tb.String(), Certificate: cb.String(), CertificateSHA256: hex.EncodeToString(sum[:]),
+		EpsilonMax: cert.EpsilonMax, Points: points, SkippedRows: cert.SkippedRows,
+		Randomness: cert.Randomness, Private: cert.Private,
+	})
+}
