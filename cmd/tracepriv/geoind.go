@@ -194,6 +194,9 @@ Palamidessi and Stronati (a private test reuses a past release when it is
 still close enough, saving budget). ε is per metre: --eps-star within
 --radius (default ln 10 within 100 m).
 
+` + cli.Wrap("What ε per metre means, at the default: "+geoind.Meaning(math.Ln10/100)+
+				". A session's budget covers all its queries; the commands say it for the ε they use.", cli.HelpWidth) + `
+
 Noise is added on a tangent plane anchored at a public --origin and released
 on its --grid (1 m), so that releases depend on a location only through its
 grid cell. Noise wider than the plane can represent (1,000 km at probability
@@ -225,7 +228,10 @@ func geoindQuantileCmd(env *cli.Env) *cobra.Command {
 			r := geoind.NoiseAccuracy(eps, p)
 			res := map[string]any{"epsilon": eps, "p": p, "radius": r, "mean": geoind.ExpectedError(eps)}
 			return env.Emit(res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "radius %.6g (P = %g, ε = %g; mean error %.6g)\n", r, p, eps, geoind.ExpectedError(eps))
+				if _, err := fmt.Fprintf(w, "radius %.6g (P = %g, ε = %g; mean error %.6g)\n", r, p, eps, geoind.ExpectedError(eps)); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "what it means (ε per metre): %s\n", geoind.Meaning(eps))
 				return err
 			})
 		},
@@ -252,6 +258,9 @@ func geoindQueryCmd(env *cli.Env) *cobra.Command {
 spent, configuration) lives in the JSON --state file: it is created with the
 configuration flags (--origin required) on first use, and afterwards its
 configuration cannot change.
+
+` + cli.Wrap("What the session's budget means, at the default --eps-star ln 10 --radius 100: "+geoind.Meaning(math.Ln10/100)+
+		", over all the session's queries together.", cli.HelpWidth) + `
 
 The state is sealed with an HMAC key kept in --key-dir (default
 $XDG_CONFIG_HOME/tracepriv/geoind or the platform's equivalent; created with
@@ -402,8 +411,11 @@ a fresh budget. A session that does not start is not charged.`,
 				case !rep.Hard:
 					kind = "easy (prediction reused)"
 				}
-				_, err := fmt.Fprintf(w, "%.6f,%.6f  step %d, %s; spent %.4g of %.4g (%.1f%%)\n",
-					rep.Lat, rep.Lon, rep.Step, kind, rep.Spent, rep.Budget, 100*rep.Spent/rep.Budget)
+				if _, err := fmt.Fprintf(w, "%.6f,%.6f  step %d, %s; spent %.4g of %.4g (%.1f%%)\n",
+					rep.Lat, rep.Lon, rep.Step, kind, rep.Spent, rep.Budget, 100*rep.Spent/rep.Budget); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "what the session's budget means: %s\n", geoind.Meaning(rep.Budget))
 				return err
 			})
 		},
@@ -475,6 +487,9 @@ func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 		Short: "Run IM or PM over every point of each person's traces, one budget per person",
 		Long: `Treat every point of the input as a location query and write the reported
 locations with the original (public) timestamps.
+
+` + cli.Wrap("What each person's budget means, at the default --eps-star ln 10 --radius 100: "+geoind.Meaning(math.Ln10/100)+
+		", for their whole release.", cli.HelpWidth) + `
 
 Each person gets one session and one budget ε, shared by all their traces in
 time order: the traces of one uid (a CSV uid column, a GPX uid extension, a
@@ -760,6 +775,9 @@ func sanitizeText(w io.Writer, res sanitizeOutput) error {
 			fmt.Fprintf(w, "; expected error %s per point (90 %% within %s)", metres(p.ExpectedErrorM), metres(p.AccuracyM))
 		}
 		fmt.Fprintln(w)
+	}
+	if len(res.People) > 0 {
+		fmt.Fprintf(w, "what each person's budget means: %s\n", geoind.Meaning(res.People[0].Budget))
 	}
 	if res.Written {
 		_, err := fmt.Fprintf(w, "wrote %d points to %s and its certificate %s (randomness: %s)\n", res.PointsReleased, res.Out, res.Certificate, res.Randomness)

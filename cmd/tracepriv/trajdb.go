@@ -216,6 +216,9 @@ trace, or for GeoLife the user directory). The grid (--bbox, --cell-m), the
 bounds (--max-len, --max-seqs), the mapping rule (--max-gap, --min-len) and
 the mechanism are public and must not be chosen from the data.
 
+` + cli.Wrap("What epsilon means, e.g. at --epsilon 1: "+trajdb.Meaning(1)+
+				". The text output says it for the epsilon spent.", cli.HelpWidth) + `
+
 Writes to --out: trajectories.seq (one sequence of cell ids per line),
 trajectories.csv (the cell centres, synthetic times) and release.json (the
 budget spent per tree level, the public parameters), together or not at all.
@@ -331,6 +334,7 @@ counted as it is read, never held in memory.`,
 					for _, l := range rel.Levels {
 						fmt.Fprintf(w, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
 					}
+					fmt.Fprintf(w, "what it means: %s\n", trajdb.Meaning(cert.EpsilonSpent))
 					_, err := fmt.Fprintf(w, "wrote %s\n", strings.Join(o.Files, ", "))
 					return err
 				})

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Issue 32: epsilon in plain words. The expected percentages are computed
+// here from the epsilon, independently of the library: e^x/(1+e^x) for a
+// pure (metric) DP bound x, and Phi(mu/2) with mu = sqrt(2 eps/lambda) for a
+// Rényi CIP bound (Gaussian shift; sanitize.Meaning's derivation).
+
+func pureGuess(x float64) string {
+	p := math.Exp(x) / (1 + math.Exp(x))
+	if p >= 0.9995 {
+		return "exceeds 99.9 %"
+	}
+	return fmt.Sprintf("at most %.1f %%", 100*p)
+}
+
+func renyiGuess(eps, lambda float64) string {
+	mu := math.Sqrt(2 * eps / lambda)
+	return fmt.Sprintf("at most %.1f %%", 100*0.5*math.Erfc(-mu/2/math.Sqrt2))
+}
+
+// flat joins s's words with single spaces, so that wrapped help matches.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func TestEpsilonInPlainWordsHelp(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  []string
+		want []string
+	}{
+		{[]string{"sanitize"}, []string{renyiGuess(1, 2)}},
+		{[]string{"demo"}, []string{renyiGuess(1, 2)}},
+		{[]string{"geoind"}, []string{pureGuess(math.Ln10), pureGuess(10 * math.Ln10), "100 m apart", "1 km apart"}},
+		{[]string{"geoind", "query"}, []string{pureGuess(math.Ln10), "100 m apart", "1 km apart"}},
+		{[]string{"geoind", "sanitize"}, []string{pureGuess(math.Ln10), "100 m apart", "1 km apart"}},
+		{[]string{"release"}, []string{pureGuess(1)}},
+		{[]string{"serve"}, []string{pureGuess(0.023 * 100), pureGuess(0.023 * 1000), renyiGuess(1, 2)}},
+	} {
+		stdout, _, err := run(t, append(tc.cmd, "--help")...)
+		if err != nil {
+			t.Fatalf("%v --help: %v", tc.cmd, err)
+		}
+		h := flat(stdout)
+		if !strings.Contains(h, "guess") {
+			t.Errorf("%v --help never says what a guess can achieve", tc.cmd)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(h, w) {
+				t.Errorf("%v --help lacks %q", tc.cmd, w)
+			}
+		}
+	}
+}
+
+// The text outputs translate the epsilon they print, with numbers computed
+// from that epsilon, and sanitize explains its prior-posterior gap.
+func TestEpsilonInPlainWordsOutput(t *testing.T) {
+	dir, in, prior := samplePaths(t)
+	stdout, _, err := run(t, "sanitize", "--in", in, "--out", filepath.Join(dir, "s.plt"), "--prior", prior,
+		"--epsilon", "0.7", "--lambda", "3", "--radius", "150", "--seed", "1", "--no-ledger", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`certified epsilon ([0-9.e+-]+)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no certified epsilon in\n%s", stdout)
+	}
+	eps, _ := strconv.ParseFloat(m[1], 64)
+	out := flat(stdout)
+	// The printed epsilon has 4 digits; the meaning is computed from the
+	// exact one, and one decimal of a per cent does not see the difference
+	// unless it sits on a rounding edge.
+	if w := renyiGuess(eps, 3); !strings.Contains(out, "what it means: an adversary who must tell two places 150 m apart") || !strings.Contains(out, w) {
+		t.Errorf("sanitize: no plain words for epsilon %g (%q) in\n%s", eps, w, stdout)
+	}
+	if !regexp.MustCompile(`prior-posterior gap [0-9.]+ at delta [0-9.e-]+: except with probability`).MatchString(out) {
+		t.Errorf("sanitize: the prior-posterior gap is not explained in\n%s", stdout)
+	}
+
+	stdout, _, err = run(t, "geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, "g.csv"), "--origin", "39.9042,116.4074",
+		"--every", "60s", "--eps-star", "2", "--radius", "200", "--seed", "1", "--no-ledger", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = flat(stdout)
+	for _, w := range []string{"what each person's budget means: ε 0.01 per metre", pureGuess(0.01 * 100), pureGuess(0.01 * 1000)} {
+		if !strings.Contains(out, w) {
+			t.Errorf("geoind sanitize: %q missing in\n%s", w, stdout)
+		}
+	}
+
+	stdout, _, err = run(t, "geoind", "query", "--state", filepath.Join(dir, "st.json"), "--key-dir", filepath.Join(dir, "keys"),
+		"--uid", "u", "--origin", "39.9042,116.4074", "--lat", "39.98", "--lon", "116.31", "--epsilon", "0.004", "--seed", "1", "--no-ledger", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = flat(stdout)
+	for _, w := range []string{"ε 0.004 per metre", pureGuess(0.4), pureGuess(4)} {
+		if !strings.Contains(out, w) {
+			t.Errorf("geoind query: %q missing in\n%s", w, stdout)
+		}
+	}
+
+	stdout, _, err = run(t, "geoind", "quantile", "--epsilon", "0.002")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out = flat(stdout); !strings.Contains(out, pureGuess(0.2)) || !strings.Contains(out, pureGuess(2)) {
+		t.Errorf("geoind quantile: no plain words for 0.002 per metre in\n%s", stdout)
+	}
+
+	stdout, _, err = run(t, "release", "--in", "../../internal/sample", "--out", filepath.Join(dir, "rel"), "--mechanism", "prefix",
+		"--epsilon", "2", "--cell-m", "5000", "--bbox", testBBox, "--max-len", "3", "--max-seqs", "1", "--seed", "1", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out = flat(stdout); !strings.Contains(out, "what it means: epsilon 2 per person") || !strings.Contains(out, pureGuess(2)) {
+		t.Errorf("release: no plain words for epsilon 2 in\n%s", stdout)
+	}
+}
