@@ -260,7 +260,7 @@ configuration flags (--origin required) on first use, and afterwards its
 configuration cannot change.
 
 ` + cli.Wrap("What the session's budget means, at the default --eps-star ln 10 --radius 100: "+geoind.Meaning(math.Ln10/100)+
-		", over all the session's queries together.", cli.HelpWidth) + `
+			", over all the session's queries together.", cli.HelpWidth) + `
 
 The state is sealed with an HMAC key kept in --key-dir (default
 $XDG_CONFIG_HOME/tracepriv/geoind or the platform's equivalent; created with
@@ -489,7 +489,7 @@ func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 locations with the original (public) timestamps.
 
 ` + cli.Wrap("What each person's budget means, at the default --eps-star ln 10 --radius 100: "+geoind.Meaning(math.Ln10/100)+
-		", for their whole release.", cli.HelpWidth) + `
+			", for their whole release.", cli.HelpWidth) + `
 
 Each person gets one session and one budget ε, shared by all their traces in
 time order: the traces of one uid (a CSV uid column, a GPX uid extension, a
