@@ -695,11 +695,14 @@ func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) erro
 			scoreNames = append(scoreNames, strings.TrimSuffix(r.Name, "_jsd")+" JSD")
 		}
 	}
-	pa, err := viz.Bars(areNames, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)"})
+	// The uniform baseline's count-query error can be orders of magnitude
+	// above the release's: a log axis, with every bar's value written on
+	// it, keeps both readable.
+	pa, err := viz.Bars(areNames, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)", LogY: true, ValueLabels: true})
 	if err != nil {
 		return err
 	}
-	ps, err := viz.Bars(scoreNames, score, viz.BarOptions{Title: title + ": distributions and patterns", YLabel: "error in [0, 1] (lower is better)", YMax: 1})
+	ps, err := viz.Bars(scoreNames, score, viz.BarOptions{Title: title + ": distributions and patterns", YLabel: "error in [0, 1] (lower is better)", YMax: 1.1, ValueLabels: true})
 	if err != nil {
 		return err
 	}
