@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/trajdb"
 )
 
@@ -172,5 +173,28 @@ func TestFitProgressOffTerminal(t *testing.T) {
 	}
 	if strings.Contains(stderr, "fit:") {
 		t.Errorf("fit -q printed progress:\n%s", stderr)
+	}
+}
+
+// Issue 32: attack runs on the 1- and 2-point traces sanitize releases,
+// and says what it can conclude from them.
+func TestAttackFewPoints(t *testing.T) {
+	dir, _, prior := samplePaths(t)
+	lines := strings.SplitAfter(string(sample.PLT), "\n")
+	for n, want := range map[int]string{1: "the release itself is the best reconstruction", 2: "a linear mean needs more points than the 2 released"} {
+		in, out := filepath.Join(dir, fmt.Sprintf("p%d.plt", n)), filepath.Join(dir, fmt.Sprintf("p%d.s.plt", n))
+		if err := os.WriteFile(in, []byte(strings.Join(lines[:6+n], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := run(t, "sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--seed", "1", "--no-ledger", "-q"); err != nil {
+			t.Fatalf("%d points: sanitize: %v", n, err)
+		}
+		stdout, _, err := run(t, "attack", "--in", out, "--truth", in, "-q")
+		if err != nil {
+			t.Fatalf("%d points: attack: %v", n, err)
+		}
+		if !strings.Contains(stdout, fmt.Sprintf("%d points", n)) || !strings.Contains(stdout, want) {
+			t.Errorf("%d points: attack says\n%s\nwant %q", n, stdout, want)
+		}
 	}
 }
