@@ -456,11 +456,13 @@ type sanitizeOutput struct {
 	PointsReleased int `json:"points_released"`
 	// ExpectedErrorM and AccuracyM are the people's expected_error_m and
 	// accuracy_m averaged over the points they cover: the error the
-	// release cost, in metres per point, by the accuracy functions.
-	ExpectedErrorM float64       `json:"expected_error_m"`
-	AccuracyM      float64       `json:"accuracy_m"`
-	Randomness     string        `json:"randomness"`
-	Config         geoind.Config `json:"config"`
+	// release cost, in metres per point, by the accuracy functions;
+	// ExpectedErrorKind says ExpectedErrorM is an upper bound on the mean.
+	ExpectedErrorM    float64       `json:"expected_error_m"`
+	ExpectedErrorKind string        `json:"expected_error_kind,omitempty"`
+	AccuracyM         float64       `json:"accuracy_m"`
+	Randomness        string        `json:"randomness"`
+	Config            geoind.Config `json:"config"`
 	// Plans is each person's plan, made before anything was drawn.
 	Plans  []geoind.PersonPlan    `json:"plans"`
 	People []geoind.PersonRelease `json:"people"`
@@ -512,8 +514,11 @@ for every later point. Before anything is drawn the plan's expected error
 per point (the mean distance 2/ε_N of a point's fresh noise) is reported,
 and a plan over --max-error (default 10 km) or one whose noise the tangent
 plane cannot represent is refused, with the --every that brings it within
-bounds. After the release, expected_error_m and accuracy_m (the 90 %
-radius) report the error the run's decisions cost.
+bounds. After the release, expected_error_m (expected_error_kind
+upper_bound: a proven upper bound on the mean error, from the run's public
+decisions, whatever the prediction a test accepted; a person standing
+still does better) and accuracy_m (the 90 % radius) report the error the
+run's decisions cost.
 
 With --rate (fixed-rate: the paper's Fig. 7) or --accuracy (fixed-utility,
 Fig. 6) the spending per point follows the data's predictability, and a
@@ -613,7 +618,7 @@ charged. A run that writes nothing (a budget that ran out without
 			}
 			if !env.Quiet {
 				w := geoind.WorstPlan(plans)
-				fmt.Fprintf(env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error up to %s per point (%s, at the prior prediction rate)\n",
+				fmt.Fprintf(env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error of fresh noise up to %s per point (%s, at the prior prediction rate)\n",
 					cfg.Manager, plural(len(plans), "person", "people"), maxPoints(plans), metres(w.ExpectedErrorM), w.Person)
 			}
 			// The admission policy (budget.Admission): each person's
@@ -659,6 +664,7 @@ charged. A run that writes nothing (a budget that ran out without
 				weight += w
 			}
 			if weight > 0 {
+				res.ExpectedErrorKind = geoind.ErrorUpperBound
 				res.ExpectedErrorM /= float64(weight)
 				res.AccuracyM /= float64(weight)
 			}
@@ -772,7 +778,7 @@ func sanitizeText(w io.Writer, res sanitizeOutput) error {
 		fmt.Fprintf(w, "%s: released %d of %d points (%.1f %%; %v of %v covered) in %d trace(s), %d hard, %d skipped; spent %.4g of ε %.4g",
 			p.Person, p.Released, p.Points, 100*p.Covered, covered, span, len(p.Traces), p.Hard, p.Skipped, p.Spent, p.Budget)
 		if p.ExpectedErrorM > 0 {
-			fmt.Fprintf(w, "; expected error %s per point (90 %% within %s)", metres(p.ExpectedErrorM), metres(p.AccuracyM))
+			fmt.Fprintf(w, "; expected error at most %s per point (a proven bound on the mean, from the public decisions, worst case over the predictions; 90 %% within %s)", metres(p.ExpectedErrorM), metres(p.AccuracyM))
 		}
 		fmt.Fprintln(w)
 	}

@@ -95,7 +95,8 @@ func TestEpsilonInPlainWordsOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = flat(stdout)
-	for _, w := range []string{"what each person's budget means: ε 0.01 per metre", pureGuess(0.01 * 100), pureGuess(0.01 * 1000)} {
+	for _, w := range []string{"what each person's budget means: ε 0.01 per metre", pureGuess(0.01 * 100), pureGuess(0.01 * 1000),
+		"expected error at most", "a proven bound on the mean"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("geoind sanitize: %q missing in\n%s", w, stdout)
 		}
