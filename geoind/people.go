@@ -108,6 +108,15 @@ func SanitizeByPerson(cfg Config, traces []*trace.Trace, person func(*trace.Trac
 		}
 		cfgs[k] = c
 	}
+	// Every location within reach of the origin (CheckOriginDistance, the
+	// rule Session.Query and the server apply), before anything is drawn.
+	for _, tr := range traces {
+		for i, p := range tr.Points {
+			if err := CheckOriginDistance(cfg.Origin, p.Geo()); err != nil {
+				return nil, nil, fmt.Errorf("trace %s point %d: %w", tr.Name, i, err)
+			}
+		}
+	}
 	outs := make([]*trace.Trace, len(traces))
 	var people []PersonRelease
 	for _, k := range order {
