@@ -1,6 +1,7 @@
 package accountant
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/tracepriv/tracepriv/internal/numeric"
@@ -145,3 +146,25 @@ func TVCompose(tv float64, t int) float64 {
 }
 
 func clamp01(a float64) float64 { return math.Min(1, math.Max(0, a)) }
+
+// BestGuess returns (1 + tv)/2: the best accuracy of a guess between two
+// hypotheses equally likely beforehand, from the total variation tv between
+// the outputs under them (the Bayes-optimal test; 0.5 is a coin toss).
+func BestGuess(tv float64) float64 { return (1 + clamp01(tv)) / 2 }
+
+// PureBestGuess returns the best accuracy e^ε/(1 + e^ε) of a guess between
+// two inputs an ε-DP mechanism (f_{ε,0}) makes indistinguishable, equally
+// likely beforehand: BestGuess of EpsilonDeltaTradeOff{ε, 0}.TV().
+func PureBestGuess(epsilon float64) float64 {
+	return BestGuess(EpsilonDeltaTradeOff{Epsilon: epsilon}.TV())
+}
+
+// GuessRate renders a best-guess accuracy p for people: "at most 73.1 %
+// of the time", and "almost always (the bound exceeds 99.9 %)" where one
+// decimal would round it to 100 %, which would read as certainty.
+func GuessRate(p float64) string {
+	if p >= 0.9995 {
+		return "almost always (the bound exceeds 99.9 %)"
+	}
+	return fmt.Sprintf("at most %.1f %% of the time", 100*p)
+}

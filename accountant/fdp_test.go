@@ -2,6 +2,7 @@ package accountant
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -106,5 +107,25 @@ func TestGaussianTradeOffComposition(t *testing.T) {
 		if got := (GaussianTradeOff{Mu: mu}).Beta(alpha); !near(got, beta, 1e-14) {
 			t.Errorf("α=%g: G_{%g} = %g, NP test %g", alpha, mu, got, beta)
 		}
+	}
+}
+
+// PureBestGuess is e^ε/(1+e^ε), computed here directly; GuessRate never
+// rounds a bound to certainty.
+func TestPureBestGuess(t *testing.T) {
+	for _, eps := range []float64{0, 0.1, 1, math.Ln10, 5} {
+		want := math.Exp(eps) / (1 + math.Exp(eps))
+		if got := PureBestGuess(eps); math.Abs(got-want) > 1e-15 {
+			t.Errorf("PureBestGuess(%g) = %.17g, want %.17g", eps, got, want)
+		}
+	}
+	if got := PureBestGuess(math.Inf(1)); got != 1 {
+		t.Errorf("PureBestGuess(+Inf) = %g, want 1", got)
+	}
+	if got := GuessRate(PureBestGuess(1)); got != "at most 73.1 % of the time" {
+		t.Errorf("GuessRate(e/(1+e)) = %q", got)
+	}
+	if got := GuessRate(PureBestGuess(23)); !strings.Contains(got, "exceeds 99.9 %") {
+		t.Errorf("GuessRate near 1 = %q, want it not to read as 100 %%", got)
 	}
 }

@@ -109,6 +109,9 @@ const (
 	// summed over blocks of the release, and every point is kriged from a
 	// window of its neighbours. An approximation of the adversary.
 	PathLocal = "dense, local windows"
+	// PathOnePoint: a single point with an unknown mean, whose best
+	// reconstruction is the release itself (no prior is fitted).
+	PathOnePoint = "none (one point)"
 )
 
 // Fit describes the prior an adversary chose for one dimension and the mean
@@ -152,6 +155,37 @@ type Fit struct {
 	// release, towards 1 when the estimated risk says the posterior mean
 	// is worse than the release.
 	ReleaseWeight float64 `json:"release_weight"`
+	// MeanNote says why Mean is weaker than the mean model asked for: a
+	// linear trend needs three points at two times or more, a constant
+	// mean two points (meanFor).
+	MeanNote string `json:"mean_note,omitempty"`
+}
+
+// meanFor returns the strongest mean model, no stronger than m, that a
+// release at times ts (sorted) can estimate with a degree of freedom left
+// for the prior: a linear trend needs more than two points at two distinct
+// times or more, a constant mean more than one point (and with one point
+// onePoint answers). A known mean needs none.
+func meanFor(m MeanModel, ts []float64) MeanModel {
+	n := len(ts)
+	if m == MeanLinear && (n <= 2 || ts[0] == ts[n-1]) {
+		m = MeanConstant
+	}
+	return m
+}
+
+// onePoint is the adversary of a one-point release whose mean it does not
+// know: with a flat prior on the mean, the released value is the
+// posterior mean, and the noise's variance the posterior variance. One
+// point says nothing about the prior (no likelihood to maximise): nothing
+// beats reading the release as it is.
+func onePoint(z []float64, g *noiseLaw, adv Adversary, asked MeanModel) *Estimate {
+	v := g.diag()
+	return &Estimate{
+		Mean: slices.Clone(z), Variance: v, Risk: slices.Clone(v),
+		Fit: Fit{Kernel: adv.Family.Kernel, Choice: "none (one point)", Mean: MeanConstant.String(), Path: PathOnePoint, ReleaseWeight: 1,
+			MeanNote: fmt.Sprintf("a %s mean needs more than one point: with the mean unknown, the release itself is the best reconstruction of a single point", asked)},
+	}
 }
 
 // Estimate is an adversary's reconstruction of one dimension.
@@ -252,6 +286,14 @@ func reconstruct(ts, z []float64, g *noiseLaw, adv Adversary) (*Estimate, error)
 	if !slices.IsSorted(ts) {
 		return reconstructSorted(ts, z, g, adv)
 	}
+	// A release of one or two points (sanitize releases them) cannot
+	// estimate the mean asked for: the adversary estimates the strongest
+	// one its points can, and says so.
+	asked := adv.Mean
+	adv.Mean = meanFor(asked, ts)
+	if adv.Mean == MeanConstant && n == 1 {
+		return onePoint(z, g, adv, asked), nil
+	}
 	d, err := newDesign(ts, adv.Mean)
 	if err != nil {
 		return nil, err
@@ -307,6 +349,9 @@ func reconstruct(ts, z []float64, g *noiseLaw, adv Adversary) (*Estimate, error)
 			fit.Coefficients, fit.StdErrors = d.coefficients(p.g.beta, p.g.betaCov(d.p))
 			fit.ReferenceTime = d.tbar
 		}
+	}
+	if adv.Mean != asked {
+		fit.MeanNote = fmt.Sprintf("a %s mean needs more points than the %d released: estimated a %s one", asked, n, adv.Mean)
 	}
 	est := &Estimate{Mean: p.mean, Variance: p.variance, Fit: fit}
 	dof := func() float64 { v, _ := g.dof(); return v }

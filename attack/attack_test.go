@@ -3,6 +3,7 @@ package attack
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -299,12 +300,63 @@ func TestErrors(t *testing.T) {
 		"NaN release":       {ts, []float64{0, math.NaN(), 2}, s, Adversary{Family: fam}},
 		"short release":     {ts, []float64{0, 1}, s, Adversary{Family: fam}},
 		"noise size":        {ts, []float64{0, 1, 2}, gp.Gram(gp.RBF{Variance: 1, Lengthscale: 1}, gp.Indices(2)), Adversary{Family: fam}},
-		"too few for trend": {[]float64{0, 1}, []float64{0, 1}, gp.Gram(gp.RBF{Variance: 1, Lengthscale: 1}, gp.Indices(2)), Adversary{Family: fam}},
-		"one time trend":    {[]float64{1, 1, 1}, []float64{0, 1, 2}, s, Adversary{Family: fam}},
 		"unknown mean":      {ts, []float64{0, 1, 2}, s, Adversary{Family: fam, Mean: MeanModel(7)}},
 	} {
 		if _, err := Reconstruct(c.ts, c.z, c.g, c.adv); err == nil {
 			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// Issue 32: sanitize releases traces of one and two points, and the
+// adversary attacks them with the strongest mean they can estimate (these
+// were refused as "too few for trend" and "one time trend"). One point
+// with an unknown mean: the release itself, with the noise's variance. Two
+// points, or one time: a constant mean, checked against universal kriging
+// by the textbook formulas at the prior the adversary chose.
+func TestFewPoints(t *testing.T) {
+	fam := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 5}
+	one := mat.NewSymDense(1, []float64{4})
+	est, err := Reconstruct([]float64{0}, []float64{5}, one, Adversary{Family: fam})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Mean[0] != 5 || est.Variance[0] != 4 || est.Fit.Path != PathOnePoint || est.Fit.MeanNote == "" {
+		t.Errorf("one point: mean %v variance %v path %q note %q; want the release 5, the noise variance 4, and a note", est.Mean, est.Variance, est.Fit.Path, est.Fit.MeanNote)
+	}
+	// A known mean needs no estimate: it runs as before.
+	if est, err := Reconstruct([]float64{0}, []float64{5}, one, Adversary{Family: fam, Mean: MeanKnown}); err != nil || est.Fit.Path == PathOnePoint {
+		t.Errorf("one point, known mean: %v, path %q", err, est.Fit.Path)
+	}
+	for name, c := range map[string]struct{ ts, z []float64 }{
+		"two points": {[]float64{0, 1}, []float64{0, 1}},
+		"one time":   {[]float64{1, 1, 1}, []float64{0, 1, 2}},
+	} {
+		n := len(c.ts)
+		g := mat.NewSymDense(n, nil)
+		for i := range n {
+			g.SetSym(i, i, 0.5)
+		}
+		est, err := Reconstruct(c.ts, c.z, g, Adversary{Family: fam, Unguarded: true})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if est.Fit.Mean != "constant" || !strings.Contains(est.Fit.MeanNote, "linear") {
+			t.Errorf("%s: mean %q, note %q; want a constant mean and a note saying the linear one was not estimable", name, est.Fit.Mean, est.Fit.MeanNote)
+		}
+		k, err := fam.Member(est.Fit.Variance, est.Fit.Lengthscale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := mat.NewDense(n, 1, nil)
+		for i := range n {
+			h.Set(i, 0, 1)
+		}
+		_, xhat, _, _ := bruteUK(t, gp.Gram(k, c.ts), g, h, c.z)
+		for i := range n {
+			if math.Abs(est.Mean[i]-xhat[i]) > 1e-9 {
+				t.Errorf("%s: point %d: reconstruction %.12g, textbook ordinary kriging %.12g", name, i, est.Mean[i], xhat[i])
+			}
 		}
 	}
 }

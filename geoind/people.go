@@ -36,13 +36,17 @@ type PersonRelease struct {
 	Budget   float64 `json:"budget"`
 	// PredictionRate is easy/tested over the person's run.
 	PredictionRate float64 `json:"prediction_rate"`
-	// ExpectedErrorM is the error the release cost, by the mechanism's
-	// accuracy functions on the public decisions of the person's run: the
-	// mean over released points of ExpectedError(ε_N) = 2/ε_N of the
-	// step's noise (the mean distance of a fresh-noise report), over the
-	// points whose step drew or could draw noise (all but those the
-	// elapsed-time skip reported, which carry no bound).
+	// ExpectedErrorM is the error the release cost, from the public
+	// decisions of the person's run alone: the mean over released points
+	// of StepErrorBound, a proven upper bound on each step's expected
+	// distance between report and point (fresh noise, or a prediction the
+	// test accepted however far the point had moved), over the points
+	// whose step drew or could draw noise (all but those the elapsed-time
+	// skip reported, which carry no bound). ExpectedErrorKind says so.
 	ExpectedErrorM float64 `json:"expected_error_m,omitempty"`
+	// ExpectedErrorKind is ErrorUpperBound: ExpectedErrorM bounds the
+	// expected mean error from above.
+	ExpectedErrorKind string `json:"expected_error_kind,omitempty"`
 	// AccuracyM is the mean over the same points of the step's α at the
 	// configuration's confidence (StepAccuracy, Proposition 4): with that
 	// probability a step's report lies within its α of the point, whether
@@ -103,6 +107,15 @@ func SanitizeByPerson(cfg Config, traces []*trace.Trace, person func(*trace.Trac
 			return nil, nil, err
 		}
 		cfgs[k] = c
+	}
+	// Every location within reach of the origin (CheckOriginDistance, the
+	// rule Session.Query and the server apply), before anything is drawn.
+	for _, tr := range traces {
+		for i, p := range tr.Points {
+			if err := CheckOriginDistance(cfg.Origin, p.Geo()); err != nil {
+				return nil, nil, fmt.Errorf("trace %s point %d: %w", tr.Name, i, err)
+			}
+		}
 	}
 	outs := make([]*trace.Trace, len(traces))
 	var people []PersonRelease
@@ -186,7 +199,10 @@ func sanitizePerson(cfg Config, key string, traces []*trace.Trace, idx []int, ou
 	st := s.State()
 	rs := st.Run.Stats()
 	pr.Hard, pr.Skipped, pr.Spent, pr.PredictionRate = rs.Hard, rs.Skipped, st.Spent, rs.PredictionRate
-	pr.ExpectedErrorM, pr.AccuracyM = runErrors(st.Run, cfg.Params.withDefaults().Confidence)
+	pr.ExpectedErrorM, pr.AccuracyM = runErrors(st.Run, cfg.Params.withDefaults().Confidence, cfg.Noise.Grid)
+	if pr.ExpectedErrorM > 0 {
+		pr.ExpectedErrorKind = ErrorUpperBound
+	}
 	pr.Complete = pr.Released == pr.Points
 	if pr.Points > 0 {
 		pr.Covered = float64(pr.Released) / float64(pr.Points)
@@ -194,15 +210,19 @@ func sanitizePerson(cfg Config, key string, traces []*trace.Trace, idx []int, ou
 	return pr, nil
 }
 
-// runErrors returns the mean ExpectedError(ε_N) and the mean StepAccuracy
+// ErrorUpperBound is the ExpectedErrorKind of a proven upper bound on the
+// expected error (StepErrorBound).
+const ErrorUpperBound = "upper_bound"
+
+// runErrors returns the mean StepErrorBound and the mean StepAccuracy
 // over the steps of r that drew or could draw noise (0, 0 if none).
-func runErrors(r Run, confidence float64) (expected, accuracy float64) {
+func runErrors(r Run, confidence, grid float64) (expected, accuracy float64) {
 	n := 0
 	for _, st := range r {
 		if st.Decision.Mode == ModePredict {
 			continue
 		}
-		expected += ExpectedError(st.Decision.EpsN)
+		expected += StepErrorBound(st.Decision, grid)
 		accuracy += StepAccuracy(st.Decision, confidence)
 		n++
 	}

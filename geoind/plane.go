@@ -96,3 +96,29 @@ func clampPlane(v Vec) Vec {
 	}
 	return v
 }
+
+// MaxOriginDistance is the farthest, in metres along the surface, a
+// queried location may lie from a session's public origin: the distance
+// MaxNoiseRadius allows the noise, for the same reason (the tangent plane
+// stands for the surface only near its origin; its radial distances are
+// short by 0.4 % at 1,000 km and the error grows quadratically).
+const MaxOriginDistance = MaxNoiseRadius
+
+// CheckOriginDistance is the one rule on how far a location may be from
+// its public origin, for every entry point (Session.Query, hence geoind
+// sanitize and query, and the server's locate): it returns a
+// *param.Error named "location", with the distance and the fix, if p is
+// farther than MaxOriginDistance (haversine) from origin. It depends on
+// the location, so a refusal is an answer about it: callers refuse before
+// drawing anything and charge nothing.
+func CheckOriginDistance(origin, p geo.Point) error {
+	if d := geo.Haversine(origin, p); d > MaxOriginDistance {
+		return paramErr("location", fmt.Sprintf("%.6f,%.6f", p.Lat, p.Lon), fmt.Sprintf(
+			"within %g km of the public origin %.4f,%.4f, where the tangent plane stands for the surface (it is %.0f km away); use an origin near where the person is (the centre of their city or region)",
+			MaxOriginDistance/1000, origin.Lat, origin.Lon, d/1000))
+	}
+	return nil
+}
+
+// CheckLocation is CheckOriginDistance from the plane's origin.
+func (p *Plane) CheckLocation(q geo.Point) error { return CheckOriginDistance(p.Origin(), q) }

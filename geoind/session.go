@@ -329,6 +329,9 @@ func (s *Session) Query(p geo.Point, t time.Time) (Report, error) {
 	if err := p.Validate(); err != nil {
 		return Report{}, err
 	}
+	if err := s.plane.CheckLocation(p); err != nil {
+		return Report{}, err
+	}
 	x := s.plane.Forward(p)
 	st, err := s.mech.Step(s.st.Run, x, t, s.src)
 	if err != nil {

@@ -78,6 +78,14 @@ func MeaningOf(epsilon, lambda, radius float64) Meaning {
 			"this is mu-GDP with mu = %.3g", radius, 100*acc, mu)}
 }
 
+// GapMeaning renders the prior-posterior gap (cip.PriorPosteriorGap) for
+// people: the worst-case change of the adversary's log odds from one
+// release, which holds except with probability delta and is therefore
+// larger than epsilon; the best guess (MeaningOf) is the plain-words reading.
+func GapMeaning(gap, delta float64) string {
+	return fmt.Sprintf("prior-posterior gap %.4g at delta %g: except with probability %g, no release moves the odds between two such places more than e^%.4g-fold (a worst case, hence above epsilon)", gap, delta, delta, gap)
+}
+
 // classDesign raises a kernel design's noise so that places and the route
 // meet the target too, and records the classes' loss factors on nd. t is
 // the target loss factor of a displacement of radius r (2 eps/(lambda

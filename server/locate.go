@@ -236,10 +236,13 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 			"time %s is %s %s the server's clock (%s): this server accepts query times within %v of its clock; send the time of the fix from a synchronised clock",
 			t.Format(time.RFC3339Nano), d.Round(time.Second), side, now.UTC().Format(time.RFC3339), s.opt.TimeWindow)
 	}
-	if d := geo.Haversine(pt, geo.Point{Lat: cfg.Geoind.Origin.Lat, Lon: cfg.Geoind.Origin.Lon}); d > maxOriginDistanceM {
+	// The one distance rule of geoind sessions (geoind sanitize applies
+	// the same through Session.Query), checked before anything is drawn.
+	origin := geo.Point{Lat: cfg.Geoind.Origin.Lat, Lon: cfg.Geoind.Origin.Lon}
+	if geoind.CheckOriginDistance(origin, pt) != nil {
 		return nil, domainErr(errFarFromOrigin, "lat",
 			"the location is %.0f km from this person's public origin (%.4f, %.4f); the tangent plane represents only %g km around it: create the person with geoind.origin near where they are",
-			d/1000, cfg.Geoind.Origin.Lat, cfg.Geoind.Origin.Lon, maxOriginDistanceM/1000)
+			geo.Haversine(pt, origin)/1000, origin.Lat, origin.Lon, geoind.MaxOriginDistance/1000)
 	}
 	win := windowIndex(p.created, now, cfg.window(), row.GeoWindow)
 	base := row.GeoSpent

@@ -37,10 +37,6 @@ const (
 	defaultCIPEpsilon = 1.0
 	defaultCIPLambda  = 2.0
 	defaultCIPRadiusM = 100.0
-	// maxOriginDistanceM bounds how far a queried location may be from the
-	// person's public origin: the tangent plane represents the Earth only
-	// near it (geoind.MaxNoiseRadius).
-	maxOriginDistanceM = geoind.MaxNoiseRadius
 )
 
 // personConfig is a person's resolved configuration, stored as JSON and

@@ -3,6 +3,7 @@ package viz
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/plotter"
@@ -56,4 +57,46 @@ func TestXYsAndSaveRow(t *testing.T) {
 		t.Fatalf("SaveRow wrote nothing: %v", err)
 	}
 	XYs([]float64{1}, nil)
+}
+
+// Issue 32: a uniform baseline 1,000 times the release's count-query error
+// flattened the release's bar on a linear axis. With LogY each bar's
+// height (its axis position above the floor) is readable: the release's is
+// at least a third of the baseline's, where a linear axis gives it 0.1 %.
+func TestBarsLogYKeepsSmallBarsReadable(t *testing.T) {
+	series := []BarSeries{{Label: "released", Values: []float64{0.5, 0.02}}, {Label: "uniform", Values: []float64{500, 30}}, {Label: "non-private", Values: []float64{0, 0.001}}}
+	height := func(opt BarOptions) (rel, uni float64) {
+		p, err := Bars([]string{"query ARE", "paper ARE"}, series, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Y.Norm(0.5), p.Y.Norm(500)
+	}
+	rel, uni := height(BarOptions{LogY: true, ValueLabels: true})
+	if !(rel >= uni/3) || !(uni <= 1) {
+		t.Errorf("log axis: released bar at %.3g of the axis, uniform at %.3g; want the released one at least a third of the uniform one", rel, uni)
+	}
+	// The negative control: the linear axis this replaced.
+	if rel, uni := height(BarOptions{}); rel >= uni/3 {
+		t.Errorf("linear axis: released bar at %.3g, uniform at %.3g; the control should show the flattening", rel, uni)
+	}
+	// Every value is written on its bar, so the log axis is not read
+	// alone, and the figure renders.
+	p, err := Bars([]string{"query ARE", "paper ARE"}, series, BarOptions{LogY: true, ValueLabels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bars.svg")
+	if err := Save(p, path, 12*Centimetre, 9*Centimetre); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">0.5<", ">0.02<", ">500<", ">30<", ">0<", ">0.001<"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("the figure does not write the value %s on its bar", want)
+		}
+	}
 }

@@ -219,7 +219,14 @@ Long runs report progress on stderr (a bar on a terminal, a line every
 							fmt.Fprintf(w, "; attacked in %d windows (one attack of all points could do better)", p.Windows)
 						}
 						fmt.Fprintln(w)
-						fmt.Fprintf(w, "  adversary (east): %s, lengthscale %.4g s, variance %.4g m^2 (%s), %s mean; %s path\n", a.Kernel, a.Lengthscale, a.Variance, a.Choice, a.Mean, a.Path)
+						if a.Path == attack.PathOnePoint {
+							fmt.Fprintf(w, "  adversary: %s\n", a.MeanNote)
+						} else {
+							fmt.Fprintf(w, "  adversary (east): %s, lengthscale %.4g s, variance %.4g m^2 (%s), %s mean; %s path\n", a.Kernel, a.Lengthscale, a.Variance, a.Choice, a.Mean, a.Path)
+							if a.MeanNote != "" {
+								fmt.Fprintf(w, "  (%s)\n", a.MeanNote)
+							}
+						}
 						fmt.Fprintf(w, "  error at secret points: reconstruction RMSE %.1f m (median %.1f), release read as is %.1f m (median %.1f)\n",
 							p.ReconstructedRMSE, p.ReconstructedMedian, p.ReleasedRMSE, p.ReleasedMedian)
 						fmt.Fprintf(w, "  within r = %g m: reconstruction %.1f %%, release %.1f %%; adversary's 2-sigma %.1f m, its 95 %% ellipses cover %.1f %%\n",

@@ -42,6 +42,9 @@ under the bundled prior family fitted on GeoLife users 001-007, and write to
 --out the sanitised trace (PLT), its certificate, a map of original against
 sanitised (SVG and PNG), and the original in every supported format.
 
+` + cli.Wrap("What epsilon 1 at lambda 2 within 100 m means: "+sanitize.MeaningOf(1, 2, 100).Text+
+				" (the certificate's meaning, printed for the epsilon certified).", cli.HelpWidth) + `
+
 The demo is seeded only if --seed is given; by default the noise comes from
 crypto/rand, like every release.`,
 			Example: `  tracepriv demo

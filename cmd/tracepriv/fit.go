@@ -163,14 +163,18 @@ file, and over existing files only with --force.`,
 				}
 				res := fitOutput{Corpus: ins, Files: len(files), Ignored: ignored, Out: out, Plot: plt}
 				var traces []*trace.Trace
-				bar := env.Progress(len(files), "reading")
+				// A Ticker, not a bar alone: off a terminal (a log, a
+				// pipe) it still prints a line every 10 s, so that a
+				// corpus fit of minutes is never silent.
+				read := env.Ticker(len(files), "fit: reading")
+				nread := 0
 				// The directories as given, so that the one person rule
 				// (trace.PersonRule) sees each input, a corpus with --corpus.
 				irep, err := rf.readEach(ins, func(_ string, ts []*trace.Trace) {
 					traces = append(traces, ts...)
-					bar.Add(1)
+					nread++
+					read.Set(min(nread, len(files)), "files")
 				})
-				bar.Finish()
 				if err != nil {
 					return fmt.Errorf("fit: %w", err)
 				}
@@ -193,17 +197,14 @@ file, and over existing files only with --force.`,
 					opt.Family = [2]float64{family[0], family[1]}
 				}
 				// The number of windows is known once Fit has cut them.
-				bar = nil
+				var tick *cli.Ticker
 				opt.Progress = func(done, total int) {
-					if bar == nil {
-						bar = env.Progress(total, "fitting windows")
+					if tick == nil {
+						tick = env.Ticker(total, "fit: fitting windows")
 					}
-					bar.Set(done)
+					tick.Set(done, "windows")
 				}
 				p, rep, err := prior.Fit(traces, opt)
-				if bar != nil {
-					bar.Finish()
-				}
 				if err != nil {
 					return fmt.Errorf("fit: %w", err)
 				}

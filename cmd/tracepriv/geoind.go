@@ -194,6 +194,9 @@ Palamidessi and Stronati (a private test reuses a past release when it is
 still close enough, saving budget). ε is per metre: --eps-star within
 --radius (default ln 10 within 100 m).
 
+` + cli.Wrap("What ε per metre means, at the default: "+geoind.Meaning(math.Ln10/100)+
+				". A session's budget covers all its queries; the commands say it for the ε they use.", cli.HelpWidth) + `
+
 Noise is added on a tangent plane anchored at a public --origin and released
 on its --grid (1 m), so that releases depend on a location only through its
 grid cell. Noise wider than the plane can represent (1,000 km at probability
@@ -225,7 +228,10 @@ func geoindQuantileCmd(env *cli.Env) *cobra.Command {
 			r := geoind.NoiseAccuracy(eps, p)
 			res := map[string]any{"epsilon": eps, "p": p, "radius": r, "mean": geoind.ExpectedError(eps)}
 			return env.Emit(res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "radius %.6g (P = %g, ε = %g; mean error %.6g)\n", r, p, eps, geoind.ExpectedError(eps))
+				if _, err := fmt.Fprintf(w, "radius %.6g (P = %g, ε = %g; mean error %.6g)\n", r, p, eps, geoind.ExpectedError(eps)); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "what it means (ε per metre): %s\n", geoind.Meaning(eps))
 				return err
 			})
 		},
@@ -252,6 +258,9 @@ func geoindQueryCmd(env *cli.Env) *cobra.Command {
 spent, configuration) lives in the JSON --state file: it is created with the
 configuration flags (--origin required) on first use, and afterwards its
 configuration cannot change.
+
+` + cli.Wrap("What the session's budget means, at the default --eps-star ln 10 --radius 100: "+geoind.Meaning(math.Ln10/100)+
+			", over all the session's queries together.", cli.HelpWidth) + `
 
 The state is sealed with an HMAC key kept in --key-dir (default
 $XDG_CONFIG_HOME/tracepriv/geoind or the platform's equivalent; created with
@@ -402,8 +411,11 @@ a fresh budget. A session that does not start is not charged.`,
 				case !rep.Hard:
 					kind = "easy (prediction reused)"
 				}
-				_, err := fmt.Fprintf(w, "%.6f,%.6f  step %d, %s; spent %.4g of %.4g (%.1f%%)\n",
-					rep.Lat, rep.Lon, rep.Step, kind, rep.Spent, rep.Budget, 100*rep.Spent/rep.Budget)
+				if _, err := fmt.Fprintf(w, "%.6f,%.6f  step %d, %s; spent %.4g of %.4g (%.1f%%)\n",
+					rep.Lat, rep.Lon, rep.Step, kind, rep.Spent, rep.Budget, 100*rep.Spent/rep.Budget); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "what the session's budget means: %s\n", geoind.Meaning(rep.Budget))
 				return err
 			})
 		},
@@ -444,11 +456,13 @@ type sanitizeOutput struct {
 	PointsReleased int `json:"points_released"`
 	// ExpectedErrorM and AccuracyM are the people's expected_error_m and
 	// accuracy_m averaged over the points they cover: the error the
-	// release cost, in metres per point, by the accuracy functions.
-	ExpectedErrorM float64       `json:"expected_error_m"`
-	AccuracyM      float64       `json:"accuracy_m"`
-	Randomness     string        `json:"randomness"`
-	Config         geoind.Config `json:"config"`
+	// release cost, in metres per point, by the accuracy functions;
+	// ExpectedErrorKind says ExpectedErrorM is an upper bound on the mean.
+	ExpectedErrorM    float64       `json:"expected_error_m"`
+	ExpectedErrorKind string        `json:"expected_error_kind,omitempty"`
+	AccuracyM         float64       `json:"accuracy_m"`
+	Randomness        string        `json:"randomness"`
+	Config            geoind.Config `json:"config"`
 	// Plans is each person's plan, made before anything was drawn.
 	Plans  []geoind.PersonPlan    `json:"plans"`
 	People []geoind.PersonRelease `json:"people"`
@@ -476,6 +490,9 @@ func geoindSanitizeCmd(env *cli.Env) *cobra.Command {
 		Long: `Treat every point of the input as a location query and write the reported
 locations with the original (public) timestamps.
 
+` + cli.Wrap("What each person's budget means, at the default --eps-star ln 10 --radius 100: "+geoind.Meaning(math.Ln10/100)+
+			", for their whole release.", cli.HelpWidth) + `
+
 Each person gets one session and one budget ε, shared by all their traces in
 time order: the traces of one uid (a CSV uid column, a GPX uid extension, a
 GeoLife user directory such as Data/000 of the GeoLife download), or, for
@@ -497,8 +514,11 @@ for every later point. Before anything is drawn the plan's expected error
 per point (the mean distance 2/ε_N of a point's fresh noise) is reported,
 and a plan over --max-error (default 10 km) or one whose noise the tangent
 plane cannot represent is refused, with the --every that brings it within
-bounds. After the release, expected_error_m and accuracy_m (the 90 %
-radius) report the error the run's decisions cost.
+bounds. After the release, expected_error_m (expected_error_kind
+upper_bound: a proven upper bound on the mean error, from the run's public
+decisions, whatever the prediction a test accepted; a person standing
+still does better) and accuracy_m (the 90 % radius) report the error the
+run's decisions cost.
 
 With --rate (fixed-rate: the paper's Fig. 7) or --accuracy (fixed-utility,
 Fig. 6) the spending per point follows the data's predictability, and a
@@ -598,7 +618,7 @@ charged. A run that writes nothing (a budget that ran out without
 			}
 			if !env.Quiet {
 				w := geoind.WorstPlan(plans)
-				fmt.Fprintf(env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error up to %s per point (%s, at the prior prediction rate)\n",
+				fmt.Fprintf(env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error of fresh noise up to %s per point (%s, at the prior prediction rate)\n",
 					cfg.Manager, plural(len(plans), "person", "people"), maxPoints(plans), metres(w.ExpectedErrorM), w.Person)
 			}
 			// The admission policy (budget.Admission): each person's
@@ -644,6 +664,7 @@ charged. A run that writes nothing (a budget that ran out without
 				weight += w
 			}
 			if weight > 0 {
+				res.ExpectedErrorKind = geoind.ErrorUpperBound
 				res.ExpectedErrorM /= float64(weight)
 				res.AccuracyM /= float64(weight)
 			}
@@ -757,9 +778,12 @@ func sanitizeText(w io.Writer, res sanitizeOutput) error {
 		fmt.Fprintf(w, "%s: released %d of %d points (%.1f %%; %v of %v covered) in %d trace(s), %d hard, %d skipped; spent %.4g of ε %.4g",
 			p.Person, p.Released, p.Points, 100*p.Covered, covered, span, len(p.Traces), p.Hard, p.Skipped, p.Spent, p.Budget)
 		if p.ExpectedErrorM > 0 {
-			fmt.Fprintf(w, "; expected error %s per point (90 %% within %s)", metres(p.ExpectedErrorM), metres(p.AccuracyM))
+			fmt.Fprintf(w, "; expected error at most %s per point (a proven bound on the mean, from the public decisions, worst case over the predictions; 90 %% within %s)", metres(p.ExpectedErrorM), metres(p.AccuracyM))
 		}
 		fmt.Fprintln(w)
+	}
+	if len(res.People) > 0 {
+		fmt.Fprintf(w, "what each person's budget means: %s\n", geoind.Meaning(res.People[0].Budget))
 	}
 	if res.Written {
 		_, err := fmt.Fprintf(w, "wrote %d points to %s and its certificate %s (randomness: %s)\n", res.PointsReleased, res.Out, res.Certificate, res.Randomness)

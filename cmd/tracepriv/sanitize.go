@@ -44,6 +44,9 @@ order lambda, between any two hypotheses within radius METRES (conditional
 inferential privacy, Meehan & Chaudhuri). All traces of one person are
 designed for and certified jointly: the epsilon is per person.
 
+` + cli.Wrap("What epsilon means, e.g. at --epsilon 1 --lambda 2 --radius 100: "+sanitize.MeaningOf(1, 2, 100).Text+
+				". The certificate's meaning, and the text output, say it for the epsilon certified.", cli.HelpWidth) + `
+
 The noise depends only on public inputs (timestamps, the prior, the secrets
 and the target). By default (--design auto) it follows a spectral envelope of
 the prior family (docs/robust-cip.md), with epsilon a proven upper bound over
@@ -290,8 +293,10 @@ func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile str
 		for _, c := range cert.Persons {
 			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
 			if c.SecretClasses.Points.Covered {
-				fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m; prior-posterior gap %.4g at delta %g\n",
-					c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM, c.GapMax, cert.Delta)
+				fmt.Fprintf(w, "  certified epsilon %.4g (%s; target %.4g) at lambda %g, r = %g m\n",
+					c.EpsilonMax, strings.ReplaceAll(c.EpsilonKind, "_", " "), cert.EpsilonTarget, cert.Lambda, cert.RadiusM)
+				fmt.Fprintf(w, "  what it means: %s\n", sanitize.MeaningOf(c.EpsilonMax, cert.Lambda, cert.RadiusM).Text)
+				fmt.Fprintf(w, "  %s\n", sanitize.GapMeaning(c.GapMax, cert.Delta))
 				fmt.Fprintf(w, "  against %s\n", cert.FamilyLine())
 			} else {
 				fmt.Fprintf(w, "  NO GUARANTEE: no epsilon is certified (target %.4g at lambda %g, r = %g m)\n", cert.EpsilonTarget, cert.Lambda, cert.RadiusM)

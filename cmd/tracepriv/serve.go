@@ -16,7 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server"
 )
 
@@ -50,6 +52,9 @@ answer, before the answer is sent; a person's requests are serialised, so
 concurrent requests cannot both pass the last unit of budget; a retry with the
 same Idempotency-Key gets the stored answer, never a fresh sample nor a second
 charge. Nothing resets or recreates a budget.
+
+` + cli.Wrap("What the budgets mean: a location budget (epsilon_budget, ε per metre per window) of 0.023, as in the example below: "+geoind.Meaning(0.023)+
+				". A CIP release at the default epsilon 1, lambda 2, radius 100 m: "+sanitize.MeaningOf(1, 2, 100).Text+".", cli.HelpWidth) + `
 
 Storage: SQLite in DIR/tracepriv.db (WAL; each batch of commits is fsynced
 before any of its answers is sent) by default; PostgreSQL with

@@ -216,6 +216,9 @@ trace, or for GeoLife the user directory). The grid (--bbox, --cell-m), the
 bounds (--max-len, --max-seqs), the mapping rule (--max-gap, --min-len) and
 the mechanism are public and must not be chosen from the data.
 
+` + cli.Wrap("What epsilon means, e.g. at --epsilon 1: "+trajdb.Meaning(1)+
+				". The text output says it for the epsilon spent.", cli.HelpWidth) + `
+
 Writes to --out: trajectories.seq (one sequence of cell ids per line),
 trajectories.csv (the cell centres, synthetic times) and release.json (the
 budget spent per tree level, the public parameters), together or not at all.
@@ -331,6 +334,7 @@ counted as it is read, never held in memory.`,
 					for _, l := range rel.Levels {
 						fmt.Fprintf(w, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
 					}
+					fmt.Fprintf(w, "what it means: %s\n", trajdb.Meaning(cert.EpsilonSpent))
 					_, err := fmt.Fprintf(w, "wrote %s\n", strings.Join(o.Files, ", "))
 					return err
 				})
@@ -691,11 +695,14 @@ func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) erro
 			scoreNames = append(scoreNames, strings.TrimSuffix(r.Name, "_jsd")+" JSD")
 		}
 	}
-	pa, err := viz.Bars(areNames, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)"})
+	// The uniform baseline's count-query error can be orders of magnitude
+	// above the release's: a log axis, with every bar's value written on
+	// it, keeps both readable.
+	pa, err := viz.Bars(areNames, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)", LogY: true, ValueLabels: true})
 	if err != nil {
 		return err
 	}
-	ps, err := viz.Bars(scoreNames, score, viz.BarOptions{Title: title + ": distributions and patterns", YLabel: "error in [0, 1] (lower is better)", YMax: 1})
+	ps, err := viz.Bars(scoreNames, score, viz.BarOptions{Title: title + ": distributions and patterns", YLabel: "error in [0, 1] (lower is better)", YMax: 1.1, ValueLabels: true})
 	if err != nil {
 		return err
 	}
