@@ -3,9 +3,9 @@
 // (Meehan and Chaudhuri's adversary, cip-math.md section 6), run on a
 // release and scored against the original trace beside the release itself.
 //
-//	released, cert, err := sanitize.Trace(truth, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
+//	released, cert, err := sanitize.Release(truth, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
 //	if err != nil { ... }
-//	rep, reconstruction, err := attack.FromCertificate(cert, []*trace.Trace{truth}, []*trace.Trace{released}, attack.CertOptions{})
+//	rep, reconstruction, err := attack.FromCertificate(cert, truth, released, attack.CertOptions{})
 //	if err != nil { ... }
 //	fmt.Printf("release %.0f m, reconstruction %.0f m from the truth (RMS)\n", rep.ReleaseRMSE, rep.RMSE)
 //

@@ -15,7 +15,7 @@
 //
 //	prior, err := gp.ReadPrior(f) // a family fitted by tracepriv fit on other people's traces
 //	if err != nil { ... }
-//	out, cert, err := sanitize.Trace(t, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
+//	outs, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
 //	if err != nil { ... }
 //	fmt.Println(cert.EpsilonMax, cert.Meaning.Text)
 //
@@ -32,7 +32,8 @@
 //
 // # Entry points
 //
-// Trace and Release work in memory (ReleaseContext stops when its context
+// Release (one certificate for all the traces, per person; README.md's
+// entry point) and Trace (one trace) work in memory (ReleaseContext stops when its context
 // ends); Files.Write writes a release and its certificate atomically,
 // together or not at all; NewStream releases a CSV too large for memory in
 // two passes; Corpus releases a directory of traces, people grouped across

@@ -12,27 +12,28 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// Sanitise a trace against a public prior family: every point, place and
-// the route a secret, epsilon 1 at Rényi order 2 within 100 m, for every
-// lengthscale of the family. The trace is the bundled synthetic sample
-// (package sample); the seed is for a reproducible example only: releases
-// leave Source nil (crypto/rand).
-func ExampleTrace() {
+// Sanitise traces against a public prior family with Release, the entry
+// point README.md shows: every point, place and the route a secret,
+// epsilon 1 at Rényi order 2 within 100 m, for every lengthscale of the
+// family, per person. The trace is the bundled synthetic sample (package
+// sample); the seed is for a reproducible example only: releases leave
+// Source nil (crypto/rand).
+func ExampleRelease() {
 	traces, err := sample.Traces()
 	if err != nil {
 		log.Fatal(err)
 	}
-	t := traces[0]               // a made-up person's commute
+	in := traces[:1]             // a made-up person's commute
 	prior, err := sample.Prior() // tracepriv fit wrote it, on GeoLife users 001-007
 	if err != nil {
 		log.Fatal(err)
 	}
-	out, cert, err := sanitize.Trace(t, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(1)})
+	outs, cert, err := sanitize.Release(in, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(1)})
 	if err != nil {
 		log.Fatal(err)
 	}
-	p := cert.Persons[0]
-	fmt.Printf("%d points released, timestamps kept: %v\n", out.Len(), out.Points[0].Time.Equal(t.Points[0].Time))
+	out, p := outs[0], cert.Persons[0]
+	fmt.Printf("%d points released, timestamps kept: %v\n", out.Len(), out.Points[0].Time.Equal(in[0].Points[0].Time))
 	fmt.Printf("family: %v\n", cert.PriorFamily)
 	fmt.Printf("method %s: epsilon %.3g (%s) for all %d points of person %s\n", cert.Design, p.EpsilonMax, p.EpsilonKind, p.Secrets.Count, p.UID)
 	c := p.SecretClasses

@@ -30,6 +30,8 @@ const MaxNoiseCovariancePoints = 5000
 type Files struct {
 	// Traces is the released traces' file, written in Format.
 	Traces string
+	// Format is the released traces' format; empty: from Traces' extension
+	// (trace.FormatFromPath, as trace.WriteFile does).
 	Format trace.Format
 	// Certificate is the certificate's file (WriteCertificate).
 	Certificate string
@@ -46,7 +48,24 @@ type Files struct {
 // A NoiseCovariance that cannot be written (several people, too many
 // points) is a *param.Error named "NoiseCovariance".
 func (f Files) Write(inputs, released []*trace.Trace, cert *Certificate) error {
-	return f.write(cert, inputs, func(w io.Writer) error { return trace.Write(w, released, f.Format) })
+	format, err := f.format()
+	if err != nil {
+		return err
+	}
+	return f.write(cert, inputs, func(w io.Writer) error { return trace.Write(w, released, format) })
+}
+
+// format is the released traces' format: Format, or the one Traces' name
+// implies.
+func (f Files) format() (trace.Format, error) {
+	if f.Format != "" || f.Traces == "" {
+		return f.Format, nil // an empty Traces is refused by write
+	}
+	format, err := trace.FormatFromPath(f.Traces)
+	if err != nil {
+		return "", fmt.Errorf("sanitize: Files.Traces: %w (or set Files.Format)", err)
+	}
+	return format, nil
 }
 
 // WriteStream makes s's second pass into f.Traces and writes cert beside
@@ -56,7 +75,11 @@ func (f Files) WriteStream(s *Stream, cert *Certificate) error {
 	if f.NoiseCovariance != "" {
 		return param.Invalid("NoiseCovariance", f.NoiseCovariance, "a streamed release writes no noise covariance; release the traces in memory for it")
 	}
-	return f.write(cert, nil, func(w io.Writer) error { return s.WriteTo(w, f.Format) })
+	format, err := f.format()
+	if err != nil {
+		return err
+	}
+	return f.write(cert, nil, func(w io.Writer) error { return s.WriteTo(w, format) })
 }
 
 func (f Files) write(cert *Certificate, inputs []*trace.Trace, traces func(io.Writer) error) error {

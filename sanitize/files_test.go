@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/internal/matfile"
@@ -92,5 +93,48 @@ func TestFilesWrite(t *testing.T) {
 	}
 	if _, err := ReadCertificateFile(h.Certificate); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestFilesWriteInfersFormat: with no Format, Files writes the format its Traces' name
+// implies, as trace.WriteFile does (it said `unknown trace format ""`); a name that implies
+// none is refused, naming the file, and nothing is written.
+func TestFilesWriteInfersFormat(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := []*trace.Trace{walk(30, 39.95, 116.35)}
+	outs, cert, err := Release(in, options(familyPrior()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"out.csv", "out.gpx", "out.geojson", "out.plt"} {
+		f := Files{Traces: filepath.Join(dir, name), Certificate: filepath.Join(dir, name+CertificateSuffix)}
+		if err := f.Write(in, outs, cert); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		// The same bytes as trace.WriteFile's inference gives.
+		ref := filepath.Join(dir, "ref-"+name)
+		if err := trace.WriteFile(ref, outs, ""); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(f.Traces)
+		want, _ := os.ReadFile(ref)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: Files wrote other bytes than trace.WriteFile", name)
+		}
+		back, _, err := trace.ReadFile(f.Traces, trace.ReadOptions{})
+		if err != nil || len(back) != 1 || back[0].Len() != 30 {
+			t.Errorf("%s read back: %v", name, err)
+		}
+	}
+	bad := Files{Traces: filepath.Join(dir, "out.txt"), Certificate: filepath.Join(dir, "out.txt.cert.json")}
+	err = bad.Write(in, outs, cert)
+	if err == nil || !strings.Contains(err.Error(), "out.txt") || !strings.Contains(err.Error(), "Format") {
+		t.Errorf("out.txt: %v, want an error naming the file and Files.Format", err)
+	}
+	for _, p := range []string{bad.Traces, bad.Certificate} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("a refused write left %s", p)
+		}
 	}
 }

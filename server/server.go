@@ -219,6 +219,8 @@ type Server struct {
 	slots    *semaphore.Weighted // bounds the sanitisations computed at once
 	handler  http.Handler
 	routes   []route
+	// authProbe, set by tests only, is told each step authPerson takes.
+	authProbe func(step string)
 }
 
 // New opens the store (applying migrations) and builds the server.

@@ -20,11 +20,13 @@ import (
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server"
+	"github.com/tracepriv/tracepriv/server/web"
 )
 
 // serveFlags are the flags of tracepriv serve.
 type serveFlags struct {
 	addr, data, db, tlsCert, tlsKey string
+	tiles                           string
 	logFormat, logLevel             string
 	rateLimit                       float64
 	burst                           int
@@ -76,7 +78,14 @@ one of its person "out of order". /metrics needs the admin token unless
 prints a warning: use --tls-cert/--tls-key, or a TLS proxy in front. Logs are structured (JSON on stderr) and hold no token and no
 location. With --check, serve checks its setup (the admin token, the store,
 its migrations and integrity, the address, the TLS files), says what it would
-serve, and exits without serving. See docs/serve.md for the API, the ledger's
+serve, and exits without serving.
+
+The page's map draws a bundled offline layer (Natural Earth coastlines,
+borders and cities, served by tracepriv itself) and asks no other host for
+anything. --tiles URL draws the tiles of a tile server you run instead
+(e.g. https://tiles.example.org/{z}/{x}/{y}.png): every tile request tells the
+tile server which area the person looks at, which is where they are, so never
+point it at a public tile server. See docs/serve.md for the API, the ledger's
 guarantees and the threat model.`,
 			// The server runs until stopped, so only --check runs as a
 			// checked example; the others are comments.
@@ -110,6 +119,7 @@ guarantees and the threat model.`,
 		fl.IntVar(&f.maxPoints, "max-points", server.DefaultMaxTracePoints, "most points of one trace upload")
 		fl.DurationVar(&f.timeWindow, "time-window", server.DefaultTimeWindow, "how far a location query's time may be from the server's clock, either way")
 		fl.BoolVar(&f.publicMetrics, "public-metrics", false, "serve /metrics without the admin token")
+		fl.StringVar(&f.tiles, "tiles", "", "URL template of a self-hosted tile server for the page's map (https://HOST/{z}/{x}/{y}.png); default: the bundled offline layer, no other host")
 		fl.BoolVar(&f.check, "check", false, "check the setup (store, migrations, integrity, address, TLS files), print it and exit")
 		return cmd
 	})
@@ -145,6 +155,14 @@ func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 			return fmt.Errorf("serve: --tls-cert %s --tls-key %s: %w", f.tlsCert, f.tlsKey, err)
 		}
 	}
+	var page http.Handler // nil: the page with the bundled basemap
+	if f.tiles != "" {
+		h, err := web.New(web.Options{Tiles: f.tiles})
+		if err != nil {
+			return fmt.Errorf("serve: --tiles: %w", err)
+		}
+		page = h
+	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
 		return fmt.Errorf("serve: --log-level %q: want debug, info, warn or error", f.logLevel)
@@ -167,7 +185,7 @@ func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 	srv, err := server.New(ctx, server.Options{
 		DataDir: f.data, DB: f.db, AdminToken: admin, Logger: logger,
 		RateLimit: f.rateLimit, Burst: f.burst, MaxUploadBytes: f.maxUpload, MaxTracePoints: f.maxPoints,
-		TimeWindow: f.timeWindow, PublicMetrics: f.publicMetrics,
+		TimeWindow: f.timeWindow, PublicMetrics: f.publicMetrics, Web: page,
 	})
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)

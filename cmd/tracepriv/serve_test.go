@@ -80,6 +80,8 @@ func TestServeRefusesBadSetup(t *testing.T) {
 		{[]string{"serve", "--data", dir, "--log-format", "xml"}, "--log-format"},
 		{[]string{"serve", "--data", dir, "--addr", "127.0.0.1:99999"}, "--addr"},
 		{[]string{"serve", "--data", dir, "--time-window", "0.5s"}, "time window"},
+		{[]string{"serve", "--data", dir, "--tiles", "tiles.example.org/{z}/{x}/{y}.png"}, "--tiles"},
+		{[]string{"serve", "--data", dir, "--tiles", "https://tiles.example.org/{z}/{x}.png"}, "{y}"},
 	} {
 		// Subtests in turn: the test sets the environment (t.Setenv).
 		t.Run(strings.Join(c.args[1:], " "), func(t *testing.T) {
@@ -141,6 +143,56 @@ func TestServe(t *testing.T) {
 	}
 	if created.Token == "" || strings.Contains(logs, created.Token) || strings.Contains(logs, admin) {
 		t.Errorf("a token appears in the logs")
+	}
+}
+
+// TestServeTiles: serve --tiles URL serves a page that draws that tile server (the URL in
+// the page) and whose policy allows images from that host and no other; without --tiles the
+// page's policy names no other host.
+func TestServeTiles(t *testing.T) {
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "serve-tiles-admin-token-0123456789")
+	for _, tiles := range []string{"", "http://127.0.0.1:8081/t/{z}/{x}/{y}.png"} {
+		var stdout, stderr syncBuffer
+		root := newRootCmd(&stdout, &stderr)
+		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}
+		if tiles != "" {
+			args = append(args, "--tiles", tiles)
+		}
+		root.SetArgs(args)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- root.ExecuteContext(ctx) }()
+		re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+		var base string
+		for base == "" {
+			if m := re.FindStringSubmatch(stdout.String()); m != nil {
+				base = m[1]
+				break
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("serve stopped before listening: %v\n%s", err, stderr.String())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		r, err := http.Get(base + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		csp := r.Header.Get("Content-Security-Policy")
+		hosts := regexp.MustCompile(`https?://[^\s;]+`).FindAllString(csp, -1)
+		if tiles == "" && len(hosts) != 0 {
+			t.Errorf("without --tiles the policy names %v", hosts)
+		}
+		if tiles != "" && (len(hosts) != 1 || hosts[0] != "http://127.0.0.1:8081" || !strings.Contains(string(page), tiles)) {
+			t.Errorf("--tiles %s: the policy names %v; the page carries it: %v", tiles, hosts, strings.Contains(string(page), tiles))
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve returned %v after a clean stop", err)
+		}
 	}
 }
 

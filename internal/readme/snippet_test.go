@@ -36,7 +36,7 @@ func snippet() {
 	fmt.Println(all.Budget, all.LossFactor, all.LowerBound)
 
 	// End to end: traces, a public prior family, a target; sanitised traces and the
-	// certificate, per person (see sanitize.ExampleTrace, a checked version of this).
+	// certificate, per person (see sanitize.ExampleRelease, a checked version of this).
 	prior, err := gp.ReadPriorFile("prior.json")
 	outs, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
 	fmt.Println(len(outs), cert.EpsilonMax, cert.EpsilonKind, cert.Persons[0].RMSNoiseM)

@@ -14,8 +14,11 @@
 //
 // The page and its assets are embedded, so the server builds with `go build` alone: the page is
 // plain JavaScript and CSS (static/app.js, static/app.css) over Leaflet 1.9.4, vendored from the
-// npm registry into static/vendor/leaflet with its licence (see vendor.sh). The page makes no
-// request beyond its own origin unless the user turns on the optional OpenStreetMap background.
+// npm registry into static/vendor/leaflet with its licence (see vendor.sh). The map's background
+// is a bundled offline layer of public-domain Natural Earth data (static/basemap, made by
+// basemap.sh), so the page makes no request beyond its own origin: a public tile server would
+// learn from each tile where the person looks. New with Options.Tiles draws a self-hosted tile
+// server instead.
 //
 // The page talks to the API of package server on the same origin. It reads the person's id and
 // token from the URL fragment (/#id=ID&token=TOKEN), which a browser never sends to a server, and

@@ -129,7 +129,8 @@ func TestRevalidation(t *testing.T) {
 	}
 }
 
-// TestAssetBudget keeps the page small and the vendored library licensed.
+// TestAssetBudget keeps the page small (the bundled basemap a few MB at most) and the vendored
+// libraries and data licensed.
 func TestAssetBudget(t *testing.T) {
 	var total int64
 	err := filepath.WalkDir("static", func(p string, d fs.DirEntry, err error) error {
@@ -143,25 +144,76 @@ func TestAssetBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total > 1<<20 {
-		t.Errorf("the embedded assets take %d bytes, over the 1 MiB budget", total)
+	if total > 3<<20 {
+		t.Errorf("the embedded assets take %d bytes, over the 3 MiB budget", total)
 	}
-	lic, err := os.ReadFile("static/vendor/leaflet/LICENSE")
-	if err != nil || !strings.Contains(string(lic), "BSD 2-Clause") {
-		t.Errorf("Leaflet's licence is missing: %v", err)
+	for f, want := range map[string]string{
+		"static/vendor/leaflet/LICENSE":         "BSD 2-Clause",
+		"static/vendor/topojson-client/LICENSE": "Permission to use, copy, modify",
+		"static/basemap/SOURCES":                "public domain",
+	} {
+		lic, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(lic), want) {
+			t.Errorf("%s: the licence is missing: %v", f, err)
+		}
 	}
-	// The page's own code makes no request off its origin; the only other host it names is the
-	// opt-in OpenStreetMap tile server.
+	// The page's own code names no other host: by default it requests nothing off its origin.
 	for _, f := range []string{"static/app.js", "static/app.css", "static/index.html"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, u := range regexp.MustCompile(`https?://[^\s'"<)]+`).FindAllString(string(b), -1) {
-			if !strings.HasPrefix(u, "https://tile.openstreetmap.org/") {
-				t.Errorf("%s names %s", f, u)
-			}
+			t.Errorf("%s names %s", f, u)
 		}
+	}
+}
+
+// TestCSPNoOtherHost: by default the page's policy names no host besides its own (a public tile
+// server in img-src would let the page tell it where the person looks); with Options.Tiles it
+// names that one host, in img-src only, and the page carries the template.
+func TestCSPNoOtherHost(t *testing.T) {
+	hostRe := regexp.MustCompile(`https?://\S+`)
+	if hosts := hostRe.FindAllString(web.ContentSecurityPolicy, -1); len(hosts) != 0 {
+		t.Errorf("the default Content-Security-Policy names %v", hosts)
+	}
+	if got := get(t, web.Handler(), "GET", "/", nil).Header.Get("Content-Security-Policy"); got != web.ContentSecurityPolicy {
+		t.Errorf("Handler's policy %q", got)
+	}
+	h, err := web.New(web.Options{Tiles: "https://tiles.example.org:8443/osm/{z}/{x}/{y}.png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := get(t, h, "GET", "/", nil)
+	csp := r.Header.Get("Content-Security-Policy")
+	if hosts := hostRe.FindAllString(csp, -1); len(hosts) != 1 || hosts[0] != "https://tiles.example.org:8443;" ||
+		!strings.Contains(csp, "img-src 'self' data: blob: https://tiles.example.org:8443;") {
+		t.Errorf("with tiles, the policy is %q", csp)
+	}
+	if page := body(t, r); !strings.Contains(page, `<meta name="tracepriv-tiles" content="https://tiles.example.org:8443/osm/{z}/{x}/{y}.png">`) {
+		t.Errorf("the page does not carry the tile template")
+	}
+}
+
+func TestCheckTiles(t *testing.T) {
+	for _, bad := range []string{
+		"tiles.example.org/{z}/{x}/{y}.png",             // no scheme
+		"ftp://tiles.example.org/{z}/{x}/{y}.png",       // not http
+		"https://tiles.example.org/{z}/{x}.png",         // no {y}
+		"https://{s}.tiles.example.org/{z}/{x}/{y}.png", // several hosts
+		"https://u:p@tiles.example.org/{z}/{x}/{y}.png", // credentials in the page
+		"https://tiles.example.org/{z}/{x}/{y}.png?key=1",
+		`https://tiles.example.org/{z}/{x}/{y}.png"><script>`,
+	} {
+		if err := web.CheckTiles(bad); err == nil {
+			t.Errorf("CheckTiles(%q) accepted it", bad)
+		}
+		if _, err := web.New(web.Options{Tiles: bad}); err == nil {
+			t.Errorf("New with Tiles %q accepted it", bad)
+		}
+	}
+	if err := web.CheckTiles("http://127.0.0.1:8081/{z}/{x}/{y}.png"); err != nil {
+		t.Error(err)
 	}
 }
 

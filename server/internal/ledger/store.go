@@ -64,6 +64,7 @@ type Store struct {
 	wdb      *sql.DB // the SQLite writer, one connection
 	opt      Options
 	person   *sql.Stmt // Lookup's statement
+	cred     *sql.Stmt // Credential's statement
 
 	// SQLite durability: the WAL file, the batches committed but not yet
 	// fsynced, and the first fsync failure (sticky).
@@ -153,6 +154,10 @@ func Open(ctx context.Context, dataDir, url string, opt Options) (*Store, error)
 		s.person, err = s.db.PrepareContext(pctx, rebind(s.dialect, lookupQuery))
 	}
 	if err != nil {
+		s.closeDBs()
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if s.cred, err = s.db.PrepareContext(pctx, credentialQuery(s.dialect)); err != nil {
 		s.closeDBs()
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -266,6 +271,9 @@ func (s *Store) closeDBs() error {
 	var err error
 	if s.person != nil {
 		s.person.Close()
+	}
+	if s.cred != nil {
+		s.cred.Close()
 	}
 	if s.wal != nil {
 		s.wal.Close()

@@ -19,7 +19,6 @@
   const FORMATS = { plt: 'plt', csv: 'csv', geojson: 'geojson', json: 'geojson', gpx: 'gpx' };
   const STORE_ID = 'tracepriv.id';
   const STORE_TOKEN = 'tracepriv.token';
-  const STORE_TILES = 'tracepriv.tiles';
   const MAX_ANSWERS = 50;
   // The predictive mechanism's modes (package geoind).
   const MODES = {
@@ -42,7 +41,6 @@
     map: null,
     traceLayer: null,
     queryLayer: null,
-    tileLayer: null,
     queue: Promise.resolve(),
     accuracy: null,
     unit: '',
@@ -391,22 +389,64 @@
     return c;
   }
 
-  function setTiles(on) {
-    if (on && !state.tileLayer) {
-      state.tileLayer = L.tileLayer('https://tile.openstreetmap.org/{z}/{x}/{y}.png', {
-        maxZoom: 19,
-        attribution: '&copy; OpenStreetMap contributors',
-      }).addTo(state.map);
-    } else if (!on && state.tileLayer) {
-      state.map.removeLayer(state.tileLayer);
-      state.tileLayer = null;
+  // basemap draws the map's background. By default it is the bundled Natural Earth layer
+  // (static/basemap, served by this server): a public tile server would learn from each tile
+  // which area the person looks at, which is where they are. A server started with --tiles
+  // names its own tile server in the page's tracepriv-tiles meta element.
+  function basemap(map) {
+    const tiles = (document.querySelector('meta[name="tracepriv-tiles"]') || {}).content || '';
+    const pane = map.createPane('basemap');
+    pane.style.zIndex = 250; // over the tile pane, under the graticule and the traces
+    pane.style.pointerEvents = 'none';
+    if (tiles) {
+      L.tileLayer(tiles, { maxZoom: 19, pane: 'basemap' }).addTo(map);
+      document.body.dataset.basemap = 'tiles';
+      return;
     }
-    localStorage.setItem(STORE_TILES, on ? '1' : '');
+    map.attributionControl.addAttribution('Natural Earth (public domain)');
+    const renderer = L.canvas({ pane: 'basemap', padding: 0.3 });
+    Promise.all([
+      fetch('static/basemap/world.topo.json').then((r) => r.ok ? r.json() : Promise.reject(new Error('world.topo.json: ' + r.status))),
+      fetch('static/basemap/places.geo.json').then((r) => r.ok ? r.json() : Promise.reject(new Error('places.geo.json: ' + r.status))),
+    ]).then(([world, places]) => {
+      const common = { renderer, interactive: false, pane: 'basemap' };
+      L.geoJSON(topojson.feature(world, world.objects.land), Object.assign({
+        style: { color: '#7f9db3', weight: 1, fillColor: '#ecebe2', fillOpacity: 1 },
+      }, common)).addTo(map);
+      // Borders between two countries only (a !== b): coastlines are the land's outline.
+      L.geoJSON(topojson.mesh(world, world.objects.countries, (a, b) => a !== b), Object.assign({
+        style: { color: '#a58fae', weight: 1, dashArray: '4 3', fill: false },
+      }, common)).addTo(map);
+      const labels = L.layerGroup();
+      for (const f of places.features || []) {
+        const c = f.geometry && f.geometry.coordinates;
+        if (!Array.isArray(c) || !isFinite(c[0]) || !isFinite(c[1])) continue;
+        L.circleMarker([c[1], c[0]], Object.assign({
+          radius: 2.5, color: '#4a4f58', weight: 1, fillColor: '#fff', fillOpacity: 1,
+        }, common)).addTo(map);
+        labels.addLayer(L.marker([c[1], c[0]], {
+          interactive: false, keyboard: false, pane: 'basemap',
+          icon: L.divIcon({ className: 'place-label', html: tip(String((f.properties || {}).name || '')), iconSize: null, iconAnchor: [-4, 7] }),
+        }));
+      }
+      // Names only once the map is close enough for them not to pile up.
+      const showLabels = () => {
+        if (map.getZoom() >= 4) labels.addTo(map); else labels.remove();
+      };
+      map.on('zoomend', showLabels);
+      showLabels();
+      document.body.dataset.basemap = 'drawn';
+    }).catch((err) => {
+      // The map still works on the graticule alone.
+      document.body.dataset.basemap = 'failed';
+      console.warn('basemap: ' + err.message);
+    });
   }
 
   function initMap() {
     const map = L.map('map', { worldCopyJump: true, zoomSnap: 0.5 }).setView([20, 0], 2);
     state.map = map;
+    basemap(map);
     makeGraticule(map).addTo(map);
     L.control.scale({ position: 'bottomleft', maxWidth: 160 }).addTo(map);
     legendControl().addTo(map);
@@ -438,11 +478,6 @@
       $('locate-lon').value = p.lng.toFixed(5);
     });
     map.fire('moveend');
-
-    const tiles = $('tiles');
-    tiles.checked = localStorage.getItem(STORE_TILES) === '1';
-    setTiles(tiles.checked);
-    tiles.addEventListener('change', () => setTiles(tiles.checked));
   }
 
   // tracksOf returns the tracks of a GeoJSON object as arrays of [lat, lon]: each LineString

@@ -67,10 +67,17 @@ type exchange struct {
 
 func newService(t *testing.T) *service {
 	t.Helper()
+	return newServiceWeb(t, nil)
+}
+
+// newServiceWeb is newService with page as the server's web page (nil: the default).
+func newServiceWeb(t *testing.T, page http.Handler) *service {
+	t.Helper()
 	srv, err := server.New(context.Background(), server.Options{
 		DataDir:    t.TempDir(),
 		AdminToken: testAdmin,
 		Now:        func() time.Time { return windowStart },
+		Web:        page,
 	})
 	if err != nil {
 		t.Fatal(err)

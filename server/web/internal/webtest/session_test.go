@@ -60,6 +60,9 @@ type session struct {
 	mu       sync.Mutex
 	problems []string // uncaught exceptions, console errors, browser log errors not from the network
 	urls     []string // every URL the page requested
+	// allowed are the URL prefixes besides the page's origin the page may request (a tile
+	// server the test set up).
+	allowed []string
 }
 
 func newSession(t *testing.T, svc *service) *session {
@@ -141,11 +144,22 @@ func (s *session) checkClean() {
 	for _, p := range s.problems {
 		s.t.Errorf("page problem: %s", p)
 	}
+next:
 	for _, u := range s.urls {
-		if !strings.HasPrefix(u, s.svc.ts.URL+"/") && !strings.HasPrefix(u, "data:") && !strings.HasPrefix(u, "blob:") {
-			s.t.Errorf("the page requested %s, off its own origin", u)
+		for _, ok := range append([]string{s.svc.ts.URL + "/", "data:", "blob:"}, s.allowed...) {
+			if strings.HasPrefix(u, ok) {
+				continue next
+			}
 		}
+		s.t.Errorf("the page requested %s, off its own origin", u)
 	}
+}
+
+// requested returns the URLs the page requested so far.
+func (s *session) requested() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.urls...)
 }
 
 func (s *session) do(steps ...chromedp.Action[chromedp.Void]) {
