@@ -19,7 +19,9 @@ func TestSanitizePlacesEveryLengthFlag(t *testing.T) {
 	places := func(v map[string]any) map[string]any {
 		return v["secret_classes"].(map[string]any)["places"].(map[string]any)
 	}
-	rms := func(v map[string]any) float64 { return v["persons"].([]any)[0].(map[string]any)["rms_noise_m"].(float64) }
+	rms := func(v map[string]any) float64 {
+		return v["persons"].([]any)[0].(map[string]any)["rms_noise_m"].(float64)
+	}
 	def := riskRunJSON(t, args("a.plt")...)
 	every := riskRunJSON(t, args("b.plt", "--places-every-length")...)
 	pd, pe := places(def), places(every)
