@@ -493,8 +493,8 @@ func (c *Certificate) Legend() string {
 	// long as the stay (and the stood-still adversary), not the whole
 	// family the line names.
 	places := "places ≤ lengthscale" // stays no longer than the member's lengthscale
-	if sm := c.SecretClasses.Places.ShorterMembers; sm != nil {
-		places = fmt.Sprintf("places ≤ lengthscale (longer: ε ≤ %.2g)", sm.Epsilon) // the real number beside the headline
+	if sp := c.ShorterPlaces(); sp != "" {
+		places += " " + sp // the real number beside the headline
 	}
 	if strings.Contains(c.SecretClasses.Places.Covers, placesEveryMember) {
 		places = "places"
@@ -520,6 +520,18 @@ func (c *Certificate) Legend() string {
 		s += "; NOT PRIVATE"
 	}
 	return s
+}
+
+// ShorterPlaces is the legend's note of the places epsilon against members
+// shorter than the stay (secret_classes.places.shorter_members), as
+// "(longer: ε ≤ 4.6)", or "" when the class states none. A map whose
+// legend cannot hold it can move it to its title.
+func (c *Certificate) ShorterPlaces() string {
+	sm := c.SecretClasses.Places.ShorterMembers
+	if sm == nil || !c.SecretClasses.Places.Covered {
+		return ""
+	}
+	return fmt.Sprintf("(longer: ε ≤ %.2g)", sm.Epsilon)
 }
 
 // ReadPrior reads a prior file and, when it is there, the private corpus
