@@ -227,3 +227,32 @@ func posDef(sigma mat.Symmetric, idx []int) bool {
 	var ch mat.Cholesky
 	return ch.Factorize(k)
 }
+
+// The headline's places class states the largest shorter-members epsilon
+// over the persons, whichever person sets the class's own epsilon, and
+// none once a person's places are not covered.
+func TestShorterMembersHeadline(t *testing.T) {
+	t.Parallel()
+	person := func(eps, shorter float64) SecretClasses {
+		c := SecretClasses{Places: ClassCertificate{Covered: true, Epsilon: eps, Covers: "x"}}
+		if shorter > 0 {
+			c.Places.ShorterMembers = &ShorterMembers{Epsilon: shorter, Kind: EpsilonUpperBound}
+		}
+		return c
+	}
+	var h SecretClasses
+	for _, p := range []SecretClasses{person(1, 3), person(1.2, 2), person(0.9, 0)} {
+		h.worse(p)
+	}
+	if h.Places.Epsilon != 1.2 || h.Places.ShorterMembers == nil || h.Places.ShorterMembers.Epsilon != 3 {
+		t.Errorf("headline places %+v, shorter members %+v; want epsilon 1.2 and shorter members 3", h.Places, h.Places.ShorterMembers)
+	}
+	h.worse(SecretClasses{Places: ClassCertificate{NotCovered: "y"}})
+	if h.Places.Covered || h.Places.ShorterMembers != nil {
+		t.Errorf("a person's uncovered places leave the headline %+v", h.Places)
+	}
+	c := &Certificate{SecretClasses: person(1, 3.14)}
+	if got := c.ShorterPlaces(); got != "(longer: ε ≤ 3.1)" {
+		t.Errorf("ShorterPlaces %q", got)
+	}
+}

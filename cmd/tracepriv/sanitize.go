@@ -116,6 +116,8 @@ and --out settles what it left pending. See docs/ledger.md.`,
   tracepriv sanitize --in demo-output/sample.gpx --out sample.sanitised.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
   tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 100 --secrets '2024-03-12T00:05:22Z'
+  # stays certified against every Matérn member, also those shorter than the stay (more noise)
+  tracepriv sanitize --in demo-output/sample.gpx --out every.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --places-every-length
   # one person's folder (every file below it is theirs), and a corpus (one person per child folder)
   tracepriv sanitize --in internal/sample/synth-1 --out released-1 --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample --corpus --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
