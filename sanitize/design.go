@@ -186,14 +186,15 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 	switch {
 	case nd.PlacesEveryLength && nd.PlacesEveryScale > 1:
 		fmt.Fprintf(&b, "Places against members shorter than the window too (PlacesEveryLength): the bound on every window of up to the person's span against every Matérn member of the family "+
-			"(cip.PlaceConditionalBound) needed the whole noise scaled by %.4g. ", nd.PlacesEveryScale)
+			"(cip.PlaceConditionalBound) needed the whole noise's variance scaled by %.4g. ", nd.PlacesEveryScale)
 	case nd.PlacesEveryLength:
 		b.WriteString("Places against members shorter than the window too: the bound on every window of up to the person's span against every Matérn member of the family " +
 			"(cip.PlaceConditionalBound) is within the target without more noise. ")
 	case nd.ShorterPlaceLossFactor > 0:
 		fmt.Fprintf(&b, "Places against members shorter than the window are not within the target: under this noise the bound on every window of up to the person's span against every Matérn member "+
-			"(cip.PlaceConditionalBound) is epsilon %.4g (secret_classes.places.shorter_members); PlacesEveryLength (--places-every-length) would scale the noise by %.4g to bring it within the target. ",
-			opt.Lambda/2*opt.Radius*opt.Radius*nd.ShorterPlaceLossFactor, opt.Lambda/2*opt.Radius*opt.Radius*nd.ShorterPlaceLossFactor/opt.Epsilon)
+			"(cip.PlaceConditionalBound) is epsilon %.4g (secret_classes.places.shorter_members); PlacesEveryLength (--places-every-length) would scale the noise's variance by %.4g (its RMS by %.3g) to bring it within the target. ",
+			opt.Lambda/2*opt.Radius*opt.Radius*nd.ShorterPlaceLossFactor, opt.Lambda/2*opt.Radius*opt.Radius*nd.ShorterPlaceLossFactor/opt.Epsilon,
+			math.Sqrt(opt.Lambda/2*opt.Radius*opt.Radius*nd.ShorterPlaceLossFactor/opt.Epsilon))
 	}
 	switch {
 	case opt.PointsOnly:
