@@ -524,7 +524,7 @@ func (c *Certificate) Legend() string {
 
 // ShorterPlaces is the legend's note of the places epsilon against members
 // shorter than the stay (secret_classes.places.shorter_members), as
-// "(longer: ε ≤ 4.6)", or "" when the class states none. A map whose
+// "(longer: ε ≤ 3)", or "" when the class states none. A map whose
 // legend cannot hold it can move it to its title.
 func (c *Certificate) ShorterPlaces() string {
 	sm := c.SecretClasses.Places.ShorterMembers
