@@ -42,6 +42,12 @@ import (
 //     vertex of that box: the modulus is convex in c). These bounds on the
 //     derivatives are measured, not proved (see PlaceSlopeBounds).
 //
+//  5. Above a split frequency w_s the window's phase is averaged rather
+//     than taken at its worst: |h^|^2 = |alpha|^2 + |beta|^2 + 2 Re(alpha
+//     conj(beta) e^{iwT}), whose first part is half the worst case and
+//     whose second, integrated by parts, is O(1/T) (placeHigh). Every w_s
+//     gives a bound; the least is taken.
+//
 // The integral is bounded above on a geometric frequency grid, where the
 // noise density D decreases: on a cell [w_i, w_{i+1}] the numerator is at
 // most its bound at w_i and 1/D at most 1/D(w_{i+1}); beyond the grid the
@@ -202,6 +208,40 @@ type placeTable struct {
 	psiAbs    []float64
 	u2g       []float64   // suffix suprema of u^2 g
 	u2q       [][]float64 // suffix suprema of u^2 q_j
+	// sTau and sPsi are s tau(s) and s psi_j(s) times mu_j: |d/du| of
+	// the tails' transforms is at most their derivBound (placeHigh).
+	sTau expPoly
+	sPsi []expPoly
+}
+
+// mulS returns s p(s).
+func (p expPoly) mulS() expPoly {
+	q := make(expPoly, len(p))
+	for i, t := range p {
+		q[i] = epTerm{t.c, t.n + 1, t.a}
+	}
+	return q
+}
+
+// derivBound returns sum |c| n!/|a + i u|^(n+1), at least |p^(u)| and
+// decreasing in u >= 0 (each term is): with p = s tau(s), a bound on
+// |d tau^/du| over u' >= u.
+func (p expPoly) derivBound(u float64) float64 {
+	v := 0.0
+	for _, t := range p {
+		v += math.Abs(t.c) * factorial(t.n) / math.Pow(t.a*t.a+u*u, float64(t.n+1)/2)
+	}
+	return v
+}
+
+// slopeDerivBound bounds |d/du| of the tail's transform, tau^ plus the
+// derivative responses in their box, over u' >= u.
+func (t *placeTable) slopeDerivBound(u float64) float64 {
+	v := t.sTau.derivBound(u)
+	for _, p := range t.sPsi {
+		v += p.derivBound(u)
+	}
+	return v
 }
 
 var (
@@ -223,7 +263,7 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 	if !ok {
 		return nil, false
 	}
-	t := &placeTable{u0: 1e-8, ratio: 1.0005, tauAbs: tau.absIntegral()}
+	t := &placeTable{u0: 1e-8, ratio: 1.0005, tauAbs: tau.absIntegral(), sTau: tau.mulS()}
 	n := int(math.Ceil(math.Log(1e16)/math.Log(t.ratio))) + 1
 	g := make([]float64, n)
 	av, bv := make([]float64, n), make([]float64, n)
@@ -231,6 +271,9 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 	// lie in the box |c_j| <= mu_j, and |sum c_j psi_j^| is convex in c,
 	// so its supremum is at a vertex of the box.
 	mu := PlaceSlopeBounds(kernel)
+	for j := range psi {
+		t.sPsi = append(t.sPsi, psi[j].mulS().scale(mu[j]))
+	}
 	var qs [][]float64
 	if len(psi) > 0 {
 		qs = [][]float64{make([]float64, n)}
@@ -440,20 +483,22 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 	}
 	// Frequency cells [w, w1] with weights (w1 - w)/D(w1) (D decreases).
 	ratio := placeWRatio
-	var ws, weights []float64
+	var ws, weights, invD []float64
 	for w := w0; w < wMax; w *= ratio {
 		w1 := math.Min(w*ratio, wMax)
 		ws = append(ws, w)
+		invD = append(invD, 1/density(w))
 		weights = append(weights, (w1-w)/density(w1))
 	}
 	ws = append(ws, wMax)
+	invD = append(invD, 1/density(wMax))
 	d0 := w0 / density(w0)
 	worst := 0.0
 	// Members in lengthscale cells [l0, l1] of ratio 1.25: suprema over a
 	// cell are close to every member's own value.
 	for l0 := lMin; ; l0 *= placeLRatio {
 		l1 := math.Min(l0*placeLRatio, lMax)
-		worst = math.Max(worst, placeIntegral(tab, mu, l0, l1, tMax, ws, weights, d0))
+		worst = math.Max(worst, placeIntegral(tab, mu, l0, l1, tMax, ws, weights, invD, d0))
 		if l1 >= lMax {
 			break
 		}
@@ -475,8 +520,10 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 // each frequency cell, |h^| <= |h0^| + both sides' derivative responses,
 // |h0^| at most the T-free (4/w^2) g, the cap T + 2 int tail, and |A|
 // sup|sin| + |B| over the cell's phases wT/2 for T in a duration cell of
-// ratio 1.02; the largest over the duration cells.
-func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights []float64, d0 float64) float64 {
+// ratio placeTRatio; above a split frequency the phase is averaged
+// instead (placeHigh), and the least total over the split points is the
+// duration cell's bound; the largest over the duration cells.
+func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64 {
 	n := len(weights)
 	g, a, b, sl := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	cj := make([]float64, len(mu))
@@ -495,27 +542,75 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 			sl[i] += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*tab.qSup(j, u1, u2)/(w*w)))
 		}
 	}
+	hi := newPlaceHigh(tab, l0, l1, ws, weights, invD, g, sl)
 	worst := 0.0
 	tLo := 0.0
 	for tHi := math.Min(0.1*l0, tMax); ; tHi = math.Min(tHi*placeTRatio, tMax) {
 		cap0 := tHi + 2*l1*tab.tauAbs
 		m := cap0 + slopes0
-		sum := m * m * d0
+		low := m * m * d0
+		best := math.Inf(1)
 		for i := range n {
+			if tLo > 0 {
+				best = math.Min(best, low+hi.bound(i, tLo))
+			}
 			main := math.Min(cap0*cap0, g[i])
 			if ph := a[i]*maxAbsSin(ws[i]*tLo/2, ws[i+1]*tHi/2) + b[i]; ph*ph < main {
 				main = ph * ph
 			}
 			m := math.Sqrt(main) + sl[i]
-			sum += m * m * weights[i]
+			low += m * m * weights[i]
 		}
-		worst = math.Max(worst, sum)
+		worst = math.Max(worst, math.Min(best, low))
 		if tHi >= tMax {
 			break
 		}
 		tLo = tHi
 	}
 	return worst
+}
+
+// placeHigh bounds int_{w_s}^{wMax} |h^|^2/D for every window of duration
+// T >= tLo > 0 by averaging the window's phase. With a = wT/2 and the
+// window centred at 0, h^ = 2 sin(a)/w + e^{-ia} R + e^{ia} conj(L), R and
+// L the transforms of the right and left tails (the member's extension
+// and its derivative responses), so
+//
+//	h^ = e^{ia} alpha + e^{-ia} beta,  alpha = 1/(iw) + conj(L),  beta = R - 1/(iw),
+//	|h^|^2 = |alpha|^2 + |beta|^2 + 2 Re(alpha conj(beta) e^{iwT}).
+//
+// |alpha| and |beta| are at most m = rho + s1 on a cell: rho = |tau^ -
+// 1/(iw)| = sqrt(A^2 + B^2)/2 <= sqrt(g)/2 and s1 one side's derivative
+// response, sl/2; the first part integrates to at most sum 2 m^2 (w_{i+1}
+// - w_i)/D(w_{i+1}). Integrating the second by parts, with G = alpha
+// conj(beta)/D, |int G e^{iwT}| <= (|G(w_s)| + |G(wMax)| + int |G'|)/T,
+// and |G'| <= (|alpha'| |beta| + |alpha| |beta'|)/D + |alpha| |beta|
+// (1/D)' (1/D increases), with |alpha'|, |beta'| <= 1/w^2 + l^2 |d/du (tau^
+// + sum c_j psi_j^)(u)| <= 1/w^2 + l1^2 slopeDerivBound(w l0) on the cell
+// (u = w l; the bound decreases in u). Suffix sums over the cells give the
+// bound for every split s in O(1).
+type placeHigh struct {
+	avg, tv, m2, invD []float64
+}
+
+func newPlaceHigh(tab *placeTable, l0, l1 float64, ws, weights, invD, g, sl []float64) *placeHigh {
+	n := len(weights)
+	h := &placeHigh{avg: make([]float64, n+1), tv: make([]float64, n+1), m2: make([]float64, n), invD: invD}
+	for i := n - 1; i >= 0; i-- {
+		m := (math.Sqrt(g[i]) + sl[i]) / 2
+		h.m2[i] = m * m
+		d := 1/(ws[i]*ws[i]) + l1*l1*tab.slopeDerivBound(ws[i]*l0)
+		h.avg[i] = h.avg[i+1] + 2*h.m2[i]*weights[i]
+		h.tv[i] = h.tv[i+1] + 2*m*d*weights[i] + h.m2[i]*math.Max(invD[i+1]-invD[i], 0)
+	}
+	return h
+}
+
+// bound returns the bound for the cells s, s+1, ... and every T >= tLo.
+func (h *placeHigh) bound(s int, tLo float64) float64 {
+	n := len(h.m2)
+	edges := h.m2[s]*h.invD[s] + h.m2[n-1]*h.invD[n]
+	return h.avg[s] + 2*(edges+h.tv[s])/tLo
 }
 
 // maxAbsSin returns the largest |sin a| over a in [a1, a2].

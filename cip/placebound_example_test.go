@@ -24,5 +24,5 @@ func ExamplePlaceConditionalBound() {
 	// The bound scales as 1/c when every weight is multiplied by c: with
 	// weights in m^2, eps = lambda/2 r^2 b/c.
 	fmt.Printf("loss factor at most %.3g per unit weight\n", b)
-	// Output: loss factor at most 1.6 per unit weight
+	// Output: loss factor at most 1.13 per unit weight
 }

@@ -60,7 +60,10 @@ func BenchmarkTrace1000(b *testing.B) {
 // the per-point design against the
 // short RBF family earlier versions bundled (8.6-35.3 s, which left places
 // exposed), and with a single prior at the bundled nominal member. It
-// reports the RMS displacement per point of each.
+// reports the RMS displacement per point of each, and the epsilon of
+// places against members shorter than the stay the release states
+// (places.shorter_members; 0 when the places class covers them or places
+// are not protected).
 func BenchmarkNoiseCost(b *testing.B) {
 	t := benchTrace(b, 1000)
 	fam := bundledPrior(b)
@@ -74,15 +77,21 @@ func BenchmarkNoiseCost(b *testing.B) {
 		{"old-rbf-family-points-only", old, true, false}, {"single-nominal-points-only", single, true, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			opt := Options{Prior: c.prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Secure(), PointsOnly: c.pointsOnly, PlacesEveryLength: c.every}
-			var rms float64
+			var rms, shorter float64
 			for b.Loop() {
 				_, cert, err := Trace(t, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
 				rms = cert.Persons[0].RMSNoiseM
+				if sm := cert.SecretClasses.Places.ShorterMembers; sm != nil {
+					shorter = sm.Epsilon
+				}
 			}
 			b.ReportMetric(rms, "rms_m")
+			// The places epsilon the release states against members
+			// shorter than the stay (0: covered, or places not protected).
+			b.ReportMetric(shorter, "shorter_eps")
 		})
 	}
 }

@@ -44,7 +44,27 @@ type ClassCertificate struct {
 	Covers string `json:"covers"`
 	// NotCovered states what the class leaves out, if anything.
 	NotCovered string `json:"not_covered,omitempty"`
+	// ShorterMembers, on a places class certified only against members at
+	// least as long as the window (the default), states the epsilon of
+	// every window against the members shorter than it: what NotCovered
+	// leaves out, as a number beside the headline (not in epsilon_max).
+	ShorterMembers *ShorterMembers `json:"shorter_members,omitempty"`
 	// Meaning says what Epsilon means to a person.
+	Meaning Meaning `json:"meaning"`
+}
+
+// ShorterMembers is the loss of any contiguous window moved rigidly by up
+// to radius_m against the Matérn members of the family of every lengthscale
+// up to the person's span, conditioning on the window, under the noise
+// released (cip.PlaceConditionalBound): a proven upper bound for Matérn
+// 1/2 members, resting for Matérn 3/2 and 5/2 members on slope bounds that
+// were measured, not proven (cip.PlaceSlopeBounds).
+type ShorterMembers struct {
+	Epsilon    float64 `json:"epsilon"`
+	LossFactor float64 `json:"loss_factor"`
+	// Kind is "upper_bound".
+	Kind    string  `json:"kind"`
+	Covers  string  `json:"covers"`
 	Meaning Meaning `json:"meaning"`
 }
 
@@ -158,43 +178,61 @@ func (d *designer) classDesign(nd *NoiseDesign, ts []float64, t float64) {
 // PlacesEveryLength holds (Legend looks for it).
 const placesEveryMember = "every Matérn member of prior_family (1/2, 3/2, 5/2)"
 
-// placesEveryLength certifies places against the conditioning members of
-// every lengthscale, windows of any duration (cip.PlaceConditionalBound
-// under the envelope's noise, Envelope.PlaceBound: the route component
-// only lowers the loss), and scales the noise, the envelope and the route
-// component together, until that bound meets the target t. It then replaces the bound for members at least as long as
-// the window (it covers those windows too). Kernels without a Markov form
-// (RBF) stay uncovered, as the envelope's PlaceFactor says; with no
-// Matérn 1/2 component in the envelope the bound does not apply and the
-// class keeps the members at least as long as the window.
-func (d *designer) placesEveryLength(nd *NoiseDesign, ts []float64, t float64) {
-	if !d.opt.PlacesEveryLength || !nd.PlacesCovered || d.env == nil || d.env.Proportional || len(ts) == 0 {
-		return
-	}
-	if !cip.HasMatern12(d.env.Components) {
-		return
+// placeBoundEvery returns the largest cip.PlaceConditionalBound, over the
+// family's Matérn kernels, of a window of up to the person's span against
+// members of every lengthscale up to that span, under the envelope noise
+// at nd.Alpha (Envelope.PlaceBound; the route component only lowers the
+// loss), and false when no bound applies: no Matérn 1/2 component in the
+// noise, no Matérn kernel, or every member longer than the span (those are
+// at least as long as every window: PlaceFactor's bound covers them).
+// Kernels without a Markov form (RBF) stay uncovered, as the envelope's
+// PlaceFactor says.
+func (d *designer) placeBoundEvery(nd *NoiseDesign, ts []float64) (float64, bool) {
+	if !nd.PlacesCovered || d.env == nil || d.env.Proportional || len(ts) == 0 || !cip.HasMatern12(d.env.Components) {
+		return 0, false
 	}
 	span := ts[len(ts)-1] - ts[0]
 	if !(span > 0) {
 		span = 1 // one time: a window of one point
 	}
-	b := 0.0
+	b, any := 0.0, false
 	for _, k := range d.env.Family.Kernels {
-		if _, ok := cip.PlaceNorm(k.Kernel, 1); !ok {
-			continue // uncovered already (PlacesUncovered)
-		}
-		// Members longer than the person's span are at least as long as
-		// every window: PlaceFactor's bound covers them.
-		if k.LengthscaleMin > span {
+		if _, ok := cip.PlaceNorm(k.Kernel, 1); !ok || k.LengthscaleMin > span {
 			continue
 		}
 		v, err := d.env.PlaceBound(k, span)
 		if err != nil {
-			return // keep the members at least as long as the window
+			return 0, false
 		}
-		b = math.Max(b, v/nd.Alpha)
+		b, any = math.Max(b, v/nd.Alpha), true
+	}
+	return b, any
+}
+
+// placesEveryLength certifies places against the conditioning members of
+// every lengthscale, windows of any duration (placeBoundEvery), and
+// scales the noise, the envelope and the route component together, until
+// that bound meets the target t. It then replaces the bound for members at
+// least as long as the window (it covers those windows too). Without
+// PlacesEveryLength it only states the bound under the default noise
+// (NoiseDesign.ShorterPlaceLossFactor): what the places class does not
+// cover, as a number.
+func (d *designer) placesEveryLength(nd *NoiseDesign, ts []float64, t float64) {
+	b, ok := d.placeBoundEvery(nd, ts)
+	if !ok {
+		return
 	}
 	nd.PlacesEveryScale = 1
+	if !d.opt.PlacesEveryLength {
+		if b <= nd.PlaceLossFactor {
+			// The default noise already meets its own places bound for
+			// every member (a person's span of a few lengthscales).
+			nd.PlacesEveryLength = true
+			return
+		}
+		nd.ShorterPlaceLossFactor = b
+		return
+	}
 	if b > t {
 		scale := b / t * (1 + 1e-12)
 		nd.PlacesEveryScale = scale
@@ -251,6 +289,16 @@ func (d *designer) classes(nd *NoiseDesign, pointsFactor, pointsEps float64) Sec
 	case nd.PlacesCovered:
 		pl.Covers += ", and against every member of prior_family whose lengthscale is at least the window's duration, conditioning on the window (spectral domination and the RKHS norm of a constant, cip.PlaceFactor)"
 	}
+	if f := nd.ShorterPlaceLossFactor; f > 0 {
+		e := eps(f)
+		pl.ShorterMembers = &ShorterMembers{Epsilon: e, LossFactor: f, Kind: EpsilonUpperBound, Meaning: MeaningOf(e, opt.Lambda, opt.Radius),
+			Covers: "any contiguous window of up to the person's span moved rigidly by up to radius_m, against " + placesEveryMember + " of every lengthscale in its range " +
+				"(including those shorter than the window, which the class's epsilon does not cover), conditioning on the window, under the noise released " +
+				"(cip.PlaceConditionalBound: proven for Matérn 1/2 members; for Matérn 3/2 and 5/2 members it uses slope bounds at a window's ends that were measured numerically, not proven, " +
+				"docs/robust-cip.md section 5); PlacesEveryLength (--places-every-length) raises the noise until it is within the target"}
+		unc := fmt.Sprintf("members of prior_family shorter than the window: epsilon up to %.3g (shorter_members)", e)
+		nd.PlacesUncovered = append([]string{unc}, nd.PlacesUncovered...)
+	}
 	if len(nd.PlacesUncovered) > 0 {
 		pl.NotCovered = fmt.Sprint(nd.PlacesUncovered)
 		if len(nd.PlacesUncovered) == 1 {
@@ -279,6 +327,17 @@ func (c SecretClasses) Max() float64 {
 
 // worse sets c to the class-wise worst of c and o (for the headline).
 func (c *SecretClasses) worse(o SecretClasses) {
+	// A person's stays against shorter members: the largest over the
+	// persons, whichever person's class the headline takes.
+	sm := c.Places.ShorterMembers
+	if b := o.Places.ShorterMembers; b != nil && (sm == nil || b.Epsilon > sm.Epsilon) {
+		sm = b
+	}
+	defer func() {
+		if c.Places.Covered {
+			c.Places.ShorterMembers = sm
+		}
+	}()
 	for _, p := range []struct{ a, b *ClassCertificate }{{&c.Points, &o.Points}, {&c.Places, &o.Places}, {&c.Route, &o.Route}} {
 		switch {
 		case p.a.Covers == "" && p.a.NotCovered == "": // not set yet
@@ -442,6 +501,9 @@ func (c *Certificate) Legend() string {
 	// long as the stay (and the stood-still adversary), not the whole
 	// family the line names.
 	places := "places ≤ lengthscale" // stays no longer than the member's lengthscale
+	if sp := c.ShorterPlaces(); sp != "" {
+		places += " " + sp // the real number beside the headline
+	}
 	if strings.Contains(c.SecretClasses.Places.Covers, placesEveryMember) {
 		places = "places"
 	}
@@ -466,6 +528,18 @@ func (c *Certificate) Legend() string {
 		s += "; NOT PRIVATE"
 	}
 	return s
+}
+
+// ShorterPlaces is the legend's note of the places epsilon against members
+// shorter than the stay (secret_classes.places.shorter_members), as
+// "(longer: ε ≤ 3)", or "" when the class states none. A map whose
+// legend cannot hold it can move it to its title.
+func (c *Certificate) ShorterPlaces() string {
+	sm := c.SecretClasses.Places.ShorterMembers
+	if sm == nil || !c.SecretClasses.Places.Covered {
+		return ""
+	}
+	return fmt.Sprintf("(longer: ε ≤ %.2g)", sm.Epsilon)
 }
 
 // ReadPrior reads a prior file and, when it is there, the private corpus

@@ -55,6 +55,11 @@ type NoiseDesign struct {
 	// PlacesEveryScale is the factor by which PlacesEveryLength scaled the
 	// noise (1 when the bound already met the target).
 	PlacesEveryScale float64
+	// ShorterPlaceLossFactor is, when places are certified only against
+	// members at least as long as the window, the bound of
+	// cip.PlaceConditionalBound on every window against the Matérn members
+	// of every lengthscale under this noise (0 when none applies).
+	ShorterPlaceLossFactor float64
 
 	targets, minEigen []float64
 }
@@ -178,9 +183,18 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 		fmt.Fprintf(&b, "Places: a window of the trace moved rigidly must stay hidden from an adversary who conditions on it under a member at least as long as the window; "+
 			"that needs up to %.4gx a basic secret's noise (cip.PlaceFactor), which the envelope's shape includes (a factor of %.4g remains for its scale). ", raw, p)
 	}
-	if nd.PlacesEveryLength {
+	switch {
+	case nd.PlacesEveryLength && nd.PlacesEveryScale > 1:
 		fmt.Fprintf(&b, "Places against members shorter than the window too (PlacesEveryLength): the bound on every window of up to the person's span against every Matérn member of the family "+
-			"(cip.PlaceConditionalBound) needed the whole noise scaled by %.4g. ", nd.PlacesEveryScale)
+			"(cip.PlaceConditionalBound) needed the whole noise's variance scaled by %.4g. ", nd.PlacesEveryScale)
+	case nd.PlacesEveryLength:
+		b.WriteString("Places against members shorter than the window too: the bound on every window of up to the person's span against every Matérn member of the family " +
+			"(cip.PlaceConditionalBound) is within the target without more noise. ")
+	case nd.ShorterPlaceLossFactor > 0:
+		fmt.Fprintf(&b, "Places against members shorter than the window are not within the target: under this noise the bound on every window of up to the person's span against every Matérn member "+
+			"(cip.PlaceConditionalBound) is epsilon %.4g (secret_classes.places.shorter_members); PlacesEveryLength (--places-every-length) would scale the noise's variance by %.4g (its RMS by %.3g) to bring it within the target. ",
+			opt.Lambda/2*opt.Radius*opt.Radius*nd.ShorterPlaceLossFactor, opt.Lambda/2*opt.Radius*opt.Radius*nd.ShorterPlaceLossFactor/opt.Epsilon,
+			math.Sqrt(opt.Lambda/2*opt.Radius*opt.Radius*nd.ShorterPlaceLossFactor/opt.Epsilon))
 	}
 	switch {
 	case opt.PointsOnly:

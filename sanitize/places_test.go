@@ -22,18 +22,22 @@ import (
 // 001-007): 1,477 fixes over 4.4 hours at 1-5 s.
 //
 // Falsifier (also in -short): a 90-minute, 997-point stay against the
-// family's shortest Matérn 5/2 member (92.6 s, its least variance). The
+// family's shortest Matérn 5/2 member (20 s, its least variance). The
 // default release certifies places only against members at least as long
 // as the window, and the stay's exact loss, recomputed densely from the
 // certificate's noise, is above its certified place epsilon (the negative
-// control: the finding); with PlacesEveryLength it is within.
+// control: the finding), but within the epsilon against shorter
+// members the default states beside it (places.shorter_members); with
+// PlacesEveryLength it is within the place epsilon.
 //
 // The done-when (skipped in -short): with PlacesEveryLength, stays
 // of 30, 50 and 90 minutes against every kernel of the family at the ends
 // and the geometric middle of its lengthscale range (shorter and longer
 // than the stay), and basic secrets under the same members, are within
 // the certified place and point epsilons, by independent dense (E1)
-// recomputation from the noise the certificate states.
+// recomputation from the noise the certificate states; under the
+// default's noise the same stays are within its place epsilon (members at
+// least as long as the stay) or its stated shorter_members epsilon.
 func TestPlacesEveryLength(t *testing.T) {
 	t.Parallel()
 	const file = "../../shared/data/geolife/000/20081028003826.plt"
@@ -98,8 +102,28 @@ func TestPlacesEveryLength(t *testing.T) {
 		t.Errorf("negative control: the default release's %d-point, %.0f-minute stay under Matérn 5/2 at %.1f s has epsilon %.4g, within its certified %.4g: the finding is not reproduced",
 			len(long), (ts[long[len(long)-1]]-ts[long[0]])/60, m52.LengthscaleMin, eOld, oldPlaces.Epsilon)
 	}
+	// The default states the stays' real number beside the headline: a
+	// bound against the members shorter than the window, which the stay's
+	// exact loss must not exceed (and, the negative control above, does
+	// exceed the headline's place epsilon).
+	sm := oldPlaces.ShorterMembers
+	if sm == nil || sm.Kind != EpsilonUpperBound || sm.Epsilon <= oldPlaces.Epsilon {
+		t.Fatalf("the default's places class does not state the epsilon against shorter members: %+v", oldPlaces)
+	}
+	if eOld > sm.Epsilon*tol {
+		t.Errorf("default release: the stay's exact epsilon %.4g is above the stated bound against shorter members %.4g", eOld, sm.Epsilon)
+	}
+	if hd := oldCert.SecretClasses.Places.ShorterMembers; hd == nil || hd.Epsilon != sm.Epsilon ||
+		!strings.Contains(oldCert.Guarantee, "Except places against members shorter than the window") ||
+		!strings.Contains(oldCert.Legend(), "longer: ε ≤") || !strings.Contains(oldPlaces.NotCovered, "shorter_members") {
+		t.Errorf("the headline does not carry the shorter members' epsilon: %+v; guarantee %q; legend %q; not covered %q", hd, oldCert.Guarantee, oldCert.Legend(), oldPlaces.NotCovered)
+	}
+	t.Logf("default: stated epsilon against shorter members %.4g (upper bound over every window up to the person's span, cip.PlaceConditionalBound)", sm.Epsilon)
 	cert, g := release(true)
 	pc := cert.Persons[0]
+	if pc.SecretClasses.Places.ShorterMembers != nil {
+		t.Errorf("PlacesEveryLength covers the shorter members, yet states them apart: %+v", pc.SecretClasses.Places.ShorterMembers)
+	}
 	c := pc.SecretClasses
 	if !c.Places.Covered || cert.PriorCoverage != PriorIndependent {
 		t.Fatalf("places %+v, coverage %q", c.Places, cert.PriorCoverage)
@@ -163,6 +187,18 @@ func TestPlacesEveryLength(t *testing.T) {
 				if e > c.Places.Epsilon*tol {
 					t.Errorf("stay of %.0f minutes under %s at %.0f s: epsilon %.4g above the certified %.4g", (ts[s[len(s)-1]]-ts[s[0]])/60, kernel, l, e, c.Places.Epsilon)
 				}
+				// The default's noise: within its places epsilon for a
+				// member at least as long as the stay, within the stated
+				// bound against shorter members otherwise.
+				eo := rigidLoss(t, sigma, oldG, s, 2, 100)
+				bound := oldPlaces.Epsilon
+				if l < ts[s[len(s)-1]]-ts[s[0]] {
+					bound = sm.Epsilon
+				}
+				worst["default "+key] = math.Max(worst["default "+key], eo)
+				if eo > bound*tol {
+					t.Errorf("default release, stay of %.0f minutes under %s at %.0f s: epsilon %.4g above the stated %.4g", (ts[s[len(s)-1]]-ts[s[0]])/60, kernel, l, eo, bound)
+				}
 			}
 			lf, err := cip.LossFactors(sigma, g, points)
 			if err != nil {
@@ -177,7 +213,7 @@ func TestPlacesEveryLength(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("largest independent epsilons %v; certified points %.3g, places %.3g, route %.3g", worst, c.Points.Epsilon, c.Places.Epsilon, c.Route.Epsilon)
+	t.Logf("largest independent epsilons %v; certified points %.3g, places %.3g, route %.3g; default: places %.3g, shorter members %.3g", worst, c.Points.Epsilon, c.Places.Epsilon, c.Route.Epsilon, oldPlaces.Epsilon, sm.Epsilon)
 }
 
 // posDef reports whether sigma[S,S] has a Cholesky factorisation.
@@ -190,4 +226,33 @@ func posDef(sigma mat.Symmetric, idx []int) bool {
 	}
 	var ch mat.Cholesky
 	return ch.Factorize(k)
+}
+
+// The headline's places class states the largest shorter-members epsilon
+// over the persons, whichever person sets the class's own epsilon, and
+// none once a person's places are not covered.
+func TestShorterMembersHeadline(t *testing.T) {
+	t.Parallel()
+	person := func(eps, shorter float64) SecretClasses {
+		c := SecretClasses{Places: ClassCertificate{Covered: true, Epsilon: eps, Covers: "x"}}
+		if shorter > 0 {
+			c.Places.ShorterMembers = &ShorterMembers{Epsilon: shorter, Kind: EpsilonUpperBound}
+		}
+		return c
+	}
+	var h SecretClasses
+	for _, p := range []SecretClasses{person(1, 3), person(1.2, 2), person(0.9, 0)} {
+		h.worse(p)
+	}
+	if h.Places.Epsilon != 1.2 || h.Places.ShorterMembers == nil || h.Places.ShorterMembers.Epsilon != 3 {
+		t.Errorf("headline places %+v, shorter members %+v; want epsilon 1.2 and shorter members 3", h.Places, h.Places.ShorterMembers)
+	}
+	h.worse(SecretClasses{Places: ClassCertificate{NotCovered: "y"}})
+	if h.Places.Covered || h.Places.ShorterMembers != nil {
+		t.Errorf("a person's uncovered places leave the headline %+v", h.Places)
+	}
+	c := &Certificate{SecretClasses: person(1, 3.14)}
+	if got := c.ShorterPlaces(); got != "(longer: ε ≤ 3.1)" {
+		t.Errorf("ShorterPlaces %q", got)
+	}
 }

@@ -582,6 +582,10 @@ func guarantee(c *Certificate) string {
 		"within %g m of each other per location (Meehan and Chaudhuri's conditional inferential privacy). "+
 		"Releasing the same person again composes: the epsilons add.",
 		who, c.PriorFamily, kind, c.EpsilonMax, c.Lambda, c.RadiusM)
+	if sm := c.SecretClasses.Places.ShorterMembers; sm != nil && c.SecretClasses.Places.Covered {
+		s += fmt.Sprintf(" Except places against members shorter than the window: an adversary conditioning on a window (a stay) under a member of prior_family whose lengthscale is shorter "+
+			"than the window's duration changes its belief by at most %.4g (secret_classes.places.shorter_members; not in epsilon_max).", sm.Epsilon)
+	}
 	if len(over) > 0 {
 		lead := fmt.Sprintf("NOT COVERED: %s (person %s): no epsilon is certified for them. ", priorOverlapText, strings.Join(over, ", "))
 		s = lead + s

@@ -96,6 +96,10 @@ crypto/rand, like every release.`,
 				// title, which does.
 				label := strings.Replace(cert.Legend(), " against "+cert.FamilyLine(), "", 1)
 				title := "CIP sanitisation: every point, place and route a secret, against " + cert.FamilyLine()
+				if sp := cert.ShorterPlaces(); sp != "" {
+					label = strings.Replace(label, " "+sp, "", 1)
+					title += "; places longer than a member's lengthscale " + strings.Trim(strings.TrimPrefix(sp, "(longer: "), "()")
+				}
 				if !cert.Private {
 					label = strings.Replace(label, "; NOT PRIVATE", "", 1)
 					title = "NOT PRIVATE (seeded noise): " + title

@@ -32,6 +32,7 @@ func init() {
 			rf                                                                      readFlags
 			led                                                                     ledgerFlags
 			workers                                                                 int
+			placesEvery                                                             bool
 		)
 		cmd := &cobra.Command{
 			Use:   "sanitize --in TRACE --out TRACE --prior PRIOR.json --epsilon E --lambda L --radius METRES",
@@ -118,6 +119,8 @@ and --out settles what it left pending. See docs/ledger.md.`,
   tracepriv sanitize --in demo-output/sample.gpx --out sample.sanitised.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample/synth-1/commute.plt --out s.plt --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --noise-out sanitised-noise.csv --json
   tracepriv sanitize --in demo-output/sample.csv --out s.csv --prior internal/sample/prior.json --epsilon 2 --lambda 2 --radius 100 --secrets '2024-03-12T00:05:22Z'
+  # stays certified against every Matérn member, also those shorter than the stay (more noise)
+  tracepriv sanitize --in demo-output/sample.gpx --out every.gpx --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100 --places-every-length
   # one person's folder (every file below it is theirs), and a corpus (one person per child folder)
   tracepriv sanitize --in internal/sample/synth-1 --out released-1 --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
   tracepriv sanitize --in internal/sample --corpus --out released --prior internal/sample/prior.json --epsilon 1 --lambda 2 --radius 100
@@ -145,7 +148,7 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				charge := led.request(budget.CIP, "tracepriv sanitize", out)
 				charge.Lambda, charge.RadiusM = lambda, radius
 				if st, err := os.Stat(in); err == nil && st.IsDir() {
-					return sanitizeCorpus(env, cmd, &rf, lf, ledgerName, charge, in, out, priorFile, origin, design, method, secrets, eps, lambda, radius, delta, workers, pointsOnly, allowOverlap)
+					return sanitizeCorpus(env, cmd, &rf, lf, ledgerName, charge, in, out, priorFile, origin, design, method, secrets, eps, lambda, radius, delta, workers, pointsOnly, allowOverlap, placesEvery)
 				}
 				var adm *budget.Admission
 				var fileKey string
@@ -185,6 +188,7 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				}
 				opt := sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Secrets: spec, Delta: delta,
 					Design: cip.Method(design), Path: sanitize.Path(method), ListSecrets: listSecrets, Source: env.Source(), PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc, Ledger: ledgerName}
+				opt.PlacesEveryLength = placesEvery
 				if origin != "" {
 					p, err := geo.ParseLatLon(origin)
 					if err != nil {
@@ -279,6 +283,7 @@ and --out settles what it left pending. See docs/ledger.md.`,
 		led.add(f)
 		f.BoolVar(&listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
 		f.BoolVar(&force, "force", false, "replace existing output files")
+		f.BoolVar(&placesEvery, "places-every-length", false, "certify places against every Matérn member of the family, also those shorter than the stay (more noise; docs/robust-cip.md section 5)")
 		f.BoolVar(&pointsOnly, "points-only", false, "protect the points (or listed secrets) alone, not places and the route (the certificate says they are not covered)")
 		f.BoolVar(&allowOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on data of the input (a fix shared with the prior's corpus index, PRIOR.corpus.private.json; the certificate then says those persons' classes are not covered)")
 		f.IntVar(&workers, "workers", 0, "people released in parallel with --in DIR (default: all cores)")
@@ -307,6 +312,9 @@ func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile str
 			}{{"points", c.SecretClasses.Points}, {"places", c.SecretClasses.Places}, {"route", c.SecretClasses.Route}} {
 				if cl.c.Covered {
 					fmt.Fprintf(w, "  %s: epsilon %.4g; best guess between two places %g m apart %.1f %%\n", cl.name, cl.c.Epsilon, cert.RadiusM, 100*cl.c.Meaning.BestGuessAccuracy)
+					if sm := cl.c.ShorterMembers; sm != nil {
+						fmt.Fprintf(w, "    stays longer than the member's lengthscale: epsilon up to %.4g (upper bound; --places-every-length covers them)\n", sm.Epsilon)
+					}
 				} else {
 					fmt.Fprintf(w, "  %s: NOT COVERED: %s\n", cl.name, cl.c.NotCovered)
 				}
@@ -403,7 +411,7 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 }
 
 // sanitizeCorpus is sanitize --in DIR --out DIR.
-func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.File, ledgerName string, charge budget.Request, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int, pointsOnly, allowOverlap bool) error {
+func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.File, ledgerName string, charge budget.Request, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int, pointsOnly, allowOverlap, placesEvery bool) error {
 	if secrets != "all" {
 		return errors.New("sanitize: --secrets: a corpus release protects every point (--secrets all)")
 	}
@@ -429,6 +437,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 	opt := sanitize.CorpusOptions{In: in, Out: out, Workers: workers, Read: ro, OnePerson: !ro.Corpus,
 		Options: sanitize.Options{Prior: pr, Epsilon: eps, Lambda: lambda, Radius: radius, Delta: delta, Design: cip.Method(design), Path: sanitize.Path(method), Source: env.Source(),
 			PointsOnly: pointsOnly, AllowPriorOverlap: allowOverlap, PriorCorpus: pc, Ledger: ledgerName}}
+	opt.Options.PlacesEveryLength = placesEvery
 	if origin != "" {
 		p, err := geo.ParseLatLon(origin)
 		if err != nil {
