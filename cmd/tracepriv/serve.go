@@ -71,6 +71,12 @@ of base64 or 32 hex digits will do), and never logs it. Each person's token is
 returned once at creation and stored hashed; POST /v1/people/ID/token (admin)
 replaces it and revokes the old one.
 
+Every release of a person (an online session, a sanitised trace, a release
+their device draws and asks to be charged for with POST /v1/people/ID/charges)
+is charged to one account, in the currency of the ledger file (package budget),
+whose one budget bounds the total; a window is a rate within it, never a fresh
+budget.
+
 A location query's time must be within --time-window of the server's clock
 (default 5m), so that one query dated in the future cannot make every later
 one of its person "out of order". /metrics needs the admin token unless
@@ -95,7 +101,8 @@ guarantees and the threat model.`,
   tracepriv serve --addr 127.0.0.1:0 --data tracepriv-data --check
   # Serve with SQLite under ./tracepriv-data until Ctrl-C; the page is at http://127.0.0.1:8080/
   # tracepriv serve --addr 127.0.0.1:8080 --data tracepriv-data
-  # curl -H "Authorization: Bearer $TRACEPRIV_ADMIN_TOKEN" -d '{"id":"alice","epsilon_budget":0.0230}' http://127.0.0.1:8080/v1/people
+  # alice's one budget (account, Rényi at order 2 within 100 m, for every release) and one online session's epsilon per metre:
+  # curl -H "Authorization: Bearer $TRACEPRIV_ADMIN_TOKEN" -d '{"id":"alice","epsilon_budget":0.0230,"account":{"epsilon_budget":4}}' http://127.0.0.1:8080/v1/people
   # curl -H "Authorization: Bearer $TOKEN" -H "Idempotency-Key: $(uuidgen)" -d '{"lat":39.9841,"lon":116.3185,"time":"'$(date -u +%FT%TZ)'"}' http://127.0.0.1:8080/v1/people/alice/locate
   # curl -X POST -H "Authorization: Bearer $TRACEPRIV_ADMIN_TOKEN" http://127.0.0.1:8080/v1/people/alice/token   # a new token for alice
   # PostgreSQL and TLS:

@@ -97,7 +97,10 @@ func newServiceWeb(t *testing.T, page http.Handler) *service {
 	s.call("POST", "/v1/people", testAdmin, map[string]any{
 		"id": testPerson, "epsilon_budget": s.budget,
 		"geoind": map[string]any{"mechanism": "im", "manager": "fixed-utility", "accuracy_m": accuracyM, "window": "1h"},
-		"cip":    map[string]any{"epsilon_budget": 3},
+		// The person's one account (issue 31): every window's session is
+		// charged to it (3.45 here), so it pays the sessions these tests
+		// open and their trace releases.
+		"cip": map[string]any{"epsilon_budget": 20},
 	}, http.StatusCreated, &created)
 	s.token = created.Token
 	return s
