@@ -56,6 +56,12 @@ type AuditOptions struct {
 	// StopAtFirst ends the search at the first neighbour that shows a
 	// support violation, without the statistical test.
 	StopAtFirst bool
+	// NoiseDraws is the number of noisy counts AuditNoise tests against
+	// the noise the tree states (default 2000; negative: no noise test;
+	// a mechanism that is not a prefix or n-gram tree has none). When it
+	// runs, the statistical test and the noise test share 1 - Confidence
+	// equally (Bonferroni), so the false alarms stay within it.
+	NoiseDraws int
 	// Src is the randomness of the releases and the random candidates; nil
 	// means crypto/rand. Each database's releases come from its own
 	// stream, noise.Derive(Src, Stream), so a seeded witness can be
@@ -105,9 +111,15 @@ type AuditReport struct {
 	Tests        []*AuditWitness `json:"tests"`
 	EpsilonLower float64         `json:"epsilon_lower"`
 	Strongest    *AuditWitness   `json:"strongest_event,omitempty"`
+	// NoiseTest is the white-box test of the tree's noise (AuditNoise),
+	// nil when it did not run. Its violation is the audit's too, and its
+	// EpsilonLower counts towards the report's.
+	NoiseTest *NoiseAuditReport `json:"noise_test,omitempty"`
 	// FalseAlarmBound = 1 - Confidence bounds the probability that the
-	// statistical test declares an Epsilon-DP mechanism a violation.
+	// statistical test and the noise test together declare an Epsilon-DP
+	// mechanism a violation; Confidence is the level of EpsilonLower.
 	FalseAlarmBound float64     `json:"false_alarm_bound"`
+	Confidence      float64     `json:"confidence"`
 	Budget          AuditBudget `json:"budget"`
 	Verdict         string      `json:"verdict"`
 	// Randomness names the source: "crypto" (crypto/rand) or "seeded:N".
@@ -165,7 +177,8 @@ type AuditWitness struct {
 	// mechanism's support model, Other cannot), "statistical" (releases
 	// of Under fall in Event more often than e^epsilon times those of
 	// Other could; for the entries of AuditReport.Tests, the test whether
-	// they do) or "unsound" (a release of Under contained Sequence
+	// they do), "noise" (the noise test, NoiseTest, found less noise than
+	// the tree states) or "unsound" (a release of Under contained Sequence
 	// although CanOutput(Under, Sequence) is false).
 	Kind string `json:"kind"`
 	// Change is how D' differs from D ("remove" or "add"; empty when the
@@ -395,8 +408,29 @@ func AuditSupport(m Mechanism, db *DB, opt AuditOptions) (*AuditReport, error) {
 			RefineNeighbours: opt.RefineNeighbours, RefineDraws: opt.RefineDraws,
 		},
 	}
+	a.rep.Confidence = opt.Confidence
+	alpha := 1 - opt.Confidence
+	if opt.NoiseDraws > 0 {
+		_, _, _, err := tapped(m, nil, opt.Epsilon)
+		switch {
+		case err == nil:
+			// The noise test runs: it and the statistical test get half
+			// of alpha each.
+			alpha /= 2
+			bar := opt.Progress
+			a.rep.NoiseTest, err = AuditNoise(m, db, NoiseAuditOptions{
+				Epsilon: opt.Epsilon, Draws: opt.NoiseDraws, Confidence: 1 - alpha, Src: opt.Src, Progress: bar,
+			})
+			if err != nil {
+				return nil, err
+			}
+			a.rep.Budget.Releases += a.rep.NoiseTest.Releases
+		case !errors.Is(err, ErrNotWhiteBox):
+			return nil, err
+		}
+	}
 	a.cpScore = &auditCP{level: auditScoreLevel, memo: map[[2]int][2]float64{}}
-	a.cpTest = &auditCP{level: 1 - (1-opt.Confidence)/float64(max(opt.ConfirmNeighbours, 1)), memo: map[[2]int][2]float64{}}
+	a.cpTest = &auditCP{level: 1 - alpha/float64(max(opt.ConfirmNeighbours, 1)), memo: map[[2]int][2]float64{}}
 	if err := a.run(); err != nil {
 		return nil, err
 	}
@@ -416,6 +450,9 @@ func (o *AuditOptions) fill(b Bounds) error {
 		return nil
 	}
 	if err := def(&o.Draws, auditDefaultDraws, "Draws", false); err != nil {
+		return err
+	}
+	if err := def(&o.NoiseDraws, 2000, "NoiseDraws", true); err != nil {
 		return err
 	}
 	if err := def(&o.NeighbourDraws, auditDefaultNeighbourDraws, "NeighbourDraws", false); err != nil {
@@ -1203,7 +1240,22 @@ func (a *auditor) conclude() {
 	} else if best != nil && best.EpsilonLower > a.opt.Epsilon {
 		rep.Violation, rep.Witness = true, best
 	}
+	if nt := rep.NoiseTest; nt != nil {
+		rep.EpsilonLower = max(rep.EpsilonLower, nt.EpsilonLower)
+		if nt.Violation && !rep.Violation {
+			rep.Violation = true
+			rep.Witness = &AuditWitness{
+				Kind: "noise", PersonsD: len(a.d.Users), Sequence: []int{}, Under: "D", Stream: "audit/noise",
+				StreamSource: describeSource(noise.Derive(a.opt.Src, "audit/noise")), Draw: -1,
+				Draws: nt.Test.Draws, EpsilonLower: nt.EpsilonLower,
+			}
+		}
+	}
 	switch {
+	case rep.Violation && rep.Witness.Kind == "noise":
+		nt := rep.NoiseTest
+		rep.Verdict = fmt.Sprintf("not %g-DP: %d noisy counts from %d releases show less noise than stated (p = %.3g); the noise spends at least %.3g, at %g confidence",
+			a.opt.Epsilon, nt.Test.Draws, nt.Releases, nt.Test.PValue, nt.EpsilonLower, nt.Confidence)
 	case rep.Violation && rep.Witness.Kind == "support":
 		rep.Verdict = fmt.Sprintf("not DP: a release of %s contained a sequence that %s cannot release (infinite privacy loss; %d such pairs)",
 			rep.Witness.Under, rep.Witness.Other, rep.SupportViolations)
