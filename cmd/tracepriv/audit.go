@@ -155,6 +155,7 @@ knows nothing about the mechanism.`,
 		_ = c.MarkFlagRequired("epsilon")
 		_ = c.MarkFlagRequired("m")
 		c.AddCommand(auditSupportCmd(env))
+		c.AddCommand(auditNoiseCmd(env))
 		return c
 	})
 }
