@@ -69,6 +69,65 @@ type AuditOptions struct {
 	Src noise.Source
 	// Progress, if set, is called with the number of releases just drawn.
 	Progress func(releases int)
+	// MaxWork caps the search's cost for a large database: the releases
+	// it plans times the size of the bounded database (its symbols plus
+	// its persons, what a release's cost grows with). When the defaults
+	// would cost more, the fields left at their defaults (the draws, the
+	// neighbours and the candidates) are scaled down to fit, each to a
+	// floor (50 draws of D, 10 of each neighbour, 20 refinement and 100
+	// confirmation draws, 2 neighbours of each kind, 1 tested); a database
+	// too large for even those is refused with the size that fits. 0
+	// means 2e8 (the 31,790-person MSNBC sample at l_max 20, work 4.3e5,
+	// gets about 400 releases; the 40-person demonstration database is far
+	// below it; full MSNBC is refused); negative means no cap. The noise
+	// test's releases (NoiseDraws) are not counted: they are few.
+	MaxWork float64
+}
+
+// auditDefaultMaxWork is AuditOptions.MaxWork's default.
+const auditDefaultMaxWork = 2e8
+
+// fitWork scales the fields of o that given (the options as the caller
+// passed them) left at their defaults so that the planned releases times
+// work stay within o.MaxWork, and returns the factor applied (1: none).
+func (o *AuditOptions) fitWork(given AuditOptions, work float64, persons int) (float64, error) {
+	if o.MaxWork == 0 {
+		o.MaxWork = auditDefaultMaxWork
+	}
+	if o.MaxWork < 0 {
+		return 1, nil
+	}
+	planned := func() float64 {
+		return float64(o.Draws + (o.MaxRemovals+o.MaxAdditions)*o.NeighbourDraws + o.RefineNeighbours*o.RefineDraws + (1+o.ConfirmNeighbours)*o.ConfirmDraws)
+	}
+	f := o.MaxWork / (planned() * work)
+	if f >= 1 {
+		return 1, nil
+	}
+	scale := func(v *int, was, floor int, by float64) {
+		if was == 0 {
+			*v = max(floor, int(math.Floor(float64(*v)*by)))
+		}
+	}
+	scale(&o.Draws, given.Draws, 50, f)
+	scale(&o.NeighbourDraws, given.NeighbourDraws, 10, f)
+	scale(&o.RefineDraws, given.RefineDraws, 20, f)
+	scale(&o.ConfirmDraws, given.ConfirmDraws, 100, f)
+	// The neighbours shrink by the square root: fewer of them, each
+	// sampled less.
+	r := math.Sqrt(f)
+	scale(&o.MaxRemovals, given.MaxRemovals, 2, r)
+	scale(&o.MaxAdditions, given.MaxAdditions, 2, r)
+	scale(&o.RandomCandidates, given.RandomCandidates, 2, r)
+	scale(&o.RefineNeighbours, given.RefineNeighbours, 1, r)
+	scale(&o.ConfirmNeighbours, given.ConfirmNeighbours, 1, r)
+	if p := planned(); p*work > o.MaxWork {
+		fits := o.MaxWork / p
+		return f, fmt.Errorf("trajdb: audit: even scaled down, the search would draw %.0f releases of this database of %d persons (work %.3g: symbols plus persons), %.3g in all, beyond --max-work %.3g: "+
+			"it takes a database of work up to %.3g (about %.0f persons like these); give a smaller budget (--draws, --neighbour-draws, --confirm-draws, --max-removals, --max-additions), a larger --max-work, or --max-work -1 for no cap",
+			p, persons, work, p*work, o.MaxWork, fits, fits/work*float64(persons))
+	}
+	return f, nil
 }
 
 // AuditReport is the outcome of AuditSupport.
@@ -167,6 +226,13 @@ type AuditBudget struct {
 	Events            int     `json:"events_scored"`
 	Confidence        float64 `json:"confidence"`
 	StoppedEarly      bool    `json:"stopped_early"`
+	// Work is the size of the bounded database (symbols plus persons),
+	// MaxWork the cap on releases times Work, and ScaledBy the factor the
+	// defaulted draws were scaled by to fit it (1: not scaled; the
+	// neighbours by its square root).
+	Work     float64 `json:"work"`
+	MaxWork  float64 `json:"max_work"`
+	ScaledBy float64 `json:"scaled_by"`
 }
 
 // AuditWitness is one finding: a pair of neighbouring databases, D (the
@@ -390,10 +456,21 @@ func AuditSupport(m Mechanism, db *DB, opt AuditOptions) (*AuditReport, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("trajdb: audit: mechanism %s: %w", m.Name(), err)
 	}
+	given := opt
 	if err := opt.fill(b); err != nil {
 		return nil, err
 	}
 	d, err := Bound(db, b)
+	if err != nil {
+		return nil, err
+	}
+	work := float64(len(d.Users))
+	for _, u := range d.Users {
+		for _, s := range u.Seqs {
+			work += float64(len(s))
+		}
+	}
+	scaled, err := opt.fitWork(given, work, len(d.Users))
 	if err != nil {
 		return nil, err
 	}
@@ -406,6 +483,7 @@ func AuditSupport(m Mechanism, db *DB, opt AuditOptions) (*AuditReport, error) {
 			MaxCandidateLen: opt.MaxCandidateLen, Confidence: opt.Confidence,
 			ConfirmNeighbours: opt.ConfirmNeighbours, ConfirmDraws: opt.ConfirmDraws,
 			RefineNeighbours: opt.RefineNeighbours, RefineDraws: opt.RefineDraws,
+			Work: work, MaxWork: opt.MaxWork, ScaledBy: scaled,
 		},
 	}
 	a.rep.Confidence = opt.Confidence
@@ -1266,6 +1344,9 @@ func (a *auditor) conclude() {
 		rep.Verdict = "support model unsound: releases contained sequences CanOutput excludes; the counts show no violation"
 	default:
 		rep.Verdict = fmt.Sprintf("no violation found within the stated budget (largest proved loss %.3g, at %g confidence)", rep.EpsilonLower, a.opt.Confidence)
+	}
+	if f := rep.Budget.ScaledBy; f < 1 {
+		rep.Verdict += fmt.Sprintf("; the search was scaled down to the database's size (draws by %.3g, neighbours by %.3g: budget)", f, math.Sqrt(f))
 	}
 	if !rep.SupportModelSound && rep.Violation {
 		rep.Verdict += "; support model unsound as well"

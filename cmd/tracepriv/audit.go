@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -298,7 +299,16 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 			}
 			opt.Epsilon, opt.Src = eps, env.Source()
 			bar := env.Progress(-1, "audit: releases drawn")
-			opt.Progress = func(n int) { _ = bar.Add(n) }
+			// A line on stderr every 100 releases as well, where the bar
+			// is silent (no terminal, --json): a long audit of a large
+			// database shows it is alive.
+			drawn, start := 0, time.Now()
+			opt.Progress = func(n int) {
+				_ = bar.Add(n)
+				if drawn += n; drawn%100 == 0 && !env.Quiet {
+					fmt.Fprintf(env.Stderr, "audit support: %d releases drawn (%.0f s)\n", drawn, time.Since(start).Seconds())
+				}
+			}
 			rep, err := trajdb.AuditSupport(m, db, opt)
 			_ = bar.Finish()
 			if err != nil {
@@ -321,6 +331,7 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 	fl.IntVar(&opt.ConfirmDraws, "confirm-draws", 0, "fresh releases of the database and of each tested neighbour (default 8000)")
 	fl.Float64Var(&opt.Confidence, "confidence", 0, "the statistical test flags an epsilon-DP mechanism with probability at most 1 - this (default 0.95)")
 	fl.BoolVar(&opt.StopAtFirst, "stop-at-first", false, "stop at the first support violation")
+	fl.Float64Var(&opt.MaxWork, "max-work", 0, "cap on releases times database size (symbols plus persons); a larger database gets a scaled-down search, or a refusal saying what fits (default 2e8; -1 no cap)")
 	fl.IntVar(&opt.NoiseDraws, "noise-draws", 0, "noisy counts the white-box noise test checks against the tree's stated noise (default 2000; -1 none)")
 	fl.Float64Var(&factor, "noise-factor", 1, "audit a deliberately weakened build of prefix or ngram with this factor times its noise (in (0, 1]; below 1 it is NOT PRIVATE and only the audit builds it)")
 	u.add(fl)
