@@ -55,3 +55,32 @@ func TestAuditNoisePower(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAuditNoiseFalseAlarms measures the noise test's false alarms on
+// the correct trees over 200 seeded audits (each flagged with probability
+// at most 5 % by the proof) and its cost per audit, on the demonstration
+// database: go test ./trajdb -run XXX -bench AuditNoiseFalseAlarms
+// -benchtime 1x (docs/audit.md).
+func BenchmarkAuditNoiseFalseAlarms(b *testing.B) {
+	db, _ := auditDemoDB()
+	for _, name := range []MechanismName{MechanismPrefix, MechanismNGram} {
+		b.Run(string(name), func(b *testing.B) {
+			m, _ := NewMechanism(name, auditDemoBounds, 0)
+			const seeds = 200
+			for range b.N {
+				flagged := 0
+				for s := range seeds {
+					rep, err := AuditNoise(m, db, NoiseAuditOptions{Epsilon: 1, Src: noise.Seeded(uint64(100000 + s))})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if rep.Violation {
+						flagged++
+					}
+				}
+				b.ReportMetric(float64(flagged)/seeds, "flag_rate")
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*seeds), "ms/audit")
+		})
+	}
+}

@@ -210,9 +210,10 @@ Castelluccia, CCS 2012). Both perturb the count of every child of every node
 they expand over the whole grid, so the support of the output does not depend
 on the data (Guerra-Balboa's thesis, Sec. 3.4).
 
-The guarantee is epsilon-DP at user level: two inputs are neighbours when
-they differ in all the trajectories of one person (persons are the uid of a
-trace, or for GeoLife the user directory). The grid (--bbox, --cell-m), the
+The guarantee is epsilon-DP at user level, add/remove-one-person: two inputs
+are neighbours when one is the other with one person added or removed, with
+all of their trajectories (persons are the uid of a trace, or for GeoLife the
+user directory); replacing a person's data is two such steps (2 epsilon). The grid (--bbox, --cell-m), the
 bounds (--max-len, --max-seqs), the mapping rule (--max-gap, --min-len) and
 the mechanism are public and must not be chosen from the data.
 
