@@ -86,7 +86,7 @@ func (m *Mechanism) Step(r Run, x Vec, t time.Time, src noise.Source) (Step, err
 	case ModePredict:
 		hard = false
 	case ModeTest:
-		th := Test{Epsilon: d.EpsTheta, Threshold: d.Threshold}
+		th := Test{Epsilon: d.EpsTheta / m.Noise.factor(), Threshold: d.Threshold}
 		easy, err := th.Easy(x, pred, src)
 		if err != nil {
 			return Step{}, err

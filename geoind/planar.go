@@ -125,6 +125,21 @@ type PlanarLaplace struct {
 	// Region, when set, truncates the output to the rectangle by remapping
 	// every point outside it to the nearest grid point inside.
 	Region *Rect `json:"region,omitempty"`
+
+	// noiseFactor in (0, 1) scales the noise (and the predictive test's)
+	// down: NOT PRIVATE, the weakened build only AuditNoise makes, so that
+	// the audit can be shown to catch a calibration bug. Unexported and
+	// never serialised, so no state, certificate or caller outside this
+	// package can carry it.
+	noiseFactor float64
+}
+
+// factor is the noise factor, 1 unless AuditNoise weakened m.
+func (m PlanarLaplace) factor() float64 {
+	if m.noiseFactor > 0 && m.noiseFactor < 1 {
+		return m.noiseFactor
+	}
+	return 1
 }
 
 // DefaultGrid is the grid step the CLI uses, 1 m.
@@ -180,7 +195,7 @@ func (m PlanarLaplace) Release(x Vec, eps float64, src noise.Source) (Vec, error
 	if err != nil {
 		return Vec{}, err
 	}
-	dx, dy := noise.PlanarLaplace{Epsilon: es, Src: src}.Rand()
+	dx, dy := noise.PlanarLaplace{Epsilon: es / m.factor(), Src: src}.Rand()
 	u := m.Grid
 	return m.point(cellIndex{c.i + math.Round(dx/u), c.j + math.Round(dy/u)}), nil
 }

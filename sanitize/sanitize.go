@@ -196,6 +196,16 @@ type Options struct {
 	// release is charged in (Certificate.Ledger): the ledger file's base
 	// name, budget.Off, or budget.Seeded. It does not change the noise.
 	Ledger string
+
+	// noiseFactor in (0, 1) scales each person's drawn noise down after
+	// sampling: NOT PRIVATE, the weakened build only AuditNoise makes (it
+	// never returns the release). Unexported, so no caller outside this
+	// package can set it.
+	noiseFactor float64
+	// ecefTap, set only by AuditNoise, sees each person's timestamps
+	// (seconds from their first) and ECEF coordinates before and after
+	// the noise.
+	ecefTap func(uid string, ts []float64, in, out [Dims][]float64)
 }
 
 // ParamError reports an option that cannot give a valid release: Name is
@@ -650,8 +660,19 @@ func (d *designer) person(p *person, traces []*trace.Trace, outs []*trace.Trace,
 	if pc.SamplingJitter, err = d.sample(nd, ts, xs[:], noise.Derive(opt.Source, p.uid)); err != nil {
 		return nil, fmt.Errorf("noise: %w", err)
 	}
+	if f := opt.noiseFactor; f > 0 && f < 1 {
+		// The weakened build of AuditNoise: the same draw, scaled.
+		for c := range xs {
+			for i := range xs[c] {
+				xs[c][i] = in[c][i] + math.Round(f*(xs[c][i]-in[c][i])/OutputGrid)*OutputGrid
+			}
+		}
+	}
 	if ecefHook != nil {
 		ecefHook(in, xs)
+	}
+	if opt.ecefTap != nil {
+		opt.ecefTap(p.uid, ts, in, xs)
 	}
 	for i, q := range p.pts {
 		r, err := fromECEF(xs, i)

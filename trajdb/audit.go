@@ -56,6 +56,12 @@ type AuditOptions struct {
 	// StopAtFirst ends the search at the first neighbour that shows a
 	// support violation, without the statistical test.
 	StopAtFirst bool
+	// NoiseDraws is the number of noisy counts AuditNoise tests against
+	// the noise the tree states (default 2000; negative: no noise test;
+	// a mechanism that is not a prefix or n-gram tree has none). When it
+	// runs, the statistical test and the noise test share 1 - Confidence
+	// equally (Bonferroni), so the false alarms stay within it.
+	NoiseDraws int
 	// Src is the randomness of the releases and the random candidates; nil
 	// means crypto/rand. Each database's releases come from its own
 	// stream, noise.Derive(Src, Stream), so a seeded witness can be
@@ -63,6 +69,72 @@ type AuditOptions struct {
 	Src noise.Source
 	// Progress, if set, is called with the number of releases just drawn.
 	Progress func(releases int)
+	// MaxWork caps the search's cost for a large database: the releases
+	// it plans times the size of the bounded database (its symbols plus
+	// its persons, what a release's cost grows with). When the defaults
+	// would cost more, the fields left at their defaults (the draws, the
+	// neighbours and the candidates) are scaled down to fit, each to a
+	// floor (50 draws of D, 10 of each neighbour, 20 refinement and 100
+	// confirmation draws, 2 neighbours of each kind, 1 tested); a database
+	// too large for even those is refused with the size that fits. 0
+	// means 2e8 (the 31,790-person MSNBC sample at l_max 20, work 4.3e5,
+	// gets about 400 releases; the 40-person demonstration database is far
+	// below it; full MSNBC is refused); negative means no cap. The noise
+	// test's releases (NoiseDraws) are not counted: they are few.
+	MaxWork float64
+	// MaxTracked caps the distinct released sequences the support check
+	// records (default 200,000), which bounds the audit's memory: a large
+	// database's releases are mostly sequences never seen before, and
+	// holding them all took 2 GB within 50 releases of the MSNBC sample.
+	// Sequences first seen beyond the cap are not support-checked
+	// (Budget.Untracked counts them); the counts are read regardless.
+	MaxTracked int
+}
+
+// auditDefaultMaxWork is AuditOptions.MaxWork's default.
+const auditDefaultMaxWork = 2e8
+
+// fitWork scales the fields of o that given (the options as the caller
+// passed them) left at their defaults so that the planned releases times
+// work stay within o.MaxWork, and returns the factor applied (1: none).
+func (o *AuditOptions) fitWork(given AuditOptions, work float64, persons int) (float64, error) {
+	if o.MaxWork == 0 {
+		o.MaxWork = auditDefaultMaxWork
+	}
+	if o.MaxWork < 0 {
+		return 1, nil
+	}
+	planned := func() float64 {
+		return float64(o.Draws + (o.MaxRemovals+o.MaxAdditions)*o.NeighbourDraws + o.RefineNeighbours*o.RefineDraws + (1+o.ConfirmNeighbours)*o.ConfirmDraws)
+	}
+	f := o.MaxWork / (planned() * work)
+	if f >= 1 {
+		return 1, nil
+	}
+	scale := func(v *int, was, floor int, by float64) {
+		if was == 0 {
+			*v = max(floor, int(math.Floor(float64(*v)*by)))
+		}
+	}
+	scale(&o.Draws, given.Draws, 50, f)
+	scale(&o.NeighbourDraws, given.NeighbourDraws, 10, f)
+	scale(&o.RefineDraws, given.RefineDraws, 20, f)
+	scale(&o.ConfirmDraws, given.ConfirmDraws, 100, f)
+	// The neighbours shrink by the square root: fewer of them, each
+	// sampled less.
+	r := math.Sqrt(f)
+	scale(&o.MaxRemovals, given.MaxRemovals, 2, r)
+	scale(&o.MaxAdditions, given.MaxAdditions, 2, r)
+	scale(&o.RandomCandidates, given.RandomCandidates, 2, r)
+	scale(&o.RefineNeighbours, given.RefineNeighbours, 1, r)
+	scale(&o.ConfirmNeighbours, given.ConfirmNeighbours, 1, r)
+	if p := planned(); p*work > o.MaxWork {
+		fits := o.MaxWork / p
+		return f, fmt.Errorf("trajdb: audit: even scaled down, the search would draw %.0f releases of this database of %d persons (work %.3g: symbols plus persons), %.3g in all, beyond --max-work %.3g: "+
+			"it takes a database of work up to %.3g (about %.0f persons like these); give a smaller budget (--draws, --neighbour-draws, --confirm-draws, --max-removals, --max-additions), a larger --max-work, or --max-work -1 for no cap",
+			p, persons, work, p*work, o.MaxWork, fits, fits/work*float64(persons))
+	}
+	return f, nil
 }
 
 // AuditReport is the outcome of AuditSupport.
@@ -105,9 +177,15 @@ type AuditReport struct {
 	Tests        []*AuditWitness `json:"tests"`
 	EpsilonLower float64         `json:"epsilon_lower"`
 	Strongest    *AuditWitness   `json:"strongest_event,omitempty"`
+	// NoiseTest is the white-box test of the tree's noise (AuditNoise),
+	// nil when it did not run. Its violation is the audit's too, and its
+	// EpsilonLower counts towards the report's.
+	NoiseTest *NoiseAuditReport `json:"noise_test,omitempty"`
 	// FalseAlarmBound = 1 - Confidence bounds the probability that the
-	// statistical test declares an Epsilon-DP mechanism a violation.
+	// statistical test and the noise test together declare an Epsilon-DP
+	// mechanism a violation; Confidence is the level of EpsilonLower.
 	FalseAlarmBound float64     `json:"false_alarm_bound"`
+	Confidence      float64     `json:"confidence"`
 	Budget          AuditBudget `json:"budget"`
 	Verdict         string      `json:"verdict"`
 	// Randomness names the source: "crypto" (crypto/rand) or "seeded:N".
@@ -155,6 +233,17 @@ type AuditBudget struct {
 	Events            int     `json:"events_scored"`
 	Confidence        float64 `json:"confidence"`
 	StoppedEarly      bool    `json:"stopped_early"`
+	// Work is the size of the bounded database (symbols plus persons),
+	// MaxWork the cap on releases times Work, and ScaledBy the factor the
+	// defaulted draws were scaled by to fit it (1: not scaled; the
+	// neighbours by its square root).
+	// Untracked counts the observations of sequences first seen after
+	// MaxTracked distinct ones were recorded: not support-checked.
+	MaxTracked int     `json:"max_tracked"`
+	Untracked  int     `json:"untracked_observations"`
+	Work       float64 `json:"work"`
+	MaxWork    float64 `json:"max_work"`
+	ScaledBy   float64 `json:"scaled_by"`
 }
 
 // AuditWitness is one finding: a pair of neighbouring databases, D (the
@@ -165,7 +254,8 @@ type AuditWitness struct {
 	// mechanism's support model, Other cannot), "statistical" (releases
 	// of Under fall in Event more often than e^epsilon times those of
 	// Other could; for the entries of AuditReport.Tests, the test whether
-	// they do) or "unsound" (a release of Under contained Sequence
+	// they do), "noise" (the noise test, NoiseTest, found less noise than
+	// the tree states) or "unsound" (a release of Under contained Sequence
 	// although CanOutput(Under, Sequence) is false).
 	Kind string `json:"kind"`
 	// Change is how D' differs from D ("remove" or "add"; empty when the
@@ -377,10 +467,21 @@ func AuditSupport(m Mechanism, db *DB, opt AuditOptions) (*AuditReport, error) {
 	if err := b.Validate(); err != nil {
 		return nil, fmt.Errorf("trajdb: audit: mechanism %s: %w", m.Name(), err)
 	}
+	given := opt
 	if err := opt.fill(b); err != nil {
 		return nil, err
 	}
 	d, err := Bound(db, b)
+	if err != nil {
+		return nil, err
+	}
+	work := float64(len(d.Users))
+	for _, u := range d.Users {
+		for _, s := range u.Seqs {
+			work += float64(len(s))
+		}
+	}
+	scaled, err := opt.fitWork(given, work, len(d.Users))
 	if err != nil {
 		return nil, err
 	}
@@ -393,10 +494,32 @@ func AuditSupport(m Mechanism, db *DB, opt AuditOptions) (*AuditReport, error) {
 			MaxCandidateLen: opt.MaxCandidateLen, Confidence: opt.Confidence,
 			ConfirmNeighbours: opt.ConfirmNeighbours, ConfirmDraws: opt.ConfirmDraws,
 			RefineNeighbours: opt.RefineNeighbours, RefineDraws: opt.RefineDraws,
+			Work: work, MaxWork: opt.MaxWork, ScaledBy: scaled, MaxTracked: opt.MaxTracked,
 		},
 	}
+	a.rep.Confidence = opt.Confidence
+	alpha := 1 - opt.Confidence
+	if opt.NoiseDraws > 0 {
+		_, _, _, err := tapped(m, nil, opt.Epsilon)
+		switch {
+		case err == nil:
+			// The noise test runs: it and the statistical test get half
+			// of alpha each.
+			alpha /= 2
+			bar := opt.Progress
+			a.rep.NoiseTest, err = AuditNoise(m, db, NoiseAuditOptions{
+				Epsilon: opt.Epsilon, Draws: opt.NoiseDraws, Confidence: 1 - alpha, Src: opt.Src, Progress: bar,
+			})
+			if err != nil {
+				return nil, err
+			}
+			a.rep.Budget.Releases += a.rep.NoiseTest.Releases
+		case !errors.Is(err, ErrNotWhiteBox):
+			return nil, err
+		}
+	}
 	a.cpScore = &auditCP{level: auditScoreLevel, memo: map[[2]int][2]float64{}}
-	a.cpTest = &auditCP{level: 1 - (1-opt.Confidence)/float64(max(opt.ConfirmNeighbours, 1)), memo: map[[2]int][2]float64{}}
+	a.cpTest = &auditCP{level: 1 - alpha/float64(max(opt.ConfirmNeighbours, 1)), memo: map[[2]int][2]float64{}}
 	if err := a.run(); err != nil {
 		return nil, err
 	}
@@ -416,6 +539,12 @@ func (o *AuditOptions) fill(b Bounds) error {
 		return nil
 	}
 	if err := def(&o.Draws, auditDefaultDraws, "Draws", false); err != nil {
+		return err
+	}
+	if err := def(&o.NoiseDraws, 2000, "NoiseDraws", true); err != nil {
+		return err
+	}
+	if err := def(&o.MaxTracked, 200_000, "MaxTracked", false); err != nil {
 		return err
 	}
 	if err := def(&o.NeighbourDraws, auditDefaultNeighbourDraws, "NeighbourDraws", false); err != nil {
@@ -656,11 +785,19 @@ func (a *auditor) sampleInto(o *auditObs, db *DB, stream string, n int, stats []
 				continue
 			}
 			inThis[k] = true
+			if !a.seen[k] {
+				if len(a.seen) >= a.opt.MaxTracked {
+					// Memory: beyond the cap a new sequence is not
+					// support-checked (counted in the budget).
+					a.rep.Budget.Untracked++
+					continue
+				}
+				a.seen[k] = true
+			}
 			if o.count[k] == 0 {
 				o.first[k] = i
 			}
 			o.count[k]++
-			a.seen[k] = true
 		}
 	})
 }
@@ -1203,7 +1340,22 @@ func (a *auditor) conclude() {
 	} else if best != nil && best.EpsilonLower > a.opt.Epsilon {
 		rep.Violation, rep.Witness = true, best
 	}
+	if nt := rep.NoiseTest; nt != nil {
+		rep.EpsilonLower = max(rep.EpsilonLower, nt.EpsilonLower)
+		if nt.Violation && !rep.Violation {
+			rep.Violation = true
+			rep.Witness = &AuditWitness{
+				Kind: "noise", PersonsD: len(a.d.Users), Sequence: []int{}, Under: "D", Stream: "audit/noise",
+				StreamSource: describeSource(noise.Derive(a.opt.Src, "audit/noise")), Draw: -1,
+				Draws: nt.Test.Draws, EpsilonLower: nt.EpsilonLower,
+			}
+		}
+	}
 	switch {
+	case rep.Violation && rep.Witness.Kind == "noise":
+		nt := rep.NoiseTest
+		rep.Verdict = fmt.Sprintf("not %g-DP: %d noisy counts from %d releases show less noise than stated (p = %.3g); the noise spends at least %.3g, at %g confidence",
+			a.opt.Epsilon, nt.Test.Draws, nt.Releases, nt.Test.PValue, nt.EpsilonLower, nt.Confidence)
 	case rep.Violation && rep.Witness.Kind == "support":
 		rep.Verdict = fmt.Sprintf("not DP: a release of %s contained a sequence that %s cannot release (infinite privacy loss; %d such pairs)",
 			rep.Witness.Under, rep.Witness.Other, rep.SupportViolations)
@@ -1214,6 +1366,9 @@ func (a *auditor) conclude() {
 		rep.Verdict = "support model unsound: releases contained sequences CanOutput excludes; the counts show no violation"
 	default:
 		rep.Verdict = fmt.Sprintf("no violation found within the stated budget (largest proved loss %.3g, at %g confidence)", rep.EpsilonLower, a.opt.Confidence)
+	}
+	if f := rep.Budget.ScaledBy; f < 1 {
+		rep.Verdict += fmt.Sprintf("; the search was scaled down to the database's size (draws by %.3g, neighbours by %.3g: budget)", f, math.Sqrt(f))
 	}
 	if !rep.SupportModelSound && rep.Violation {
 		rep.Verdict += "; support model unsound as well"

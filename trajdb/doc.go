@@ -23,8 +23,10 @@
 //     NonPrivateBaseline;
 //   - audits: AuditSupport searches neighbouring databases for a violation
 //     of a mechanism's claim, MeasureQIAttack measures the home/work
-//     quasi-identifier attack's advantage against it, and
-//     NewNegativeControl builds the broken mechanisms both must flag;
+//     quasi-identifier attack's advantage against it, AuditNoise tests a
+//     tree's noise exactly against the noise it states (AuditSupport runs
+//     it too), NewNegativeControl builds the broken mechanisms the audits
+//     must flag and NewWeakened the trees with a fraction of their noise;
 //   - input and output: a Grid over a public trace.BBox, FromTraces and
 //     FromFiles (traces to cell sequences), ToTraces, sequence files
 //     (ReadSequences, WriteSequences) and release directories

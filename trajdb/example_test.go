@@ -165,3 +165,25 @@ func ExampleNewGrid() {
 	// 7552 true 58 70
 	// false
 }
+
+// ExampleAuditNoise tests the prefix tree's noise, exactly, against the
+// discrete Laplace noise it states, and does the same for a build with 0.7
+// times its noise (NOT PRIVATE: noise for 0.7 times the sensitivity).
+func ExampleAuditNoise() {
+	db := &trajdb.DB{Size: 4}
+	for i := range 40 {
+		db.Users = append(db.Users, trajdb.User{ID: fmt.Sprint(i), Seqs: [][]int{{i % 4, (i / 4) % 4, 1}}})
+	}
+	b := trajdb.Bounds{MaxLen: 3, MaxSeqs: 1}
+	for _, f := range []float64{1, 0.7} {
+		m, _ := trajdb.NewWeakened(trajdb.MechanismPrefix, b, f)
+		rep, err := trajdb.AuditNoise(m, db, trajdb.NoiseAuditOptions{Epsilon: 1, Src: noise.Seeded(1)})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: violation %v, epsilon_lower > 1: %v\n", m.Name(), rep.Violation, rep.EpsilonLower > 1)
+	}
+	// Output:
+	// prefix: violation false, epsilon_lower > 1: false
+	// prefix-noise-factor-0.7-NOT-PRIVATE: violation true, epsilon_lower > 1: true
+}

@@ -477,6 +477,7 @@ func (t *ngramTree) draw(v *ngramNode) {
 		v.theta = 0
 	}
 	lambda := v.eps / t.calib
+	t.cn.budget = v.eps
 	v.hist = make([]float64, m+1)
 	v.released = make([]bool, m+1)
 	before := t.cn.drawn

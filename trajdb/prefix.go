@@ -256,6 +256,7 @@ func (p *Prefix) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (
 		nodes:   make([]int, h),
 		cn:      &countNoise{src: src, hooks: p.hooks},
 	}
+	t.cn.budget = t.eps
 	calib := t.delta
 	if f := p.hooks.sensFactor; f > 0 {
 		calib *= f

@@ -89,14 +89,14 @@ func NewCertificate(m Mechanism, rel *Released, epsilon float64, g *Grid, alphab
 	c := &Certificate{
 		Version: 1, Mechanism: m.Name(), Epsilon: epsilon, Universe: g, Alphabet: alphabet, Bounds: m.Bounds(),
 		Released: rel, Trajectories: len(rel.Seqs), Randomness: noise.Describe(src),
-		Privacy: fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the trajectories of one person; public: the grid, the bounds, the mapping rule and the mechanism", epsilon),
+		Privacy: fmt.Sprintf("%g-differential privacy at user level, add/remove-one-person: neighbouring inputs differ by one person added or removed, with all of their trajectories (replacing a person's data is two such steps: 2ε); public: the grid, the bounds, the mapping rule and the mechanism", epsilon),
 	}
 	if g != nil {
 		c.Alphabet = g.Size()
 		mo, _ = mo.withDefaults()
 		c.MaxGap, c.MinLen = mo.MaxGap.String(), mo.MinLen
 	} else {
-		c.Privacy = fmt.Sprintf("%g-differential privacy at user level: neighbouring inputs differ in all the sequences of one person (a line, or the lines of one id); public: the alphabet, the bounds and the mechanism", epsilon)
+		c.Privacy = fmt.Sprintf("%g-differential privacy at user level, add/remove-one-person: neighbouring inputs differ by one person added or removed, with all of their sequences (a line, or the lines of one id; replacing a person's data is two such steps: 2ε); public: the alphabet, the bounds and the mechanism", epsilon)
 	}
 	if ng, ok := m.(*NGram); ok {
 		c.NMax = ng.height() // the tree's height: NMax capped at MaxLen

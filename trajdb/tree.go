@@ -31,6 +31,17 @@ type exploreHooks struct {
 	// keepRaw is kept for the tests' sake: n-gram nodes always record
 	// their noisy counts before consistency now.
 	keepRaw bool
+	// tap, if set, is told every count drawn one by one (countNoise.noisy:
+	// not the zero-count shortcut's draws, which are conditioned on
+	// exceeding the threshold), its noisy value and the budget of the
+	// node it belongs to: what AuditNoise tests against the stated noise.
+	// (A pointer, so that the hooks stay comparable.)
+	tap *noiseTap
+}
+
+// noiseTap is the observer of exploreHooks.tap.
+type noiseTap struct {
+	see func(count, noisy int64, budget float64)
 }
 
 // countNoise draws the noisy counts of one release and counts them.
@@ -43,17 +54,23 @@ type countNoise struct {
 	drawn int64
 	// calls is the number of calls to the underlying samplers.
 	calls int64
+	// budget is the epsilon of the node being drawn, for hooks.tap.
+	budget float64
 }
 
 // noisy returns count plus discrete Laplace noise of parameter lambda
 // (P(k) ∝ e^{-lambda|k|}).
 func (c *countNoise) noisy(count int64, lambda float64) int64 {
 	c.drawn++
-	if c.hooks.exact {
-		return count
+	y := count
+	if !c.hooks.exact {
+		c.calls++
+		y += noise.TwoSidedGeometric(c.src, lambda)
 	}
-	c.calls++
-	return count + noise.TwoSidedGeometric(c.src, lambda)
+	if c.hooks.tap != nil {
+		c.hooks.tap.see(count, y, c.budget)
+	}
+	return y
 }
 
 // exceedZeros perturbs n children whose true count is 0 with discrete

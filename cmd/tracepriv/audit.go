@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -155,6 +156,7 @@ knows nothing about the mechanism.`,
 		_ = c.MarkFlagRequired("epsilon")
 		_ = c.MarkFlagRequired("m")
 		c.AddCommand(auditSupportCmd(env))
+		c.AddCommand(auditNoiseCmd(env))
 		return c
 	})
 }
@@ -174,11 +176,14 @@ func auditable() []risk.Mechanism {
 // auditSupportMechanism is the mechanism "audit support --mechanism name"
 // audits: a release mechanism, or one of trajdb's negative controls
 // (which release never offers).
-func auditSupportMechanism(name trajdb.MechanismName, b trajdb.Bounds) (trajdb.Mechanism, error) {
+func auditSupportMechanism(name trajdb.MechanismName, b trajdb.Bounds, factor float64) (trajdb.Mechanism, error) {
 	if slices.Contains(trajdb.NegativeControls(), name) {
+		if factor != 1 {
+			return nil, fmt.Errorf("--noise-factor %g: a negative control is broken already; give --noise-factor with prefix or ngram", factor)
+		}
 		return trajdb.NewNegativeControl(name, b)
 	}
-	m, err := trajdb.NewMechanism(name, b, 0)
+	m, err := trajdb.NewWeakened(name, b, factor)
 	if err != nil {
 		return nil, fmt.Errorf("--mechanism %s: %w (or a negative control: %s)", name, err, controlNames(", "))
 	}
@@ -200,7 +205,7 @@ func auditSupportCmd(env *cli.Env) *cobra.Command {
 		rf            readFlags
 		u             universeFlags
 		mec, in, seqs string
-		eps           float64
+		eps, factor   float64
 		opt           trajdb.AuditOptions
 	)
 	controls := controlNames("|")
@@ -221,7 +226,16 @@ candidate sequence, then look for:
     events; --confirm-draws fresh releases of each side then test them with
     one-sided Clopper-Pearson bounds, Bonferroni-corrected, so an
     epsilon-DP mechanism is flagged with probability at most
-    1 - --confidence (false_alarm_bound).
+    1 - --confidence (false_alarm_bound);
+  - less noise than the tree states (prefix, ngram): --noise-draws noisy
+    counts, observed as the tree draws them, tested exactly against the
+    stated discrete Laplace noise (a white-box test; it shares
+    1 - --confidence with the count test). epsilon_lower is the larger of
+    the two tests' bounds, at "confidence".
+
+--noise-factor F < 1 audits a deliberately weakened build of prefix or ngram
+(noise and thresholds for F times the sensitivity: NOT PRIVATE, built only
+here) to show that the audit catches a small calibration bug (docs/audit.md).
 
 The database is the thesis-style demonstration (40 people over 4 symbols, one
 victim alone on <3 1 2>) unless --seqs (a symbolic sequence file, one
@@ -243,7 +257,8 @@ The search finds violations; it cannot prove their absence. The report states
 its budget. The exit status is 0 either way; read "violation" and "witness".`,
 		Example: `  tracepriv audit support --mechanism flawed-present-only-prefix --seed 1 --json
   tracepriv audit support --mechanism prefix --epsilon 2
-  tracepriv audit support --mechanism ngram-tenth-noise --draws 300`,
+  tracepriv audit support --mechanism ngram-tenth-noise --draws 300
+  tracepriv audit support --mechanism ngram --noise-factor 0.7 --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !(eps > 0) || math.IsInf(eps, 0) {
@@ -278,13 +293,22 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 					return fmt.Errorf("audit support: %w", err)
 				}
 			}
-			m, err := auditSupportMechanism(trajdb.MechanismName(mec), b)
+			m, err := auditSupportMechanism(trajdb.MechanismName(mec), b, factor)
 			if err != nil {
 				return fmt.Errorf("audit support: %w", err)
 			}
 			opt.Epsilon, opt.Src = eps, env.Source()
 			bar := env.Progress(-1, "audit: releases drawn")
-			opt.Progress = func(n int) { _ = bar.Add(n) }
+			// A line on stderr every 100 releases as well, where the bar
+			// is silent (no terminal, --json): a long audit of a large
+			// database shows it is alive.
+			drawn, start := 0, time.Now()
+			opt.Progress = func(n int) {
+				_ = bar.Add(n)
+				if drawn += n; drawn%100 == 0 && !env.Quiet {
+					fmt.Fprintf(env.Stderr, "audit support: %d releases drawn (%.0f s)\n", drawn, time.Since(start).Seconds())
+				}
+			}
 			rep, err := trajdb.AuditSupport(m, db, opt)
 			_ = bar.Finish()
 			if err != nil {
@@ -307,6 +331,9 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 	fl.IntVar(&opt.ConfirmDraws, "confirm-draws", 0, "fresh releases of the database and of each tested neighbour (default 8000)")
 	fl.Float64Var(&opt.Confidence, "confidence", 0, "the statistical test flags an epsilon-DP mechanism with probability at most 1 - this (default 0.95)")
 	fl.BoolVar(&opt.StopAtFirst, "stop-at-first", false, "stop at the first support violation")
+	fl.Float64Var(&opt.MaxWork, "max-work", 0, "cap on releases times database size (symbols plus persons); a larger database gets a scaled-down search, or a refusal saying what fits (default 2e8; -1 no cap)")
+	fl.IntVar(&opt.NoiseDraws, "noise-draws", 0, "noisy counts the white-box noise test checks against the tree's stated noise (default 2000; -1 none)")
+	fl.Float64Var(&factor, "noise-factor", 1, "audit a deliberately weakened build of prefix or ngram with this factor times its noise (in (0, 1]; below 1 it is NOT PRIVATE and only the audit builds it)")
 	u.add(fl)
 	rf.addTo(fl)
 	_ = c.MarkFlagRequired("mechanism")
@@ -319,14 +346,18 @@ func writeAuditSupport(w io.Writer, rep *trajdb.AuditReport) error {
 	fmt.Fprintf(w, "%s at epsilon %g on %d people: %s\n", rep.Mechanism, rep.Epsilon, b.Persons, rep.Verdict)
 	fmt.Fprintf(w, "budget: %d neighbours (%d removed, %d added), %d candidates, %d counts per release, %d events scored; %d releases in all, %d fresh for each of %d tests; randomness %s\n",
 		b.Neighbours, b.Removals, b.Additions, b.Candidates, b.Statistics, b.Events, b.Releases, b.ConfirmDraws, len(rep.Tests), rep.Randomness)
+	if nt := rep.NoiseTest; nt != nil {
+		fmt.Fprintf(w, "noise test: %d noisy counts from %d releases against the stated discrete Laplace noise (sensitivity %g): p = %.3g; the noise spends at least %.3g at %g confidence\n",
+			nt.Test.Draws, nt.Releases, nt.Sensitivity, nt.Test.PValue, nt.EpsilonLower, nt.Confidence)
+	}
 	for _, t := range rep.Tests {
 		fmt.Fprintf(w, "test: %s %q; event %q: %d of %d releases of %s, %d of %d of %s; proves a loss >= %.3g\n",
 			t.Change, t.Person, t.Event.Text, t.Observed, t.Draws, t.Under, t.ObservedOther, t.DrawsOther, t.Other, t.EpsilonLower)
 	}
-	if wt := rep.Witness; wt != nil && wt.Kind != "statistical" {
+	if wt := rep.Witness; wt != nil && wt.Kind != "statistical" && wt.Kind != "noise" {
 		fmt.Fprintf(w, "witness (%s): sequence %v, %s person %q: observed %d of %d releases under %s; other database can output it: %v\n",
 			wt.Kind, wt.Sequence, wt.Change, wt.Person, wt.Observed, wt.Draws, wt.Under, wt.CanOutputOther)
 	}
-	_, err := fmt.Fprintf(w, "false alarms on an epsilon-DP mechanism: at most %.3g\n", rep.FalseAlarmBound)
+	_, err := fmt.Fprintf(w, "epsilon lower bound %.3g at %g confidence; false alarms on an epsilon-DP mechanism: at most %.3g\n", rep.EpsilonLower, rep.Confidence, rep.FalseAlarmBound)
 	return err
 }

@@ -80,3 +80,56 @@ func TestAuditSupportControlsCLI(t *testing.T) {
 		t.Errorf("unknown mechanism: %v", err)
 	}
 }
+
+// TestAuditNoiseFactorCLI: the acceptance interface of issue 34. "audit
+// support --noise-factor 0.7" and "audit noise --noise-factor 0.7" report a
+// violation with epsilon_lower above the claim and its confidence; the
+// builds as documented do not; release never builds a weakened tree.
+func TestAuditNoiseFactorCLI(t *testing.T) {
+	cases := [][]string{
+		{"support", "--mechanism", "prefix", "--confirm-neighbours", "-1", "--draws", "50", "--neighbour-draws", "10"},
+		{"noise", "--mechanism", "planar-laplace"},
+		{"noise", "--mechanism", "predictive"},
+		{"noise", "--mechanism", "cip", "--draws", "804"},
+	}
+	if !testing.Short() {
+		cases = append(cases, []string{"support", "--mechanism", "ngram", "--confirm-neighbours", "-1", "--draws", "50", "--neighbour-draws", "10"})
+	}
+	for i, args := range cases {
+		for _, f := range []string{"0.7", "1"} {
+			a := append([]string{"audit"}, args...)
+			a = append(a, "--noise-factor", f, "--seed", strconv.Itoa(34+i), "--json")
+			stdout, stderr, err := run(t, a...)
+			if err != nil {
+				t.Fatalf("%v: %v\n%s", a, err, stderr)
+			}
+			var v struct {
+				Violation    *bool    `json:"violation"`
+				EpsilonLower *float64 `json:"epsilon_lower"`
+				Confidence   *float64 `json:"confidence"`
+				Epsilon      float64  `json:"epsilon"`
+			}
+			if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Violation == nil || v.EpsilonLower == nil || v.Confidence == nil || *v.Confidence != 0.95 {
+				t.Fatalf("%v: missing violation, epsilon_lower or confidence: %s", a, stdout)
+			}
+			want := f == "0.7"
+			if *v.Violation != want || (*v.EpsilonLower > v.Epsilon) != want {
+				t.Errorf("%v: violation %v, epsilon_lower %g against %g; want violation %v", a, *v.Violation, *v.EpsilonLower, v.Epsilon, want)
+			}
+		}
+	}
+	if _, _, err := run(t, "audit", "support", "--mechanism", "prefix", "--noise-factor", "1.5"); err == nil {
+		t.Error("--noise-factor 1.5 accepted")
+	}
+	if _, _, err := run(t, "audit", "support", "--mechanism", "prefix-noiseless", "--noise-factor", "0.5"); err == nil {
+		t.Error("--noise-factor on a negative control accepted")
+	}
+	dir := t.TempDir()
+	if _, _, err := run(t, "release", "--in", "../../internal/sample", "--out", filepath.Join(dir, "out"), "--mechanism", "prefix-noise-factor-0.7-NOT-PRIVATE",
+		"--epsilon", "1", "--cell-m", "5000", "--bbox", testBBox); err == nil {
+		t.Error("release builds a weakened tree")
+	}
+}

@@ -210,9 +210,10 @@ Castelluccia, CCS 2012). Both perturb the count of every child of every node
 they expand over the whole grid, so the support of the output does not depend
 on the data (Guerra-Balboa's thesis, Sec. 3.4).
 
-The guarantee is epsilon-DP at user level: two inputs are neighbours when
-they differ in all the trajectories of one person (persons are the uid of a
-trace, or for GeoLife the user directory). The grid (--bbox, --cell-m), the
+The guarantee is epsilon-DP at user level, add/remove-one-person: two inputs
+are neighbours when one is the other with one person added or removed, with
+all of their trajectories (persons are the uid of a trace, or for GeoLife the
+user directory); replacing a person's data is two such steps (2 epsilon). The grid (--bbox, --cell-m), the
 bounds (--max-len, --max-seqs), the mapping rule (--max-gap, --min-len) and
 the mechanism are public and must not be chosen from the data.
 
@@ -231,7 +232,9 @@ The n-gram tree turns its noisy grams into sequences by --reconstruction:
 persons (the default) releases about as many sequences as there are people,
 with their starts and lengths, read off the noisy end counts; authors is the
 paper's code (Markov extension and greedy decomposition), which releases
-1.6-1.8 million sequences for MSNBC's 989,818 people. Both are
+1.6-1.8 million sequences for MSNBC's 989,818 people but keeps the grams'
+occurrence counts: its paper_are against the bounded data is 2.8x lower at
+epsilon 1 (docs/trajdb.md). They are the two ends of that trade-off. Both are
 post-processing: the guarantee is the same. A symbolic file (--alphabet) is
 counted as it is read, never held in memory.`,
 			Example: `  tracepriv release --in internal/sample --out released-db --mechanism ngram --epsilon 1 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1
