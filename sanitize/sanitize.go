@@ -221,6 +221,26 @@ func (o *Options) check() error {
 	case !(o.Radius > 0) || !finite(o.Radius):
 		return &ParamError{Name: "radius", Value: o.Radius, Why: "must be positive and finite (metres)"}
 	}
+	// The least noise any design needs, a point's basic secret's
+	// (standard deviation r sqrt(lambda/(2 epsilon)) per coordinate,
+	// docs/cip-math.md), must be one a release can carry: at most
+	// MaxNoiseStd, and at least the OutputGrid it is rounded to (where the
+	// target loss factor 2 epsilon/(lambda r^2) is still a number).
+	if sd := o.Radius * math.Sqrt(o.Lambda/(2*o.Epsilon)); !(sd <= MaxNoiseStd && sd >= OutputGrid) {
+		// Name the flag that is off the scale, and its range at the others.
+		k := math.Sqrt(2 * o.Epsilon / o.Lambda) // radius per metre of noise
+		r2 := o.Radius * o.Radius
+		name, v, fix := "epsilon", o.Epsilon, fmt.Sprintf("give an epsilon from %.3g to %.3g at this radius and lambda", o.Lambda*r2/(2*MaxNoiseStd*MaxNoiseStd), o.Lambda*r2/(2*OutputGrid*OutputGrid))
+		switch {
+		case o.Radius > MaxNoiseStd || o.Radius < OutputGrid:
+			name, v, fix = "radius", o.Radius, fmt.Sprintf("give a radius from %.3g to %.3g m at this epsilon and lambda", OutputGrid*k, MaxNoiseStd*k)
+		case o.Lambda > 1e6:
+			name, v, fix = "lambda", o.Lambda, fmt.Sprintf("give a lambda of at most %.3g at this epsilon and radius (2 is usual)", 2*o.Epsilon*MaxNoiseStd*MaxNoiseStd/r2)
+		}
+		return &ParamError{Name: name, Value: v, Why: fmt.Sprintf(
+			"the least noise any design needs would have a standard deviation of %.3g m per coordinate (r sqrt(lambda/(2 epsilon)) at epsilon %g, lambda %g, r %g m), outside the %.2g mm to %g km a release carries: %s",
+			sd, o.Epsilon, o.Lambda, o.Radius, OutputGrid*1000, MaxNoiseStd/1000, fix)}
+	}
 	if o.Delta == 0 {
 		o.Delta = DefaultDelta
 	}
