@@ -156,7 +156,7 @@ func TestEvaluatePlotReadable(t *testing.T) {
 
 // Issue 32: fit reported nothing off a terminal (a log, a pipe) for the
 // minutes a corpus takes: its progress now goes to stderr as lines, and
-// -q silences it.
+// -q and --json silence it (as attack's).
 func TestFitProgressOffTerminal(t *testing.T) {
 	dir, in, _ := samplePaths(t)
 	_, stderr, err := run(t, "fit", "--in", in, "--out", filepath.Join(dir, "p.json"))
@@ -168,12 +168,14 @@ func TestFitProgressOffTerminal(t *testing.T) {
 			t.Errorf("fit's stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	_, stderr, err = run(t, "fit", "--in", in, "--out", filepath.Join(dir, "q.json"), "-q")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(stderr, "fit:") {
-		t.Errorf("fit -q printed progress:\n%s", stderr)
+	for i, quiet := range []string{"-q", "--json"} {
+		_, stderr, err = run(t, "fit", "--in", in, "--out", filepath.Join(dir, fmt.Sprintf("q%d.json", i)), quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(stderr, "fit:") {
+			t.Errorf("fit %s printed progress:\n%s", quiet, stderr)
+		}
 	}
 }
 
