@@ -227,19 +227,22 @@ func (o *Options) check() error {
 	// MaxNoiseStd, and at least the OutputGrid it is rounded to (where the
 	// target loss factor 2 epsilon/(lambda r^2) is still a number).
 	if sd := o.Radius * math.Sqrt(o.Lambda/(2*o.Epsilon)); !(sd <= MaxNoiseStd && sd >= OutputGrid) {
-		// Name the flag that is off the scale, and its range at the others.
+		// Name the flag that is off the scale (epsilon unless the radius is
+		// below the grid or lambda absurd), with the ranges of epsilon and
+		// the radius at the other two.
 		k := math.Sqrt(2 * o.Epsilon / o.Lambda) // radius per metre of noise
 		r2 := o.Radius * o.Radius
-		name, v, fix := "epsilon", o.Epsilon, fmt.Sprintf("give an epsilon from %.3g to %.3g at this radius and lambda", o.Lambda*r2/(2*MaxNoiseStd*MaxNoiseStd), o.Lambda*r2/(2*OutputGrid*OutputGrid))
+		name, v := "epsilon", o.Epsilon
 		switch {
-		case o.Radius > MaxNoiseStd || o.Radius < OutputGrid:
-			name, v, fix = "radius", o.Radius, fmt.Sprintf("give a radius from %.3g to %.3g m at this epsilon and lambda", OutputGrid*k, MaxNoiseStd*k)
+		case o.Radius < OutputGrid:
+			name, v = "radius", o.Radius
 		case o.Lambda > 1e6:
-			name, v, fix = "lambda", o.Lambda, fmt.Sprintf("give a lambda of at most %.3g at this epsilon and radius (2 is usual)", 2*o.Epsilon*MaxNoiseStd*MaxNoiseStd/r2)
+			name, v = "lambda", o.Lambda
 		}
 		return &ParamError{Name: name, Value: v, Why: fmt.Sprintf(
-			"the least noise any design needs would have a standard deviation of %.3g m per coordinate (r sqrt(lambda/(2 epsilon)) at epsilon %g, lambda %g, r %g m), outside the %.2g mm to %g km a release carries: %s",
-			sd, o.Epsilon, o.Lambda, o.Radius, OutputGrid*1000, MaxNoiseStd/1000, fix)}
+			"with --epsilon %g --lambda %g --radius %g the least noise any design needs would have a standard deviation of %.3g m per coordinate (r sqrt(lambda/(2 epsilon))), outside the %.2g mm to %g km a release carries: give an epsilon from %.3g to %.3g at this radius, or a radius from %.3g to %.3g m at this epsilon (lambda 2 is usual)",
+			o.Epsilon, o.Lambda, o.Radius, sd, OutputGrid*1000, MaxNoiseStd/1000,
+			o.Lambda*r2/(2*MaxNoiseStd*MaxNoiseStd), o.Lambda*r2/(2*OutputGrid*OutputGrid), OutputGrid*k, MaxNoiseStd*k)}
 	}
 	if o.Delta == 0 {
 		o.Delta = DefaultDelta

@@ -225,7 +225,7 @@ func TestParameterExtremes(t *testing.T) {
 		args []string
 		flag string
 	}{
-		{san("--epsilon", "1", "--lambda", "2", "--radius", "1e308"), "--radius"},
+		{san("--epsilon", "1", "--lambda", "2", "--radius", "1e308"), "--radius 1e+308"},
 		{san("--epsilon", "1", "--lambda", "2", "--radius", "1e-300"), "--radius"},
 		{san("--epsilon", "1e-300", "--lambda", "2", "--radius", "100"), "--epsilon"},
 		{san("--epsilon", "1e300", "--lambda", "2", "--radius", "100"), "--epsilon"},
