@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Evaluator certifies the exact CIP loss factor (E1) of one Gaussian
@@ -203,7 +204,15 @@ func TargetLossFactor(epsilon, lambda, r float64, kLoc int) (float64, error) {
 	if !(epsilon > 0) || !(lambda > 1) || !(r > 0) || kLoc < 1 || math.IsInf(epsilon+lambda+r, 0) {
 		return 0, fmt.Errorf("cip: need epsilon > 0, lambda > 1, r > 0 and kLoc >= 1, got %v, %v, %v, %d", epsilon, lambda, r, kLoc)
 	}
-	return 2 * epsilon / (lambda * float64(kLoc) * r * r), nil
+	t := 2 * epsilon / (lambda * float64(kLoc) * r * r)
+	if !(t >= math.SmallestNonzeroFloat64*(1<<52)) || math.IsInf(t, 0) {
+		// The radius sets the scale: 2 epsilon / (lambda k r^2) must be a
+		// normal float64, so r within these ends for this epsilon.
+		c := 2 * epsilon / (lambda * float64(kLoc))
+		lo, hi := math.Sqrt(c/math.MaxFloat64), math.Sqrt(c/(math.SmallestNonzeroFloat64*(1<<52)))
+		return 0, param.Invalid("radius", r, fmt.Sprintf("with epsilon %g and lambda %g the target loss factor 2 epsilon/(lambda r^2) = %g is not a usable number; give a radius between %.3g and %.3g metres (or another epsilon)", epsilon, lambda, t, lo, hi))
+	}
+	return t, nil
 }
 
 // LossFactorDirect evaluates (E1) literally, for reference and tests:

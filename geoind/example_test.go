@@ -229,3 +229,13 @@ func ExamplePlanByPerson() {
 	// 1228 fixes thinned to 21; expected error 1761 m per point
 	// released 21 of 21 points
 }
+
+// Meaning says what an ε per metre lets anyone who sees the releases
+// conclude: the best guess between two places 100 m and 1 km apart.
+func ExampleMeaning() {
+	fmt.Println(geoind.Meaning(math.Ln10 / 100))
+	fmt.Printf("%.3f\n", geoind.GuessAt(math.Ln10/100, 100)) // 10/11
+	// Output:
+	// ε 0.02303 per metre: the best guess, from the releases, of which of two places 100 m apart the person was at (equally likely beforehand) is right at most 90.9 % of the time; 1 km apart, almost always (the bound exceeds 99.9 %) (50 % is a coin toss; e^εd/(1+e^εd))
+	// 0.909
+}

@@ -100,10 +100,20 @@ func CheckNoiseScale(name string, eps float64) error {
 	}
 	if eps < minNoiseEpsilon {
 		r := noise.PlanarLaplace{Epsilon: eps}.RadiusQuantile(NoiseRadiusConfidence)
-		return paramErr(name, eps, fmt.Sprintf(">= %.3g per metre: at this ε the noise exceeds %.4g km with probability 1e-9, beyond the %g km the tangent plane can represent (MaxNoiseRadius)",
-			minNoiseEpsilon, r/1000, MaxNoiseRadius/1000))
+		return paramErr(name, eps, fmt.Sprintf(">= %.3g per metre: at this ε the noise exceeds %s with probability 1e-9, beyond the %g km the tangent plane can represent (MaxNoiseRadius)",
+			minNoiseEpsilon, noiseKm(r), MaxNoiseRadius/1000))
 	}
 	return nil
+}
+
+// noiseKm writes a noise radius in metres as km for an error message, in
+// three significant digits ("any distance" for an ε so small that the
+// radius overflows).
+func noiseKm(r float64) string {
+	if math.IsInf(r, 1) || math.IsNaN(r) {
+		return "any distance"
+	}
+	return fmt.Sprintf("%.3g km", r/1000)
 }
 
 // PlanarLaplace is the noise mechanism N(ε) of geo-indistinguishability on

@@ -154,7 +154,7 @@ func (c Config) NewMechanism() (*Mechanism, error) {
 	if lo, hi, ok := noiseRange(m.Manager); ok {
 		if CheckNoiseScale("epsilon", lo) != nil {
 			r := noise.PlanarLaplace{Epsilon: lo}.RadiusQuantile(NoiseRadiusConfidence)
-			what := fmt.Sprintf("noise the tangent plane can represent: the smallest per-step noise this manager can draw, ε_N = %.3g per metre, exceeds %.4g km with probability 1e-9, beyond MaxNoiseRadius (%g km)", lo, r/1000, MaxNoiseRadius/1000)
+			what := fmt.Sprintf("noise the tangent plane can represent: the smallest per-step noise this manager can draw, ε_N = %.3g per metre, exceeds %s with probability 1e-9, beyond MaxNoiseRadius (%g km)", lo, noiseKm(r), MaxNoiseRadius/1000)
 			switch kind {
 			case ManagerFixedUtility:
 				return nil, paramErr("accuracy", c.Accuracy, what+"; lower the accuracy α")

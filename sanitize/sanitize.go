@@ -231,6 +231,29 @@ func (o *Options) check() error {
 	case !(o.Radius > 0) || !finite(o.Radius):
 		return &ParamError{Name: "radius", Value: o.Radius, Why: "must be positive and finite (metres)"}
 	}
+	// The least noise any design needs, a point's basic secret's
+	// (standard deviation r sqrt(lambda/(2 epsilon)) per coordinate,
+	// docs/cip-math.md), must be one a release can carry: at most
+	// MaxNoiseStd, and at least the OutputGrid it is rounded to (where the
+	// target loss factor 2 epsilon/(lambda r^2) is still a number).
+	if sd := o.Radius * math.Sqrt(o.Lambda/(2*o.Epsilon)); !(sd <= MaxNoiseStd && sd >= OutputGrid) {
+		// Name the flag that is off the scale (epsilon unless the radius is
+		// below the grid or lambda absurd), with the ranges of epsilon and
+		// the radius at the other two.
+		k := math.Sqrt(2 * o.Epsilon / o.Lambda) // radius per metre of noise
+		r2 := o.Radius * o.Radius
+		name, v := "epsilon", o.Epsilon
+		switch {
+		case o.Radius < OutputGrid:
+			name, v = "radius", o.Radius
+		case o.Lambda > 1e6:
+			name, v = "lambda", o.Lambda
+		}
+		return &ParamError{Name: name, Value: v, Why: fmt.Sprintf(
+			"with --epsilon %g --lambda %g --radius %g the least noise any design needs would have a standard deviation of %.3g m per coordinate (r sqrt(lambda/(2 epsilon))), outside the %.2g mm to %g km a release carries: give an epsilon from %.3g to %.3g at this radius, or a radius from %.3g to %.3g m at this epsilon (lambda 2 is usual)",
+			o.Epsilon, o.Lambda, o.Radius, sd, OutputGrid*1000, MaxNoiseStd/1000,
+			o.Lambda*r2/(2*MaxNoiseStd*MaxNoiseStd), o.Lambda*r2/(2*OutputGrid*OutputGrid), OutputGrid*k, MaxNoiseStd*k)}
+	}
 	if o.Delta == 0 {
 		o.Delta = DefaultDelta
 	}

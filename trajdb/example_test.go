@@ -187,3 +187,11 @@ func ExampleAuditNoise() {
 	// prefix: violation false, epsilon_lower > 1: false
 	// prefix-noise-factor-0.7-NOT-PRIVATE: violation true, epsilon_lower > 1: true
 }
+
+// Meaning says what a release's user-level epsilon lets anyone who sees
+// it conclude about one person.
+func ExampleMeaning() {
+	fmt.Println(trajdb.Meaning(1))
+	// Output:
+	// epsilon 1 per person: the best guess, from the release, of whether a person's trajectories are in it (or which of two sets of trajectories is theirs; equally likely beforehand) is right at most 73.1 % of the time (50 % is a coin toss; e^ε/(1+e^ε))
+}

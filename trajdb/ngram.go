@@ -334,8 +334,8 @@ func (g *NGram) buildTrie(top *countTrie, epsilon float64, src noise.Source) (*n
 	if err := g.Contribution.Validate(); err != nil {
 		return nil, fmt.Errorf("trajdb: %s: %w", g.Name(), err)
 	}
-	if !(epsilon > 0) || math.IsInf(epsilon, 1) {
-		return nil, fmt.Errorf("trajdb: %s: epsilon must be positive and finite, got %v", g.Name(), epsilon)
+	if err := CheckEpsilon(epsilon); err != nil {
+		return nil, fmt.Errorf("trajdb: %s: %w", g.Name(), err)
 	}
 	if g.NMax < 0 {
 		return nil, fmt.Errorf("trajdb: %s: NMax must be >= 0, got %d", g.Name(), g.NMax)

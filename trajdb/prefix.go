@@ -204,8 +204,8 @@ func (p *Prefix) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (
 	if err := p.Contribution.Validate(); err != nil {
 		return nil, fmt.Errorf("trajdb: %s: %w", p.Name(), err)
 	}
-	if !(epsilon > 0) || math.IsInf(epsilon, 1) {
-		return nil, fmt.Errorf("trajdb: %s: epsilon must be positive and finite, got %v", p.Name(), epsilon)
+	if err := CheckEpsilon(epsilon); err != nil {
+		return nil, fmt.Errorf("trajdb: %s: %w", p.Name(), err)
 	}
 	h := p.Contribution.MaxLen
 	if err := c.check(p.Name(), h); err != nil {

@@ -3,7 +3,6 @@ package trajdb
 import (
 	"fmt"
 	"io"
-	"math"
 	"os"
 
 	"github.com/tracepriv/tracepriv/noise"
@@ -37,8 +36,8 @@ func ReleaseSequences(m Mechanism, r io.Reader, opt SeqOptions, epsilon float64,
 	if opt.Size < 1 {
 		return nil, nil, fmt.Errorf("trajdb: %s: a streamed release needs the public alphabet size (SeqOptions.Size)", m.Name())
 	}
-	if !(epsilon > 0) || math.IsInf(epsilon, 1) {
-		return nil, nil, fmt.Errorf("trajdb: %s: epsilon must be positive and finite, got %v", m.Name(), epsilon)
+	if err := CheckEpsilon(epsilon); err != nil {
+		return nil, nil, fmt.Errorf("trajdb: %s: %w", m.Name(), err)
 	}
 	st := &SeqStats{}
 	tr, ok := m.(tallier)

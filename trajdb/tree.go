@@ -160,8 +160,8 @@ func checkExploreInput(name MechanismName, db *DB, b Bounds, epsilon float64) er
 	if err := b.Validate(); err != nil {
 		return fmt.Errorf("trajdb: %s: %w", name, err)
 	}
-	if !(epsilon > 0) || math.IsInf(epsilon, 1) {
-		return fmt.Errorf("trajdb: %s: epsilon must be positive and finite, got %v", name, epsilon)
+	if err := CheckEpsilon(epsilon); err != nil {
+		return fmt.Errorf("trajdb: %s: %w", name, err)
 	}
 	if db == nil {
 		return fmt.Errorf("trajdb: %s: nil database", name)

@@ -124,7 +124,7 @@ func NewGrid(b trace.BBox, cellM float64) (*Grid, error) {
 	cols := math.Ceil((xmax - xmin) / cellM)
 	rows := math.Ceil((ymax - ymin) / cellM)
 	if n := cols * rows; n > MaxCells {
-		return nil, fmt.Errorf("a %g m grid over this box has %.0f×%.0f = %.0f cells, more than %d: use larger cells or a smaller box", cellM, cols, rows, n, MaxCells)
+		return nil, fmt.Errorf("a %g m grid over this box has %.4g×%.4g = %.4g cells, more than %d: use larger cells or a smaller box", cellM, cols, rows, n, MaxCells)
 	}
 	g.Cols, g.Rows = max(int(cols), 1), max(int(rows), 1)
 	// Centre the grid on the rectangle so the slack is shared by both edges.

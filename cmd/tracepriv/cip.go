@@ -19,6 +19,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/matfile"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -245,6 +246,10 @@ func (p *privacyFlags) check(f *pflag.FlagSet) error {
 	}
 	if f.Changed("lambda") {
 		if _, err := cip.TargetLossFactor(1, p.lambda, p.radius, 1); err != nil {
+			var pe *param.Error
+			if errors.As(err, &pe) {
+				return fmt.Errorf("--%s %v: %s", pe.Name, pe.Value, pe.Why)
+			}
 			return fmt.Errorf("--lambda/--radius: need lambda > 1 and radius > 0, got %v and %v", p.lambda, p.radius)
 		}
 	}

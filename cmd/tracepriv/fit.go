@@ -165,8 +165,11 @@ file, and over existing files only with --force.`,
 				var traces []*trace.Trace
 				// A Ticker, not a bar alone: off a terminal (a log, a
 				// pipe) it still prints a line every 10 s, so that a
-				// corpus fit of minutes is never silent.
-				read := env.Ticker(len(files), "fit: reading")
+				// corpus fit of minutes is never silent. Like attack's,
+				// it is silent with --json (and --quiet).
+				penv := *env
+				penv.Quiet = env.Quiet || env.JSON
+				read := penv.Ticker(len(files), "fit: reading")
 				nread := 0
 				// The directories as given, so that the one person rule
 				// (trace.PersonRule) sees each input, a corpus with --corpus.
@@ -200,7 +203,7 @@ file, and over existing files only with --force.`,
 				var tick *cli.Ticker
 				opt.Progress = func(done, total int) {
 					if tick == nil {
-						tick = env.Ticker(total, "fit: fitting windows")
+						tick = penv.Ticker(total, "fit: fitting windows")
 					}
 					tick.Set(done, "windows")
 				}

@@ -143,7 +143,7 @@ func (g *geoindFlags) flagError(err error) error {
 	if !errors.As(err, &pe) {
 		return err
 	}
-	budget := fmt.Sprintf("--eps-star %g --radius %g (ε = %.3g per metre)", g.epsStar, g.radius, g.epsStar/g.radius)
+	budget := fmt.Sprintf("--eps-star %.6g --radius %.6g (ε = %.3g per metre)", g.epsStar, g.radius, g.epsStar/g.radius)
 	if g.epsilon != 0 {
 		budget = fmt.Sprintf("--epsilon %g", g.epsilon)
 	}

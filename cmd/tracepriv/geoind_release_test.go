@@ -188,18 +188,30 @@ func TestGeoindNoiseScaleRefused(t *testing.T) {
 		q.Lat, q.Lon = q.Lat-39.9, q.Lon-270
 		rim.Points = append(rim.Points, q)
 	}
+	// Since issue 32 the antipode and the rim are refused before anything
+	// is drawn, by the one distance rule serve applies too
+	// (geoind.CheckOriginDistance: within 1,000 km of the origin); the
+	// widest noise is accepted for the trace in Beijing.
+	near := filepath.Join(dir, "near.csv")
 	if err := trace.WriteFile(far, []*trace.Trace{trs[0], moved, rim}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.WriteFile(near, []*trace.Trace{trs[0]}, ""); err != nil {
 		t.Fatal(err)
 	}
 	alpha := 1e6 / geoind.NoiseAccuracy(1, geoind.NoiseRadiusConfidence) * geoind.CN(0.9) * 0.999
 	for _, mech := range []string{"im", "pm"} {
-		_, err = geoindRun(t, "geoind", "sanitize", "--in", far, "--out", out, "--force", "--origin", "39.9042,116.4074", "--mechanism", mech,
-			"--manager", "fixed-utility", "--accuracy", fmt.Sprint(alpha), "--allow-partial", "--seed", "2", "-q", "--corpus")
+		args := []string{"geoind", "sanitize", "--out", out, "--force", "--origin", "39.9042,116.4074", "--mechanism", mech,
+			"--manager", "fixed-utility", "--accuracy", fmt.Sprint(alpha), "--allow-partial", "--seed", "2", "-q", "--corpus"}
+		_, err = geoindRun(t, append(args, "--in", near)...)
 		if err != nil {
 			t.Fatalf("%s at the limit: %v", mech, err)
 		}
-		if n := len(readOut(t, out)); n != 3 {
-			t.Errorf("%s: %d output traces, want 3", mech, n)
+		if n := len(readOut(t, out)); n != 1 {
+			t.Errorf("%s: %d output traces, want 1", mech, n)
+		}
+		if _, err = geoindRun(t, append(args, "--in", far)...); err == nil || !strings.Contains(err.Error(), "within 1000 km of the public origin") {
+			t.Errorf("%s: the antipode and the rim: %v, want the distance rule's refusal", mech, err)
 		}
 	}
 }

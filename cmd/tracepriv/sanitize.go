@@ -501,6 +501,9 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 		}
 		fmt.Fprintf(w, "; skipped or merged %d input rows\n", m.SkippedRows)
 		fmt.Fprintf(w, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s; ledger %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness, m.Ledger)
+		if len(m.Persons) > 0 {
+			fmt.Fprintf(w, "what it means, for everyone: %s\n", sanitize.MeaningOf(m.EpsilonMax, m.Lambda, m.RadiusM).Text)
+		}
 		if m.Resumed > 0 {
 			fmt.Fprintf(w, "resumed: %d groups of people were already released by an earlier run\n", m.Resumed)
 		}

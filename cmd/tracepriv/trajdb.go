@@ -241,8 +241,8 @@ counted as it is read, never held in memory.`,
   tracepriv release --in internal/sample --out released-db --mechanism prefix --epsilon 2 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if !(eps > 0) || math.IsInf(eps, 0) {
-					return fmt.Errorf("release: --epsilon must be positive and finite, got %v", eps)
+				if err := trajdb.CheckEpsilon(eps); err != nil {
+					return fmt.Errorf("release: --%w", err)
 				}
 				sp, err := u.space()
 				if err != nil {

@@ -156,7 +156,7 @@ func TestEvaluatePlotReadable(t *testing.T) {
 
 // Issue 32: fit reported nothing off a terminal (a log, a pipe) for the
 // minutes a corpus takes: its progress now goes to stderr as lines, and
-// -q silences it.
+// -q and --json silence it (as attack's).
 func TestFitProgressOffTerminal(t *testing.T) {
 	dir, in, _ := samplePaths(t)
 	_, stderr, err := run(t, "fit", "--in", in, "--out", filepath.Join(dir, "p.json"))
@@ -168,12 +168,14 @@ func TestFitProgressOffTerminal(t *testing.T) {
 			t.Errorf("fit's stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	_, stderr, err = run(t, "fit", "--in", in, "--out", filepath.Join(dir, "q.json"), "-q")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(stderr, "fit:") {
-		t.Errorf("fit -q printed progress:\n%s", stderr)
+	for i, quiet := range []string{"-q", "--json"} {
+		_, stderr, err = run(t, "fit", "--in", in, "--out", filepath.Join(dir, fmt.Sprintf("q%d.json", i)), quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(stderr, "fit:") {
+			t.Errorf("fit %s printed progress:\n%s", quiet, stderr)
+		}
 	}
 }
 
@@ -196,6 +198,57 @@ func TestAttackFewPoints(t *testing.T) {
 		}
 		if !strings.Contains(stdout, fmt.Sprintf("%d points", n)) || !strings.Contains(stdout, want) {
 			t.Errorf("%d points: attack says\n%s\nwant %q", n, stdout, want)
+		}
+	}
+}
+
+// Issue 32: parameters at the extremes get an error that names the flag
+// and the fix, with numbers people can read: never "target loss factor 0",
+// a 150-digit number of km, "+Inf km", a hang, or a release.
+func TestParameterExtremes(t *testing.T) {
+	dir, in, prior := samplePaths(t)
+	san := func(flags ...string) []string {
+		return append([]string{"sanitize", "--in", in, "--out", filepath.Join(dir, "x.plt"), "--force", "--prior", prior, "--seed", "1", "--no-ledger", "-q"}, flags...)
+	}
+	geo := func(flags ...string) []string {
+		return append([]string{"geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, "g.csv"), "--force", "--origin", "39.9042,116.4074", "--seed", "1", "--no-ledger", "-q"}, flags...)
+	}
+	rel := func(flags ...string) []string {
+		return append([]string{"release", "--in", "../../internal/sample", "--out", filepath.Join(dir, "rel"), "--force", "--mechanism", "ngram",
+			"--bbox", testBBox, "--max-len", "3", "--max-seqs", "1", "--seed", "1", "-q"}, flags...)
+	}
+	des := func(flags ...string) []string {
+		return append([]string{"cip", "design", "--kernel", "rbf", "--lengthscale", "3", "--n", "20", "--all-secrets"}, flags...)
+	}
+	long := regexp.MustCompile(`[0-9]{13,}`)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{san("--epsilon", "1", "--lambda", "2", "--radius", "1e308"), "--radius 1e+308"},
+		{san("--epsilon", "1", "--lambda", "2", "--radius", "1e-300"), "--radius"},
+		{san("--epsilon", "1e-300", "--lambda", "2", "--radius", "100"), "--epsilon"},
+		{san("--epsilon", "1e300", "--lambda", "2", "--radius", "100"), "--epsilon"},
+		{san("--epsilon", "1", "--lambda", "1e300", "--radius", "100"), "--lambda"},
+		{san("--epsilon", "1", "--lambda", "2", "--radius", "NaN"), "--radius"},
+		{geo("--epsilon", "1e-300"), "--epsilon"},
+		{geo("--radius", "1e308"), "--radius"},
+		{geo("--eps-star", "1e308", "--radius", "1e-308"), "--eps-star"},
+		{geo("--grid", "1e308"), "--grid"},
+		{rel("--epsilon", "1e-300", "--cell-m", "5000"), "--epsilon"},
+		{rel("--epsilon", "0", "--cell-m", "5000"), "--epsilon"},
+		{rel("--epsilon", "1", "--cell-m", "1e-300"), "--cell-m"},
+		{des("--target-epsilon", "1", "--lambda", "2", "--radius", "1e308"), "--radius"},
+		{des("--target-epsilon", "1", "--lambda", "2", "--radius", "1e-300"), "--radius"},
+	} {
+		_, _, err := run(t, c.args...)
+		if err == nil {
+			t.Errorf("%v: accepted", c.args[len(c.args)-6:])
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, c.flag) || long.MatchString(msg) || strings.Contains(msg, "loss factor 0 ") || strings.Contains(msg, "Inf km") {
+			t.Errorf("%v: want an error naming %s with readable numbers, got\n%s", c.args[len(c.args)-6:], c.flag, msg)
 		}
 	}
 }
