@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 )
 
@@ -388,7 +388,7 @@ func (p *Prior) StatesFamily() bool {
 
 // ReadPriorFile reads a prior file, naming the file in errors.
 func ReadPriorFile(path string) (*Prior, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // SeqOptions configures ReadSequences and WriteSequences.
@@ -192,7 +193,7 @@ func scanSequences(r io.Reader, opt SeqOptions, fn func(id string, hasID bool, l
 			if !ok {
 				n, err := strconv.Atoi(string(f))
 				if err != nil {
-					return largest, fail(len(fields)+1, "%q is not an integer symbol id", f)
+					return largest, fail(len(fields)+1, "%s is not an integer symbol id%s", infile.Excerpt(f), notText(f))
 				}
 				v = n
 			}
@@ -253,7 +254,7 @@ func seqNameOr(name, def string) string {
 // readSeqList reads the sequences of the file at path, without persons
 // (a release's SeqFile).
 func readSeqList(path string, opt SeqOptions) ([][]int, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +272,7 @@ func readSeqList(path string, opt SeqOptions) ([][]int, error) {
 
 // ReadSequencesFile reads the symbolic sequence database at path.
 func ReadSequencesFile(path string, opt SeqOptions) (*DB, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -368,4 +369,14 @@ func SeqDB(size int, seqs [][]int) *DB {
 		db.Users[i] = User{ID: strconv.Itoa(i + 1), Seqs: [][]int{s}}
 	}
 	return db
+}
+
+// notText adds a hint when a field is not text at all: the file is most
+// likely binary (compressed in a format other than gzip, or not a
+// sequence file).
+func notText(f []byte) string {
+	if utf8.Valid(f) && !bytes.ContainsFunc(f, func(r rune) bool { return r < ' ' && r != '\t' }) {
+		return ""
+	}
+	return " (the file is binary, not text: give a sequence file, plain or gzip-compressed)"
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
@@ -95,7 +95,7 @@ func ReleaseSequences(m Mechanism, r io.Reader, opt SeqOptions, epsilon float64,
 // ReleaseSequencesFile is ReleaseSequences of the file at path, naming it
 // in errors.
 func ReleaseSequencesFile(m Mechanism, path string, opt SeqOptions, epsilon float64, src noise.Source) (*Released, *SeqStats, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

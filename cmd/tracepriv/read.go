@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -392,13 +393,14 @@ func (l *limitFlags) limits() (trace.Limits, error) {
 	return trace.Limits{MaxSpeed: l.maxSpeedKmh / 3.6, MaxGap: l.maxGap}, nil
 }
 
-// openFile opens a file the user named, with an error that says what is
-// wrong and what to check: missing, unreadable, or a directory.
-func openFile(path string) (*os.File, error) {
+// openFile opens a file the user named, decompressed if it is gzip (by
+// content), with an error that says what is wrong and what to check:
+// missing, unreadable, or a directory.
+func openFile(path string) (io.ReadCloser, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory; give a file", path)
 	}
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: no such file (check the path)", path)

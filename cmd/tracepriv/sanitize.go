@@ -17,6 +17,7 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -334,14 +335,14 @@ const streamChunk = 1 << 16
 // cannot be streamed (the caller then reads it into memory).
 func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string, opt sanitize.Options, adm *budget.Admission) (bool, error) {
 	ro.Chunk = streamChunk
-	var open []*os.File
+	var open []io.Closer
 	defer func() {
 		for _, f := range open {
 			f.Close()
 		}
 	}()
 	reader := func() (trace.Reader, error) {
-		f, err := os.Open(in)
+		f, err := infile.Open(in)
 		if err != nil {
 			return nil, err
 		}
@@ -457,7 +458,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 		if err != nil {
 			return err
 		}
-		prior, err := os.ReadFile(priorFile)
+		prior, err := infile.ReadFile(priorFile)
 		if err != nil {
 			return fmt.Errorf("sanitize: --prior: %w", err)
 		}
@@ -553,7 +554,7 @@ func parseSecretTimes(v string) ([][]time.Time, error) {
 	if statErr != nil {
 		return sanitize.ParseSecretTimes(v)
 	}
-	fh, err := os.Open(v)
+	fh, err := infile.Open(v)
 	if err != nil {
 		return nil, err
 	}

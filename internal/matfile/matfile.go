@@ -34,13 +34,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // DefaultTol is the relative symmetry tolerance of Symmetric.
@@ -232,7 +232,7 @@ func parseRow(text string) ([]float64, []int, error) {
 
 // ReadFile reads a matrix file.
 func ReadFile(path string) (*Matrix, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
