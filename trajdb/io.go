@@ -50,7 +50,7 @@ func (e *SeqError) Unwrap() error { return e.Err }
 
 // ReadSequences reads a symbolic sequence database from r. The format is
 // text, one sequence per line, in the shape of the click-stream and transit
-// data the exploration-tree papers evaluate on (MSNBC's msnbc990928.seq,
+// data the exploration-tree papers evaluate on (MSNBC's msnbc.dat.gz,
 // the STM metro and bus sequences):
 //
 //	# comment (a line starting with # or %)
@@ -270,7 +270,8 @@ func readSeqList(path string, opt SeqOptions) ([][]int, error) {
 	return out, nil
 }
 
-// ReadSequencesFile reads the symbolic sequence database at path.
+// ReadSequencesFile reads the symbolic sequence database at path, plain or
+// gzip-compressed (told by content, not by name).
 func ReadSequencesFile(path string, opt SeqOptions) (*DB, error) {
 	f, err := infile.Open(path)
 	if err != nil {
