@@ -64,10 +64,10 @@ func (r *readFlags) addTo(f *pflag.FlagSet) {
 func (r *readFlags) base() (trace.ReadOptions, error) {
 	opt := trace.ReadOptions{UID: r.uid, Strict: r.strict, Corpus: r.corpus}
 	if r.corpus && r.uid != "" {
-		return opt, errors.New("--uid names the one person of an input that is not a corpus; with --corpus each child folder or uid is a person: give one of them")
+		return opt, usageErrorf("--uid names the one person of an input that is not a corpus; with --corpus each child folder or uid is a person: give one of them")
 	}
 	if r.lenient && r.strict {
-		return opt, errors.New("--lenient and --strict: give one (lenient is the default)")
+		return opt, usageErrorf("--lenient and --strict: give one (lenient is the default)")
 	}
 	if r.from != "" {
 		f, err := trace.ParseFormat(r.from)
@@ -79,7 +79,7 @@ func (r *readFlags) base() (trace.ReadOptions, error) {
 	if r.tz != "" {
 		loc, err := time.LoadLocation(r.tz)
 		if err != nil {
-			return opt, fmt.Errorf("--tz %q: not an IANA time zone (e.g. Asia/Shanghai, UTC)", r.tz)
+			return opt, usageErrorf("--tz %q: not an IANA time zone (e.g. Asia/Shanghai, UTC)", r.tz)
 		}
 		opt.Location = loc
 	}
@@ -385,10 +385,10 @@ func (l *limitFlags) add(cmd *cobra.Command) {
 // limits returns the thresholds, naming the flag of a bad value.
 func (l *limitFlags) limits() (trace.Limits, error) {
 	if !(l.maxSpeedKmh > 0) || math.IsInf(l.maxSpeedKmh, 0) {
-		return trace.Limits{}, fmt.Errorf("--max-speed %v: want a speed in km/h above 0, e.g. --max-speed 300", l.maxSpeedKmh)
+		return trace.Limits{}, usageErrorf("--max-speed %v: want a speed in km/h above 0, e.g. --max-speed 300", l.maxSpeedKmh)
 	}
 	if l.maxGap <= 0 {
-		return trace.Limits{}, fmt.Errorf("--max-gap %v: want a positive duration, e.g. --max-gap 10m", l.maxGap)
+		return trace.Limits{}, usageErrorf("--max-gap %v: want a positive duration, e.g. --max-gap 10m", l.maxGap)
 	}
 	return trace.Limits{MaxSpeed: l.maxSpeedKmh / 3.6, MaxGap: l.maxGap}, nil
 }

@@ -127,11 +127,11 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				f := cmd.Flags()
 				for _, req := range []string{"in", "out", "prior", "epsilon", "lambda", "radius"} {
 					if !f.Changed(req) {
-						return fmt.Errorf("sanitize: --%s is required", req)
+						return usageErrorf("sanitize: --%s is required", req)
 					}
 				}
 				if f.Changed("delta") && !(delta > 0 && delta < 1) {
-					return fmt.Errorf("sanitize: --delta %v: the prior-posterior gap needs a delta in (0, 1), e.g. 1e-5", delta)
+					return usageErrorf("sanitize: --delta %v: the prior-posterior gap needs a delta in (0, 1), e.g. 1e-5", delta)
 				}
 				lf, ledgerName, err := led.open(env, cmd, "sanitize")
 				if err != nil {
@@ -165,7 +165,7 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				}
 				inFmt := ro.Format
 				if outFmt, err := trace.FormatFromPath(out); err == nil && outFmt != inFmt {
-					return fmt.Errorf("sanitize: --out %s is %s but the input is %s; the sanitised trace keeps the input format", out, outFmt, inFmt)
+					return usageErrorf("sanitize: --out %s is %s but the input is %s; the sanitised trace keeps the input format", out, outFmt, inFmt)
 				}
 				if certFile == "" {
 					certFile = sanitize.CertificatePath(out)
@@ -248,7 +248,7 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				if err := files.Write(traces, outs, cert); err != nil {
 					var pe *param.Error
 					if errors.As(err, &pe) && pe.Name == "NoiseCovariance" {
-						return fmt.Errorf("sanitize: --noise-out: %s%s", pe.Why, undoCharge(adm))
+						return usageErrorf("sanitize: --noise-out: %s%s", pe.Why, undoCharge(adm))
 					}
 					return fmt.Errorf("sanitize: nothing written: %w%s", err, undoCharge(adm))
 				}
@@ -401,15 +401,15 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 // sanitizeCorpus is sanitize --in DIR --out DIR.
 func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.File, ledgerName string, charge budget.Request, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int, pointsOnly, allowOverlap bool) error {
 	if secrets != "all" {
-		return errors.New("sanitize: --secrets: a corpus release protects every point (--secrets all)")
+		return usageErrorf("sanitize: --secrets: a corpus release protects every point (--secrets all)")
 	}
 	for _, f := range []string{"noise-out", "certificate"} {
 		if cmd.Flags().Changed(f) {
-			return fmt.Errorf("sanitize: --%s is for one file; a corpus release writes its certificates under --out/%s", f, sanitize.CertificatesDir)
+			return usageErrorf("sanitize: --%s is for one file; a corpus release writes its certificates under --out/%s", f, sanitize.CertificatesDir)
 		}
 	}
 	if st, err := os.Stat(out); err == nil && !st.IsDir() {
-		return fmt.Errorf("sanitize: --out %s is a file; with --in DIR give an output directory", out)
+		return usageErrorf("sanitize: --out %s is a file; with --in DIR give an output directory", out)
 	}
 	pr, pc, err := sanitize.ReadPrior(priorFile)
 	if err != nil {
@@ -532,7 +532,7 @@ func filePersons(traces []*trace.Trace) []trace.PersonCount {
 func flagError(err error) error {
 	var pe *sanitize.ParamError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("--%s: %s", pe.Name, strings.TrimPrefix(err.Error(), "sanitize: "))
+		return usageErrorf("--%s: %s", pe.Name, strings.TrimPrefix(err.Error(), "sanitize: "))
 	}
 	return err
 }
@@ -567,7 +567,7 @@ func certifiedEpsilons(cert *sanitize.Certificate) (map[string]float64, error) {
 	eps := map[string]float64{}
 	for _, p := range cert.Persons {
 		if p.UID == "" {
-			return nil, fmt.Errorf("sanitize: --ledger: a trace has no uid, and the ledger is kept per person: give --uid")
+			return nil, usageErrorf("sanitize: --ledger: a trace has no uid, and the ledger is kept per person: give --uid")
 		}
 		eps[p.UID] = p.EpsilonMax
 	}
