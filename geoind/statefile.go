@@ -66,8 +66,8 @@ func writeDurably(path string, data []byte) error {
 // # What is kept where
 //
 // The state file (Path, JSON, readable by anyone it is shared with) holds
-// the State and its Seal: a random session id, the canonical path of the
-// file, a write counter, the MAC of the previous write and an HMAC-SHA256
+// the State and its Seal: a random session id, a keyed MAC of the
+// file's canonical path (not the path: the file is shared), a write counter, the MAC of the previous write and an HMAC-SHA256
 // over the canonical encoding of the whole state. The key never leaves
 // the key directory (KeyDir): a file "key" of 32 random bytes created
 // with mode 0600 on first use (in a directory of mode 0700), and
