@@ -94,7 +94,10 @@ type Origin struct {
 
 // PriorFit records how a Prior was fitted on a corpus.
 type PriorFit struct {
-	// Corpus names the input files or directory.
+	// Corpus names the input files or directories, as the published
+	// file may: "tracepriv fit" writes each relative to the working
+	// directory when inside it, else by its base name, never an absolute
+	// path of the machine.
 	Corpus string `json:"corpus"`
 	// Windows is the number of trace windows (per dimension) fitted, and
 	// Skipped the number of candidate windows rejected, by reason.

@@ -15,6 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
@@ -187,7 +188,13 @@ file, and over existing files only with --force.`,
 				if fl.Changed("max-duration") {
 					opt.MaxDuration = maxD
 				}
-				opt.Corpus = strings.Join(ins, ", ")
+				// The prior is published: it names its corpus without the
+				// machine's absolute paths (infile.PublicName).
+				names := make([]string, len(ins))
+				for i, in := range ins {
+					names[i] = infile.PublicName(in)
+				}
+				opt.Corpus = strings.Join(names, ", ")
 				if fl.Changed("family") {
 					opt.Family = [2]float64{family[0], family[1]}
 				}

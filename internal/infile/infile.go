@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -107,4 +109,33 @@ func Excerpt(b []byte) string {
 		cut--
 	}
 	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(string(b[:cut])), len(b))
+}
+
+// PublicName is how an output meant to be published (a prior, a
+// certificate, a manifest) names a file or directory the user gave: its
+// path relative to the working directory when it lies inside it, else
+// its base name. Either way no absolute path of the machine (a home
+// directory, a user name, a mount) lands in a published file.
+func PublicName(path string) string {
+	clean := filepath.Clean(path)
+	rel := clean
+	if filepath.IsAbs(clean) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return filepath.Base(clean)
+		}
+		if rel, err = filepath.Rel(wd, clean); err != nil {
+			return filepath.Base(clean)
+		}
+	}
+	if rel == "." {
+		// The working directory itself: its name says more than ".".
+		if abs, err := filepath.Abs(clean); err == nil {
+			return filepath.Base(abs)
+		}
+	}
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return filepath.Base(clean)
+	}
+	return rel
 }

@@ -89,3 +89,27 @@ func TestExcerpt(t *testing.T) {
 		t.Errorf("short excerpt = %s", got)
 	}
 }
+
+func TestPublicName(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{
+		"data/000":                        "data/000",
+		"./data/000/":                     "data/000",
+		filepath.Join(wd, "data", "009"):  "data/009",
+		"/elsewhere/alice/geolife/010":    "010",
+		"../shared/data/geolife/Data/000": "000",
+		wd:                                filepath.Base(wd),
+		".":                               filepath.Base(wd),
+	} {
+		got := infile.PublicName(in)
+		if got != filepath.FromSlash(want) {
+			t.Errorf("PublicName(%q) = %q, want %q", in, got, want)
+		}
+		if filepath.IsAbs(got) {
+			t.Errorf("PublicName(%q) = %q is absolute", in, got)
+		}
+	}
+}
