@@ -153,6 +153,13 @@ type Failure struct {
 	Error string   `json:"error"`
 }
 
+// NothingReleasedError is Corpus's error when no person was released
+// (every file or group failed, or there was none): then no manifest is
+// written and what the run created under Out is taken away again, so a
+// refused run leaves the file system as it found it. It unwraps to the
+// failures' errors.
+type NothingReleasedError = corpus.NothingReleasedError
+
 // Corpus releases every person of a directory of traces: each person's
 // traces, over all files, are designed for, certified and perturbed jointly
 // (Release), people are processed in parallel, and the output files and
@@ -162,7 +169,8 @@ type Failure struct {
 // options; a different set of options refuses to resume rather than mix
 // two releases. A group that fails (a file that cannot be read in strict
 // mode, a person the dense path cannot take) is recorded in the manifest's
-// Failed list and the rest goes on.
+// Failed list and the rest goes on; if no group is released, Corpus
+// writes nothing and returns a *NothingReleasedError.
 func Corpus(opt CorpusOptions) (*Manifest, error) {
 	if err := opt.Check(); err != nil {
 		return nil, err

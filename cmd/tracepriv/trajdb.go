@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
@@ -234,7 +235,7 @@ counted as it is read, never held in memory.`,
 			Example: `  tracepriv release --in internal/sample --out released-db --mechanism ngram --epsilon 1 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1
   tracepriv release --in internal/sample --out released-db --mechanism prefix --epsilon 2 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force --json`,
 			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
+			RunE: func(cmd *cobra.Command, args []string) (err error) {
 				if !(eps > 0) || math.IsInf(eps, 0) {
 					return usageErrorf("release: --epsilon must be positive and finite, got %v", eps)
 				}
@@ -265,9 +266,17 @@ counted as it is read, never held in memory.`,
 				for _, f := range names {
 					files["--out "+f] = filepath.Join(out, f)
 				}
-				if err := os.MkdirAll(out, 0o755); err != nil {
+				// A run that fails leaves no --out it created (a refused
+				// run leaves the file system as it found it).
+				created, err := atomicfile.MkdirAll(out, 0o755)
+				if err != nil {
 					return fmt.Errorf("release: --out: %w", err)
 				}
+				defer func() {
+					if err != nil {
+						atomicfile.RemoveCreated(created)
+					}
+				}()
 				if err := checkOutputs([]string{in}, force, files); err != nil {
 					return fmt.Errorf("release: %w", err)
 				}

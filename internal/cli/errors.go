@@ -9,6 +9,7 @@ import (
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/filelock"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/internal/matfile"
@@ -73,6 +74,7 @@ func ErrorCode(err error) api.Code {
 		matErr        *matfile.Error
 		ledgerErr     *accountant.LedgerError
 		pathErr       *fs.PathError
+		nothing       *corpus.NothingReleasedError
 	)
 	switch {
 	case errors.As(err, &refusedBudget), errors.Is(err, geoind.ErrExhausted):
@@ -92,6 +94,9 @@ func ErrorCode(err error) api.Code {
 	case errors.As(err, &pathErr), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission),
 		errors.Is(err, filelock.ErrBusy):
 		return CodeIO
+	case errors.As(err, &nothing):
+		// Every unit failed, for reasons of no single kind above.
+		return CodeRefused
 	}
 	return CodeInternal
 }
