@@ -104,7 +104,8 @@ type Manifest struct {
 	EpsilonTarget float64 `json:"epsilon_target"`
 	Lambda        float64 `json:"lambda"`
 	RadiusM       float64 `json:"radius_m"`
-	// PriorFamily is the prior's family (gp.Prior.Family).
+	// PriorFamily is the whole prior family every person is certified
+	// against (gp.Prior.Families), as the certificates state it.
 	PriorFamily any `json:"prior_family"`
 	// Randomness is "crypto", or "seeded:N (derived per person:
 	// seeded:N/uid)" for a seeded release, which is not private.
@@ -190,7 +191,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	}
 	cm, err := corpus.Run(corpus.Config[*Certificate]{
 		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key, Persons: opt.Persons, Ledger: opt.Admission,
-		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: ropt.Source, Ledger: opt.Ledger},
+		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Families(), Source: ropt.Source, Ledger: opt.Ledger},
 		Sanitizer: corpus.Sanitizer[*Certificate]{Release: func(ts []*trace.Trace) ([]*trace.Trace, *Certificate, error) { return Release(ts, ropt) }, WriteCertificate: WriteCertificate, CertificateSuffix: CertificateSuffix},
 	})
 	if cm == nil {

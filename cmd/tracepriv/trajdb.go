@@ -338,7 +338,7 @@ counted as it is read, never held in memory.`,
 					fmt.Fprintf(w, "released %d trajectories with %s at epsilon %g%s (%d levels, %d noisy counts; the most expensive path spent %.6g); randomness %s\n",
 						len(rel.Seqs), m.Name(), cert.EpsilonSpent, how, len(rel.Levels), rel.Nodes, rel.WorstPathEpsilon, cert.Randomness)
 					for _, l := range rel.Levels {
-						fmt.Fprintf(w, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
+						fmt.Fprintf(w, "  %s\n", l)
 					}
 					_, err := fmt.Fprintf(w, "wrote %s\n", strings.Join(o.Files, ", "))
 					return err

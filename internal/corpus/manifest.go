@@ -107,7 +107,8 @@ func (e *NothingReleasedError) Unwrap() []error {
 // Header is what a manifest states of the release's options.
 type Header struct {
 	EpsilonTarget, Lambda, RadiusM float64
-	// PriorFamily is the prior's family, as gp.Prior.Family returns it.
+	// PriorFamily is the whole prior family, as gp.Prior.Families returns
+	// it (the certificates' prior_family).
 	PriorFamily any
 	// Source is the release's randomness (nil: crypto/rand).
 	Source noise.Source
