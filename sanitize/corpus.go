@@ -237,6 +237,7 @@ func CorpusPersons(opt CorpusOptions) ([]trace.PersonCount, []trace.Merge, error
 	if err := corpus.Refused(opt.In, scans); err != nil {
 		return nil, nil, err
 	}
+	scans, _ = corpus.JoinPersons(scans) // persons found in two folders are one
 	var merged []trace.Merge
 	for _, s := range scans {
 		merged = append(merged, s.Merged...)

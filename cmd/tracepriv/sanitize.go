@@ -255,7 +255,7 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				if err := settleCertificate(env, adm, cert); err != nil {
 					return err
 				}
-				return emitCertificate(env, cert, out, certFile)
+				return emitCertificate(env, cert, in, out, certFile)
 			},
 		}
 		f := cmd.Flags()
@@ -284,9 +284,28 @@ and --out settles what it left pending. See docs/ledger.md.`,
 	})
 }
 
-// emitCertificate prints a release's certificate (--json) or its summary.
-func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile string) error {
-	return env.Emit(cert, func(w io.Writer) error {
+// certificateOutput is sanitize --in FILE --json: the certificate, each
+// person with the files read as theirs, as a corpus manifest lists them
+// (persons[].files); the certificate file itself is unchanged.
+type certificateOutput struct {
+	*sanitize.Certificate
+	Persons []personOutput `json:"persons"`
+}
+
+type personOutput struct {
+	*sanitize.PersonCertificate
+	// Files are the person's input files, by base name (the one file).
+	Files []string `json:"files"`
+}
+
+// emitCertificate prints a release's certificate (--json) or its summary;
+// in is the one input file.
+func emitCertificate(env *cli.Env, cert *sanitize.Certificate, in, out, certFile string) error {
+	o := certificateOutput{Certificate: cert, Persons: make([]personOutput, len(cert.Persons))}
+	for i, p := range cert.Persons {
+		o.Persons[i] = personOutput{PersonCertificate: p, Files: []string{filepath.Base(in)}}
+	}
+	return env.Emit(o, func(w io.Writer) error {
 		fmt.Fprintf(w, "prior family: %v; noise in %s coordinates (no origin); design %s, method %s\n", cert.PriorFamily, cert.Coordinates, cert.Design, cert.Path)
 		for _, c := range cert.Persons {
 			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
@@ -395,7 +414,7 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 	if err := settleCertificate(env, adm, cert); err != nil {
 		return true, err
 	}
-	return true, emitCertificate(env, cert, out, certFile)
+	return true, emitCertificate(env, cert, in, out, certFile)
 }
 
 // sanitizeCorpus is sanitize --in DIR --out DIR.

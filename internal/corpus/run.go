@@ -95,7 +95,8 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 		return nil, err
 	}
 	if c.Persons != nil {
-		if err := c.Persons(Census(scans)); err != nil {
+		joined, _ := JoinPersons(scans) // as GroupUnits will release them
+		if err := c.Persons(Census(joined)); err != nil {
 			return nil, err
 		}
 	}
