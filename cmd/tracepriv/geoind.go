@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -577,6 +580,13 @@ charged. A run that writes nothing (a budget that ran out without
 				return fmt.Errorf("geoind sanitize: --in: %w", err)
 			}
 			reportSkipped(env, rep)
+			// One uid found in two folders of a corpus is one person, with
+			// one budget (as sanitize releases it).
+			if alias := corpus.JoinTraces(read, func(tr *trace.Trace) string { return fileOf[tr] }, rep.Merged); len(alias) > 0 && !env.Quiet {
+				for _, from := range slices.Sorted(maps.Keys(alias)) {
+					fmt.Fprintf(env.Stderr, "tracepriv: persons %q and %q hold the same uid, so they are one person, released as %q\n", from, alias[from], alias[from])
+				}
+			}
 			person := geoind.PersonByUIDOrFile(func(tr *trace.Trace) string { return fileOf[tr] })
 			traces := thinTraces(read, every, fileOf)
 			res := sanitizeOutput{Out: out, Files: rep.Files, Skipped: rep.Skipped, Deduplicated: rep.Deduplicated,

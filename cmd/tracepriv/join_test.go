@@ -60,6 +60,23 @@ func TestCorpusJoinsOneUIDInTwoFolders(t *testing.T) {
 	if len(certs) != 1 {
 		t.Errorf("certificates %v, want one", certs)
 	}
+	// geoind sanitize gives them one budget too.
+	stdout, _, err = run(t, "geoind", "sanitize", "--in", root, "--corpus", "--out", filepath.Join(dir, "g.csv"),
+		"--origin", "39.9,116.4", "--every", "60s", "--no-ledger", "-q", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g struct {
+		Plans []struct {
+			Person string `json:"person"`
+		} `json:"plans"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &g); err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Plans) != 1 {
+		t.Errorf("geoind plans %+v, want one person", g.Plans)
+	}
 }
 
 // TestSanitizeFileListsFiles: sanitize --in FILE --json lists each

@@ -301,6 +301,47 @@ func JoinPersons(scans []FileScan) ([]FileScan, map[string]string) {
 	return out, alias
 }
 
+// JoinTraces is JoinPersons for a command that reads a corpus file by
+// file without scanning it first (geoind sanitize): traces are all the
+// traces read, fileOf the file each came from and merged the read
+// report's merges. It renames the traces' persons in place and returns
+// the renaming.
+func JoinTraces(traces []*trace.Trace, fileOf func(*trace.Trace) string, merged []trace.Merge) map[string]string {
+	byFile := map[string]*FileScan{}
+	var order []string
+	for _, t := range traces {
+		f := fileOf(t)
+		s := byFile[f]
+		if s == nil {
+			s = &FileScan{Path: f}
+			byFile[f] = s
+			order = append(order, f)
+		}
+		i := slices.IndexFunc(s.People, func(p UIDPoints) bool { return p.UID == t.UID })
+		if i < 0 {
+			s.People = append(s.People, UIDPoints{UID: t.UID})
+			i = len(s.People) - 1
+		}
+		s.People[i].Points += t.Len()
+	}
+	for _, m := range merged {
+		if s := byFile[m.File]; s != nil {
+			s.Merged = append(s.Merged, m)
+		}
+	}
+	scans := make([]FileScan, len(order))
+	for i, f := range order {
+		scans[i] = *byFile[f]
+	}
+	_, alias := JoinPersons(scans)
+	for _, t := range traces {
+		if a, ok := alias[t.UID]; ok {
+			t.UID = a
+		}
+	}
+	return alias
+}
+
 // CheckDirs checks that the output directory out is not the input root
 // in nor inside it, both made absolute, which it returns. The error is a
 // *param.Error naming "out".
