@@ -223,7 +223,7 @@ func parseRow(text string) ([]float64, []int, error) {
 		}
 		v, err := strconv.ParseFloat(f.s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, &Error{Col: f.col, Msg: fmt.Sprintf("value %d, %q, is not a finite number: write a decimal number such as 0.25 or 1e-3, separated from the next by a comma or a space", k+1, f.s)}
+			return nil, nil, &Error{Col: f.col, Msg: fmt.Sprintf("value %d, %s, is not a finite number: write a decimal number such as 0.25 or 1e-3, separated from the next by a comma or a space", k+1, infile.Excerpt([]byte(f.s)))}
 		}
 		row[k] = v
 	}
