@@ -114,9 +114,11 @@ type ErrorDetail struct {
 }
 
 // EmitError prints err as an ErrorBody on stdout with --json, and as
-// "tracepriv: message" on stderr otherwise.
+// "tracepriv: message" on stderr otherwise. After a result was printed
+// (Emit: a corpus release that stands, though some people failed) the
+// error goes to stderr, so that stdout stays one JSON document.
 func (e *Env) EmitError(err error) {
-	if e.JSON {
+	if e.JSON && !e.emitted {
 		if jsondoc.Write(e.Stdout, ErrorBody{ErrorDetail{ErrorCode(err), err.Error()}}) == nil {
 			return
 		}
