@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,6 +56,25 @@ func TestPublishedOutputsHoldNoAbsolutePath(t *testing.T) {
 		if _, _, err := run(t, append(args, "-q", "--json")...); err != nil {
 			t.Fatalf("%v: %v", args[:2], err)
 		}
+	}
+	// A corpus release where one person fails still writes its manifest,
+	// whose failure names the file relative to the corpus; under --json
+	// stdout is the manifest alone (the error goes to stderr) and the
+	// status 1.
+	partial := filepath.Join(dir, "partial")
+	os.MkdirAll(filepath.Join(partial, "bad"), 0o755)
+	os.WriteFile(filepath.Join(partial, "bad", "t.csv"), []byte("lat,lon,time\n1,2,x\n"), 0o644)
+	os.MkdirAll(filepath.Join(partial, "good"), 0o755)
+	os.WriteFile(filepath.Join(partial, "good", "t.plt"), mustRead(t, one), 0o644)
+	var stdout, stderr bytes.Buffer
+	status := runMain(append([]string{"sanitize", "--in", partial, "--corpus", "--strict", "--out", filepath.Join(pub, "partial"), "--no-ledger", "-q", "--json"}, cip...), &stdout, &stderr)
+	var m struct {
+		Persons []any `json:"persons"`
+		Failed  []any `json:"failed"`
+	}
+	dec := json.NewDecoder(&stdout)
+	if err := dec.Decode(&m); status != 1 || err != nil || len(m.Persons) != 1 || len(m.Failed) != 1 || dec.More() {
+		t.Errorf("partial corpus release: status %d, %v, manifest %+v, more JSON after it %v; stderr %q", status, err, m, dec.More(), stderr.String())
 	}
 	abs := []string{dir}
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {

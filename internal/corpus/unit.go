@@ -142,7 +142,20 @@ type Unit struct {
 
 // Failure returns the manifest's record of the unit failing with err.
 func (u Unit) Failure(root string, err error) Failure {
-	return Failure{Files: Rel(root, u.Files), UIDs: u.UIDs, Error: err.Error()}
+	return Failure{Files: Rel(root, u.Files), UIDs: u.UIDs, Error: PublicText(root, err.Error())}
+}
+
+// PublicText is msg, an error's text bound for the published manifest,
+// with the corpus root's path taken out: a file under root is named
+// relative to it, as Failure.Files are, and root itself by its base name,
+// so that no absolute path of the machine is published.
+func PublicText(root, msg string) string {
+	if root == "" || root == "." {
+		return msg
+	}
+	root = filepath.Clean(root)
+	msg = strings.ReplaceAll(msg, root+string(filepath.Separator), "")
+	return strings.ReplaceAll(msg, root, filepath.Base(root))
 }
 
 // GroupUnits joins files that share a person, by union-find, and returns
@@ -160,7 +173,7 @@ func GroupUnits(root string, scans []FileScan) ([]Unit, []Failure) {
 	owner := map[string]int{}
 	for i, s := range scans {
 		if s.Err != "" {
-			failed = append(failed, Failure{Files: Rel(root, []string{s.Path}), Error: s.Err})
+			failed = append(failed, Failure{Files: Rel(root, []string{s.Path}), Error: PublicText(root, s.Err)})
 			continue
 		}
 		for _, p := range s.People {
