@@ -11,8 +11,14 @@ import (
 )
 
 // StateVersion is the version of the State JSON layout. Version 2 added
-// the Seal; version 1 states (unsealed) are refused.
-const StateVersion = 2
+// the Seal; version 3 seals the state's place by Seal.PathMAC instead of
+// writing its absolute path into a file that is shared. Version 2 states
+// are still read (and written as version 3 at their next query); version
+// 1 states (unsealed) are refused.
+const StateVersion = 3
+
+// knownState reports whether a state of version v is read.
+func knownState(v int) bool { return v == StateVersion || v == 2 }
 
 // LatLon is the WGS84 position geo.Point. As an alias it has the same
 // JSON fields ("lat", "lon"), so states and certificates read and write
@@ -232,9 +238,15 @@ type State struct {
 type Seal struct {
 	// ID is the random identifier of the session (one budget).
 	ID string `json:"id"`
-	// Path is the canonical absolute path of the state file the session
-	// belongs to; a copy elsewhere is refused.
-	Path string `json:"path"`
+	// PathMAC is a keyed MAC of the canonical absolute path of the state
+	// file the session belongs to: a copy elsewhere is refused, and the
+	// file, which is shared, does not reveal where it was kept.
+	PathMAC string `json:"path_mac,omitempty"`
+	// Path is the canonical absolute path itself, as version 2 states
+	// wrote it; read, never written.
+	//
+	// Deprecated: version 2 only; PathMAC replaces it.
+	Path string `json:"path,omitempty"`
 	// Counter counts the state's writes: 0 when the session starts, +1 per
 	// released step. It only ever grows.
 	Counter uint64 `json:"counter"`
@@ -264,7 +276,7 @@ func NewSession(cfg Config, src noise.Source) (*Session, error) {
 // another version, and one whose recorded spending differs from the
 // Lemma 2 accounting of its run (a corrupted or edited state).
 func Resume(st State, src noise.Source) (*Session, error) {
-	if st.Version != StateVersion {
+	if !knownState(st.Version) {
 		return nil, fmt.Errorf("geoind: session state version %d, want %d", st.Version, StateVersion)
 	}
 	mech, err := st.Config.NewMechanism()

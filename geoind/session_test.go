@@ -42,7 +42,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), `"version":2`) {
+	if !strings.Contains(string(b), `"version":3`) {
 		t.Errorf("state JSON lacks the version: %s", b[:80])
 	}
 	var st State

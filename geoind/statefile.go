@@ -66,8 +66,8 @@ func writeDurably(path string, data []byte) error {
 // # What is kept where
 //
 // The state file (Path, JSON, readable by anyone it is shared with) holds
-// the State and its Seal: a random session id, the canonical path of the
-// file, a write counter, the MAC of the previous write and an HMAC-SHA256
+// the State and its Seal: a random session id, a keyed MAC of the
+// file's canonical path (not the path: the file is shared), a write counter, the MAC of the previous write and an HMAC-SHA256
 // over the canonical encoding of the whole state. The key never leaves
 // the key directory (KeyDir): a file "key" of 32 random bytes created
 // with mode 0600 on first use (in a directory of mode 0700), and
@@ -361,6 +361,18 @@ func (k *keyring) seal(st *State) error {
 	return nil
 }
 
+// pathMAC is Seal.PathMAC of the state at the canonical path canon.
+func (k *keyring) pathMAC(canon string) string { return k.mac("state path", []byte(canon)) }
+
+// sealedAt reports whether seal binds its state to the canonical path
+// canon: by PathMAC, or by the path a version 2 state wrote.
+func (k *keyring) sealedAt(seal *Seal, canon string) bool {
+	if seal.PathMAC != "" {
+		return hmac.Equal([]byte(seal.PathMAC), []byte(k.pathMAC(canon)))
+	}
+	return seal.Path == canon
+}
+
 // canonicalPath is the absolute path of path with the symbolic links of
 // its directory resolved, so that one file has one record however it is
 // named.
@@ -448,7 +460,7 @@ func (f StateFile) open(cfg *Config, src noise.Source) (*opened, error) {
 			start.Reason = "new budget (state missing)"
 		}
 	}
-	s.st.Seal = &Seal{ID: id, Path: canon}
+	s.st.Seal = &Seal{ID: id, PathMAC: kr.pathMAC(canon)}
 	if err := kr.seal(&s.st); err != nil {
 		return nil, err
 	}
@@ -460,7 +472,7 @@ func (f StateFile) open(cfg *Config, src noise.Source) (*opened, error) {
 
 // verify checks a state read from path against the key and its record.
 func (k *keyring) verify(path string, st State, rec *stateRecord, canon string) error {
-	if st.Version != StateVersion {
+	if !knownState(st.Version) {
 		return fmt.Errorf("%w: %s: state version %d, want %d (version 1 states were not sealed; start a new budget)", ErrStateModified, path, st.Version, StateVersion)
 	}
 	if st.Seal == nil {
@@ -473,8 +485,8 @@ func (k *keyring) verify(path string, st State, rec *stateRecord, canon string) 
 	if !hmac.Equal([]byte(m), []byte(st.Seal.MAC)) {
 		return fmt.Errorf("%w: %s: its MAC does not verify with the key in %s, so it was edited (or sealed with another key directory); put back the file tracepriv wrote, or start a new budget", ErrStateModified, path, k.dir)
 	}
-	if st.Seal.Path != canon {
-		return fmt.Errorf("%w: %s is a copy of the state of %s; a copy would spend the same budget twice: query the original", ErrStateUnknown, path, st.Seal.Path)
+	if !k.sealedAt(st.Seal, canon) {
+		return fmt.Errorf("%w: %s is a copy of a state kept at another path; a copy would spend the same budget twice: query the original", ErrStateUnknown, path)
 	}
 	if rec == nil {
 		return fmt.Errorf("%w: %s: the key directory %s has no record of it (the record was deleted, or another key directory is in use)", ErrStateUnknown, path, k.dir)
@@ -531,7 +543,9 @@ func (f StateFile) Query(cfg *Config, p geo.Point, t time.Time, src noise.Source
 		}
 	}
 	next := o.s.State()
-	next.Seal = &Seal{ID: prev.ID, Path: prev.Path, Counter: prev.Counter + 1, Prev: prev.MAC}
+	// A version 2 state's path becomes its MAC here (sealedAt checked it).
+	next.Version = StateVersion
+	next.Seal = &Seal{ID: prev.ID, PathMAC: o.kr.pathMAC(o.canon), Counter: prev.Counter + 1, Prev: prev.MAC}
 	if err := o.kr.seal(&next); err != nil {
 		return Report{}, err
 	}

@@ -436,3 +436,70 @@ func TestStateKeyPermissions(t *testing.T) {
 		t.Errorf("world-readable key: err = %v", err)
 	}
 }
+
+// TestStateFileNoPath: the state file, which is shared, holds no path of
+// the machine (issue 32: it held its canonical absolute path); a copy is
+// still refused (TestStateFileCopy), by the keyed MAC of the path.
+func TestStateFileNoPath(t *testing.T) {
+	x := newStateFixture(t)
+	x.mustQuery()
+	x.mustQuery()
+	dir := filepath.Dir(x.f.Path)
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{dir, real} {
+		if b := x.read(); bytes.Contains(b, []byte(d)) {
+			t.Errorf("state file holds the directory %s:\n%s", d, b)
+		}
+	}
+}
+
+// TestStateFileVersion2: a version 2 state (its seal with the path itself)
+// written before issue 32 is still verified and queried, and its next
+// write is version 3 without the path.
+func TestStateFileVersion2(t *testing.T) {
+	x := newStateFixture(t)
+	x.mustQuery()
+	kr, canon, rec, err := x.f.record()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := ReadState(x.f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite it as the earlier code did.
+	st.Version = 2
+	st.Seal.PathMAC, st.Seal.Path = "", canon
+	if err := kr.seal(&st); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteState(x.f.Path, st); err != nil {
+		t.Fatal(err)
+	}
+	rec.StateMAC = st.Seal.MAC
+	if err := kr.writeRecord(rec); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(x.read(), []byte(`"path": "`+canon)) {
+		t.Fatalf("fixture is not a version 2 state:\n%s", x.read())
+	}
+	x.mustQuery()
+	got, err := x.f.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != StateVersion || got.Seal.Path != "" || got.Seal.PathMAC == "" || got.Seal.Counter != 2 {
+		t.Errorf("after a query: version %d, seal %+v; want version %d, a path MAC and counter 2", got.Version, got.Seal, StateVersion)
+	}
+	// A version 2 copy elsewhere is refused too.
+	st.Seal.Path = filepath.Join(filepath.Dir(canon), "elsewhere.json")
+	if err := kr.seal(&st); err != nil {
+		t.Fatal(err)
+	}
+	if err := kr.verify(x.f.Path, st, rec, canon); !errors.Is(err, ErrStateUnknown) {
+		t.Errorf("version 2 state of another path: %v, want ErrStateUnknown", err)
+	}
+}

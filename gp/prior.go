@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 )
 
@@ -94,7 +94,10 @@ type Origin struct {
 
 // PriorFit records how a Prior was fitted on a corpus.
 type PriorFit struct {
-	// Corpus names the input files or directory.
+	// Corpus names the input files or directories, as the published
+	// file may: "tracepriv fit" writes each relative to the working
+	// directory when inside it, else by its base name, never an absolute
+	// path of the machine.
 	Corpus string `json:"corpus"`
 	// Windows is the number of trace windows (per dimension) fitted, and
 	// Skipped the number of candidate windows rejected, by reason.
@@ -388,7 +391,7 @@ func (p *Prior) StatesFamily() bool {
 
 // ReadPriorFile reads a prior file, naming the file in errors.
 func ReadPriorFile(path string) (*Prior, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}

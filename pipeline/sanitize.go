@@ -491,7 +491,7 @@ func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored fun
 
 // header is what a manifest states of the options.
 func header(opt sanitize.Options) corpus.Header {
-	return corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: opt.Source, Ledger: opt.Ledger}
+	return corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Families(), Source: opt.Source, Ledger: opt.Ledger}
 }
 
 // sanitizeFiles adds a corpus release of files, the trace files to

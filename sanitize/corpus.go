@@ -104,7 +104,8 @@ type Manifest struct {
 	EpsilonTarget float64 `json:"epsilon_target"`
 	Lambda        float64 `json:"lambda"`
 	RadiusM       float64 `json:"radius_m"`
-	// PriorFamily is the prior's family (gp.Prior.Family).
+	// PriorFamily is the whole prior family every person is certified
+	// against (gp.Prior.Families), as the certificates state it.
 	PriorFamily any `json:"prior_family"`
 	// Randomness is "crypto", or "seeded:N (derived per person:
 	// seeded:N/uid)" for a seeded release, which is not private.
@@ -153,6 +154,13 @@ type Failure struct {
 	Error string   `json:"error"`
 }
 
+// NothingReleasedError is Corpus's error when no person was released
+// (every file or group failed, or there was none): then no manifest is
+// written and what the run created under Out is taken away again, so a
+// refused run leaves the file system as it found it. It unwraps to the
+// failures' errors.
+type NothingReleasedError = corpus.NothingReleasedError
+
 // Corpus releases every person of a directory of traces: each person's
 // traces, over all files, are designed for, certified and perturbed jointly
 // (Release), people are processed in parallel, and the output files and
@@ -162,7 +170,8 @@ type Failure struct {
 // options; a different set of options refuses to resume rather than mix
 // two releases. A group that fails (a file that cannot be read in strict
 // mode, a person the dense path cannot take) is recorded in the manifest's
-// Failed list and the rest goes on.
+// Failed list and the rest goes on; if no group is released, Corpus
+// writes nothing and returns a *NothingReleasedError.
 func Corpus(opt CorpusOptions) (*Manifest, error) {
 	if err := opt.Check(); err != nil {
 		return nil, err
@@ -182,7 +191,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	}
 	cm, err := corpus.Run(corpus.Config[*Certificate]{
 		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key, Persons: opt.Persons, Ledger: opt.Admission,
-		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Family(), Source: ropt.Source, Ledger: opt.Ledger},
+		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Families(), Source: ropt.Source, Ledger: opt.Ledger},
 		Sanitizer: corpus.Sanitizer[*Certificate]{Release: func(ts []*trace.Trace) ([]*trace.Trace, *Certificate, error) { return Release(ts, ropt) }, WriteCertificate: WriteCertificate, CertificateSuffix: CertificateSuffix},
 	})
 	if cm == nil {
@@ -228,6 +237,7 @@ func CorpusPersons(opt CorpusOptions) ([]trace.PersonCount, []trace.Merge, error
 	if err := corpus.Refused(opt.In, scans); err != nil {
 		return nil, nil, err
 	}
+	scans, _ = corpus.JoinPersons(scans) // persons found in two folders are one
 	var merged []trace.Merge
 	for _, s := range scans {
 		merged = append(merged, s.Merged...)

@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 )
 
@@ -239,7 +239,7 @@ func ReadCorpusIndex(r io.Reader) (*CorpusIndex, error) {
 
 // ReadCorpusIndexFile reads an index file, naming the file in errors.
 func ReadCorpusIndexFile(path string) (*CorpusIndex, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // Errors wrapped by ParseError.Err, so callers can branch with errors.Is.
@@ -80,11 +82,11 @@ func (e *ParseError) Error() string {
 	}
 	switch {
 	case e.Field != "" && e.Value != "":
-		fmt.Fprintf(&b, "field %q: %q ", e.Field, e.Value)
+		fmt.Fprintf(&b, "field %s: %s ", infile.Excerpt([]byte(e.Field)), infile.Excerpt([]byte(e.Value)))
 	case e.Field != "":
-		fmt.Fprintf(&b, "field %q ", e.Field)
+		fmt.Fprintf(&b, "field %s ", infile.Excerpt([]byte(e.Field)))
 	case e.Value != "":
-		fmt.Fprintf(&b, "%q ", e.Value)
+		fmt.Fprintf(&b, "%s ", infile.Excerpt([]byte(e.Value)))
 	}
 	if e.Err != nil {
 		b.WriteString(e.Err.Error())

@@ -41,7 +41,7 @@ func ParseFormat(name string) (Format, error) {
 // .geojson or .json, .gpx. A path without an extension that names a
 // directory gets an error saying so.
 func FormatFromPath(path string) (Format, error) {
-	ext := filepath.Ext(path)
+	ext := filepath.Ext(TrimGz(path))
 	if ext == "" {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			return "", fmt.Errorf("%s is a directory, not a trace file (give a .plt, .csv, .geojson or .gpx file)", path)
@@ -53,4 +53,14 @@ func FormatFromPath(path string) (Format, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// TrimGz returns path without a final ".gz" (any case): the name of the
+// file a gzip file holds, whose extension gives the format. Reading
+// decompresses by content (the magic bytes), not by this suffix.
+func TrimGz(path string) string {
+	if ext := filepath.Ext(path); strings.EqualFold(ext, ".gz") {
+		return path[:len(path)-len(ext)]
+	}
+	return path
 }

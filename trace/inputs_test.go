@@ -50,6 +50,14 @@ func TestPLTRefusesNonPLT(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write(real)
 	zw.Close()
+	// A gzipped PLT is read as the PLT it holds (issue 32); binary that is
+	// not gzip (here the same bytes with the magic number damaged, as a
+	// file compressed some other way) is refused as binary.
+	if traces, _, err := ReadFile(writeFile(t, dir, "gzipped.plt", gz.Bytes()), ReadOptions{Strict: true}); err != nil || len(traces) != 1 || traces[0].Len() != 3 {
+		t.Errorf("gzipped PLT: %d traces, %v", len(traces), err)
+	}
+	notGzip := bytes.Clone(gz.Bytes())
+	notGzip[0] = 0x78
 	for _, tc := range []struct {
 		name string
 		body []byte
@@ -58,7 +66,7 @@ func TestPLTRefusesNonPLT(t *testing.T) {
 		text string
 	}{
 		{"empty", nil, 0, ErrNotPLT, "the file is empty"},
-		{"binary (a gzipped PLT)", gz.Bytes(), 1, ErrNotPLT, "found binary data where line 1"},
+		{"binary (compressed, not gzip)", notGzip, 1, ErrNotPLT, "found binary data where line 1"},
 		{"a CSV file", []byte("uid,time,lat,lon\na,1224730384,39.9,116.3\n"), 1, ErrNotPLT, `found "uid,time,lat,lon" where line 1`},
 		{"truncated header", []byte("Geolife trajectory\r\nWGS 84\r\nAltitude is in Feet\r\n"), 3, ErrTruncated, "header has 3 of 6 lines"},
 		{"a header cut mid-line", real[:40], 3, ErrTruncated, "ends in line 3 of the PLT header"},

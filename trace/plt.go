@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // GeoLife PLT constants.
@@ -52,7 +54,7 @@ func checkPLTHeader(n int, line string) error {
 		ok = strings.ReplaceAll(norm, " ", "") == "wgs84"
 		if !ok && norm != "" && isText(line) && !strings.Contains(line, ",") {
 			// Another datum would misplace every fix.
-			return fmt.Errorf("%w datum %q: tracepriv reads WGS 84 coordinates only (convert the file to WGS 84 first)", ErrUnsupported, strings.TrimSpace(line))
+			return fmt.Errorf("%w datum %s: tracepriv reads WGS 84 coordinates only (convert the file to WGS 84 first)", ErrUnsupported, infile.Excerpt([]byte(strings.TrimSpace(line))))
 		}
 		want = `the datum "WGS 84"`
 	case 3:

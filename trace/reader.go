@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // Reader reads traces one at a time, in the shape of encoding/csv: Next
@@ -186,7 +188,7 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	} else if opt.UID == "" {
 		opt.UID = UserDir(path)
 	}
-	fh, err := os.Open(path)
+	fh, err := infile.Open(path)
 	if err != nil {
 		return nil, rep, fileError(path, err)
 	}
@@ -201,7 +203,8 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 	if err != nil {
 		return nil, rep, err
 	}
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	base := TrimGz(path)
+	name := strings.TrimSuffix(filepath.Base(base), filepath.Ext(base))
 	uid := FileUID(path)
 	if persons != nil {
 		noUID := !slices.ContainsFunc(traces, func(t *Trace) bool { return t.UID != "" })
@@ -230,7 +233,7 @@ func ReadFile(path string, opt ReadOptions) ([]*Trace, *Report, error) {
 // when neither their data nor the file's directory names a person: the
 // file's name without its extension (the whole name if that is empty).
 func FileUID(path string) string {
-	base := filepath.Base(path)
+	base := filepath.Base(TrimGz(path))
 	if s := strings.TrimSuffix(base, filepath.Ext(base)); s != "" {
 		return s
 	}
@@ -264,7 +267,8 @@ var Extensions = []string{".plt", ".csv", ".geojson", ".json", ".gpx"}
 
 // Files expands paths into trace files: a file is kept whatever its name
 // (its format is checked when it is read); a directory is searched
-// recursively for files with a trace extension (any case), its other
+// recursively for files with a trace extension (any case, and also with
+// ".gz" after it: files are decompressed by content), its other
 // files being returned as ignored. A .json file found in a directory is
 // taken only if it looks like GeoJSON (a "Feature" in its first 64 KiB),
 // so that certificates, priors and other JSON beside the traces are
@@ -363,7 +367,7 @@ func (w *walker) dir(dir, real string) error {
 			}
 			continue
 		}
-		ext := strings.ToLower(filepath.Ext(path))
+		ext := strings.ToLower(filepath.Ext(TrimGz(path)))
 		if !slices.Contains(Extensions, ext) || (ext == ".json" && !looksGeoJSON(path)) {
 			w.ignored = append(w.ignored, path)
 			continue
@@ -380,7 +384,7 @@ func (w *walker) dir(dir, real string) error {
 // looksGeoJSON reports whether the file at path mentions a GeoJSON Feature
 // near its start.
 func looksGeoJSON(path string) bool {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return true // let reading report the error
 	}

@@ -174,12 +174,13 @@ func TestGeoLifeConversions(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
-	for in, want := range map[string]Format{"a/b.PLT": PLT, "x.csv": CSV, "x.geojson": GeoJSON, "x.json": GeoJSON, "x.gpx": GPX} {
+	// A gzip file's format is that of the name without .gz (issue 32).
+	for in, want := range map[string]Format{"a/b.PLT": PLT, "x.csv": CSV, "x.geojson": GeoJSON, "x.json": GeoJSON, "x.gpx": GPX, "x.plt.gz": PLT, "x.CSV.GZ": CSV} {
 		if got, err := FormatFromPath(in); got != want || err != nil {
 			t.Errorf("FormatFromPath(%q) = %q, %v", in, got, err)
 		}
 	}
-	for _, bad := range []string{"x", "x.kml", "x.plt.gz"} {
+	for _, bad := range []string{"x", "x.kml", "x.gz", "x.kml.gz"} {
 		if _, err := FormatFromPath(bad); err == nil {
 			t.Errorf("FormatFromPath(%q) succeeded", bad)
 		}

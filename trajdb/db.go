@@ -1,6 +1,8 @@
 package trajdb
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -62,10 +64,47 @@ func (db *DB) Len() int {
 // Bounds caps what one person contributes.
 type Bounds struct {
 	// MaxLen truncates every sequence to its first MaxLen symbols.
-	MaxLen int
+	MaxLen int `json:"max_len"`
 	// MaxSeqs keeps at most this many sequences per person (the first
 	// ones).
-	MaxSeqs int
+	MaxSeqs int `json:"max_seqs"`
+}
+
+// UnmarshalJSON reads the bounds under their keys, max_len and max_seqs,
+// and under the keys release.json had before issue 32 gave them tags
+// (MaxLen, MaxSeqs), so that earlier releases still read. Other keys are
+// refused, as jsondoc refuses them elsewhere.
+//
+// Deprecated keys MaxLen and MaxSeqs: read for one release, never written.
+func (b *Bounds) UnmarshalJSON(data []byte) error {
+	var v struct {
+		MaxLen     *int `json:"max_len"`
+		MaxSeqs    *int `json:"max_seqs"`
+		OldMaxLen  *int `json:"MaxLen"`
+		OldMaxSeqs *int `json:"MaxSeqs"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return fmt.Errorf("bounds: %w", err)
+	}
+	pick := func(name string, cur, old *int) (int, error) {
+		switch {
+		case cur != nil && old != nil && *cur != *old:
+			return 0, fmt.Errorf("bounds: %s %d and its old key %d disagree", name, *cur, *old)
+		case cur != nil:
+			return *cur, nil
+		case old != nil:
+			return *old, nil
+		}
+		return 0, nil
+	}
+	var err error
+	if b.MaxLen, err = pick("max_len", v.MaxLen, v.OldMaxLen); err != nil {
+		return err
+	}
+	b.MaxSeqs, err = pick("max_seqs", v.MaxSeqs, v.OldMaxSeqs)
+	return err
 }
 
 // Validate reports whether both bounds are positive.

@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // SeqOptions configures ReadSequences and WriteSequences.
@@ -49,7 +50,7 @@ func (e *SeqError) Unwrap() error { return e.Err }
 
 // ReadSequences reads a symbolic sequence database from r. The format is
 // text, one sequence per line, in the shape of the click-stream and transit
-// data the exploration-tree papers evaluate on (MSNBC's msnbc990928.seq,
+// data the exploration-tree papers evaluate on (MSNBC's msnbc.dat.gz,
 // the STM metro and bus sequences):
 //
 //	# comment (a line starting with # or %)
@@ -192,7 +193,7 @@ func scanSequences(r io.Reader, opt SeqOptions, fn func(id string, hasID bool, l
 			if !ok {
 				n, err := strconv.Atoi(string(f))
 				if err != nil {
-					return largest, fail(len(fields)+1, "%q is not an integer symbol id", f)
+					return largest, fail(len(fields)+1, "%s is not an integer symbol id%s", infile.Excerpt(f), notText(f))
 				}
 				v = n
 			}
@@ -253,7 +254,7 @@ func seqNameOr(name, def string) string {
 // readSeqList reads the sequences of the file at path, without persons
 // (a release's SeqFile).
 func readSeqList(path string, opt SeqOptions) ([][]int, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -269,9 +270,10 @@ func readSeqList(path string, opt SeqOptions) ([][]int, error) {
 	return out, nil
 }
 
-// ReadSequencesFile reads the symbolic sequence database at path.
+// ReadSequencesFile reads the symbolic sequence database at path, plain or
+// gzip-compressed (told by content, not by name).
 func ReadSequencesFile(path string, opt SeqOptions) (*DB, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -368,4 +370,14 @@ func SeqDB(size int, seqs [][]int) *DB {
 		db.Users[i] = User{ID: strconv.Itoa(i + 1), Seqs: [][]int{s}}
 	}
 	return db
+}
+
+// notText adds a hint when a field is not text at all: the file is most
+// likely binary (compressed in a format other than gzip, or not a
+// sequence file).
+func notText(f []byte) string {
+	if utf8.Valid(f) && !bytes.ContainsFunc(f, func(r rune) bool { return r < ' ' && r != '\t' }) {
+		return ""
+	}
+	return " (the file is binary, not text: give a sequence file, plain or gzip-compressed)"
 }

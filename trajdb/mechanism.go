@@ -1,6 +1,7 @@
 package trajdb
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/tracepriv/tracepriv/noise"
@@ -93,4 +94,26 @@ type Level struct {
 	// depth's node on the root-to-leaf path that spends the most, so the
 	// Epsilons sum to WorstPathEpsilon.
 	EpsilonMax float64 `json:"epsilon_max,omitempty"`
+	// ScaleMin, with EpsilonMax, is the smallest noise scale of a count at
+	// this depth (sensitivity/EpsilonMax).
+	ScaleMin float64 `json:"scale_min,omitempty"`
+}
+
+// String describes the level as the release ran it: for an adaptive
+// depth the path's budget and the range of the nodes', and for a depth
+// the most expensive path does not reach (Epsilon 0, though its counts
+// were drawn) the nodes' largest budget and smallest noise scale.
+func (l Level) String() string {
+	switch {
+	case l.Nodes == 0:
+		return fmt.Sprintf("level %d: no counts (the tree stopped above this level)", l.Depth)
+	case l.Epsilon == 0 && l.EpsilonMax > 0:
+		return fmt.Sprintf("level %d: epsilon up to %.4g a node, noise scale from %.4g, %d counts (the budget adapts node by node; the most expensive path ends above this level)",
+			l.Depth, l.EpsilonMax, l.ScaleMin, l.Nodes)
+	}
+	if l.EpsilonMax > l.Epsilon {
+		return fmt.Sprintf("level %d: %d counts; on the most expensive path epsilon %.4g, noise scale %.4g, threshold %.4g; at a node epsilon up to %.4g (noise scale from %.4g)",
+			l.Depth, l.Nodes, l.Epsilon, l.Scale, l.Threshold, l.EpsilonMax, l.ScaleMin)
+	}
+	return fmt.Sprintf("level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
 }

@@ -660,6 +660,9 @@ func (t *ngramTree) levels() []Level {
 	out := make([]Level, t.nmax)
 	for l := range out {
 		out[l] = Level{Depth: l + 1, Nodes: t.drawn[l], EpsilonMax: maxEps[l]}
+		if maxEps[l] > 0 {
+			out[l].ScaleMin = t.delta / maxEps[l]
+		}
 		if v := path[l]; v != nil {
 			out[l].Epsilon = v.eps
 			out[l].Scale = t.delta / v.eps

@@ -2,8 +2,10 @@ package trajdb
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/noise"
@@ -200,4 +202,45 @@ func TestNGramSupport(t *testing.T) {
 	g := &NGram{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
 	exploreSupportCheck(t, g)
 	exploreReleasesAbsent(t, g, []int{1, 1})
+}
+
+// TestLevelString: a level prints the budget its counts were drawn with
+// (issue 32: "level 4: epsilon 0, noise scale 0, 17964 counts, threshold
+// 0" for a depth the most expensive path does not reach, while
+// release.json had epsilon_max 0.4). The nodes' largest budget and
+// smallest scale are recomputed here from the tree's nodes.
+func TestLevelString(t *testing.T) {
+	t.Parallel()
+	issue := Level{Depth: 4, Nodes: 17964, EpsilonMax: 0.4, ScaleMin: 125}
+	if s := issue.String(); strings.Contains(s, "epsilon 0,") || !strings.Contains(s, "0.4") || !strings.Contains(s, "125") {
+		t.Errorf("the issue's level prints %q", s)
+	}
+	db := exploreWalkDB(4, 3, 3, 3000, 2, 6)
+	g := &NGram{Contribution: Bounds{MaxLen: 6, MaxSeqs: 1}, NMax: 5}
+	for _, eps := range []float64{0.5, 2} {
+		tr, err := g.build(db, eps, noise.Seeded(7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxEps := make([]float64, tr.nmax)
+		for _, v := range tr.nodes {
+			maxEps[v.level-1] = math.Max(maxEps[v.level-1], v.eps)
+		}
+		rel, err := g.Release(db, eps, noise.Seeded(7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range rel.Levels {
+			if l.EpsilonMax != maxEps[i] || (maxEps[i] > 0 && math.Abs(l.ScaleMin-tr.delta/maxEps[i]) > 1e-9*l.ScaleMin) {
+				t.Errorf("eps %v level %d: EpsilonMax %v, ScaleMin %v; the nodes say %v, %v", eps, l.Depth, l.EpsilonMax, l.ScaleMin, maxEps[i], tr.delta/maxEps[i])
+			}
+			s := l.String()
+			if l.Nodes > 0 && (strings.Contains(s, "epsilon 0,") || strings.Contains(s, "noise scale 0,")) {
+				t.Errorf("eps %v: %q reads as noiseless", eps, s)
+			}
+			if l.EpsilonMax > 0 && !strings.Contains(s, fmt.Sprintf("%.4g", l.EpsilonMax)) {
+				t.Errorf("eps %v: %q does not give the largest budget %.4g", eps, s, l.EpsilonMax)
+			}
+		}
+	}
 }

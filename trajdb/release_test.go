@@ -1,6 +1,7 @@
 package trajdb
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -97,6 +98,29 @@ func TestReadCertificateRejects(t *testing.T) {
 		}
 		if _, err := ReadCertificateFile(p); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestBoundsJSONKeys: release.json writes the bounds in snake_case like
+// every other key (issue 32: "bounds": {"MaxLen": ...}), and a release
+// written before still reads.
+func TestBoundsJSONKeys(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(Bounds{MaxLen: 20, MaxSeqs: 1})
+	if err != nil || string(b) != `{"max_len":20,"max_seqs":1}` {
+		t.Errorf("Bounds JSON = %s, %v", b, err)
+	}
+	for _, in := range []string{`{"max_len":20,"max_seqs":1}`, `{"MaxLen":20,"MaxSeqs":1}`} {
+		var got Bounds
+		if err := json.Unmarshal([]byte(in), &got); err != nil || got != (Bounds{20, 1}) {
+			t.Errorf("%s read as %+v, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{`{"max_len":20,"MaxLen":21}`, `{"max_len":20,"max_seq":1}`} {
+		var got Bounds
+		if err := json.Unmarshal([]byte(in), &got); err == nil {
+			t.Errorf("%s read as %+v", in, got)
 		}
 	}
 }

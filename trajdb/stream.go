@@ -3,8 +3,8 @@ package trajdb
 import (
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
@@ -91,10 +91,10 @@ func ReleaseSequences(m Mechanism, r io.Reader, opt SeqOptions, epsilon float64,
 	return rel, st, err
 }
 
-// ReleaseSequencesFile is ReleaseSequences of the file at path, naming it
-// in errors.
+// ReleaseSequencesFile is ReleaseSequences of the file at path (plain or
+// gzip, told by content), naming it in errors.
 func ReleaseSequencesFile(m Mechanism, path string, opt SeqOptions, epsilon float64, src noise.Source) (*Released, *SeqStats, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -52,7 +52,7 @@ delta; with --delta it prints the smallest epsilon.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("mu") {
-				return fmt.Errorf("account gdp: --mu is required")
+				return usageErrorf("account gdp: --mu is required")
 			}
 			res := gdpResult{Mu: mu}
 			var err error
@@ -103,7 +103,7 @@ Wang 2018): with --sigma it prints the smallest delta at --epsilon; with
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("epsilon") {
-				return fmt.Errorf("account gaussian: --epsilon is required")
+				return usageErrorf("account gaussian: --epsilon is required")
 			}
 			res := gaussianResult{Sensitivity: sens, Epsilon: eps}
 			var err error

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -120,7 +119,7 @@ Long runs report progress on stderr (a bar on a terminal, a line every
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if in == "" || truthFile == "" {
-					return errors.New("attack: --in and --truth are required")
+					return usageErrorf("attack: --in and --truth are required")
 				}
 				var err error
 				if len(certFiles) == 0 {
@@ -155,7 +154,7 @@ Long runs report progress on stderr (a bar on a terminal, a line every
 					Places: attack.PlaceOptions{Off: noPlaces, MaxPoints: stayMaxPoints,
 						Stays: attack.StayOptions{RadiusM: stayRadius, MinDuration: stayMin}}}
 				if !(stayRadius > 0) || stayMin <= 0 || stayMaxPoints < 2 {
-					return fmt.Errorf("attack: --stay-radius %v, --stay-min %v, --stay-max-points %d: want a positive radius and duration and at least 2 points", stayRadius, stayMin, stayMaxPoints)
+					return usageErrorf("attack: --stay-radius %v, --stay-min %v, --stay-max-points %d: want a positive radius and duration and at least 2 points", stayRadius, stayMin, stayMaxPoints)
 				}
 				if selectKernels != "" && selectKernels != "none" {
 					for _, k := range strings.Split(selectKernels, ",") {
@@ -176,7 +175,7 @@ Long runs report progress on stderr (a bar on a terminal, a line every
 				case "constant":
 					opt.Mean = attack.MeanConstant
 				default:
-					return fmt.Errorf("attack: --mean %q: want linear or constant", mean)
+					return usageErrorf("attack: --mean %q: want linear or constant", mean)
 				}
 				if priorFile != "" {
 					if opt.Prior, err = gp.ReadPriorFile(priorFile); err != nil {

@@ -71,13 +71,13 @@ knows nothing about the mechanism.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if m < 2 {
-					return fmt.Errorf("--m must be at least 2, got %d", m)
+					return usageErrorf("--m must be at least 2, got %d", m)
 				}
 				if !(eps > 0) || math.IsInf(eps, 0) {
-					return fmt.Errorf("--epsilon must be positive and finite, got %v", eps)
+					return usageErrorf("--epsilon must be positive and finite, got %v", eps)
 				}
 				if attack != "bayes" && attack != "learned" {
-					return fmt.Errorf("unknown --attack %q (want bayes or learned)", attack)
+					return usageErrorf("unknown --attack %q (want bayes or learned)", attack)
 				}
 				mc, err := lookupMechanism(mech, auditable())
 				if err != nil {
@@ -262,14 +262,14 @@ its budget. The exit status is 0 either way; read "violation" and "witness".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !(eps > 0) || math.IsInf(eps, 0) {
-				return fmt.Errorf("audit support: --epsilon must be positive and finite, got %v", eps)
+				return usageErrorf("audit support: --epsilon must be positive and finite, got %v", eps)
 			}
 			boundsGiven := cmd.Flags().Changed("max-len") || cmd.Flags().Changed("max-seqs")
 			var db *trajdb.DB
 			b := repro.AuditDemoBounds()
 			switch {
 			case in != "" && seqs != "":
-				return errors.New("audit support: give --in or --seqs, not both")
+				return usageErrorf("audit support: give --in or --seqs, not both")
 			case in != "":
 				g, err := u.grid()
 				if err != nil {

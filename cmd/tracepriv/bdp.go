@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -70,14 +69,14 @@ times its largest entry.`,
 			switch model {
 			case "groups":
 				if !f.Changed("m") {
-					return errors.New("--model groups needs --m")
+					return usageErrorf("--model groups needs --m")
 				}
 				models = append(models, bdp.Groups{M: m})
 			case "gaussian":
 				var g bdp.Gaussian
 				switch {
 				case f.Changed("cov") && (f.Changed("rho") || f.Changed("m")):
-					return errors.New("give either --cov or --m and --rho, not both")
+					return usageErrorf("give either --cov or --m and --rho, not both")
 				case f.Changed("cov"):
 					m, err := readMatrix(covFile)
 					if err != nil {
@@ -102,14 +101,14 @@ times its largest entry.`,
 					// ρ(m−2) ≥ 1 only makes the Gaussian bound inapplicable,
 					// and the general bound answers.
 					if m < 1 || !(rho >= 0 && rho < 1) {
-						return fmt.Errorf("--m must be at least 1 and --rho in [0, 1), got %d and %v", m, rho)
+						return usageErrorf("--m must be at least 1 and --rho in [0, 1), got %d and %v", m, rho)
 					}
 					g = bdp.Gaussian{M: m, Rho: rho}
 				default:
-					return errors.New("--model gaussian needs --m and --rho, or --cov FILE")
+					return usageErrorf("--model gaussian needs --m and --rho, or --cov FILE")
 				}
 				if exact && exactModel == nil {
-					return errors.New("--exact needs --cov FILE")
+					return usageErrorf("--exact needs --cov FILE")
 				}
 				models = append(models, g, bdp.Groups{M: g.M})
 				if exactModel != nil {
@@ -119,7 +118,7 @@ times its largest entry.`,
 				var mk bdp.Markov
 				switch {
 				case f.Changed("transition") && f.Changed("gamma"):
-					return errors.New("give either --transition or --gamma, not both")
+					return usageErrorf("give either --transition or --gamma, not both")
 				case f.Changed("transition"):
 					m, err := readMatrix(transFile)
 					if err == nil {
@@ -134,14 +133,14 @@ times its largest entry.`,
 				case f.Changed("gamma"):
 					mk = bdp.Markov{Gamma: gamma}
 				default:
-					return errors.New("--model markov needs --gamma or --transition FILE")
+					return usageErrorf("--model markov needs --gamma or --transition FILE")
 				}
 				models = append(models, mk)
 				if f.Changed("n") {
 					models = append(models, bdp.Groups{M: n})
 				}
 			default:
-				return fmt.Errorf("unknown --model %q (want gaussian, markov or groups)", model)
+				return usageErrorf("unknown --model %q (want gaussian, markov or groups)", model)
 			}
 			res, err := bdp.BestOf(eps, models...)
 			if err != nil {

@@ -53,7 +53,7 @@ func (p *cipPriorFlags) register(f *pflag.FlagSet) {
 // build returns the prior covariance, the time axis and the secrets.
 func (p *cipPriorFlags) build() (*mat.SymDense, []float64, []cip.Secret, error) {
 	if !slices.Contains(gp.KernelNames, p.kernel) {
-		return nil, nil, nil, fmt.Errorf("--kernel: %q is not one of %s", p.kernel, strings.Join(gp.KernelNames, ", "))
+		return nil, nil, nil, usageErrorf("--kernel: %q is not one of %s", p.kernel, strings.Join(gp.KernelNames, ", "))
 	}
 	k, err := gp.NewKernel(p.kernel, p.variance, p.lengthscale, p.period)
 	if err != nil {
@@ -78,12 +78,12 @@ func (p *cipPriorFlags) axis() ([]float64, error) {
 		}
 	}
 	if given != 1 {
-		return nil, errors.New("give exactly one of --n, --times and --trace")
+		return nil, usageErrorf("give exactly one of --n, --times and --trace")
 	}
 	switch {
 	case p.n != 0:
 		if p.n < 1 {
-			return nil, fmt.Errorf("--n: must be positive, got %d", p.n)
+			return nil, usageErrorf("--n: must be positive, got %d", p.n)
 		}
 		return gp.Indices(p.n), nil
 	case p.times != "":
@@ -91,17 +91,17 @@ func (p *cipPriorFlags) axis() ([]float64, error) {
 		for i, f := range strings.Split(p.times, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("--times: item %d (%q) is not a finite number", i+1, f)
+				return nil, usageErrorf("--times: item %d (%q) is not a finite number", i+1, f)
 			}
 			if i > 0 && !(v > ts[i-1]) {
-				return nil, fmt.Errorf("--times: item %d (%v) is not after item %d (%v)", i+1, v, i, ts[i-1])
+				return nil, usageErrorf("--times: item %d (%v) is not after item %d (%v)", i+1, v, i, ts[i-1])
 			}
 			ts = append(ts, v)
 		}
 		return ts, nil
 	default:
 		if st, err := os.Stat(p.traceFile); err == nil && st.IsDir() {
-			return nil, fmt.Errorf("--trace %s is a directory; give one trace file", p.traceFile)
+			return nil, usageErrorf("--trace %s is a directory; give one trace file", p.traceFile)
 		}
 		trs, rep, err := p.rf.read(p.traceFile)
 		p.read = rep
@@ -109,7 +109,7 @@ func (p *cipPriorFlags) axis() ([]float64, error) {
 			return nil, fmt.Errorf("--trace: %w", err)
 		}
 		if len(trs) != 1 {
-			return nil, fmt.Errorf("--trace %s: holds %d traces; give a file with one", p.traceFile, len(trs))
+			return nil, usageErrorf("--trace %s: holds %d traces; give a file with one", p.traceFile, len(trs))
 		}
 		times := make([]time.Time, len(trs[0].Points))
 		for i, pt := range trs[0].Points {
@@ -135,7 +135,7 @@ func (p *cipPriorFlags) inputSummary() *trace.InputSummary {
 // parseSecrets reads --secret values ("24" basic, "24,25" compound).
 func parseSecrets(specs []string, all bool, n int) ([]cip.Secret, error) {
 	if all == (len(specs) > 0) {
-		return nil, errors.New("give --secret (one or more) or --all-secrets")
+		return nil, usageErrorf("give --secret (one or more) or --all-secrets")
 	}
 	if all {
 		return cip.EveryPoint(n), nil
@@ -145,7 +145,7 @@ func parseSecrets(specs []string, all bool, n int) ([]cip.Secret, error) {
 		for _, f := range strings.Split(spec, ",") {
 			i, err := strconv.Atoi(strings.TrimSpace(f))
 			if err != nil {
-				return nil, fmt.Errorf("--secret %q: %q is not an index", spec, f)
+				return nil, usageErrorf("--secret %q: %q is not an index", spec, f)
 			}
 			out[k].Indices = append(out[k].Indices, i)
 		}
@@ -204,7 +204,7 @@ func rigidWindows(specs []string, route bool, sigma, g mat.Symmetric, priv priva
 		i, err1 := strconv.Atoi(strings.TrimSpace(a))
 		j, err2 := strconv.Atoi(strings.TrimSpace(b))
 		if !ok || err1 != nil || err2 != nil || i < 0 || j < i || j >= n {
-			return nil, fmt.Errorf("--rigid %q: want FIRST:LAST, 0-based point indices with 0 <= FIRST <= LAST < %d", spec, n)
+			return nil, usageErrorf("--rigid %q: want FIRST:LAST, 0-based point indices with 0 <= FIRST <= LAST < %d", spec, n)
 		}
 		s := cip.Secret{Indices: make([]int, 0, j-i+1)}
 		for k := i; k <= j; k++ {
@@ -242,19 +242,19 @@ func (p *privacyFlags) register(f *pflag.FlagSet) {
 
 func (p *privacyFlags) check(f *pflag.FlagSet) error {
 	if f.Changed("lambda") != f.Changed("radius") {
-		return errors.New("--lambda and --radius go together")
+		return usageErrorf("--lambda and --radius go together")
 	}
 	if f.Changed("lambda") {
 		if _, err := cip.TargetLossFactor(1, p.lambda, p.radius, 1); err != nil {
 			var pe *param.Error
 			if errors.As(err, &pe) {
-				return fmt.Errorf("--%s %v: %s", pe.Name, pe.Value, pe.Why)
+				return usageErrorf("--%s %v: %s", pe.Name, pe.Value, pe.Why)
 			}
-			return fmt.Errorf("--lambda/--radius: need lambda > 1 and radius > 0, got %v and %v", p.lambda, p.radius)
+			return usageErrorf("--lambda/--radius: need lambda > 1 and radius > 0, got %v and %v", p.lambda, p.radius)
 		}
 	}
 	if f.Changed("delta") && (!f.Changed("lambda") || !(p.delta > 0 && p.delta < 1)) {
-		return errors.New("--delta needs --lambda and --radius and a value in (0, 1)")
+		return usageErrorf("--delta needs --lambda and --radius and a value in (0, 1)")
 	}
 	return nil
 }
@@ -335,7 +335,7 @@ when SigmaG has no cross terms between a secret and the rest.`,
 			var g *mat.SymDense
 			switch {
 			case f.Changed("noise") == f.Changed("iid"):
-				return errors.New("cip loss: give --noise FILE or --iid VAR")
+				return usageErrorf("cip loss: give --noise FILE or --iid VAR")
 			case f.Changed("iid"):
 				if g, err = cip.IndependentUniform(n, iid*float64(n)); err != nil {
 					return fmt.Errorf("cip loss: --iid: %w", err)
@@ -422,17 +422,17 @@ sanitize's --design.
 			reportSkipped(env, prior.read)
 			target := f.Changed("target-epsilon")
 			if target == f.Changed("budget") {
-				return errors.New("cip design: give --budget B (least loss at that noise) or --target-epsilon E with --lambda and --radius (least noise for that loss)")
+				return usageErrorf("cip design: give --budget B (least loss at that noise) or --target-epsilon E with --lambda and --radius (least noise for that loss)")
 			}
 			if target && (!f.Changed("lambda") || !(targetEps > 0)) {
-				return errors.New("cip design: --target-epsilon needs a positive value, --lambda and --radius")
+				return usageErrorf("cip design: --target-epsilon needs a positive value, --lambda and --radius")
 			}
 			m, err := cip.ParseMethod(method)
 			if err != nil {
 				return fmt.Errorf("cip design: --method: %w", err)
 			}
 			if m.Kernel() {
-				return fmt.Errorf("cip design: --method %s designs noise for a prior family: use tracepriv sanitize --design %s (tracepriv cip envelope shows its noise kernel)", m, m)
+				return usageErrorf("cip design: --method %s designs noise for a prior family: use tracepriv sanitize --design %s (tracepriv cip envelope shows its noise kernel)", m, m)
 			}
 			req := cip.DesignRequest{Method: m, Sigma: sigma, Secrets: secrets, Paper: &cip.PaperOptions{Stabilisation: stab}}
 			if target {

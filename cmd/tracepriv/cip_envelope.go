@@ -58,7 +58,7 @@ log-log axes.`,
 				fam = p.Families()
 			} else {
 				if kernel == "" || lmin == 0 || lmax == 0 {
-					return fmt.Errorf("cip envelope: give --prior, or --kernel, --lengthscale-min and --lengthscale-max")
+					return usageErrorf("cip envelope: give --prior, or --kernel, --lengthscale-min and --lengthscale-max")
 				}
 				fam = gp.Family{Kernel: kernel, LengthscaleMin: lmin, LengthscaleMax: lmax, Period: period}.Set()
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -75,10 +74,10 @@ same before releasing).`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if in == "" || out == "" {
-					return errors.New("convert: --in and --out are required (e.g. --in trace.plt --out trace.csv)")
+					return usageErrorf("convert: --in and --out are required (e.g. --in trace.plt --out trace.csv)")
 				}
 				if every < 0 {
-					return fmt.Errorf("convert: --every %v: want a positive Go duration such as 60s or 5m (0: keep every fix)", every)
+					return usageErrorf("convert: --every %v: want a positive Go duration such as 60s or 5m (0: keep every fix)", every)
 				}
 				lim, err := lf.limits()
 				if err != nil {
@@ -129,7 +128,7 @@ same before releasing).`,
 					}
 				}
 				if toF == trace.PLT && len(traces) != 1 {
-					return fmt.Errorf("convert: --out %s: a PLT file holds one trace and there are %d; write CSV, GeoJSON or GPX, or convert the files one by one", out, len(traces))
+					return usageErrorf("convert: --out %s: a PLT file holds one trace and there are %d; write CSV, GeoJSON or GPX, or convert the files one by one", out, len(traces))
 				}
 				if err := checkFinite("--out", out, traces); err != nil {
 					return fmt.Errorf("convert: %w", err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
@@ -129,28 +129,28 @@ file, and over existing files only with --force.`,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				start := time.Now()
 				if len(ins) == 0 || out == "" {
-					return errors.New("fit: --in and --out are required")
+					return usageErrorf("fit: --in and --out are required")
 				}
 				fl := cmd.Flags()
 				switch {
 				case fl.Changed("family") && (len(family) != 2 || !(family[0] > 0 && family[0] <= family[1] && family[1] < 1)):
-					return fmt.Errorf("fit: --family %v: give two quantiles LO,HI with 0 < LO <= HI < 1, e.g. 0.05,0.95", family)
+					return usageErrorf("fit: --family %v: give two quantiles LO,HI with 0 < LO <= HI < 1, e.g. 0.05,0.95", family)
 				case fl.Changed("max-duration") && maxD <= 0:
-					return fmt.Errorf("fit: --max-duration %v must be positive", maxD)
+					return usageErrorf("fit: --max-duration %v must be positive", maxD)
 				case fl.Changed("max-points") && opt.MaxPoints <= 0, fl.Changed("min-points") && opt.MinPoints <= 0:
-					return fmt.Errorf("fit: --max-points %d and --min-points %d must be positive", opt.MaxPoints, opt.MinPoints)
+					return usageErrorf("fit: --max-points %d and --min-points %d must be positive", opt.MaxPoints, opt.MinPoints)
 				case fl.Changed("min-spacing") && opt.MinSpacing <= 0:
-					return fmt.Errorf("fit: --min-spacing %v must be positive", opt.MinSpacing)
+					return usageErrorf("fit: --min-spacing %v must be positive", opt.MinSpacing)
 				case fl.Changed("max-windows") && opt.MaxWindows == 0:
-					return fmt.Errorf("fit: --max-windows 0: give a positive number, or -1 for no bound")
+					return usageErrorf("fit: --max-windows 0: give a positive number, or -1 for no bound")
 				case fl.Changed("kernel") && fl.Changed("kernels"):
-					return errors.New("fit: give --kernel (one kernel, the paper's way) or --kernels (compared), not both")
+					return usageErrorf("fit: give --kernel (one kernel, the paper's way) or --kernels (compared), not both")
 				}
 				if plt != "" {
 					switch strings.ToLower(filepath.Ext(plt)) {
 					case ".svg", ".png", ".pdf":
 					default:
-						return fmt.Errorf("fit: --plot %s: use a .svg, .png or .pdf file", plt)
+						return usageErrorf("fit: --plot %s: use a .svg, .png or .pdf file", plt)
 					}
 				}
 				idxPath := gp.CorpusIndexPath(out)
@@ -195,7 +195,13 @@ file, and over existing files only with --force.`,
 				if fl.Changed("max-duration") {
 					opt.MaxDuration = maxD
 				}
-				opt.Corpus = strings.Join(ins, ", ")
+				// The prior is published: it names its corpus without the
+				// machine's absolute paths (infile.PublicName).
+				names := make([]string, len(ins))
+				for i, in := range ins {
+					names[i] = infile.PublicName(in)
+				}
+				opt.Corpus = strings.Join(names, ", ")
 				if fl.Changed("family") {
 					opt.Family = [2]float64{family[0], family[1]}
 				}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -67,10 +70,10 @@ func (g *geoindFlags) add(f *pflag.FlagSet, planned bool) {
 }
 
 // errNoOrigin explains why the origin is not derived from the data.
-var errNoOrigin = errors.New(`--origin LAT,LON is required: the tangent plane, and with it the output
+var errNoOrigin error = &cli.FlagError{Err: errors.New(`--origin LAT,LON is required: the tangent plane, and with it the output
 grid, must be anchored at a public point chosen without looking at the data (an origin
 derived from the first point would leak that point's position); use e.g. the centre of
-the city, --origin 39.9042,116.4074 for Beijing`)
+the city, --origin 39.9042,116.4074 for Beijing`)}
 
 // config builds the session configuration from public flags only.
 func (g *geoindFlags) config() (geoind.Config, error) {
@@ -84,7 +87,7 @@ func (g *geoindFlags) config() (geoind.Config, error) {
 	eps := g.epsilon
 	if eps == 0 {
 		if !(g.epsStar > 0) || !(g.radius > 0) || math.IsInf(g.epsStar, 0) || math.IsInf(g.radius, 0) {
-			return geoind.Config{}, fmt.Errorf("--eps-star %g and --radius %g: want both finite and > 0", g.epsStar, g.radius)
+			return geoind.Config{}, usageErrorf("--eps-star %g and --radius %g: want both finite and > 0", g.epsStar, g.radius)
 		}
 		eps = g.epsStar / g.radius
 	}
@@ -120,7 +123,7 @@ func (g *geoindFlags) chooseManager(cmd *cobra.Command) error {
 	if !f.Changed("manager") {
 		switch {
 		case rate && acc:
-			return errors.New("--rate and --accuracy belong to different managers (fixed-rate, fixed-utility): give one, or --manager")
+			return usageErrorf("--rate and --accuracy belong to different managers (fixed-rate, fixed-utility): give one, or --manager")
 		case rate:
 			g.manager = "fixed-rate"
 		case acc:
@@ -130,9 +133,9 @@ func (g *geoindFlags) chooseManager(cmd *cobra.Command) error {
 	}
 	switch {
 	case rate && g.manager != "fixed-rate":
-		return fmt.Errorf("--rate applies to --manager fixed-rate, not %s", g.manager)
+		return usageErrorf("--rate applies to --manager fixed-rate, not %s", g.manager)
 	case acc && g.manager != "fixed-utility":
-		return fmt.Errorf("--accuracy applies to --manager fixed-utility, not %s", g.manager)
+		return usageErrorf("--accuracy applies to --manager fixed-utility, not %s", g.manager)
 	}
 	return nil
 }
@@ -180,7 +183,7 @@ func parseQueryTime(s string) (time.Time, error) {
 	if sec, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(sec) && !math.IsInf(sec, 0) {
 		return time.Unix(0, int64(sec*1e9)).UTC(), nil
 	}
-	return time.Time{}, fmt.Errorf("--time %q: want RFC 3339 (2008-10-24T02:09:59Z) or Unix seconds", s)
+	return time.Time{}, usageErrorf("--time %q: want RFC 3339 (2008-10-24T02:09:59Z) or Unix seconds", s)
 }
 
 func init() {
@@ -219,10 +222,10 @@ func geoindQuantileCmd(env *cli.Env) *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !(eps > 0) || math.IsInf(eps, 1) {
-				return fmt.Errorf("geoind quantile: --epsilon %v: want finite and > 0", eps)
+				return usageErrorf("geoind quantile: --epsilon %v: want finite and > 0", eps)
 			}
 			if !(p >= 0 && p < 1) {
-				return fmt.Errorf("geoind quantile: --p %v: want in [0, 1)", p)
+				return usageErrorf("geoind quantile: --p %v: want in [0, 1)", p)
 			}
 			// Location Guard's alphaDeltaAccuracy.
 			r := geoind.NoiseAccuracy(eps, p)
@@ -298,10 +301,10 @@ a fresh budget. A session that does not start is not charged.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			latSet, lonOK = cmd.Flags().Changed("lat"), cmd.Flags().Changed("lon")
 			if state == "" || !latSet || !lonOK {
-				return errors.New("geoind query: --state, --lat and --lon are required")
+				return usageErrorf("geoind query: --state, --lat and --lon are required")
 			}
 			if g.manager == "planned" {
-				return errors.New("geoind query: --manager planned needs every query in advance (geoind sanitize plans over a trace's points); a session takes --manager fixed-rate or fixed-utility")
+				return usageErrorf("geoind query: --manager planned needs every query in advance (geoind sanitize plans over a trace's points); a session takes --manager fixed-rate or fixed-utility")
 			}
 			p := geo.Point{Lat: lat, Lon: lon}
 			if err := p.Validate(); err != nil {
@@ -354,7 +357,7 @@ a fresh budget. A session that does not start is not charged.`,
 			var pending, before string
 			if err == nil && lf != nil {
 				if uid == "" {
-					return fmt.Errorf("geoind query: --uid U is required: every private query is charged to its person in the ledger %s, so that a new --state does not start a fresh budget; give the person's uid, or --no-ledger to release without recording it", lf.Path())
+					return usageErrorf("geoind query: --uid U is required: every private query is charged to its person in the ledger %s, so that a new --state does not start a fresh budget; give the person's uid, or --no-ledger to release without recording it", lf.Path())
 				}
 				if st, lerr := geoind.ReadState(state); lerr == nil && st.Seal != nil {
 					before = st.Seal.ID
@@ -554,13 +557,13 @@ charged. A run that writes nothing (a budget that ran out without
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if in == "" || out == "" {
-				return errors.New("geoind sanitize: --in and --out are required")
+				return usageErrorf("geoind sanitize: --in and --out are required")
 			}
 			if every < 0 {
-				return fmt.Errorf("geoind sanitize: --every %v: want a positive Go duration such as 60s or 5m (0: keep every point)", every)
+				return usageErrorf("geoind sanitize: --every %v: want a positive Go duration such as 60s or 5m (0: keep every point)", every)
 			}
 			if !(maxError >= 0) || math.IsInf(maxError, 1) {
-				return fmt.Errorf("geoind sanitize: --max-error %v: want metres >= 0 (0: no limit)", maxError)
+				return usageErrorf("geoind sanitize: --max-error %v: want metres >= 0 (0: no limit)", maxError)
 			}
 			if err := g.chooseManager(cmd); err != nil {
 				return fmt.Errorf("geoind sanitize: %w", err)
@@ -597,6 +600,13 @@ charged. A run that writes nothing (a budget that ran out without
 				return fmt.Errorf("geoind sanitize: --in: %w", err)
 			}
 			reportSkipped(env, rep)
+			// One uid found in two folders of a corpus is one person, with
+			// one budget (as sanitize releases it).
+			if alias := corpus.JoinTraces(read, func(tr *trace.Trace) string { return fileOf[tr] }, rep.Merged); len(alias) > 0 && !env.Quiet {
+				for _, from := range slices.Sorted(maps.Keys(alias)) {
+					fmt.Fprintf(env.Stderr, "tracepriv: persons %q and %q hold the same uid, so they are one person, released as %q\n", from, alias[from], alias[from])
+				}
+			}
 			person := geoind.PersonByUIDOrFile(func(tr *trace.Trace) string { return fileOf[tr] })
 			traces := thinTraces(read, every, fileOf)
 			res := sanitizeOutput{Out: out, Files: rep.Files, Skipped: rep.Skipped, Deduplicated: rep.Deduplicated,
@@ -932,7 +942,7 @@ func chargeSession(env *cli.Env, lf *budget.File, led ledgerFlags, sf geoind.Sta
 		return "", nil
 	}
 	if other := lf.Ledger().ChargedUIDs(budget.GeoInd, release); len(other) > 0 {
-		return "", fmt.Errorf("geoind query: --uid %s: the session at %s is charged to person %q in %s; give that person's uid", uid, state, other[0], lf.Path())
+		return "", usageErrorf("geoind query: --uid %s: the session at %s is charged to person %q in %s; give that person's uid", uid, state, other[0], lf.Path())
 	}
 	charge.Release = release
 	charge.Epsilon[uid] = st.Config.Params.Epsilon

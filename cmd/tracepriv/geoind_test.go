@@ -82,7 +82,7 @@ func TestGeoindQueryCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Version != 2 || st.Seal == nil || st.Seal.Counter != 2 || len(st.Run) != 2 || st.Spent != r1.Spent || st.Config.Origin.Lat != 39.9 {
+	if st.Version != geoind.StateVersion || st.Seal == nil || st.Seal.Counter != 2 || len(st.Run) != 2 || st.Spent != r1.Spent || st.Config.Origin.Lat != 39.9 {
 		t.Errorf("state %+v", st)
 	}
 	if _, err := q("39.98", "2008-10-24T02:12:00Z", "--rate", "0.5"); err == nil || !strings.Contains(err.Error(), "cannot be changed") {

@@ -50,7 +50,7 @@ func (l *ledgerFlags) open(env *cli.Env, cmd *cobra.Command, name string) (*budg
 	if l.off {
 		for _, fl := range []string{"ledger", "budget", "raise-budget"} {
 			if f.Changed(fl) {
-				return nil, "", fmt.Errorf("%s: --no-ledger and --%s contradict each other: give one", name, fl)
+				return nil, "", usageErrorf("%s: --no-ledger and --%s contradict each other: give one", name, fl)
 			}
 		}
 		return nil, budget.Off, nil
@@ -226,7 +226,7 @@ opened; this command is needed only for one with them.`,
 					return fmt.Errorf("ledger migrate: %w", err)
 				}
 				if !cmd.Flags().Changed("grid") {
-					return errors.New("ledger migrate: --grid METRES is required: the largest output grid the ledger's geoind sessions used (geoind's default is 1)")
+					return usageErrorf("ledger migrate: --grid METRES is required: the largest output grid the ledger's geoind sessions used (geoind's default is 1)")
 				}
 				l, err := budget.Migrate(p, grid, budget.DefaultLockWait)
 				if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,13 +26,7 @@ func TestMain(m *testing.M) {
 				break
 			}
 		}
-		root := newRootCmd(os.Stdout, os.Stderr)
-		root.SetArgs(args)
-		if err := root.Execute(); err != nil {
-			fmt.Fprintln(os.Stderr, "tracepriv:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+		os.Exit(runMain(args, os.Stdout, os.Stderr))
 	}
 	dir, err := os.MkdirTemp("", "tracepriv-test-home-")
 	if err != nil {

@@ -64,7 +64,7 @@ func checkOutputs(ins []string, force bool, outs map[string]string) error {
 			}
 		}
 		if !force {
-			return fmt.Errorf("%s %s exists; pass --force to replace it", flag, p)
+			return usageErrorf("%s %s exists; pass --force to replace it", flag, p)
 		}
 	}
 	return nil

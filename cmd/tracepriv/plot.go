@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -48,18 +47,18 @@ stderr; --strict stops at the first bad row instead.`,
 			Args: cobra.MinimumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				if out == "" {
-					return errors.New("plot: --out is required (e.g. --out map.svg)")
+					return usageErrorf("plot: --out is required (e.g. --out map.svg)")
 				}
 				switch strings.ToLower(filepath.Ext(out)) {
 				case ".svg", ".png", ".pdf":
 				default:
-					return fmt.Errorf("plot: --out %s: give a .svg, .png or .pdf file", out)
+					return usageErrorf("plot: --out %s: give a .svg, .png or .pdf file", out)
 				}
 				if err := checkOutputs(args, force, map[string]string{"--out": out}); err != nil {
 					return fmt.Errorf("plot: %w", err)
 				}
 				if len(labels) > 0 && len(labels) != len(args) {
-					return fmt.Errorf("plot: --label: %d labels for %d inputs; give one per input, comma-separated", len(labels), len(args))
+					return usageErrorf("plot: --label: %d labels for %d inputs; give one per input, comma-separated", len(labels), len(args))
 				}
 				var series []viz.Series
 				npts := 0

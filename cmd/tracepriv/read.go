@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -63,10 +64,10 @@ func (r *readFlags) addTo(f *pflag.FlagSet) {
 func (r *readFlags) base() (trace.ReadOptions, error) {
 	opt := trace.ReadOptions{UID: r.uid, Strict: r.strict, Corpus: r.corpus}
 	if r.corpus && r.uid != "" {
-		return opt, errors.New("--uid names the one person of an input that is not a corpus; with --corpus each child folder or uid is a person: give one of them")
+		return opt, usageErrorf("--uid names the one person of an input that is not a corpus; with --corpus each child folder or uid is a person: give one of them")
 	}
 	if r.lenient && r.strict {
-		return opt, errors.New("--lenient and --strict: give one (lenient is the default)")
+		return opt, usageErrorf("--lenient and --strict: give one (lenient is the default)")
 	}
 	if r.from != "" {
 		f, err := trace.ParseFormat(r.from)
@@ -78,7 +79,7 @@ func (r *readFlags) base() (trace.ReadOptions, error) {
 	if r.tz != "" {
 		loc, err := time.LoadLocation(r.tz)
 		if err != nil {
-			return opt, fmt.Errorf("--tz %q: not an IANA time zone (e.g. Asia/Shanghai, UTC)", r.tz)
+			return opt, usageErrorf("--tz %q: not an IANA time zone (e.g. Asia/Shanghai, UTC)", r.tz)
 		}
 		opt.Location = loc
 	}
@@ -384,21 +385,22 @@ func (l *limitFlags) add(cmd *cobra.Command) {
 // limits returns the thresholds, naming the flag of a bad value.
 func (l *limitFlags) limits() (trace.Limits, error) {
 	if !(l.maxSpeedKmh > 0) || math.IsInf(l.maxSpeedKmh, 0) {
-		return trace.Limits{}, fmt.Errorf("--max-speed %v: want a speed in km/h above 0, e.g. --max-speed 300", l.maxSpeedKmh)
+		return trace.Limits{}, usageErrorf("--max-speed %v: want a speed in km/h above 0, e.g. --max-speed 300", l.maxSpeedKmh)
 	}
 	if l.maxGap <= 0 {
-		return trace.Limits{}, fmt.Errorf("--max-gap %v: want a positive duration, e.g. --max-gap 10m", l.maxGap)
+		return trace.Limits{}, usageErrorf("--max-gap %v: want a positive duration, e.g. --max-gap 10m", l.maxGap)
 	}
 	return trace.Limits{MaxSpeed: l.maxSpeedKmh / 3.6, MaxGap: l.maxGap}, nil
 }
 
-// openFile opens a file the user named, with an error that says what is
-// wrong and what to check: missing, unreadable, or a directory.
-func openFile(path string) (*os.File, error) {
+// openFile opens a file the user named, decompressed if it is gzip (by
+// content), with an error that says what is wrong and what to check:
+// missing, unreadable, or a directory.
+func openFile(path string) (io.ReadCloser, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("%s is a directory; give a file", path)
 	}
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%s: no such file (check the path)", path)

@@ -81,12 +81,12 @@ scale where the mechanisms have signal. It is an evaluation device only.`,
 				for _, f := range strings.Split(epsList, ",") {
 					v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 					if err != nil || !(v > 0) || math.IsInf(v, 0) {
-						return fmt.Errorf("repro trajdb: --epsilons: %q is not a positive number", f)
+						return usageErrorf("repro trajdb: --epsilons: %q is not a positive number", f)
 					}
 					eps = append(eps, v)
 				}
 				if reps < 1 {
-					return fmt.Errorf("repro trajdb: --reps must be positive, got %d", reps)
+					return usageErrorf("repro trajdb: --reps must be positive, got %d", reps)
 				}
 				if err := os.MkdirAll(out, 0o755); err != nil {
 					return fmt.Errorf("repro trajdb: --out: %w", err)

@@ -74,7 +74,7 @@ DIR/fig2X-sensitivity.json and one chart per l_eff studied.`,
 				}
 			}
 			if !(nugget >= 0) || math.IsInf(nugget, 1) {
-				return fmt.Errorf("repro cip: --adversary-nugget %v: want a finite number >= 0 (0: none)", nugget)
+				return usageErrorf("repro cip: --adversary-nugget %v: want a finite number >= 0 (0: none)", nugget)
 			}
 			if sensitivity {
 				return runCIPSensitivity(env, figs, figure == "all", outDir, python, replot)
@@ -174,7 +174,7 @@ func cipFigureText(w io.Writer, figs []*repro.CIPFigureReport) error {
 // replotCIP redraws panels from their JSON in dir.
 func replotCIP(env *cli.Env, dir string, figs []repro.CIPFigure) error {
 	if dir == "" {
-		return errors.New("repro cip: --replot needs --out DIR")
+		return usageErrorf("repro cip: --replot needs --out DIR")
 	}
 	var out []*repro.CIPFigureReport
 	for _, f := range figs {
@@ -195,7 +195,7 @@ func replotCIP(env *cli.Env, dir string, figs []repro.CIPFigure) error {
 // asked for all panels).
 func runCIPSensitivity(env *cli.Env, figs []repro.CIPFigure, all bool, outDir, python string, replot bool) error {
 	if replot && outDir == "" {
-		return errors.New("repro cip: --replot needs --out DIR")
+		return usageErrorf("repro cip: --replot needs --out DIR")
 	}
 	var out []*repro.CIPSensitivityResult
 	for _, f := range figs {
@@ -203,7 +203,7 @@ func runCIPSensitivity(env *cli.Env, figs []repro.CIPFigure, all bool, outDir, p
 			if all {
 				continue
 			}
-			return fmt.Errorf("repro cip: --sensitivity: figure %s is not a misspecified-prior panel (use 2d or 2h)", f.ID)
+			return usageErrorf("repro cip: --sensitivity: figure %s is not a misspecified-prior panel (use 2d or 2h)", f.ID)
 		}
 		if replot {
 			res, err := repro.ReadCIPSensitivity(outDir, f.ID)

@@ -69,7 +69,7 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 			for _, f := range strings.Split(leffs, ",") {
 				v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 				if err != nil || !(v > 0) {
-					return fmt.Errorf("repro cip-compare: --leff: %q is not a positive number", f)
+					return usageErrorf("repro cip-compare: --leff: %q is not a positive number", f)
 				}
 				ls = append(ls, v)
 			}

@@ -75,10 +75,10 @@ first instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if data == "" {
-				return errors.New("repro predictive: --data DIR is required")
+				return usageErrorf("repro predictive: --data DIR is required")
 			}
 			if st, err := os.Stat(data); err == nil && !st.IsDir() {
-				return fmt.Errorf("repro predictive: --data %s is a file; give the directory that holds the traces", data)
+				return usageErrorf("repro predictive: --data %s is a file; give the directory that holds the traces", data)
 			}
 			traces, rep, err := rf.read(data)
 			if err != nil {

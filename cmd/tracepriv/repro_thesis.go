@@ -52,19 +52,19 @@ ex3_7.svg/png.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if reps < 1 {
-				return fmt.Errorf("--reps must be positive, got %d", reps)
+				return usageErrorf("--reps must be positive, got %d", reps)
 			}
 			if cmd.Flags().Changed("example") {
 				if cmd.Flags().Changed("chapter") {
-					return fmt.Errorf("give --chapter or --example, not both")
+					return usageErrorf("give --chapter or --example, not both")
 				}
 				if example != "3.7" {
-					return fmt.Errorf("--example %q: only 3.7 is reproduced", example)
+					return usageErrorf("--example %q: only 3.7 is reproduced", example)
 				}
 				opt := repro.Example37Options{Src: env.Source()}
 				if cmd.Flags().Changed("draws") {
 					if draws < 1 {
-						return fmt.Errorf("--draws must be positive, got %d", draws)
+						return usageErrorf("--draws must be positive, got %d", draws)
 					}
 					opt.Draws = draws
 				}
@@ -87,7 +87,7 @@ ex3_7.svg/png.`,
 			switch chapter {
 			case "3":
 				if draws < 1 || victims < 1 {
-					return fmt.Errorf("--draws and --victims must be positive, got %d and %d", draws, victims)
+					return usageErrorf("--draws and --victims must be positive, got %d and %d", draws, victims)
 				}
 				o, err := reproChapter3(env, out, draws, victims)
 				if err != nil {
@@ -96,7 +96,7 @@ ex3_7.svg/png.`,
 				return env.Emit(o, func(w io.Writer) error { return writeChapter3(w, o) })
 			case "5,6", "5", "6":
 			default:
-				return fmt.Errorf("--chapter %q: want 3, or 5,6 (Chapters 5 and 6 are reproduced together)", chapter)
+				return usageErrorf("--chapter %q: want 3, or 5,6 (Chapters 5 and 6 are reproduced together)", chapter)
 			}
 			bar := env.Progress(2, "utility experiments")
 			res, err := repro.Thesis(repro.ThesisOptions{Reps: reps, Src: env.Source(), Progress: func(done, _ int) { _ = bar.Set(done) }})

@@ -87,23 +87,23 @@ the analytic-Gaussian sigma. dpsgd is full-batch DP-SGD with noise multiplier
 			switch {
 			case mc.Param == risk.ParamEpsilon:
 				if !f.Changed("epsilon") {
-					return fmt.Errorf("--epsilon is required for --mechanism %s", mech)
+					return usageErrorf("--epsilon is required for --mechanism %s", mech)
 				}
 				if f.Changed("sigma") {
-					return fmt.Errorf("--sigma does not apply to --mechanism %s", mech)
+					return usageErrorf("--sigma does not apply to --mechanism %s", mech)
 				}
 				p.Epsilon, rep.Epsilon = eps, ptr(eps)
 			case mc.SigmaFor != nil:
 				switch {
 				case f.Changed("sigma") && f.Changed("epsilon"):
-					return errors.New("give either --sigma or --epsilon (with --delta), not both")
+					return usageErrorf("give either --sigma or --epsilon (with --delta), not both")
 				case f.Changed("epsilon"):
 					rep.Epsilon, rep.Delta = ptr(eps), ptr(delta)
 					if sigma, err = mc.SigmaFor(eps, delta); err != nil {
 						return err
 					}
 				case !f.Changed("sigma"):
-					return fmt.Errorf("--sigma or --epsilon is required for --mechanism %s", mech)
+					return usageErrorf("--sigma or --epsilon is required for --mechanism %s", mech)
 				}
 				p.Sigma, rep.Sigma = sigma, ptr(sigma)
 			default:
@@ -112,7 +112,7 @@ the analytic-Gaussian sigma. dpsgd is full-batch DP-SGD with noise multiplier
 					if mc.UsesSteps {
 						also = " and --steps"
 					}
-					return fmt.Errorf("--mechanism %s takes --sigma (%s)%s, not --epsilon", mech, mc.ParamDoc, also)
+					return usageErrorf("--mechanism %s takes --sigma (%s)%s, not --epsilon", mech, mc.ParamDoc, also)
 				}
 				p.Sigma, rep.Sigma = sigma, ptr(sigma)
 			}
@@ -204,7 +204,7 @@ func lookupMechanism(name string, table []risk.Mechanism) (risk.Mechanism, error
 			return m, nil
 		}
 	}
-	return risk.Mechanism{}, fmt.Errorf("unknown --mechanism %q (want %s)", name, mechanismList(table, ", ", " or "))
+	return risk.Mechanism{}, usageErrorf("unknown --mechanism %q (want %s)", name, mechanismList(table, ", ", " or "))
 }
 
 // mechanismList joins the names of a table of mechanisms: "a, b or c".

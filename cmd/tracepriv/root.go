@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -43,5 +46,76 @@ reproducible and carries no privacy guarantee.`,
 	for _, f := range subcommands {
 		root.AddCommand(f(env))
 	}
+	flagErrors(root)
+	envs[root] = env
 	return root
+}
+
+// envs holds each root command's Env, for runMain's error output.
+var envs = map[*cobra.Command]*cli.Env{}
+
+// rootEnv returns the Env of a root command newRootCmd made.
+func rootEnv(root *cobra.Command) *cli.Env {
+	if env, ok := envs[root]; ok {
+		return env
+	}
+	return &cli.Env{Stdout: root.OutOrStdout(), Stderr: root.ErrOrStderr()}
+}
+
+// flagErrors makes every error of the command line itself a
+// *cli.FlagError, so that --json gives it the code invalid_flag: flag
+// parsing, argument counts, required flags and unknown commands, which
+// cobra returns as plain errors.
+func flagErrors(root *cobra.Command) {
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cli.FlagError{Err: err} })
+	// An unknown command is the root's argument error, which cobra
+	// returns untyped (and a root that cannot run answers with its help,
+	// status 0): the root runs, showing its help without arguments.
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return &cli.FlagError{Err: errors.New(msg)}
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c != root && c.Args != nil {
+			args := c.Args
+			c.Args = func(cmd *cobra.Command, a []string) error {
+				if err := args(cmd, a); err != nil {
+					return &cli.FlagError{Err: err}
+				}
+				return nil
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	// Required flags and flag groups are checked after the pre-run: check
+	// them here first, typed.
+	pre := root.PersistentPreRun
+	root.PersistentPreRun = nil
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		pre(cmd, args)
+		if err := cmd.ValidateRequiredFlags(); err != nil {
+			return &cli.FlagError{Err: err}
+		}
+		if err := cmd.ValidateFlagGroups(); err != nil {
+			return &cli.FlagError{Err: err}
+		}
+		return nil
+	}
+}
+
+// usageErrorf is an error of the command line (a flag's value, a missing
+// or contradictory flag): --json gives it the code invalid_flag.
+func usageErrorf(format string, a ...any) error {
+	return &cli.FlagError{Err: fmt.Errorf(format, a...)}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sanitize"
@@ -132,11 +133,11 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				f := cmd.Flags()
 				for _, req := range []string{"in", "out", "prior", "epsilon", "lambda", "radius"} {
 					if !f.Changed(req) {
-						return fmt.Errorf("sanitize: --%s is required", req)
+						return usageErrorf("sanitize: --%s is required", req)
 					}
 				}
 				if f.Changed("delta") && !(delta > 0 && delta < 1) {
-					return fmt.Errorf("sanitize: --delta %v: the prior-posterior gap needs a delta in (0, 1), e.g. 1e-5", delta)
+					return usageErrorf("sanitize: --delta %v: the prior-posterior gap needs a delta in (0, 1), e.g. 1e-5", delta)
 				}
 				lf, ledgerName, err := led.open(env, cmd, "sanitize")
 				if err != nil {
@@ -170,7 +171,7 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				}
 				inFmt := ro.Format
 				if outFmt, err := trace.FormatFromPath(out); err == nil && outFmt != inFmt {
-					return fmt.Errorf("sanitize: --out %s is %s but the input is %s; the sanitised trace keeps the input format", out, outFmt, inFmt)
+					return usageErrorf("sanitize: --out %s is %s but the input is %s; the sanitised trace keeps the input format", out, outFmt, inFmt)
 				}
 				if certFile == "" {
 					certFile = sanitize.CertificatePath(out)
@@ -254,14 +255,14 @@ and --out settles what it left pending. See docs/ledger.md.`,
 				if err := files.Write(traces, outs, cert); err != nil {
 					var pe *param.Error
 					if errors.As(err, &pe) && pe.Name == "NoiseCovariance" {
-						return fmt.Errorf("sanitize: --noise-out: %s%s", pe.Why, undoCharge(adm))
+						return usageErrorf("sanitize: --noise-out: %s%s", pe.Why, undoCharge(adm))
 					}
 					return fmt.Errorf("sanitize: nothing written: %w%s", err, undoCharge(adm))
 				}
 				if err := settleCertificate(env, adm, cert); err != nil {
 					return err
 				}
-				return emitCertificate(env, cert, out, certFile)
+				return emitCertificate(env, cert, in, out, certFile)
 			},
 		}
 		f := cmd.Flags()
@@ -291,9 +292,28 @@ and --out settles what it left pending. See docs/ledger.md.`,
 	})
 }
 
-// emitCertificate prints a release's certificate (--json) or its summary.
-func emitCertificate(env *cli.Env, cert *sanitize.Certificate, out, certFile string) error {
-	return env.Emit(cert, func(w io.Writer) error {
+// certificateOutput is sanitize --in FILE --json: the certificate, each
+// person with the files read as theirs, as a corpus manifest lists them
+// (persons[].files); the certificate file itself is unchanged.
+type certificateOutput struct {
+	*sanitize.Certificate
+	Persons []personOutput `json:"persons"`
+}
+
+type personOutput struct {
+	*sanitize.PersonCertificate
+	// Files are the person's input files, by base name (the one file).
+	Files []string `json:"files"`
+}
+
+// emitCertificate prints a release's certificate (--json) or its summary;
+// in is the one input file.
+func emitCertificate(env *cli.Env, cert *sanitize.Certificate, in, out, certFile string) error {
+	o := certificateOutput{Certificate: cert, Persons: make([]personOutput, len(cert.Persons))}
+	for i, p := range cert.Persons {
+		o.Persons[i] = personOutput{PersonCertificate: p, Files: []string{filepath.Base(in)}}
+	}
+	return env.Emit(o, func(w io.Writer) error {
 		fmt.Fprintf(w, "prior family: %v; noise in %s coordinates (no origin); design %s, method %s\n", cert.PriorFamily, cert.Coordinates, cert.Design, cert.Path)
 		for _, c := range cert.Persons {
 			fmt.Fprintf(w, "person %q: %d points in %d traces, %d secrets\n", c.UID, c.Points, len(c.Traces), c.Secrets.Count)
@@ -347,14 +367,14 @@ const streamChunk = 1 << 16
 // cannot be streamed (the caller then reads it into memory).
 func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string, opt sanitize.Options, adm *budget.Admission) (bool, error) {
 	ro.Chunk = streamChunk
-	var open []*os.File
+	var open []io.Closer
 	defer func() {
 		for _, f := range open {
 			f.Close()
 		}
 	}()
 	reader := func() (trace.Reader, error) {
-		f, err := os.Open(in)
+		f, err := infile.Open(in)
 		if err != nil {
 			return nil, err
 		}
@@ -407,21 +427,21 @@ func sanitizeStream(env *cli.Env, ro trace.ReadOptions, in, out, certFile string
 	if err := settleCertificate(env, adm, cert); err != nil {
 		return true, err
 	}
-	return true, emitCertificate(env, cert, out, certFile)
+	return true, emitCertificate(env, cert, in, out, certFile)
 }
 
 // sanitizeCorpus is sanitize --in DIR --out DIR.
 func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.File, ledgerName string, charge budget.Request, in, out, priorFile, origin, design, method, secrets string, eps, lambda, radius, delta float64, workers int, pointsOnly, allowOverlap, placesEvery bool) error {
 	if secrets != "all" {
-		return errors.New("sanitize: --secrets: a corpus release protects every point (--secrets all)")
+		return usageErrorf("sanitize: --secrets: a corpus release protects every point (--secrets all)")
 	}
 	for _, f := range []string{"noise-out", "certificate"} {
 		if cmd.Flags().Changed(f) {
-			return fmt.Errorf("sanitize: --%s is for one file; a corpus release writes its certificates under --out/%s", f, sanitize.CertificatesDir)
+			return usageErrorf("sanitize: --%s is for one file; a corpus release writes its certificates under --out/%s", f, sanitize.CertificatesDir)
 		}
 	}
 	if st, err := os.Stat(out); err == nil && !st.IsDir() {
-		return fmt.Errorf("sanitize: --out %s is a file; with --in DIR give an output directory", out)
+		return usageErrorf("sanitize: --out %s is a file; with --in DIR give an output directory", out)
 	}
 	pr, pc, err := sanitize.ReadPrior(priorFile)
 	if err != nil {
@@ -471,7 +491,7 @@ func sanitizeCorpus(env *cli.Env, cmd *cobra.Command, rf *readFlags, lf *budget.
 		if err != nil {
 			return err
 		}
-		prior, err := os.ReadFile(priorFile)
+		prior, err := infile.ReadFile(priorFile)
 		if err != nil {
 			return fmt.Errorf("sanitize: --prior: %w", err)
 		}
@@ -548,7 +568,7 @@ func filePersons(traces []*trace.Trace) []trace.PersonCount {
 func flagError(err error) error {
 	var pe *sanitize.ParamError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("--%s: %s", pe.Name, strings.TrimPrefix(err.Error(), "sanitize: "))
+		return usageErrorf("--%s: %s", pe.Name, strings.TrimPrefix(err.Error(), "sanitize: "))
 	}
 	return err
 }
@@ -570,7 +590,7 @@ func parseSecretTimes(v string) ([][]time.Time, error) {
 	if statErr != nil {
 		return sanitize.ParseSecretTimes(v)
 	}
-	fh, err := os.Open(v)
+	fh, err := infile.Open(v)
 	if err != nil {
 		return nil, err
 	}
@@ -583,7 +603,7 @@ func certifiedEpsilons(cert *sanitize.Certificate) (map[string]float64, error) {
 	eps := map[string]float64{}
 	for _, p := range cert.Persons {
 		if p.UID == "" {
-			return nil, fmt.Errorf("sanitize: --ledger: a trace has no uid, and the ledger is kept per person: give --uid")
+			return nil, usageErrorf("sanitize: --ledger: a trace has no uid, and the ledger is kept per person: give --uid")
 		}
 		eps[p.UID] = p.EpsilonMax
 	}

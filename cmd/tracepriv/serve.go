@@ -140,7 +140,7 @@ export TRACEPRIV_ADMIN_TOKEN=$(head -c 32 /dev/urandom | base64)`)
 
 func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 	if env.SeedSet {
-		return errors.New("serve: --seed is refused: the service always draws noise from crypto/rand")
+		return usageErrorf("serve: --seed is refused: the service always draws noise from crypto/rand")
 	}
 	admin := os.Getenv("TRACEPRIV_ADMIN_TOKEN")
 	if admin == "" {
@@ -150,10 +150,10 @@ func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 		return fmt.Errorf("serve: TRACEPRIV_ADMIN_TOKEN: %w", err)
 	}
 	if f.data == "" && f.db == "" {
-		return errors.New("serve: --data DIR is required (the SQLite database lives there), or --db postgres://...")
+		return usageErrorf("serve: --data DIR is required (the SQLite database lives there), or --db postgres://...")
 	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
-		return errors.New("serve: --tls-cert and --tls-key go together")
+		return usageErrorf("serve: --tls-cert and --tls-key go together")
 	}
 	if f.tlsCert != "" {
 		// Loaded here so that a bad pair fails the start, not the first
@@ -172,7 +172,7 @@ func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return fmt.Errorf("serve: --log-level %q: want debug, info, warn or error", f.logLevel)
+		return usageErrorf("serve: --log-level %q: want debug, info, warn or error", f.logLevel)
 	}
 	hopt := &slog.HandlerOptions{Level: level}
 	var logger *slog.Logger
@@ -182,7 +182,7 @@ func runServe(ctx context.Context, env *cli.Env, f *serveFlags) error {
 	case "text":
 		logger = slog.New(slog.NewTextHandler(env.Stderr, hopt))
 	default:
-		return fmt.Errorf("serve: --log-format %q: want json or text", f.logFormat)
+		return usageErrorf("serve: --log-format %q: want json or text", f.logFormat)
 	}
 	if ctx == nil {
 		ctx = context.Background()

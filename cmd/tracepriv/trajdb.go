@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
@@ -50,16 +51,16 @@ func (u *universeFlags) add(f *pflag.FlagSet) {
 
 func (u *universeFlags) grid() (*trajdb.Grid, error) {
 	if u.bbox == "" {
-		return nil, errors.New("--bbox is required: give the public box MINLAT,MINLON,MAXLAT,MAXLON of the area released (e.g. 39.75,116.15,40.10,116.60 for Beijing)")
+		return nil, usageErrorf("--bbox is required: give the public box MINLAT,MINLON,MAXLAT,MAXLON of the area released (e.g. 39.75,116.15,40.10,116.60 for Beijing)")
 	}
 	box, err := trace.ParseBBox(u.bbox)
 	if pe := (*param.Error)(nil); errors.As(err, &pe) {
-		return nil, fmt.Errorf("--bbox %q: %s", u.bbox, pe.Why)
+		return nil, usageErrorf("--bbox %q: %s", u.bbox, pe.Why)
 	} else if err != nil {
 		return nil, fmt.Errorf("--bbox %q: %w", u.bbox, err)
 	}
 	if !(u.cellM > 0) || math.IsInf(u.cellM, 0) {
-		return nil, fmt.Errorf("--cell-m must be a positive number of metres, got %v", u.cellM)
+		return nil, usageErrorf("--cell-m must be a positive number of metres, got %v", u.cellM)
 	}
 	g, err := trajdb.NewGrid(box, u.cellM)
 	if err != nil {
@@ -71,21 +72,21 @@ func (u *universeFlags) grid() (*trajdb.Grid, error) {
 func (u *universeFlags) bounds() (trajdb.Bounds, error) {
 	b := trajdb.Bounds{MaxLen: u.maxLen, MaxSeqs: u.maxSeqs}
 	if u.maxLen < 1 {
-		return b, fmt.Errorf("--max-len must be at least 1, got %d", u.maxLen)
+		return b, usageErrorf("--max-len must be at least 1, got %d", u.maxLen)
 	}
 	if u.maxSeqs < 1 {
-		return b, fmt.Errorf("--max-seqs must be at least 1, got %d", u.maxSeqs)
+		return b, usageErrorf("--max-seqs must be at least 1, got %d", u.maxSeqs)
 	}
 	return b, nil
 }
 
 func (u *universeFlags) mapOptions() (trajdb.MapOptions, error) {
 	if u.minLen < 1 {
-		return trajdb.MapOptions{}, fmt.Errorf("--min-len must be at least 1, got %d", u.minLen)
+		return trajdb.MapOptions{}, usageErrorf("--min-len must be at least 1, got %d", u.minLen)
 	}
 	gap := u.maxGap
 	if gap == 0 {
-		return trajdb.MapOptions{}, errors.New("--max-gap 0 would split at every fix; give a duration such as 10m, or -1s to never split")
+		return trajdb.MapOptions{}, usageErrorf("--max-gap 0 would split at every fix; give a duration such as 10m, or -1s to never split")
 	}
 	return trajdb.MapOptions{MaxGap: gap, MinLen: u.minLen}, nil
 }
@@ -103,13 +104,13 @@ type trajSpace struct {
 func (u *universeFlags) space() (*trajSpace, error) {
 	if u.alphabet != 0 {
 		if u.bbox != "" || u.cellM != 0 {
-			return nil, errors.New("--alphabet is for symbolic sequence files; --bbox and --cell-m are for traces: give one or the other")
+			return nil, usageErrorf("--alphabet is for symbolic sequence files; --bbox and --cell-m are for traces: give one or the other")
 		}
 		if u.alphabet < 1 {
-			return nil, fmt.Errorf("--alphabet must be positive, got %d", u.alphabet)
+			return nil, usageErrorf("--alphabet must be positive, got %d", u.alphabet)
 		}
 		if u.base < 0 {
-			return nil, fmt.Errorf("--base must be 0 or more, got %d", u.base)
+			return nil, usageErrorf("--base must be 0 or more, got %d", u.base)
 		}
 		return &trajSpace{size: u.alphabet, base: u.base}, nil
 	}
@@ -240,9 +241,9 @@ counted as it is read, never held in memory.`,
 			Example: `  tracepriv release --in internal/sample --out released-db --mechanism ngram --epsilon 1 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1
   tracepriv release --in internal/sample --out released-db --mechanism prefix --epsilon 2 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force --json`,
 			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
+			RunE: func(cmd *cobra.Command, args []string) (err error) {
 				if err := trajdb.CheckEpsilon(eps); err != nil {
-					return fmt.Errorf("release: --%w", err)
+					return usageErrorf("release: --%w", err)
 				}
 				sp, err := u.space()
 				if err != nil {
@@ -254,7 +255,7 @@ counted as it is read, never held in memory.`,
 					return fmt.Errorf("release: %w", err)
 				}
 				if nmax < 0 {
-					return fmt.Errorf("release: --n-max must be positive (0 for the default %d), got %d", trajdb.DefaultNMax, nmax)
+					return usageErrorf("release: --n-max must be positive (0 for the default %d), got %d", trajdb.DefaultNMax, nmax)
 				}
 				m, err := releaseMechanism(mec, b, nmax)
 				if err != nil {
@@ -271,9 +272,17 @@ counted as it is read, never held in memory.`,
 				for _, f := range names {
 					files["--out "+f] = filepath.Join(out, f)
 				}
-				if err := os.MkdirAll(out, 0o755); err != nil {
+				// A run that fails leaves no --out it created (a refused
+				// run leaves the file system as it found it).
+				created, err := atomicfile.MkdirAll(out, 0o755)
+				if err != nil {
 					return fmt.Errorf("release: --out: %w", err)
 				}
+				defer func() {
+					if err != nil {
+						atomicfile.RemoveCreated(created)
+					}
+				}()
 				if err := checkOutputs([]string{in}, force, files); err != nil {
 					return fmt.Errorf("release: %w", err)
 				}
@@ -282,7 +291,7 @@ counted as it is read, never held in memory.`,
 						return fmt.Errorf("release: --reconstruction: %w", err)
 					}
 				} else if cmd.Flags().Changed("reconstruction") {
-					return fmt.Errorf("release: --reconstruction is for --mechanism ngram, not %s", mec)
+					return usageErrorf("release: --reconstruction is for --mechanism ngram, not %s", mec)
 				}
 				src := env.Source()
 				var (
@@ -335,7 +344,7 @@ counted as it is read, never held in memory.`,
 					fmt.Fprintf(w, "released %d trajectories with %s at epsilon %g%s (%d levels, %d noisy counts; the most expensive path spent %.6g); randomness %s\n",
 						len(rel.Seqs), m.Name(), cert.EpsilonSpent, how, len(rel.Levels), rel.Nodes, rel.WorstPathEpsilon, cert.Randomness)
 					for _, l := range rel.Levels {
-						fmt.Fprintf(w, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
+						fmt.Fprintf(w, "  %s\n", l)
 					}
 					fmt.Fprintf(w, "what it means: %s\n", trajdb.Meaning(cert.EpsilonSpent))
 					_, err := fmt.Fprintf(w, "wrote %s\n", strings.Join(o.Files, ", "))
@@ -365,7 +374,7 @@ counted as it is read, never held in memory.`,
 func checkOutDir(in, out string) error {
 	ai, ao := absPath(in), absPath(out)
 	if ai == ao || strings.HasPrefix(ao, ai+string(filepath.Separator)) {
-		return fmt.Errorf("--out %s is inside --in %s: the release would be read as input next time; write elsewhere", out, in)
+		return usageErrorf("--out %s is inside --in %s: the release would be read as input next time; write elsewhere", out, in)
 	}
 	return nil
 }
@@ -435,10 +444,10 @@ The metrics read the real data: they are for the custodian, not for release.`,
 					return fmt.Errorf("evaluate: %w", err)
 				}
 				if against != "all" && against != "bounded" {
-					return fmt.Errorf("evaluate: --against %q: want all or bounded", against)
+					return usageErrorf("evaluate: --against %q: want all or bounded", against)
 				}
 				if draws < 0 {
-					return fmt.Errorf("evaluate: --uniform-draws must be at least 1 (0 for the default), got %d", draws)
+					return usageErrorf("evaluate: --uniform-draws must be at least 1 (0 for the default), got %d", draws)
 				}
 				if plotTo != "" {
 					if err := checkOutputs([]string{realDir, relDir}, true, map[string]string{"--plot": plotTo}); err != nil {

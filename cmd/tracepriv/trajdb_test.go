@@ -99,7 +99,7 @@ func TestReleaseEvaluate(t *testing.T) {
 				t.Errorf("%s: evaluate %s = %v", mech, k, e[k])
 			}
 		}
-		if b := e["bounds"].(map[string]any); b["MaxLen"] != 3.0 || b["MaxSeqs"] != 2.0 {
+		if b := e["bounds"].(map[string]any); b["max_len"] != 3.0 || b["max_seqs"] != 2.0 {
 			t.Errorf("%s: evaluate took bounds %v, want the release's (3, 2)", mech, b)
 		}
 		np := e["baselines"].(map[string]any)["non-private"].(map[string]any)

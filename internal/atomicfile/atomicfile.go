@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 )
 
@@ -202,4 +203,38 @@ func SyncDir(dir string) error {
 		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
+}
+
+// MkdirAll is os.MkdirAll that returns the directories it created,
+// outermost first, so that a run that fails can take them away again
+// (RemoveCreated) and leave the file system as it found it.
+func MkdirAll(path string, perm os.FileMode) ([]string, error) {
+	var missing []string
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil {
+			break
+		} else if !errors.Is(err, os.ErrNotExist) {
+			break // let MkdirAll report it
+		}
+		missing = append(missing, p)
+		if filepath.Dir(p) == p {
+			break
+		}
+	}
+	if err := os.MkdirAll(path, perm); err != nil {
+		return nil, err
+	}
+	slices.Reverse(missing)
+	return missing, nil
+}
+
+// RemoveCreated removes the directories MkdirAll created, innermost
+// first, each only if it is empty: what a user put there meanwhile is
+// never deleted.
+func RemoveCreated(created []string) {
+	for i := len(created) - 1; i >= 0; i-- {
+		if os.Remove(created[i]) != nil {
+			return
+		}
+	}
 }

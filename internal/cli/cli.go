@@ -23,6 +23,9 @@ type Env struct {
 	Quiet   bool
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// emitted is set once Emit has printed the result, so that an error
+	// after it does not print a second JSON document (EmitError).
+	emitted bool
 }
 
 // Source returns the random source the user asked for: crypto/rand unless
@@ -40,6 +43,7 @@ func (e *Env) Source() noise.Source {
 
 // Emit prints v as indented JSON with --json, or calls text otherwise.
 func (e *Env) Emit(v any, text func(w io.Writer) error) error {
+	e.emitted = true
 	if e.JSON {
 		return jsondoc.Write(e.Stdout, v)
 	}

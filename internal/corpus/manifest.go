@@ -62,10 +62,53 @@ type Failure struct {
 	Error string   `json:"error"`
 }
 
+// NothingReleasedError is Run's error when no person was released: every
+// file or unit failed (Failed says why), or there was none. Nothing was
+// written or charged (LedgerErr, if set, says a charge could not be
+// undone; the run's files are then kept for the next run to settle).
+type NothingReleasedError struct {
+	Failed []Failure
+	// Errs are the errors of the units that failed (Failed holds their
+	// text), for errors.Is and errors.As.
+	Errs      []error
+	LedgerErr error
+}
+
+func (e *NothingReleasedError) Error() string {
+	var b strings.Builder
+	if len(e.Failed) == 0 {
+		b.WriteString("nothing was released: the corpus holds no person")
+	} else {
+		fmt.Fprintf(&b, "nothing was released: all %d files or groups of people failed, so no manifest was written", len(e.Failed))
+		for i, f := range e.Failed {
+			if i == 3 {
+				fmt.Fprintf(&b, "; and %d more", len(e.Failed)-3)
+				break
+			}
+			fmt.Fprintf(&b, "; %s: %s", strings.Join(f.Files, ", "), f.Error)
+		}
+	}
+	if e.LedgerErr != nil {
+		fmt.Fprintf(&b, "; the ledger could not be updated (the run's files are kept so that the next run settles it): %v", e.LedgerErr)
+	}
+	return b.String()
+}
+
+// Unwrap gives the failures' errors (and the ledger's), so that a caller
+// can tell, say, a parameter error (param.ErrInvalid) every unit hit.
+func (e *NothingReleasedError) Unwrap() []error {
+	errs := slices.Clone(e.Errs)
+	if e.LedgerErr != nil {
+		errs = append(errs, e.LedgerErr)
+	}
+	return errs
+}
+
 // Header is what a manifest states of the release's options.
 type Header struct {
 	EpsilonTarget, Lambda, RadiusM float64
-	// PriorFamily is the prior's family, as gp.Prior.Family returns it.
+	// PriorFamily is the whole prior family, as gp.Prior.Families returns
+	// it (the certificates' prior_family).
 	PriorFamily any
 	// Source is the release's randomness (nil: crypto/rand).
 	Source noise.Source

@@ -101,6 +101,9 @@ func ReleaseUnit[C Certificate](u Unit, s Sanitizer[C], ro trace.ReadOptions, ro
 		}
 		formats = append(formats, f)
 		for _, t := range Attribute(path, ts) {
+			if a, ok := u.Alias[t.UID]; ok {
+				t.UID = a // one person found in several folders (JoinPersons)
+			}
 			traces = append(traces, t)
 			from = append(from, fi)
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/budget"
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -94,7 +95,8 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 		return nil, err
 	}
 	if c.Persons != nil {
-		if err := c.Persons(Census(scans)); err != nil {
+		joined, _ := JoinPersons(scans) // as GroupUnits will release them
+		if err := c.Persons(Census(joined)); err != nil {
 			return nil, err
 		}
 	}
@@ -134,14 +136,27 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 			return nil, err
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(out, CertificatesDir), 0o755); err != nil {
+	created, err := atomicfile.MkdirAll(filepath.Join(out, CertificatesDir), 0o755)
+	if err != nil {
 		return nil, err
+	}
+	journalPath := filepath.Join(out, JournalName)
+	_, statErr := os.Stat(journalPath)
+	newJournal := errors.Is(statErr, fs.ErrNotExist)
+	// undo takes away what this run created when it released nothing:
+	// a refused run leaves the file system as it found it.
+	undo := func() {
+		if newJournal {
+			os.Remove(journalPath)
+		}
+		atomicfile.RemoveCreated(created)
 	}
 
 	// Pass 2: release the units.
 	var mu sync.Mutex
-	journal, err := os.OpenFile(filepath.Join(out, JournalName), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	journal, err := os.OpenFile(journalPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
+		undo()
 		return nil, err
 	}
 	defer journal.Close()
@@ -162,6 +177,12 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 		}
 	}
 	var journalErr, ledgerErr error
+	var unitErrs []error // the errors of the units that failed
+	failErr := func(err error) {
+		mu.Lock()
+		unitErrs = append(unitErrs, err)
+		mu.Unlock()
+	}
 	parallel(len(units), c.Workers, func(k int) {
 		u := units[k]
 		if e, ok := resumed(u); ok {
@@ -179,8 +200,10 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 		// Charged immediately before the unit is drawn (under the
 		// ledger's lock, so the check above still holds).
 		if err := c.Ledger.Charge(key, target); err != nil {
-			f := u.Failure(in, fmt.Errorf("not released: %w", err))
+			err = fmt.Errorf("not released: %w", err)
+			f := u.Failure(in, err)
 			record(nil, &f, u.Points)
+			failErr(err)
 			return
 		}
 		e, err := ReleaseUnit(u, c.Sanitizer, c.Read, in, out)
@@ -193,6 +216,7 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 			}
 			f := u.Failure(in, err)
 			record(nil, &f, u.Points)
+			failErr(err)
 			if lerr != nil {
 				mu.Lock()
 				ledgerErr = cmp.Or(ledgerErr, lerr)
@@ -219,6 +243,15 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 		return nil, fmt.Errorf("sanitize: journal: %w", journalErr)
 	}
 	m.Finish(time.Since(start))
+	if len(m.Persons) == 0 {
+		// Nothing landed (every unit failed, or there was none): no
+		// manifest of nobody, no certified epsilon of 0, nothing left.
+		journal.Close()
+		if ledgerErr == nil {
+			undo()
+		}
+		return nil, &NothingReleasedError{Failed: m.Failed, Errs: unitErrs, LedgerErr: ledgerErr}
+	}
 	if err := WriteManifest(out, m); err != nil {
 		return nil, err
 	}

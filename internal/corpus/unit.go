@@ -134,26 +134,46 @@ type Unit struct {
 	// UIDs are its people, ascending.
 	UIDs   []string `json:"uids"`
 	Points int      `json:"points"`
+	// Alias maps the person the rule gives a file's traces to the person
+	// they are released as, where JoinPersons joined two (ReleaseUnit
+	// renames them).
+	Alias map[string]string `json:"alias,omitempty"`
 }
 
 // Failure returns the manifest's record of the unit failing with err.
 func (u Unit) Failure(root string, err error) Failure {
-	return Failure{Files: Rel(root, u.Files), UIDs: u.UIDs, Error: err.Error()}
+	return Failure{Files: Rel(root, u.Files), UIDs: u.UIDs, Error: PublicText(root, err.Error())}
+}
+
+// PublicText is msg, an error's text bound for the published manifest,
+// with the corpus root's path taken out: a file under root is named
+// relative to it, as Failure.Files are, and root itself by its base name,
+// so that no absolute path of the machine is published.
+func PublicText(root, msg string) string {
+	if root == "" || root == "." {
+		return msg
+	}
+	root = filepath.Clean(root)
+	msg = strings.ReplaceAll(msg, root+string(filepath.Separator), "")
+	return strings.ReplaceAll(msg, root, filepath.Base(root))
 }
 
 // GroupUnits joins files that share a person, by union-find, and returns
 // the units, largest first (the slowest units start early), and a Failure
 // for every file that could not be read; paths in failures are relative
 // to root. The result does not depend on the order of scans.
+//
+// Persons found to be one (JoinPersons) are one person of one unit, whose
+// Alias renames them.
 func GroupUnits(root string, scans []FileScan) ([]Unit, []Failure) {
-	scans = slices.Clone(scans)
+	scans, alias := JoinPersons(scans)
 	slices.SortFunc(scans, func(a, b FileScan) int { return strings.Compare(a.Path, b.Path) })
 	sets := disjoint.New(len(scans))
 	var failed []Failure
 	owner := map[string]int{}
 	for i, s := range scans {
 		if s.Err != "" {
-			failed = append(failed, Failure{Files: Rel(root, []string{s.Path}), Error: s.Err})
+			failed = append(failed, Failure{Files: Rel(root, []string{s.Path}), Error: PublicText(root, s.Err)})
 			continue
 		}
 		for _, p := range s.People {
@@ -189,10 +209,150 @@ func GroupUnits(root string, scans []FileScan) ([]Unit, []Failure) {
 	for _, r := range order {
 		u := byRoot[r]
 		slices.Sort(u.UIDs)
+		for from, to := range alias {
+			if slices.Contains(u.UIDs, to) {
+				if u.Alias == nil {
+					u.Alias = map[string]string{}
+				}
+				u.Alias[from] = to
+			}
+		}
 		units = append(units, *u)
 	}
 	slices.SortStableFunc(units, func(a, b Unit) int { return cmp.Compare(b.Points, a.Points) })
 	return units, failed
+}
+
+// JoinPersons makes persons of a corpus that are found to be the same
+// person one person (the person rule, trace.PersonRule, where it is
+// ambiguous, merges: a unit too large costs accuracy, never privacy). Two
+// persons are the same when the same uid is found in both: a data uid of
+// one's files (a CSV uid column, merged into the folder's person) that is
+// the other's name or a data uid of the other's files, or a GeoLife user
+// folder (.../<uid>/Trajectory/x.plt) of that name, as in GeoLife's
+// Data/008 beside another folder 008. Each group is released as its
+// person of least name. It returns copies of scans with the persons
+// renamed (and each renaming listed in Merged) and the renaming.
+func JoinPersons(scans []FileScan) ([]FileScan, map[string]string) {
+	ids := map[string]int{}
+	id := func(uid string) int {
+		if i, ok := ids[uid]; ok {
+			return i
+		}
+		ids[uid] = len(ids)
+		return ids[uid]
+	}
+	// Each person and each uid found in their files, by index.
+	var pairs [][2]int
+	persons := map[string]bool{}
+	for _, s := range scans {
+		if s.Err != "" {
+			continue
+		}
+		found := map[string][]string{} // person -> uids found in this file
+		for _, m := range s.Merged {
+			found[m.Person] = append(found[m.Person], m.DataUID)
+		}
+		if dir := filepath.Dir(s.Path); filepath.Base(dir) == trace.GeoLifeTrajectoryDir {
+			if user := filepath.Base(filepath.Dir(dir)); user != "" && len(s.People) == 1 {
+				found[s.People[0].UID] = append(found[s.People[0].UID], user)
+			}
+		}
+		for _, p := range s.People {
+			persons[p.UID] = true
+			pi := id(p.UID)
+			for _, u := range found[p.UID] {
+				pairs = append(pairs, [2]int{pi, id(u)})
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return scans, nil
+	}
+	sets := disjoint.New(len(ids))
+	for _, p := range pairs {
+		sets.Union(p[0], p[1])
+	}
+	// The person of least name of each group names it.
+	least := map[int]string{}
+	for uid := range persons {
+		r := sets.Find(ids[uid])
+		if cur, ok := least[r]; !ok || uid < cur {
+			least[r] = uid
+		}
+	}
+	alias := map[string]string{}
+	for uid := range persons {
+		if to := least[sets.Find(ids[uid])]; to != uid {
+			alias[uid] = to
+		}
+	}
+	if len(alias) == 0 {
+		return scans, nil
+	}
+	out := make([]FileScan, len(scans))
+	for i, s := range scans {
+		out[i] = s
+		if s.Err != "" {
+			continue
+		}
+		by := map[string]int{}
+		for _, p := range s.People {
+			to := p.UID
+			if a, ok := alias[p.UID]; ok {
+				to = a
+				out[i].Merged = append(slices.Clone(out[i].Merged), trace.Merge{File: s.Path, DataUID: p.UID, Person: a})
+			}
+			by[to] += p.Points
+		}
+		out[i].People = nil
+		for uid, n := range by {
+			out[i].People = append(out[i].People, UIDPoints{UID: uid, Points: n})
+		}
+		slices.SortFunc(out[i].People, func(a, b UIDPoints) int { return strings.Compare(a.UID, b.UID) })
+	}
+	return out, alias
+}
+
+// JoinTraces is JoinPersons for a command that reads a corpus file by
+// file without scanning it first (geoind sanitize): traces are all the
+// traces read, fileOf the file each came from and merged the read
+// report's merges. It renames the traces' persons in place and returns
+// the renaming.
+func JoinTraces(traces []*trace.Trace, fileOf func(*trace.Trace) string, merged []trace.Merge) map[string]string {
+	byFile := map[string]*FileScan{}
+	var order []string
+	for _, t := range traces {
+		f := fileOf(t)
+		s := byFile[f]
+		if s == nil {
+			s = &FileScan{Path: f}
+			byFile[f] = s
+			order = append(order, f)
+		}
+		i := slices.IndexFunc(s.People, func(p UIDPoints) bool { return p.UID == t.UID })
+		if i < 0 {
+			s.People = append(s.People, UIDPoints{UID: t.UID})
+			i = len(s.People) - 1
+		}
+		s.People[i].Points += t.Len()
+	}
+	for _, m := range merged {
+		if s := byFile[m.File]; s != nil {
+			s.Merged = append(s.Merged, m)
+		}
+	}
+	scans := make([]FileScan, len(order))
+	for i, f := range order {
+		scans[i] = *byFile[f]
+	}
+	_, alias := JoinPersons(scans)
+	for _, t := range traces {
+		if a, ok := alias[t.UID]; ok {
+			t.UID = a
+		}
+	}
+	return alias
 }
 
 // CheckDirs checks that the output directory out is not the input root

@@ -121,3 +121,54 @@ func TestCensusRefused(t *testing.T) {
 		t.Errorf("Refused = %v", err)
 	}
 }
+
+// TestJoinPersons: under --corpus, one uid found in two child folders (a
+// data uid merged into each folder's person, or GeoLife's Data/<uid> beside
+// a folder <uid>) makes the folders one person, released as the least
+// name, with the renaming in Merged and the units' Alias; folders that
+// merely share a subfolder name (2008) stay apart.
+func TestJoinPersons(t *testing.T) {
+	t.Parallel()
+	scans := []FileScan{
+		// Folders A and B each hold a CSV whose uid column says 008.
+		{Path: "/r/A/x.csv", People: []UIDPoints{{"A", 10}}, Points: 10, Merged: []trace.Merge{{File: "/r/A/x.csv", DataUID: "008", Person: "A"}}},
+		{Path: "/r/B/y.csv", People: []UIDPoints{{"B", 5}}, Points: 5, Merged: []trace.Merge{{File: "/r/B/y.csv", DataUID: "008", Person: "B"}}},
+		// GeoLife's Data/009 and a folder 009.
+		{Path: "/r/Data/009/Trajectory/z.plt", People: []UIDPoints{{"Data", 7}}, Points: 7},
+		{Path: "/r/009/w.plt", People: []UIDPoints{{"009", 3}}, Points: 3},
+		// C and D share only a subfolder's name.
+		{Path: "/r/C/2008/a.plt", People: []UIDPoints{{"C", 4}}, Points: 4},
+		{Path: "/r/D/2008/b.plt", People: []UIDPoints{{"D", 2}}, Points: 2},
+	}
+	joined, alias := JoinPersons(scans)
+	if want := map[string]string{"B": "A", "Data": "009"}; !reflect.DeepEqual(alias, want) {
+		t.Errorf("alias %v, want %v", alias, want)
+	}
+	var census []string
+	for _, p := range Census(joined) {
+		census = append(census, fmt.Sprintf("%s:%d", p.UID, p.Points))
+	}
+	if want := []string{"009:10", "A:15", "C:4", "D:2"}; !slices.Equal(census, want) {
+		t.Errorf("census %v, want %v", census, want)
+	}
+	if m := joined[1].Merged; len(m) != 2 || m[1] != (trace.Merge{File: "/r/B/y.csv", DataUID: "B", Person: "A"}) {
+		t.Errorf("B's file: merged %+v", m)
+	}
+	if len(scans[1].Merged) != 1 || scans[1].People[0].UID != "B" {
+		t.Errorf("JoinPersons changed its input: %+v", scans[1])
+	}
+	units, _ := GroupUnits("/r", scans)
+	byUID := map[string]Unit{}
+	for _, u := range units {
+		byUID[strings.Join(u.UIDs, "+")] = u
+	}
+	if u := byUID["A"]; len(u.Files) != 2 || u.Alias["B"] != "A" || u.Points != 15 {
+		t.Errorf("unit of A and B: %+v (units %+v)", u, units)
+	}
+	if u := byUID["009"]; len(u.Files) != 2 || u.Alias["Data"] != "009" {
+		t.Errorf("unit of 009: %+v", u)
+	}
+	if len(units) != 4 {
+		t.Errorf("%d units, want 4: %+v", len(units), units)
+	}
+}

@@ -34,13 +34,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // DefaultTol is the relative symmetry tolerance of Symmetric.
@@ -223,7 +223,7 @@ func parseRow(text string) ([]float64, []int, error) {
 		}
 		v, err := strconv.ParseFloat(f.s, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, nil, &Error{Col: f.col, Msg: fmt.Sprintf("value %d, %q, is not a finite number: write a decimal number such as 0.25 or 1e-3, separated from the next by a comma or a space", k+1, f.s)}
+			return nil, nil, &Error{Col: f.col, Msg: fmt.Sprintf("value %d, %s, is not a finite number: write a decimal number such as 0.25 or 1e-3, separated from the next by a comma or a space", k+1, infile.Excerpt([]byte(f.s)))}
 		}
 		row[k] = v
 	}
@@ -232,7 +232,7 @@ func parseRow(text string) ([]float64, []int, error) {
 
 // ReadFile reads a matrix file.
 func ReadFile(path string) (*Matrix, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}

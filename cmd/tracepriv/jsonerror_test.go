@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/server/api"
+)
+
+// runErrJSON runs tracepriv as main does and decodes an error body from
+// stdout; ok is false when stdout is not exactly one.
+func runErrJSON(t *testing.T, args ...string) (status int, body cli.ErrorBody, stdout string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	status = runMain(args, &out, &errOut)
+	dec := json.NewDecoder(bytes.NewReader(out.Bytes()))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil && status != 0 {
+		t.Errorf("%v: stdout is not an error body (%v): %q; stderr %q", args, err, out.String(), errOut.String())
+	}
+	return status, body, out.String()
+}
+
+// leaves lists the path of every runnable command.
+func leaves(c *cobra.Command, prefix []string) [][]string {
+	var out [][]string
+	for _, sub := range c.Commands() {
+		if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" {
+			continue
+		}
+		p := append(slices.Clone(prefix), sub.Name())
+		if sub.HasSubCommands() {
+			out = append(out, leaves(sub, p)...)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestJSONErrorEveryCommand: with --json, every command's error is one
+// JSON object {"error": {"code", "message"}} on stdout and the status is
+// 1 (before issue 32, the error went to stderr as text only).
+func TestJSONErrorEveryCommand(t *testing.T) {
+	cmds := leaves(newRootCmd(&bytes.Buffer{}, &bytes.Buffer{}), nil)
+	if len(cmds) < 20 {
+		t.Fatalf("found %d commands: %v", len(cmds), cmds)
+	}
+	for _, c := range cmds {
+		for _, args := range [][]string{
+			append(slices.Clone(c), "--json", "--no-such-flag"),
+			append([]string{"--json"}, append(slices.Clone(c), "--no-such-flag")...),
+			append(slices.Clone(c), "--no-such-flag", "--json"), // --json after the bad flag, never parsed
+		} {
+			status, body, _ := runErrJSON(t, args...)
+			if status != 1 || body.Error.Code != cli.CodeInvalidFlag || !strings.Contains(body.Error.Message, "no-such-flag") {
+				t.Errorf("%v: status %d, %+v; want 1 and invalid_flag naming the flag", args, status, body)
+			}
+		}
+	}
+	// Without --json the error stays text on stderr, and stdout is empty.
+	var out, errOut bytes.Buffer
+	if s := runMain([]string{"inspect", "--no-such-flag"}, &out, &errOut); s != 1 || out.Len() != 0 || !strings.HasPrefix(errOut.String(), "tracepriv: ") {
+		t.Errorf("text error: status %d, stdout %q, stderr %q", s, out.String(), errOut.String())
+	}
+}
+
+// TestJSONErrorCodes: the code comes from the error's type: the command
+// line, a missing file, bad input, a refusal and an exhausted budget.
+func TestJSONErrorCodes(t *testing.T) {
+	dir, plt, prior := samplePaths(t)
+	junk := filepath.Join(dir, "junk.seq")
+	os.WriteFile(junk, []byte("1 2 x\n"), 0o644)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte("1 2 3\n"))
+	w.Close()
+	gzFile := filepath.Join(dir, "seqs.dat.gz")
+	os.WriteFile(gzFile, gz.Bytes(), 0o644)
+	noUID := filepath.Join(dir, "corpus")
+	os.MkdirAll(noUID, 0o755)
+	os.WriteFile(filepath.Join(noUID, "a.plt"), mustRead(t, plt), 0o644)
+	for _, tc := range []struct {
+		code api.Code
+		args []string
+	}{
+		{cli.CodeInvalidFlag, []string{"bogus-command"}},
+		{cli.CodeInvalidFlag, []string{"release"}}, // required flags
+		{cli.CodeInvalidFlag, []string{"inspect"}}, // arguments
+		{cli.CodeInvalidFlag, []string{"release", "--in", junk, "--out", filepath.Join(dir, "r0"), "--mechanism", "ngram", "--epsilon", "-1", "--alphabet", "3"}},
+		{cli.CodeInvalidFlag, []string{"sanitize", "--in", plt, "--out", filepath.Join(dir, "o.plt"), "--epsilon", "1", "--lambda", "2", "--radius", "100"}}, // no --prior
+		{cli.CodeInvalidFlag, []string{"sanitize", "--in", plt, "--out", filepath.Join(dir, "o.plt"), "--prior", prior, "--epsilon", "-1", "--lambda", "2", "--radius", "100", "--no-ledger"}},
+		{cli.CodeIO, []string{"inspect", filepath.Join(dir, "missing.plt")}},
+		{cli.CodeInvalidInput, []string{"release", "--in", junk, "--out", filepath.Join(dir, "r1"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3"}},
+		// A gzip sequence file is read (symbol 3 is outside an alphabet of 3).
+		{cli.CodeInvalidInput, []string{"release", "--in", gzFile, "--out", filepath.Join(dir, "r2"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3"}},
+		{cli.CodeRefused, []string{"sanitize", "--in", filepath.Join(dir, "corpus"), "--corpus", "--out", filepath.Join(dir, "co"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--no-ledger"}},
+		{cli.CodeBudgetExhausted, []string{"sanitize", "--in", plt, "--out", filepath.Join(dir, "b.plt"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100",
+			"--uid", "alice", "--ledger", filepath.Join(dir, "ledger.json"), "--budget", "0.5"}},
+	} {
+		args := append(tc.args, "--json", "-q")
+		status, body, _ := runErrJSON(t, args...)
+		if status != 1 || body.Error.Code != tc.code || body.Error.Message == "" {
+			t.Errorf("%v: status %d, %+v; want code %s", tc.args, status, body, tc.code)
+		}
+		if !slices.Contains(cli.Codes, body.Error.Code) {
+			t.Errorf("%v: code %q is not one of cli.Codes", tc.args, body.Error.Code)
+		}
+	}
+}
