@@ -20,7 +20,7 @@ func TestOriginDistanceOneRule(t *testing.T) {
 	origin := geo.Point{Lat: 39.9042, Lon: 116.4074}
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)
-		tok := e.createPerson(map[string]any{"id": "walker", "epsilon_budget": 1,
+		tok := e.createPerson(map[string]any{"account": roomy, "id": "walker", "epsilon_budget": 1,
 			"geoind": map[string]any{"origin": map[string]any{"lat": origin.Lat, "lon": origin.Lon}}})
 		t0 := e.clock.Now()
 		for i, km := range []float64{0.5, 500, 999, 1001, 3433} {
