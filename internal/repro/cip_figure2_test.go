@@ -22,14 +22,10 @@ func short(t *testing.T, id string, l2 ...float64) CIPFigure {
 // baselines, at the median fitted dependence (l_eff about 6 for GeoLife,
 // 1.1 for temperature).
 func TestSDPBeatsBaselines(t *testing.T) {
-	panels := []struct {
+	for _, c := range []struct {
 		id string
 		l2 float64
-	}{{"2a", 36}, {"2e", 1.21}, {"2b", 36}, {"2f", 1.21}}
-	if testing.Short() {
-		panels = panels[:2] // one panel per data set; the full suite adds 2b and 2f
-	}
-	for _, c := range panels {
+	}{{"2a", 36}, {"2b", 36}, {"2e", 1.21}, {"2f", 1.21}} {
 		res, err := RunCIPFigure(short(t, c.id, c.l2), CIPFigureOptions{Optimal: true})
 		if err != nil {
 			t.Fatal(err)
