@@ -190,6 +190,9 @@ func TestGeoLifeNeverWorseThanRelease(t *testing.T) {
 // likelihood, linear trend) is not worse than the release, and its
 // 2-sigma is of the size of its error.
 func TestOldAdversaryWorseThanRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("an 800-point real-data attack with a family search")
+	}
 	path := filepath.Join(geolifeDir, "000", "20081026134407.plt")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("GeoLife data: %v", err)

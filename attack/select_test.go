@@ -19,6 +19,9 @@ import (
 // smooth kernels are within a nat of each other on one draw, so which of
 // them wins is not asserted), and report every candidate.
 func TestAttackModelSelection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two 300-point model selections; cmd/tracepriv's TestAttackStayErrorCLI runs the selection with -short")
+	}
 	n := 300
 	ts := make([]float64, n)
 	times := make([]time.Time, n)

@@ -734,11 +734,16 @@ func (m shiftedModel) WhitenedTransition(a []float64, dt, lo float64) (float64, 
 // times. C is the float64 Gram matrix, accurate to a few ulps per entry,
 // far below η. Negative controls: a model whose transitions are those of
 // a step 1e-3 longer makes ||Ĉ - C|| exceed η when it hides the error,
-// and is refused (its bound exceeds the budget) when it states it.
+// and is refused (its bound exceeds the budget) when it states it. With
+// -short at 150 times (the exact covariance costs n²), controls included.
 func TestMarkovCovarianceDominates(t *testing.T) {
 	t.Parallel()
 	ks := envelopeKernels()
-	const n, alpha = 300, 1e4
+	const alpha = 1e4
+	n := 300
+	if testing.Short() {
+		n = 150
+	}
 	ts := gapTimes(n, []float64{1, 2, 3, 4, 5, 1.5}, 4)
 	c := sumGram(alpha, ts, ks...)
 	run := func(comps []StateSpace, times []float64) (*MarkovRelease, float64, float64) {

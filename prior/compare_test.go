@@ -90,6 +90,9 @@ func sumTraces(t *testing.T, m int, seed uint64) []*trace.Trace {
 // and 1,000 s. The family rule then puts both parts' ranges into the one
 // matern32 entry (the union), and the nominal member is matern32.
 func TestCompareSumWins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a statistical sweep of 6 windows x 6 kernels; TestCompareSumParts checks the sums' wiring with -short")
+	}
 	t.Parallel()
 	traces := sumTraces(t, 6, 21)
 	p, rep, err := Fit(traces, sumOpt)
@@ -161,6 +164,9 @@ func TestCompareSumWins(t *testing.T) {
 // win at most half of the windows, and each sum's median held-out gain
 // over matern32 is below 1 nat.
 func TestCompareSumOnSingle(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a statistical sweep of 6 windows x 6 kernels; TestCompareSumParts checks the sums' wiring with -short")
+	}
 	t.Parallel()
 	traces := kernelTraces(t, 6, regular(0, 15, 181), gp.Matern32{Variance: 100 * 100, Lengthscale: 300}, 9, 7, "sim")
 	_, rep, err := Fit(traces, sumOpt)
@@ -185,6 +191,50 @@ func TestCompareSumOnSingle(t *testing.T) {
 	}
 }
 
+// TestCompareSumParts checks the sum candidates' wiring on one window of
+// sum data, cheap enough for -short (TestCompareSumWins checks what they
+// recover): the sum's fit has a short then a long part in each coordinate,
+// its lengthscale is the long part's and its variance the parts' total,
+// its summary lists both parts, and the prior's family, where a sum's parts
+// fold into their kernel's entry, names no kernel twice and validates.
+func TestCompareSumParts(t *testing.T) {
+	t.Parallel()
+	opt := sumOpt
+	opt.Kernels = []string{gp.KernelMatern32, sum3232}
+	p, rep, err := Fit(sumTraces(t, 1, 21), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, rep)
+	if rep.Windows != 1 || len(rep.Fits[0].Kernels) != 2 {
+		t.Fatalf("%d windows, skipped %v", rep.Windows, rep.Skipped)
+	}
+	kf := rep.Fits[0].Kernels[1]
+	if kf.Kernel != sum3232 || len(kf.Parts) != 2 || kf.Parts[0].Role != "short" || kf.Parts[1].Role != "long" {
+		t.Fatalf("sum fit %+v", kf)
+	}
+	for d := range 2 {
+		sh, lg := kf.Parts[0], kf.Parts[1]
+		if !(sh.LengthscaleS[d] < lg.LengthscaleS[d]) || kf.LengthscaleS[d] != lg.LengthscaleS[d] ||
+			kf.VarianceM2[d] != sh.VarianceM2[d]+lg.VarianceM2[d] {
+			t.Errorf("coordinate %d: sum %v s, %v m^2 from parts %+v", d, kf.LengthscaleS[d], kf.VarianceM2[d], kf.Parts)
+		}
+	}
+	if ks := summaryOf(t, rep, sum3232); len(ks.Parts) != 2 {
+		t.Errorf("summary parts %+v", ks.Parts)
+	}
+	seen := map[string]bool{}
+	for _, f := range p.FamilySet.Kernels {
+		if seen[f.Kernel] {
+			t.Errorf("%s listed twice: %v", f.Kernel, p.FamilySet)
+		}
+		seen[f.Kernel] = true
+	}
+	if err := p.FamilySet.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
 func summaryOf(t *testing.T, rep *Report, kernel string) KernelSummary {
 	t.Helper()
 	for _, k := range rep.Comparison.Kernels {
@@ -204,6 +254,9 @@ func summaryOf(t *testing.T, rep *Report, kernel string) KernelSummary {
 // Each coordinate is fitted on 90 points, so one fit is uncertain by
 // roughly 20-30 %; the median of 12 fits much less.
 func TestCompareRecoversKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a statistical sweep of 12 windows; TestCompareFamily checks the comparison's rules with -short")
+	}
 	t.Parallel()
 	ts := regular(0, 15, 181) // 0..2700 s
 	for _, c := range []struct {
@@ -290,12 +343,17 @@ func TestCompareCensored(t *testing.T) {
 // spacing (20 s) to the 95th percentile of its fits (censored ones at the
 // longest bound, ones below the spacing at it), extended to the longest
 // window; the others are not. The prior is version 3, round-trips through
-// gp.ReadPrior, and records the corpus's fingerprints.
+// gp.ReadPrior, and records the corpus's fingerprints. The rule is
+// recomputed from the fits, so -short checks it on half the corpus.
 func TestCompareFamily(t *testing.T) {
 	t.Parallel()
 	ts := regular(0, 15, 181)
-	traces := append(kernelTraces(t, 4, ts, gp.Matern32{Variance: 1e4, Lengthscale: 300}, 9, 11, "a"),
-		kernelTraces(t, 2, ts, gp.RBF{Variance: 1e4, Lengthscale: 120}, 9, 12, "b")...)
+	na, nb := 4, 2
+	if testing.Short() {
+		na, nb = 2, 1
+	}
+	traces := append(kernelTraces(t, na, ts, gp.Matern32{Variance: 1e4, Lengthscale: 300}, 9, 11, "a"),
+		kernelTraces(t, nb, ts, gp.RBF{Variance: 1e4, Lengthscale: 120}, 9, 12, "b")...)
 	p, rep, err := Fit(traces, compareOpt)
 	if err != nil {
 		t.Fatal(err)

@@ -269,6 +269,9 @@ func TestOptionsErrors(t *testing.T) {
 // medians -1 to -4 % at l_eff 2 and 4, -7 to -8 % at l_eff 6, seed to seed
 // spread about 2 %. The tolerance is 10 %.
 func TestFitRecoversLengthscale(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a statistical sweep of 90 windows; TestPriorChoice checks the fit's rules with -short")
+	}
 	t.Parallel()
 	for _, c := range []struct {
 		name   string
@@ -356,7 +359,11 @@ func TestPriorChoice(t *testing.T) {
 // the progress callback sees every window once, in order.
 func TestFitDeterministic(t *testing.T) {
 	t.Parallel()
-	traces := gpTraces(t, 12, regular(0, 2, 400), 20, 25, 31)
+	m := 12
+	if testing.Short() {
+		m = 4 // still more windows than workers
+	}
+	traces := gpTraces(t, m, regular(0, 2, 400), 20, 25, 31)
 	var seen []int
 	p1, r1, err := Fit(traces, Options{Workers: 1, Kernel: "rbf"})
 	if err != nil {
@@ -496,6 +503,9 @@ var paperIQR = [2]float64{2.59, 8.00}
 // (fixed seed) of the same quartile of our per-window l_eff. With 90
 // values the lower quartile is uncertain by about +-0.6.
 func TestGeoLifePaperWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the whole GeoLife excerpt")
+	}
 	t.Parallel()
 	traces := readGeoLife(t, func(int) bool { return true })
 	_, rep, err := Fit(traces, Options{PaperWindows: true})
@@ -537,6 +547,9 @@ func TestGeoLifePaperWindows(t *testing.T) {
 // walking, see the package documentation) and later windows of each file
 // have shorter lengthscales. It is logged, not asserted against the paper.
 func TestGeoLifeConsecutive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a GeoLife corpus")
+	}
 	t.Parallel()
 	traces := readGeoLife(t, func(i int) bool { return i%8 == 0 })
 	p, rep, err := Fit(traces, paper)

@@ -332,11 +332,17 @@ func exploreFalsify(m Mechanism, eps float64, runs int, seed uint64, victim [][]
 // TestExploreFalsifier: both mechanisms pass the histogram falsifier at
 // their ε; two negative controls of each, noise for a tenth of the
 // sensitivity and noise on the children present in the data only, are
-// caught.
+// caught. With -short a quarter of the runs, where every control is still
+// caught (measured: the closest, the prefix tree on present children
+// only, exceeds by 0.0164 against a slack of 0.0057).
 func TestExploreFalsifier(t *testing.T) {
 	t.Parallel()
 	b := Bounds{MaxLen: 2, MaxSeqs: 1}
-	const eps, runs = 1.0, 40000
+	const eps = 1.0
+	runs := 40000
+	if testing.Short() {
+		runs = 10000
+	}
 	mechs := []func(exploreHooks) Mechanism{
 		func(h exploreHooks) Mechanism { return &Prefix{Contribution: b, hooks: h} },
 		func(h exploreHooks) Mechanism { return &NGram{Contribution: b, NMax: 2, hooks: h} },

@@ -88,9 +88,15 @@ func readAccounted(t *testing.T, v map[string]any, what string, files ...string)
 // GeoLife excerpt: convert, inspect, plot and geoind sanitize on every
 // file, the same and repro predictive on every user directory and on the
 // whole corpus, and fit on user directories. Each must succeed and report
-// what it skipped.
+// what it skipped. With -short a copy of two files of two users
+// (geolifeSubset) stands in for the excerpt: the same commands, a corpus a
+// tenth the size.
 func TestGeoLifeCorpus(t *testing.T) {
 	users, files := geolife(t)
+	root := geolifeDir
+	if testing.Short() {
+		root, users, files = geolifeSubset(t, 2)
+	}
 	tmp := t.TempDir()
 	const origin = "39.9042,116.4074" // central Beijing, public
 	// geoind sanitize refuses to release part of a person's points unless
@@ -109,9 +115,9 @@ func TestGeoLifeCorpus(t *testing.T) {
 		runJSON(t, "plot", f, "--out", filepath.Join(tmp, "one.svg"), "--force")
 		runJSON(t, geoindArgs(f, filepath.Join(tmp, "one.gpx"))...)
 	}
-	for _, u := range append(users, geolifeDir) {
+	for _, u := range append(users, root) {
 		ufiles, _ := filepath.Glob(filepath.Join(u, "*.plt"))
-		if u == geolifeDir {
+		if u == root {
 			ufiles = files
 		}
 		v := runJSON(t, "inspect", u)
@@ -180,14 +186,14 @@ func TestGeoLifeCorpus(t *testing.T) {
 			t.Errorf("attack %s: reconstruction RMSE %.1f m over 5 releases, above the releases' own %.1f m", r.in, rec, rel)
 		}
 	}
-	for _, u := range append(users, geolifeDir) {
+	for _, u := range append(users, root) {
 		out := filepath.Join(tmp, "corpus-"+filepath.Base(u))
 		var more []string
-		if u == geolifeDir {
+		if u == root {
 			more = []string{"--corpus"}
 		}
 		v := san(u, out, more...)
-		if n, want := len(v["persons"].([]any)), len(users); u == geolifeDir && n != want || u != geolifeDir && n != 1 {
+		if n, want := len(v["persons"].([]any)), len(users); u == root && n != want || u != root && n != 1 {
 			t.Errorf("sanitize --in %s: %d people", u, n)
 		}
 	}
@@ -208,6 +214,9 @@ func TestGeoLifeCorpus(t *testing.T) {
 func TestGeoLifeDirty(t *testing.T) {
 	users, _ := geolife(t)
 	src, _ := filepath.Glob(filepath.Join(users[0], "*.plt"))
+	if testing.Short() && len(src) > 3 {
+		src = src[:3] // the three files the faults go into; the rest only cost time
+	}
 	dir := filepath.Join(t.TempDir(), filepath.Base(users[0]))
 	os.MkdirAll(dir, 0o755)
 	lines := func(p string) []string {

@@ -12,9 +12,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// slowExamples are example lines too slow for go test (minutes); they run
-// from the CLI like any other.
-var slowExamples = []string{"repro cip --figure all", "repro cip-compare"}
+// slowExamples are example lines too slow for go test (minutes), or heavy
+// runs whose command the suite checks elsewhere once (chapter 3:
+// TestReproChapter3CLI, and internal/repro's TestReproduceChapter3; the
+// n-gram control's audit: trajdb's TestAuditFlagsNegativeControls); they
+// run from the CLI like any other.
+var slowExamples = []string{"repro cip --figure all", "repro cip-compare", "repro thesis --chapter 3", "audit support --mechanism ngram-tenth-noise"}
 
 // commands returns every command of the tree under root, root first.
 func commands(root *cobra.Command) []*cobra.Command {

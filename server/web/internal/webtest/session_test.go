@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -164,7 +163,7 @@ func (s *session) requested() []string {
 
 func (s *session) do(steps ...chromedp.Action[chromedp.Void]) {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+	ctx, cancel := s.stepContext()
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		s.t.Fatal(err)
@@ -174,7 +173,7 @@ func (s *session) do(steps ...chromedp.Action[chromedp.Void]) {
 // eval evaluates a JavaScript expression in the page and decodes its value.
 func eval[T any](s *session, expr string) T {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+	ctx, cancel := s.stepContext()
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -184,12 +183,12 @@ func eval[T any](s *session, expr string) T {
 }
 
 // waitFor polls a JavaScript condition until it holds, failing with what and the page's error
-// message after 15 s.
+// message when the test's deadline nears (stepContext).
 func (s *session) waitFor(what, cond string) {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 20*time.Second)
+	ctx, cancel := s.stepContext()
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(15*time.Second))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(0))); err != nil {
 		s.t.Fatalf("waiting for %s (%s): %v; page status %q, error %q", what, cond, err,
 			s.text("#status"), s.text("#error"))
 	}
@@ -222,7 +221,7 @@ func (s *session) open(person, token string) {
 // screenshot captures the viewport, saves it and checks it is a real picture of the page size.
 func (s *session) screenshot(name string) image.Image {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+	ctx, cancel := s.stepContext()
 	defer cancel()
 	// Let the page paint what the test just did (a scroll, a transition's end) first.
 	err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](
