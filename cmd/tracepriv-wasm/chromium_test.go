@@ -228,6 +228,9 @@ func treeCPU(pid int) time.Duration {
 // is refused by the browser before it runs (the negative control of the
 // pinned digest).
 func TestChromiumSameAsNative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full suite: the browser sameness check (Node.js checks the same module in -short, webtest the page in Chromium)")
+	}
 	n := 10_000
 	in := cases(t, n)
 	b := newBrowser(t)

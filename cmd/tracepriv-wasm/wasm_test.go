@@ -458,6 +458,9 @@ func nodeVersion(node string) string {
 // (go test -exec go_js_wasm_exec): the same tests on the target the
 // browser runs, not only natively.
 func TestWasmSamplingTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full suite: the float-safety falsifiers rerun under js/wasm (they run natively in -short)")
+	}
 	if _, err := wasmbuild.Node(); err != nil {
 		t.Skip(err)
 	}

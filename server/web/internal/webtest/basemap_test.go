@@ -114,6 +114,9 @@ func (ts *tileServer) requested() []string {
 // another loopback port, so another origin), does not fetch the bundled layer, and its
 // Content-Security-Policy allows images from that host alone.
 func TestPageTiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full suite: -short keeps the page's core flow, its offline basemap, a bad token and markup injection in Chromium")
+	}
 	tiles := newTileServer(t)
 	tmpl := tiles.ts.URL + "/tiles/{z}/{x}/{y}.png"
 	page, err := web.New(web.Options{Tiles: tmpl})

@@ -333,6 +333,9 @@ func TestPageBadToken(t *testing.T) {
 // committed it, a proxy answered 503): the page retries with the same key and body and gets the
 // server's stored answer, with no second charge.
 func TestPageDropAndKeyboard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("full suite: -short keeps the page's core flow, its offline basemap, a bad token and markup injection in Chromium")
+	}
 	svc := newService(t)
 	svc.loseLocates = 1
 	s := newSession(t, svc)
