@@ -169,19 +169,9 @@ func parseCharge(p *personInfo, req *api.ChargeRequest) (*chargeReq, error) {
 // ledger, never charged again.
 func (s *Server) handleCharge(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	p, tok, err := s.authPerson(r, id, false)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	key, err := idempotencyKey(r, true)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	var req api.ChargeRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
-		s.writeError(w, r, err)
+	p, tok, key, ok := s.keyedRequest(w, r, id, &req)
+	if !ok {
 		return
 	}
 	c, err := parseCharge(p, &req)

@@ -153,22 +153,30 @@ func loadRun(details [][]byte, id string) (geoind.Run, error) {
 	return run, nil
 }
 
+// keyedRequest is the start of a person's keyed release request: the
+// person's token, the required Idempotency-Key and the JSON body into v.
+// On an error it has answered, and ok is false.
+func (s *Server) keyedRequest(w http.ResponseWriter, r *http.Request, id string, v any) (p *personInfo, tok, key string, ok bool) {
+	p, tok, err := s.authPerson(r, id, false)
+	if err == nil {
+		key, err = idempotencyKey(r, true)
+	}
+	if err == nil {
+		err = s.decodeJSON(w, r, v)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil, "", "", false
+	}
+	return p, tok, key, true
+}
+
 // handleLocate answers one location query with the person's mechanism.
 func (s *Server) handleLocate(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	p, tok, err := s.authPerson(r, id, false)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	key, err := idempotencyKey(r, true)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
 	var req locateRequest
-	if err := s.decodeJSON(w, r, &req); err != nil {
-		s.writeError(w, r, err)
+	p, tok, key, ok := s.keyedRequest(w, r, id, &req)
+	if !ok {
 		return
 	}
 	pt, t, err := parseLocate(&req)
