@@ -492,14 +492,12 @@ func baseName(name string) string {
 	return name
 }
 
-// Legend is the certificate in a line, for a map's legend: the epsilon,
-// the classes it covers, what it means to a person, the family it holds
-// against (FamilyLine: an adversary outside it is stated in Edge, not
-// covered by the epsilon), and "NOT PRIVATE" for a seeded release.
-func (c *Certificate) Legend() string {
-	// Places name what they cover: by default only members at least as
-	// long as the stay (and the stood-still adversary), not the whole
-	// family the line names.
+// CoveredClasses names the classes of secrets the headline epsilon
+// covers, as "points, places ≤ lengthscale (longer: ε ≤ 2.9), route", or
+// "" when none is. Places name what they cover: by default only members
+// at least as long as the stay (and the stood-still adversary), with the
+// bound against the shorter ones beside it.
+func (c *Certificate) CoveredClasses() string {
 	places := "places ≤ lengthscale" // stays no longer than the member's lengthscale
 	if sp := c.ShorterPlaces(); sp != "" {
 		places += " " + sp // the real number beside the headline
@@ -516,9 +514,18 @@ func (c *Certificate) Legend() string {
 			covered = append(covered, cc.name)
 		}
 	}
+	return strings.Join(covered, ", ")
+}
+
+// Legend is the certificate in a line, for a map's legend: the epsilon,
+// the classes it covers, what it means to a person, the family it holds
+// against (FamilyLine: an adversary outside it is stated in Edge, not
+// covered by the epsilon), and "NOT PRIVATE" for a seeded release.
+func (c *Certificate) Legend() string {
+	covered := c.CoveredClasses()
 	s := fmt.Sprintf("sanitised: ε ≤ %.3g for %s (%g m; best guess ≤ %.0f %%) against %s",
-		c.EpsilonMax, strings.Join(covered, ", "), c.RadiusM, 100*c.Meaning.BestGuessAccuracy, c.FamilyLine())
-	if len(covered) == 0 {
+		c.EpsilonMax, covered, c.RadiusM, 100*c.Meaning.BestGuessAccuracy, c.FamilyLine())
+	if covered == "" {
 		s = "sanitised: NO GUARANTEE (no class of secrets is covered)"
 	}
 	if c.PriorCoverage == PriorOverlapOverridden {

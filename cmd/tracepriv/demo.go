@@ -122,8 +122,8 @@ crypto/rand, like every release.`,
 				return env.Emit(res, func(w io.Writer) error {
 					fmt.Fprintf(w, "sample trace: %d points over %s\n", t.Len(), t.Duration())
 					pc := cert.Persons[0]
-					fmt.Fprintf(w, "sanitised with the %s design against the prior family %v: certified epsilon %.4g (%s) at lambda %g, r = %g m for all %d points, every place and the route; RMS noise %.0f m; randomness %s\n",
-						cert.Design, cert.PriorFamily, cert.EpsilonMax, strings.ReplaceAll(cert.EpsilonKind, "_", " "), cert.Lambda, cert.RadiusM, pc.Secrets.Count, pc.RMSNoiseM, cert.Randomness)
+					fmt.Fprintf(w, "sanitised with the %s design against the prior family %v: certified epsilon %.4g (%s) at lambda %g, r = %g m (%d secrets) for %s; RMS noise %.0f m; randomness %s\n",
+						cert.Design, cert.PriorFamily, cert.EpsilonMax, strings.ReplaceAll(cert.EpsilonKind, "_", " "), cert.Lambda, cert.RadiusM, pc.Secrets.Count, cert.CoveredClasses(), pc.RMSNoiseM, cert.Randomness)
 					fmt.Fprintf(w, "what it means: %s\n", cert.Meaning.Text)
 					if !cert.Private {
 						fmt.Fprintln(w, "NOT PRIVATE: the noise came from a seeded source; anyone with the seed can remove it")

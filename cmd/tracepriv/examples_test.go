@@ -101,8 +101,14 @@ func TestExamplesRun(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config")) // geoind query's key directory
 	// serve reads its admin token from the environment, as its examples say.
 	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "examples-admin-token-0123456789abcdef")
-	if _, _, err := run(t, "demo", "--out", "demo-output", "--seed", "1"); err != nil {
+	demoOut, _, err := run(t, "demo", "--out", "demo-output", "--seed", "1")
+	if err != nil {
 		t.Fatalf("demo: %v", err)
+	}
+	// The demo's headline said "every place" where its certificate covers
+	// places only against members at least as long as the stay.
+	if strings.Contains(demoOut, "every place") || !strings.Contains(demoOut, "places ≤ lengthscale (longer: ε ≤") {
+		t.Errorf("demo's headline does not say which places its epsilon covers:\n%s", demoOut)
 	}
 	for _, c := range commands(newRootCmd(io.Discard, io.Discard)) {
 		for _, line := range exampleLines(c.Example) {
