@@ -128,7 +128,15 @@ func TestPageTiles(t *testing.T) {
 	s.allowed = []string{tiles.ts.URL + "/tiles/"}
 	s.open(testPerson, svc.token)
 	s.waitFor("the tile background", `document.body.dataset.basemap === "tiles"`)
-	s.waitFor("tiles drawn", `document.querySelectorAll(".leaflet-tile-loaded").length > 0`)
+	// Loaded is not drawn: Leaflet fades each tile (and its container) in
+	// over frames, so on a busy machine a screenshot right after the
+	// first load caught no tile colour. Wait until every tile is loaded
+	// and fully opaque.
+	s.waitFor("tiles drawn", `(() => {
+		const ts = [...document.querySelectorAll(".leaflet-tile")];
+		const opaque = el => { for (; el && el.id !== "map"; el = el.parentElement) if (getComputedStyle(el).opacity !== "1") return false; return true; };
+		return ts.length > 0 && ts.every(t => t.classList.contains("leaflet-tile-loaded") && opaque(t));
+	})()`)
 	paths := tiles.requested()
 	if len(paths) == 0 {
 		t.Fatal("the tile server got no request")
