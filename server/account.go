@@ -180,21 +180,7 @@ func (s *Server) handleCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mac := requestMAC(tok, "charge", c.canonical())
-	var out *ledger.Answer
-	replayed := false
-	err = s.store.Update(r.Context(), id, func(tx *ledger.Tx) error {
-		row, a, err := tx.LockPerson(id, key)
-		if err != nil {
-			return err
-		}
-		if err := checkToken(row, tok); err != nil {
-			return err
-		}
-		if a != nil {
-			out, err = replay(a, mac)
-			replayed = err == nil
-			return err
-		}
+	out, replayed, err := s.keyedUpdate(r.Context(), id, key, tok, mac, func(tx *ledger.Tx, row *ledger.Person) (*ledger.Answer, error) {
 		acct := account(p, row)
 		m := budget.CIP
 		if c.mech == api.MechanismGeoind {
@@ -202,7 +188,7 @@ func (s *Server) handleCharge(w http.ResponseWriter, r *http.Request) {
 		}
 		e := acct.Cost(m, c.eps, c.gridM)
 		if err := admit(p, row, c.mech, e); err != nil {
-			return err
+			return nil, err
 		}
 		seq, now := row.Seq+1, s.opt.Now().UTC()
 		spent := row.Spent + e
@@ -213,24 +199,23 @@ func (s *Server) handleCharge(w http.ResponseWriter, r *http.Request) {
 		}
 		body, err := json.Marshal(resp)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		detail, err := json.Marshal(map[string]any{"lambda": c.lambda, "radius_m": c.radius, "grid_m": c.gridM})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ans := ledger.Answer{MAC: mac, Status: http.StatusCreated, ContentType: "application/json", Body: append(body, '\n')}
 		ch := &ledger.Charge{Person: id, Seq: seq, Time: now, Kind: c.mech, Amount: c.eps, Epsilon: e, Certificate: c.cert,
 			RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
 		if err := tx.ChargeDevice(row, ch, slack); err != nil {
-			return err
+			return nil, err
 		}
 		tx.OnCommit(func() {
 			s.metrics.charged.WithLabelValues(c.mech).Add(c.eps) // the kind's own unit, as the service's answers
 			s.metrics.charges.WithLabelValues(c.mech).Inc()
 		})
-		out = &ans
-		return nil
+		return &ans, nil
 	})
 	var body []byte
 	if err == nil {

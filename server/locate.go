@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/binary"
@@ -153,6 +154,29 @@ func loadRun(details [][]byte, id string) (geoind.Run, error) {
 	return run, nil
 }
 
+// keyedUpdate runs a keyed release in one transaction: it locks the
+// person and the Idempotency-Key, checks the token, and answers a retry
+// from the ledger (replayed) or asks fresh for a new, charged answer.
+func (s *Server) keyedUpdate(ctx context.Context, id, key, tok string, mac []byte, fresh func(tx *ledger.Tx, row *ledger.Person) (*ledger.Answer, error)) (out *ledger.Answer, replayed bool, err error) {
+	err = s.store.Update(ctx, id, func(tx *ledger.Tx) error {
+		row, a, err := tx.LockPerson(id, key)
+		if err != nil {
+			return err
+		}
+		if err := checkToken(row, tok); err != nil {
+			return err
+		}
+		if a != nil {
+			out, err = replay(a, mac)
+			replayed = err == nil
+			return err
+		}
+		out, err = fresh(tx, row)
+		return err
+	})
+	return out, replayed, err
+}
+
 // keyedRequest is the start of a person's keyed release request: the
 // person's token, the required Idempotency-Key and the JSON body into v.
 // On an error it has answered, and ok is false.
@@ -185,23 +209,8 @@ func (s *Server) handleLocate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mac := requestMAC(tok, "locate", canonicalLocate(pt, t))
-	var out *ledger.Answer
-	replayed := false
-	err = s.store.Update(r.Context(), id, func(tx *ledger.Tx) error {
-		row, a, err := tx.LockPerson(id, key)
-		if err != nil {
-			return err
-		}
-		if err := checkToken(row, tok); err != nil {
-			return err
-		}
-		if a != nil {
-			out, err = replay(a, mac)
-			replayed = err == nil
-			return err
-		}
-		out, err = s.locate(tx, p, row, pt, t, key, mac, requestID(r))
-		return err
+	out, replayed, err := s.keyedUpdate(r.Context(), id, key, tok, mac, func(tx *ledger.Tx, row *ledger.Person) (*ledger.Answer, error) {
+		return s.locate(tx, p, row, pt, t, key, mac, requestID(r))
 	})
 	var body []byte
 	if err == nil {

@@ -256,24 +256,10 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	if err != nil {
 		return nil, false, nil, err
 	}
-	var answer *ledger.Answer
-	replayed := false
-	err = s.store.Update(ctx, p.id, func(tx *ledger.Tx) error {
-		row, a, err := tx.LockPerson(p.id, key)
-		if err != nil {
-			return err
-		}
-		if err := checkToken(row, tok); err != nil {
-			return err
-		}
-		if a != nil {
-			answer, err = replay(a, mac)
-			replayed = err == nil
-			return err
-		}
+	answer, replayed, err := s.keyedUpdate(ctx, p.id, key, tok, mac, func(tx *ledger.Tx, row *ledger.Person) (*ledger.Answer, error) {
 		e := account(p, row).Cost(budget.CIP, amount, 0)
 		if err := admit(p, row, api.MechanismCIP, e); err != nil {
-			return err
+			return nil, err
 		}
 		spent := row.Spent + e
 		seq := row.Seq + 1
@@ -286,7 +272,7 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 		}
 		b, err := json.Marshal(resp)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b = append(b, '\n')
 		ans := ledger.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: b}
@@ -294,20 +280,19 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 		// JSON, as json.Marshal embeds it), which the client can recompute.
 		var compact bytes.Buffer
 		if err := json.Compact(&compact, cb.Bytes()); err != nil {
-			return err
+			return nil, err
 		}
 		digest := sha256.Sum256(compact.Bytes())
 		c := &ledger.Charge{Person: p.id, Seq: seq, Time: s.opt.Now(), Amount: amount, Epsilon: e, Certificate: hex.EncodeToString(digest[:]),
 			RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
 		if err := tx.ChargeCIP(row, c, slack); err != nil {
-			return err
+			return nil, err
 		}
 		tx.OnCommit(func() {
 			s.metrics.charged.WithLabelValues("cip").Add(amount)
 			s.metrics.charges.WithLabelValues("cip").Inc()
 		})
-		answer = &ans
-		return nil
+		return &ans, nil
 	})
 	if err != nil {
 		return nil, false, nil, err
