@@ -302,6 +302,14 @@ type SDPAResult struct {
 	Conic      *Result       `json:"-"`
 }
 
+// WriteText writes the result as the aligned text "tracepriv sdp solve"
+// prints: status, objectives, gap, residuals, iterations and seconds.
+func (r *SDPAResult) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "status            %s\nprimal_objective  %.12g\ndual_objective    %.12g\ngap               %.3g\nrelative_gap      %.3g\nprimal_residual   %.3g\ndual_residual     %.3g\niterations        %d\nseconds           %.3f\n",
+		r.Status, r.PrimalObj, r.DualObj, r.Gap, r.RelGap, r.PrimalRes, r.DualRes, r.Iterations, r.Seconds)
+	return err
+}
+
 // SolveSDPA solves the SDPA problem p.
 func SolveSDPA(p *SDPA, settings *Settings) (*SDPAResult, error) {
 	prob, err := p.Problem()
