@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/repro"
 	"github.com/tracepriv/tracepriv/risk"
 	"github.com/tracepriv/tracepriv/trajdb"
 )

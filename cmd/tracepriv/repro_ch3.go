@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/repro"
 	"github.com/tracepriv/tracepriv/trajdb"
 )
 

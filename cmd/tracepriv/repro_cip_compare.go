@@ -13,9 +13,9 @@ import (
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/repro"
 	"github.com/tracepriv/tracepriv/trace"
 )
 

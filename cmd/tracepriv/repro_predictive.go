@@ -11,8 +11,8 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/repro"
 )
 
 // reproSubcommands are the experiments under "tracepriv repro"; files add

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/repro"
+	"github.com/tracepriv/tracepriv/repro"
 )
 
 func init() { registerRepro(reproThesisCmd) }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tracepriv/tracepriv/internal/repro"
+	"github.com/tracepriv/tracepriv/repro"
 )
 
 // TestReproThesis checks the command's wiring with --reps 2: the values

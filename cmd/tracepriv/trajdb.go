@@ -17,9 +17,9 @@ import (
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
+	"github.com/tracepriv/tracepriv/repro"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
 	"github.com/tracepriv/tracepriv/viz"

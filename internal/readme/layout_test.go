@@ -116,6 +116,13 @@ func buildIgnored(f *ast.File) bool {
 	return false
 }
 
+// reproPackage, the reproductions of the papers, is imported by
+// reproImporter only (CONTRIBUTING.md, "Where things live").
+const (
+	reproPackage  = "repro"
+	reproImporter = "cmd/tracepriv"
+)
+
 // layerLine is a line of CONTRIBUTING.md's import order.
 var layerLine = regexp.MustCompile("^layer ([0-9]+): (.+)$")
 
@@ -152,6 +159,7 @@ func TestImportOrder(t *testing.T) {
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
+	arrows, up := 0, 0
 	for _, rel := range rels {
 		p := pkgs[rel]
 		l, ok := layer[rel]
@@ -160,15 +168,23 @@ func TestImportOrder(t *testing.T) {
 			continue
 		}
 		for imp, file := range p.imports {
+			arrows++
 			li, ok := layer[imp]
 			switch {
 			case !ok:
 				t.Errorf("%s imports %s, which is in no layer of CONTRIBUTING.md", file, imp)
 			case li >= l:
+				up++
 				t.Errorf("%s (layer %d) imports %s (layer %d): imports run downwards only; move the concept it needs into a lower package", file, l, imp, li)
+			}
+			// The reproductions are experiments in front of the library,
+			// not part of it: only the command runs them.
+			if imp == reproPackage && rel != reproImporter {
+				t.Errorf("%s imports %s: only %s does (the reproductions are a layer above the library; move what you need from it into the package that owns the concept)", file, imp, reproImporter)
 			}
 		}
 	}
+	t.Logf("%d packages, %d imports between them, %d running back up", len(rels), arrows, up)
 	for name := range layer {
 		if _, ok := pkgs[name]; !ok {
 			t.Errorf("CONTRIBUTING.md's import order names %s, which is not a package of the tree", name)

@@ -13,7 +13,7 @@ import (
 // outside [0, n], level outside (0, 1)) give NaNs.
 //
 // It is the one implementation behind risk.ClopperPearson and the audits of
-// trajdb and internal/repro; gonum has no binomial interval.
+// trajdb and repro; gonum has no binomial interval.
 func ClopperPearson(k, n int, level float64) (lo, hi float64) {
 	if n < 1 || k < 0 || k > n || !(level > 0 && level < 1) {
 		return math.NaN(), math.NaN()

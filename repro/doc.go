@@ -1,7 +1,23 @@
 // Package repro is the one home of tracepriv's reproductions of its
 // papers: each computes a paper's figures and tables with the library
 // packages, draws them through viz and records them as JSON, and
-// "tracepriv repro ..." is a thin command in front of it.
+// "tracepriv repro ..." is a thin command in front of it that wires flags,
+// makes one call and prints the report (its WriteText method, or JSON):
+//
+//	res, err := repro.Thesis(repro.ThesisOptions{Reps: 2, Src: noise.Seeded(1)})
+//	if err != nil {
+//		return err
+//	}
+//	if err := repro.WriteThesis("thesis-output", res); err != nil {
+//		return err
+//	}
+//	return res.WriteText(os.Stdout)
+//
+// The package is a layer of its own above every package it computes
+// with, and only cmd/tracepriv imports it (CONTRIBUTING.md): a
+// reproduction is an experiment in front of the library, never part of
+// it. It is not under internal/, whose helpers the lowest packages
+// import, so that no import runs back up the layers.
 //
 // One package rather than one per paper, because the reproductions share
 // their output conventions (every figure as SVG and PNG beside a JSON

@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/repro"
 )
 
 // The thesis reproduction as "tracepriv repro thesis" runs it: compute,
