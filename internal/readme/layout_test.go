@@ -1,6 +1,7 @@
 package readme
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -154,41 +155,112 @@ func TestImportOrder(t *testing.T) {
 		t.Fatalf("CONTRIBUTING.md: found %d packages in lines \"layer N: a, b\"; the import order is missing", len(layer))
 	}
 	pkgs := treePackages(t)
+	problems, arrows, up := importProblems(pkgs, layer)
+	for _, p := range problems {
+		t.Error(p)
+	}
+	t.Logf("%d packages, %d imports between them, %d running back up", len(pkgs), arrows, up)
+	for name := range layer {
+		if _, ok := pkgs[name]; !ok {
+			t.Errorf("CONTRIBUTING.md's import order names %s, which is not a package of the tree", name)
+		}
+	}
+}
+
+// importProblems checks pkgs against the layers: every package in a
+// layer, every import to a lower layer, and the reproductions imported by
+// reproImporter only. It returns what is wrong, the number of imports
+// between packages of the tree and the number of them that run back up.
+func importProblems(pkgs map[string]*goPackage, layer map[string]int) (problems []string, arrows, up int) {
 	var rels []string
 	for rel := range pkgs {
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
-	arrows, up := 0, 0
 	for _, rel := range rels {
 		p := pkgs[rel]
 		l, ok := layer[rel]
 		if !ok {
-			t.Errorf("%s is in no layer of CONTRIBUTING.md's import order: add it to the lowest layer above everything it imports", rel)
+			problems = append(problems, fmt.Sprintf("%s is in no layer of CONTRIBUTING.md's import order: add it to the lowest layer above everything it imports", rel))
 			continue
 		}
-		for imp, file := range p.imports {
+		imps := make([]string, 0, len(p.imports))
+		for imp := range p.imports {
+			imps = append(imps, imp)
+		}
+		sort.Strings(imps)
+		for _, imp := range imps {
+			file := p.imports[imp]
 			arrows++
 			li, ok := layer[imp]
 			switch {
 			case !ok:
-				t.Errorf("%s imports %s, which is in no layer of CONTRIBUTING.md", file, imp)
+				problems = append(problems, fmt.Sprintf("%s imports %s, which is in no layer of CONTRIBUTING.md", file, imp))
 			case li >= l:
 				up++
-				t.Errorf("%s (layer %d) imports %s (layer %d): imports run downwards only; move the concept it needs into a lower package", file, l, imp, li)
+				problems = append(problems, fmt.Sprintf("%s (layer %d) imports %s (layer %d): imports run downwards only; move the concept it needs into a lower package", file, l, imp, li))
 			}
 			// The reproductions are experiments in front of the library,
 			// not part of it: only the command runs them.
 			if imp == reproPackage && rel != reproImporter {
-				t.Errorf("%s imports %s: only %s does (the reproductions are a layer above the library; move what you need from it into the package that owns the concept)", file, imp, reproImporter)
+				problems = append(problems, fmt.Sprintf("%s imports %s: only %s does (the reproductions are a layer above the library; move what you need from it into the package that owns the concept)", file, imp, reproImporter))
 			}
 		}
 	}
-	t.Logf("%d packages, %d imports between them, %d running back up", len(rels), arrows, up)
-	for name := range layer {
-		if _, ok := pkgs[name]; !ok {
-			t.Errorf("CONTRIBUTING.md's import order names %s, which is not a package of the tree", name)
+	return problems, arrows, up
+}
+
+// TestImportProblemsControls is the negative control of TestImportOrder's
+// check: on a made-up tree it finds an import back up, a package in no
+// layer, and a library package importing the reproductions, and nothing
+// on the tree without them.
+func TestImportProblemsControls(t *testing.T) {
+	pkg := func(rel string, imports ...string) *goPackage {
+		p := &goPackage{rel: rel, imports: map[string]string{}}
+		for _, imp := range imports {
+			p.imports[imp] = rel + "/x.go"
 		}
+		return p
+	}
+	layer := map[string]int{"internal/numeric": 0, "geo": 1, "sanitize": 2, "repro": 3, "server": 3, "cmd/tracepriv": 4}
+	good := map[string]*goPackage{
+		"geo": pkg("geo", "internal/numeric"), "internal/numeric": pkg("internal/numeric"), "sanitize": pkg("sanitize", "geo"),
+		"repro": pkg("repro", "sanitize"), "server": pkg("server", "sanitize"), "cmd/tracepriv": pkg("cmd/tracepriv", "repro", "server"),
+	}
+	if problems, arrows, up := importProblems(good, layer); len(problems) != 0 || arrows != 6 || up != 0 {
+		t.Fatalf("a tree that keeps the order: %d imports, %d up, %q", arrows, up, problems)
+	}
+	for _, tc := range []struct {
+		name, rel string
+		p         *goPackage
+		up        int
+		says      string
+	}{
+		// The reproductions drawn in internal/'s room, as before issue 35.
+		{"back up", "internal/numeric", pkg("internal/numeric", "sanitize"), 1, "imports run downwards only"},
+		{"same layer", "server", pkg("server", "repro"), 1, "only cmd/tracepriv does"},
+		{"no layer", "internal/new", pkg("internal/new", "geo"), 0, "in no layer"},
+	} {
+		tree := map[string]*goPackage{}
+		for k, v := range good {
+			tree[k] = v
+		}
+		tree[tc.rel] = tc.p
+		problems, _, up := importProblems(tree, layer)
+		if up != tc.up || !strings.Contains(strings.Join(problems, "\n"), tc.says) {
+			t.Errorf("%s: %d up, %q; want %d up and %q", tc.name, up, problems, tc.up, tc.says)
+		}
+	}
+	// A library package in a layer above the reproductions still may not
+	// import them.
+	layer2 := map[string]int{"internal/numeric": 0, "geo": 1, "sanitize": 2, "repro": 3, "server": 4, "cmd/tracepriv": 5}
+	tree := map[string]*goPackage{}
+	for k, v := range good {
+		tree[k] = v
+	}
+	tree["server"] = pkg("server", "repro")
+	if problems, _, up := importProblems(tree, layer2); up != 0 || len(problems) != 1 || !strings.Contains(problems[0], "only cmd/tracepriv does") {
+		t.Errorf("server above repro importing it: %d up, %q", up, problems)
 	}
 }
 
