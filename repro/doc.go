@@ -49,6 +49,11 @@
 //     case study of the predictive mechanism (Chatzikokolakis et al.,
 //     Sec. V) with package geoind's mechanisms, and its figures.
 //
+// Each "tracepriv repro ..." command is one call here (RunCIPPanels,
+// ReplotCIPPanels, RunCIPSensitivities, RunCIPCompare, RunPredictive,
+// RunTrajDB, Thesis, Chapter3, ReproduceExample37; the *_run.go files)
+// and prints the report it returns with the report's WriteText.
+//
 // What each run reproduces, and how it compares with the paper, is
 // recorded in docs/ (reproduction-cip.md, cip-compare.md,
 // reproduction-thesis.md, trajdb.md, audit.md, reproduction-predictive.md).
