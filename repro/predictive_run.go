@@ -23,6 +23,9 @@ func RunPredictive(c PredictiveCaseStudy, traces []*trace.Trace, input *trace.Re
 	if progress == nil {
 		progress = func() {}
 	}
+	if input == nil {
+		input = &trace.Report{}
+	}
 	res, err := c.Run(traces, src, progress)
 	if err != nil {
 		return nil, err

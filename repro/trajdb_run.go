@@ -35,6 +35,9 @@ type TrajDBRunOptions struct {
 func RunTrajDB(db *trajdb.DB, g *trajdb.Grid, input *trajdb.MapReport, opt TrajDBRunOptions) (*TrajDBReport, error) {
 	uopt := opt.Utility
 	uopt.Metrics.Universe = g
+	if uopt.Src == nil {
+		uopt.Src = noise.Secure() // the population draws from it too
+	}
 	var population *Population
 	if opt.Population > 0 {
 		var err error
