@@ -612,7 +612,7 @@
       el.hidden = true;
       return;
     }
-    el.textContent = 'This release charged ε ' + num(res.epsilon_charged) + ' to your account' +
+    el.textContent = 'This release charged ε ' + num(res.epsilon_charged) + ' to your trace-release (CIP) budget' +
       (typeof res.remaining === 'number' && typeof res.budget === 'number'
         ? ': ' + num(res.remaining) + ' of ' + num(res.budget) + ' left.' : '.');
     if (res.unit) el.title = res.unit;
@@ -982,6 +982,7 @@
     await new Promise((r) => setTimeout(r, 0));
     const r = check(plan.draw(c.charge_id));
     saveClaims();
+    document.body.dataset.certificateSha256 = r.certificate_sha256;
     if (r.certificate_sha256 !== plan.certificate_sha256) throw new ApiError(0, 'The release’s certificate is not the one charged.');
     return {
       trace: r.trace, certificate: JSON.parse(r.certificate), original: format === 'geojson' ? await file.text() : null,
