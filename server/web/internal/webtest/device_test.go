@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/url"
@@ -301,6 +302,26 @@ func TestPageOnDevice(t *testing.T) {
 	}
 	if n := s.count("path.trace-sanitised"); n != 1 {
 		t.Errorf("%d sanitised traces on the map, want 1", n)
+	}
+
+	// One draw per charge, in the browser too: after a reload (the module restarted, the charge
+	// ids drawn for restored from localStorage) a new plan drawn with the release's charge id is
+	// refused, and one with a fresh id is not (the control).
+	s.do(chromedp.Reload())
+	s.waitFor("the page to start", `document.body.dataset.ready === "true"`)
+	s.waitFor("the module", `document.body.dataset.module === "ready"`)
+	tiny, _ := json.Marshal(strings.Join(strings.SplitAfter(string(svc.upload), "\n")[:30], ""))
+	drawWith := func(id string) string {
+		t.Helper()
+		return eval[string](s, `(() => { const p = globalThis.tracepriv.planRelease(`+string(tiny)+`, "plt", '{"epsilon":1,"lambda":2,"radius_m":100}');`+
+			` if (typeof p === "string") return p; const r = JSON.parse(p.draw(`+strconv.Quote(id)+`));`+
+			` return r.error ? "refused charged=" + r.charged : "drawn"; })()`)
+	}
+	if got := drawWith(cip[0].ChargeID); got != "refused charged=true" {
+		t.Errorf("a second draw for the release's charge %s after a reload: %s", cip[0].ChargeID, got)
+	}
+	if got := drawWith("c-never-charged-in-this-test"); got != "drawn" {
+		t.Errorf("a draw for a fresh charge id: %s", got)
 	}
 
 	// A cleared storage forgets the session, not the budget: the next query is charged anew.
