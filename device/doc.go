@@ -33,5 +33,10 @@
 // A Session keeps its own budget (geoind's accounting), but a state kept on
 // the device can be cleared or rolled back by whoever holds the device. The
 // person's budget across sessions and releases is the service's ledger:
-// the app charges a planned release there before it draws (docs/device.md).
+// the app charges there before it draws (docs/device.md). PlanRelease
+// gives a release's certificate and its digest before anything is drawn
+// (the time taken is kept beside the certificate), Plan.Charge the charge
+// to ask for, and Plan.Draw draws once the service has answered with a
+// charge id; NewChargedSession starts a session paid by one geoind charge.
+// Each charge id pays for one draw (Claim; ErrCharged for a second).
 package device

@@ -15,7 +15,7 @@ import (
 // by value are not bound (gobind skips such a function without a word).
 var plainTypes = map[string]bool{
 	"string": true, "[]byte": true, "bool": true, "int": true, "int32": true, "int64": true,
-	"float32": true, "float64": true, "error": true, "*Session": true,
+	"float32": true, "float64": true, "error": true, "*Session": true, "*Plan": true, // opaque pointers
 }
 
 // TestPlainTypes checks that every exported function and method of the

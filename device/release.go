@@ -49,10 +49,15 @@ type released struct {
 	Certificate       string  `json:"certificate"`
 	CertificateSHA256 string  `json:"certificate_sha256"`
 	EpsilonMax        float64 `json:"epsilon_max"`
-	Points            int     `json:"points"`
-	SkippedRows       int     `json:"skipped_rows"`
-	Randomness        string  `json:"randomness"`
-	Private           bool    `json:"private"`
+	// Seconds is the time the release took. It is kept out of the
+	// certificate (whose "seconds" is 0 in a device's release), so that the
+	// certificate, and with it its digest, is known before the draw:
+	// PlanRelease.
+	Seconds     float64 `json:"seconds"`
+	Points      int     `json:"points"`
+	SkippedRows int     `json:"skipped_rows"`
+	Randomness  string  `json:"randomness"`
+	Private     bool    `json:"private"`
 }
 
 // Release sanitises a recorded trace on the device with conditional
@@ -64,7 +69,11 @@ type released struct {
 // "places_every_length", "ledger" and "prior". Noise comes from
 // crypto/rand.
 func Release(traceData []byte, format, optionsJSON string) ([]byte, error) {
-	return release(traceData, format, optionsJSON, noise.Secure())
+	in, err := parseRelease(traceData, format, optionsJSON)
+	if err != nil {
+		return nil, err
+	}
+	return in.run(noise.Secure())
 }
 
 // ReleaseSeeded is Release drawing from noise.Seeded(seed), for tests
@@ -74,10 +83,25 @@ func ReleaseSeeded(traceData []byte, format, optionsJSON string, seed int64) ([]
 	if err != nil {
 		return nil, err
 	}
-	return release(traceData, format, optionsJSON, src)
+	in, err := parseRelease(traceData, format, optionsJSON)
+	if err != nil {
+		return nil, err
+	}
+	return in.run(src)
 }
 
-func release(data []byte, format, optionsJSON string, src noise.Source) ([]byte, error) {
+// releaseInput is a parsed release: the person's traces, what reading
+// them skipped, the options and the output format.
+type releaseInput struct {
+	traces []*trace.Trace
+	report *trace.Report
+	points int
+	out    trace.Format
+	opt    sanitize.Options // without Source and Ledger
+	ledger string
+}
+
+func parseRelease(data []byte, format, optionsJSON string) (*releaseInput, error) {
 	var o releaseOptions
 	if err := decode(optionsJSON, &o, "release options"); err != nil {
 		return nil, err
@@ -113,33 +137,49 @@ func release(data []byte, format, optionsJSON string, src noise.Source) ([]byte,
 	if err != nil {
 		return nil, fmt.Errorf("device: reading the trace: %w", err)
 	}
-	var traces []*trace.Trace
-	points := 0
+	r := &releaseInput{report: rd.Report(), out: out, ledger: o.Ledger}
 	for _, t := range all {
 		if t.Len() > 0 {
-			traces = append(traces, t)
-			points += t.Len()
+			r.traces = append(r.traces, t)
+			r.points += t.Len()
 		}
 	}
-	if len(traces) == 0 {
+	if len(r.traces) == 0 {
 		return nil, fmt.Errorf("device: the %s trace holds no point (%d rows skipped)", in, rd.Report().SkippedRows())
 	}
 	// A device releases its own person's traces: one privacy unit, whatever
 	// uids the data carries (the service's upload rule, trace.OnePerson).
-	trace.OnePerson(uid, "trace", traces)
-	ledger := o.Ledger
+	trace.OnePerson(uid, "trace", r.traces)
+	r.opt = sanitize.Options{Prior: prior, Epsilon: o.Epsilon, Lambda: o.Lambda, Radius: o.RadiusM,
+		PointsOnly: o.PointsOnly, PlacesEveryLength: o.PlacesEveryLength}
+	return r, nil
+}
+
+// run releases the input's traces with noise from src.
+func (r *releaseInput) run(src noise.Source) ([]byte, error) {
+	return r.runTraces(r.traces, src)
+}
+
+// runTraces releases traces (the input's, or PlanRelease's public
+// stand-in of them) with noise from src and returns the answer's JSON.
+func (r *releaseInput) runTraces(traces []*trace.Trace, src noise.Source) ([]byte, error) {
+	opt := r.opt
+	opt.Source, opt.Ledger = src, r.ledger
 	if !noise.IsSecure(src) {
-		ledger = budget.Seeded
+		opt.Ledger = budget.Seeded
 	}
-	opt := sanitize.Options{Prior: prior, Epsilon: o.Epsilon, Lambda: o.Lambda, Radius: o.RadiusM, Source: src,
-		PointsOnly: o.PointsOnly, PlacesEveryLength: o.PlacesEveryLength, Ledger: ledger}
 	outs, cert, err := sanitize.Release(traces, opt)
 	if err != nil {
 		return nil, fmt.Errorf("device: %w", err)
 	}
-	cert.RecordInput(rd.Report())
+	cert.RecordInput(r.report)
+	// The time taken travels beside the certificate, not in it: the
+	// certificate is then a function of public inputs alone, its digest
+	// known before anything is drawn (PlanRelease).
+	seconds := cert.Seconds
+	cert.Seconds = 0
 	var tb, cb bytes.Buffer
-	if err := trace.Write(&tb, outs, out); err != nil {
+	if err := trace.Write(&tb, outs, r.out); err != nil {
 		return nil, fmt.Errorf("device: writing the released trace: %w", err)
 	}
 	if err := sanitize.WriteCertificate(&cb, cert); err != nil {
@@ -147,8 +187,8 @@ func release(data []byte, format, optionsJSON string, src noise.Source) ([]byte,
 	}
 	sum := sha256.Sum256(cb.Bytes())
 	return json.Marshal(released{
-		Format: string(out), Trace: tb.String(), Certificate: cb.String(), CertificateSHA256: hex.EncodeToString(sum[:]),
-		EpsilonMax: cert.EpsilonMax, Points: points, SkippedRows: cert.SkippedRows,
+		Format: string(r.out), Trace: tb.String(), Certificate: cb.String(), CertificateSHA256: hex.EncodeToString(sum[:]),
+		EpsilonMax: cert.EpsilonMax, Seconds: seconds, Points: r.points, SkippedRows: cert.SkippedRows,
 		Randomness: cert.Randomness, Private: cert.Private,
 	})
 }

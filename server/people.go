@@ -91,6 +91,9 @@ func (s *Server) view(p *personInfo) api.Person {
 		Grid: g.Noise.Grid, Window: win, Confidence: g.Params.Confidence, Eta: g.Params.Eta,
 		Gamma: g.Params.Gamma, PR0: g.Params.PR0, MaxSpeedKmh: g.Params.MaxSpeed * 3.6,
 	}
+	// The device's session runs the service's own configuration, byte for
+	// byte (a marshalled geoind.Config cannot fail).
+	gv.SessionConfig, _ = json.Marshal(g)
 	if g.Manager == geoind.ManagerFixedRate {
 		gv.Rate = g.Rate
 	} else {

@@ -194,7 +194,12 @@ func (o *Options) defaults() error {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	if o.Web == nil {
-		o.Web = web.Handler()
+		// The page pins the module's loader by its digest.
+		h, err := web.New(web.Options{Loader: wasm.Integrity("loader.js")})
+		if err != nil {
+			return fmt.Errorf("server: the page: %w", err)
+		}
+		o.Web = h
 	}
 	if o.release == nil {
 		o.release = sanitize.ReleaseContext

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/server/wasm"
@@ -29,7 +30,15 @@ func TestWasmRoute(t *testing.T) {
 	if r := e.do("GET", "/wasm/other", "", nil, nil); r.status != 404 {
 		t.Errorf("GET /wasm/other: %d", r.status)
 	}
-	if r := e.do("GET", "/", "", nil, nil); r.status != 200 {
-		t.Errorf("the page: %d", r.status)
+	r = e.do("GET", "/", "", nil, nil)
+	if r.status != 200 {
+		t.Fatalf("the page: %d", r.status)
+	}
+	// The page loads the loader pinned by its digest, and its policy lets it compile the module.
+	if want := `<script src="/wasm/loader.js" integrity="` + wasm.Integrity("loader.js") + `" defer></script>`; !strings.Contains(string(r.body), want) {
+		t.Errorf("the page does not load %s", want)
+	}
+	if csp := r.header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self' 'wasm-unsafe-eval';") {
+		t.Errorf("the page's policy %q does not allow the module", csp)
 	}
 }

@@ -11,6 +11,13 @@
 //	localStorage.setItem("state", JSON.stringify(a.state))
 //	const r = JSON.parse(tracepriv.release(bytes, "plt", optionsJSON)) // {trace, certificate, certificate_sha256, ...}
 //
+// Charged on the service before drawing (docs/device.md):
+//
+//	const p = tracepriv.planRelease(bytes, "plt", optionsJSON)  // nothing drawn yet
+//	const c = await charge(p.charge())                          // POST /v1/people/{id}/charges
+//	const r = JSON.parse(p.draw(c.charge_id))                   // once per charge_id
+//	const s = tracepriv.newChargedSession(configJSON, chargeID) // a session paid by one geoind charge
+//
 // Every call returns a JSON string; a failure is {"error": "..."} (and, for
 // a spent budget, "exhausted": true), so nothing throws across the
 // boundary. Randomness is crypto/rand, which on js/wasm is the browser's
@@ -19,6 +26,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 
 	"syscall/js"
 
@@ -31,6 +39,10 @@ func main() {
 	api.Set("newSession", js.FuncOf(newSession))
 	api.Set("resumeSession", js.FuncOf(resumeSession))
 	api.Set("release", js.FuncOf(release))
+	api.Set("planRelease", js.FuncOf(planRelease))
+	api.Set("newChargedSession", js.FuncOf(newChargedSession))
+	api.Set("claims", js.FuncOf(func(js.Value, []js.Value) any { return device.Claims() }))
+	api.Set("restoreClaims", js.FuncOf(restoreClaims))
 	js.Global().Set("tracepriv", api)
 	// A loader waiting for the API is told it is there.
 	if cb := js.Global().Get("__traceprivReady"); cb.Type() == js.TypeFunction {
@@ -134,4 +146,83 @@ func release(_ js.Value, args []js.Value) any {
 		return fail(err)
 	}
 	return string(out)
+}
+
+// bytesArg reads a Uint8Array or a string argument.
+func bytesArg(v js.Value) []byte {
+	if v.Type() == js.TypeString {
+		return []byte(v.String())
+	}
+	data := make([]byte, v.Get("length").Int())
+	js.CopyBytesToGo(data, v)
+	return data
+}
+
+// planRelease(bytes, format, optionsJSON[, seed]) plans a release without
+// drawing: an object with certificate_sha256, certificate, charge() (the
+// charge request's JSON) and draw(chargeID), or {"error"}.
+func planRelease(_ js.Value, args []js.Value) any {
+	if len(args) < 3 {
+		return `{"error":"planRelease(bytes, format, optionsJSON[, seed]): three arguments"}`
+	}
+	data := bytesArg(args[0])
+	var p *device.Plan
+	var err error
+	if seed, ok := seedArg(args, 3); ok {
+		p, err = device.PlanReleaseSeeded(data, args[1].String(), args[2].String(), seed)
+	} else {
+		p, err = device.PlanRelease(data, args[1].String(), args[2].String())
+	}
+	if err != nil {
+		return fail(err)
+	}
+	o := js.Global().Get("Object").New()
+	o.Set("certificate_sha256", p.CertificateSHA256())
+	o.Set("certificate", p.Certificate())
+	o.Set("charge", js.FuncOf(func(js.Value, []js.Value) any { return p.Charge() }))
+	o.Set("draw", js.FuncOf(func(_ js.Value, args []js.Value) any {
+		if len(args) < 1 || args[0].Type() != js.TypeString {
+			return `{"error":"draw(chargeID): the charge_id the service answered"}`
+		}
+		out, err := p.Draw(args[0].String())
+		if err != nil {
+			return failCharged(err)
+		}
+		return string(out)
+	}))
+	return o
+}
+
+// newChargedSession(configJSON, chargeID) starts a session paid by the
+// service's geoind charge chargeID, once.
+func newChargedSession(_ js.Value, args []js.Value) any {
+	if len(args) < 2 || args[1].Type() != js.TypeString {
+		return `{"error":"newChargedSession(configJSON, chargeID): the configuration and the charge_id"}`
+	}
+	s, err := device.NewChargedSession(args[0].String(), args[1].String())
+	if err != nil {
+		return failCharged(err)
+	}
+	return sessionObject(s)
+}
+
+// restoreClaims(listJSON) restores the charge ids claims() returned.
+func restoreClaims(_ js.Value, args []js.Value) any {
+	if len(args) < 1 {
+		return `{"error":"restoreClaims(listJSON): the list is missing"}`
+	}
+	if err := device.RestoreClaims(args[0].String()); err != nil {
+		return fail(err)
+	}
+	return `{}`
+}
+
+// failCharged is fail with "charged": true when the charge already paid
+// for a draw.
+func failCharged(err error) any {
+	b, _ := json.Marshal(struct {
+		Error   string `json:"error"`
+		Charged bool   `json:"charged,omitempty"`
+	}{err.Error(), errors.Is(err, device.ErrCharged)})
+	return string(b)
 }

@@ -72,6 +72,8 @@ type releaseCase struct {
 	Format  string `json:"format"`
 	Options string `json:"options"`
 	Seed    *int64 `json:"seed"`
+	// Plan makes the case a planned release: planRelease, then draw.
+	Plan bool `json:"plan,omitempty"`
 }
 
 type input struct {
@@ -92,6 +94,11 @@ type output struct {
 	Releases []struct {
 		Answer string  `json:"answer"`
 		MS     float64 `json:"ms"`
+		// PlanMS and DrawMS split a planned release's MS; PlannedSHA256 is
+		// the digest its plan named before the draw.
+		PlanMS        float64 `json:"plan_ms"`
+		DrawMS        float64 `json:"draw_ms"`
+		PlannedSHA256 string  `json:"planned_sha256"`
 	} `json:"releases"`
 }
 
@@ -159,10 +166,12 @@ func cases(t testing.TB, walkN int) input {
 			{strings.Replace(pmRate, `"grid":1`, `"grid":0`, 1), seed(1), nil},
 		},
 		Releases: []releaseCase{
-			{plt.String(), "plt", cipOptions, seed(9)},
-			{walk(t, walkN), "plt", strings.Replace(cipOptions, "}", `,"output":"csv"}`, 1), seed(11)},
-			{plt.String(), "plt", cipOptions, nil},
-			{plt.String(), "plt", `{"epsilon":1,"lambda":2,"radius":100}`, seed(1)},
+			{plt.String(), "plt", cipOptions, seed(9), false},
+			{walk(t, walkN), "plt", strings.Replace(cipOptions, "}", `,"output":"csv"}`, 1), seed(11), false},
+			{plt.String(), "plt", cipOptions, nil, false},
+			{plt.String(), "plt", `{"epsilon":1,"lambda":2,"radius":100}`, seed(1), false},
+			// Charge before draw: planned, then drawn, it is the release above.
+			{plt.String(), "plt", cipOptions, seed(9), true},
 		},
 	}
 }
@@ -260,6 +269,7 @@ func sameRelease(t reporter, where, got, want string) (worst float64, worstAt st
 	for _, m := range []map[string]any{g, w} {
 		delete(m, "certificate")
 		delete(m, "certificate_sha256")
+		delete(m, "seconds") // the time the release took
 	}
 	if gb, wb := mustJSON(g), mustJSON(w); gb != wb {
 		t.Errorf("%s: the module's release differs from the native one beyond its certificate:\n module %.300s\n native %.300s", where, gb, wb)
@@ -390,6 +400,14 @@ func compare(t *testing.T, where string, in input, got output) {
 				t.Errorf("%s: a crypto release does not say it is private: %.300s", where, a)
 			}
 			continue
+		}
+		if c.Plan {
+			var d struct {
+				Digest string `json:"certificate_sha256"`
+			}
+			if err := json.Unmarshal([]byte(a), &d); err != nil || d.Digest == "" || d.Digest != got.Releases[i].PlannedSHA256 {
+				t.Errorf("%s: release %d: drawn certificate sha256 %q, planned %q (%v)", where, i, d.Digest, got.Releases[i].PlannedSHA256, err)
+			}
 		}
 		worst, at := sameRelease(t, fmt.Sprintf("%s: release %d", where, i), a, releases[i])
 		t.Logf("%s: release %d: byte-identical trace and fields; certificate numbers within %.2g relatively (the largest at %s)", where, i, worst, at)

@@ -125,6 +125,11 @@ type PersonGeoind struct {
 	Gamma       float64   `json:"gamma"`
 	PR0         float64   `json:"pr0"`
 	MaxSpeedKmh float64   `json:"max_speed_kmh"`
+	// SessionConfig is the geoind.Config a session on the person's device
+	// runs (device.NewChargedSession, the module's newSession): exactly
+	// the service's parameters, so that one charge of mechanism "geoind"
+	// pays for one window's session (docs/device.md).
+	SessionConfig json.RawMessage `json:"session_config"`
 }
 
 // PersonCIP is a person's CIP release parameters; EpsilonBudget is their

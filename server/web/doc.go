@@ -20,6 +20,11 @@
 // learn from each tile where the person looks. New with Options.Tiles draws a self-hosted tile
 // server instead.
 //
+// By default the page draws on the person's device: it loads the WebAssembly module that
+// package server serves at /wasm/ (New with Options.Loader pins its loader by digest), charges
+// the person's budget before drawing, and sends no true location; the server's own mechanisms
+// (proxy mode) run only when the person chooses them on the page (docs/device.md).
+//
 // The page talks to the API of package server on the same origin. It reads the person's id and
 // token from the URL fragment (/#id=ID&token=TOKEN), which a browser never sends to a server, and
 // sends the token only as an Authorization header.

@@ -19,8 +19,10 @@ var files embed.FS
 
 // ContentSecurityPolicy is sent with every response of Handler: scripts, styles, images and API
 // calls (the bundled basemap included) from the page's own origin only, so the browser itself
-// refuses any request that would tell another host where the person looks.
-const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; " +
+// refuses any request that would tell another host where the person looks. 'wasm-unsafe-eval'
+// lets the page compile the on-device module (/wasm/, its digest pinned by the loader); it
+// allows WebAssembly compilation only, not JavaScript's eval ('unsafe-eval' is never given).
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
 	"img-src 'self' data: blob:; connect-src 'self'; " +
 	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
@@ -32,6 +34,11 @@ type Options struct {
 	// which is where they are, so it must be a server the operator runs; never a public one.
 	// Empty: the bundled Natural Earth layer, served by this handler, and no other host.
 	Tiles string
+	// Loader is the subresource-integrity value of /wasm/loader.js ("sha256-…", package
+	// server/wasm's Integrity("loader.js")), which the page's script element then carries: the
+	// browser runs no other loader. Empty: the page loads the loader without it (the loader
+	// still checks the module's and the runtime's digests).
+	Loader string
 }
 
 // CheckTiles checks a tile URL template: absolute http or https, with a host, no credentials,
@@ -92,6 +99,9 @@ func Handler() http.Handler {
 // host and no other.
 func New(o Options) (http.Handler, error) {
 	h := &handler{assets: map[string]asset{}, csp: ContentSecurityPolicy}
+	if o.Loader != "" && !strings.HasPrefix(o.Loader, "sha256-") && !strings.HasPrefix(o.Loader, "sha384-") && !strings.HasPrefix(o.Loader, "sha512-") {
+		return nil, fmt.Errorf("loader integrity %q: want a subresource-integrity value such as sha256-… (server/wasm's Integrity(\"loader.js\"))", o.Loader)
+	}
 	if o.Tiles != "" {
 		if err := CheckTiles(o.Tiles); err != nil {
 			return nil, err
@@ -114,6 +124,13 @@ func New(o Options) (http.Handler, error) {
 				return fmt.Errorf("%s has no %s", p, meta)
 			}
 			b = bytes.Replace(b, meta, []byte(`<meta name="tracepriv-tiles" content="`+html.EscapeString(o.Tiles)+`">`), 1)
+			loader := []byte(`<script src="/wasm/loader.js" defer></script>`)
+			if !bytes.Contains(b, loader) {
+				return fmt.Errorf("%s has no %s", p, loader)
+			}
+			if o.Loader != "" {
+				b = bytes.Replace(b, loader, []byte(`<script src="/wasm/loader.js" integrity="`+html.EscapeString(o.Loader)+`" defer></script>`), 1)
+			}
 		}
 		sum := sha256.Sum256(b)
 		h.assets[strings.TrimPrefix(p, "static/")] = asset{data: b, etag: `"` + hex.EncodeToString(sum[:12]) + `"`}

@@ -66,6 +66,9 @@ func TestPageAndAssets(t *testing.T) {
 		if strings.HasPrefix(ref, "data:") {
 			continue
 		}
+		if strings.HasPrefix(ref, "/wasm/") {
+			continue // the on-device module's loader, served beside the page by package server
+		}
 		if strings.Contains(ref, "//") {
 			t.Errorf("the page loads %s from another host", ref)
 			continue
@@ -231,4 +234,46 @@ func ExampleHandler() {
 	// Output:
 	// / 200 text/html
 	// /nowhere 404 text/plain
+}
+
+// TestCSPAllowsTheModule: the page's policy lets it compile the on-device module
+// ('wasm-unsafe-eval' in script-src) and never allows JavaScript's eval ('unsafe-eval'), with
+// and without a tile server; the page loads the module's loader, pinned by the integrity value
+// Options.Loader gives, and a value that is no digest is refused.
+func TestCSPAllowsTheModule(t *testing.T) {
+	tiled, err := web.New(web.Options{Tiles: "https://tiles.example.org/{z}/{x}/{y}.png"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]http.Handler{"default": web.Handler(), "tiles": tiled} {
+		csp := get(t, h, "GET", "/", nil).Header.Get("Content-Security-Policy")
+		var script []string
+		for _, d := range strings.Split(csp, ";") {
+			if f := strings.Fields(d); len(f) > 0 && f[0] == "script-src" {
+				script = f[1:]
+			}
+		}
+		has := func(tok string) bool {
+			for _, s := range script {
+				if s == tok {
+					return true
+				}
+			}
+			return false
+		}
+		if !has("'self'") || !has("'wasm-unsafe-eval'") || has("'unsafe-eval'") || has("'unsafe-inline'") || len(script) != 2 {
+			t.Errorf("%s: script-src %q: want exactly 'self' 'wasm-unsafe-eval'", name, script)
+		}
+	}
+	const sri = "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="
+	h, err := web.New(web.Options{Loader: sri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page := body(t, get(t, h, "GET", "/", nil)); !strings.Contains(page, `<script src="/wasm/loader.js" integrity="`+sri+`" defer></script>`) {
+		t.Errorf("the page does not pin the loader by %s", sri)
+	}
+	if _, err := web.New(web.Options{Loader: "md5-x"}); err == nil || !strings.Contains(err.Error(), "sha256-") {
+		t.Errorf("a loader integrity that is no digest: %v", err)
+	}
 }

@@ -18,6 +18,16 @@ globalThis.runCases = function (tp, input) {
   }
   for (const r of input.releases) {
     const t0 = now();
+    if (r.plan) {
+      // Charge before draw: the plan (the certificate and its digest), then the draw for a
+      // charge id never used before in this module.
+      const p = r.seed === null ? tp.planRelease(r.trace, r.format, r.options) : tp.planRelease(r.trace, r.format, r.options, r.seed);
+      if (typeof p === "string") { out.releases.push({ answer: p, ms: now() - t0 }); continue; }
+      const t1 = now();
+      const answer = p.draw("c-bench-" + t0 + "-" + Math.random());
+      out.releases.push({ answer, ms: now() - t0, plan_ms: t1 - t0, draw_ms: now() - t1, planned_sha256: p.certificate_sha256 });
+      continue;
+    }
     const answer = r.seed === null ? tp.release(r.trace, r.format, r.options) : tp.release(r.trace, r.format, r.options, r.seed);
     out.releases.push({ answer, ms: now() - t0 });
   }

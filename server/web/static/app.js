@@ -1,5 +1,11 @@
 // tracepriv web page: sanitise a trace, try the online mechanism, watch the budget.
 //
+// On the device by default: the mechanisms run in this browser (the WebAssembly module at /wasm/,
+// loaded by its pinned loader), the server's ledger is charged before anything is drawn
+// (POST /v1/people/{id}/charges, which never sees a location), and no request carries the true
+// location. Proxy mode (the server draws: /locate and /sanitize take the true location) runs only
+// when the person chooses it on the page (docs/device.md).
+//
 // Plain JavaScript over the vendored Leaflet; no build step. The person's id and token come in
 // the URL fragment (#id=…&token=…), which browsers never send to a server; the token then lives
 // in this tab's sessionStorage and leaves the browser only as an Authorization header. A link
@@ -19,6 +25,9 @@
   const FORMATS = { plt: 'plt', csv: 'csv', geojson: 'geojson', json: 'geojson', gpx: 'gpx' };
   const STORE_ID = 'tracepriv.id';
   const STORE_TOKEN = 'tracepriv.token';
+  const STORE_MODE = 'tracepriv.mode'; // sessionStorage: "proxy" only when chosen in this tab
+  const STORE_CLAIMS = 'tracepriv.claims'; // localStorage: charge ids already drawn for
+  const STORE_SESSION = 'tracepriv.session.'; // localStorage, + person id: {charge_id, state}
   const MAX_ANSWERS = 50;
   // The predictive mechanism's modes (package geoind).
   const MODES = {
@@ -49,6 +58,11 @@
     centred: '', // the person whose public origin the map was centred on
     skew: 0, // the server's clock minus this browser's, in ms (from the Date header)
     lastTime: 0, // the time of the last query sent, in ms
+    mode: 'device', // 'device' (the default) or 'proxy' (chosen explicitly)
+    tp: null, // the module's API once loaded
+    tpLoading: null,
+    session: null, // the device's geoind session
+    person: null, // the person's configuration, from the ledger
   };
 
   // ---- messages ----------------------------------------------------------------------------
@@ -547,18 +561,19 @@
     $('sanitize').setAttribute('aria-busy', 'true');
     try {
       // The map needs GeoJSON whatever the upload's format: ask for it (output=geojson).
-      const res = await api('POST', personPath('/sanitize?format=' + encodeURIComponent(format) + '&output=geojson'), {
-        body: file,
-        headers: { 'Content-Type': 'application/octet-stream', 'Idempotency-Key': newKey() },
-        what: 'sanitise the trace',
-        retry: true,
-      });
+      const res = state.mode !== 'proxy' ? await deviceSanitize(file, format)
+        : await api('POST', personPath('/sanitize?format=' + encodeURIComponent(format) + '&output=geojson'), {
+          body: file,
+          headers: { 'Content-Type': 'application/octet-stream', 'Idempotency-Key': newKey() },
+          what: 'sanitise the trace',
+          retry: true,
+        });
       res.trace = geojsonOf(res.trace, 'sanitised trace');
       res.original = geojsonOf(res.original, 'original trace');
       state.traceLayer.clearLayers();
       // The original goes on top: the sanitised trace's noise would otherwise hide it.
       const san = drawTracks(res.trace, 'sanitised', 'Sanitised');
-      const orig = drawTracks(res.original, 'original', 'Original');
+      const orig = res.original ? drawTracks(res.original, 'original', 'Original') : [];
       if (!san.length) throw new ApiError(200, 'The server returned no sanitised trace.');
       const b = state.traceLayer.getBounds();
       // Keep the traces clear of the budget bar over the top of the map.
@@ -567,7 +582,9 @@
       showReleaseCharge(res);
       offerDownloads(res);
       const n = (ts) => ts.reduce((s, t) => s + t.length, 0);
-      setStatus('Sanitised ' + file.name + ': ' + n(orig) + ' points in, ' + n(san) + ' points out.');
+      setStatus('Sanitised ' + file.name + (state.mode === 'proxy' ? ' by the server' : ' on this device') + ': ' +
+        (orig.length ? n(orig) + ' points in, ' : '') + n(san) + ' points out.');
+      document.body.dataset.releases = String(Number(document.body.dataset.releases || 0) + 1);
       refreshLedger();
     } catch (err) {
       setStatus('');
@@ -751,13 +768,21 @@
     state.queue = state.queue.then(() => locate(lat, lon));
   }
 
+  // proxyLocate asks the server to draw: the true location goes in the request.
+  async function proxyLocate(lat, lon, ms) {
+    return api('POST', personPath('/locate'), {
+      body: JSON.stringify({ lat, lon, time: new Date(ms).toISOString() }),
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': newKey() },
+      what: 'report this location',
+      retry: true,
+    });
+  }
+
   async function locate(lat, lon) {
-    const key = newKey();
     // The time of the fix on the server's clock, never before the previous query's: the
     // mechanism takes a person's queries in time order.
     const ms = Math.max(Date.now() + state.skew, state.lastTime + 1);
     state.lastTime = ms;
-    const time = new Date(ms).toISOString();
     const truth = L.circleMarker([lat, lon], {
       radius: 6, color: COLORS.clicked, weight: 2, fillColor: COLORS.clicked, fillOpacity: 0.9,
       className: 'marker-clicked',
@@ -765,12 +790,7 @@
     setStatus('Reporting ' + coord(lat) + ', ' + coord(lon) + '…', true);
     let res;
     try {
-      res = await api('POST', personPath('/locate'), {
-        body: JSON.stringify({ lat, lon, time }),
-        headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
-        what: 'report this location',
-        retry: true,
-      });
+      res = state.mode === 'proxy' ? await proxyLocate(lat, lon, ms) : await deviceLocate(lat, lon, ms);
     } catch (err) {
       truth.setStyle({ fillColor: '#fff', color: '#b00020' });
       truth.bindTooltip(tip('Refused: ' + err.message));
@@ -821,8 +841,178 @@
       state.map.fitBounds(view.extend([res.lat, res.lon]), { paddingTopLeft: [40, 110], paddingBottomRight: [40, 40] });
     }
     setBudget(res.spent, res.remaining, res.unit);
-    setStatus('Reported: ' + metres(d) + ' from the true location, charged ε ' + num(res.epsilon_charged) + '.');
-    refreshLedger();
+    setStatus('Reported' + (state.mode === 'proxy' ? ' by the server' : ' on this device') + ': ' + metres(d) +
+      ' from the true location, charged ε ' + num(res.epsilon_charged) + '.');
+    document.body.dataset.answers = String(Number(document.body.dataset.answers || 0) + 1);
+    if (state.mode === 'proxy' || res.charged) refreshLedger();
+  }
+
+  // ---- on the device -----------------------------------------------------------------------
+
+  // loadModule loads the WebAssembly module through the pinned loader (traceprivLoad checks
+  // the module's and the runtime's SHA-256) and restores the charge ids already drawn for.
+  function loadModule() {
+    if (state.tpLoading) return state.tpLoading;
+    state.tpLoading = (async () => {
+      if (typeof globalThis.traceprivLoad !== 'function') {
+        throw new Error('The on-device module’s loader (/wasm/loader.js) did not load: reload the page.');
+      }
+      const tp = await globalThis.traceprivLoad();
+      const claims = localStorage.getItem(STORE_CLAIMS);
+      if (claims) check(tp.restoreClaims(claims));
+      state.tp = tp;
+      document.body.dataset.module = 'ready';
+      return tp;
+    })();
+    state.tpLoading.catch((err) => {
+      document.body.dataset.module = 'failed';
+      state.tpLoading = null;
+      showError('The on-device module did not load (' + err.message + '). Nothing was sent; reload the page, ' +
+        'or choose “through the server” if you accept sending your true location.');
+    });
+    return state.tpLoading;
+  }
+
+  // check parses a module answer and throws its error.
+  function check(text) {
+    const a = typeof text === 'string' ? JSON.parse(text) : text;
+    if (a && typeof a.error === 'string') {
+      const e = new ApiError(0, a.error);
+      e.exhausted = !!a.exhausted;
+      e.charged = !!a.charged;
+      throw e;
+    }
+    return a;
+  }
+
+  function saveClaims() {
+    if (state.tp) localStorage.setItem(STORE_CLAIMS, state.tp.claims());
+  }
+
+  // charge asks the ledger to charge a release before the device draws it. The server never
+  // sees the location: only the mechanism, epsilon, radius and the certificate's digest.
+  async function charge(body, what) {
+    return api('POST', personPath('/charges'), {
+      body: JSON.stringify(body),
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': newKey() },
+      what,
+      retry: true,
+    });
+  }
+
+  // person returns the person's configuration (the ledger's config), loading it once.
+  async function person() {
+    if (state.person && state.person.id === state.id) return state.person;
+    const l = await api('GET', personPath('/ledger'), { what: 'read your configuration' });
+    renderLedger(l);
+    state.person = l.config;
+    return state.person;
+  }
+
+  // deviceSession returns the device's geoind session: the stored one, or a new one paid by one
+  // geoind charge (a cleared storage loses the session, not the budget: the ledger keeps it).
+  async function deviceSession(tp) {
+    if (state.session && state.session.id === state.id) return { s: state.session.s, charged: null };
+    const stored = localStorage.getItem(STORE_SESSION + state.id);
+    if (stored) {
+      try {
+        const st = JSON.parse(stored);
+        const s = check(tp.resumeSession(JSON.stringify(st.state)));
+        state.session = { id: state.id, s, charge_id: st.charge_id };
+        return { s, charged: null };
+      } catch (err) {
+        localStorage.removeItem(STORE_SESSION + state.id);
+      }
+    }
+    const p = await person();
+    const cfg = p.geoind && p.geoind.session_config;
+    if (!cfg || !cfg.params) throw new ApiError(0, 'The server did not send a session configuration for on-device queries (an older server?).');
+    setStatus('Charging a new on-device session to your account…', true);
+    const c = await charge({ mechanism: 'geoind', epsilon: cfg.params.epsilon, radius_m: p.account.radius_m }, 'charge a new session');
+    const s = check(tp.newChargedSession(JSON.stringify(cfg), c.charge_id));
+    saveClaims();
+    state.session = { id: state.id, s, charge_id: c.charge_id };
+    localStorage.setItem(STORE_SESSION + state.id, JSON.stringify({ charge_id: c.charge_id, state: JSON.parse(s.state()) }));
+    return { s, charged: c };
+  }
+
+  // deviceLocate draws the reported location in this browser; no request carries lat or lon.
+  async function deviceLocate(lat, lon, ms) {
+    const tp = await loadModule();
+    const { s, charged } = await deviceSession(tp);
+    let a;
+    try {
+      a = check(s.query(lat, lon, ms));
+    } catch (err) {
+      if (err.exhausted) {
+        $('new-session').hidden = false;
+        throw new ApiError(429, 'This on-device session’s budget is spent. “Start a new session” charges your account again.');
+      }
+      throw err;
+    }
+    // Persist the state before showing the report: a released step is never forgotten.
+    localStorage.setItem(STORE_SESSION + state.id, JSON.stringify({ charge_id: state.session.charge_id, state: a.state }));
+    const r = a.report;
+    return {
+      lat: r.lat, lon: r.lon, accuracy_m: r.accuracy_m, mode: r.mode, epsilon_charged: r.cost,
+      spent: r.spent, remaining: r.remaining, unit: 'this session’s ε per metre', charged: !!charged,
+    };
+  }
+
+  function newSession() {
+    localStorage.removeItem(STORE_SESSION + state.id);
+    state.session = null;
+    $('new-session').hidden = true;
+    clearError();
+    setStatus('The next query starts a new on-device session (one charge to your account).');
+  }
+
+  // deviceSanitize plans the release on this device, charges its exact certificate, then
+  // draws it: the trace never leaves the browser.
+  async function deviceSanitize(file, format) {
+    const tp = await loadModule();
+    const p = await person();
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    const opts = { epsilon: p.cip.epsilon, lambda: p.cip.lambda, radius_m: p.cip.radius_m, output: 'geojson', uid: state.id };
+    setStatus('Planning the release on this device (' + num(file.size / 1024, 3) + ' KiB, ' + format + ')…', true);
+    await new Promise((r) => setTimeout(r, 0)); // let the status show before the module blocks
+    const plan = check(tp.planRelease(bytes, format, JSON.stringify(opts)));
+    const c = await charge(JSON.parse(plan.charge()), 'charge this release');
+    setStatus('Charged; drawing the release on this device…', true);
+    await new Promise((r) => setTimeout(r, 0));
+    const r = check(plan.draw(c.charge_id));
+    saveClaims();
+    document.body.dataset.certificateSha256 = r.certificate_sha256;
+    if (r.certificate_sha256 !== plan.certificate_sha256) throw new ApiError(0, 'The release’s certificate is not the one charged.');
+    return {
+      trace: r.trace, certificate: JSON.parse(r.certificate), original: format === 'geojson' ? await file.text() : null,
+      epsilon_charged: c.epsilon_charged, remaining: c.remaining, budget: c.budget, unit: c.unit,
+    };
+  }
+
+  function setMode(mode) {
+    state.mode = mode === 'proxy' ? 'proxy' : 'device';
+    if (state.mode === 'proxy') sessionStorage.setItem(STORE_MODE, 'proxy');
+    else sessionStorage.removeItem(STORE_MODE);
+    for (const r of document.querySelectorAll('input[name="mode"]')) r.checked = r.value === state.mode;
+    document.body.dataset.mode = state.mode;
+    $('mode-note').textContent = state.mode === 'proxy'
+      ? 'Through the server: your true location (or trace) is sent to the server, which draws the noise. Choose this only if you trust the operator.'
+      : 'On this device: the noise is drawn in this browser; the server is asked only to charge your budget and never sees where you are.';
+    if (state.mode === 'device') loadModule();
+  }
+
+  // here reports the browser's own position (the Geolocation API).
+  function here() {
+    if (!requireCredentials()) return;
+    if (!navigator.geolocation) {
+      showError('This browser gives no position (no Geolocation API).');
+      return;
+    }
+    navigator.geolocation.getCurrentPosition(
+      (pos) => report(pos.coords.latitude, pos.coords.longitude),
+      (err) => showError('The browser gave no position (' + err.message + ').'),
+      { enableHighAccuracy: true, timeout: 10000, maximumAge: 0 });
   }
 
   // ---- ledger ------------------------------------------------------------------------------
@@ -918,6 +1108,12 @@
   function init() {
     readCredentials();
     readLink();
+    setMode(sessionStorage.getItem(STORE_MODE) || 'device');
+    for (const r of document.querySelectorAll('input[name="mode"]')) {
+      r.addEventListener('change', () => { if (r.checked) setMode(r.value); });
+    }
+    $('here').addEventListener('click', here);
+    $('new-session').addEventListener('click', newSession);
     showWho();
     initMap();
     initDrop();

@@ -212,7 +212,17 @@ func (s *session) count(sel string) int {
 	return eval[int](s, `document.querySelectorAll(`+string(b)+`).length`)
 }
 
+// open opens the page as person and chooses proxy mode, as a person would on the page: these
+// tests drive the server's own mechanisms (/locate, /sanitize). openDevice keeps the default.
 func (s *session) open(person, token string) {
+	s.t.Helper()
+	s.openDevice(person, token)
+	s.do(chromedp.Click(chromedp.CSS(`input[name="mode"][value="proxy"]`)))
+	s.waitFor("proxy mode", `document.body.dataset.mode === "proxy"`)
+}
+
+// openDevice opens the page as person in its default mode, on the device.
+func (s *session) openDevice(person, token string) {
 	s.t.Helper()
 	s.do(chromedp.Navigate(s.svc.ts.URL + "/#id=" + person + "&token=" + token))
 	s.waitFor("the page to start", `document.body.dataset.ready === "true"`)
