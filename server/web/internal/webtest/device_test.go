@@ -211,6 +211,9 @@ func TestDetectorFinds(t *testing.T) {
 // (the next query is charged a new session). The negative control: the same detector finds the
 // coordinates in proxy mode's requests.
 func TestPageOnDevice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("designs and draws a release in the browser (minutes under load); run without -short")
+	}
 	svc := newService(t)
 	s := newSession(t, svc)
 	net := s.recordNetwork()
