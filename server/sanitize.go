@@ -251,7 +251,7 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	detail, err := json.Marshal(map[string]any{
 		"epsilon_certified": amount, "epsilon_kind": cert.EpsilonKind, "epsilon_target": target,
 		"lambda": cfg.CIP.Lambda, "radius_m": cfg.CIP.Radius, "points": points, "traces": len(outs),
-		"design": cert.Design, "method": cert.Path, "input_format": inFmt, "output_format": outFmt,
+		"design": cert.Design, "path": cert.Path, "input_format": inFmt, "output_format": outFmt,
 	})
 	if err != nil {
 		return nil, false, nil, err

@@ -181,7 +181,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		eps, lambda, radius float64
 		seed                uint64
 		batch               int
-		design, method      string
+		design, path        string
 		delta               float64
 	)
 	fs := newFlags("sanitize", stderr, &c)
@@ -194,7 +194,9 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Uint64Var(&seed, "seed", 0, "seeded randomness, derived per person from the seed and uid: reproducible and NOT private (default crypto/rand)")
 	fs.StringVar(&origin, "origin", "", "public origin LAT,LON of the tangent plane (default: the prior file's)")
 	fs.StringVar(&design, "design", string(sanitize.DesignAuto), "noise designer: auto, envelope, proportional or e3")
-	fs.StringVar(&method, "method", string(sanitize.PathAuto), "computation path: auto, dense or linear")
+	fs.StringVar(&path, "path", string(sanitize.PathAuto), "computation path: auto, dense or linear")
+	var method string
+	fs.StringVar(&method, "method", "", "the computation path under its name before --path (accepted, with a warning, until the next release)")
 	fs.Float64Var(&delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificates")
 	fs.BoolVar(&o.PointsOnly, "points-only", false, "protect the points alone, not places and the route (the certificates say they are not covered)")
 	fs.BoolVar(&o.AllowPriorOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on data of the input (a fix shared with the prior's corpus index beside it; the certificates then say those persons are not covered)")
@@ -211,6 +213,9 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parse(fs, args, &c, stderr); err != nil {
 		return err
 	}
+	if err := oldPathFlag(fs, &path, method, stderr); err != nil {
+		return err
+	}
 	if err := required(fs, "input", "output", "prior", "epsilon", "lambda", "radius"); err != nil {
 		return err
 	}
@@ -223,7 +228,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("--prior: %w", err)
 	}
 	o.Epsilon, o.Lambda, o.Radius, o.Delta = eps, lambda, radius, delta
-	o.Design, o.Path, o.BatchUnits, o.Logger = cip.Method(design), sanitize.Path(method), batch, c.logger
+	o.Design, o.Path, o.BatchUnits, o.Logger = cip.Method(design), sanitize.Path(path), batch, c.logger
 	if o.Format, err = format(); err != nil {
 		return err
 	}
@@ -469,6 +474,21 @@ func readFlags(fs *flag.FlagSet, r *pipeline.Reading, strict string) func() (tra
 		}
 		return f, nil
 	}
+}
+
+// oldPathFlag takes --method, the computation path's flag before it was
+// --path, into *path with a warning on stderr; giving both is an error
+// unless they agree.
+func oldPathFlag(fs *flag.FlagSet, path *string, method string, stderr io.Writer) error {
+	if !isSet(fs, "method") {
+		return nil
+	}
+	if isSet(fs, "path") && *path != method {
+		return fmt.Errorf("--method %s and --path %s: --method is the old name of --path; give --path alone", method, *path)
+	}
+	*path = method
+	fmt.Fprintf(stderr, "tracepriv-pipeline: warning: --method is now --path (the computation path: auto, dense or linear); --method will be removed in the next release\n")
+	return nil
 }
 
 // seeded reports whether --seed was given, warning on stderr that the
