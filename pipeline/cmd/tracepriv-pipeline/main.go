@@ -378,7 +378,7 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var (
 		c    common
-		o    pipeline.ReleaseOptions
+		o    pipeline.SynthesizeOptions
 		seed uint64
 	)
 	fs := newFlags("release", stderr, &c)
@@ -427,14 +427,14 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	o.Seeded, o.Seed = seeded(fs, seed, stderr), seed
 	o.Logger = c.logger
-	res, err := pipeline.Release(ctx, o)
+	res, err := pipeline.Synthesize(ctx, o)
 	if err != nil {
 		return err
 	}
 	cert := res.Cert
 	if c.json {
 		return jsondoc.Write(stdout, struct {
-			*pipeline.ReleaseCert
+			*pipeline.SynthesisCert
 			Input           trajdb.MapReport     `json:"input"`
 			Bounded         pipeline.BoundReport `json:"bounded"`
 			UnreadableFiles int64                `json:"unreadable_files"`
@@ -451,7 +451,7 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for _, l := range cert.Levels {
 		fmt.Fprintf(stdout, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
 	}
-	fmt.Fprintf(stdout, "wrote %s, %s and %s in %s\n", pipeline.ReleaseSeqFile, pipeline.ReleaseCSVFile, pipeline.ReleaseCertFile, o.Output)
+	fmt.Fprintf(stdout, "wrote %s, %s and %s in %s\n", pipeline.SynthesisSeqFile, pipeline.SynthesisCSVFile, pipeline.SynthesisCertFile, o.Output)
 	return nil
 }
 
