@@ -60,9 +60,10 @@ func main() {
 const usage = `usage: tracepriv-pipeline COMMAND [flags]
 
 commands:
-  sanitize  release a corpus with per-person certified privacy (as tracepriv sanitize --in DIR --out DIR)
-  fit       fit a prior family over a corpus (as tracepriv fit)
-  release   release a trajectory database under user-level DP (as tracepriv release)
+  sanitize    release a corpus with per-person certified privacy (as tracepriv sanitize --in DIR --out DIR)
+  fit         fit a prior family over a corpus (as tracepriv fit)
+  synthesize  synthesize a trajectory database under user-level DP (as tracepriv synthesize;
+              "release", its old name, is accepted with a warning until the next release)
 
 Run "tracepriv-pipeline COMMAND -h" for its flags. Beam's runner flags
 (--runner prism|universal|dataflow, --endpoint, --environment_type, ...) are
@@ -82,8 +83,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = sanitizeCmd(ctx, args[1:], stdout, stderr)
 	case "fit":
 		err = fitCmd(ctx, args[1:], stdout, stderr)
-	case "release":
-		err = releaseCmd(ctx, args[1:], stdout, stderr)
+	case "synthesize", "release":
+		if args[0] == "release" {
+			fmt.Fprintln(stderr, `tracepriv-pipeline: warning: "release" is now "synthesize" (a synthetic trajectory database); the old name will be removed in the next release`)
+		}
+		err = synthesizeCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -375,13 +379,13 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func synthesizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var (
 		c    common
 		o    pipeline.SynthesizeOptions
 		seed uint64
 	)
-	fs := newFlags("release", stderr, &c)
+	fs := newFlags("synthesize", stderr, &c)
 	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory or a file; a database, so a corpus: one person per child folder of its root (GeoLife's Data folder: per <uid>) or per uid")
 	fs.StringVar(&o.Output, "output", "", "output directory for trajectories.seq, trajectories.csv and release.json")
 	var mechanism, bbox string

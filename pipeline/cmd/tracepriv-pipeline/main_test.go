@@ -111,3 +111,19 @@ func TestPathFlag(t *testing.T) {
 		})
 	}
 }
+
+// TestSynthesizeName: "synthesize" runs the trajectory-database job, and
+// "release", its old name, still does for one release, with a warning.
+func TestSynthesizeName(t *testing.T) {
+	const warning = `"release" is now "synthesize"`
+	for _, name := range []string{"synthesize", "release"} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{name, "--input", "x", "--output", "y"}, &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "--mechanism is required") {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and the synthesize job's flag check", name, code, stderr.String())
+		}
+		if got, want := strings.Contains(stderr.String(), warning), name == "release"; got != want {
+			t.Errorf("%s: warning on stderr %v, want %v: %q", name, got, want, stderr.String())
+		}
+	}
+}
