@@ -1,5 +1,5 @@
 // Package accountant composes privacy guarantees: it turns a record of
-// releases (a ledger of privacy events) into the (ε, δ), Rényi, zCDP,
+// releases (an event log of privacy events) into the (ε, δ), Rényi, zCDP,
 // Gaussian-DP or metric-privacy guarantee of the whole.
 //
 // For example, 1000 releases of a unit-sensitivity query with Gaussian
@@ -25,7 +25,7 @@
 // (ε, δ), zCDP, an arbitrary Rényi curve (RDPCurve; the CIP Gaussian
 // mechanism's exact loss α/2·k r² L is the linear curve ρα), metric-privacy
 // events such as the planar Laplace mechanism, and SelfComposed and
-// Composed events. A Ledger is the versioned JSON/YAML form of a list of
+// Composed events. An EventLog is the versioned JSON/YAML form of a list of
 // events with counts.
 //
 // # Rényi DP
@@ -63,7 +63,7 @@
 // home of f-DP.
 //
 // Invalid parameters are reported as *param.Error (ParamError is its old
-// name here), with the parameter named as in the ledger format.
+// name here), with the parameter named as in the event log format.
 //
 // # Metric privacy (Guerra-Balboa, Chapter 4)
 //

@@ -13,7 +13,7 @@ import (
 var ErrUnsupported = errors.New("event not supported by this accountant")
 
 // ParamError reports an invalid parameter of an event or a call. Its Name
-// is the parameter's name as spelled in the ledger format, so that ledger
+// is the parameter's name as spelled in the event log format, so that event log
 // errors can point at the offending field.
 //
 // Deprecated: use param.Error, which this is an alias of (the fields Param

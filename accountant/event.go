@@ -153,7 +153,7 @@ func (r GRR) String() string {
 
 // EpsilonDelta is a black-box (ε, δ)-DP mechanism. With Delta = 0 it is
 // pure ε-DP and every accountant supports it; with Delta > 0 it has no
-// Rényi curve and the RDP accountant refuses it (the ledger then falls back
+// Rényi curve and the RDP accountant refuses it (the event log then falls back
 // to basic composition for it).
 type EpsilonDelta struct {
 	Epsilon float64

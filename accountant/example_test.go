@@ -78,8 +78,8 @@ func ExampleMetric_Pullback() {
 	// 30·euclidean_km
 }
 
-func ExampleParseLedger() {
-	l, err := accountant.ParseLedger(strings.NewReader(`
+func ExampleParseEventLog() {
+	l, err := accountant.ParseEventLog(strings.NewReader(`
 version: 1
 events:
   - type: gaussian

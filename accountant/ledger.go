@@ -15,48 +15,48 @@ import (
 	"github.com/tracepriv/tracepriv/param"
 )
 
-// LedgerVersion is the ledger format version this package reads and writes.
-const LedgerVersion = 1
+// EventLogVersion is the event log format version this package reads and writes.
+const EventLogVersion = 1
 
-// Ledger is a versioned, JSON- and YAML-serialisable list of privacy events
+// EventLog is a versioned, JSON- and YAML-serialisable list of privacy events
 // with counts: the record of everything released about one dataset. See
 // docs/accountant.md for the format.
-type Ledger struct {
-	Version int           `json:"version"`
-	Name    string        `json:"name,omitempty"`
-	Events  []LedgerEntry `json:"events"`
+type EventLog struct {
+	Version int             `json:"version"`
+	Name    string          `json:"name,omitempty"`
+	Events  []EventLogEntry `json:"events"`
 }
 
-// LedgerEntry is one event of a ledger. Type selects the mechanism and
+// EventLogEntry is one event of an event log. Type selects the mechanism and
 // which of the other fields apply; Count (default 1) repeats it.
-type LedgerEntry struct {
-	Type        string        `json:"type"`
-	Name        string        `json:"name,omitempty"`
-	Count       *int          `json:"count,omitempty"`
-	Epsilon     *float64      `json:"epsilon,omitempty"`
-	Delta       *float64      `json:"delta,omitempty"`
-	Scale       *float64      `json:"scale,omitempty"`
-	Sigma       *float64      `json:"sigma,omitempty"`
-	Sensitivity *float64      `json:"sensitivity,omitempty"`
-	Rho         *float64      `json:"rho,omitempty"`
-	Categories  *int          `json:"categories,omitempty"`
-	Metric      string        `json:"metric,omitempty"`
-	Unit        string        `json:"unit,omitempty"`
-	Orders      []float64     `json:"orders,omitempty"`
-	Epsilons    []float64     `json:"epsilons,omitempty"`
-	Events      []LedgerEntry `json:"events,omitempty"`
+type EventLogEntry struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name,omitempty"`
+	Count       *int            `json:"count,omitempty"`
+	Epsilon     *float64        `json:"epsilon,omitempty"`
+	Delta       *float64        `json:"delta,omitempty"`
+	Scale       *float64        `json:"scale,omitempty"`
+	Sigma       *float64        `json:"sigma,omitempty"`
+	Sensitivity *float64        `json:"sensitivity,omitempty"`
+	Rho         *float64        `json:"rho,omitempty"`
+	Categories  *int            `json:"categories,omitempty"`
+	Metric      string          `json:"metric,omitempty"`
+	Unit        string          `json:"unit,omitempty"`
+	Orders      []float64       `json:"orders,omitempty"`
+	Epsilons    []float64       `json:"epsilons,omitempty"`
+	Events      []EventLogEntry `json:"events,omitempty"`
 }
 
-// LedgerError locates a problem in a ledger: Path is the entry
+// EventLogError locates a problem in an event log: Path is the entry
 // ("events[3]", "events[1].events[0]") and Field the offending field, empty
 // when the problem is the entry or the document as a whole.
-type LedgerError struct {
+type EventLogError struct {
 	Path  string
 	Field string
 	Err   error
 }
 
-func (e *LedgerError) Error() string {
+func (e *EventLogError) Error() string {
 	loc := e.Path
 	if e.Field != "" {
 		if loc != "" {
@@ -64,17 +64,19 @@ func (e *LedgerError) Error() string {
 		}
 		loc += e.Field
 	}
+	// "ledger" is the word of the command that reads event logs
+	// (tracepriv account ledger), kept for its users' scripts.
 	if loc == "" {
 		return "ledger: " + e.Err.Error()
 	}
 	return "ledger: " + loc + ": " + e.Err.Error()
 }
 
-func (e *LedgerError) Unwrap() error { return e.Err }
+func (e *EventLogError) Unwrap() error { return e.Err }
 
-// ledgerFields lists, per event type, the fields it accepts besides type,
+// eventLogFields lists, per event type, the fields it accepts besides type,
 // name and count.
-var ledgerFields = map[string][]string{
+var eventLogFields = map[string][]string{
 	"laplace":             {"scale", "epsilon", "sensitivity"},
 	"gaussian":            {"sigma", "sensitivity"},
 	"discrete_laplace":    {"scale", "epsilon", "sensitivity"},
@@ -89,22 +91,22 @@ var ledgerFields = map[string][]string{
 	"composed":            {"events"},
 }
 
-// ParseLedger reads a ledger in JSON or YAML (detected from the first
+// ParseEventLog reads an event log in JSON or YAML (detected from the first
 // non-blank character), rejects unknown fields, and validates it. Errors
-// are *LedgerError values naming the entry and field.
-func ParseLedger(r io.Reader) (*Ledger, error) {
+// are *EventLogError values naming the entry and field.
+func ParseEventLog(r io.Reader) (*EventLog, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
 	}
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, &LedgerError{Err: errors.New("empty document")}
+		return nil, &EventLogError{Err: errors.New("empty document")}
 	}
 	if trimmed[0] != '{' {
 		data, err = yaml.YAMLToJSON(data)
 		if err != nil {
-			return nil, &LedgerError{Err: fmt.Errorf("not JSON, and invalid YAML: %w", err)}
+			return nil, &EventLogError{Err: fmt.Errorf("not JSON, and invalid YAML: %w", err)}
 		}
 	}
 	var top struct {
@@ -116,14 +118,14 @@ func ParseLedger(r io.Reader) (*Ledger, error) {
 		return nil, documentError(err)
 	}
 	if top.Version == nil {
-		return nil, &LedgerError{Field: "version", Err: fmt.Errorf("missing (this reader understands version %d)", LedgerVersion)}
+		return nil, &EventLogError{Field: "version", Err: fmt.Errorf("missing (this reader understands version %d)", EventLogVersion)}
 	}
-	if *top.Version != LedgerVersion {
-		return nil, &LedgerError{Field: "version", Err: fmt.Errorf("unsupported version %d (this reader understands version %d)", *top.Version, LedgerVersion)}
+	if *top.Version != EventLogVersion {
+		return nil, &EventLogError{Field: "version", Err: fmt.Errorf("unsupported version %d (this reader understands version %d)", *top.Version, EventLogVersion)}
 	}
-	l := &Ledger{Version: *top.Version, Name: top.Name}
+	l := &EventLog{Version: *top.Version, Name: top.Name}
 	if top.Events == nil {
-		return nil, &LedgerError{Field: "events", Err: errors.New("missing")}
+		return nil, &EventLogError{Field: "events", Err: errors.New("missing")}
 	}
 	for i, raw := range top.Events {
 		e, err := parseEntry(raw, fmt.Sprintf("events[%d]", i))
@@ -140,34 +142,34 @@ func ParseLedger(r io.Reader) (*Ledger, error) {
 
 func strictUnmarshal(data []byte, v any) error { return jsondoc.Decode(data, v) }
 
-func parseEntry(raw json.RawMessage, path string) (LedgerEntry, error) {
+func parseEntry(raw json.RawMessage, path string) (EventLogEntry, error) {
 	// Nested events are kept raw and parsed one by one, so that their
 	// errors carry their own path; the outer Events field shadows the
 	// embedded one.
 	var e struct {
-		LedgerEntry
+		EventLogEntry
 		Events []json.RawMessage `json:"events"`
 	}
 	if err := strictUnmarshal(raw, &e); err != nil {
-		return LedgerEntry{}, jsonLedgerError(path, err)
+		return EventLogEntry{}, jsonEventLogError(path, err)
 	}
-	out := e.LedgerEntry
+	out := e.EventLogEntry
 	if e.Events != nil {
-		out.Events = []LedgerEntry{}
+		out.Events = []EventLogEntry{}
 	}
 	for j, r := range e.Events {
 		inner, err := parseEntry(r, fmt.Sprintf("%s.events[%d]", path, j))
 		if err != nil {
-			return LedgerEntry{}, err
+			return EventLogEntry{}, err
 		}
 		out.Events = append(out.Events, inner)
 	}
 	return out, nil
 }
 
-// documentError words a problem with the ledger document as a whole: a
+// documentError words a problem with the event log document as a whole: a
 // document that is not an object (another kind of file, for instance) and a
-// field a ledger does not have.
+// field an event log does not have.
 func documentError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field == "" {
@@ -181,43 +183,43 @@ func documentError(err error) error {
 		case "array":
 			what = "a list"
 		}
-		return &LedgerError{Err: fmt.Errorf("the document is %s, not an object with \"version\" and \"events\"", what)}
+		return &EventLogError{Err: fmt.Errorf("the document is %s, not an object with \"version\" and \"events\"", what)}
 	}
-	le := jsonLedgerError("", err)
-	var e *LedgerError
+	le := jsonEventLogError("", err)
+	var e *EventLogError
 	if errors.As(le, &e) && e.Field != "" && e.Err.Error() == "unknown field" {
-		e.Err = errors.New(`unknown field (a ledger has only "version", "name" and "events")`)
+		e.Err = errors.New(`unknown field (an event log has only "version", "name" and "events")`)
 	}
 	return le
 }
 
-// jsonLedgerError turns encoding/json's errors into LedgerErrors that name
+// jsonEventLogError turns encoding/json's errors into EventLogErrors that name
 // the field.
-func jsonLedgerError(path string, err error) error {
+func jsonEventLogError(path string, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		field := strings.TrimPrefix(te.Field, "LedgerEntry.")
-		return &LedgerError{Path: path, Field: field, Err: fmt.Errorf("expected %v, got JSON %s", te.Type, te.Value)}
+		field := strings.TrimPrefix(te.Field, "EventLogEntry.")
+		return &EventLogError{Path: path, Field: field, Err: fmt.Errorf("expected %v, got JSON %s", te.Type, te.Value)}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &LedgerError{Path: path, Err: fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)}
+		return &EventLogError{Path: path, Err: fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, se)}
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return &LedgerError{Path: path, Err: errors.New("invalid JSON: unexpected end of input")}
+		return &EventLogError{Path: path, Err: errors.New("invalid JSON: unexpected end of input")}
 	}
 	msg := err.Error()
 	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return &LedgerError{Path: path, Field: strings.Trim(f, `"`), Err: errors.New("unknown field")}
+		return &EventLogError{Path: path, Field: strings.Trim(f, `"`), Err: errors.New("unknown field")}
 	}
-	return &LedgerError{Path: path, Err: err}
+	return &EventLogError{Path: path, Err: err}
 }
 
 // Validate checks every entry, returning the first problem as a
-// *LedgerError.
-func (l *Ledger) Validate() error {
-	if l.Version != LedgerVersion {
-		return &LedgerError{Field: "version", Err: fmt.Errorf("unsupported version %d (this reader understands version %d)", l.Version, LedgerVersion)}
+// *EventLogError.
+func (l *EventLog) Validate() error {
+	if l.Version != EventLogVersion {
+		return &EventLogError{Field: "version", Err: fmt.Errorf("unsupported version %d (this reader understands version %d)", l.Version, EventLogVersion)}
 	}
 	for i, e := range l.Events {
 		if _, err := e.event(fmt.Sprintf("events[%d]", i)); err != nil {
@@ -228,9 +230,9 @@ func (l *Ledger) Validate() error {
 }
 
 // Event returns the entry as an Event (a SelfComposed when Count ≠ 1).
-func (e LedgerEntry) Event() (Event, error) { return e.event("") }
+func (e EventLogEntry) Event() (Event, error) { return e.event("") }
 
-func (e LedgerEntry) set() map[string]bool {
+func (e EventLogEntry) set() map[string]bool {
 	return map[string]bool{
 		"epsilon": e.Epsilon != nil, "delta": e.Delta != nil, "scale": e.Scale != nil,
 		"sigma": e.Sigma != nil, "sensitivity": e.Sensitivity != nil, "rho": e.Rho != nil,
@@ -239,18 +241,18 @@ func (e LedgerEntry) set() map[string]bool {
 	}
 }
 
-func (e LedgerEntry) event(path string) (Event, error) {
+func (e EventLogEntry) event(path string) (Event, error) {
 	fail := func(field string, err error) error {
 		var pe *ParamError
 		if errors.As(err, &pe) {
 			err = fmt.Errorf("%s, got %v", pe.Why, pe.Value)
 		}
-		return &LedgerError{Path: path, Field: field, Err: err}
+		return &EventLogError{Path: path, Field: field, Err: err}
 	}
-	allowed, ok := ledgerFields[e.Type]
+	allowed, ok := eventLogFields[e.Type]
 	if !ok {
-		names := make([]string, 0, len(ledgerFields))
-		for k := range ledgerFields {
+		names := make([]string, 0, len(eventLogFields))
+		for k := range eventLogFields {
 			names = append(names, k)
 		}
 		sort.Strings(names)
@@ -386,8 +388,8 @@ func contains(s []string, x string) bool {
 	return false
 }
 
-// Event returns the whole ledger as one Composed event.
-func (l *Ledger) Event() (Composed, error) {
+// Event returns the whole event log as one Composed event.
+func (l *EventLog) Event() (Composed, error) {
 	var c Composed
 	for i, e := range l.Events {
 		ev, err := e.event(fmt.Sprintf("events[%d]", i))

@@ -24,7 +24,7 @@ const gaussLedgerJSON = `{
 
 // 16 Gaussians with σ = 8 are one Gaussian with σ = 2: μ = 1/2.
 func TestLedgerGaussianIsExactGDP(t *testing.T) {
-	l, err := ParseLedger(strings.NewReader(gaussLedgerJSON))
+	l, err := ParseEventLog(strings.NewReader(gaussLedgerJSON))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ events:
 `
 
 func TestLedgerMixedYAML(t *testing.T) {
-	l, err := ParseLedger(strings.NewReader(mixedLedgerYAML))
+	l, err := ParseEventLog(strings.NewReader(mixedLedgerYAML))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,18 +131,18 @@ func TestLedgerErrors(t *testing.T) {
 		{`[1, 2]`, "the document is a list, not an object"},
 		{"- type: gaussian\n  sigma: 1\n", "the document is a list, not an object"},
 		{`42`, "the document is a single value, not an object"},
-		{`{"type": "FeatureCollection", "features": []}`, `type: unknown field (a ledger has only "version", "name" and "events")`},
+		{`{"type": "FeatureCollection", "features": []}`, `type: unknown field (an event log has only "version", "name" and "events")`},
 	} {
-		_, err := ParseLedger(strings.NewReader(c.doc))
-		var le *LedgerError
+		_, err := ParseEventLog(strings.NewReader(c.doc))
+		var le *EventLogError
 		if err == nil || !errors.As(err, &le) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s\n  err = %v\n  want a LedgerError containing %q", c.doc, err, c.want)
+			t.Errorf("%s\n  err = %v\n  want an EventLogError containing %q", c.doc, err, c.want)
 		}
 	}
 }
 
 func TestLedgerAccountErrors(t *testing.T) {
-	l, err := ParseLedger(strings.NewReader(`{"version": 1, "events": [{"type": "epsilon_delta", "epsilon": 1, "delta": 1e-3}]}`))
+	l, err := ParseEventLog(strings.NewReader(`{"version": 1, "events": [{"type": "epsilon_delta", "epsilon": 1, "delta": 1e-3}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestLedgerDocExample(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("no yaml block in docs/accountant.md")
 	}
-	l, err := ParseLedger(strings.NewReader(block))
+	l, err := ParseEventLog(strings.NewReader(block))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,11 +192,11 @@ func FuzzParseLedger(f *testing.F) {
 	f.Add(`[1, 2]`)
 	f.Add("version: 1\nevents:\n  - type: composed\n    count: 3\n    events: [{type: zcdp, rho: 1e308}]\n")
 	f.Fuzz(func(t *testing.T, doc string) {
-		l, err := ParseLedger(strings.NewReader(doc))
+		l, err := ParseEventLog(strings.NewReader(doc))
 		if err != nil {
-			var le *LedgerError
+			var le *EventLogError
 			if !errors.As(err, &le) {
-				t.Fatalf("error %v is not a LedgerError", err)
+				t.Fatalf("error %v is not an EventLogError", err)
 			}
 			return
 		}

@@ -172,7 +172,7 @@ func (acc *RDPAccountant) Supports(ev Event) bool {
 	return err == nil
 }
 
-// Compose adds count runs of ev to the ledger. On error the accountant is
+// Compose adds count runs of ev to the event log. On error the accountant is
 // unchanged.
 func (acc *RDPAccountant) Compose(ev Event, count int) error {
 	if count < 0 {

@@ -7,7 +7,7 @@ import (
 	"github.com/tracepriv/tracepriv/param"
 )
 
-// Report is the composed guarantee of a ledger, from every accountant that
+// Report is the composed guarantee of an event log, from every accountant that
 // applies. All reported values are valid upper bounds; Epsilon and Delta
 // are the best of them.
 type Report struct {
@@ -76,31 +76,31 @@ func flatten(ev Event, mult int, out []flatEvent) []flatEvent {
 	return append(out, flatEvent{ev, mult})
 }
 
-// EpsilonAt composes the ledger and reports the smallest ε for which it is
+// EpsilonAt composes the event log and reports the smallest ε for which it is
 // (ε, delta)-DP.
-func (l *Ledger) EpsilonAt(delta float64) (*Report, error) {
+func (l *EventLog) EpsilonAt(delta float64) (*Report, error) {
 	if err := param.InOpen("delta", delta, 0, 1); err != nil {
 		return nil, err
 	}
 	return l.account(true, delta)
 }
 
-// DeltaAt composes the ledger and reports the smallest δ for which it is
+// DeltaAt composes the event log and reports the smallest δ for which it is
 // (eps, δ)-DP.
-func (l *Ledger) DeltaAt(eps float64) (*Report, error) {
+func (l *EventLog) DeltaAt(eps float64) (*Report, error) {
 	if err := param.NonNegative("epsilon", eps); err != nil {
 		return nil, err
 	}
 	return l.account(false, eps)
 }
 
-func (l *Ledger) account(byDelta bool, target float64) (*Report, error) {
+func (l *EventLog) account(byDelta bool, target float64) (*Report, error) {
 	all, err := l.Event()
 	if err != nil {
 		return nil, err
 	}
 	flat := flatten(all, 1, nil)
-	rep := &Report{Version: LedgerVersion, Query: "delta"}
+	rep := &Report{Version: EventLogVersion, Query: "delta"}
 	if byDelta {
 		rep.Query = "epsilon"
 	}
@@ -181,7 +181,7 @@ func (l *Ledger) account(byDelta bool, target float64) (*Report, error) {
 		// Rényi and zCDP conversions.
 		rest := target - approx.Delta
 		if rest <= 0 {
-			return nil, fmt.Errorf("accountant: the ledger's (ε, δ) events already spend δ = %g ≥ %g", approx.Delta, target)
+			return nil, fmt.Errorf("accountant: the event log's (ε, δ) events already spend δ = %g ≥ %g", approx.Delta, target)
 		}
 		e, order, err := rdpAcc.Epsilon(rest)
 		if err != nil {

@@ -127,7 +127,7 @@ func BenchmarkReleaseGeoLife(b *testing.B) {
 				o := testRelease(filepath.Join(root, "**", "*.plt"), out, "prefix", 1)
 				if side == "single" {
 					singleRelease(b, root, out, o)
-				} else if _, err := Release(context.Background(), o); err != nil {
+				} else if _, err := Synthesize(context.Background(), o); err != nil {
 					b.Fatal(err)
 				}
 			}

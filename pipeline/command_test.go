@@ -77,7 +77,7 @@ func TestCommandRelease(t *testing.T) {
 	stdout, _ := runBinary(t, "release", "--input", o.Input, "--output", out, "--mechanism", "prefix",
 		"--epsilon", fmt.Sprint(o.Epsilon), "--cell-m", fmt.Sprint(o.CellM), "--bbox", testBBox,
 		"--max-len", fmt.Sprint(o.MaxLen), "--max-seqs", fmt.Sprint(o.MaxSeqs), "--seed", "5")
-	sameFiles(t, want, out, ReleaseSeqFile, ReleaseCSVFile, ReleaseCertFile)
+	sameFiles(t, want, out, SynthesisSeqFile, SynthesisCSVFile, SynthesisCertFile)
 	for _, s := range []string{"of 8 persons from 78 traces, 107576 fixes", "bounded: 154 trajectories kept", "randomness seeded:5", "wrote trajectories.seq"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, stdout)

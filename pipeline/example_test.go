@@ -104,13 +104,13 @@ func ExampleSanitize() {
 
 // Release a trajectory database on Beam: counts per tree node summed by
 // the runner, noise drawn once per node over the public grid.
-func ExampleRelease() {
+func ExampleSynthesize() {
 	out, err := os.MkdirTemp("", "pipeline-example")
 	if err != nil {
 		panic(err)
 	}
 	defer os.RemoveAll(out)
-	res, err := pipeline.Release(context.Background(), pipeline.ReleaseOptions{
+	res, err := pipeline.Synthesize(context.Background(), pipeline.SynthesizeOptions{
 		Input: "../internal/sample/*/*.plt", Output: filepath.Join(out, "db"),
 		Mechanism: trajdb.MechanismPrefix, Epsilon: 1, CellM: 5000, BBox: trace.BBox{MinLat: 39.75, MinLon: 116.15, MaxLat: 40.10, MaxLon: 116.60}, MaxLen: 3, MaxSeqs: 1,
 	})

@@ -25,17 +25,17 @@ import (
 // The files of a released trajectory database, as `tracepriv release`
 // writes them.
 const (
-	ReleaseSeqFile  = trajdb.SeqFile
-	ReleaseCSVFile  = trajdb.CSVFile
-	ReleaseCertFile = trajdb.CertificateFile
+	SynthesisSeqFile  = trajdb.SeqFile
+	SynthesisCSVFile  = trajdb.CSVFile
+	SynthesisCertFile = trajdb.CertificateFile
 )
 
-// ReleaseOptions configures the release of a trajectory database. Every
+// SynthesizeOptions configures the release of a trajectory database. Every
 // field is public configuration: the grid, the bounds, the mapping rule and
 // the mechanism must not be chosen from the data.
-type ReleaseOptions struct {
+type SynthesizeOptions struct {
 	// Input is the trace file pattern (see Match) and Output the directory
-	// that receives ReleaseSeqFile, ReleaseCSVFile and ReleaseCertFile.
+	// that receives SynthesisSeqFile, SynthesisCSVFile and SynthesisCertFile.
 	// Force replaces an earlier release there.
 	Input, Output string
 	Force         bool
@@ -67,14 +67,14 @@ type ReleaseOptions struct {
 	Logger *slog.Logger `json:"-"`
 }
 
-// releaseConfig is ReleaseOptions resolved by the launcher; it travels in
+// releaseConfig is SynthesizeOptions resolved by the launcher; it travels in
 // the DoFns, so it holds only serialisable values.
 type releaseConfig struct {
-	ReleaseOptions
+	SynthesizeOptions
 	Root, Out string
 }
 
-func (o *ReleaseOptions) withDefaults() {
+func (o *SynthesizeOptions) withDefaults() {
 	def := trajdb.DefaultBounds()
 	if o.MaxLen == 0 {
 		o.MaxLen = def.MaxLen
@@ -330,7 +330,7 @@ func (f *noiseFn) ProcessElement(_ []byte, counts func(*string, *int64) bool, tr
 	if err != nil {
 		return stageError("%v", err)
 	}
-	if _, err := trajdb.WriteRelease(f.Cfg.Out, newReleaseCert(&f.Cfg, g, m, rel, src), 0); err != nil {
+	if _, err := trajdb.WriteSynthesis(f.Cfg.Out, newReleaseCert(&f.Cfg, g, m, rel, src), 0); err != nil {
 		return stageError("%v", err)
 	}
 	return nil
@@ -338,9 +338,9 @@ func (f *noiseFn) ProcessElement(_ []byte, counts func(*string, *int64) bool, tr
 
 // releaseCounts releases a database of size symbols with m from the
 // counts of its tree's nodes (nodeCounts summed over bounded persons),
-// with trajdb's ReleaseCounts: the noise is drawn once per node, over the
+// with trajdb's SynthesizeCounts: the noise is drawn once per node, over the
 // whole universe, on this one worker.
-func releaseCounts(m trajdb.Mechanism, size int, counts map[string]int64, epsilon float64, src noise.Source) (*trajdb.Released, error) {
+func releaseCounts(m trajdb.Mechanism, size int, counts map[string]int64, epsilon float64, src noise.Source) (*trajdb.Synthetic, error) {
 	cm, ok := m.(trajdb.CountingMechanism)
 	if !ok {
 		return nil, fmt.Errorf("mechanism %q cannot release from counts", m.Name())
@@ -356,13 +356,13 @@ func releaseCounts(m trajdb.Mechanism, size int, counts map[string]int64, epsilo
 			return nil, fmt.Errorf("a count of unknown kind %q", k[0])
 		}
 	}
-	return cm.ReleaseCounts(c, epsilon, src)
+	return cm.SynthesizeCounts(c, epsilon, src)
 }
 
-// ReleaseCert is release.json, the certificate `tracepriv release` writes.
-type ReleaseCert = trajdb.Certificate
+// SynthesisCert is release.json, the certificate `tracepriv release` writes.
+type SynthesisCert = trajdb.Certificate
 
-func newReleaseCert(c *releaseConfig, g *trajdb.Grid, m trajdb.Mechanism, rel *trajdb.Released, src noise.Source) *ReleaseCert {
+func newReleaseCert(c *releaseConfig, g *trajdb.Grid, m trajdb.Mechanism, rel *trajdb.Synthetic, src noise.Source) *SynthesisCert {
 	return trajdb.NewCertificate(m, rel, c.Epsilon, g, g.Size(), trajdb.MapOptions{MaxGap: c.MaxGap, MinLen: c.MinLen}, src)
 }
 
@@ -387,10 +387,10 @@ func buildRelease(s beam.Scope, c releaseConfig) {
 	beam.ParDo0(s, &noiseFn{Cfg: c}, beam.Impulse(s), beam.SideInput{Input: counts}, beam.SideInput{Input: traces})
 }
 
-// ReleaseResult is what a release did.
-type ReleaseResult struct {
+// SynthesizeResult is what a release did.
+type SynthesizeResult struct {
 	// Cert is the release.json the pipeline wrote.
-	Cert *ReleaseCert
+	Cert *SynthesisCert
 	// Input accounts for what was read and mapped, and Bounded for what
 	// the contribution bounds kept, as the runner's counters report them
 	// (zeros if it reports none). Neither is private: they are for the
@@ -413,12 +413,12 @@ type BoundReport struct {
 // Release releases a trajectory database with a Beam pipeline, as
 // `tracepriv release --in DIR --out DIR` does on one machine: the same
 // mapping, bounds and mechanism, and with a seed the same files.
-func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
+func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, error) {
 	initBeam()
 	log := logger(o.Logger)
 	start := time.Now()
 	o.withDefaults()
-	c := releaseConfig{ReleaseOptions: o}
+	c := releaseConfig{SynthesizeOptions: o}
 	if !(o.Epsilon > 0) || math.IsInf(o.Epsilon, 0) {
 		return nil, fmt.Errorf("epsilon must be positive and finite, got %v", o.Epsilon)
 	}
@@ -459,7 +459,7 @@ func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
 	if c.Out == c.Root || strings.HasPrefix(c.Out, c.Root+string(filepath.Separator)) {
 		return nil, fmt.Errorf("output %s is inside the input's directory %s: the release would be read as input next time; write elsewhere", o.Output, root)
 	}
-	for _, name := range []string{ReleaseSeqFile, ReleaseCSVFile, ReleaseCertFile} {
+	for _, name := range []string{SynthesisSeqFile, SynthesisCSVFile, SynthesisCertFile} {
 		if fileExists(filepath.Join(c.Out, name)) && !o.Force {
 			return nil, fmt.Errorf("output %s holds a release already (%s); write to another directory, or force replacing it", o.Output, name)
 		}
@@ -468,17 +468,17 @@ func Release(ctx context.Context, o ReleaseOptions) (*ReleaseResult, error) {
 		return nil, err
 	}
 	log.Info("tracepriv pipeline: release: starting", "input", o.Input, "output", c.Out, "mechanism", o.Mechanism, "epsilon", o.Epsilon)
-	res, b, err := runAndRead(ctx, func(s beam.Scope) { buildRelease(s, c) }, filepath.Join(c.Out, ReleaseCertFile))
+	res, b, err := runAndRead(ctx, func(s beam.Scope) { buildRelease(s, c) }, filepath.Join(c.Out, SynthesisCertFile))
 	if err != nil {
 		log.Error("tracepriv pipeline: release: failed", "error", err)
 		return nil, err
 	}
-	var cert ReleaseCert
+	var cert SynthesisCert
 	if err := json.Unmarshal(b, &cert); err != nil {
-		return nil, fmt.Errorf("%s: %w", ReleaseCertFile, err)
+		return nil, fmt.Errorf("%s: %w", SynthesisCertFile, err)
 	}
 	n := func(name string) int { return int(counter(res, name)) }
-	r := &ReleaseResult{
+	r := &SynthesizeResult{
 		Cert: &cert,
 		Input: trajdb.MapReport{Traces: n("traces"), Persons: n("persons"), Fixes: n("fixes"),
 			Trajectories: n("trajectories"), Symbols: n("symbols"), Repeats: n("fixes_repeated"),

@@ -46,12 +46,12 @@ func (f *dumpCountsFn) ProcessElement(_ []byte, counts func(*string, *int64) boo
 // testBBox is the public box of the test releases, as --bbox takes it.
 const testBBox = "39.75,116.15,40.10,116.60"
 
-func testRelease(in, out, mechanism string, seed uint64) ReleaseOptions {
+func testRelease(in, out, mechanism string, seed uint64) SynthesizeOptions {
 	box, err := trace.ParseBBox(testBBox)
 	if err != nil {
 		panic(err)
 	}
-	return ReleaseOptions{Input: in, Output: out, Mechanism: trajdb.MechanismName(mechanism), Epsilon: 2, CellM: 1000,
+	return SynthesizeOptions{Input: in, Output: out, Mechanism: trajdb.MechanismName(mechanism), Epsilon: 2, CellM: 1000,
 		BBox: box, MaxLen: 8, MaxSeqs: 20, NMax: 3, Seeded: true, Seed: seed}
 }
 
@@ -59,10 +59,10 @@ func testRelease(in, out, mechanism string, seed uint64) ReleaseOptions {
 // root --seed N` does on one machine (trajdb.FromFiles, Bound, the
 // mechanism's Release, the three files), into out, and returns the
 // bounded database and the mapping's report.
-func singleRelease(t testing.TB, root, out string, o ReleaseOptions) (*trajdb.DB, *trajdb.MapReport) {
+func singleRelease(t testing.TB, root, out string, o SynthesizeOptions) (*trajdb.DB, *trajdb.MapReport) {
 	t.Helper()
 	o.withDefaults()
-	c := releaseConfig{ReleaseOptions: o}
+	c := releaseConfig{SynthesizeOptions: o}
 	g, err := c.grid()
 	if err != nil {
 		t.Fatal(err)
@@ -84,14 +84,14 @@ func singleRelease(t testing.TB, root, out string, o ReleaseOptions) (*trajdb.DB
 		t.Fatal(err)
 	}
 	src := noise.Seeded(o.Seed)
-	rel, err := m.Release(bd, o.Epsilon, src)
+	rel, err := m.Synthesize(bd, o.Epsilon, src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := trajdb.WriteRelease(out, newReleaseCert(&c, g, m, rel, src), 0); err != nil {
+	if _, err := trajdb.WriteSynthesis(out, newReleaseCert(&c, g, m, rel, src), 0); err != nil {
 		t.Fatal(err)
 	}
 	return bd, rep
@@ -154,7 +154,7 @@ func TestReleaseCounts(t *testing.T) {
 			o := testRelease(filepath.Join(root, "**", "*.plt"), t.TempDir(), mech, 1)
 			db, _ := singleRelease(t, root, t.TempDir(), o)
 			o.withDefaults()
-			c := releaseConfig{ReleaseOptions: o}
+			c := releaseConfig{SynthesizeOptions: o}
 			dump := filepath.Join(t.TempDir(), "counts.gob")
 			initBeam()
 			p, s := beam.NewPipelineWithRoot()
@@ -205,11 +205,11 @@ func TestReleaseGeoLife(t *testing.T) {
 			want := t.TempDir()
 			o := testRelease(filepath.Join(root, "**", "*.plt"), filepath.Join(t.TempDir(), "out"), mech, 7)
 			_, rep := singleRelease(t, root, want, o)
-			res, err := Release(context.Background(), o)
+			res, err := Synthesize(context.Background(), o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameFiles(t, want, o.Output, ReleaseSeqFile, ReleaseCSVFile, ReleaseCertFile)
+			sameFiles(t, want, o.Output, SynthesisSeqFile, SynthesisCSVFile, SynthesisCertFile)
 			rep.Read = nil
 			if res.Input != *rep {
 				t.Errorf("input report\n%+v\nFromFiles\n%+v", res.Input, *rep)
@@ -256,29 +256,29 @@ func TestReleaseDirty(t *testing.T) {
 	if len(rep.Read.SkippedFiles) != 1 {
 		t.Fatalf("the single machine skipped %d files", len(rep.Read.SkippedFiles))
 	}
-	res, err := Release(context.Background(), o)
+	res, err := Synthesize(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Unreadable != 1 {
 		t.Errorf("%d unreadable files counted, want 1", res.Unreadable)
 	}
-	sameFiles(t, want, o.Output, ReleaseSeqFile, ReleaseCSVFile, ReleaseCertFile)
+	sameFiles(t, want, o.Output, SynthesisSeqFile, SynthesisCSVFile, SynthesisCertFile)
 
 	strict := o
 	strict.Strict, strict.Output = true, filepath.Join(t.TempDir(), "strict")
-	if _, err := Release(context.Background(), strict); err == nil || !strings.Contains(err.Error(), "cut.plt") {
+	if _, err := Synthesize(context.Background(), strict); err == nil || !strings.Contains(err.Error(), "cut.plt") {
 		t.Errorf("strict: %v", err)
 	}
-	if fileExists(filepath.Join(strict.Output, ReleaseCertFile)) {
+	if fileExists(filepath.Join(strict.Output, SynthesisCertFile)) {
 		t.Error("a failed release wrote its certificate")
 	}
-	if _, err := Release(context.Background(), o); err == nil || !strings.Contains(err.Error(), "holds a release") {
+	if _, err := Synthesize(context.Background(), o); err == nil || !strings.Contains(err.Error(), "holds a release") {
 		t.Errorf("output holding a release: %v", err)
 	}
 	inside := o
 	inside.Output = filepath.Join(in, "000", "out")
-	if _, err := Release(context.Background(), inside); err == nil || !strings.Contains(err.Error(), "inside the input") {
+	if _, err := Synthesize(context.Background(), inside); err == nil || !strings.Contains(err.Error(), "inside the input") {
 		t.Errorf("output inside the input: %v", err)
 	}
 }

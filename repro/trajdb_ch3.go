@@ -249,7 +249,7 @@ func chapter3Support(m trajdb.Mechanism, db *trajdb.DB, vi int, opt Chapter3Opti
 	for side, x := range []*trajdb.DB{d, without} {
 		src := noise.Derive(opt.Src, fmt.Sprintf("ch3/prop3.5/%s/%d", m.Name(), side))
 		for range opt.Draws {
-			rel, err := m.Release(x, opt.Epsilon, src)
+			rel, err := m.Synthesize(x, opt.Epsilon, src)
 			if err != nil {
 				return s, fmt.Errorf("repro: chapter 3: %s: %w", m.Name(), err)
 			}

@@ -117,7 +117,7 @@ func TrajDBUtility(db *trajdb.DB, opt TrajDBUtilityOptions) (*TrajDBUtilityResul
 			row := TrajDBUtilityRow{Mechanism: m.Name(), Epsilon: eps, Wins: map[string]float64{}}
 			var ms, us []*trajdb.Metrics
 			for range opt.Reps {
-				rel, err := m.Release(bd, eps, src)
+				rel, err := m.Synthesize(bd, eps, src)
 				if err != nil {
 					return nil, err
 				}

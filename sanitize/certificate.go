@@ -1,9 +1,11 @@
 package sanitize
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/tracepriv/tracepriv/cip"
@@ -13,12 +15,18 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// CertificateVersion is the version of the certificate format. Version 4
-// states the coordinates the noise is added in (Earth-centred, no origin);
-// version 3 certified classes of secrets (points, places, route) against a
-// family of several kernels on a tangent plane; earlier versions are no
-// longer written or read.
-const CertificateVersion = 4
+// CertificateVersion is the version of the certificate format. Version 5
+// names the computation path "path" (Certificate.Path); version 4, which
+// called it "method" and is otherwise the same, is still read for one
+// release (ReadCertificate). Version 4 states the coordinates the noise is
+// added in (Earth-centred, no origin); version 3 certified classes of
+// secrets (points, places, route) against a family of several kernels on a
+// tangent plane; earlier versions are no longer written or read.
+const CertificateVersion = 5
+
+// certificateVersionMethod is the last version whose computation path is
+// under the key "method"; ReadCertificate reads it as CertificateVersion.
+const certificateVersionMethod = 4
 
 // Values of Certificate.PriorCoverage.
 const (
@@ -106,10 +114,10 @@ type Certificate struct {
 	// (CoordinatesECEF).
 	Coordinates string `json:"coordinates"`
 	// Design is the designer (DesignEnvelope, DesignProportional, DesignE3)
-	// and Path the computation path (PathDense, PathLinear), whose JSON
-	// key is "method", as the command line's flag.
+	// and Path the computation path (PathDense, PathLinear), as the
+	// command line's --path (version 4 called it "method").
 	Design cip.Method `json:"design"`
-	Path   Path       `json:"method"`
+	Path   Path       `json:"path"`
 	// NoiseKernel is the noise kernel per unit of a person's NoiseScaleM2
 	// (envelope and proportional designs): the noise of a person is
 	// NoiseScaleM2 times its Gram matrix at their timestamps.
@@ -273,11 +281,17 @@ func (c *Certificate) RecordInput(rep *trace.Report) {
 func WriteCertificate(w io.Writer, c *Certificate) error { return jsondoc.Write(w, c) }
 
 // ReadCertificate decodes a certificate written by WriteCertificate,
-// refusing other versions and unknown fields.
+// refusing other versions and unknown fields. A version-4 certificate (the
+// same layout with the path under "method") is read as the current version,
+// for one release, so that releases certified before the rename can still
+// be verified and attacked.
 func ReadCertificate(r io.Reader) (*Certificate, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
+	}
+	if b, err = upgradeMethodKey(b); err != nil {
+		return nil, fmt.Errorf("certificate: %w", err)
 	}
 	var c Certificate
 	if err := jsondoc.DecodeVersion(b, CertificateVersion, &c); errors.Is(err, jsondoc.ErrVersion) {
@@ -294,4 +308,29 @@ func ReadCertificate(r io.Reader) (*Certificate, error) {
 // ReadCertificateFile reads a certificate file, naming it in errors.
 func ReadCertificateFile(path string) (*Certificate, error) {
 	return jsondoc.ReadFile(path, ReadCertificate)
+}
+
+// upgradeMethodKey rewrites a version-4 certificate as the current version:
+// its "method" key becomes "path", and nothing else changes. Any other
+// document is returned as it is, for DecodeVersion to judge.
+func upgradeMethodKey(b []byte) ([]byte, error) {
+	var head struct {
+		Version int `json:"version"`
+	}
+	if json.Unmarshal(b, &head) != nil || head.Version != certificateVersionMethod {
+		return b, nil
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	if _, ok := doc["path"]; ok {
+		return nil, fmt.Errorf("a version %d certificate has no \"path\" (it is \"method\" there); fix the version or the key", certificateVersionMethod)
+	}
+	if m, ok := doc["method"]; ok {
+		doc["path"] = m
+		delete(doc, "method")
+	}
+	doc["version"] = json.RawMessage(strconv.Itoa(CertificateVersion))
+	return json.Marshal(doc)
 }

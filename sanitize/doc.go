@@ -48,7 +48,7 @@
 // over the noise's state-space components, PathDense forms the covariance
 // for small inputs, and PathAuto (the default) picks the linear path
 // whenever the noise has a state-space form. The certificate and the
-// command line call the path "method".
+// command line call it "path" too.
 //
 // The design and its proofs are in docs/robust-cip.md and docs/cip-math.md;
 // each certificate field is documented on Certificate.

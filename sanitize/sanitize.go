@@ -44,9 +44,9 @@ const (
 
 // Path is how a release computes and samples its noise: the dense path
 // through the covariance matrix, or the linear path through the noise
-// kernel's state-space form. It is Options.Path and Certificate.Path; the
-// command line's flag and the certificate's JSON key keep their older name,
-// "method". The path changes the computation, not the guarantee. It keeps
+// kernel's state-space form. It is Options.Path and Certificate.Path (the
+// certificate's "path", the command line's --path; both were "method"
+// before certificate version 5). The path changes the computation, not the guarantee. It keeps
 // the design too, but for proportional noise of an RBF prior, which has no
 // state-space form: on the linear path it becomes the state-space envelope
 // of that lengthscale (Certificate.Design says which design ran).
@@ -273,7 +273,7 @@ func (o *Options) check() error {
 	case PathAuto, PathDense, PathLinear:
 	default:
 		// Named as the flag --method, which sets it.
-		return &ParamError{Name: "method", Value: o.Path, Why: "one of auto, dense, linear"}
+		return &ParamError{Name: "path", Value: o.Path, Why: "one of auto, dense, linear"}
 	}
 	if o.MaxDensePoints == 0 {
 		o.MaxDensePoints = DefaultMaxDensePoints
@@ -329,14 +329,14 @@ func (o *Options) path(f gp.FamilySet, design cip.Method, maxPoints int) (Path, 
 	}
 	switch {
 	case m == PathLinear && design == DesignE3:
-		return "", "", &ParamError{Name: "method", Value: m, Why: "the e3 design is dense; use --design envelope for the linear path"}
+		return "", "", &ParamError{Name: "path", Value: m, Why: "the e3 design is dense; use --design envelope for the linear path"}
 	case m == PathLinear && design == DesignProportional && !stateSpace:
 		if f.Kernels[0].Kernel == gp.KernelPeriodic {
-			return "", "", &ParamError{Name: "method", Value: m, Why: "a periodic prior has no state-space form; use the dense path"}
+			return "", "", &ParamError{Name: "path", Value: m, Why: "a periodic prior has no state-space form; use the dense path"}
 		}
 		design = DesignEnvelope
 	case m == PathDense && maxPoints > o.MaxDensePoints:
-		return "", "", &ParamError{Name: "method", Value: m, Why: fmt.Sprintf("a person has %d points, above the %d of the dense path (its memory grows as their square): use the linear path", maxPoints, o.MaxDensePoints)}
+		return "", "", &ParamError{Name: "path", Value: m, Why: fmt.Sprintf("a person has %d points, above the %d of the dense path (its memory grows as their square): use the linear path", maxPoints, o.MaxDensePoints)}
 	}
 	return m, design, nil
 }

@@ -404,7 +404,7 @@ func TestRefusals(t *testing.T) {
 		{"unknown design", func(o *Options) { o.Design = "magic" }, "design"},
 		{"e3 for a family", func(o *Options) { o.Design = DesignE3 }, "design"},
 		{"paper design", func(o *Options) { o.Design = cip.MethodPaperSDPA }, "design"},
-		{"unknown path", func(o *Options) { o.Path = "quick" }, "method"},
+		{"unknown path", func(o *Options) { o.Path = "quick" }, "path"},
 		{"secret not a point", func(o *Options) { o.Secrets = [][]time.Time{{t0.Add(time.Hour)}} }, "secrets"},
 		{"origin off the globe", func(o *Options) { o.Origin = &geo.Point{Lat: 91, Lon: 2.35} }, "origin"},
 	} {
@@ -743,14 +743,14 @@ func TestMethods(t *testing.T) {
 	}
 	opt.Path = PathDense
 	var pe *ParamError
-	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "method" {
+	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "path" {
 		t.Errorf("dense above its limit: %v", err)
 	}
 	opt = options(singlePrior())
 	opt.Path = PathLinear
 	opt.Design = DesignE3
 	opt.Secrets = [][]time.Time{{tr.Points[3].Time}}
-	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "method" {
+	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "path" {
 		t.Errorf("e3 on the linear path: %v", err)
 	}
 }

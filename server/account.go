@@ -10,7 +10,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // A person's account is package budget's account kept in the service's
@@ -31,7 +31,7 @@ const composition = "one account per person in one currency, Rényi epsilon at t
 
 // account is the person's account as package budget keeps one: its
 // currency from the configuration, its budget and spent from the row.
-func account(p *personInfo, row *ledger.Person) *budget.Account {
+func account(p *personInfo, row *store.PersonRow) *budget.Account {
 	b := row.Budget
 	return &budget.Account{UID: p.id, Unit: budget.CurrencyUnit, Lambda: p.cfg.CIP.Lambda, RadiusM: p.cfg.CIP.Radius,
 		Budget: &b, Spent: row.Spent}
@@ -48,11 +48,11 @@ func sessionCharge(c *personConfig) float64 {
 
 // admit refuses a charge of e for a release of mechanism m that the
 // person's account cannot pay, before anything is drawn.
-func admit(p *personInfo, row *ledger.Person, m string, e float64) error {
+func admit(p *personInfo, row *store.PersonRow, m string, e float64) error {
 	if budget.Fits(row.Spent, e, row.Budget) {
 		return nil
 	}
-	return &ledger.ExhaustedError{Kind: "account", Mechanism: m, Budget: row.Budget, Spent: row.Spent, Needed: e,
+	return &store.ExhaustedError{Kind: store.BudgetAccount, Mechanism: budget.Mechanism(m), Budget: row.Budget, Spent: row.Spent, Needed: e,
 		Lambda: p.cfg.CIP.Lambda, RadiusM: p.cfg.CIP.Radius}
 }
 
@@ -62,12 +62,12 @@ func admit(p *personInfo, row *ledger.Person, m string, e float64) error {
 // that neither old budget is exceeded by a total; a CIP budget of 0 (no
 // releases) leaves the geoind one. The configuration is rewritten with
 // the account's budget.
-func (s *Server) accountTerms(config string, geoBudget, cipBudget float64) (ledger.AccountTerms, error) {
+func (s *Server) accountTerms(config string, geoBudget, cipBudget float64) (store.AccountTerms, error) {
 	c, err := decodePersonConfig(config)
 	if err != nil {
-		return ledger.AccountTerms{}, err
+		return store.AccountTerms{}, err
 	}
-	t := ledger.AccountTerms{SessionCharge: sessionCharge(c)}
+	t := store.AccountTerms{SessionCharge: sessionCharge(c)}
 	t.Budget = t.SessionCharge
 	if cipBudget > 0 {
 		t.Budget = math.Min(t.Budget, cipBudget)
@@ -75,7 +75,7 @@ func (s *Server) accountTerms(config string, geoBudget, cipBudget float64) (ledg
 	c.CIP.Budget = t.Budget
 	b, err := json.Marshal(c)
 	if err != nil {
-		return ledger.AccountTerms{}, err
+		return store.AccountTerms{}, err
 	}
 	t.Config = string(b)
 	return t, nil
@@ -180,7 +180,7 @@ func (s *Server) handleCharge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mac := requestMAC(tok, "charge", c.canonical())
-	out, replayed, err := s.keyedUpdate(r.Context(), id, key, tok, mac, func(tx *ledger.Tx, row *ledger.Person) (*ledger.Answer, error) {
+	out, replayed, err := s.keyedUpdate(r.Context(), id, key, tok, mac, func(tx *store.Tx, row *store.PersonRow) (*store.Answer, error) {
 		acct := account(p, row)
 		m := budget.CIP
 		if c.mech == api.MechanismGeoind {
@@ -205,8 +205,8 @@ func (s *Server) handleCharge(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		ans := ledger.Answer{MAC: mac, Status: http.StatusCreated, ContentType: "application/json", Body: append(body, '\n')}
-		ch := &ledger.Charge{Person: id, Seq: seq, Time: now, Kind: c.mech, Amount: c.eps, Epsilon: e, Certificate: c.cert,
+		ans := store.Answer{MAC: mac, Status: http.StatusCreated, ContentType: "application/json", Body: append(body, '\n')}
+		ch := &store.ChargeRow{Person: id, Seq: seq, Time: now, Mechanism: budget.Mechanism(c.mech), Amount: c.eps, Epsilon: e, Certificate: c.cert,
 			RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
 		if err := tx.ChargeDevice(row, ch, slack); err != nil {
 			return nil, err

@@ -14,7 +14,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 func TestCreatePerson(t *testing.T) {
@@ -320,7 +320,7 @@ func TestSanitize(t *testing.T) {
 		}
 		// The stored answer holds no true location: the original is not stored.
 		var stored []byte
-		e.srv.store.Scan(context.Background(), func(v *ledger.View) error {
+		e.srv.store.Scan(context.Background(), func(v *store.View) error {
 			a, err := v.Answer("s", key)
 			if a != nil {
 				stored = a.Body

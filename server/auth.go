@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // tokenPrefix marks person tokens, so that a leaked one is recognisable.
@@ -115,7 +115,7 @@ func denied() *apiError {
 // id take the same path, with the same calls in the same order (the
 // deterministic TestAuthSameSteps checks them, TestPersonLookupConstantTime
 // times them): one store statement that returns one row of the same size for
-// any id (ledger.Store.Credential: the token hash, or a dummy one), one
+// any id (store.Store.Credential: the token hash, or a dummy one), one
 // SHA-256 of the token and constant-time comparisons, and the same 403,
 // or the same 429 when their address keeps failing. Only a request whose
 // token is right reads the rest of the person (configuration, budgets). The
@@ -132,8 +132,8 @@ func (s *Server) authPerson(r *http.Request, id string, adminOK bool) (*personIn
 		s.authStep("admin")
 		if subtle.ConstantTimeCompare(h, s.adminMAC) == 1 {
 			p, err := s.lookupPerson(r.Context(), id)
-			if errors.Is(err, ledger.ErrNoPerson) {
-				return nil, "", domainErr(ledger.ErrNoPerson, "", "no person %q", truncate(id, 64))
+			if errors.Is(err, store.ErrNoPerson) {
+				return nil, "", domainErr(store.ErrNoPerson, "", "no person %q", truncate(id, 64))
 			}
 			if err != nil {
 				return nil, "", err
@@ -158,7 +158,7 @@ func (s *Server) authPerson(r *http.Request, id string, adminOK bool) (*personIn
 	// The token is right: now read the person. A person deleted or given a
 	// new token between the two reads is refused as any wrong token is.
 	p, err := s.lookupPerson(r.Context(), id)
-	if errors.Is(err, ledger.ErrNoPerson) || err == nil && subtle.ConstantTimeCompare(h, p.tokenHash) != 1 {
+	if errors.Is(err, store.ErrNoPerson) || err == nil && subtle.ConstantTimeCompare(h, p.tokenHash) != 1 {
 		return nil, "", s.authFailure(r, denied())
 	}
 	if err != nil {
@@ -211,7 +211,7 @@ type cachedConfig struct {
 
 func newConfigCache() *configCache { return &configCache{m: map[string]*cachedConfig{}} }
 
-// lookupPerson reads the person from the store (ledger.ErrNoPerson if
+// lookupPerson reads the person from the store (store.ErrNoPerson if
 // there is none): only once the token is known to be right, or for the
 // admin (see authPerson).
 func (s *Server) lookupPerson(ctx context.Context, id string) (*personInfo, error) {

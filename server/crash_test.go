@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // serveEnv, set to "1" in a process's environment, makes this test binary
@@ -254,14 +254,14 @@ func TestCrash(t *testing.T) {
 		// One last SIGKILL, then the store is checked as the crash left it.
 		srv.kill()
 
-		st, err := ledger.Open(context.Background(), srv.dir, srv.dbURL, ledger.Options{})
+		st, err := store.Open(context.Background(), srv.dir, srv.dbURL, store.Options{})
 		if err != nil {
 			t.Fatalf("reopening the store after the crashes: %v", err)
 		}
 		defer st.Close()
 		rep := checkInvariants(t, st)
 		stored := map[string][]byte{}
-		err = st.Scan(context.Background(), func(v *ledger.View) error {
+		err = st.Scan(context.Background(), func(v *store.View) error {
 			for _, p := range people {
 				charges, err := v.Charges(p.id, 0, 1<<40, true)
 				if err != nil {

@@ -55,7 +55,7 @@
 // # The ledger is the truth
 //
 // Every answer is decided, charged and stored in one transaction of the
-// ledger (package server/internal/ledger), serialised per person, and sent
+// ledger (its SQL store, package server/internal/store), serialised per person, and sent
 // only after that transaction committed durably; anything read from the
 // ledger (a replayed answer, the ledger itself) is sent only once the
 // charges it shows are durable. So: a durable charge for every answer, no

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // The service's own domain errors (the ledger's are in package ledger).
@@ -37,20 +37,20 @@ var statusTable = []struct {
 	status int
 	code   api.Code
 }{
-	{ledger.ErrNoPerson, http.StatusNotFound, api.CodeNotFound},
-	{ledger.ErrWrongToken, http.StatusForbidden, api.CodeForbidden},
-	{ledger.ErrExists, http.StatusConflict, api.CodeConflict},
-	{ledger.ErrReplayMismatch, http.StatusUnprocessableEntity, api.CodeIdempotencyKey},
-	{ledger.ErrBudgetExhausted, http.StatusTooManyRequests, api.CodeBudgetExhausted},
+	{store.ErrNoPerson, http.StatusNotFound, api.CodeNotFound},
+	{store.ErrWrongToken, http.StatusForbidden, api.CodeForbidden},
+	{store.ErrExists, http.StatusConflict, api.CodeConflict},
+	{store.ErrReplayMismatch, http.StatusUnprocessableEntity, api.CodeIdempotencyKey},
+	{store.ErrBudgetExhausted, http.StatusTooManyRequests, api.CodeBudgetExhausted},
 	{errOutOfOrder, http.StatusUnprocessableEntity, api.CodeUnprocessable},
 	{errClockWindow, http.StatusUnprocessableEntity, api.CodeUnprocessable},
 	{errFarFromOrigin, http.StatusUnprocessableEntity, api.CodeUnprocessable},
 	{errMechanism, http.StatusUnprocessableEntity, api.CodeUnprocessable},
 	{errUnreleasable, http.StatusUnprocessableEntity, api.CodeUnprocessable},
-	{ledger.ErrNotDurable, http.StatusServiceUnavailable, api.CodeUnavailable},
-	{ledger.ErrUnhealthy, http.StatusServiceUnavailable, api.CodeUnavailable},
-	{ledger.ErrUnavailable, http.StatusServiceUnavailable, api.CodeUnavailable},
-	{ledger.ErrNotRun, http.StatusServiceUnavailable, api.CodeUnavailable},
+	{store.ErrNotDurable, http.StatusServiceUnavailable, api.CodeUnavailable},
+	{store.ErrUnhealthy, http.StatusServiceUnavailable, api.CodeUnavailable},
+	{store.ErrUnavailable, http.StatusServiceUnavailable, api.CodeUnavailable},
+	{store.ErrNotRun, http.StatusServiceUnavailable, api.CodeUnavailable},
 }
 
 // domainError is a domain error with the words and figures of one case:
@@ -110,14 +110,14 @@ func (s *Server) toAPIError(r *http.Request, err error) *apiError {
 		}
 		ae = &apiError{Status: row.status, Code: row.code, Message: row.err.Error()}
 		var de *domainError
-		var ee *ledger.ExhaustedError
+		var ee *store.ExhaustedError
 		switch {
 		case errors.As(err, &de):
 			ae.Message, ae.Field, ae.Details, ae.RetryAfter = de.msg, de.field, de.details, de.retryAfter
 		case errors.As(err, &ee):
 			ae.Message = ee.Error()
 			ae.Details = map[string]any{"kind": ee.Kind, "budget": ee.Budget, "spent": ee.Spent, "remaining": max(0, ee.Budget-ee.Spent)}
-			if ee.Kind == "account" {
+			if ee.Kind == store.BudgetAccount {
 				ae.Details["needed"], ae.Details["mechanism"] = ee.Needed, ee.Mechanism
 			} else {
 				ae.Details["window"] = ee.Window

@@ -16,18 +16,18 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/server/internal/pgtest"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 const testAdmin = "test-admin-token-0123456789abcdef"
 
 // The stores, by the ledger's names.
-type Dialect = ledger.Dialect
+type Dialect = store.Dialect
 
 const (
-	SQLite   = ledger.SQLite
-	Postgres = ledger.Postgres
+	SQLite   = store.SQLite
+	Postgres = store.Postgres
 )
 
 func TestMain(m *testing.M) {
@@ -260,7 +260,7 @@ type storeState struct {
 func (e *testEnv) snapshot() storeState {
 	e.t.Helper()
 	var s storeState
-	err := e.srv.store.Scan(context.Background(), func(v *ledger.View) error {
+	err := e.srv.store.Scan(context.Background(), func(v *store.View) error {
 		people, err := v.People()
 		if err != nil {
 			return err

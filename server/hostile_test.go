@@ -27,8 +27,8 @@ import (
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
 	"github.com/tracepriv/tracepriv/server/internal/pgtest"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -237,12 +237,12 @@ func TestStatusTable(t *testing.T) {
 		})
 	}
 	for _, text := range []string{"geoind: query time 2026-01-01T00:00:00Z before the previous query 2026-01-01T00:01:00Z",
-		"geoind: privacy budget exhausted", "EOF", ledger.ErrNotDurable.Error()} {
+		"geoind: privacy budget exhausted", "EOF", store.ErrNotDurable.Error()} {
 		if ae := e.srv.toAPIError(r, errors.New(text)); ae.Status != http.StatusInternalServerError {
 			t.Errorf("untyped %q: %d, want 500", text, ae.Status)
 		}
 	}
-	ae := e.srv.toAPIError(r, &ledger.ExhaustedError{Kind: "geoind", Budget: 1, Spent: 0.9999, Window: 3, WindowEnd: e.clock.Now().Add(90 * time.Second)})
+	ae := e.srv.toAPIError(r, &store.ExhaustedError{Kind: "geoind", Budget: 1, Spent: 0.9999, Window: 3, WindowEnd: e.clock.Now().Add(90 * time.Second)})
 	if ae.Status != 429 || ae.RetryAfter != 90*time.Second || ae.Details["window"] != int64(3) {
 		t.Errorf("exhausted: %+v", ae)
 	}
@@ -265,7 +265,7 @@ func TestSamePathForEveryone(t *testing.T) {
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 	// Another process rotates alice's token.
-	err := e.srv.store.Update(context.Background(), "alice", func(tx *ledger.Tx) error {
+	err := e.srv.store.Update(context.Background(), "alice", func(tx *store.Tx) error {
 		return tx.SetTokenHash("alice", tokenHash(newToken()))
 	})
 	if err != nil {
@@ -464,7 +464,7 @@ func TestStoreHoldsNoTrueLocation(t *testing.T) {
 		// PostgreSQL compresses large values on disk: read every stored
 		// value back too.
 		var stored bytes.Buffer
-		e.srv.store.Scan(context.Background(), func(v *ledger.View) error {
+		e.srv.store.Scan(context.Background(), func(v *store.View) error {
 			people, err := v.People()
 			for _, p := range people {
 				fmt.Fprint(&stored, p.Config)

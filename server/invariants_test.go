@@ -7,8 +7,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geoind"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // ledgerReport is what checkInvariants found.
@@ -29,12 +30,12 @@ type ledgerReport struct {
 // charge's converted epsilon) adds up to the account's spent, within its
 // budget (and the schema-1 cip_spent is no longer written); and the
 // database passes its integrity check.
-func checkInvariants(t testing.TB, st *ledger.Store) ledgerReport {
+func checkInvariants(t testing.TB, st *store.Store) ledgerReport {
 	t.Helper()
 	ctx := context.Background()
 	var rep ledgerReport
-	var people []*ledger.Person
-	err := st.Scan(ctx, func(v *ledger.View) error {
+	var people []*store.PersonRow
+	err := st.Scan(ctx, func(v *store.View) error {
 		var err error
 		if people, err = v.People(); err != nil {
 			return err
@@ -66,7 +67,7 @@ func checkInvariants(t testing.TB, st *ledger.Store) ledgerReport {
 					if c.Epsilon <= 0 {
 						return fmt.Errorf("person %s charge %d: a device charge of %v", p.ID, c.Seq, c.Epsilon)
 					}
-				case c.Kind == "geoind":
+				case c.Mechanism == budget.GeoInd:
 					// Each window's session is charged once, on its first
 					// answer; the window's other answers cost the account 0.
 					want := 0.0
@@ -90,7 +91,7 @@ func checkInvariants(t testing.TB, st *ledger.Store) ledgerReport {
 					} else if c.Window > p.GeoWindow {
 						return fmt.Errorf("person %s: charge in window %d after the current %d", p.ID, c.Window, p.GeoWindow)
 					}
-				case c.Kind == "cip":
+				case c.Mechanism == budget.CIP:
 					if c.Epsilon != c.Amount {
 						return fmt.Errorf("person %s charge %d: cip release of %v charged %v", p.ID, c.Seq, c.Amount, c.Epsilon)
 					}

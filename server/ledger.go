@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // maxLedgerPage bounds the charges of one ledger response.
@@ -52,13 +53,13 @@ func (s *Server) handleLedger(w http.ResponseWriter, r *http.Request) {
 func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) (*api.LedgerResponse, error) {
 	cfg := p.cfg
 	var (
-		row     *ledger.Person
-		charges []ledger.Charge
+		row     *store.PersonRow
+		charges []store.ChargeRow
 		details [][]byte
-		byKind  map[string]float64
+		byMech  map[budget.Mechanism]float64
 	)
 	now := s.opt.Now()
-	err := s.store.Read(ctx, p.id, func(v *ledger.View) error {
+	err := s.store.Read(ctx, p.id, func(v *store.View) error {
 		var err error
 		if row, err = v.Person(p.id); err != nil {
 			return err
@@ -66,7 +67,7 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 		if charges, err = v.Charges(p.id, after, limit+1, false); err != nil {
 			return err
 		}
-		if byKind, err = v.SpentByKind(p.id); err != nil {
+		if byMech, err = v.SpentByMechanism(p.id); err != nil {
 			return err
 		}
 		if win := windowIndex(p.created, now, cfg.window(), row.GeoWindow); win == row.GeoWindow {
@@ -79,7 +80,7 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 	}
 	led := &api.LedgerResponse{ID: p.id, Unit: api.UnitGeoind, Config: s.view(p), Charges: make([]api.Charge, 0, len(charges))}
 	for _, c := range charges {
-		led.Charges = append(led.Charges, api.Charge{ChargeID: chargeID(c.Seq), Seq: c.Seq, Time: c.Time, Kind: c.Kind, Mechanism: c.Kind,
+		led.Charges = append(led.Charges, api.Charge{ChargeID: chargeID(c.Seq), Seq: c.Seq, Time: c.Time, Kind: string(c.Mechanism), Mechanism: string(c.Mechanism),
 			Origin: c.Origin, Amount: c.Amount, Epsilon: c.Epsilon, Window: c.Window, CertificateSHA256: c.Certificate, RequestID: c.RequestID})
 	}
 	if int64(len(led.Charges)) > limit {
@@ -108,7 +109,7 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 	}
 	remaining := math.Max(0, row.Budget-row.Spent)
 	led.CIP = api.LedgerCIP{
-		Unit: api.UnitCIP, Budget: row.Budget, Spent: byKind[api.MechanismCIP], Remaining: remaining,
+		Unit: api.UnitCIP, Budget: row.Budget, Spent: byMech[budget.CIP], Remaining: remaining,
 		Exhausted: admit(p, row, api.MechanismCIP, cfg.CIP.Epsilon) != nil, Lambda: cfg.CIP.Lambda, RadiusM: cfg.CIP.Radius,
 		Composition: "charged to the person's account (see account): the certified epsilons add, with every other release's charge",
 	}
@@ -152,7 +153,7 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	var v int
 	err := s.store.Health(ctx)
 	if err == nil {
-		err = s.store.Scan(ctx, func(q *ledger.View) error {
+		err = s.store.Scan(ctx, func(q *store.View) error {
 			var err error
 			v, err = q.SchemaVersion()
 			return err

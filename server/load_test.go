@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // loadConfig describes a load run: clients goroutines, each owning
@@ -394,7 +394,7 @@ func BenchmarkLocate(b *testing.B) {
 			}
 			// The ledger as the server left it, checked once it has stopped.
 			srv.stop()
-			st, err := ledger.Open(context.Background(), srv.dir, srv.dbURL, ledger.Options{})
+			st, err := store.Open(context.Background(), srv.dir, srv.dbURL, store.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}

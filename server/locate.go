@@ -18,7 +18,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // locateRequest is the body of POST /v1/people/{id}/locate. Pointers tell
@@ -126,17 +126,17 @@ func windowIndex(created, now time.Time, w time.Duration, stored int64) int64 {
 // checkToken verifies, inside the person's transaction, that the token
 // still is theirs: a token rotated after the request was authenticated
 // spends nothing.
-func checkToken(p *ledger.Person, tok string) error {
+func checkToken(p *store.PersonRow, tok string) error {
 	if subtle.ConstantTimeCompare(tokenHash(tok), p.TokenHash) != 1 {
-		return ledger.ErrWrongToken
+		return store.ErrWrongToken
 	}
 	return nil
 }
 
 // replay checks a stored answer against the retried request.
-func replay(a *ledger.Answer, mac []byte) (*ledger.Answer, error) {
+func replay(a *store.Answer, mac []byte) (*store.Answer, error) {
 	if !bytes.Equal(a.MAC, mac) {
-		return nil, ledger.ErrReplayMismatch
+		return nil, store.ErrReplayMismatch
 	}
 	return a, nil
 }
@@ -157,8 +157,8 @@ func loadRun(details [][]byte, id string) (geoind.Run, error) {
 // keyedUpdate runs a keyed release in one transaction: it locks the
 // person and the Idempotency-Key, checks the token, and answers a retry
 // from the ledger (replayed) or asks fresh for a new, charged answer.
-func (s *Server) keyedUpdate(ctx context.Context, id, key, tok string, mac []byte, fresh func(tx *ledger.Tx, row *ledger.Person) (*ledger.Answer, error)) (out *ledger.Answer, replayed bool, err error) {
-	err = s.store.Update(ctx, id, func(tx *ledger.Tx) error {
+func (s *Server) keyedUpdate(ctx context.Context, id, key, tok string, mac []byte, fresh func(tx *store.Tx, row *store.PersonRow) (*store.Answer, error)) (out *store.Answer, replayed bool, err error) {
+	err = s.store.Update(ctx, id, func(tx *store.Tx) error {
 		row, a, err := tx.LockPerson(id, key)
 		if err != nil {
 			return err
@@ -209,7 +209,7 @@ func (s *Server) handleLocate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	mac := requestMAC(tok, "locate", canonicalLocate(pt, t))
-	out, replayed, err := s.keyedUpdate(r.Context(), id, key, tok, mac, func(tx *ledger.Tx, row *ledger.Person) (*ledger.Answer, error) {
+	out, replayed, err := s.keyedUpdate(r.Context(), id, key, tok, mac, func(tx *store.Tx, row *store.PersonRow) (*store.Answer, error) {
 		return s.locate(tx, p, row, pt, t, key, mac, requestID(r))
 	})
 	var body []byte
@@ -224,9 +224,9 @@ func (s *Server) handleLocate(w http.ResponseWriter, r *http.Request) {
 // stored answer out's response (possibly with more fields), marked when it
 // is a replay. out was read or written in a transaction that Update or
 // Read confirmed durable.
-func (s *Server) writeCharged(w http.ResponseWriter, r *http.Request, kind string, err error, replayed bool, out *ledger.Answer, body []byte) {
+func (s *Server) writeCharged(w http.ResponseWriter, r *http.Request, kind string, err error, replayed bool, out *store.Answer, body []byte) {
 	if err != nil {
-		if errors.Is(err, ledger.ErrBudgetExhausted) {
+		if errors.Is(err, store.ErrBudgetExhausted) {
 			s.metrics.exhausted.WithLabelValues(kind).Inc()
 		}
 		s.writeError(w, r, err)
@@ -241,7 +241,7 @@ func (s *Server) writeCharged(w http.ResponseWriter, r *http.Request, kind strin
 
 // locate runs one step of the person's mechanism inside the person's
 // transaction and stores its charge and answer there.
-func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo.Point, t time.Time, key string, mac []byte, reqID string) (*ledger.Answer, error) {
+func (s *Server) locate(tx *store.Tx, p *personInfo, row *store.PersonRow, pt geo.Point, t time.Time, key string, mac []byte, reqID string) (*store.Answer, error) {
 	cfg := p.cfg
 	now := s.opt.Now()
 	if d := t.Sub(now); d > s.opt.TimeWindow || d < -s.opt.TimeWindow {
@@ -313,7 +313,7 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 		var pe *geoind.ParamError
 		switch {
 		case geoind.IsExhausted(err):
-			e := &ledger.ExhaustedError{Kind: "geoind", Budget: budget, Spent: base, Window: win}
+			e := &store.ExhaustedError{Kind: store.BudgetGeoindWindow, Budget: budget, Spent: base, Window: win}
 			if w := cfg.window(); w > 0 {
 				e.WindowEnd = p.created.Add(time.Duration(win+1) * w)
 			}
@@ -347,9 +347,9 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 		return nil, err
 	}
 	body = append(body, '\n')
-	ans := ledger.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: body}
+	ans := store.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: body}
 	tag := newTag()
-	c := &ledger.Charge{Person: p.id, Seq: seq, Time: now, Window: win, Amount: rep.Cost, Epsilon: charge, RequestID: reqID, Key: key, Detail: detail, Answer: ans}
+	c := &store.ChargeRow{Person: p.id, Seq: seq, Time: now, Window: win, Amount: rep.Cost, Epsilon: charge, RequestID: reqID, Key: key, Detail: detail, Answer: ans}
 	if err := tx.ChargeGeoind(row, c, spent, tag, slack); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // metrics are the Prometheus metrics of one server, on their own registry.
@@ -111,7 +111,7 @@ func (m *metrics) observeCommit(dur time.Duration, jobs int, err error) {
 	if err != nil {
 		m.commitErrors.Inc()
 	}
-	if m.dialect == string(ledger.SQLite) {
+	if m.dialect == string(store.SQLite) {
 		m.batch.Observe(float64(jobs))
 	}
 	m.commit.WithLabelValues(m.dialect).Observe(dur.Seconds())

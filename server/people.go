@@ -15,7 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 
 // configVersion is the version of the person configuration the store
@@ -314,12 +314,12 @@ func (s *Server) handleCreatePerson(w http.ResponseWriter, r *http.Request) {
 	}
 	tok := newToken()
 	now := time.Unix(0, s.opt.Now().UnixNano()).UTC()
-	err = s.store.Update(r.Context(), req.ID, func(tx *ledger.Tx) error {
-		return tx.CreatePerson(&ledger.Person{ID: req.ID, TokenHash: tokenHash(tok), Created: now, Config: string(cfgJSON),
+	err = s.store.Update(r.Context(), req.ID, func(tx *store.Tx) error {
+		return tx.CreatePerson(&store.PersonRow{ID: req.ID, TokenHash: tokenHash(tok), Created: now, Config: string(cfgJSON),
 			Budget: cfg.CIP.Budget, GeoBudget: cfg.Geoind.Params.Epsilon, CIPBudget: cfg.CIP.Budget, Tag: newTag()})
 	})
-	if errors.Is(err, ledger.ErrExists) {
-		err = domainErr(ledger.ErrExists, "id", "person %q already exists; a budget cannot be reset or recreated", req.ID)
+	if errors.Is(err, store.ErrExists) {
+		err = domainErr(store.ErrExists, "id", "person %q already exists; a budget cannot be reset or recreated", req.ID)
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -341,9 +341,9 @@ func (s *Server) handleRotateToken(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	tok := newToken()
-	err := s.store.Update(r.Context(), id, func(tx *ledger.Tx) error { return tx.SetTokenHash(id, tokenHash(tok)) })
-	if errors.Is(err, ledger.ErrNoPerson) {
-		err = domainErr(ledger.ErrNoPerson, "", "no person %q", truncate(id, 64))
+	err := s.store.Update(r.Context(), id, func(tx *store.Tx) error { return tx.SetTokenHash(id, tokenHash(tok)) })
+	if errors.Is(err, store.ErrNoPerson) {
+		err = domainErr(store.ErrNoPerson, "", "no person %q", truncate(id, 64))
 	}
 	if err != nil {
 		s.writeError(w, r, err)

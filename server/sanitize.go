@@ -19,7 +19,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -140,7 +140,7 @@ func replayOriginal(body []byte, f trace.Format, uid string) []byte {
 	return o
 }
 
-func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo, tok string) (_ *ledger.Answer, _ bool, original []byte, _ error) {
+func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo, tok string) (_ *store.Answer, _ bool, original []byte, _ error) {
 	cfg := p.cfg
 	ctx := r.Context()
 	key, err := idempotencyKey(r, false)
@@ -188,9 +188,9 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	// its charge is durable (Read waits for it); and an upload that cannot
 	// fit is refused before computing. The decisive checks are in the
 	// transaction below.
-	var found *ledger.Answer
-	var row *ledger.Person
-	if err := s.store.Read(ctx, p.id, func(v *ledger.View) error {
+	var found *store.Answer
+	var row *store.PersonRow
+	if err := s.store.Read(ctx, p.id, func(v *store.View) error {
 		var err error
 		if found, err = v.Answer(p.id, key); err != nil {
 			return err
@@ -251,12 +251,12 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	detail, err := json.Marshal(map[string]any{
 		"epsilon_certified": amount, "epsilon_kind": cert.EpsilonKind, "epsilon_target": target,
 		"lambda": cfg.CIP.Lambda, "radius_m": cfg.CIP.Radius, "points": points, "traces": len(outs),
-		"design": cert.Design, "method": cert.Path, "input_format": inFmt, "output_format": outFmt,
+		"design": cert.Design, "path": cert.Path, "input_format": inFmt, "output_format": outFmt,
 	})
 	if err != nil {
 		return nil, false, nil, err
 	}
-	answer, replayed, err := s.keyedUpdate(ctx, p.id, key, tok, mac, func(tx *ledger.Tx, row *ledger.Person) (*ledger.Answer, error) {
+	answer, replayed, err := s.keyedUpdate(ctx, p.id, key, tok, mac, func(tx *store.Tx, row *store.PersonRow) (*store.Answer, error) {
 		e := account(p, row).Cost(budget.CIP, amount, 0)
 		if err := admit(p, row, api.MechanismCIP, e); err != nil {
 			return nil, err
@@ -275,7 +275,7 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 			return nil, err
 		}
 		b = append(b, '\n')
-		ans := ledger.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: b}
+		ans := store.Answer{MAC: mac, Status: http.StatusOK, ContentType: "application/json", Body: b}
 		// The digest of the certificate as the answer carries it (compact
 		// JSON, as json.Marshal embeds it), which the client can recompute.
 		var compact bytes.Buffer
@@ -283,7 +283,7 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 			return nil, err
 		}
 		digest := sha256.Sum256(compact.Bytes())
-		c := &ledger.Charge{Person: p.id, Seq: seq, Time: s.opt.Now(), Amount: amount, Epsilon: e, Certificate: hex.EncodeToString(digest[:]),
+		c := &store.ChargeRow{Person: p.id, Seq: seq, Time: s.opt.Now(), Amount: amount, Epsilon: e, Certificate: hex.EncodeToString(digest[:]),
 			RequestID: requestID(r), Key: key, Detail: detail, Answer: ans}
 		if err := tx.ChargeCIP(row, c, slack); err != nil {
 			return nil, err

@@ -19,7 +19,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/ledger"
+	"github.com/tracepriv/tracepriv/server/internal/store"
 	"github.com/tracepriv/tracepriv/server/wasm"
 	"github.com/tracepriv/tracepriv/server/web"
 	"github.com/tracepriv/tracepriv/trace"
@@ -78,7 +78,7 @@ type Options struct {
 	// Web serves the page at GET / (nil: web.Handler()).
 	Web http.Handler
 
-	// afterCommit is the store's ledger.Options.AfterCommit (tests).
+	// afterCommit is the store's store.Options.AfterCommit (tests).
 	afterCommit func() error
 	// afterCharge, if set, runs when a charge (POST .../charges) has
 	// committed durably and before its answer is written (the crash test
@@ -212,7 +212,7 @@ func (o *Options) defaults() error {
 // the ledger, over HTTP/JSON. See docs/serve.md.
 type Server struct {
 	opt      Options
-	store    *ledger.Store
+	store    *store.Store
 	log      *slog.Logger
 	metrics  *metrics
 	limits   *limiter
@@ -249,7 +249,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 		slots:    semaphore.NewWeighted(int64(opt.SanitizeWorkers)),
 	}
 	s.metrics = newMetrics(s)
-	st, err := ledger.Open(ctx, opt.DataDir, opt.DB, ledger.Options{
+	st, err := store.Open(ctx, opt.DataDir, opt.DB, store.Options{
 		AfterCommit: opt.afterCommit,
 		Observe:     func(d time.Duration, jobs int, err error) { s.metrics.observeCommit(d, jobs, err) },
 		Account:     s.accountTerms,
@@ -285,7 +285,7 @@ type CheckReport struct {
 // (SQLite's integrity_check; PostgreSQL's amcheck where installed).
 func (s *Server) Check(ctx context.Context) (*CheckReport, error) {
 	c := &CheckReport{Store: string(s.store.Dialect()), Location: s.store.Location()}
-	err := s.store.Scan(ctx, func(v *ledger.View) error {
+	err := s.store.Scan(ctx, func(v *store.View) error {
 		var err error
 		if c.SchemaVersion, err = v.SchemaVersion(); err != nil {
 			return err

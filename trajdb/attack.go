@@ -282,7 +282,7 @@ func MeasureQIAttack(m Mechanism, db *DB, opt QIAttackOptions) (*QIAttackReport,
 			var t qiTally
 			src := noise.Derive(opt.Src, label)
 			for range opt.Draws {
-				rel, err := m.Release(db, opt.Epsilon, src)
+				rel, err := m.Synthesize(db, opt.Epsilon, src)
 				if err != nil {
 					return nil, fmt.Errorf("trajdb: QI attack: %s release: %w", m.Name(), err)
 				}

@@ -743,7 +743,7 @@ func (a *auditor) canOutput(db *DB, s []int) bool {
 func (a *auditor) draw(db *DB, stream string, n int, visit func(i int, seqs [][]int)) error {
 	src := noise.Derive(a.opt.Src, stream)
 	for i := range n {
-		rel, err := a.m.Release(db, a.opt.Epsilon, src)
+		rel, err := a.m.Synthesize(db, a.opt.Epsilon, src)
 		if err != nil {
 			return fmt.Errorf("trajdb: audit: %s release of %s: %w", a.m.Name(), stream, err)
 		}

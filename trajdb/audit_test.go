@@ -21,9 +21,9 @@ type universeControl struct{ b Bounds }
 func (u universeControl) Name() MechanismName { return "test-universe-control" }
 func (u universeControl) Bounds() Bounds      { return u.b }
 
-func (u universeControl) Release(db *DB, eps float64, src noise.Source) (*Released, error) {
+func (u universeControl) Synthesize(db *DB, eps float64, src noise.Source) (*Synthetic, error) {
 	counts := seqCounts(db.Sequences())
-	out := &Released{Mechanism: u.Name(), EpsilonSpent: eps}
+	out := &Synthetic{Mechanism: u.Name(), EpsilonSpent: eps}
 	for _, s := range testUniverse(db.Size, u.b.MaxLen) {
 		n := int64(counts[Key(s)]) + noise.TwoSidedGeometric(src, eps/float64(u.b.MaxSeqs))
 		for range max(n, 0) {
@@ -116,10 +116,10 @@ func replayHolds(t *testing.T, m Mechanism, d *DB, opt AuditOptions, w *AuditWit
 		t.Fatalf("witness names no release: %+v", w)
 	}
 	src := noise.Derive(opt.Src, w.Stream)
-	var rel *Released
+	var rel *Synthetic
 	for range w.Draw + 1 {
 		var err error
-		if rel, err = m.Release(under, opt.Epsilon, src); err != nil {
+		if rel, err = m.Synthesize(under, opt.Epsilon, src); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -153,7 +153,7 @@ func AuditNoise(m Mechanism, db *DB, opt NoiseAuditOptions) (*NoiseAuditReport, 
 	rep := &NoiseAuditReport{Mechanism: m.Name(), Epsilon: opt.Epsilon, Sensitivity: sens, Confidence: opt.Confidence}
 	src := noise.Derive(opt.Src, "audit/noise")
 	for len(obs) < opt.Draws && rep.Releases < opt.MaxReleases {
-		if _, err := tm.Release(d, opt.Epsilon, src); err != nil {
+		if _, err := tm.Synthesize(d, opt.Epsilon, src); err != nil {
 			return nil, fmt.Errorf("trajdb: noise audit: %s: %w", m.Name(), err)
 		}
 		rep.Releases++

@@ -77,8 +77,8 @@ type CountingMechanism interface {
 	// Counts returns the counts seqs (a person's bounded sequences, or a
 	// whole bounded database's) add to the tree over size symbols.
 	Counts(size int, seqs [][]int) *TreeCounts
-	// ReleaseCounts is Release from the counts of a bounded database.
-	ReleaseCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Released, error)
+	// SynthesizeCounts is Release from the counts of a bounded database.
+	SynthesizeCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Synthetic, error)
 }
 
 var (
@@ -130,12 +130,12 @@ func (g *NGram) height() int {
 
 // tally accumulates a tree's true counts from bounded sequences one at a
 // time and releases from them, so that a release need not hold the
-// database (ReleaseSequences).
+// database (SynthesizeSequences).
 type tally interface {
 	// add counts one sequence, already bounded (its person's first
 	// MaxSeqs, truncated to MaxLen: add truncates again).
 	add(s []int)
-	release(epsilon float64, src noise.Source) (*Released, error)
+	release(epsilon float64, src noise.Source) (*Synthetic, error)
 }
 
 // tallier is a mechanism that counts through a tally.
@@ -161,6 +161,6 @@ func (tl *prefixTally) add(s []int) {
 	}
 }
 
-func (tl *prefixTally) release(epsilon float64, src noise.Source) (*Released, error) {
-	return tl.p.ReleaseCounts(tl.c, epsilon, src)
+func (tl *prefixTally) release(epsilon float64, src noise.Source) (*Synthetic, error) {
+	return tl.p.SynthesizeCounts(tl.c, epsilon, src)
 }

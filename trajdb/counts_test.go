@@ -27,11 +27,11 @@ func TestReleaseCountsEqualsRelease(t *testing.T) {
 			}
 		}
 		for _, eps := range []float64{0.5, 4} {
-			a, err := m.Release(bd, eps, noise.Seeded(11))
+			a, err := m.Synthesize(bd, eps, noise.Seeded(11))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := m.ReleaseCounts(total, eps, noise.Seeded(11))
+			c, err := m.SynthesizeCounts(total, eps, noise.Seeded(11))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,7 +62,7 @@ func TestReleaseCountsRefusesInconsistent(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/%s", tc.m.Name(), tc.want), func(t *testing.T) {
 			t.Parallel()
-			if _, err := tc.m.ReleaseCounts(tc.c, 1, noise.Seeded(1)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := tc.m.SynthesizeCounts(tc.c, 1, noise.Seeded(1)); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s %v: %v, want an error naming %q", tc.m.Name(), tc.c.Count, err, tc.want)
 			}
 		})

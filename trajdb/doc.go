@@ -9,14 +9,14 @@
 //	m, err := trajdb.NewMechanism(trajdb.MechanismNGram, b, 0)
 //	...
 //	bounded, err := trajdb.Bound(db, b)
-//	rel, err := m.Release(bounded, epsilon, nil) // nil: crypto/rand
+//	rel, err := m.Synthesize(bounded, epsilon, nil) // nil: crypto/rand
 //	cert := trajdb.NewCertificate(m, rel, epsilon, grid, grid.Size(), trajdb.MapOptions{}, nil)
-//	paths, err := trajdb.WriteRelease(dir, cert, 0)
+//	paths, err := trajdb.WriteSynthesis(dir, cert, 0)
 //
 // The package holds four things:
 //
 //   - mechanisms: Prefix and NGram (MechanismPrefix, MechanismNGram), their
-//     Released output and release Certificate, and ReleaseSequences, which
+//     Synthetic output and release Certificate, and SynthesizeSequences, which
 //     counts a large sequence file as it reads it;
 //   - metrics: Evaluate and Evaluator measure a release against the real
 //     database (Metrics), beside the references UniformSequences and
@@ -30,7 +30,7 @@
 //   - input and output: a Grid over a public trace.BBox, FromTraces and
 //     FromFiles (traces to cell sequences), ToTraces, sequence files
 //     (ReadSequences, WriteSequences) and release directories
-//     (WriteRelease, ReadRelease).
+//     (WriteSynthesis, ReadSynthesis).
 //
 // # Data model
 //

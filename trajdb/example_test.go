@@ -30,7 +30,7 @@ func Example() {
 		panic(err)
 	}
 	// A seeded run, for a reproducible example: nil means crypto/rand.
-	rel, err := m.Release(bounded, 1, noise.Seeded(1))
+	rel, err := m.Synthesize(bounded, 1, noise.Seeded(1))
 	if err != nil {
 		panic(err)
 	}
@@ -92,7 +92,7 @@ func ExampleNGram() {
 		{ID: "bob", Seqs: [][]int{{0, 1}}},
 	}}
 	g := &trajdb.NGram{Contribution: trajdb.Bounds{MaxLen: 3, MaxSeqs: 1}, NMax: 2}
-	rel, err := g.Release(db, 1, noise.Seeded(1)) // a seeded run: for examples only
+	rel, err := g.Synthesize(db, 1, noise.Seeded(1)) // a seeded run: for examples only
 	if err != nil {
 		panic(err)
 	}
@@ -109,7 +109,7 @@ func ExamplePrefix() {
 		{ID: "bob", Seqs: [][]int{{0, 1}}},
 	}}
 	p := &trajdb.Prefix{Contribution: trajdb.Bounds{MaxLen: 3, MaxSeqs: 1}}
-	rel, err := p.Release(db, 1, noise.Seeded(1)) // a seeded run: for examples only
+	rel, err := p.Synthesize(db, 1, noise.Seeded(1)) // a seeded run: for examples only
 	if err != nil {
 		panic(err)
 	}
@@ -119,12 +119,12 @@ func ExamplePrefix() {
 	// spent 1.00 over 3 levels of 0.333 each (noise scale 3, threshold 8.49); source seeded:1
 }
 
-func ExampleReadRelease() {
+func ExampleReadSynthesis() {
 	db := &trajdb.DB{Size: 3, Users: []trajdb.User{
 		{ID: "ann", Seqs: [][]int{{0, 1}}}, {ID: "bob", Seqs: [][]int{{0, 1}}}, {ID: "cy", Seqs: [][]int{{1, 2}}},
 	}}
 	m := &trajdb.Prefix{Contribution: trajdb.Bounds{MaxLen: 2, MaxSeqs: 1}}
-	rel, err := m.Release(db, 4, noise.Seeded(1))
+	rel, err := m.Synthesize(db, 4, noise.Seeded(1))
 	if err != nil {
 		panic(err)
 	}
@@ -133,10 +133,10 @@ func ExampleReadRelease() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	if _, err := trajdb.WriteRelease(dir, trajdb.NewCertificate(m, rel, 4, nil, 3, trajdb.MapOptions{}, noise.Seeded(1)), 0); err != nil {
+	if _, err := trajdb.WriteSynthesis(dir, trajdb.NewCertificate(m, rel, 4, nil, 3, trajdb.MapOptions{}, noise.Seeded(1)), 0); err != nil {
 		panic(err)
 	}
-	c, err := trajdb.ReadRelease(dir)
+	c, err := trajdb.ReadSynthesis(dir)
 	if err != nil {
 		panic(err)
 	}

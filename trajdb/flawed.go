@@ -40,13 +40,13 @@ func (f FlawedPresentOnly) Name() MechanismName { return ControlPresentOnly }
 // Bounds returns f.Contribution.
 func (f FlawedPresentOnly) Bounds() Bounds { return f.Contribution }
 
-// Release perturbs the count of each distinct sequence of db with two-sided
+// Synthesize perturbs the count of each distinct sequence of db with two-sided
 // geometric noise of parameter epsilon/MaxSeqs and releases the sequence
 // max(0, count+noise) times, in sorted order. db must already be bounded by
-// f.Contribution (Bound); Release refuses a database that is not. It spends,
+// f.Contribution (Bound); Synthesize refuses a database that is not. It spends,
 // in the designs' own accounting, epsilon; that accounting is wrong (see the
 // type's documentation). src nil means crypto/rand.
-func (f FlawedPresentOnly) Release(db *DB, epsilon float64, src noise.Source) (*Released, error) {
+func (f FlawedPresentOnly) Synthesize(db *DB, epsilon float64, src noise.Source) (*Synthetic, error) {
 	if err := checkExploreInput(f.Name(), db, f.Contribution, epsilon); err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (f FlawedPresentOnly) Release(db *DB, epsilon float64, src noise.Source) (*
 	sort.Strings(keys)
 	sens := float64(f.Contribution.MaxSeqs)
 	lambda := epsilon / sens
-	out := &Released{Mechanism: f.Name(), EpsilonSpent: epsilon, Nodes: len(keys), Source: describeSource(src)}
+	out := &Synthetic{Mechanism: f.Name(), EpsilonSpent: epsilon, Nodes: len(keys), Source: describeSource(src)}
 	for _, k := range keys {
 		n := int64(counts[k]) + noise.TwoSidedGeometric(src, lambda)
 		s := FromKey(k)
@@ -149,8 +149,8 @@ func (c brokenTree) Bounds() Bounds      { return c.tree.Bounds() }
 // CanOutput is the tree's: the support the control claims.
 func (c brokenTree) CanOutput(db *DB, seq []int) bool { return c.tree.CanOutput(db, seq) }
 
-func (c brokenTree) Release(db *DB, epsilon float64, src noise.Source) (*Released, error) {
-	rel, err := c.tree.Release(db, epsilon, src)
+func (c brokenTree) Synthesize(db *DB, epsilon float64, src noise.Source) (*Synthetic, error) {
+	rel, err := c.tree.Synthesize(db, epsilon, src)
 	if err != nil {
 		return nil, fmt.Errorf("%w (control %s)", err, c.name)
 	}

@@ -31,7 +31,7 @@ func TestFlawedPresentOnlyLaw(t *testing.T) {
 	got := map[string]int{}
 	src := noise.Seeded(11)
 	for range n {
-		rel, err := m.Release(db, eps, src)
+		rel, err := m.Synthesize(db, eps, src)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,11 +68,11 @@ func TestFlawedPresentOnlyRefusesUnboundedInput(t *testing.T) {
 	t.Parallel()
 	m := FlawedPresentOnly{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}}
 	db := &DB{Size: 3, Users: []User{{ID: "x", Seqs: [][]int{{0, 1, 2}}}}}
-	if _, err := m.Release(db, 1, noise.Seeded(1)); err == nil {
+	if _, err := m.Synthesize(db, 1, noise.Seeded(1)); err == nil {
 		t.Fatal("unbounded input accepted")
 	}
 	bd, _ := Bound(db, m.Bounds())
-	rel, err := m.Release(bd, 1, noise.Seeded(1))
+	rel, err := m.Synthesize(bd, 1, noise.Seeded(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestFlawedPresentOnlyRefusesUnboundedInput(t *testing.T) {
 			t.Fatalf("released %v", s)
 		}
 	}
-	if _, err := m.Release(bd, 0, nil); err == nil {
+	if _, err := m.Synthesize(bd, 0, nil); err == nil {
 		t.Fatal("epsilon 0 accepted")
 	}
 }
@@ -101,7 +101,7 @@ func TestNegativeControls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rel, err := m.Release(db, 1, noise.Seeded(1))
+		rel, err := m.Synthesize(db, 1, noise.Seeded(1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestNegativeControls(t *testing.T) {
 	tenth, _ := NewNegativeControl(ControlNGramTenthNoise, b)
 	for seed := range uint64(20) {
 		// No noise: the release is the input, at any epsilon.
-		rel, err := noiseless.Release(db, 0.1, noise.Seeded(seed))
+		rel, err := noiseless.Synthesize(db, 0.1, noise.Seeded(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestNegativeControls(t *testing.T) {
 			t.Fatalf("noiseless release is not the input:\n got %v\nwant %v", got, input)
 		}
 		// Present children only: nothing but prefixes of the input.
-		rel, err = presentOnly.Release(db, 4, noise.Seeded(seed))
+		rel, err = presentOnly.Synthesize(db, 4, noise.Seeded(seed))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -25,7 +25,7 @@ func gzipped(t *testing.T, s string) []byte {
 
 // TestSequenceFilesGzip: a gzip sequence file (MSNBC ships as
 // msnbc.dat.gz) reads as its text, by content, through every file reader:
-// ReadSequencesFile, ReleaseSequencesFile and ReadRelease's sequences.
+// ReadSequencesFile, SynthesizeSequencesFile and ReadSynthesis's sequences.
 func TestSequenceFilesGzip(t *testing.T) {
 	t.Parallel()
 	const text = "1 2 3\n4\n17 17\n2 2 2 2\n"
@@ -43,11 +43,11 @@ func TestSequenceFilesGzip(t *testing.T) {
 		t.Fatalf("gzip file: %+v, %v; want %+v", got, err, want)
 	}
 	m := &Prefix{Contribution: Bounds{MaxLen: 5, MaxSeqs: 1}}
-	r1, s1, err := ReleaseSequencesFile(m, plain, opt, 1, noise.Seeded(3))
+	r1, s1, err := SynthesizeSequencesFile(m, plain, opt, 1, noise.Seeded(3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, s2, err := ReleaseSequencesFile(m, gz, opt, 1, noise.Seeded(3))
+	r2, s2, err := SynthesizeSequencesFile(m, gz, opt, 1, noise.Seeded(3))
 	if err != nil || !reflect.DeepEqual(s1, s2) || !reflect.DeepEqual(r1.Seqs, r2.Seqs) {
 		t.Fatalf("streamed gzip release differs: %+v %+v, %v", s2, s1, err)
 	}

@@ -36,10 +36,10 @@ type Mechanism interface {
 	// Name identifies the mechanism (MechanismPrefix, MechanismNGram,
 	// a negative control).
 	Name() MechanismName
-	// Release returns a synthetic database drawn from db (already bounded
+	// Synthesize returns a synthetic database drawn from db (already bounded
 	// by the caller with Bound and the mechanism's Bounds), spending at
 	// most epsilon under user-level DP. src nil means crypto/rand.
-	Release(db *DB, epsilon float64, src noise.Source) (*Released, error)
+	Synthesize(db *DB, epsilon float64, src noise.Source) (*Synthetic, error)
 	// CanOutput reports whether a release from db can contain the
 	// sequence seq (with positive probability): the mechanism's support,
 	// stated so that AuditSupport can check it. A DP mechanism's answer
@@ -50,8 +50,8 @@ type Mechanism interface {
 	Bounds() Bounds
 }
 
-// Released is a synthetic database with what its release spent.
-type Released struct {
+// Synthetic is a synthetic database with what its release spent.
+type Synthetic struct {
 	Mechanism MechanismName `json:"mechanism"`
 	// Seqs are the released sequences (released data has no persons).
 	Seqs [][]int `json:"-"`

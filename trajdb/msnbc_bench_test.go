@@ -43,7 +43,7 @@ func BenchmarkMSNBCRelease(b *testing.B) {
 		b.Run(string(rec), func(b *testing.B) {
 			m := &NGram{Contribution: Bounds{MaxLen: 20, MaxSeqs: 1}, Reconstruction: rec}
 			for b.Loop() {
-				rel, _, err := ReleaseSequences(m, bytes.NewReader(raw), msnbcOpt, 1, noise.Seeded(1))
+				rel, _, err := SynthesizeSequences(m, bytes.NewReader(raw), msnbcOpt, 1, noise.Seeded(1))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -63,7 +63,7 @@ func BenchmarkMSNBCEvaluate(b *testing.B) {
 		b.Fatal(err)
 	}
 	bd := Bounds{MaxLen: 20, MaxSeqs: 1}
-	rel, _, err := ReleaseSequences(&NGram{Contribution: bd}, bytes.NewReader(raw), msnbcOpt, 1, noise.Seeded(1))
+	rel, _, err := SynthesizeSequences(&NGram{Contribution: bd}, bytes.NewReader(raw), msnbcOpt, 1, noise.Seeded(1))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -119,9 +119,9 @@ import (
 // counts only. Budgets are computed so that their float sum along every
 // path, rounded up at each step, stays at most ε (a budget is lowered by
 // an ulp where rounding would carry it over), so the levels never add up
-// to more than ε, not even by 5.6e-17. Released.EpsilonSpent is ε, the
-// guarantee; Released.Levels reports the budget of each level along the
-// path that spends the most, whose sum is Released.WorstPathEpsilon (below
+// to more than ε, not even by 5.6e-17. Synthetic.EpsilonSpent is ε, the
+// guarantee; Synthetic.Levels reports the budget of each level along the
+// path that spends the most, whose sum is Synthetic.WorstPathEpsilon (below
 // ε when no path reaches a leaf: an ex-post figure, not a guarantee, and
 // not what to compose with), and, in EpsilonMax, the largest node budget
 // at each level.
@@ -232,10 +232,10 @@ type ngramTree struct {
 	cn      *countNoise
 }
 
-// Release builds the exploration tree of db (bounded by g.Contribution)
+// Synthesize builds the exploration tree of db (bounded by g.Contribution)
 // spending at most epsilon, and returns the synthetic database
 // reconstructed from its n-grams. src nil means crypto/rand.
-func (g *NGram) Release(db *DB, epsilon float64, src noise.Source) (*Released, error) {
+func (g *NGram) Synthesize(db *DB, epsilon float64, src noise.Source) (*Synthetic, error) {
 	if err := checkExploreInput(g.Name(), db, g.Contribution, epsilon); err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func (tl *ngramTally) add(s []int) {
 	tl.t.addGrams(s[:min(len(s), tl.g.Contribution.MaxLen)], tl.n)
 }
 
-func (tl *ngramTally) release(epsilon float64, src noise.Source) (*Released, error) {
+func (tl *ngramTally) release(epsilon float64, src noise.Source) (*Synthetic, error) {
 	t, err := tl.g.buildTrie(tl.t, epsilon, src)
 	if err != nil {
 		return nil, err
@@ -272,12 +272,12 @@ func (tl *ngramTally) release(epsilon float64, src noise.Source) (*Released, err
 }
 
 // finish reconstructs the synthetic database from t's n-grams.
-func (g *NGram) finish(t *ngramTree, src noise.Source) (*Released, error) {
+func (g *NGram) finish(t *ngramTree, src noise.Source) (*Synthetic, error) {
 	rec, err := ParseReconstruction(string(g.Reconstruction))
 	if err != nil {
 		return nil, err
 	}
-	out := &Released{
+	out := &Synthetic{
 		Mechanism:      g.Name(),
 		Nodes:          int(t.cn.drawn),
 		Source:         describeSource(src),
@@ -299,9 +299,9 @@ func (g *NGram) finish(t *ngramTree, src noise.Source) (*Released, error) {
 	return out, nil
 }
 
-// ReleaseCounts is Release from the gram counts of a bounded database
+// SynthesizeCounts is Release from the gram counts of a bounded database
 // (Counts, summed over persons).
-func (g *NGram) ReleaseCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Released, error) {
+func (g *NGram) SynthesizeCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Synthetic, error) {
 	if err := c.check(g.Name(), g.height()); err != nil {
 		return nil, err
 	}

@@ -142,7 +142,7 @@ func TestNGramBudget(t *testing.T) {
 			}
 			leaf = leaf || v.leftLevel == 1
 		}
-		rel, err := g.Release(db, eps, noise.Seeded(7))
+		rel, err := g.Synthesize(db, eps, noise.Seeded(7))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +226,7 @@ func TestLevelString(t *testing.T) {
 		for _, v := range tr.nodes {
 			maxEps[v.level-1] = math.Max(maxEps[v.level-1], v.eps)
 		}
-		rel, err := g.Release(db, eps, noise.Seeded(7))
+		rel, err := g.Synthesize(db, eps, noise.Seeded(7))
 		if err != nil {
 			t.Fatal(err)
 		}

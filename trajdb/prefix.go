@@ -145,10 +145,10 @@ type prefixTree struct {
 	cn      *countNoise
 }
 
-// Release builds the noisy prefix tree of db (bounded by p.Contribution)
+// Synthesize builds the noisy prefix tree of db (bounded by p.Contribution)
 // spending epsilon, and returns the sequences the tree encodes. src nil
 // means crypto/rand.
-func (p *Prefix) Release(db *DB, epsilon float64, src noise.Source) (*Released, error) {
+func (p *Prefix) Synthesize(db *DB, epsilon float64, src noise.Source) (*Synthetic, error) {
 	t, err := p.build(db, epsilon, src)
 	if err != nil {
 		return nil, err
@@ -157,9 +157,9 @@ func (p *Prefix) Release(db *DB, epsilon float64, src noise.Source) (*Released, 
 }
 
 // finish makes t consistent and reads the release off it (steps 4-5).
-func (p *Prefix) finish(t *prefixTree, src noise.Source) *Released {
+func (p *Prefix) finish(t *prefixTree, src noise.Source) *Synthetic {
 	t.consistent()
-	out := &Released{
+	out := &Synthetic{
 		Mechanism: p.Name(),
 		Seqs:      t.sequences(),
 		Nodes:     int(t.cn.drawn),
@@ -175,9 +175,9 @@ func (p *Prefix) finish(t *prefixTree, src noise.Source) *Released {
 	return out
 }
 
-// ReleaseCounts is Release from the prefix counts of a bounded database
+// SynthesizeCounts is Release from the prefix counts of a bounded database
 // (Counts, summed over persons).
-func (p *Prefix) ReleaseCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Released, error) {
+func (p *Prefix) SynthesizeCounts(c *TreeCounts, epsilon float64, src noise.Source) (*Synthetic, error) {
 	t, err := p.buildCounts(c, epsilon, src)
 	if err != nil {
 		return nil, err

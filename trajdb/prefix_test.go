@@ -55,7 +55,7 @@ func TestPrefixExactRoundTrip(t *testing.T) {
 				t.Errorf("seed %d: prefix %v count %d, want %d", seed, FromKey(k), got[k], c)
 			}
 		}
-		rel, err := p.Release(db, 1, noise.Seeded(seed))
+		rel, err := p.Synthesize(db, 1, noise.Seeded(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestPrefixBudget(t *testing.T) {
 	db := exploreWalkDB(1, 8, 8, 400, 2, 6)
 	b := Bounds{MaxLen: 6, MaxSeqs: 1}
 	for _, eps := range []float64{0.1, 1, 3.7} {
-		rel, err := (&Prefix{Contribution: b}).Release(db, eps, noise.Seeded(3))
+		rel, err := (&Prefix{Contribution: b}).Synthesize(db, eps, noise.Seeded(3))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func exploreReleasesAbsent(t *testing.T, m Mechanism, absent []int) {
 	db := &DB{Size: 2, Users: []User{{ID: "a", Seqs: [][]int{{0, 0}}}, {ID: "b", Seqs: [][]int{{0}}}}}
 	k := Key(absent)
 	for i := range 20000 {
-		rel, err := m.Release(db, 0.5, noise.Seeded(uint64(i)))
+		rel, err := m.Synthesize(db, 0.5, noise.Seeded(uint64(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,7 +299,7 @@ func exploreFalsify(m Mechanism, eps float64, runs int, seed uint64, victim [][]
 		src := noise.Seeded(s)
 		k01, k0, k1 := Key([]int{0, 1}), Key([]int{0}), Key([]int{1})
 		for range runs {
-			rel, err := m.Release(db, eps, src)
+			rel, err := m.Synthesize(db, eps, src)
 			if err != nil {
 				return nil, err
 			}

@@ -71,13 +71,13 @@ type Certificate struct {
 	// Alphabet the number of cells or symbols.
 	Universe *Grid `json:"universe,omitempty"`
 	Alphabet int   `json:"alphabet"`
-	// Base is the id of symbol 0 in SeqFile (WriteRelease sets it).
+	// Base is the id of symbol 0 in SeqFile (WriteSynthesis sets it).
 	Base   int    `json:"base,omitempty"`
 	Bounds Bounds `json:"bounds"`
 	// MaxGap and MinLen are the mapping rule of a release of traces.
 	MaxGap string `json:"max_gap"`
 	MinLen int    `json:"min_len"`
-	*Released
+	*Synthetic
 	Trajectories int    `json:"trajectories"`
 	Randomness   string `json:"randomness"`
 }
@@ -85,10 +85,10 @@ type Certificate struct {
 // NewCertificate describes rel, released by m at epsilon from traces mapped
 // onto g with mo, or, with g nil, from a symbolic database over alphabet
 // symbols. src is the release's randomness.
-func NewCertificate(m Mechanism, rel *Released, epsilon float64, g *Grid, alphabet int, mo MapOptions, src noise.Source) *Certificate {
+func NewCertificate(m Mechanism, rel *Synthetic, epsilon float64, g *Grid, alphabet int, mo MapOptions, src noise.Source) *Certificate {
 	c := &Certificate{
 		Version: 1, Mechanism: m.Name(), Epsilon: epsilon, Universe: g, Alphabet: alphabet, Bounds: m.Bounds(),
-		Released: rel, Trajectories: len(rel.Seqs), Randomness: noise.Describe(src),
+		Synthetic: rel, Trajectories: len(rel.Seqs), Randomness: noise.Describe(src),
 		Privacy: fmt.Sprintf("%g-differential privacy at user level, add/remove-one-person: neighbouring inputs differ by one person added or removed, with all of their trajectories (replacing a person's data is two such steps: 2ε); public: the grid, the bounds, the mapping rule and the mechanism", epsilon),
 	}
 	if g != nil {
@@ -104,11 +104,11 @@ func NewCertificate(m Mechanism, rel *Released, epsilon float64, g *Grid, alphab
 	return c
 }
 
-// WriteRelease writes c's sequences to dir as SeqFile (symbols from base,
+// WriteSynthesis writes c's sequences to dir as SeqFile (symbols from base,
 // which it records in c.Base), their cell centres as CSVFile when c has a
 // grid, and c as CertificateFile, together or not at all, creating dir if
-// needed. It returns the paths written; ReadRelease reads them back.
-func WriteRelease(dir string, c *Certificate, base int) ([]string, error) {
+// needed. It returns the paths written; ReadSynthesis reads them back.
+func WriteSynthesis(dir string, c *Certificate, base int) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func WriteRelease(dir string, c *Certificate, base int) ([]string, error) {
 }
 
 // ReadCertificateFile reads a release's CertificateFile, naming path in
-// errors. Its Seqs are empty: ReadRelease reads them too.
+// errors. Its Seqs are empty: ReadSynthesis reads them too.
 func ReadCertificateFile(path string) (*Certificate, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -150,7 +150,7 @@ func ReadCertificateFile(path string) (*Certificate, error) {
 		return nil, fmt.Errorf("%s: release certificate: %w", path, err)
 	}
 	switch {
-	case c.Released == nil || c.Alphabet <= 0:
+	case c.Synthetic == nil || c.Alphabet <= 0:
 		return nil, fmt.Errorf("%s: no mechanism record or no alphabet: not a tracepriv release certificate", path)
 	case c.Universe != nil && c.Universe.Size() != c.Alphabet:
 		return nil, fmt.Errorf("%s: the universe has %d cells but the alphabet %d", path, c.Universe.Size(), c.Alphabet)
@@ -158,9 +158,9 @@ func ReadCertificateFile(path string) (*Certificate, error) {
 	return &c, nil
 }
 
-// ReadRelease reads the release WriteRelease wrote to dir: the
+// ReadSynthesis reads the release WriteSynthesis wrote to dir: the
 // certificate, with its Seqs read from SeqFile (symbols from c.Base).
-func ReadRelease(dir string) (*Certificate, error) {
+func ReadSynthesis(dir string) (*Certificate, error) {
 	c, err := ReadCertificateFile(filepath.Join(dir, CertificateFile))
 	if err != nil {
 		return nil, err

@@ -13,8 +13,8 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// TestReleaseRoundTrip writes releases with WriteRelease and reads them
-// back with ReadRelease: the same certificate and sequences, on a grid and
+// TestReleaseRoundTrip writes releases with WriteSynthesis and reads them
+// back with ReadSynthesis: the same certificate and sequences, on a grid and
 // on an alphabet numbered from 1.
 func TestReleaseRoundTrip(t *testing.T) {
 	t.Parallel()
@@ -39,7 +39,7 @@ func TestReleaseRoundTrip(t *testing.T) {
 				db.Users = append(db.Users, User{ID: fmt.Sprint(i), Seqs: [][]int{{i % 2, 1 + i%2}}})
 			}
 			m := &Prefix{Contribution: b}
-			rel, err := m.Release(db, 2, noise.Seeded(3))
+			rel, err := m.Synthesize(db, 2, noise.Seeded(3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,10 +48,10 @@ func TestReleaseRoundTrip(t *testing.T) {
 			}
 			c := NewCertificate(m, rel, 2, tc.g, tc.size, MapOptions{}, noise.Seeded(3))
 			dir := filepath.Join(t.TempDir(), "rel")
-			if _, err := WriteRelease(dir, c, tc.base); err != nil {
+			if _, err := WriteSynthesis(dir, c, tc.base); err != nil {
 				t.Fatal(err)
 			}
-			back, err := ReadRelease(dir)
+			back, err := ReadSynthesis(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +75,7 @@ func TestReleaseRoundTrip(t *testing.T) {
 			if err := os.WriteFile(seq, []byte(strings.Join(lines[1:], "")), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ReadRelease(dir); err == nil || !strings.Contains(err.Error(), "sequences") {
+			if _, err := ReadSynthesis(dir); err == nil || !strings.Contains(err.Error(), "sequences") {
 				t.Errorf("truncated release read: %v", err)
 			}
 		})

@@ -19,7 +19,7 @@ type SeqStats struct {
 	Truncated int `json:"truncated"`
 }
 
-// ReleaseSequences releases a symbolic sequence file (ReadSequences'
+// SynthesizeSequences releases a symbolic sequence file (ReadSequences'
 // format, over opt.Size symbols: the public alphabet is required) with m
 // at epsilon, as m.Release(Bound(db, m.Bounds()), ...) would with db read
 // by ReadSequences: each person keeps their first MaxSeqs sequences in file
@@ -28,7 +28,7 @@ type SeqStats struct {
 // counts and the release, so MSNBC's million sequences take a fraction of
 // what a DB of them does. Other mechanisms are given the bounded DB. src
 // nil means crypto/rand.
-func ReleaseSequences(m Mechanism, r io.Reader, opt SeqOptions, epsilon float64, src noise.Source) (*Released, *SeqStats, error) {
+func SynthesizeSequences(m Mechanism, r io.Reader, opt SeqOptions, epsilon float64, src noise.Source) (*Synthetic, *SeqStats, error) {
 	b := m.Bounds()
 	if err := b.Validate(); err != nil {
 		return nil, nil, fmt.Errorf("trajdb: %s: %w", m.Name(), err)
@@ -58,7 +58,7 @@ func ReleaseSequences(m Mechanism, r io.Reader, opt SeqOptions, epsilon float64,
 				}
 			}
 		}
-		rel, err := m.Release(bd, epsilon, src)
+		rel, err := m.Synthesize(bd, epsilon, src)
 		return rel, st, err
 	}
 	tl := tr.newTally(opt.Size)
@@ -91,9 +91,9 @@ func ReleaseSequences(m Mechanism, r io.Reader, opt SeqOptions, epsilon float64,
 	return rel, st, err
 }
 
-// ReleaseSequencesFile is ReleaseSequences of the file at path (plain or
+// SynthesizeSequencesFile is SynthesizeSequences of the file at path (plain or
 // gzip, told by content), naming it in errors.
-func ReleaseSequencesFile(m Mechanism, path string, opt SeqOptions, epsilon float64, src noise.Source) (*Released, *SeqStats, error) {
+func SynthesizeSequencesFile(m Mechanism, path string, opt SeqOptions, epsilon float64, src noise.Source) (*Synthetic, *SeqStats, error) {
 	f, err := infile.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -102,5 +102,5 @@ func ReleaseSequencesFile(m Mechanism, path string, opt SeqOptions, epsilon floa
 	if opt.Name == "" {
 		opt.Name = path
 	}
-	return ReleaseSequences(m, f, opt, epsilon, src)
+	return SynthesizeSequences(m, f, opt, epsilon, src)
 }

@@ -121,7 +121,7 @@ func TestPersonsKeepsPeople(t *testing.T) {
 		t.Run(fmt.Sprintf("%q", c.rec), func(t *testing.T) {
 			t.Parallel()
 			g := &NGram{Contribution: b, Reconstruction: c.rec}
-			rel, err := g.Release(db, 1, noise.Seeded(3))
+			rel, err := g.Synthesize(db, 1, noise.Seeded(3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestPersonsKeepsPeople(t *testing.T) {
 			}
 		})
 	}
-	if _, err := (&NGram{Contribution: b, Reconstruction: "greedy"}).Release(db, 1, noise.Seeded(1)); err == nil {
+	if _, err := (&NGram{Contribution: b, Reconstruction: "greedy"}).Synthesize(db, 1, noise.Seeded(1)); err == nil {
 		t.Error("an unknown reconstruction was accepted")
 	}
 }
@@ -227,7 +227,7 @@ func TestBudgetFloatSum(t *testing.T) {
 	// Whole releases: the 0.30000000000000004.
 	db := exploreWalkDB(2, 4, 4, 400, 1, 3)
 	for _, m := range []Mechanism{&Prefix{Contribution: Bounds{MaxLen: 3, MaxSeqs: 1}}, &NGram{Contribution: Bounds{MaxLen: 3, MaxSeqs: 1}}} {
-		rel, err := m.Release(db, 0.3, noise.Seeded(1))
+		rel, err := m.Synthesize(db, 0.3, noise.Seeded(1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,11 +269,11 @@ func TestReleaseSequencesStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, m := range []Mechanism{&Prefix{Contribution: b}, &NGram{Contribution: b}, &NGram{Contribution: b, NMax: 3, Reconstruction: ReconstructAuthors}} {
-			a, err := m.Release(bd, 2, noise.Seeded(8))
+			a, err := m.Synthesize(bd, 2, noise.Seeded(8))
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, st, err := ReleaseSequences(m, strings.NewReader(file), SeqOptions{Size: 5}, 2, noise.Seeded(8))
+			c, st, err := SynthesizeSequences(m, strings.NewReader(file), SeqOptions{Size: 5}, 2, noise.Seeded(8))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +285,7 @@ func TestReleaseSequencesStreams(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := ReleaseSequences(&Prefix{Contribution: b}, strings.NewReader("0 1\n"), SeqOptions{}, 1, nil); err == nil {
+	if _, _, err := SynthesizeSequences(&Prefix{Contribution: b}, strings.NewReader("0 1\n"), SeqOptions{}, 1, nil); err == nil {
 		t.Error("a streamed release without the public alphabet was accepted")
 	}
 }
@@ -297,7 +297,7 @@ func TestCertificateHeight(t *testing.T) {
 	for _, c := range []struct{ nmax, maxLen, want int }{{0, 3, 3}, {0, 20, 5}, {7, 4, 4}, {2, 9, 2}} {
 		t.Run(fmt.Sprintf("NMax=%d MaxLen=%d", c.nmax, c.maxLen), func(t *testing.T) {
 			g := &NGram{Contribution: Bounds{MaxLen: c.maxLen, MaxSeqs: 1}, NMax: c.nmax}
-			cert := NewCertificate(g, &Released{}, 1, nil, 3, MapOptions{}, noise.Seeded(1))
+			cert := NewCertificate(g, &Synthetic{}, 1, nil, 3, MapOptions{}, noise.Seeded(1))
 			if cert.NMax != c.want || g.Height() != c.want {
 				t.Errorf("NMax %d, MaxLen %d: n_max %d (Height %d), want %d", c.nmax, c.maxLen, cert.NMax, g.Height(), c.want)
 			}

@@ -199,7 +199,7 @@ func exploreCanOutput(db *DB, seq []int, maxLen int) bool {
 	return true
 }
 
-// describeSource names src for Released.Source (nil is crypto/rand).
+// describeSource names src for Synthetic.Source (nil is crypto/rand).
 func describeSource(src noise.Source) string {
 	if src == nil {
 		return "crypto"

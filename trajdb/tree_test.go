@@ -239,28 +239,28 @@ func TestCheckExploreInput(t *testing.T) {
 	b := Bounds{MaxLen: 2, MaxSeqs: 1}
 	db := &DB{Size: 3, Users: []User{{ID: "a", Seqs: [][]int{{0, 1}}}}}
 	for _, m := range []Mechanism{&Prefix{Contribution: b}, &NGram{Contribution: b}} {
-		if _, err := m.Release(db, 1, noise.Seeded(1)); err != nil {
+		if _, err := m.Synthesize(db, 1, noise.Seeded(1)); err != nil {
 			t.Errorf("%s: %v", m.Name(), err)
 		}
 		for _, eps := range []float64{0, -1, math.Inf(1), math.NaN()} {
-			if _, err := m.Release(db, eps, noise.Seeded(1)); err == nil {
+			if _, err := m.Synthesize(db, eps, noise.Seeded(1)); err == nil {
 				t.Errorf("%s: epsilon %v accepted", m.Name(), eps)
 			}
 		}
 		long := &DB{Size: 3, Users: []User{{ID: "a", Seqs: [][]int{{0, 1, 2}}}}}
-		if _, err := m.Release(long, 1, noise.Seeded(1)); err == nil {
+		if _, err := m.Synthesize(long, 1, noise.Seeded(1)); err == nil {
 			t.Errorf("%s: a sequence longer than MaxLen accepted", m.Name())
 		}
 		many := &DB{Size: 3, Users: []User{{ID: "a", Seqs: [][]int{{0}, {1}}}}}
-		if _, err := m.Release(many, 1, noise.Seeded(1)); err == nil {
+		if _, err := m.Synthesize(many, 1, noise.Seeded(1)); err == nil {
 			t.Errorf("%s: more than MaxSeqs sequences accepted", m.Name())
 		}
 		bad := &DB{Size: 3, Users: []User{{ID: "a", Seqs: [][]int{{0, 5}}}}}
-		if _, err := m.Release(bad, 1, noise.Seeded(1)); err == nil {
+		if _, err := m.Synthesize(bad, 1, noise.Seeded(1)); err == nil {
 			t.Errorf("%s: symbol outside the alphabet accepted", m.Name())
 		}
 		// An empty database is a database: its release is noise.
-		if _, err := m.Release(&DB{Size: 3}, 1, noise.Seeded(1)); err != nil {
+		if _, err := m.Synthesize(&DB{Size: 3}, 1, noise.Seeded(1)); err != nil {
 			t.Errorf("%s: empty database: %v", m.Name(), err)
 		}
 	}
@@ -288,10 +288,10 @@ func BenchmarkExploreRelease(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			m := c.mech(c.hooks)
-			var rel *Released
+			var rel *Synthetic
 			for b.Loop() {
 				var err error
-				if rel, err = m.Release(db, c.eps, nil); err != nil {
+				if rel, err = m.Synthesize(db, c.eps, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

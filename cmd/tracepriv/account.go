@@ -161,7 +161,7 @@ composed separately, per unit of distance. FILE "-" reads stdin.`,
 				defer f.Close()
 				r = f
 			}
-			l, err := accountant.ParseLedger(r)
+			l, err := accountant.ParseEventLog(r)
 			if err != nil {
 				return ledgerFileError(name, err)
 			}
@@ -198,7 +198,7 @@ func ledgerName(name string) string {
 // fix it: a problem with the document as a whole (another kind of file, a
 // field a ledger does not have, no version or events) or with one event.
 func ledgerFileError(name string, err error) error {
-	var le *accountant.LedgerError
+	var le *accountant.EventLogError
 	if !errors.As(err, &le) {
 		return fmt.Errorf("account ledger: reading %s: %w", ledgerName(name), err)
 	}

@@ -202,8 +202,9 @@ func init() {
 			force        bool
 		)
 		c := &cobra.Command{
-			Use:   "release --in DIR --out DIR --mechanism prefix|ngram --epsilon E --cell-m METRES --bbox MINLAT,MINLON,MAXLAT,MAXLON",
-			Short: "Release a synthetic trajectory database under user-level differential privacy",
+			Use:     "synthesize --in DIR --out DIR --mechanism prefix|ngram --epsilon E --cell-m METRES --bbox MINLAT,MINLON,MAXLAT,MAXLON",
+			Aliases: []string{"release"}, // its name before synthesize, until the next release
+			Short:   "Release a synthetic trajectory database under user-level differential privacy",
 			Long: `Map a directory of traces onto a public grid, bound what each person
 contributes, and release a synthetic trajectory database with the prefix tree
 (Chen, Fung and Desai, KDD 2012) or the n-gram tree (Chen, Acs and
@@ -242,6 +243,9 @@ counted as it is read, never held in memory.`,
   tracepriv release --in internal/sample --out released-db --mechanism prefix --epsilon 2 --cell-m 5000 --bbox 39.75,116.15,40.10,116.60 --max-len 3 --max-seqs 1 --force --json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, args []string) (err error) {
+				if cmd.CalledAs() == "release" {
+					fmt.Fprintln(cmd.ErrOrStderr(), `tracepriv: warning: "tracepriv release" is now "tracepriv synthesize" (a synthetic trajectory database; sanitize is the CIP release); the old name will be removed in the next release`)
+				}
 				if err := trajdb.CheckEpsilon(eps); err != nil {
 					return usageErrorf("release: --%w", err)
 				}
@@ -295,14 +299,14 @@ counted as it is read, never held in memory.`,
 				}
 				src := env.Source()
 				var (
-					rel   *trajdb.Released
+					rel   *trajdb.Synthetic
 					rep   *trajdb.MapReport
 					stats *trajdb.SeqStats
 				)
 				if g == nil {
 					// A symbolic file is counted as it is read: the
 					// database is never held in memory.
-					rel, stats, err = trajdb.ReleaseSequencesFile(m, in, trajdb.SeqOptions{Size: sp.size, Base: sp.base}, eps, src)
+					rel, stats, err = trajdb.SynthesizeSequencesFile(m, in, trajdb.SeqOptions{Size: sp.size, Base: sp.base}, eps, src)
 					if err != nil {
 						return fmt.Errorf("release: --in %s: %w", in, err)
 					}
@@ -315,13 +319,13 @@ counted as it is read, never held in memory.`,
 					if err != nil {
 						return fmt.Errorf("release: %w", err)
 					}
-					if rel, err = m.Release(bd, eps, src); err != nil {
+					if rel, err = m.Synthesize(bd, eps, src); err != nil {
 						return fmt.Errorf("release: %w", err)
 					}
 				}
 				mo, _ := u.mapOptions()
 				cert := trajdb.NewCertificate(m, rel, eps, g, sp.size, mo, src)
-				paths, err := trajdb.WriteRelease(out, cert, sp.base)
+				paths, err := trajdb.WriteSynthesis(out, cert, sp.base)
 				if err != nil {
 					return fmt.Errorf("release: %w", err)
 				}
@@ -650,7 +654,7 @@ func readReleased(env *cli.Env, rf *readFlags, u *universeFlags, sp *trajSpace, 
 		}
 		return db.Sequences(), nil
 	}
-	cert, err := trajdb.ReadRelease(filepath.Dir(seqPath))
+	cert, err := trajdb.ReadSynthesis(filepath.Dir(seqPath))
 	if err != nil {
 		return nil, err
 	}

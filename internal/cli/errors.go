@@ -72,7 +72,7 @@ func ErrorCode(err error) api.Code {
 		validation    *trace.ValidationError
 		seqErr        *trajdb.SeqError
 		matErr        *matfile.Error
-		ledgerErr     *accountant.LedgerError
+		ledgerErr     *accountant.EventLogError
 		pathErr       *fs.PathError
 		nothing       *corpus.NothingReleasedError
 	)

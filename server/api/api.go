@@ -84,8 +84,9 @@ type CIPRequest struct {
 	Prior json.RawMessage `json:"prior,omitempty"`
 }
 
-// Person is a person's configuration as the server resolved it (defaults
-// filled in), in the answer to their creation and in their ledger.
+// Person is the wire form of a person's configuration as the server
+// resolved it (defaults filled in), in the answer to their creation and in
+// their ledger.
 type Person struct {
 	ID            string       `json:"id"`
 	CreatedAt     time.Time    `json:"created_at"`
@@ -311,7 +312,8 @@ type LedgerAccount struct {
 	Composition   string  `json:"composition"`
 }
 
-// Charge is one line of a ledger.
+// Charge is the wire form of one line of a person's ledger (what
+// budget.Charge is in a ledger file).
 type Charge struct {
 	// ChargeID names the charge (its answer's charge_id); Seq numbers it.
 	ChargeID string    `json:"charge_id"`

@@ -60,9 +60,10 @@ func main() {
 const usage = `usage: tracepriv-pipeline COMMAND [flags]
 
 commands:
-  sanitize  release a corpus with per-person certified privacy (as tracepriv sanitize --in DIR --out DIR)
-  fit       fit a prior family over a corpus (as tracepriv fit)
-  release   release a trajectory database under user-level DP (as tracepriv release)
+  sanitize    release a corpus with per-person certified privacy (as tracepriv sanitize --in DIR --out DIR)
+  fit         fit a prior family over a corpus (as tracepriv fit)
+  synthesize  synthesize a trajectory database under user-level DP (as tracepriv synthesize;
+              "release", its old name, is accepted with a warning until the next release)
 
 Run "tracepriv-pipeline COMMAND -h" for its flags. Beam's runner flags
 (--runner prism|universal|dataflow, --endpoint, --environment_type, ...) are
@@ -82,8 +83,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = sanitizeCmd(ctx, args[1:], stdout, stderr)
 	case "fit":
 		err = fitCmd(ctx, args[1:], stdout, stderr)
-	case "release":
-		err = releaseCmd(ctx, args[1:], stdout, stderr)
+	case "synthesize", "release":
+		if args[0] == "release" {
+			fmt.Fprintln(stderr, `tracepriv-pipeline: warning: "release" is now "synthesize" (a synthetic trajectory database); the old name will be removed in the next release`)
+		}
+		err = synthesizeCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -181,7 +185,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		eps, lambda, radius float64
 		seed                uint64
 		batch               int
-		design, method      string
+		design, path        string
 		delta               float64
 	)
 	fs := newFlags("sanitize", stderr, &c)
@@ -194,7 +198,9 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.Uint64Var(&seed, "seed", 0, "seeded randomness, derived per person from the seed and uid: reproducible and NOT private (default crypto/rand)")
 	fs.StringVar(&origin, "origin", "", "public origin LAT,LON of the tangent plane (default: the prior file's)")
 	fs.StringVar(&design, "design", string(sanitize.DesignAuto), "noise designer: auto, envelope, proportional or e3")
-	fs.StringVar(&method, "method", string(sanitize.PathAuto), "computation path: auto, dense or linear")
+	fs.StringVar(&path, "path", string(sanitize.PathAuto), "computation path: auto, dense or linear")
+	var method string
+	fs.StringVar(&method, "method", "", "the computation path under its name before --path (accepted, with a warning, until the next release)")
 	fs.Float64Var(&delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificates")
 	fs.BoolVar(&o.PointsOnly, "points-only", false, "protect the points alone, not places and the route (the certificates say they are not covered)")
 	fs.BoolVar(&o.AllowPriorOverlap, "allow-prior-overlap", false, "release even when the prior was fitted on data of the input (a fix shared with the prior's corpus index beside it; the certificates then say those persons are not covered)")
@@ -211,6 +217,9 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := parse(fs, args, &c, stderr); err != nil {
 		return err
 	}
+	if err := oldPathFlag(fs, &path, method, stderr); err != nil {
+		return err
+	}
 	if err := required(fs, "input", "output", "prior", "epsilon", "lambda", "radius"); err != nil {
 		return err
 	}
@@ -223,7 +232,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("--prior: %w", err)
 	}
 	o.Epsilon, o.Lambda, o.Radius, o.Delta = eps, lambda, radius, delta
-	o.Design, o.Path, o.BatchUnits, o.Logger = cip.Method(design), sanitize.Path(method), batch, c.logger
+	o.Design, o.Path, o.BatchUnits, o.Logger = cip.Method(design), sanitize.Path(path), batch, c.logger
 	if o.Format, err = format(); err != nil {
 		return err
 	}
@@ -370,13 +379,13 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func synthesizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var (
 		c    common
-		o    pipeline.ReleaseOptions
+		o    pipeline.SynthesizeOptions
 		seed uint64
 	)
-	fs := newFlags("release", stderr, &c)
+	fs := newFlags("synthesize", stderr, &c)
 	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory or a file; a database, so a corpus: one person per child folder of its root (GeoLife's Data folder: per <uid>) or per uid")
 	fs.StringVar(&o.Output, "output", "", "output directory for trajectories.seq, trajectories.csv and release.json")
 	var mechanism, bbox string
@@ -422,14 +431,14 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	o.Seeded, o.Seed = seeded(fs, seed, stderr), seed
 	o.Logger = c.logger
-	res, err := pipeline.Release(ctx, o)
+	res, err := pipeline.Synthesize(ctx, o)
 	if err != nil {
 		return err
 	}
 	cert := res.Cert
 	if c.json {
 		return jsondoc.Write(stdout, struct {
-			*pipeline.ReleaseCert
+			*pipeline.SynthesisCert
 			Input           trajdb.MapReport     `json:"input"`
 			Bounded         pipeline.BoundReport `json:"bounded"`
 			UnreadableFiles int64                `json:"unreadable_files"`
@@ -446,7 +455,7 @@ func releaseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	for _, l := range cert.Levels {
 		fmt.Fprintf(stdout, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
 	}
-	fmt.Fprintf(stdout, "wrote %s, %s and %s in %s\n", pipeline.ReleaseSeqFile, pipeline.ReleaseCSVFile, pipeline.ReleaseCertFile, o.Output)
+	fmt.Fprintf(stdout, "wrote %s, %s and %s in %s\n", pipeline.SynthesisSeqFile, pipeline.SynthesisCSVFile, pipeline.SynthesisCertFile, o.Output)
 	return nil
 }
 
@@ -469,6 +478,21 @@ func readFlags(fs *flag.FlagSet, r *pipeline.Reading, strict string) func() (tra
 		}
 		return f, nil
 	}
+}
+
+// oldPathFlag takes --method, the computation path's flag before it was
+// --path, into *path with a warning on stderr; giving both is an error
+// unless they agree.
+func oldPathFlag(fs *flag.FlagSet, path *string, method string, stderr io.Writer) error {
+	if !isSet(fs, "method") {
+		return nil
+	}
+	if isSet(fs, "path") && *path != method {
+		return fmt.Errorf("--method %s and --path %s: --method is the old name of --path; give --path alone", method, *path)
+	}
+	*path = method
+	fmt.Fprintf(stderr, "tracepriv-pipeline: warning: --method is now --path (the computation path: auto, dense or linear); --method will be removed in the next release\n")
+	return nil
 }
 
 // seeded reports whether --seed was given, warning on stderr that the

@@ -76,3 +76,54 @@ func TestCommandErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestPathFlag: --path is the computation path, and --method, its name
+// before, still reaches it for one release, with a warning on stderr. An
+// unknown path is refused by sanitize's checks before any input is read, so
+// the error shows which value arrived.
+func TestPathFlag(t *testing.T) {
+	base := []string{"sanitize", "--input", filepath.Join(t.TempDir(), "none"), "--output", filepath.Join(t.TempDir(), "out"),
+		"--prior", filepath.Join("..", "..", "..", "internal", "sample", "prior.json"),
+		"--epsilon", "1", "--lambda", "2", "--radius", "50", "--no-ledger"}
+	const warning = "--method is now --path"
+	for _, c := range []struct {
+		name     string
+		args     []string
+		code     int
+		want     string
+		warnsOld bool
+	}{
+		{"path", []string{"--path", "quick"}, 1, "quick", false},
+		{"method", []string{"--method", "quick"}, 1, "quick", true},
+		{"method valid, path default", []string{"--method", "slow"}, 1, "slow", true},
+		{"both agree", []string{"--method", "quick", "--path", "quick"}, 1, "quick", true},
+		{"both differ", []string{"--method", "dense", "--path", "linear"}, 1, "give --path alone", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), append(append([]string{}, base...), c.args...), &stdout, &stderr)
+			if code != c.code || !strings.Contains(stderr.String(), c.want) {
+				t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, stderr.String(), c.code, c.want)
+			}
+			if got := strings.Contains(stderr.String(), warning); got != c.warnsOld {
+				t.Errorf("%q: warning about --method on stderr %v, want %v: %q", c.args, got, c.warnsOld, stderr.String())
+			}
+		})
+	}
+}
+
+// TestSynthesizeName: "synthesize" runs the trajectory-database job, and
+// "release", its old name, still does for one release, with a warning.
+func TestSynthesizeName(t *testing.T) {
+	const warning = `"release" is now "synthesize"`
+	for _, name := range []string{"synthesize", "release"} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{name, "--input", "x", "--output", "y"}, &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "--mechanism is required") {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and the synthesize job's flag check", name, code, stderr.String())
+		}
+		if got, want := strings.Contains(stderr.String(), warning), name == "release"; got != want {
+			t.Errorf("%s: warning on stderr %v, want %v: %q", name, got, want, stderr.String())
+		}
+	}
+}

@@ -1,9 +1,11 @@
-package ledger
+package store
 
 import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/tracepriv/tracepriv/budget"
 )
 
 // The ledger's domain errors. Callers branch on them with errors.Is (and
@@ -39,14 +41,26 @@ var (
 	ErrNotRun = errors.New("the request was cancelled before it ran; it was not charged")
 )
 
+// BudgetKind names the budget a refused charge would exceed; its values
+// are the API's error detail "kind".
+type BudgetKind string
+
+// The budgets of a person.
+const (
+	// BudgetAccount is the person's one budget, for every mechanism; it
+	// never renews.
+	BudgetAccount BudgetKind = "account"
+	// BudgetGeoindWindow is one window's geoind session, a rate within the
+	// account.
+	BudgetGeoindWindow BudgetKind = "geoind"
+)
+
 // ExhaustedError is ErrBudgetExhausted with its figures.
 type ExhaustedError struct {
-	// Kind is the budget: "account" (the person's one budget, for every
-	// mechanism; it never renews) or "geoind" (one window's session, a
-	// rate within the account).
-	Kind string
-	// Mechanism is the release refused by the account ("geoind" or "cip").
-	Mechanism string
+	// Kind is the budget exceeded.
+	Kind BudgetKind
+	// Mechanism is the release refused by the account.
+	Mechanism budget.Mechanism
 	// Budget, Spent and Needed are in the budget's unit; Needed is 0 when
 	// the next step's cost is not known (the mechanism stops instead).
 	Budget, Spent, Needed float64
@@ -59,7 +73,7 @@ type ExhaustedError struct {
 }
 
 func (e *ExhaustedError) Error() string {
-	if e.Kind == "account" {
+	if e.Kind == BudgetAccount {
 		return fmt.Sprintf("the person's budget cannot pay this %s release: %.6g of %.6g spent (Rényi epsilon at order %g within %g m, every mechanism), the release needs %.6g; the budget bounds the person's total and never renews",
 			e.Mechanism, e.Spent, e.Budget, e.Lambda, e.RadiusM, e.Needed)
 	}

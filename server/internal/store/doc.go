@@ -1,8 +1,9 @@
-// Package ledger is the durable state of the tracepriv service: people,
-// their budgets and the ledger of charges, with the transactions that
-// decide and record a charge and the schema migrations, in SQLite (a file
-// under a data directory) or PostgreSQL. It knows nothing of HTTP: package
-// server maps its errors to statuses.
+// Package store is the durable state of the tracepriv service in SQL
+// tables: people, their budget accounts and the ledger of their charges
+// (what package budget keeps in a file), with the transactions that decide
+// and record a charge and the schema migrations, in SQLite (a file under a
+// data directory) or PostgreSQL. It knows nothing of HTTP: package server
+// maps its errors to statuses.
 //
 // # Durability
 //
@@ -32,4 +33,4 @@
 // Between a commit and its confirmation (the fsync, or COMMIT's return)
 // the commit is pending: readers of its person wait for it (Waiting counts
 // them), and fail with ErrNotDurable if it fails.
-package ledger
+package store

@@ -1,4 +1,4 @@
-package ledger
+package store
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/tracepriv/tracepriv/budget"
 )
 
 // Tx is the write transaction an Update function runs in.
@@ -92,13 +94,14 @@ func (q querier) query(s string, args ...any) (*sql.Rows, error) {
 // View is a read-only snapshot of the store (Store.Read, Store.Scan).
 type View struct{ q querier }
 
-// Person is a person's row: the hash of their token, their configuration
+// PersonRow is a person's row of the people table (api.Person is the
+// configuration's wire form): the hash of their token, their configuration
 // (JSON, fixed at creation), their account, and the running totals of
 // their geoind sessions. Seq is the number of the last charge; Tag is a
 // random value replaced at every geo-indistinguishability answer, which
 // lets the service cache a person's mechanism state and know when it is
 // stale.
-type Person struct {
+type PersonRow struct {
 	ID        string
 	TokenHash []byte
 	Created   time.Time
@@ -128,15 +131,19 @@ type Answer struct {
 	Body        []byte
 }
 
-// Charge is one line of the ledger: one answer the service released, or
-// one release drawn elsewhere and charged (Origin "device").
-type Charge struct {
+// ChargeRow is a row of the charges table, one line of the person's ledger
+// (the service's form of a budget.Charge; api.Charge is its wire form): one
+// answer the service released, or one release drawn elsewhere and charged
+// (Origin "device").
+type ChargeRow struct {
 	Person string
 	Seq    int64
 	Time   time.Time
-	Kind   string // "geoind" or "cip"
-	Window int64
-	Amount float64 // in the mechanism's own unit (epsilon per metre for geoind)
+	// Mechanism is the release's (budget.GeoInd or budget.CIP), in the
+	// column kind.
+	Mechanism budget.Mechanism
+	Window    int64
+	Amount    float64 // in the mechanism's own unit (epsilon per metre for geoind)
 	// Epsilon is what the charge cost the account, in its currency.
 	Epsilon float64
 	// Origin is "service" (this service drew the release) or "device".
@@ -155,8 +162,8 @@ type Charge struct {
 
 const personColumns = `id, token_hash, created_at, config, budget, spent, geo_budget, geo_spent, geo_total, geo_window, geo_session, cip_budget, cip_spent, seq, tag`
 
-func scanPerson(row interface{ Scan(...any) error }) (*Person, error) {
-	var p Person
+func scanPerson(row interface{ Scan(...any) error }) (*PersonRow, error) {
+	var p PersonRow
 	var created int64
 	err := row.Scan(&p.ID, &p.TokenHash, &created, &p.Config, &p.Budget, &p.Spent, &p.GeoBudget, &p.GeoSpent, &p.GeoTotal, &p.GeoWindow,
 		&p.GeoSession, &p.CIPBudget, &p.CIPSpent, &p.Seq, &p.Tag)
@@ -184,7 +191,7 @@ const answerQuery = `SELECT body_mac, status, content_type, response FROM charge
 // locked row but joins other tables from its own earlier snapshot, so a
 // join would miss the charge the lock holder just committed under the
 // same key.
-func (t *Tx) LockPerson(id, key string) (*Person, *Answer, error) {
+func (t *Tx) LockPerson(id, key string) (*PersonRow, *Answer, error) {
 	q := lockQuery
 	if t.dialect == Postgres {
 		q += ` FOR UPDATE`
@@ -237,13 +244,13 @@ func scanDetails(rows *sql.Rows) ([][]byte, error) {
 	return out, rows.Err()
 }
 
-func (t *Tx) insertCharge(c *Charge) error {
+func (t *Tx) insertCharge(c *ChargeRow) error {
 	if c.Origin == "" {
 		c.Origin = "service"
 	}
 	_, err := t.exec(`INSERT INTO charges (person_id, seq, created_at, kind, win, amount, epsilon, origin, certificate, request_id, idem_key, body_mac, detail, status, content_type, response)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.Person, c.Seq, c.Time.UnixNano(), c.Kind, c.Window, c.Amount, c.Epsilon, c.Origin, c.Certificate, c.RequestID, c.Key, c.Answer.MAC, string(c.Detail),
+		c.Person, c.Seq, c.Time.UnixNano(), c.Mechanism, c.Window, c.Amount, c.Epsilon, c.Origin, c.Certificate, c.RequestID, c.Key, c.Answer.MAC, string(c.Detail),
 		c.Answer.Status, c.Answer.ContentType, c.Answer.Body)
 	return err
 }
@@ -261,8 +268,8 @@ func (t *Tx) insertCharge(c *Charge) error {
 // LockPerson returned: the update matches only that row version, only
 // within the window's session budget and within the account's budget
 // times slack, and fails otherwise.
-func (t *Tx) ChargeGeoind(p *Person, c *Charge, spent float64, tag int64, slack float64) error {
-	c.Kind, c.Origin = "geoind", "service"
+func (t *Tx) ChargeGeoind(p *PersonRow, c *ChargeRow, spent float64, tag int64, slack float64) error {
+	c.Mechanism, c.Origin = budget.GeoInd, "service"
 	if err := t.insertCharge(c); err != nil {
 		return err
 	}
@@ -277,21 +284,21 @@ func (t *Tx) ChargeGeoind(p *Person, c *Charge, spent float64, tag int64, slack 
 // taking the account to p.Spent + c.Epsilon (checked against the budget
 // as ChargeGeoind does). The tag stays: it versions the
 // geo-indistinguishability run, which a CIP release does not change.
-func (t *Tx) ChargeCIP(p *Person, c *Charge, slack float64) error {
-	c.Kind, c.Origin = "cip", "service"
+func (t *Tx) ChargeCIP(p *PersonRow, c *ChargeRow, slack float64) error {
+	c.Mechanism, c.Origin = budget.CIP, "service"
 	return t.chargeAccount(p, c, slack)
 }
 
-// ChargeDevice records c, a release of kind c.Kind ("geoind" or "cip")
+// ChargeDevice records c, a release of c.Mechanism
 // drawn elsewhere (a person's device), numbered p.Seq+1, taking the
 // account to p.Spent + c.Epsilon within its budget. It changes neither
 // the service's geoind run nor the tag.
-func (t *Tx) ChargeDevice(p *Person, c *Charge, slack float64) error {
+func (t *Tx) ChargeDevice(p *PersonRow, c *ChargeRow, slack float64) error {
 	c.Origin = "device"
 	return t.chargeAccount(p, c, slack)
 }
 
-func (t *Tx) chargeAccount(p *Person, c *Charge, slack float64) error {
+func (t *Tx) chargeAccount(p *PersonRow, c *ChargeRow, slack float64) error {
 	if err := t.insertCharge(c); err != nil {
 		return err
 	}
@@ -315,7 +322,7 @@ func oneRow(res sql.Result, err error, id string) error {
 
 // CreatePerson inserts a person with nothing spent; ErrExists if the id
 // is taken.
-func (t *Tx) CreatePerson(p *Person) error {
+func (t *Tx) CreatePerson(p *PersonRow) error {
 	res, err := t.exec(`INSERT INTO people (id, token_hash, created_at, config, budget, geo_budget, cip_budget, tag)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		p.ID, p.TokenHash, p.Created.UnixNano(), p.Config, p.Budget, p.GeoBudget, p.CIPBudget, p.Tag)
@@ -352,7 +359,7 @@ const lookupQuery = `SELECT ` + personColumns + ` FROM people WHERE id = ?`
 // no wait: for authentication, which releases nothing. Every id, known,
 // unknown or malformed, costs the same one indexed query. ErrNoPerson if
 // there is none.
-func (s *Store) Lookup(ctx context.Context, id string) (*Person, error) {
+func (s *Store) Lookup(ctx context.Context, id string) (*PersonRow, error) {
 	p, err := scanPerson(s.person.QueryRowContext(ctx, id))
 	if err != nil && !errors.Is(err, ErrNoPerson) {
 		return nil, wrap(ErrUnavailable, err)
@@ -361,18 +368,18 @@ func (s *Store) Lookup(ctx context.Context, id string) (*Person, error) {
 }
 
 // Person reads a person's row; ErrNoPerson if there is none.
-func (v *View) Person(id string) (*Person, error) {
+func (v *View) Person(id string) (*PersonRow, error) {
 	return scanPerson(v.q.queryRow(lookupQuery, id))
 }
 
 // People reads every person, by id.
-func (v *View) People() ([]*Person, error) {
+func (v *View) People() ([]*PersonRow, error) {
 	rows, err := v.q.query(`SELECT ` + personColumns + ` FROM people ORDER BY id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*Person
+	var out []*PersonRow
 	for rows.Next() {
 		p, err := scanPerson(rows)
 		if err != nil {
@@ -391,7 +398,7 @@ func (v *View) Answer(id, key string) (*Answer, error) {
 
 // Charges returns at most limit of the person's charges numbered after
 // after, in order, with their stored answers if answers is set.
-func (v *View) Charges(id string, after, limit int64, answers bool) ([]Charge, error) {
+func (v *View) Charges(id string, after, limit int64, answers bool) ([]ChargeRow, error) {
 	cols := `seq, created_at, kind, win, amount, epsilon, origin, certificate, request_id, idem_key, detail`
 	if answers {
 		cols += `, body_mac, status, content_type, response`
@@ -401,12 +408,12 @@ func (v *View) Charges(id string, after, limit int64, answers bool) ([]Charge, e
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Charge
+	var out []ChargeRow
 	for rows.Next() {
-		c := Charge{Person: id}
+		c := ChargeRow{Person: id}
 		var at int64
 		var detail string
-		dst := []any{&c.Seq, &at, &c.Kind, &c.Window, &c.Amount, &c.Epsilon, &c.Origin, &c.Certificate, &c.RequestID, &c.Key, &detail}
+		dst := []any{&c.Seq, &at, &c.Mechanism, &c.Window, &c.Amount, &c.Epsilon, &c.Origin, &c.Certificate, &c.RequestID, &c.Key, &detail}
 		if answers {
 			dst = append(dst, &c.Answer.MAC, &c.Answer.Status, &c.Answer.ContentType, &c.Answer.Body)
 		}
@@ -419,17 +426,17 @@ func (v *View) Charges(id string, after, limit int64, answers bool) ([]Charge, e
 	return out, rows.Err()
 }
 
-// SpentByKind returns what the person's charges of each kind ("geoind",
-// "cip") cost the account.
-func (v *View) SpentByKind(id string) (map[string]float64, error) {
+// SpentByMechanism returns what the person's charges of each mechanism
+// cost the account.
+func (v *View) SpentByMechanism(id string) (map[budget.Mechanism]float64, error) {
 	rows, err := v.q.query(`SELECT kind, SUM(epsilon) FROM charges WHERE person_id = ? GROUP BY kind`, id)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[string]float64{}
+	out := map[budget.Mechanism]float64{}
 	for rows.Next() {
-		var k string
+		var k budget.Mechanism
 		var e float64
 		if err := rows.Scan(&k, &e); err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package ledger
+package store
 
 import (
 	"context"
@@ -106,7 +106,7 @@ func TestRebindAndRedact(t *testing.T) {
 func addPerson(t *testing.T, st *Store, id string) {
 	t.Helper()
 	err := st.Update(context.Background(), id, func(tx *Tx) error {
-		return tx.CreatePerson(&Person{ID: id, TokenHash: []byte("h"), Config: "{}", GeoBudget: 1, Created: time.Unix(0, 0)})
+		return tx.CreatePerson(&PersonRow{ID: id, TokenHash: []byte("h"), Config: "{}", GeoBudget: 1, Created: time.Unix(0, 0)})
 	})
 	if err != nil {
 		t.Fatal(err)
