@@ -8,8 +8,8 @@ import (
 	"fmt"
 
 	"github.com/tracepriv/tracepriv/budget"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -32,7 +32,7 @@ type releaseOptions struct {
 	// charged in (the service's charge, say); a seeded release states
 	// budget.Seeded whatever is given.
 	Ledger string `json:"ledger,omitempty"`
-	// Prior is a public prior family (gp.Prior JSON, as "tracepriv fit"
+	// Prior is a public prior family (prior.Prior JSON, as "tracepriv fit"
 	// writes it); absent means the bundled family (package sample).
 	Prior json.RawMessage `json:"prior,omitempty"`
 }
@@ -92,11 +92,11 @@ func release(data []byte, format, optionsJSON string, src noise.Source) ([]byte,
 			return nil, fmt.Errorf("device: release options \"output\": %w", err)
 		}
 	}
-	var prior *gp.Prior
+	var pr *prior.Prior
 	if len(o.Prior) > 0 {
-		prior, err = gp.ReadPrior(bytes.NewReader(o.Prior))
+		pr, err = prior.Read(bytes.NewReader(o.Prior))
 	} else {
-		prior, err = sample.Prior()
+		pr, err = sample.Prior()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("device: release options \"prior\": %w", err)
@@ -131,7 +131,7 @@ func release(data []byte, format, optionsJSON string, src noise.Source) ([]byte,
 	if !noise.IsSecure(src) {
 		ledger = budget.Seeded
 	}
-	opt := sanitize.Options{Prior: prior, Epsilon: o.Epsilon, Lambda: o.Lambda, Radius: o.RadiusM, Source: src,
+	opt := sanitize.Options{Prior: pr, Epsilon: o.Epsilon, Lambda: o.Lambda, Radius: o.RadiusM, Source: src,
 		PointsOnly: o.PointsOnly, PlacesEveryLength: o.PlacesEveryLength, Ledger: ledger}
 	outs, cert, err := sanitize.Release(traces, opt)
 	if err != nil {

@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -74,12 +74,12 @@ Gaussian); its geo-indistinguishability level epsilon*r is reported instead.`,
 				ls = append(ls, v)
 			}
 			settings := repro.CIPPaperSettings(ls)
-			var pr *gp.Prior
+			var pr *prior.Prior
 			var err error
 			if priorFile != "" {
-				pr, err = gp.ReadPriorFile(priorFile)
+				pr, err = prior.ReadFile(priorFile)
 			} else {
-				pr, err = gp.ReadPrior(bytes.NewReader(sample.Prior))
+				pr, err = prior.Read(bytes.NewReader(sample.Prior))
 			}
 			if err != nil {
 				return fmt.Errorf("repro cip-compare: prior: %w", err)
