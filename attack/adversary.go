@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // MeanModel is what the adversary assumes about the prior mean of a
@@ -53,8 +54,8 @@ const DefaultGrid = 6
 // family with LengthscaleMin = LengthscaleMax and a positive Variance.
 type Adversary struct {
 	// Family is the public prior class (kernel, lengthscale range, least
-	// variance; gp.Prior.Family gives a prior file's).
-	Family gp.Family
+	// variance; prior.Prior.Family gives a prior file's).
+	Family prior.Family
 	// Variance, if positive, fixes the prior variance (square metres)
 	// instead of choosing it.
 	Variance float64
@@ -241,7 +242,7 @@ func ReconstructKernel(ts, z []float64, noise gp.Kernel, adv Adversary) (*Estima
 
 // hasStateSpace reports whether the family's members have a state-space
 // form.
-func hasStateSpace(f gp.Family) bool {
+func hasStateSpace(f prior.Family) bool {
 	k, err := f.Member(1, f.LengthscaleMin)
 	if err != nil {
 		return false
@@ -419,7 +420,7 @@ type denseLik struct {
 	ts, z []float64
 	d     *design
 	g     *mat.SymDense
-	fam   gp.Family
+	fam   prior.Family
 	m     *mat.SymDense // workspace
 }
 

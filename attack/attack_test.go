@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // bruteUK is universal kriging by the textbook formulas with explicit
@@ -86,7 +87,7 @@ func testNoise(n int) *mat.SymDense {
 func TestReconstructBruteForce(t *testing.T) {
 	ts := []float64{0, 1.5, 2, 3.5, 5, 6, 8, 9.5}
 	n := len(ts)
-	fam := gp.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 2, LengthscaleMax: 2}
+	fam := prior.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 2, LengthscaleMax: 2}
 	sigma := gp.Gram(gp.Matern32{Variance: 4, Lengthscale: 2}, ts)
 	g := testNoise(n)
 	z := []float64{3, 1, -2, 0.5, 4, 2, -1, 0}
@@ -153,7 +154,7 @@ func TestAttackReport(t *testing.T) {
 	ts := []float64{0, 1.5, 2, 3.5, 5, 6, 8, 9.5}
 	n := len(ts)
 	g := testNoise(n)
-	adv := Adversary{Family: gp.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 2, LengthscaleMax: 2}, Variance: 4, Unguarded: true}
+	adv := Adversary{Family: prior.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 2, LengthscaleMax: 2}, Variance: 4, Unguarded: true}
 	tr := Planar{East: make([]float64, n), North: make([]float64, n)}
 	rel := Planar{East: []float64{3, 1, -2, 0.5, 4, 2, -1, 0}, North: []float64{1, 1, 2, 3, 5, 8, 13, 21}}
 	secrets := []int{0, 1, 2, 3, 4, 5, 6, 7, 7}
@@ -247,7 +248,7 @@ func TestSearchFindsOptimum(t *testing.T) {
 	for i := range z {
 		z[i] = 30*math.Sin(ts[i]/25) + 0.2*ts[i] + 5*math.Cos(float64(i)*1.7)
 	}
-	fam := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 3, LengthscaleMax: 200, Variance: 1}
+	fam := prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 3, LengthscaleMax: 200, Variance: 1}
 	est, err := Reconstruct(ts, z, g, Adversary{Family: fam})
 	if err != nil {
 		t.Fatal(err)
@@ -277,9 +278,9 @@ func TestSearchFindsOptimum(t *testing.T) {
 func TestErrors(t *testing.T) {
 	s := gp.Gram(gp.RBF{Variance: 1, Lengthscale: 1}, gp.Indices(3))
 	p := Planar{East: []float64{0, 0, 0}, North: []float64{0, 0, 0}}
-	fam := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 5}
+	fam := prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 5}
 	ts := []float64{0, 1, 2}
-	fixed := Adversary{Family: gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 1}, Variance: 1}
+	fixed := Adversary{Family: prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 1}, Variance: 1}
 	if _, _, err := Attack(ts, p, p, s, fixed, nil, 1); err == nil {
 		t.Error("no secret points accepted")
 	}
@@ -294,8 +295,8 @@ func TestErrors(t *testing.T) {
 		g     mat.Symmetric
 		adv   Adversary
 	}{
-		"bad kernel":        {ts, []float64{0, 1, 2}, s, Adversary{Family: gp.Family{Kernel: "cubic", LengthscaleMin: 1, LengthscaleMax: 1}}},
-		"inverted range":    {ts, []float64{0, 1, 2}, s, Adversary{Family: gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 5, LengthscaleMax: 1}}},
+		"bad kernel":        {ts, []float64{0, 1, 2}, s, Adversary{Family: prior.Family{Kernel: "cubic", LengthscaleMin: 1, LengthscaleMax: 1}}},
+		"inverted range":    {ts, []float64{0, 1, 2}, s, Adversary{Family: prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 5, LengthscaleMax: 1}}},
 		"negative variance": {ts, []float64{0, 1, 2}, s, Adversary{Family: fam, Variance: -1}},
 		"NaN release":       {ts, []float64{0, math.NaN(), 2}, s, Adversary{Family: fam}},
 		"short release":     {ts, []float64{0, 1}, s, Adversary{Family: fam}},
@@ -315,7 +316,7 @@ func TestErrors(t *testing.T) {
 // points, or one time: a constant mean, checked against universal kriging
 // by the textbook formulas at the prior the adversary chose.
 func TestFewPoints(t *testing.T) {
-	fam := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 5}
+	fam := prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 5}
 	one := mat.NewSymDense(1, []float64{4})
 	est, err := Reconstruct([]float64{0}, []float64{5}, one, Adversary{Family: fam})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -29,7 +30,7 @@ const DefaultWindow = 1000
 type CertOptions struct {
 	// Prior, if set, replaces the certificate's family as the adversary's
 	// class (to play an adversary outside it).
-	Prior *gp.Prior
+	Prior *prior.Prior
 	// Mean, Grid and Unguarded are as in Adversary.
 	Mean      MeanModel
 	Grid      int
@@ -189,7 +190,7 @@ func FromCertificates(certs []*sanitize.Certificate, truth, released []*trace.Tr
 	var persons []*person
 	for _, gr := range groups {
 		cert := gr.cert
-		fam := cert.Prior.Family() // the nominal kernel's family (gp.Prior.Family)
+		fam := cert.Prior.Family() // the nominal kernel's family (prior.Prior.Family)
 		if opt.Prior != nil {
 			fam = opt.Prior.Family()
 		}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/attack"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -56,7 +56,7 @@ func sampleRelease(t testing.TB, seed uint64) (orig, outs []*trace.Trace, cert *
 	if orig, err = trace.ReadAll(r); err != nil {
 		t.Fatal(err)
 	}
-	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	prior, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func sampleRelease(t testing.TB, seed uint64) (orig, outs []*trace.Trace, cert *
 // many of the certified points were attacked, and a trace that is not in
 // the certificate is refused with what to do.
 func TestFromCertificatePartialPerson(t *testing.T) {
-	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	prior, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}

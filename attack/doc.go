@@ -27,7 +27,7 @@
 // Z = X + G at public times t_1..t_n, with G ~ N(0, SigmaG) and SigmaG public
 // (recomputable from the certificate). The adversary class is a GP prior
 // X = H beta + F, F ~ N(0, s^2 K_l), with a kernel from a public family
-// (gp.Family: kernel, lengthscale l in [l_min, l_max], variance s^2 at least
+// (prior.Family: kernel, lengthscale l in [l_min, l_max], variance s^2 at least
 // the family's) and any mean. The adversary of Adversary
 //
 //   - knows the mean (MeanKnown), or estimates it by generalised least

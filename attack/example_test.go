@@ -12,6 +12,7 @@ import (
 	"github.com/tracepriv/tracepriv/attack"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 )
@@ -64,7 +65,7 @@ func ExampleAttack() {
 	for i := range every {
 		every[i] = i
 	}
-	adv := attack.Adversary{Family: gp.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 10, LengthscaleMax: 600}}
+	adv := attack.Adversary{Family: prior.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 10, LengthscaleMax: 600}}
 	r, _, err := attack.Attack(ts, truth, released, &sigmaG, adv, every, 50)
 	if err != nil {
 		panic(err)
@@ -95,7 +96,7 @@ func ExampleReconstruct() {
 	for i := range n {
 		sigmaG.SetDiag(i, 50*50)
 	}
-	adv := attack.Adversary{Family: gp.Family{Kernel: gp.KernelMatern52, LengthscaleMin: 30, LengthscaleMax: 1800}}
+	adv := attack.Adversary{Family: prior.Family{Kernel: gp.KernelMatern52, LengthscaleMin: 30, LengthscaleMax: 1800}}
 	est, err := attack.Reconstruct(ts, z, sigmaG, adv)
 	if err != nil {
 		log.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -132,9 +133,9 @@ func geolifeFiles(t *testing.T, minPoints int) []string {
 
 // bundledFamily is the prior family of the bundled sample prior (RBF, one
 // lengthscale, 182.7 m^2), the family a certificate of the demo states.
-func bundledFamily(t *testing.T) gp.Family {
+func bundledFamily(t *testing.T) prior.Family {
 	t.Helper()
-	p, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	p, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/stattest"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // With a prior that does not describe the truth (a small variance and a
@@ -36,7 +37,7 @@ func TestGuardAgainstMisfitPrior(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := noise.Seeded(3)
-	fixed := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 34, LengthscaleMax: 34}
+	fixed := prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 34, LengthscaleMax: 34}
 	plain := Adversary{Family: fixed, Variance: 183, Mean: MeanConstant, Unguarded: true}
 	guarded := Adversary{Family: fixed, Variance: 183, Mean: MeanConstant}
 	var sseRel, ssePlain, sseGuard, weight float64
@@ -105,7 +106,7 @@ func TestGuardNeedsNoiseDOF(t *testing.T) {
 		z[i] = 10 * math.Sin(float64(i)/6)
 	}
 	z[20] += 25 // a noisy secret point
-	fam := gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 6, LengthscaleMax: 6}
+	fam := prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 6, LengthscaleMax: 6}
 	est, err := Reconstruct(ts, z, one, Adversary{Family: fam, Variance: 50})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // DefaultSelectKernels are the kernels the model-selection adversary
@@ -56,7 +57,7 @@ type KernelCandidate struct {
 // window: kernel at any variance, lengthscales from the median positive
 // sampling interval (at least 1 s) to the window's duration (at least ten
 // times that).
-func selectionFamily(kernel string, ts []float64) gp.Family {
+func selectionFamily(kernel string, ts []float64) prior.Family {
 	var dt []float64
 	for i := 1; i < len(ts); i++ {
 		if d := ts[i] - ts[i-1]; d > 0 {
@@ -72,7 +73,7 @@ func selectionFamily(kernel string, ts []float64) gp.Family {
 	if len(ts) > 1 {
 		hi = math.Max(hi, ts[len(ts)-1]-ts[0])
 	}
-	return gp.Family{Kernel: kernel, LengthscaleMin: lo, LengthscaleMax: hi}
+	return prior.Family{Kernel: kernel, LengthscaleMin: lo, LengthscaleMax: hi}
 }
 
 // selectModel runs the model-selection adversary over kernels on one

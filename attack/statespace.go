@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // The linear-time path. When the adversary's prior and every component of
@@ -557,7 +558,7 @@ func (m *ssModel) smooth(ts []float64, ys [][]float64, segment int) (*smoothed, 
 type ssLik struct {
 	ts, z []float64
 	d     *design
-	fam   gp.Family
+	fam   prior.Family
 	noise []gp.Kernel
 	white float64
 	ys    [][]float64 // z, then the design's columns
@@ -565,7 +566,7 @@ type ssLik struct {
 	caches []map[float64][]float64
 }
 
-func newSSLik(ts, z []float64, d *design, fam gp.Family, g *noiseLaw) *ssLik {
+func newSSLik(ts, z []float64, d *design, fam prior.Family, g *noiseLaw) *ssLik {
 	l := &ssLik{ts: ts, z: z, d: d, fam: fam, noise: g.terms, white: g.white, ys: [][]float64{z}}
 	for range g.terms {
 		l.caches = append(l.caches, map[float64][]float64{})

@@ -12,6 +12,7 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 )
@@ -128,7 +129,7 @@ func TestLinearMatchesDense(t *testing.T) {
 		for _, mean := range []MeanModel{MeanLinear, MeanConstant, MeanKnown} {
 			ts, z := randomTrace(rng, 300, noise, 1e-3)
 			l := 50 + 2000*rng.Float64()
-			adv := Adversary{Family: gp.Family{Kernel: kernel, LengthscaleMin: l, LengthscaleMax: l}, Variance: 2e4, Nugget: 1e-3, Mean: mean, Unguarded: true}
+			adv := Adversary{Family: prior.Family{Kernel: kernel, LengthscaleMin: l, LengthscaleMax: l}, Variance: 2e4, Nugget: 1e-3, Mean: mean, Unguarded: true}
 			dm, dv, dll, lin, den := compareLinearDense(t, ts, z, noise, adv)
 			t.Logf("%s l=%.0f s, %s mean: |dmean| %.2g sd, |dvar| %.2g var, |dll| %.2g", kernel, l, mean, dm, dv, dll)
 			if dm > 1e-7 || dv > 1e-7 || dll > 1e-6 {
@@ -150,7 +151,7 @@ func TestLinearMatchesDenseSearch(t *testing.T) {
 	noise := envelopeNoise(1e4)
 	for _, kernel := range []string{gp.KernelMatern32, gp.KernelMatern52} {
 		ts, z := randomTrace(rng, 250, noise, 1e-3)
-		adv := Adversary{Family: gp.Family{Kernel: kernel, LengthscaleMin: 60, LengthscaleMax: 7200, Variance: 100}, Nugget: 1e-3}
+		adv := Adversary{Family: prior.Family{Kernel: kernel, LengthscaleMin: 60, LengthscaleMax: 7200, Variance: 100}, Nugget: 1e-3}
 		dm, dv, dll, lin, den := compareLinearDense(t, ts, z, noise, adv)
 		t.Logf("%s: lengthscale %.6g vs %.6g, variance %.6g vs %.6g; |dmean| %.2g sd, |dvar| %.2g, |dll| %.2g; %d vs %d evaluations",
 			kernel, lin.Fit.Lengthscale, den.Fit.Lengthscale, lin.Fit.Variance, den.Fit.Variance, dm, dv, dll, lin.Fit.Evaluations, den.Fit.Evaluations)
@@ -170,7 +171,7 @@ func TestLinearWrongTransitionFails(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 3))
 	noise := envelopeNoise(1e4)
 	ts, z := randomTrace(rng, 300, noise, 1e-3)
-	adv := Adversary{Family: gp.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 400, LengthscaleMax: 400}, Variance: 2e4, Nugget: 1e-3, Unguarded: true}
+	adv := Adversary{Family: prior.Family{Kernel: gp.KernelMatern32, LengthscaleMin: 400, LengthscaleMax: 400}, Variance: 2e4, Nugget: 1e-3, Unguarded: true}
 	for _, target := range []float64{400, 92.6} {
 		t.Run(fmt.Sprintf("lengthscale %g", target), func(t *testing.T) {
 			defer func(f func(gp.Kernel) (*gp.StateModel, error)) { stateSpaceOf = f }(stateSpaceOf)
@@ -238,7 +239,7 @@ func TestLocalPath(t *testing.T) {
 	for i := range z {
 		z[i] = 30*math.Sin(ts[i]/40) + 10*rng.NormFloat64()
 	}
-	adv := Adversary{Family: gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 5, LengthscaleMax: 5}, Variance: 900, Mean: MeanKnown, Nugget: 1e-3, Unguarded: true}
+	adv := Adversary{Family: prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 5, LengthscaleMax: 5}, Variance: 900, Mean: MeanKnown, Nugget: 1e-3, Unguarded: true}
 	exact, err := ReconstructKernel(ts, z, noise, adv)
 	if err != nil {
 		t.Fatal(err)
@@ -261,7 +262,7 @@ func TestLocalPath(t *testing.T) {
 		truth[i] = 200*math.Sin(ts[i]/700) + 0.05*ts[i]
 		z[i] = truth[i] + 10*rng.NormFloat64()
 	}
-	adv = Adversary{Family: gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 50, LengthscaleMax: 2000}, Nugget: 1e-3}
+	adv = Adversary{Family: prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 50, LengthscaleMax: 2000}, Nugget: 1e-3}
 	exact, err = ReconstructKernel(ts, z, noise, adv)
 	if err != nil {
 		t.Fatal(err)
@@ -293,16 +294,16 @@ func TestLocalPath(t *testing.T) {
 // white noise) is the covariance sanitize recomputes from it
 // (Certificate.NoiseCovariance), plus the output grid's nugget.
 func TestCertNoiseMatchesCertificate(t *testing.T) {
-	prior, err := sample.Prior()
+	pr, err := sample.Prior()
 	if err != nil {
 		t.Fatal(err)
 	}
 	orig := benchPerson(600, 9)
 	for _, design := range []cip.Method{sanitize.DesignEnvelope, sanitize.DesignProportional} {
-		opt := sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(2), Design: design}
+		opt := sanitize.Options{Prior: pr, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(2), Design: design}
 		if design == sanitize.DesignProportional {
-			p := *prior
-			p.FamilySet = &gp.FamilySet{Kernels: []gp.Family{{Kernel: p.Kernel, LengthscaleMin: p.Lengthscale, LengthscaleMax: p.Lengthscale, Variance: p.Variance}}}
+			p := *pr
+			p.FamilySet = &prior.FamilySet{Kernels: []prior.Family{{Kernel: p.Kernel, LengthscaleMin: p.Lengthscale, LengthscaleMax: p.Lengthscale, Variance: p.Variance}}}
 			opt.Prior = &p
 		}
 		_, cert, err := sanitize.Release(orig, opt)

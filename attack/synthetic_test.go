@@ -9,6 +9,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/stattest"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // model is a release drawn from the adversary's own model: a trend plus a
@@ -20,7 +21,7 @@ type model struct {
 	level, slope  float64 // trend: level at the mean time, metres per second
 	tbar          float64
 	src           noise.Source
-	family        gp.Family
+	family        prior.Family
 	trueVariance  float64
 	trueLengthscl float64
 }
@@ -33,7 +34,7 @@ func newModel(t testing.TB, n int, seed uint64) *model {
 		ts[i] = ts[i-1] + 1 + 5*noise.Uniform(src) // irregular, 1-6 s gaps
 	}
 	m := &model{ts: ts, src: src, level: 250, slope: 1.2, trueVariance: 500, trueLengthscl: 60,
-		family: gp.Family{Kernel: gp.KernelMatern52, LengthscaleMin: 10, LengthscaleMax: 600}}
+		family: prior.Family{Kernel: gp.KernelMatern52, LengthscaleMin: 10, LengthscaleMax: 600}}
 	for _, v := range ts {
 		m.tbar += v / float64(n)
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // Every method has one canonical string that parses back to itself; the
@@ -117,11 +118,11 @@ func TestDesignNoiseKernel(t *testing.T) {
 	for i := range ts {
 		ts[i] = 5 * float64(i)
 	}
-	single, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 20, LengthscaleMax: 20, Variance: 100}.Set(), nil)
+	single, err := NewEnvelope(prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 20, LengthscaleMax: 20, Variance: 100}.Set(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fam, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 10, LengthscaleMax: 40, Variance: 100}.Set(), nil)
+	fam, err := NewEnvelope(prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 10, LengthscaleMax: 40, Variance: 100}.Set(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func certified(t *testing.T, what string, sigma mat.Symmetric, d *NoiseDesign, s
 
 func TestDesignNoiseErrors(t *testing.T) {
 	sigma := rbf(3, 10)
-	env, err := NewEnvelope(gp.Family{Kernel: gp.KernelRBF, LengthscaleMin: 10, LengthscaleMax: 40}.Set(), nil)
+	env, err := NewEnvelope(prior.Family{Kernel: gp.KernelRBF, LengthscaleMin: 10, LengthscaleMax: 40}.Set(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // EdgeLossFactor returns a proven upper bound on the (E1) loss factor of a
@@ -197,12 +198,12 @@ var EdgeStandardKernels = []string{gp.KernelRBF, gp.KernelMatern12, gp.KernelMat
 // itself, and above the range hi 1.25, 2 hi and 10 hi; for a kernel not in
 // the family, spacing 2^k up to the family's longest lengthscale, and that
 // lengthscale.
-func EdgeKernels(f gp.FamilySet, spacing float64) []EdgeKernel {
+func EdgeKernels(f prior.FamilySet, spacing float64) []EdgeKernel {
 	spacing = math.Max(spacing, 1)
 	_, top := f.LengthscaleRange()
 	var out []EdgeKernel
 	for _, k := range EdgeStandardKernels {
-		var fam *gp.Family
+		var fam *prior.Family
 		for i := range f.Kernels {
 			if f.Kernels[i].Kernel == k {
 				fam = &f.Kernels[i]

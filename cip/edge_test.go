@@ -7,6 +7,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // TestEdgeLossFactorDense checks the edge bound against an independent
@@ -17,7 +18,7 @@ import (
 // of the worst point somewhere). Negative control: the ratio of the
 // densities at w = 0 alone, a plausible but wrong bound, is exceeded.
 func TestEdgeLossFactorDense(t *testing.T) {
-	fam := gp.FamilySet{Kernels: []gp.Family{
+	fam := prior.FamilySet{Kernels: []prior.Family{
 		{Kernel: gp.KernelMatern12, LengthscaleMin: 180, LengthscaleMax: 717800, Variance: 650},
 		{Kernel: gp.KernelMatern32, LengthscaleMin: 97.6, LengthscaleMax: 7200, Variance: 560},
 		{Kernel: gp.KernelMatern52, LengthscaleMin: 92.6, LengthscaleMax: 7200, Variance: 420},
@@ -112,7 +113,7 @@ func TestEdgeLossFactorTail(t *testing.T) {
 // BenchmarkEdgeLossFactors: a certificate's edge (the ladder of
 // cip.EdgeKernels down to 5 s) against the bundled family's envelope.
 func BenchmarkEdgeLossFactors(b *testing.B) {
-	fam := gp.FamilySet{Kernels: []gp.Family{
+	fam := prior.FamilySet{Kernels: []prior.Family{
 		{Kernel: gp.KernelMatern12, LengthscaleMin: 20, LengthscaleMax: 720000},
 		{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 7200},
 		{Kernel: gp.KernelMatern52, LengthscaleMin: 20, LengthscaleMax: 7200},

@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sdp"
 )
 
@@ -44,7 +45,7 @@ import (
 // weights are scaled up until every inequality holds, with a relative
 // margin for rounding in the density evaluations.
 type Envelope struct {
-	Family gp.FamilySet
+	Family prior.FamilySet
 	// Components are the noise kernels; each one's Variance is its weight
 	// (unit-variance kernel times weight).
 	Components []gp.Kernel
@@ -107,7 +108,7 @@ const envelopeMargin = 1e-9
 //
 // Envelopes are cached by family and options (the design takes about 0.1 s
 // and depends on nothing else); the returned value must not be modified.
-func NewEnvelope(f gp.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
+func NewEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 	var o EnvelopeOptions
 	if opt != nil {
 		o = *opt
@@ -142,7 +143,7 @@ var envelopeCache = struct {
 	m map[envelopeKey]*Envelope
 }{m: map[envelopeKey]*Envelope{}}
 
-func newEnvelope(f gp.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
+func newEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("cip: prior family: %w", err)
 	}
@@ -193,7 +194,7 @@ func newEnvelope(f gp.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 
 // envelopeLP holds the design problem of NewEnvelope.
 type envelopeLP struct {
-	f       gp.FamilySet
+	f       prior.FamilySet
 	members []envelopeMember
 	nuMin   float64 // the least smoothness of the family's kernels (Inf for RBF)
 	a, b    float64 // lengthscale range over every kernel
@@ -203,7 +204,7 @@ type envelopeLP struct {
 
 // envelopeMember is one kernel family of the set.
 type envelopeMember struct {
-	f     gp.Family
+	f     prior.Family
 	nuF   float64 // smoothness (Inf for RBF)
 	a, b  float64 // lengthscale range
 	scale float64 // the envelope dominates scale times each member
@@ -533,7 +534,7 @@ func (e *Envelope) Density(w float64) float64 {
 // minimum is at l_max itself: R_l = R_l' o Q with Q the (PSD, unit
 // diagonal) RBF Gram matrix of lengthscale (1/l^2 - 1/l'^2)^(-1/2), and
 // Schur's product inequality gives lambda_min(R_l) >= lambda_min(R_l').
-func FamilyMinEigen(fs gp.FamilySet, ts []float64) (float64, error) {
+func FamilyMinEigen(fs prior.FamilySet, ts []float64) (float64, error) {
 	if len(fs.Kernels) == 0 {
 		return 0, errors.New("cip: empty prior family")
 	}
@@ -549,7 +550,7 @@ func FamilyMinEigen(fs gp.FamilySet, ts []float64) (float64, error) {
 }
 
 // familyMinEigen is FamilyMinEigen for one kernel family.
-func familyMinEigen(f gp.Family, ts []float64) (float64, error) {
+func familyMinEigen(f prior.Family, ts []float64) (float64, error) {
 	k := len(ts)
 	if k == 0 {
 		return 0, errors.New("cip: empty secret")
@@ -681,7 +682,7 @@ func (d *FamilyDesign) SigmaG(ts []float64) *mat.SymDense {
 // as a noise density, integral of E over integral of s_l (by quadrature).
 // For the RBF it is 1 + ln(l_max/l_min) sqrt(2 pi) e^(-1/2) / pi. An
 // Envelope's Overhead is measured against it.
-func IdealOverhead(f gp.FamilySet) (float64, error) {
+func IdealOverhead(f prior.FamilySet) (float64, error) {
 	if err := f.Validate(); err != nil {
 		return 0, err
 	}

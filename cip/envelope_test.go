@@ -8,9 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
-var envelopeFamilies = []gp.Family{
+var envelopeFamilies = []prior.Family{
 	{Kernel: "rbf", LengthscaleMin: 8.63, LengthscaleMax: 35.3},
 	{Kernel: "rbf", LengthscaleMin: 1.73, LengthscaleMax: 6.85},
 	{Kernel: "matern32", LengthscaleMin: 10, LengthscaleMax: 40},
@@ -19,7 +20,7 @@ var envelopeFamilies = []gp.Family{
 }
 
 // memberLogDensity is log s_l(w) of the unit-variance member.
-func memberLogDensity(t *testing.T, f gp.Family, l, w float64) float64 {
+func memberLogDensity(t *testing.T, f prior.Family, l, w float64) float64 {
 	k, err := f.Member(1, l)
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +152,7 @@ func TestEnvelopeOverhead(t *testing.T) {
 // StateSpace one Matérn-7/2 component within the 1.07x the issue predicts.
 func TestEnvelopeSingle(t *testing.T) {
 	t.Parallel()
-	f := gp.Family{Kernel: "rbf", LengthscaleMin: 20, LengthscaleMax: 20}
+	f := prior.Family{Kernel: "rbf", LengthscaleMin: 20, LengthscaleMax: 20}
 	e, err := NewEnvelope(f.Set(), nil)
 	if err != nil || !e.Proportional || e.Overhead != 1 {
 		t.Fatalf("%+v, %v", e, err)
@@ -160,7 +161,7 @@ func TestEnvelopeSingle(t *testing.T) {
 	if err != nil || s.Proportional || s.Overhead < 1.07 || s.Overhead > 1.08 {
 		t.Fatalf("state space: %+v, %v", s, err)
 	}
-	if _, err := NewEnvelope(gp.Family{Kernel: "periodic", Period: 10, LengthscaleMin: 1, LengthscaleMax: 2}.Set(), nil); err == nil {
+	if _, err := NewEnvelope(prior.Family{Kernel: "periodic", Period: 10, LengthscaleMin: 1, LengthscaleMax: 2}.Set(), nil); err == nil {
 		t.Error("a periodic range accepted")
 	}
 }
@@ -170,7 +171,7 @@ func TestEnvelopeSingle(t *testing.T) {
 // times finer than any it uses.
 func TestFamilyMinEigen(t *testing.T) {
 	t.Parallel()
-	for _, f := range []gp.Family{envelopeFamilies[0], envelopeFamilies[2], envelopeFamilies[3]} {
+	for _, f := range []prior.Family{envelopeFamilies[0], envelopeFamilies[2], envelopeFamilies[3]} {
 		for _, ts := range [][]float64{{0, 2}, {0, 5, 9}, {0, 1, 3, 30}} {
 			mu, err := FamilyMinEigen(f.Set(), ts)
 			if err != nil {
@@ -199,7 +200,7 @@ func TestFamilyMinEigen(t *testing.T) {
 // independently of the verification code; an envelope 1 % smaller fails.
 func TestEnvelopeDominatesSet(t *testing.T) {
 	t.Parallel()
-	fs := gp.FamilySet{Kernels: []gp.Family{
+	fs := prior.FamilySet{Kernels: []prior.Family{
 		{Kernel: gp.KernelMatern12, LengthscaleMin: 180, LengthscaleMax: 7e5},
 		{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 7200},
 		{Kernel: gp.KernelRBF, LengthscaleMin: 5, LengthscaleMax: 3600},

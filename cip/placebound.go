@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // Places at every lengthscale: a bound for windows of any duration.
@@ -669,7 +670,7 @@ const placeWRatio, placeLRatio, placeTRatio = 1.01, 1.5, 1.05
 // the route component (more noise only lowers the loss). It is cached per
 // envelope, kernel and span rounded up to a power of 2^(1/4), so a corpus
 // computes it a few times.
-func (e *Envelope) PlaceBound(f gp.Family, span float64) (float64, error) {
+func (e *Envelope) PlaceBound(f prior.Family, span float64) (float64, error) {
 	if !(span > 0) || math.IsInf(span, 0) {
 		return 0, fmt.Errorf("cip: place bound: span %g must be positive and finite", span)
 	}
@@ -688,7 +689,7 @@ func (e *Envelope) PlaceBound(f gp.Family, span float64) (float64, error) {
 
 type placeBoundKey struct {
 	e      *Envelope
-	f      gp.Family
+	f      prior.Family
 	bucket float64
 }
 

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // Places and routes: secrets a person fears beyond single moments.
@@ -106,7 +107,7 @@ func PlaceNorm(kernel string, x float64) (v float64, ok bool) {
 // most l moved rigidly has loss factor at most PlaceFactor/alpha against
 // member l. uncovered names the kernels of the family for which no such
 // bound exists (see PlaceNorm), with the reason.
-func PlaceFactor(f gp.FamilySet) (factor float64, uncovered []string) {
+func PlaceFactor(f prior.FamilySet) (factor float64, uncovered []string) {
 	for _, k := range f.Kernels {
 		v, ok := PlaceNorm(k.Kernel, 1)
 		if !ok {
@@ -130,7 +131,7 @@ func (e *Envelope) PlaceFactor() (factor float64, uncovered []string) {
 	for i, k := range e.Family.Kernels {
 		v, ok := PlaceNorm(k.Kernel, 1)
 		if !ok {
-			_, unc := PlaceFactor(gp.FamilySet{Kernels: []gp.Family{k}})
+			_, unc := PlaceFactor(prior.FamilySet{Kernels: []prior.Family{k}})
 			uncovered = append(uncovered, unc...)
 			continue
 		}

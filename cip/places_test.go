@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // onesQuad returns 1' R^-1 1 for the unit-variance kernel's Gram matrix at
@@ -74,7 +75,7 @@ func TestPlaceNorm(t *testing.T) {
 	if !(v2 > v && v2 > 2) {
 		t.Errorf("RBF 1'R^-1 1: %v at 5 points, %v at 7", v, v2)
 	}
-	f, unc := PlaceFactor(gp.FamilySet{Kernels: []gp.Family{{Kernel: gp.KernelMatern32, LengthscaleMin: 1, LengthscaleMax: 2}, {Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 2}}})
+	f, unc := PlaceFactor(prior.FamilySet{Kernels: []prior.Family{{Kernel: gp.KernelMatern32, LengthscaleMin: 1, LengthscaleMax: 2}, {Kernel: gp.KernelRBF, LengthscaleMin: 1, LengthscaleMax: 2}}})
 	if math.Abs(f-(1+math.Sqrt(3)/4)) > 1e-9 || len(unc) != 1 {
 		t.Errorf("PlaceFactor %v, uncovered %v", f, unc)
 	}

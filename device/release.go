@@ -8,8 +8,8 @@ import (
 	"fmt"
 
 	"github.com/tracepriv/tracepriv/budget"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -32,7 +32,7 @@ type releaseOptions struct {
 	// charged in (the service's charge, say); a seeded release states
 	// budget.Seeded whatever is given.
 	Ledger string `json:"ledger,omitempty"`
-	// Prior is a public prior family (gp.Prior JSON, as "tracepriv fit"
+	// Prior is a public prior family (prior.Prior JSON, as "tracepriv fit"
 	// writes it); absent means the bundled family (package sample).
 	Prior json.RawMessage `json:"prior,omitempty"`
 }
@@ -116,11 +116,11 @@ func parseRelease(data []byte, format, optionsJSON string) (*releaseInput, error
 			return nil, fmt.Errorf("device: release options \"output\": %w", err)
 		}
 	}
-	var prior *gp.Prior
+	var pr *prior.Prior
 	if len(o.Prior) > 0 {
-		prior, err = gp.ReadPrior(bytes.NewReader(o.Prior))
+		pr, err = prior.Read(bytes.NewReader(o.Prior))
 	} else {
-		prior, err = sample.Prior()
+		pr, err = sample.Prior()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("device: release options \"prior\": %w", err)
@@ -150,7 +150,7 @@ func parseRelease(data []byte, format, optionsJSON string) (*releaseInput, error
 	// A device releases its own person's traces: one privacy unit, whatever
 	// uids the data carries (the service's upload rule, trace.OnePerson).
 	trace.OnePerson(uid, "trace", r.traces)
-	r.opt = sanitize.Options{Prior: prior, Epsilon: o.Epsilon, Lambda: o.Lambda, Radius: o.RadiusM,
+	r.opt = sanitize.Options{Prior: pr, Epsilon: o.Epsilon, Lambda: o.Lambda, Radius: o.RadiusM,
 		PointsOnly: o.PointsOnly, PlacesEveryLength: o.PlacesEveryLength}
 	return r, nil
 }

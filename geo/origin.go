@@ -27,10 +27,14 @@ var ErrNoOrigin = errors.New("no public origin")
 // first point of a trace tells apart positions on either side of a cell
 // line, so there is no such default.
 type Origin struct {
-	Lat    float64 `json:"lat"`
-	Lon    float64 `json:"lon"`
-	Source string  `json:"source"`
-	Note   string  `json:"note,omitempty"`
+	Lat float64 `json:"lat"`
+	Lon float64 `json:"lon"`
+	// Source is OriginFlag or OriginPrior where an origin is chosen (a
+	// certificate). It is empty, and omitted, in a prior file
+	// (prior.Prior.Origin), whose digest (prior.Prior.Digest) must not
+	// change when an existing file is read and written back.
+	Source string `json:"source,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // Point returns the origin as a Point.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // Fit an RBF prior to one smooth series with the paper's recipe.
@@ -62,7 +63,7 @@ func ExampleNewKernel() {
 // A prior file as "tracepriv fit" writes it, read back: the family of
 // adversary priors a release is certified against.
 func ExamplePrior() {
-	p, err := gp.ReadPrior(strings.NewReader(`{"version": 2, "kernel": "rbf", "variance_m2": 2500,
+	p, err := prior.Read(strings.NewReader(`{"version": 2, "kernel": "rbf", "variance_m2": 2500,
 		"lengthscale_s": 20, "lengthscale_min_s": 10, "lengthscale_max_s": 40,
 		"origin": {"lat": 39.98, "lon": 116.32, "note": "corpus centre"}}`))
 	if err != nil {
@@ -77,7 +78,7 @@ func ExamplePrior() {
 		}
 		fmt.Printf("member at %g s: correlation at 10 s %.3f\n", l, k.Eval(0, 10)/k.Eval(0, 0))
 	}
-	if _, err := gp.ReadPrior(strings.NewReader(`{"version": 2, "kernel": "rbf", "variance_m2": 1, "lengthscale_s": 20, "lenghtscale_min_s": 10}`)); err != nil {
+	if _, err := prior.Read(strings.NewReader(`{"version": 2, "kernel": "rbf", "variance_m2": 1, "lengthscale_s": 20, "lenghtscale_min_s": 10}`)); err != nil {
 		fmt.Println("a misspelt field is an error")
 	}
 	// Output:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 var (
@@ -23,7 +24,7 @@ var (
 // variance.
 func envelopeComponents(b *testing.B) []gp.Kernel {
 	envOnce.Do(func() {
-		p, err := gp.ReadPriorFile("../internal/sample/prior.json")
+		p, err := prior.ReadFile("../internal/sample/prior.json")
 		if err != nil {
 			envErr = err
 			return

@@ -18,7 +18,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/prior"
@@ -35,7 +34,7 @@ type FitParams struct {
 	MinDuration, MaxDuration time.Duration
 	MaxPoints, MinPoints     int
 	PaperWindows             bool
-	// Corpus names the fitting corpus in the prior (gp.PriorFit.Corpus);
+	// Corpus names the fitting corpus in the prior (prior.FitRecord.Corpus);
 	// Fit names it by its input pattern when it is "".
 	Corpus string
 }
@@ -52,7 +51,7 @@ func (p FitParams) Options() prior.Options {
 // FitOptions configures Fit, a prior fit over a corpus of files.
 type FitOptions struct {
 	// Input is the corpus's file pattern (see Match) and Output the prior
-	// file to write (JSON, as gp.Prior.Write); Force replaces an existing
+	// file to write (JSON, as prior.Prior.Write); Force replaces an existing
 	// Output.
 	Input, Output string
 	Force         bool
@@ -123,7 +122,7 @@ type fileSummary struct {
 // Fitted is the prior family FitPrior fitted, and the fit's report (with
 // its per-window fits).
 type Fitted struct {
-	Prior  *gp.Prior
+	Prior  *prior.Prior
 	Report *prior.Report
 }
 
@@ -333,7 +332,7 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 		files := []atomicfile.File{{Path: f.Cfg.Output, Perm: 0o644, Fill: pr.Write}}
 		if x := rep.CorpusIndex; x != nil {
 			// The private corpus index beside the prior, as tracepriv fit.
-			files = append(files, atomicfile.File{Path: gp.CorpusIndexPath(f.Cfg.Output), Perm: 0o600, Fill: x.Write})
+			files = append(files, atomicfile.File{Path: prior.CorpusIndexPath(f.Cfg.Output), Perm: 0o600, Fill: x.Write})
 		}
 		if f.Cfg.Report != "" {
 			summary := *rep
@@ -383,7 +382,7 @@ func FitPrior(s beam.Scope, traces beam.PCollection, p FitParams) beam.PCollecti
 type FitResult struct {
 	// Prior is the prior the pipeline wrote, and Report the fit's report
 	// when FitOptions.Report was set.
-	Prior  *gp.Prior
+	Prior  *prior.Prior
 	Report *prior.Report
 	// Unreadable counts the files skipped because they could not be read.
 	Unreadable int64
@@ -446,7 +445,7 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 		log.Error("tracepriv pipeline: fit: failed", "error", err)
 		return nil, err
 	}
-	pr, err := gp.ReadPrior(bytes.NewReader(b))
+	pr, err := prior.Read(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", out, err)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
@@ -95,7 +94,7 @@ func singleMachine(t testing.TB, root, out string, seed uint64) *sanitize.Manife
 // (the CLI's seeded run says budget.Seeded).
 func singleMachineLedger(t testing.TB, root, out string, seed uint64, ledger string) *sanitize.Manifest {
 	t.Helper()
-	p, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	p, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +371,7 @@ func TestFitGeoLife(t *testing.T) {
 	}
 	// The private corpus index lands beside the prior, as tracepriv fit
 	// writes it.
-	if x, err := trace.ReadCorpusIndexFile(gp.CorpusIndexPath(o.Output)); err != nil || !reflect.DeepEqual(x, wantRep.CorpusIndex) {
+	if x, err := trace.ReadCorpusIndexFile(prior.CorpusIndexPath(o.Output)); err != nil || !reflect.DeepEqual(x, wantRep.CorpusIndex) {
 		t.Errorf("corpus index beside the prior: %v", err)
 	}
 	// The report too, but for the per-window fits (not written), the

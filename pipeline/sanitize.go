@@ -19,9 +19,9 @@ import (
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -34,7 +34,7 @@ const DefaultBatchUnits = 64
 // public configuration only, carried in the pipeline's steps to the
 // workers.
 type SanitizeParams struct {
-	// Prior is the prior family file's content (gp.ReadPrior).
+	// Prior is the prior family file's content (prior.Read).
 	Prior []byte
 	// Epsilon, Lambda, Radius and Delta are sanitize.Options'; Delta 0
 	// means sanitize.DefaultDelta.
@@ -56,7 +56,7 @@ type SanitizeParams struct {
 	PointsOnly, AllowPriorOverlap bool
 	// PriorCorpus is the content of the prior's private corpus index
 	// (trace.CorpusIndex, which tracepriv fit writes beside the prior:
-	// gp.CorpusIndexPath), for sanitize.Options.PriorCorpus; nil checks
+	// prior.CorpusIndexPath), for sanitize.Options.PriorCorpus; nil checks
 	// nothing (the certificates then say so). Unlike the rest it is not
 	// public: it travels to the workers with the job's configuration.
 	PriorCorpus []byte
@@ -79,7 +79,7 @@ func (p SanitizeParams) Check() error {
 // options builds the release options; on a worker, for the prior is
 // parsed there.
 func (p SanitizeParams) options() (sanitize.Options, error) {
-	pr, err := gp.ReadPrior(bytes.NewReader(p.Prior))
+	pr, err := prior.Read(bytes.NewReader(p.Prior))
 	if err != nil {
 		return sanitize.Options{}, fmt.Errorf("prior: %w", err)
 	}

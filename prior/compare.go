@@ -248,7 +248,7 @@ type KernelSummary struct {
 	BelowSpacing int `json:"below_spacing"`
 	// Family is the kernel's part of the prior family, nil when it won
 	// too few windows (and for a sum, whose parts carry it).
-	Family *gp.Family `json:"family,omitempty"`
+	Family *Family `json:"family,omitempty"`
 	// Parts, for a sum candidate, summarise its short and long parts;
 	// LengthscalePercentilesS, Fits and Censored above are the long part's.
 	Parts []PartSummary `json:"parts,omitempty"`
@@ -272,7 +272,7 @@ type PartSummary struct {
 	// longest window), and the 1 - hi quantile of the sum's total
 	// variance v1 + v2. It is merged with the kernel's other entries by
 	// the union of the ranges and the least variance.
-	Family *gp.Family `json:"family,omitempty"`
+	Family *Family `json:"family,omitempty"`
 }
 
 // thinSpaced chooses the points of a span for the comparison: the first,
@@ -537,7 +537,7 @@ func (o Options) familyLow(ls []float64) float64 {
 
 // combineCompare chooses the family from the comparison's fits (rep.Fits
 // already collected).
-func (s *fitSetup) combineCompare(rep *Report) (fams []gp.Family, nominal gp.Family, nominalLS float64, err error) {
+func (s *fitSetup) combineCompare(rep *Report) (fams []Family, nominal Family, nominalLS float64, err error) {
 	opt := s.opt
 	c := &Comparison{MinWinShare: opt.MinWinShare}
 	rep.Comparison = c
@@ -557,7 +557,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []gp.Family, nominal gp.Fam
 	}
 	// add merges a family entry into fams: one entry per kernel, the union
 	// of the lengthscale ranges and the least variance.
-	add := func(f gp.Family) {
+	add := func(f Family) {
 		for i := range fams {
 			if g := &fams[i]; g.Kernel == f.Kernel {
 				g.LengthscaleMin = math.Min(g.LengthscaleMin, f.LengthscaleMin)
@@ -628,7 +628,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []gp.Family, nominal gp.Fam
 					if i == 1 {
 						hi = math.Max(hi, c.LongestWindowS)
 					}
-					pf := gp.Family{Kernel: pk, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
+					pf := Family{Kernel: pk, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
 					ps.Family = &pf
 					add(pf)
 				}
@@ -637,7 +637,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []gp.Family, nominal gp.Fam
 		} else if enters {
 			lo, hi := opt.familyLow(ls), quantile(ls, opt.Family[1])
 			hi = math.Max(hi, c.LongestWindowS)
-			f := gp.Family{Kernel: name, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
+			f := Family{Kernel: name, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
 			ks.Family = &f
 			add(f)
 		}
@@ -674,7 +674,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []gp.Family, nominal gp.Fam
 	return fams, nominal, nominalLS, nil
 }
 
-// compareMethod describes the comparison for gp.PriorFit.Method.
+// compareMethod describes the comparison for FitRecord.Method.
 func compareMethod(opt Options) string {
 	sub := "all windows"
 	if opt.MaxWindows > 0 {
@@ -696,7 +696,7 @@ func compareMethod(opt Options) string {
 		opt.BoundFactor, nuggetLo, opt.MinWinShare, opt.FixSpacing(), opt.Family[1], opt.BoundFactor*opt.MaxDuration.Seconds(), sums)
 }
 
-// summary is a short per-kernel text for gp.PriorFit.Method.
+// summary is a short per-kernel text for FitRecord.Method.
 func (c *Comparison) summary() string {
 	var parts []string
 	for _, k := range c.Kernels {

@@ -133,7 +133,7 @@ func TestCompareSumWins(t *testing.T) {
 		}
 	}
 	// The family: one matern32 entry holding both parts' ranges.
-	var m32 *gp.Family
+	var m32 *Family
 	for i, f := range p.FamilySet.Kernels {
 		if f.Kernel == gp.KernelMatern32 {
 			if m32 != nil {
@@ -343,7 +343,7 @@ func TestCompareCensored(t *testing.T) {
 // spacing (20 s) to the 95th percentile of its fits (censored ones at the
 // longest bound, ones below the spacing at it), extended to the longest
 // window; the others are not. The prior is version 3, round-trips through
-// gp.ReadPrior, and records the corpus's fingerprints. The rule is
+// Read, and records the corpus's fingerprints. The rule is
 // recomputed from the fits, so -short checks it on half the corpus.
 func TestCompareFamily(t *testing.T) {
 	t.Parallel()
@@ -362,7 +362,7 @@ func TestCompareFamily(t *testing.T) {
 	if c.LongestWindowS != 2700 || len(c.Kernels) != 4 {
 		t.Fatalf("comparison %+v", c)
 	}
-	var fams []gp.Family
+	var fams []Family
 	for ki, k := range c.Kernels {
 		var ls []float64
 		won := 0
@@ -394,7 +394,7 @@ func TestCompareFamily(t *testing.T) {
 			t.Errorf("%s won %d of %d windows but is in the family", k.Kernel, k.Won, len(rep.Fits))
 		}
 	}
-	if !reflect.DeepEqual(p.FamilySet.Kernels, fams) || p.Version != gp.PriorVersion || p.LengthscaleMin != 0 {
+	if !reflect.DeepEqual(p.FamilySet.Kernels, fams) || p.Version != Version || p.LengthscaleMin != 0 {
 		t.Errorf("prior family %v, want %v", p.FamilySet, fams)
 	}
 	if f := p.Family(); p.Lengthscale < f.LengthscaleMin || p.Lengthscale > f.LengthscaleMax || f.Kernel != c.Nominal {
@@ -416,14 +416,14 @@ func TestCompareFamily(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := buf.String()
-	back, err := gp.ReadPrior(&buf)
+	back, err := Read(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := back.Write(&again); err != nil {
 		t.Fatal(err)
 	}
-	if again.String() != first || !reflect.DeepEqual(back.FamilySet, p.FamilySet) || back.Version != gp.PriorVersion || !back.Fit.CorpusIndexed {
+	if again.String() != first || !reflect.DeepEqual(back.FamilySet, p.FamilySet) || back.Version != Version || !back.Fit.CorpusIndexed {
 		t.Errorf("round trip\n%s\n%s", first, again.String())
 	}
 }

@@ -38,7 +38,7 @@ const (
 )
 
 // Reasons a candidate window is rejected: the keys of Report.Skipped and
-// gp.PriorFit.Skipped.
+// FitRecord.Skipped.
 const (
 	// SkipTooShort: no thinning of the window spans MinDuration (a gap or
 	// the end of the trace comes first).
@@ -138,7 +138,7 @@ type Options struct {
 	// Progress, if not nil, is called after each window is fitted with the
 	// number done and the total, always from the goroutine that called Fit.
 	Progress func(done, total int)
-	// Corpus names the input for gp.PriorFit.Corpus.
+	// Corpus names the input for FitRecord.Corpus.
 	Corpus string
 }
 
@@ -312,8 +312,8 @@ type WindowFit struct {
 type Report struct {
 	// CorpusIndex is the corpus's private index, bound to the prior (its
 	// Prior is the prior's digest; the prior says it has one,
-	// gp.PriorFit.CorpusIndexed): write it beside the prior
-	// (gp.CorpusIndexPath), never with it. Nil when none was recorded.
+	// FitRecord.CorpusIndexed): write it beside the prior
+	// (CorpusIndexPath), never with it. Nil when none was recorded.
 	CorpusIndex *trace.CorpusIndex `json:"-"`
 
 	Traces int `json:"traces"`
@@ -598,7 +598,7 @@ func popVariance(x []float64) float64 {
 // parallel, and chooses the prior from the distribution of the fits (see the
 // package documentation). The report accounts for every window; it is
 // returned, as far as it got, with most errors.
-func Fit(traces []*trace.Trace, opt Options) (*gp.Prior, *Report, error) {
+func Fit(traces []*trace.Trace, opt Options) (*Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err

@@ -343,7 +343,7 @@ func TestPriorChoice(t *testing.T) {
 		if wv := stats.Quantile7(vars, 1-q[1]); p.Variance != wv {
 			t.Errorf("q %v: variance %v, want the %v quantile %v", q, p.Variance, 1-q[1], wv)
 		}
-		if p.Version != gp.PriorVersion || p.Kernel != "rbf" || *p.Fit.FamilyQuantiles != q || p.Fit.Windows != 20 || len(p.Fit.Skipped) != 0 {
+		if p.Version != Version || p.Kernel != "rbf" || *p.Fit.FamilyQuantiles != q || p.Fit.Windows != 20 || len(p.Fit.Skipped) != 0 {
 			t.Errorf("q %v: prior %+v, fit %+v", q, p, p.Fit)
 		}
 		if p.Origin == nil || p.Origin.Note == "" {

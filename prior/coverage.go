@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/tracepriv/tracepriv/gp"
 )
 
 // Coverage is how well a fitted family covers windows it was not fitted
@@ -13,7 +11,7 @@ import (
 // family is chosen (as Fit chooses it) from the other persons' windows,
 // and each of the person's windows is covered when the family holds that
 // window's own preferred kernel (Covers). Share is what a prior records as
-// gp.FamilySet.HeldOutCoverage (docs/fit.md, "Held-out coverage").
+// FamilySet.HeldOutCoverage (docs/fit.md, "Held-out coverage").
 type Coverage struct {
 	// Share is Covered over Windows.
 	Share float64 `json:"share"`
@@ -71,12 +69,12 @@ func (opt Options) preferred(f WindowFit) (kernel string, ls [2]float64, ok bool
 // Covers reports whether the family fs covers the window f: for both
 // coordinates, the window's preferred kernel at its lengthscale
 // (Preferred) is a member of fs, or its spectral density is dominated by
-// the members' hull (gp.FamilySet.HullRatio at most 1), so that every noise
+// the members' hull (FamilySet.HullRatio at most 1), so that every noise
 // dominating the members, as the certificate's does, dominates it too and
 // the points' certificate holds against it as against a member (the
 // places' is stated for members only). For a sum that won, both parts must
 // be covered. opt must be the options of the fit.
-func Covers(fs gp.FamilySet, f WindowFit, opt Options) bool {
+func Covers(fs FamilySet, f WindowFit, opt Options) bool {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return false
@@ -84,7 +82,7 @@ func Covers(fs gp.FamilySet, f WindowFit, opt Options) bool {
 	return opt.covers(fs, f)
 }
 
-func (opt Options) covers(fs gp.FamilySet, f WindowFit) bool {
+func (opt Options) covers(fs FamilySet, f WindowFit) bool {
 	in := func(kernel string, l float64) bool {
 		for _, k := range fs.Kernels {
 			// A relative tolerance for lengthscales read back from JSON.
@@ -158,7 +156,7 @@ func (s *fitSetup) leaveOnePersonOut(fits []WindowFit) (*Coverage, error) {
 			// covers none of this person's.
 			fams = nil
 		}
-		fs := gp.FamilySet{Kernels: fams}
+		fs := FamilySet{Kernels: fams}
 		for _, f := range test {
 			c.Windows++
 			if s.opt.covers(fs, f) {

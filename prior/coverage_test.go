@@ -68,7 +68,7 @@ func TestLeaveOnePersonOut(t *testing.T) {
 		}
 	}
 	// The family of person d's fold, directly.
-	fs := gp.FamilySet{Kernels: []gp.Family{{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 3600}}}
+	fs := FamilySet{Kernels: []Family{{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 3600}}}
 	for i, want := range []bool{true, false, false, false} {
 		if got := Covers(fs, fits[12+i], opt); got != want {
 			t.Errorf("window %d of d: covered %v, want %v", i, got, want)
@@ -82,7 +82,7 @@ func TestLeaveOnePersonOut(t *testing.T) {
 	// Not a member, but dominated by the members' spectral hull: the same
 	// Matérn 3/2 above the top is covered once long Matérn 1/2 members
 	// hold the low frequencies and Matérn 5/2 members the middle ones (as on GeoLife, 7223 s against 7200 s).
-	hull := gp.FamilySet{Kernels: []gp.Family{{Kernel: gp.KernelMatern12, LengthscaleMin: 20, LengthscaleMax: 720000},
+	hull := FamilySet{Kernels: []Family{{Kernel: gp.KernelMatern12, LengthscaleMin: 20, LengthscaleMax: 720000},
 		{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 7200}, {Kernel: gp.KernelMatern52, LengthscaleMin: 20, LengthscaleMax: 7200}}}
 	if !Covers(hull, window("d", gp.KernelMatern32, 7223.2, 400, false), opt) {
 		t.Error("a Matérn 3/2 at 7223 s, dominated by the hull of the Matérn members, is not covered")
@@ -92,7 +92,7 @@ func TestLeaveOnePersonOut(t *testing.T) {
 	}
 	// Negative control: a family without the winning kernel covers none
 	// of the others' windows.
-	if Covers(gp.FamilySet{Kernels: []gp.Family{{Kernel: gp.KernelMatern52, LengthscaleMin: 20, LengthscaleMax: 1e6}}}, fits[0], opt) {
+	if Covers(FamilySet{Kernels: []Family{{Kernel: gp.KernelMatern52, LengthscaleMin: 20, LengthscaleMax: 1e6}}}, fits[0], opt) {
 		t.Error("a family without the window's winning kernel covers it")
 	}
 	if _, err := LeaveOnePersonOut(fits[:4], opt); err == nil {

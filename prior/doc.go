@@ -1,9 +1,9 @@
-// Package prior fits a Gaussian-process prior family (gp.Prior, version 4)
+// Package prior fits a Gaussian-process prior family (Prior, version 4)
 // on a corpus of location traces. The corpus must be separate from the
 // traces the prior protects: a prior fitted on the traces themselves would
 // make the noise design depend on private values, so the fit also returns
 // the corpus's private index, a key of every fix (Report.CorpusIndex,
-// trace.CorpusIndex), to be written beside the prior (gp.CorpusIndexPath)
+// trace.CorpusIndex), to be written beside the prior (CorpusIndexPath)
 // for sanitize to check; the prior itself holds nothing of any trace.
 //
 // For example, from a directory of other people's traces:
@@ -20,7 +20,7 @@
 //		return err
 //	}
 //	fmt.Println(p.Family(), "from", rep.Windows, "windows") // on GeoLife user 001: matern32, lengthscale in [133.6, 7197] s from 24 windows
-//	// Write the prior file that sanitize reads (gp.ReadPriorFile).
+//	// Write the prior file that sanitize reads (ReadFile).
 //	return p.Write(os.Stdout)
 //
 // By default (Options.Kernel empty) Fit compares kernels by held-out

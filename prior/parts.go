@@ -2,10 +2,10 @@ package prior
 
 import (
 	"fmt"
-	"github.com/tracepriv/tracepriv/geo"
 	"math"
 	"slices"
 
+	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -59,7 +59,7 @@ func newFitSetup(opt Options) (*fitSetup, error) {
 	if opt.PaperWindows {
 		cutDesc = "the authors' windows (first of each trace)"
 	}
-	// gp.PriorFit has no fields for the windowing, so Method records it.
+	// FitRecord has no fields for the windowing, so Method records it.
 	method := fmt.Sprintf("per-window MLE on %s of %v-%v with at most %d points (at least %d), %s",
 		cutDesc, opt.MinDuration, opt.MaxDuration, opt.MaxPoints, opt.MinPoints, fitDesc)
 	return &fitSetup{opt: opt, k0: k0, fo: fo, method: method}, nil
@@ -131,7 +131,7 @@ func (s *fitSetup) fitWindow(w Window, t *trace.Trace) WindowResult {
 // Combine records no corpus index; CombineCorpus, given the corpus's
 // Positions, returns the corpus's private index in the report
 // (Report.CorpusIndex), bound to the prior, and records the centre.
-func Combine(results []WindowResult, rep *Report, centre *gp.Origin, opt Options) (*gp.Prior, *Report, error) {
+func Combine(results []WindowResult, rep *Report, centre *geo.Origin, opt Options) (*Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err
@@ -142,7 +142,7 @@ func Combine(results []WindowResult, rep *Report, centre *gp.Origin, opt Options
 // CombineCorpus is Combine with the corpus's positions (its parts'
 // Positions merged): the prior records their centre as its origin and the
 // report carries their private index (Report.CorpusIndex), as Fit does.
-func CombineCorpus(results []WindowResult, rep *Report, pos Positions, opt Options) (*gp.Prior, *Report, error) {
+func CombineCorpus(results []WindowResult, rep *Report, pos Positions, opt Options) (*Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err
@@ -151,7 +151,7 @@ func CombineCorpus(results []WindowResult, rep *Report, pos Positions, opt Optio
 	return s.combine(results, rep, pos.Centre(s.opt.Corpus), pos.Index())
 }
 
-func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origin, index *trace.CorpusIndex) (*gp.Prior, *Report, error) {
+func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Origin, index *trace.CorpusIndex) (*Prior, *Report, error) {
 	opt := s.opt
 	if rep.Skipped == nil {
 		rep.Skipped = map[string]int{}
@@ -204,8 +204,8 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 	}
 	fq := opt.Family
 	var (
-		fams    []gp.Family
-		nominal gp.Family
+		fams    []Family
+		nominal Family
 		nomLS   float64
 		method  = s.method
 	)
@@ -236,19 +236,19 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *gp.Origi
 	if !opt.Compare() {
 		lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
 		nomLS = math.Min(math.Max(quantile(ls, 0.5), lo), hi)
-		nominal = gp.Family{Kernel: opt.Kernel, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
-		fams = []gp.Family{nominal}
+		nominal = Family{Kernel: opt.Kernel, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
+		fams = []Family{nominal}
 		rep.Censored = float64(rep.AtUpperBound) > (1-opt.Family[1])*float64(len(leff))
 	}
 	lq := rep.LengthscaleQuartiles
-	p := &gp.Prior{
-		Version:     gp.PriorVersion,
+	p := &Prior{
+		Version:     Version,
 		Kernel:      nominal.Kernel,
 		Variance:    nominal.Variance,
 		Lengthscale: nomLS,
-		FamilySet:   &gp.FamilySet{Kernels: fams},
+		FamilySet:   &FamilySet{Kernels: fams},
 		Origin:      centre,
-		Fit: &gp.PriorFit{
+		Fit: &FitRecord{
 			Corpus:                opt.Corpus,
 			Windows:               rep.Windows,
 			Skipped:               skipped,
@@ -386,7 +386,7 @@ func (p *Positions) Merge(o Positions) {
 // the traces a prior protects are not in it). The median resists the odd
 // trip to another city. Nil for an empty corpus; corpus names it in the
 // origin's note.
-func (p Positions) Centre(corpus string) *gp.Origin {
+func (p Positions) Centre(corpus string) *geo.Origin {
 	if len(p.Lat) == 0 || p.Span() > MaxCentreSpanM {
 		return nil
 	}
@@ -395,7 +395,7 @@ func (p Positions) Centre(corpus string) *gp.Origin {
 	if corpus != "" {
 		note += " (" + corpus + ")"
 	}
-	return &gp.Origin{Lat: r(countQuantile(p.Lat, 0.5)), Lon: r(countQuantile(p.Lon, 0.5)), Note: note}
+	return &geo.Origin{Lat: r(countQuantile(p.Lat, 0.5)), Lon: r(countQuantile(p.Lon, 0.5)), Note: note}
 }
 
 // MaxCentreSpanM is the largest Span of a corpus whose Centre is

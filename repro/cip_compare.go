@@ -15,6 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // Mechanism names of the comparison.
@@ -102,7 +103,7 @@ type CIPCompareSetting struct {
 	// with Prior's kernel at its nominal lengthscale and variance,
 	// Sigma = Gram(kernel, Times).
 	Times []float64
-	Prior *gp.Prior
+	Prior *prior.Prior
 	// Secrets, and the privacy scale of the epsilons.
 	Secrets []cip.Secret
 	Lambda  float64
@@ -129,9 +130,9 @@ type CIPCompareSetting struct {
 // mean minimises the expected error at every point, its error variance is
 // at most the release's there, and shrinking it towards the release by a
 // weight estimated from the draw can only add error.
-func KnownPriorAdversary(p *gp.Prior) attack.Adversary {
+func KnownPriorAdversary(p *prior.Prior) attack.Adversary {
 	return attack.Adversary{
-		Family:    gp.Family{Kernel: p.Kernel, LengthscaleMin: p.Lengthscale, LengthscaleMax: p.Lengthscale, Period: p.Period, Variance: p.Variance},
+		Family:    prior.Family{Kernel: p.Kernel, LengthscaleMin: p.Lengthscale, LengthscaleMax: p.Lengthscale, Period: p.Period, Variance: p.Variance},
 		Variance:  p.Variance,
 		Mean:      attack.MeanKnown,
 		Unguarded: true,
@@ -142,7 +143,7 @@ func KnownPriorAdversary(p *gp.Prior) attack.Adversary {
 // tracepriv attack plays it: a member of p's family (lengthscale in its
 // range, variance at least p's) chosen by restricted likelihood of the
 // release, a linear trend estimated by GLS, and the release guard.
-func ClassAdversary(p *gp.Prior) attack.Adversary {
+func ClassAdversary(p *prior.Prior) attack.Adversary {
 	return attack.Adversary{Family: p.Family(), Mean: attack.MeanLinear}
 }
 
@@ -456,7 +457,7 @@ func scaled(a *mat.SymDense, f float64) *mat.SymDense {
 func CIPPaperSettings(leffs []float64) []CIPCompareSetting {
 	var out []CIPCompareSetting
 	for _, l := range leffs {
-		p := &gp.Prior{Version: 1, Kernel: gp.KernelRBF, Variance: 1, Lengthscale: l}
+		p := &prior.Prior{Version: 1, Kernel: gp.KernelRBF, Variance: 1, Lengthscale: l}
 		ts := gp.Indices(50)
 		adv := KnownPriorAdversary(p)
 		out = append(out,

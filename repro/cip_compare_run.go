@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -53,12 +53,12 @@ type CIPCompareOptions struct {
 // setting (CIPCompareAll) and writes the report to opt.Out.
 func RunCIPCompare(opt CIPCompareOptions) (*CIPCompareReport, error) {
 	start := time.Now()
-	var pr *gp.Prior
+	var pr *prior.Prior
 	var err error
 	if opt.PriorFile != "" {
-		pr, err = gp.ReadPriorFile(opt.PriorFile)
+		pr, err = prior.ReadFile(opt.PriorFile)
 	} else {
-		pr, err = gp.ReadPrior(bytes.NewReader(sample.Prior))
+		pr, err = prior.Read(bytes.NewReader(sample.Prior))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("prior: %w", err)

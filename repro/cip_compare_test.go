@@ -11,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // Issue 5's acceptance claim on the paper's basic-secret setting: at equal
@@ -137,7 +138,7 @@ func TestCompareRealTrace(t *testing.T) {
 		ts[i] = 5 * float64(i)
 		truth.East[i], truth.North[i] = 3*float64(i), math.Sin(float64(i))*20
 	}
-	p := &gp.Prior{Version: 1, Kernel: gp.KernelRBF, Variance: 400, Lengthscale: 20}
+	p := &prior.Prior{Version: 1, Kernel: gp.KernelRBF, Variance: 400, Lengthscale: 20}
 	s := CIPCompareSetting{Name: "synthetic", Times: ts, Prior: p, Secrets: cip.EveryPoint(n), Lambda: 2, R: 50, Truth: &truth, TargetEpsilon: 1, Adversary: ClassAdversary(p)}
 	rows, err := CIPCompare(s, noise.Seeded(2))
 	if err != nil {

@@ -211,9 +211,9 @@ func ReadCIPSensitivity(dir, id string) (*CIPSensitivityResult, error) {
 
 // CIPCompareReport is the JSON of "repro cip-compare" (DIR/compare.json).
 type CIPCompareReport struct {
-	Randomness string    `json:"randomness"`
-	Prior      *gp.Prior `json:"geolife_prior"`
-	Windows    int       `json:"geolife_windows"`
+	Randomness string       `json:"randomness"`
+	Prior      *prior.Prior `json:"geolife_prior"`
+	Windows    int          `json:"geolife_windows"`
 	// Data names the traces the windows come from ("GeoLife" or the
 	// bundled synthetic sample); every window setting's name starts with it.
 	Data    string          `json:"data"`
@@ -227,7 +227,7 @@ type CIPCompareReport struct {
 // (where the traces come from) with every point a secret under the prior pr: the common noise is what the optimal
 // design needs for eps at (lambda, radius metres), and the adversary is
 // the one of pr's public class (ClassAdversary).
-func CIPTraceSettings(data string, traces []*trace.Trace, pr *gp.Prior, n int, eps, lambda, radius float64) ([]CIPCompareSetting, error) {
+func CIPTraceSettings(data string, traces []*trace.Trace, pr *prior.Prior, n int, eps, lambda, radius float64) ([]CIPCompareSetting, error) {
 	if n <= 0 {
 		return nil, nil
 	}

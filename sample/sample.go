@@ -2,7 +2,7 @@
 // prior family its demo sanitises with, and a small synthetic corpus to
 // try the library on without any data set.
 //
-//	prior, err := sample.Prior()     // a *gp.Prior family, as tracepriv fit writes
+//	prior, err := sample.Prior()     // a *prior.Prior family, as tracepriv fit writes
 //	traces, err := sample.Traces()   // three made-up people; traces[0] is the demo's
 //	outs, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
 //
@@ -25,14 +25,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tracepriv/tracepriv/gp"
 	isample "github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
 // Prior returns the bundled prior family (a fresh copy on each call).
-func Prior() (*gp.Prior, error) {
-	p, err := gp.ReadPrior(bytes.NewReader(isample.Prior))
+func Prior() (*prior.Prior, error) {
+	p, err := prior.Read(bytes.NewReader(isample.Prior))
 	if err != nil {
 		return nil, fmt.Errorf("sample: bundled prior: %w", err)
 	}

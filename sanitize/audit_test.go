@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
 // auditSample is the bundled sample trace and prior (the demo's).
-func auditSample(t *testing.T) ([]*trace.Trace, *gp.Prior) {
+func auditSample(t *testing.T) ([]*trace.Trace, *prior.Prior) {
 	t.Helper()
 	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "audit"})
 	if err != nil {
@@ -22,7 +22,7 @@ func auditSample(t *testing.T) ([]*trace.Trace, *gp.Prior) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	p, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestAuditNoisePower(t *testing.T) {
 func BenchmarkAuditNoiseFalseAlarms(b *testing.B) {
 	r, _ := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "audit"})
 	tr, _ := r.Next()
-	prior, _ := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	prior, _ := prior.Read(bytes.NewReader(sample.Prior))
 	const seeds = 40
 	for range b.N {
 		flagged := 0

@@ -11,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -31,8 +32,8 @@ func benchTrace(b *testing.B, n int) *trace.Trace {
 	return t
 }
 
-func bundledPrior(b *testing.B) *gp.Prior {
-	pr, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+func bundledPrior(b *testing.B) *prior.Prior {
+	pr, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,11 +68,11 @@ func BenchmarkTrace1000(b *testing.B) {
 func BenchmarkNoiseCost(b *testing.B) {
 	t := benchTrace(b, 1000)
 	fam := bundledPrior(b)
-	old := &gp.Prior{Version: 2, Kernel: gp.KernelRBF, Variance: 182.7, Lengthscale: 18.02, LengthscaleMin: 8.635, LengthscaleMax: 35.29, Origin: fam.Origin}
-	single := &gp.Prior{Version: 2, Kernel: fam.Kernel, Variance: fam.Variance, Lengthscale: fam.Lengthscale, LengthscaleMin: fam.Lengthscale, LengthscaleMax: fam.Lengthscale, Origin: fam.Origin}
+	old := &prior.Prior{Version: 2, Kernel: gp.KernelRBF, Variance: 182.7, Lengthscale: 18.02, LengthscaleMin: 8.635, LengthscaleMax: 35.29, Origin: fam.Origin}
+	single := &prior.Prior{Version: 2, Kernel: fam.Kernel, Variance: fam.Variance, Lengthscale: fam.Lengthscale, LengthscaleMin: fam.Lengthscale, LengthscaleMax: fam.Lengthscale, Origin: fam.Origin}
 	for _, c := range []struct {
 		name              string
-		prior             *gp.Prior
+		prior             *prior.Prior
 		pointsOnly, every bool
 	}{{"family-classes", fam, false, false}, {"family-classes-places-every-length", fam, false, true}, {"family-points-only", fam, true, false},
 		{"old-rbf-family-points-only", old, true, false}, {"single-nominal-points-only", single, true, false}} {
@@ -124,12 +125,12 @@ func synthTrace(n int) *trace.Trace {
 func BenchmarkPaths(b *testing.B) {
 	fam := bundledPrior(b)
 	// One member of the bundled family, stated as a family of one.
-	single := gp.Prior{Version: 2, Kernel: fam.Kernel, Variance: fam.Variance, Lengthscale: fam.Lengthscale, LengthscaleMin: fam.Lengthscale, LengthscaleMax: fam.Lengthscale, Origin: fam.Origin}
+	single := prior.Prior{Version: 2, Kernel: fam.Kernel, Variance: fam.Variance, Lengthscale: fam.Lengthscale, LengthscaleMin: fam.Lengthscale, LengthscaleMax: fam.Lengthscale, Origin: fam.Origin}
 	for _, n := range []int{1000, 3000} {
 		t := synthTrace(n)
 		for _, pr := range []struct {
 			name string
-			p    *gp.Prior
+			p    *prior.Prior
 		}{{"family", fam}, {"single", &single}} {
 			for _, m := range []Path{PathDense, PathLinear} {
 				b.Run(fmt.Sprintf("n=%d/%s/%s", n, pr.name, m), func(b *testing.B) {

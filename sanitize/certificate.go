@@ -10,8 +10,8 @@ import (
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -39,7 +39,7 @@ const (
 	// could not be checked.
 	PriorUnknown = "unknown: the prior file records no fingerprints of its fitting corpus"
 	// PriorIndexMissing: the prior has a private corpus index
-	// (gp.PriorFit.CorpusIndex) but the release was not given it, so
+	// (prior.FitRecord.CorpusIndex) but the release was not given it, so
 	// independence could not be checked.
 	PriorIndexMissing = "unknown: the prior's private corpus index (tracepriv fit writes it beside the prior, as PRIOR.corpus.private.json) was not given, so whether the prior was fitted on the persons released could not be checked"
 	// PriorOverlapOverridden: the prior was fitted on data of a person
@@ -98,8 +98,8 @@ type Certificate struct {
 	GapMax float64 `json:"prior_posterior_gap_max"`
 	// PriorFamily is the set of adversary priors covered; Prior the prior
 	// file as read.
-	PriorFamily gp.FamilySet `json:"prior_family"`
-	Prior       *gp.Prior    `json:"prior"`
+	PriorFamily prior.FamilySet `json:"prior_family"`
+	Prior       *prior.Prior    `json:"prior"`
 	// Edge states a point's epsilon against the standard kernels just
 	// outside PriorFamily (proven upper bounds, worst over the persons;
 	// kernel designs only), and EdgeBound how it is computed: what the

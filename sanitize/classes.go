@@ -11,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/accountant"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -472,7 +473,7 @@ const priorOverlapText = "the prior was fitted on data of this person (released 
 // about the noise and let a reader test a trace's membership) and with no
 // local absolute path. A version 4 prior has nothing of its corpus's
 // traces to remove; the corpus index is never part of a certificate.
-func publicPrior(p *gp.Prior) *gp.Prior {
+func publicPrior(p *prior.Prior) *prior.Prior {
 	q := *p
 	if p.Fit != nil {
 		f := *p.Fit
@@ -550,15 +551,15 @@ func (c *Certificate) ShorterPlaces() string {
 }
 
 // ReadPrior reads a prior file and, when it is there, the private corpus
-// index "tracepriv fit" wrote beside it (gp.CorpusIndexPath), for
+// index "tracepriv fit" wrote beside it (prior.CorpusIndexPath), for
 // Options.Prior and Options.PriorCorpus. A prior whose index is missing
 // is returned with a nil index: the release then states PriorIndexMissing.
-func ReadPrior(path string) (*gp.Prior, *trace.CorpusIndex, error) {
-	p, err := gp.ReadPriorFile(path)
+func ReadPrior(path string) (*prior.Prior, *trace.CorpusIndex, error) {
+	p, err := prior.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	ip := gp.CorpusIndexPath(path)
+	ip := prior.CorpusIndexPath(path)
 	x, err := trace.ReadCorpusIndexFile(ip)
 	if errors.Is(err, fs.ErrNotExist) {
 		return p, nil, nil
@@ -574,14 +575,14 @@ func ReadPrior(path string) (*gp.Prior, *trace.CorpusIndex, error) {
 
 // bound checks that x is the corpus index of the prior p (it records p's
 // digest).
-func bound(p *gp.Prior, x *trace.CorpusIndex) error {
+func bound(p *prior.Prior, x *trace.CorpusIndex) error {
 	d, err := p.Digest()
 	if err != nil {
 		return err
 	}
 	if x.Prior != d {
 		return fmt.Errorf("the corpus index is not this prior's (it was written for the prior %s; this one is %s): "+
-			"use the index tracepriv fit wrote beside this prior (%s), or refit", x.Prior, d, gp.CorpusIndexPath("PRIOR.json"))
+			"use the index tracepriv fit wrote beside this prior (%s), or refit", x.Prior, d, prior.CorpusIndexPath("PRIOR.json"))
 	}
 	return nil
 }

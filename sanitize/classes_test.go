@@ -12,6 +12,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -42,13 +43,13 @@ func stayTrace(walkPts int, stayMin float64) *trace.Trace {
 
 // twoKernelPrior is a version 3 family: Matérn 3/2 up to an hour, RBF at
 // short lengthscales.
-func twoKernelPrior() *gp.Prior {
-	return &gp.Prior{Version: 3, Kernel: gp.KernelMatern32, Variance: 200 * 200, Lengthscale: 300,
-		FamilySet: &gp.FamilySet{Kernels: []gp.Family{
+func twoKernelPrior() *prior.Prior {
+	return &prior.Prior{Version: 3, Kernel: gp.KernelMatern32, Variance: 200 * 200, Lengthscale: 300,
+		FamilySet: &prior.FamilySet{Kernels: []prior.Family{
 			{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 3600},
 			{Kernel: gp.KernelRBF, LengthscaleMin: 8, LengthscaleMax: 60},
 		}},
-		Origin: &gp.Origin{Lat: 39.95, Lon: 116.35, Note: "test corpus"}}
+		Origin: &geo.Origin{Lat: 39.95, Lon: 116.35, Note: "test corpus"}}
 }
 
 // rigidLoss is an independent dense (E1) evaluation of a rigid move of the
@@ -398,13 +399,13 @@ func TestNothingWeakensSilently(t *testing.T) {
 	tr.Name = "/home/alice/traces/walk.plt"
 	// A person id alone (ids recur across data sets) is stated, not refused.
 	pr := familyPrior()
-	pr.Fit = &gp.PriorFit{Corpus: "c", Fingerprints: []string{trace.PersonFingerprint(tr.UID)}}
+	pr.Fit = &prior.FitRecord{Corpus: "c", Fingerprints: []string{trace.PersonFingerprint(tr.UID)}}
 	if _, cert, err := Trace(tr, options(pr)); err != nil || !strings.Contains(cert.PriorCoverage, "the same person") {
 		t.Errorf("same id, other content: %v, coverage %q", err, cert.PriorCoverage)
 	}
 	for _, fp := range []string{trace.Fingerprint(tr)} {
 		pr := familyPrior()
-		pr.Fit = &gp.PriorFit{Corpus: "/home/alice/corpus", Fingerprints: []string{"t:00", fp}}
+		pr.Fit = &prior.FitRecord{Corpus: "/home/alice/corpus", Fingerprints: []string{"t:00", fp}}
 		_, _, err := Trace(tr, options(pr))
 		var pe *ParamError
 		if !errors.As(err, &pe) || pe.Name != "prior" || !strings.Contains(pe.Why, "fitted on data of the input") {
@@ -425,7 +426,7 @@ func TestNothingWeakensSilently(t *testing.T) {
 	}
 	// Independent prior: checked.
 	pr = familyPrior()
-	pr.Fit = &gp.PriorFit{Corpus: "c", Fingerprints: []string{"t:00", trace.PersonFingerprint("someone else")}}
+	pr.Fit = &prior.FitRecord{Corpus: "c", Fingerprints: []string{"t:00", trace.PersonFingerprint("someone else")}}
 	_, cert, err := Trace(tr, options(pr))
 	if err != nil || cert.PriorCoverage != PriorIndependent {
 		t.Fatalf("independent prior: %v, %q", err, cert.PriorCoverage)
@@ -445,11 +446,11 @@ func TestNothingWeakensSilently(t *testing.T) {
 		`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":7}`,
 		`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":7}`,
 	} {
-		if _, err := gp.ReadPrior(strings.NewReader(js)); err == nil || !strings.Contains(err.Error(), "states no prior family") {
+		if _, err := prior.Read(strings.NewReader(js)); err == nil || !strings.Contains(err.Error(), "states no prior family") {
 			t.Errorf("%s: error %v, want a refusal", js, err)
 		}
 	}
-	if _, err := gp.ReadPrior(strings.NewReader(`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":7,"lengthscale_min_s":7,"lengthscale_max_s":7}`)); err != nil {
+	if _, err := prior.Read(strings.NewReader(`{"version":2,"kernel":"rbf","variance_m2":1,"lengthscale_s":7,"lengthscale_min_s":7,"lengthscale_max_s":7}`)); err != nil {
 		t.Errorf("an explicit single-lengthscale family: %v", err)
 	}
 }

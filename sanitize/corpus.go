@@ -105,7 +105,7 @@ type Manifest struct {
 	Lambda        float64 `json:"lambda"`
 	RadiusM       float64 `json:"radius_m"`
 	// PriorFamily is the whole prior family every person is certified
-	// against (gp.Prior.Families), as the certificates state it.
+	// against (prior.Prior.Families), as the certificates state it.
 	PriorFamily any `json:"prior_family"`
 	// Randomness is "crypto", or "seeded:N (derived per person:
 	// seeded:N/uid)" for a seeded release, which is not private.

@@ -8,10 +8,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -51,7 +51,7 @@ func writeCorpus(t *testing.T) string {
 }
 
 func corpusOptions(in, out string) CorpusOptions {
-	p, _ := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	p, _ := prior.Read(bytes.NewReader(sample.Prior))
 	return CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{Lenient: true},
 		Options: Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(9)}}
 }

@@ -13,7 +13,7 @@
 // does not, and what it means to a person (Certificate.Meaning: the best
 // guess between two places Radius apart).
 //
-//	prior, err := gp.ReadPrior(f) // a family fitted by tracepriv fit on other people's traces
+//	prior, err := prior.Read(f) // a family fitted by tracepriv fit on other people's traces
 //	if err != nil { ... }
 //	outs, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
 //	if err != nil { ... }

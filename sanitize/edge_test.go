@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // TestCertificateEdge checks what a certificate states about the kernels
@@ -21,8 +22,8 @@ import (
 // repeated it would fail.
 func TestCertificateEdge(t *testing.T) {
 	v := 300.0 * 300
-	pr := &gp.Prior{Version: 3, Kernel: gp.KernelMatern32, Variance: v, Lengthscale: 600,
-		FamilySet: &gp.FamilySet{Kernels: []gp.Family{
+	pr := &prior.Prior{Version: 3, Kernel: gp.KernelMatern32, Variance: v, Lengthscale: 600,
+		FamilySet: &prior.FamilySet{Kernels: []prior.Family{
 			{Kernel: gp.KernelMatern32, LengthscaleMin: 100, LengthscaleMax: 7200, Variance: v},
 			{Kernel: gp.KernelMatern52, LengthscaleMin: 90, LengthscaleMax: 7200, Variance: v},
 		}}}

@@ -10,18 +10,18 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
 // indexedPrior is familyPrior as version 4, fitted on a corpus with the
 // private index x.
 // and binds x to it.
-func indexedPrior(x *trace.CorpusIndex) *gp.Prior {
+func indexedPrior(x *trace.CorpusIndex) *prior.Prior {
 	p := familyPrior()
-	q := &gp.Prior{Version: gp.PriorVersion, Kernel: p.Kernel, Variance: p.Variance, Lengthscale: p.Lengthscale,
-		FamilySet: &gp.FamilySet{Kernels: []gp.Family{{Kernel: p.Kernel, LengthscaleMin: p.LengthscaleMin, LengthscaleMax: p.LengthscaleMax}}},
-		Origin:    p.Origin, Fit: &gp.PriorFit{Corpus: "c", CorpusIndexed: true}}
+	q := &prior.Prior{Version: prior.Version, Kernel: p.Kernel, Variance: p.Variance, Lengthscale: p.Lengthscale,
+		FamilySet: &prior.FamilySet{Kernels: []prior.Family{{Kernel: p.Kernel, LengthscaleMin: p.LengthscaleMin, LengthscaleMax: p.LengthscaleMax}}},
+		Origin:    p.Origin, Fit: &prior.FitRecord{Corpus: "c", CorpusIndexed: true}}
 	x.Prior, _ = q.Digest()
 	return q
 }
@@ -250,7 +250,7 @@ func TestPriorCorpusIndexUse(t *testing.T) {
 		t.Errorf("no index: %v, coverage %q", err, cert.PriorCoverage)
 	}
 	old := familyPrior()
-	old.Fit = &gp.PriorFit{Corpus: "c", Fingerprints: []string{trace.Fingerprint(corpus)}}
+	old.Fit = &prior.FitRecord{Corpus: "c", Fingerprints: []string{trace.Fingerprint(corpus)}}
 	if _, _, err := Trace(corpus, options(old)); err == nil || !strings.Contains(err.Error(), "fitted on data of the input") {
 		t.Errorf("version 2 prior with the trace's fingerprint: %v", err)
 	}

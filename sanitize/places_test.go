@@ -13,6 +13,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	psample "github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -44,7 +45,7 @@ func TestPlacesEveryLength(t *testing.T) {
 	if _, err := os.Stat(file); err != nil {
 		t.Skip("GeoLife data not found beside the repository")
 	}
-	pr, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	pr, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func TestPlacesEveryLength(t *testing.T) {
 		}
 		return seq(start, end+1)
 	}
-	fams := map[string]gp.Family{}
+	fams := map[string]prior.Family{}
 	for _, f := range pr.Families().Kernels {
 		fams[f.Kernel] = f
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -134,7 +135,7 @@ const DefaultMaxDensePoints = 12_000
 // Options configures Release.
 type Options struct {
 	// Prior is the public prior family of each metric dimension.
-	Prior *gp.Prior
+	Prior *prior.Prior
 	// Epsilon is the target Rényi CIP loss at order Lambda > 1 for every
 	// secret, against displacements of each secret location by up to
 	// Radius metres.
@@ -170,7 +171,7 @@ type Options struct {
 	// Progress, if set, is told the stage being worked on.
 	Progress func(stage string)
 	// PriorCorpus is the prior's private corpus index, which "tracepriv
-	// fit" writes beside the prior (gp.CorpusIndexPath) and whose digest
+	// fit" writes beside the prior (prior.CorpusIndexPath) and whose digest
 	// the prior records: the release is refused when a fix of the input is
 	// one of the corpus's (docs/fit.md). Nil checks nothing for a version
 	// 4 prior (PriorIndexMissing); a prior of version 3 or below is checked
@@ -285,7 +286,7 @@ func (o *Options) check() error {
 }
 
 // design resolves DesignAuto for a family and a secret spec.
-func (o *Options) design(f gp.FamilySet) (cip.Method, error) {
+func (o *Options) design(f prior.FamilySet) (cip.Method, error) {
 	m := o.Design
 	if m == DesignAuto {
 		switch {
@@ -310,7 +311,7 @@ func (o *Options) design(f gp.FamilySet) (cip.Method, error) {
 // person's points, and returns the design to use (the proportional design
 // of an RBF or periodic prior has no state-space form: on the linear path
 // it becomes the state-space envelope of its one lengthscale).
-func (o *Options) path(f gp.FamilySet, design cip.Method, maxPoints int) (Path, cip.Method, error) {
+func (o *Options) path(f prior.FamilySet, design cip.Method, maxPoints int) (Path, cip.Method, error) {
 	stateSpace := false
 	if k, err := f.Kernels[0].Member(1, f.Kernels[0].LengthscaleMin); err == nil && len(f.Kernels) == 1 {
 		_, err := gp.StateSpace(k)
@@ -638,7 +639,7 @@ func guarantee(c *Certificate) string {
 // designer carries what every person's design shares.
 type designer struct {
 	opt    Options
-	family gp.FamilySet
+	family prior.FamilySet
 	kind   cip.Method
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope

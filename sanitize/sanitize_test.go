@@ -17,6 +17,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/internal/stattest"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	psample "github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -37,16 +38,16 @@ func walk(n int, lat, lon float64) *trace.Trace {
 }
 
 // familyPrior is the family of the GeoLife fit's interquartile range.
-func familyPrior() *gp.Prior {
-	return &gp.Prior{Version: 2, Kernel: "rbf", Variance: 200 * 200, Lengthscale: 18, LengthscaleMin: 8.6, LengthscaleMax: 33.9,
-		Origin: &gp.Origin{Lat: 39.95, Lon: 116.35, Note: "test corpus"}}
+func familyPrior() *prior.Prior {
+	return &prior.Prior{Version: 2, Kernel: "rbf", Variance: 200 * 200, Lengthscale: 18, LengthscaleMin: 8.6, LengthscaleMax: 33.9,
+		Origin: &geo.Origin{Lat: 39.95, Lon: 116.35, Note: "test corpus"}}
 }
 
-func singlePrior() *gp.Prior {
-	return &gp.Prior{Version: 2, Kernel: "rbf", Variance: 200 * 200, Lengthscale: 20}
+func singlePrior() *prior.Prior {
+	return &prior.Prior{Version: 2, Kernel: "rbf", Variance: 200 * 200, Lengthscale: 20}
 }
 
-func options(p *gp.Prior) Options {
+func options(p *prior.Prior) Options {
 	origin := geo.Point{Lat: 39.95, Lon: 116.35}
 	return Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 50, Origin: &origin, Source: noise.Seeded(7)}
 }
@@ -67,7 +68,7 @@ func secondsOf(t *testing.T, pts []trace.Point) []float64 {
 // independentEpsilon evaluates (E1) literally (one factorisation per
 // secret, cip.LossFactorDirect) for the noise g under the member of the
 // family at lengthscale l and variance v, for basic secrets at idx.
-func independentEpsilon(t *testing.T, fam gp.Family, l, v float64, ts []float64, g mat.Symmetric, idx []int, lambda, r float64) float64 {
+func independentEpsilon(t *testing.T, fam prior.Family, l, v float64, ts []float64, g mat.Symmetric, idx []int, lambda, r float64) float64 {
 	t.Helper()
 	k, err := fam.Member(v, l)
 	if err != nil {
@@ -550,7 +551,7 @@ func TestGeoLifeHeldOut(t *testing.T) {
 	if _, err := os.Stat(file); err != nil {
 		t.Skip("GeoLife data not found beside the repository")
 	}
-	pr, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	pr, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}

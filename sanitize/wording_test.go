@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -25,7 +25,7 @@ var staleDims = []string{"plane coordinate", "two coordinates", "east and north"
 // that describe the certificate.
 func TestWordingIsTrue(t *testing.T) {
 	t.Parallel()
-	bundled, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	bundled, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestWordingIsTrue(t *testing.T) {
 	offsets := map[bool]bool{}
 	for _, c := range []struct {
 		name  string
-		prior *gp.Prior
+		prior *prior.Prior
 		tr    *trace.Trace
 	}{{"short family", familyPrior(), walk(80, 39.98, 116.30)}, {"bundled prior", bundled, trs[0]}} {
 		_, cert, err := Trace(c.tr, Options{Prior: c.prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(1)})

@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/pgtest"
@@ -166,9 +166,9 @@ func mustReader(t *testing.T) trace.Reader {
 	return rd
 }
 
-func mustPrior(t *testing.T) *gp.Prior {
+func mustPrior(t *testing.T) *prior.Prior {
 	t.Helper()
-	p, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	p, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/geoind"
-	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/store"
 )
@@ -61,7 +61,7 @@ type cipConfig struct {
 	Radius  float64        `json:"radius_m"`
 	Origin  *geoind.LatLon `json:"origin,omitempty"`
 	// Prior is the person's prior family; nil means the bundled one.
-	Prior *gp.Prior `json:"prior,omitempty"`
+	Prior *prior.Prior `json:"prior,omitempty"`
 }
 
 func (c *personConfig) window() time.Duration { return time.Duration(c.WindowSeconds) * time.Second }
@@ -195,7 +195,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 		return nil, fieldErr("cip.radius_m", "cip.radius_m = %v: want finite and > 0 metres", cc.Radius)
 	}
 	if len(bytes.TrimSpace(c.Prior)) > 0 && string(bytes.TrimSpace(c.Prior)) != "null" {
-		pr, err := gp.ReadPrior(bytes.NewReader(c.Prior))
+		pr, err := prior.Read(bytes.NewReader(c.Prior))
 		if err != nil {
 			return nil, fieldErr("cip.prior", "cip.prior: %v", strings.TrimPrefix(err.Error(), "prior: "))
 		}

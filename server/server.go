@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/store"
@@ -219,7 +219,7 @@ type Server struct {
 	failures *limiter // failed authentications, per client address
 	sessions *sessionCache
 	configs  *configCache
-	prior    *gp.Prior // the bundled default prior
+	prior    *prior.Prior // the bundled default prior
 	adminMAC []byte
 	slots    *semaphore.Weighted // bounds the sanitisations computed at once
 	handler  http.Handler
@@ -233,7 +233,7 @@ func New(ctx context.Context, opt Options) (*Server, error) {
 	if err := opt.defaults(); err != nil {
 		return nil, err
 	}
-	prior, err := gp.ReadPrior(strings.NewReader(string(sample.Prior)))
+	prior, err := prior.Read(strings.NewReader(string(sample.Prior)))
 	if err != nil {
 		return nil, fmt.Errorf("server: bundled prior: %w", err)
 	}

@@ -98,7 +98,7 @@ func MergeFixHashes(a, b []uint64) []uint64 {
 // CorpusIndex is what the overlap check of package sanitize needs to know
 // of a prior's fitting corpus: a 64-bit key of every fix (see FixGridDeg)
 // and the PersonFingerprint of every person id. "tracepriv fit" writes it
-// beside the prior (gp.CorpusIndexPath), and it records the prior's digest.
+// beside the prior (prior.CorpusIndexPath), and it records the prior's digest.
 //
 // It is private. Whoever holds it can test whether a trace they hold was
 // in the corpus, and, since a key covers one fix, can recover fixes by
@@ -117,7 +117,7 @@ type CorpusIndex struct {
 	FixKeys string `json:"fix_keys"`
 	// Persons are the sorted PersonFingerprints of the corpus's ids.
 	Persons []string `json:"persons,omitempty"`
-	// Prior is the digest (gp.Prior.Digest) of the prior fitted on the
+	// Prior is the digest (prior.Prior.Digest) of the prior fitted on the
 	// corpus: sanitize refuses to check a release with the index of
 	// another prior.
 	Prior string `json:"prior"`

@@ -13,7 +13,7 @@ import (
 // as Unix seconds and latitude and longitude rounded to 1e-5 degrees (about
 // a metre), so that a trace read from another format, or with rows repaired
 // differently below a metre, still matches. Priors of version 3 and below
-// record the fingerprints of their fitting corpus (gp.PriorFit.Fingerprints),
+// record the fingerprints of their fitting corpus (prior.FitRecord.Fingerprints),
 // which sanitize still checks; version 4 keeps a private CorpusIndex of
 // every fix instead, since a whole-trace hash is refused by dropping one fix
 // and lets whoever publishes it be asked whether a trace was fitted.

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/attack"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
@@ -178,7 +178,7 @@ Long runs report progress on stderr (a bar on a terminal, a line every
 					return usageErrorf("attack: --mean %q: want linear or constant", mean)
 				}
 				if priorFile != "" {
-					if opt.Prior, err = gp.ReadPriorFile(priorFile); err != nil {
+					if opt.Prior, err = prior.ReadFile(priorFile); err != nil {
 						return fmt.Errorf("attack: --prior: %w", err)
 					}
 				}

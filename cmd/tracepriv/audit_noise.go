@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/geoind"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/scaletest"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -124,14 +124,14 @@ NOT PRIVATE; only the audit builds it, and its output is never written).`,
 
 // auditNoiseInput reads the CIP audit's trace and prior, or the bundled
 // ones.
-func auditNoiseInput(in, priorPath string) ([]*trace.Trace, *gp.Prior, error) {
-	var prior *gp.Prior
+func auditNoiseInput(in, priorPath string) ([]*trace.Trace, *prior.Prior, error) {
+	var pr *prior.Prior
 	var err error
 	if priorPath != "" {
-		if prior, err = gp.ReadPriorFile(priorPath); err != nil {
+		if pr, err = prior.ReadFile(priorPath); err != nil {
 			return nil, nil, fmt.Errorf("--prior: %w", err)
 		}
-	} else if prior, err = sample.Prior(); err != nil {
+	} else if pr, err = sample.Prior(); err != nil {
 		return nil, nil, err
 	}
 	if in == "" {
@@ -139,11 +139,11 @@ func auditNoiseInput(in, priorPath string) ([]*trace.Trace, *gp.Prior, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		return ts[:1], prior, nil
+		return ts[:1], pr, nil
 	}
 	ts, _, err := trace.ReadFile(in, trace.ReadOptions{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("--in: %w", err)
 	}
-	return ts, prior, nil
+	return ts, pr, nil
 }

@@ -10,13 +10,14 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/viz"
 )
 
 // envelopeReport is the JSON of "cip envelope".
 type envelopeReport struct {
-	Family        gp.FamilySet          `json:"prior_family"`
+	Family        prior.FamilySet       `json:"prior_family"`
 	Components    []sanitize.KernelTerm `json:"noise_kernel"`
 	Overhead      float64               `json:"overhead"`
 	IdealOverhead float64               `json:"ideal_overhead"`
@@ -49,9 +50,9 @@ log-log axes.`,
   tracepriv cip envelope --prior internal/sample/prior.json --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var fam gp.FamilySet
+			var fam prior.FamilySet
 			if priorFile != "" {
-				p, err := gp.ReadPriorFile(priorFile)
+				p, err := prior.ReadFile(priorFile)
 				if err != nil {
 					return fmt.Errorf("cip envelope: --prior: %w", err)
 				}
@@ -60,7 +61,7 @@ log-log axes.`,
 				if kernel == "" || lmin == 0 || lmax == 0 {
 					return usageErrorf("cip envelope: give --prior, or --kernel, --lengthscale-min and --lengthscale-max")
 				}
-				fam = gp.Family{Kernel: kernel, LengthscaleMin: lmin, LengthscaleMax: lmax, Period: period}.Set()
+				fam = prior.Family{Kernel: kernel, LengthscaleMin: lmin, LengthscaleMax: lmax, Period: period}.Set()
 			}
 			e, err := cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: stateSpace})
 			if err != nil {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
@@ -71,7 +71,7 @@ crypto/rand, like every release.`,
 					}
 					files = append(files, path)
 				}
-				prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+				prior, err := prior.Read(bytes.NewReader(sample.Prior))
 				if err != nil {
 					return fmt.Errorf("demo: bundled prior: %w", err)
 				}

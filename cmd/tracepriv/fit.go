@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/infile"
@@ -40,10 +39,10 @@ type fitOutput struct {
 	// The fit's report, without the per-window fits.
 	*prior.Report
 	PaperLEffQuartiles map[string][3]float64 `json:"paper_l_eff_quartiles"`
-	Prior              *gp.Prior             `json:"prior"`
+	Prior              *prior.Prior          `json:"prior"`
 	Out                string                `json:"out"`
 	// CorpusIndex is the private corpus index written beside Out
-	// (gp.CorpusIndexPath), with its number of fixes and persons.
+	// (prior.CorpusIndexPath), with its number of fixes and persons.
 	CorpusIndex        string  `json:"corpus_index,omitempty"`
 	CorpusIndexFixes   int     `json:"corpus_index_fixes,omitempty"`
 	CorpusIndexPersons int     `json:"corpus_index_persons,omitempty"`
@@ -153,7 +152,7 @@ file, and over existing files only with --force.`,
 						return usageErrorf("fit: --plot %s: use a .svg, .png or .pdf file", plt)
 					}
 				}
-				idxPath := gp.CorpusIndexPath(out)
+				idxPath := prior.CorpusIndexPath(out)
 				if err := checkOutputs(ins, force, map[string]string{"--out": out, "--plot": plt, "--out's corpus index": idxPath}); err != nil {
 					return fmt.Errorf("fit: %w", err)
 				}
@@ -377,7 +376,7 @@ func fitText(w io.Writer, r fitOutput) error {
 // distribution of its per-window fitted lengthscales (censored fits at
 // their bound) on a log axis, with the nominal kernel's family shaded and
 // the longest window marked.
-func plotLengthscales(path string, rep *prior.Report, p *gp.Prior) error {
+func plotLengthscales(path string, rep *prior.Report, p *prior.Prior) error {
 	c := rep.Comparison
 	var lines []viz.Line
 	line := func(ls []float64, label string) {
@@ -443,7 +442,7 @@ func plotLengthscales(path string, rep *prior.Report, p *gp.Prior) error {
 
 // plotLEff draws the histogram of the pooled l_eff with the chosen quantile
 // and the paper's GeoLife interquartile ranges and medians.
-func plotLEff(path string, rep *prior.Report, p *gp.Prior) error {
+func plotLEff(path string, rep *prior.Report, p *prior.Prior) error {
 	leff := rep.LEff()
 	fq := *p.Fit.FamilyQuantiles
 	famLo, famHi := rep.LEffQuantile(fq[0]), rep.LEffQuantile(fq[1])

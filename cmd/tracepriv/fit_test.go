@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/prior"
 )
@@ -43,11 +42,11 @@ func TestFitCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
 	}
-	p, err := gp.ReadPriorFile(out)
+	p, err := prior.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := p.Family(); p.Kernel != "matern52" || p.Version != gp.PriorVersion || len(p.FamilySet.Kernels) != 1 || p.Fit == nil || *p.Fit.FamilyQuantiles != [2]float64{0.2, 0.8} || p.Fit.Windows != res.Windows || res.Windows == 0 ||
+	if f := p.Family(); p.Kernel != "matern52" || p.Version != prior.Version || len(p.FamilySet.Kernels) != 1 || p.Fit == nil || *p.Fit.FamilyQuantiles != [2]float64{0.2, 0.8} || p.Fit.Windows != res.Windows || res.Windows == 0 ||
 		!(f.LengthscaleMin > 0 && f.LengthscaleMin <= f.LengthscaleMax && f.LengthscaleMax <= 40) || p.Origin == nil || p.Fit.Fingerprints != nil || !p.Fit.CorpusIndexed {
 		t.Errorf("prior %+v, fit %+v, %d windows in the output", p, p.Fit, res.Windows)
 	}
@@ -93,7 +92,7 @@ func TestFitCommandCompare(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
 	}
-	p, err := gp.ReadPriorFile(out)
+	p, err := prior.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +114,7 @@ func TestFitCommandCompare(t *testing.T) {
 			t.Errorf("%s: parts %+v not short then long", k.Kernel, k.Parts)
 		}
 	}
-	if won != 1 || p.Version != gp.PriorVersion || p.Kernel != c.Nominal || p.Fit.Fingerprints != nil || !p.Fit.CorpusIndexed || *p.Fit.FamilyQuantiles != [2]float64{0.05, 0.95} {
+	if won != 1 || p.Version != prior.Version || p.Kernel != c.Nominal || p.Fit.Fingerprints != nil || !p.Fit.CorpusIndexed || *p.Fit.FamilyQuantiles != [2]float64{0.05, 0.95} {
 		t.Errorf("won %d, prior %+v, fit %+v", won, p, p.Fit)
 	}
 	// The family of each winning candidate's kernel (a sum's long part)
@@ -172,7 +171,7 @@ func TestFitCommandGeoLife(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	p, err := gp.ReadPriorFile(out)
+	p, err := prior.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracepriv/tracepriv/gp"
 	isample "github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -28,7 +28,7 @@ func bundledPriorWithIndex(t *testing.T) string {
 	if err := os.WriteFile(path, isample.Prior, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(gp.CorpusIndexPath(path))
+	f, err := os.Create(prior.CorpusIndexPath(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +72,11 @@ func dropRows(t *testing.T, src, dst string, drop ...int) {
 // independent (negative control).
 func TestSelfFittedGeoLife(t *testing.T) {
 	geolife(t)
-	prior := bundledPriorWithIndex(t)
+	priorPath := bundledPriorWithIndex(t)
 	tmp := t.TempDir()
 	src := filepath.Join(geolifeDir, "004", "20081024092739.plt")
 	args := func(in, out string, more ...string) []string {
-		return append([]string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force"}, more...)
+		return append([]string{"sanitize", "--in", in, "--out", out, "--prior", priorPath, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force"}, more...)
 	}
 	dropped := filepath.Join(tmp, "someone", "2009", "renamed.plt")
 	dropRows(t, src, dropped, 3)
@@ -122,7 +122,7 @@ func TestSelfFittedGeoLife(t *testing.T) {
 	}
 	// Without the index beside the prior, the release says it could not
 	// check.
-	os.Remove(gp.CorpusIndexPath(prior))
+	os.Remove(prior.CorpusIndexPath(priorPath))
 	v = runJSON(t, args(dropped, filepath.Join(tmp, "unchecked.plt"))...)
 	if v["prior_coverage"] != sanitize.PriorIndexMissing {
 		t.Errorf("no index: coverage %v", v["prior_coverage"])
@@ -170,7 +170,7 @@ func TestFitPublishesNoMembership(t *testing.T) {
 	if membershipTestable(doc, tr) || strings.Contains(string(doc), "fingerprints") {
 		t.Errorf("the public prior lets a reader test membership:\n%s", doc)
 	}
-	ip := gp.CorpusIndexPath(out)
+	ip := prior.CorpusIndexPath(out)
 	st, err := os.Stat(ip)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("corpus index %s: %v, mode %v", ip, err, st)

@@ -14,6 +14,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -305,7 +306,7 @@ func TestSanitizeLibraryHelpers(t *testing.T) {
 		return tr
 	}
 	traces := []*trace.Trace{mk(10, 20, 40), mk(5, 15, 30)}
-	prior, err := gp.ReadPrior(bytes.NewReader(sample.Prior))
+	prior, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}

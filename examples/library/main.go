@@ -14,7 +14,7 @@ import (
 	"log"
 	"os"
 
-	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -41,11 +41,11 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var prior *gp.Prior
+	var p *prior.Prior
 	if *priorFile == "" {
-		prior, err = sample.Prior()
+		p, err = sample.Prior()
 	} else {
-		prior, err = gp.ReadPriorFile(*priorFile)
+		p, err = prior.ReadFile(*priorFile)
 	}
 	if err != nil {
 		log.Fatal(err)
@@ -53,7 +53,7 @@ func main() {
 
 	// The README's entry point: traces and a public prior family in, released traces and
 	// the certificate (per person) out. Source nil: noise from crypto/rand.
-	released, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
+	released, cert, err := sanitize.Release(traces, sanitize.Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func (e *NothingReleasedError) Unwrap() []error {
 // Header is what a manifest states of the release's options.
 type Header struct {
 	EpsilonTarget, Lambda, RadiusM float64
-	// PriorFamily is the whole prior family, as gp.Prior.Families returns
+	// PriorFamily is the whole prior family, as prior.Prior.Families returns
 	// it (the certificates' prior_family).
 	PriorFamily any
 	// Source is the release's randomness (nil: crypto/rand).

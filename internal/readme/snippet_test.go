@@ -9,6 +9,7 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -37,7 +38,7 @@ func snippet() {
 
 	// End to end: traces, a public prior family, a target; sanitised traces and the
 	// certificate, per person (see sanitize.ExampleRelease, a checked version of this).
-	prior, err := gp.ReadPriorFile("prior.json")
+	prior, err := prior.ReadFile("prior.json")
 	outs, cert, err := sanitize.Release(traces, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100})
 	fmt.Println(len(outs), cert.EpsilonMax, cert.EpsilonKind, cert.Persons[0].RMSNoiseM)
 	err = sanitize.WriteCertificate(os.Stdout, cert) // sanitize.ReadCertificate reads it back

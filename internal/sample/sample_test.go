@@ -10,6 +10,7 @@ import (
 	"github.com/tracepriv/tracepriv/attack"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/sample/synth"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -20,7 +21,7 @@ import (
 // point rounds one draw differently does not fail it. A hand-edited or
 // stale file fails.
 func TestCorpusIsGenerated(t *testing.T) {
-	prior, err := gp.ReadPrior(bytes.NewReader(Prior))
+	prior, err := prior.Read(bytes.NewReader(Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestCorpusIsGenerated(t *testing.T) {
 // and a stay of at least 15 minutes in the demo trace (the place the
 // demo's certificate and the place attack are about).
 func TestCorpusShape(t *testing.T) {
-	prior, err := gp.ReadPrior(bytes.NewReader(Prior))
+	prior, err := prior.Read(bytes.NewReader(Prior))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,9 +26,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/sample/synth"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -48,11 +48,11 @@ func main() {
 }
 
 func run(out string, seed uint64) error {
-	prior, err := gp.ReadPriorFile(filepath.Join(out, "prior.json"))
+	pr, err := prior.ReadFile(filepath.Join(out, "prior.json"))
 	if err != nil {
 		return fmt.Errorf("%w (give -out the sample directory, e.g. internal/sample)", err)
 	}
-	files, err := synth.Generate(prior, seed)
+	files, err := synth.Generate(pr, seed)
 	if err != nil {
 		return err
 	}
@@ -74,15 +74,15 @@ func run(out string, seed uint64) error {
 // under geolife, converting OUT/prior.json to version 4 first if needed.
 func writeIndex(out, geolife string) error {
 	path := filepath.Join(out, "prior.json")
-	prior, err := gp.ReadPriorFile(path)
+	pr, err := prior.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	if prior.Fit == nil || prior.Fit.Corpus == "" {
+	if pr.Fit == nil || pr.Fit.Corpus == "" {
 		return fmt.Errorf("%s records no fitting corpus", path)
 	}
 	var paths []string
-	for _, u := range strings.Split(prior.Fit.Corpus, ", ") {
+	for _, u := range strings.Split(pr.Fit.Corpus, ", ") {
 		paths = append(paths, filepath.Join(geolife, u))
 	}
 	var traces []*trace.Trace
@@ -90,22 +90,22 @@ func writeIndex(out, geolife string) error {
 		return err
 	}
 	x := trace.CorpusIndexOf(traces...)
-	if prior.Version < 4 {
+	if pr.Version < 4 {
 		// The traces read must be those fitted: the same fingerprints.
 		//lint:ignore SA1019 reading a version 3 prior's fingerprints is what converts it
-		if got := trace.Fingerprints(traces); !slices.Equal(got, prior.Fit.Fingerprints) {
-			return fmt.Errorf("the users %s under %s have %d fingerprints, not the %d of %s: not the corpus it was fitted on", prior.Fit.Corpus, geolife, len(got), len(prior.Fit.Fingerprints), path)
+		if got := trace.Fingerprints(traces); !slices.Equal(got, pr.Fit.Fingerprints) {
+			return fmt.Errorf("the users %s under %s have %d fingerprints, not the %d of %s: not the corpus it was fitted on", pr.Fit.Corpus, geolife, len(got), len(pr.Fit.Fingerprints), path)
 		}
-		prior.Version, prior.Fit.Fingerprints, prior.Fit.CorpusIndexed = gp.PriorVersion, nil, true
-		if err := atomicfile.Write(path, 0o644, prior.Write); err != nil {
+		pr.Version, pr.Fit.Fingerprints, pr.Fit.CorpusIndexed = prior.Version, nil, true
+		if err := atomicfile.Write(path, 0o644, pr.Write); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "converted %s to version %d\n", path, gp.PriorVersion)
+		fmt.Fprintf(os.Stderr, "converted %s to version %d\n", path, prior.Version)
 	}
-	if x.Prior, err = prior.Digest(); err != nil {
+	if x.Prior, err = pr.Digest(); err != nil {
 		return err
 	}
-	ip := gp.CorpusIndexPath(path)
+	ip := prior.CorpusIndexPath(path)
 	if err := atomicfile.Write(ip, 0o600, x.Write); err != nil {
 		return err
 	}

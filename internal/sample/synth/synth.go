@@ -30,6 +30,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -186,7 +187,7 @@ func at(ks []knot, t float64) xy {
 // state-space form) plus white noise of GPSNoiseM. Each trace draws from
 // its own stream (the seed and its path), so editing one plan leaves the
 // others as they are.
-func Generate(prior *gp.Prior, seed uint64) ([]File, error) {
+func Generate(prior *prior.Prior, seed uint64) ([]File, error) {
 	if prior == nil || prior.Origin == nil {
 		return nil, fmt.Errorf("synth: the prior has no public origin to place the routes around")
 	}

@@ -37,7 +37,6 @@ import (
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/pipeline"
@@ -228,7 +227,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("--prior: %w", err)
 	}
 	// The prior's private corpus index, when it is beside it.
-	if o.PriorCorpus, err = os.ReadFile(gp.CorpusIndexPath(priorFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if o.PriorCorpus, err = os.ReadFile(prior.CorpusIndexPath(priorFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("--prior: %w", err)
 	}
 	o.Epsilon, o.Lambda, o.Radius, o.Delta = eps, lambda, radius, delta

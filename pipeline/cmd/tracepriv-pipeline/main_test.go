@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/prior"
 )
 
 // geolife returns the GeoLife excerpt, ../shared/data/geolife from the
@@ -31,7 +31,7 @@ func TestFitCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	p, err := gp.ReadPriorFile(out)
+	p, err := prior.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}

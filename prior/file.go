@@ -1,4 +1,4 @@
-package gp
+package prior
 
 import (
 	"crypto/sha256"
@@ -8,23 +8,25 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 )
 
-// PriorVersion is the version of the prior file format written by
+// Version is the version of the prior file format written by
 // Prior.Write. Version 4 publishes nothing of any one trace of the fitting
 // corpus: no "fit.fingerprints"; what the overlap check needs is in the
 // private corpus index beside the file (CorpusIndexPath), whose digest the
-// prior records (PriorFit.CorpusIndex). Version 3 states its family as a
+// prior records (FitRecord.CorpusIndex). Version 3 states its family as a
 // list of kernels ("family": {"kernels": [...]}), as version 4 does; its
 // whole-trace fingerprints are still read and checked. Version 2 files,
 // one kernel over [lengthscale_min_s, lengthscale_max_s], are still read.
 // A file that states no family (version 1, or version 2 without the range)
-// is refused by ReadPrior: a certificate against one lengthscale silently
+// is refused by Read: a certificate against one lengthscale silently
 // covers almost no adversary (an adversary at a shorter lengthscale breaks
 // it).
-const PriorVersion = 4
+const Version = 4
 
 // CorpusIndexPath returns where "tracepriv fit" writes the private corpus
 // index of the prior file priorPath (trace.CorpusIndex), and where
@@ -52,7 +54,7 @@ func CorpusIndexPath(priorPath string) string {
 type Prior struct {
 	Version int `json:"version"`
 	// Kernel is "rbf", "matern32", "matern52" or "periodic" (any name of
-	// KernelNames).
+	// gp.KernelNames).
 	Kernel string `json:"kernel"`
 	// Variance is the GP variance per dimension, in square metres. Every
 	// CIP loss falls as the prior variance grows, so a certificate at
@@ -76,24 +78,19 @@ type Prior struct {
 	// and LengthscaleMin and LengthscaleMax are not used.
 	FamilySet *FamilySet `json:"family,omitempty"`
 	// Origin is a public tangent-plane origin for the region the prior
-	// describes (tracepriv fit records the centre of its corpus): sanitize
-	// projects around it when the user gives no --origin. Nil if unknown.
-	Origin *Origin `json:"origin,omitempty"`
+	// describes (tracepriv fit records the centre of its corpus and no
+	// Source; the file is the source): sanitize projects around it when
+	// the user gives no --origin. Nil if unknown. It is geo.Origin, the one
+	// origin type; files written when it was gp.Origin ({"lat", "lon",
+	// "note"}) read and write back byte for byte.
+	Origin *geo.Origin `json:"origin,omitempty"`
 	// Fit describes how the prior was obtained (informational; nil for a
 	// hand-written prior).
-	Fit *PriorFit `json:"fit,omitempty"`
+	Fit *FitRecord `json:"fit,omitempty"`
 }
 
-// Origin is a public reference point in WGS84 degrees, with a note on
-// where it comes from.
-type Origin struct {
-	Lat  float64 `json:"lat"`
-	Lon  float64 `json:"lon"`
-	Note string  `json:"note,omitempty"`
-}
-
-// PriorFit records how a Prior was fitted on a corpus.
-type PriorFit struct {
+// FitRecord records how a Prior was fitted on a corpus.
+type FitRecord struct {
 	// Corpus names the input files or directories, as the published
 	// file may: "tracepriv fit" writes each relative to the working
 	// directory when inside it, else by its base name, never an absolute
@@ -251,16 +248,16 @@ func (f Family) Single() bool { return f.LengthscaleMin == f.LengthscaleMax }
 
 // Member returns the family's kernel at lengthscale l with the given
 // variance.
-func (f Family) Member(variance, l float64) (Kernel, error) {
-	return NewKernel(f.Kernel, variance, l, f.Period)
+func (f Family) Member(variance, l float64) (gp.Kernel, error) {
+	return gp.NewKernel(f.Kernel, variance, l, f.Period)
 }
 
 // Validate reports whether f is a usable family, naming the bad field.
 func (f Family) Validate() error {
-	if _, err := NewKernel(f.Kernel, 1, 1, math.Max(f.Period, 1)); err != nil {
-		return fmt.Errorf("field \"kernel\": %q is not one of %v", f.Kernel, KernelNames)
+	if _, err := gp.NewKernel(f.Kernel, 1, 1, math.Max(f.Period, 1)); err != nil {
+		return fmt.Errorf("field \"kernel\": %q is not one of %v", f.Kernel, gp.KernelNames)
 	}
-	if f.Kernel == KernelPeriodic && (!(f.Period > 0) || math.IsInf(f.Period, 0)) {
+	if f.Kernel == gp.KernelPeriodic && (!(f.Period > 0) || math.IsInf(f.Period, 0)) {
 		return fmt.Errorf("field \"period_s\": a periodic kernel needs a positive period, got %v", f.Period)
 	}
 	if !(f.LengthscaleMin > 0) || math.IsInf(f.LengthscaleMax, 0) || !(f.LengthscaleMin <= f.LengthscaleMax) {
@@ -278,7 +275,7 @@ func (f Family) String() string {
 	if f.Single() {
 		s = fmt.Sprintf("%s, lengthscale %.4g s", f.Kernel, f.LengthscaleMin)
 	}
-	if f.Kernel == KernelPeriodic {
+	if f.Kernel == gp.KernelPeriodic {
 		s += fmt.Sprintf(", period %.4g s", f.Period)
 	}
 	return s
@@ -286,20 +283,20 @@ func (f Family) String() string {
 
 // KernelFunc returns the kernel at the nominal lengthscale, on times in
 // seconds.
-func (p *Prior) KernelFunc() (Kernel, error) {
+func (p *Prior) KernelFunc() (gp.Kernel, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	return NewKernel(p.Kernel, p.Variance, p.Lengthscale, p.Period)
+	return gp.NewKernel(p.Kernel, p.Variance, p.Lengthscale, p.Period)
 }
 
 // Validate reports whether p is a usable prior, naming the bad field.
 func (p *Prior) Validate() error {
-	if p.Version < 1 || p.Version > PriorVersion {
-		return fmt.Errorf("field \"version\": %d is not supported (want 1 to %d)", p.Version, PriorVersion)
+	if p.Version < 1 || p.Version > Version {
+		return fmt.Errorf("field \"version\": %d is not supported (want 1 to %d)", p.Version, Version)
 	}
 	if p.Version == 1 && (p.LengthscaleMin != 0 || p.LengthscaleMax != 0 || p.Origin != nil) {
-		return fmt.Errorf("field \"version\": 1 has no lengthscale range or origin; write version %d", PriorVersion)
+		return fmt.Errorf("field \"version\": 1 has no lengthscale range or origin; write version %d", Version)
 	}
 	if p.Version < 3 && p.FamilySet != nil {
 		return fmt.Errorf("field \"family\": needs version 3 (version %d states its family with lengthscale_min_s and lengthscale_max_s)", p.Version)
@@ -315,13 +312,13 @@ func (p *Prior) Validate() error {
 		return fmt.Errorf("field \"fit.corpus_indexed\": needs version 4, got %d", p.Version)
 	}
 	switch p.Kernel {
-	case KernelRBF, KernelMatern12, KernelMatern32, KernelMatern52, KernelMatern72:
-	case KernelPeriodic:
+	case gp.KernelRBF, gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52, gp.KernelMatern72:
+	case gp.KernelPeriodic:
 		if !(p.Period > 0) || math.IsInf(p.Period, 0) {
 			return fmt.Errorf("field \"period_s\": a periodic kernel needs a positive period, got %v", p.Period)
 		}
 	default:
-		return fmt.Errorf("field \"kernel\": %q is not one of %v", p.Kernel, KernelNames)
+		return fmt.Errorf("field \"kernel\": %q is not one of %v", p.Kernel, gp.KernelNames)
 	}
 	if !(p.Variance > 0) || math.IsInf(p.Variance, 0) {
 		return fmt.Errorf("field \"variance_m2\": must be positive and finite, got %v", p.Variance)
@@ -359,9 +356,9 @@ func (p *Prior) Validate() error {
 	return nil
 }
 
-// ReadPrior decodes and validates a prior. Unknown fields are errors, so
+// Read decodes and validates a prior. Unknown fields are errors, so
 // that a misspelt field is not silently ignored.
-func ReadPrior(r io.Reader) (*Prior, error) {
+func Read(r io.Reader) (*Prior, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -384,19 +381,19 @@ func ReadPrior(r io.Reader) (*Prior, error) {
 // StatesFamily reports whether p states its family explicitly (version 3,
 // or version 2 with a lengthscale range), rather than one lengthscale
 // without a range (version 1, or version 2 without
-// lengthscale_min_s/lengthscale_max_s), which ReadPrior refuses.
+// lengthscale_min_s/lengthscale_max_s), which Read refuses.
 func (p *Prior) StatesFamily() bool {
 	return p.FamilySet != nil || (p.Version >= 2 && p.LengthscaleMin != 0 && p.LengthscaleMax != 0)
 }
 
-// ReadPriorFile reads a prior file, naming the file in errors.
-func ReadPriorFile(path string) (*Prior, error) {
+// ReadFile reads a prior file, naming the file in errors.
+func ReadFile(path string) (*Prior, error) {
 	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	p, err := ReadPrior(f)
+	p, err := Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "prior: "))
 	}
@@ -431,15 +428,15 @@ func (s FamilySet) Line() string {
 	matern := ""
 	for _, f := range s.Kernels {
 		switch f.Kernel {
-		case KernelMatern12, KernelMatern32, KernelMatern52, KernelMatern72:
-			nu := map[string]string{KernelMatern12: "1/2", KernelMatern32: "3/2", KernelMatern52: "5/2", KernelMatern72: "7/2"}[f.Kernel]
+		case gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52, gp.KernelMatern72:
+			nu := map[string]string{gp.KernelMatern12: "1/2", gp.KernelMatern32: "3/2", gp.KernelMatern52: "5/2", gp.KernelMatern72: "7/2"}[f.Kernel]
 			if matern == "" {
 				matern = "Matérn " + nu
 				names = append(names, "")
 			} else {
 				matern += ", " + nu
 			}
-		case KernelRBF:
+		case gp.KernelRBF:
 			names = append(names, "RBF")
 		default:
 			names = append(names, f.Kernel)

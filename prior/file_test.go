@@ -1,16 +1,19 @@
-package gp
+package prior
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/gp"
 )
 
 func TestPriorRoundTripAndErrors(t *testing.T) {
 	p := &Prior{Version: 2, Kernel: "periodic", Variance: 4, Lengthscale: 2, Period: 60, LengthscaleMin: 2, LengthscaleMax: 2,
-		Fit: &PriorFit{Corpus: "c", Windows: 3, Quantile: 0.75, LEff: 2, SamplingPeriod: 1}}
+		Fit: &FitRecord{Corpus: "c", Windows: 3, Quantile: 0.75, LEff: 2, SamplingPeriod: 1}}
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		t.Fatal(err)
@@ -18,7 +21,7 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "p.json")
 	os.WriteFile(path, buf.Bytes(), 0o644)
-	back, err := ReadPriorFile(path)
+	back, err := ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +29,7 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := k.Eval(0, 30), (Periodic{Variance: 4, Lengthscale: 2, Period: 60}).Eval(0, 30); got != want {
+	if got, want := k.Eval(0, 30), (gp.Periodic{Variance: 4, Lengthscale: 2, Period: 60}).Eval(0, 30); got != want {
 		t.Errorf("kernel %v, want %v", got, want)
 	}
 	if f := back.Family(); !f.Single() || f.LengthscaleMin != 2 || f.Period != 60 {
@@ -35,7 +38,7 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 	// A version-1 file states no family: refused (in code, it is the
 	// family of its one lengthscale).
 	os.WriteFile(path, []byte(`{"version":1,"kernel":"rbf","variance_m2":1,"lengthscale_s":7}`), 0o644)
-	if _, err := ReadPriorFile(path); err == nil || !strings.Contains(err.Error(), "states no prior family") {
+	if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), "states no prior family") {
 		t.Errorf("version 1 file: %v, want a refusal", err)
 	}
 	if v1 := (&Prior{Version: 1, Kernel: "rbf", Variance: 1, Lengthscale: 7}); v1.Family() != (Family{Kernel: "rbf", LengthscaleMin: 7, LengthscaleMax: 7, Variance: 1}) {
@@ -44,7 +47,7 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 	// Version 3: a family of several kernels.
 	os.WriteFile(path, []byte(`{"version":3,"kernel":"matern32","variance_m2":400,"lengthscale_s":300,
 		"family":{"kernels":[{"kernel":"matern32","lengthscale_min_s":20,"lengthscale_max_s":3600},{"kernel":"rbf","lengthscale_min_s":8,"lengthscale_max_s":60,"variance_min_m2":100}]}}`), 0o644)
-	v3, err := ReadPriorFile(path)
+	v3, err := ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,9 +80,41 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			os.WriteFile(path, []byte(c.json), 0o644)
-			if _, err := ReadPriorFile(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
+			if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
 				t.Errorf("%s: error %v, want it to name %s and the file", c.json, err, c.want)
 			}
 		})
+	}
+}
+
+// TestOriginOldForm replays a prior file written when its origin was
+// gp.Origin ({"lat", "lon", "note"}, no "source"): it reads into
+// geo.Origin, and writing it back adds no field, so its digest (which a
+// private corpus index records) is the one the old code computed. With
+// "source" always written, the written file and its digest would change.
+func TestOriginOldForm(t *testing.T) {
+	old := `{"version":4,"kernel":"rbf","variance_m2":1,"lengthscale_s":1,` +
+		`"family":{"kernels":[{"kernel":"rbf","lengthscale_min_s":1,"lengthscale_max_s":2,"variance_min_m2":0}]},` +
+		`"origin":{"lat":39.98,"lon":116.32,"note":"centre of corpus"}}`
+	p, err := Read(strings.NewReader(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := p.Origin; o == nil || o.Lat != 39.98 || o.Lon != 116.32 || o.Note != "centre of corpus" || o.Source != "" {
+		t.Fatalf("origin %+v", p.Origin)
+	}
+	var buf bytes.Buffer
+	if err := p.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "source") {
+		t.Errorf("writing an old prior added a source:\n%s", buf.String())
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, buf.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if compact.String() != old {
+		t.Errorf("written back:\n%s\nwant the old file:\n%s", compact.String(), old)
 	}
 }
