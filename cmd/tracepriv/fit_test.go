@@ -39,7 +39,7 @@ func TestFitCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res fitOutput
+	var res prior.FitSummary
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
 	}
@@ -89,7 +89,7 @@ func TestFitCommandCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res fitOutput
+	var res prior.FitSummary
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
 	}
@@ -168,7 +168,7 @@ func TestFitCommandGeoLife(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res fitOutput
+	var res prior.FitSummary
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestFitCommandErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res fitOutput
+	var res prior.FitSummary
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
