@@ -20,7 +20,7 @@ func compareDB(t *testing.T) *DB {
 	src := noise.Seeded(3)
 	db := &DB{Size: 5}
 	for p := range 30 {
-		u := &User{ID: string(rune('a' + p%26)) + string(rune('0'+p/26))}
+		u := &User{ID: string(rune('a'+p%26)) + string(rune('0'+p/26))}
 		for range 2 {
 			start := int(noise.Bits(src, 2)) % 3
 			u.Seqs = append(u.Seqs, []int{start, start + 1, start + 2})
