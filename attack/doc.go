@@ -20,6 +20,8 @@
 // of one release with a given noise covariance and scores it at the
 // secret points; Reconstruct (an explicit noise covariance) and
 // ReconstructKernel (a noise kernel) run it on one dimension.
+// sanitize.FindCertificates finds a release's certificates, and
+// PairTraces pairs each released trace with its original by timestamps.
 //
 // # Model
 //

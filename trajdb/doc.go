@@ -20,7 +20,9 @@
 //     counts a large sequence file as it reads it;
 //   - metrics: Evaluate and Evaluator measure a release against the real
 //     database (Metrics), beside the references UniformSequences and
-//     NonPrivateBaseline;
+//     NonPrivateBaseline; Compare measures all three at once (a
+//     Comparison, what "tracepriv evaluate" prints), and
+//     ReadReleasedSequences reads a release back;
 //   - audits: AuditSupport searches neighbouring databases for a violation
 //     of a mechanism's claim, MeasureQIAttack measures the home/work
 //     quasi-identifier attack's advantage against it, AuditNoise tests a

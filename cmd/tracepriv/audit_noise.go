@@ -31,95 +31,87 @@ type auditNoiseReport struct {
 }
 
 // auditNoiseCmd is "tracepriv audit noise".
-func auditNoiseCmd(env *cli.Env) *cobra.Command {
-	var (
-		mech, in, priorPath              string
-		factor, eps, lambda, radius, con float64
-		draws                            int
-	)
-	c := &cobra.Command{
-		Use:   "noise --mechanism planar-laplace|predictive|cip [--noise-factor F]",
-		Short: "Test a mechanism's noise against the noise it states (white box, exact)",
-		Long: `Draw many releases of a secret the audit knows and test the noise they
-carry against the law the mechanism states, exactly (docs/audit.md):
+type auditNoiseCmd struct {
+	env                              *cli.Env
+	mech, in, priorPath              string
+	factor, eps, lambda, radius, con float64
+	draws                            int
+}
 
-  planar-laplace  geoind's planar Laplace on a 1 m grid; the radius of each
-                  release is Gamma(2, 1/epsilon) (--epsilon per metre,
-                  default 0.01)
-  predictive      the predictive mechanism's hard steps (fixed utility, 500 m
-                  at 90 %); the secret jumps so that every step draws fresh
-                  noise at its epsilon_N (--epsilon is the run's budget per
-                  metre, default 1)
-  cip             the CIP sanitize sampler on the bundled sample trace and
-                  prior (or --in and --prior, one person): the noise, whitened
-                  by the certificate's covariance, is standard normal
-
-The test flags noise smaller than stated with probability at most
-1 - --confidence when the noise is as stated (violation), and epsilon_lower
-is the epsilon the noise spends at least, at that confidence.
-
---noise-factor F < 1 audits a deliberately weakened build (the noise times F:
-NOT PRIVATE; only the audit builds it, and its output is never written).`,
-		Example: `  tracepriv audit noise --mechanism planar-laplace --json
-  tracepriv audit noise --mechanism cip --noise-factor 0.7 --seed 1 --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			rep := auditNoiseReport{Mechanism: mech, NoiseFactor: factor, NotPrivate: factor < 1}
-			src := env.Source()
-			switch mech {
-			case geoind.AuditPlanarLaplace, geoind.AuditPredictive:
-				r, err := geoind.AuditNoise(geoind.NoiseAuditOptions{
-					Mechanism: mech, Epsilon: eps, Draws: draws, NoiseFactor: factor, Confidence: con, Src: src,
-				})
-				if err != nil {
-					return fmt.Errorf("audit noise: %w", err)
-				}
-				rep.Epsilon, rep.Violation, rep.EpsilonLower, rep.Confidence, rep.Test, rep.Detail = r.Epsilon, r.Violation, r.EpsilonLower, r.Confidence, r.Test, r
-			case "cip":
-				if eps == 0 {
-					eps = 1
-				}
-				traces, prior, err := auditNoiseInput(in, priorPath)
-				if err != nil {
-					return fmt.Errorf("audit noise: %w", err)
-				}
-				r, err := sanitize.AuditNoise(traces, sanitize.NoiseAuditOptions{
-					Release:     sanitize.Options{Prior: prior, Epsilon: eps, Lambda: lambda, Radius: radius, Source: src, AllowPriorOverlap: true},
-					Draws:       draws,
-					NoiseFactor: factor,
-					Confidence:  con,
-				})
-				if err != nil {
-					return fmt.Errorf("audit noise: %w", err)
-				}
-				rep.Epsilon, rep.Violation, rep.EpsilonLower, rep.Confidence, rep.Test, rep.Detail = r.Epsilon, r.Violation, r.EpsilonLower, r.Confidence, r.Test, r
-			default:
-				return fmt.Errorf("audit noise: --mechanism %q: want planar-laplace, predictive or cip", mech)
-			}
-			return env.Emit(rep, func(w io.Writer) error {
-				name := mech
-				if rep.NotPrivate {
-					name += fmt.Sprintf(" (noise factor %g: NOT PRIVATE)", factor)
-				}
-				fmt.Fprintf(w, "%s: %d noise draws tested against the stated noise, p = %.3g: %s\n", name, rep.Test.Draws, rep.Test.PValue,
-					map[bool]string{true: "VIOLATION: less noise than stated", false: "no violation"}[rep.Violation])
-				_, err := fmt.Fprintf(w, "epsilon stated %.4g; the noise spends at least %.4g (at %g confidence)\n", rep.Epsilon, rep.EpsilonLower, rep.Confidence)
-				return err
-			})
-		},
+func newAuditNoiseCmd(env *cli.Env) *cobra.Command {
+	c := &auditNoiseCmd{env: env}
+	long, example := help("audit noise")
+	cmd := &cobra.Command{
+		Use:     "noise --mechanism planar-laplace|predictive|cip [--noise-factor F]",
+		Short:   "Test a mechanism's noise against the noise it states (white box, exact)",
+		Long:    long,
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE:    func(*cobra.Command, []string) error { return c.run() },
 	}
-	fl := c.Flags()
-	fl.StringVar(&mech, "mechanism", "", "planar-laplace, predictive or cip")
-	fl.Float64Var(&factor, "noise-factor", 1, "audit the weakened build with this factor times the noise (in (0, 1]; below 1 NOT PRIVATE)")
-	fl.Float64Var(&eps, "epsilon", 0, "the claim: per metre for planar-laplace (default 0.01) and predictive (the run's budget, default 1); the CIP target (default 1)")
-	fl.Float64Var(&lambda, "lambda", 2, "cip: Renyi order")
-	fl.Float64Var(&radius, "radius", 100, "cip: radius in metres")
-	fl.StringVar(&in, "in", "", "cip: the trace file of one person to release (default: the bundled sample trace)")
-	fl.StringVar(&priorPath, "prior", "", "cip: the prior family (default: the bundled prior)")
-	fl.IntVar(&draws, "draws", 0, "noise draws tested (default 2000)")
-	fl.Float64Var(&con, "confidence", 0.95, "level of epsilon_lower; the noise as stated is flagged with probability at most 1 - this")
-	_ = c.MarkFlagRequired("mechanism")
-	return c
+	fl := cmd.Flags()
+	fl.StringVar(&c.mech, "mechanism", "", "planar-laplace, predictive or cip")
+	fl.Float64Var(&c.factor, "noise-factor", 1, "audit the weakened build with this factor times the noise (in (0, 1]; below 1 NOT PRIVATE)")
+	fl.Float64Var(&c.eps, "epsilon", 0, "the claim: per metre for planar-laplace (default 0.01) and predictive (the run's budget, default 1); the CIP target (default 1)")
+	fl.Float64Var(&c.lambda, "lambda", 2, "cip: Renyi order")
+	fl.Float64Var(&c.radius, "radius", 100, "cip: radius in metres")
+	fl.StringVar(&c.in, "in", "", "cip: the trace file of one person to release (default: the bundled sample trace)")
+	fl.StringVar(&c.priorPath, "prior", "", "cip: the prior family (default: the bundled prior)")
+	fl.IntVar(&c.draws, "draws", 0, "noise draws tested (default 2000)")
+	fl.Float64Var(&c.con, "confidence", 0.95, "level of epsilon_lower; the noise as stated is flagged with probability at most 1 - this")
+	_ = cmd.MarkFlagRequired("mechanism")
+	return cmd
+}
+
+func (c *auditNoiseCmd) run() error {
+	rep := auditNoiseReport{Mechanism: c.mech, NoiseFactor: c.factor, NotPrivate: c.factor < 1}
+	src := c.env.Source()
+	switch c.mech {
+	case geoind.AuditPlanarLaplace, geoind.AuditPredictive:
+		r, err := geoind.AuditNoise(geoind.NoiseAuditOptions{
+			Mechanism: c.mech, Epsilon: c.eps, Draws: c.draws, NoiseFactor: c.factor, Confidence: c.con, Src: src,
+		})
+		if err != nil {
+			return fmt.Errorf("audit noise: %w", err)
+		}
+		rep.Epsilon, rep.Violation, rep.EpsilonLower, rep.Confidence, rep.Test, rep.Detail = r.Epsilon, r.Violation, r.EpsilonLower, r.Confidence, r.Test, r
+	case "cip":
+		eps := c.eps
+		if eps == 0 {
+			eps = 1
+		}
+		traces, prior, err := auditNoiseInput(c.in, c.priorPath)
+		if err != nil {
+			return fmt.Errorf("audit noise: %w", err)
+		}
+		r, err := sanitize.AuditNoise(traces, sanitize.NoiseAuditOptions{
+			Release:     sanitize.Options{Prior: prior, Epsilon: eps, Lambda: c.lambda, Radius: c.radius, Source: src, AllowPriorOverlap: true},
+			Draws:       c.draws,
+			NoiseFactor: c.factor,
+			Confidence:  c.con,
+		})
+		if err != nil {
+			return fmt.Errorf("audit noise: %w", err)
+		}
+		rep.Epsilon, rep.Violation, rep.EpsilonLower, rep.Confidence, rep.Test, rep.Detail = r.Epsilon, r.Violation, r.EpsilonLower, r.Confidence, r.Test, r
+	default:
+		return fmt.Errorf("audit noise: --mechanism %q: want planar-laplace, predictive or cip", c.mech)
+	}
+	return c.env.Emit(rep, rep.writeText)
+}
+
+func (r *auditNoiseReport) writeText(w io.Writer) error {
+	name := r.Mechanism
+	if r.NotPrivate {
+		name += fmt.Sprintf(" (noise factor %g: NOT PRIVATE)", r.NoiseFactor)
+	}
+	verdict := "no violation"
+	if r.Violation {
+		verdict = "VIOLATION: less noise than stated"
+	}
+	fmt.Fprintf(w, "%s: %d noise draws tested against the stated noise, p = %.3g: %s\n", name, r.Test.Draws, r.Test.PValue, verdict)
+	_, err := fmt.Fprintf(w, "epsilon stated %.4g; the noise spends at least %.4g (at %g confidence)\n", r.Epsilon, r.EpsilonLower, r.Confidence)
+	return err
 }
 
 // auditNoiseInput reads the CIP audit's trace and prior, or the bundled

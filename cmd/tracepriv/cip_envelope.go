@@ -26,88 +26,87 @@ type envelopeReport struct {
 	Plot          string                `json:"plot,omitempty"`
 }
 
-func cipEnvelopeCmd(env *cli.Env) *cobra.Command {
-	var (
-		priorFile, plotFile, kernel string
-		lmin, lmax, period          float64
-		stateSpace                  bool
-	)
-	c := &cobra.Command{
-		Use:   "envelope (--prior PRIOR.json | --kernel K --lengthscale-min S --lengthscale-max S) [--plot F]",
-		Short: "Show the noise kernel that dominates every prior of a family (the robust design of sanitize)",
-		Long: `Build the spectral envelope sanitize uses for a prior family: a sum of Matérn
-kernels whose spectral density is at least that of every member of the family
-(kernel, lengthscale in [min, max]) at every frequency, verified on a fine
-grid and in the tail (docs/robust-cip.md). Noise with this kernel, scaled,
-dominates every member's covariance at any timestamps, so one certificate
-holds for the whole family.
+// cipEnvelopeCmd is "tracepriv cip envelope".
+type cipEnvelopeCmd struct {
+	env                         *cli.Env
+	priorFile, plotFile, kernel string
+	lmin, lmax, period          float64
+	stateSpace                  bool
+}
 
-Prints the components, the overhead (noise variance relative to noise for a
-single lengthscale) and the ideal overhead (the least any dominating density
-could cost); --plot draws the members' densities and the envelope on
-log-log axes.`,
-		Example: `  tracepriv cip envelope --kernel rbf --lengthscale-min 8.6 --lengthscale-max 35.3 --plot envelope.svg
-  tracepriv cip envelope --prior internal/sample/prior.json --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			var fam prior.FamilySet
-			if priorFile != "" {
-				p, err := prior.ReadFile(priorFile)
-				if err != nil {
-					return fmt.Errorf("cip envelope: --prior: %w", err)
-				}
-				fam = p.Families()
-			} else {
-				if kernel == "" || lmin == 0 || lmax == 0 {
-					return usageErrorf("cip envelope: give --prior, or --kernel, --lengthscale-min and --lengthscale-max")
-				}
-				fam = prior.Family{Kernel: kernel, LengthscaleMin: lmin, LengthscaleMax: lmax, Period: period}.Set()
-			}
-			e, err := cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: stateSpace})
-			if err != nil {
-				return fmt.Errorf("cip envelope: %w", err)
-			}
-			ideal, err := cip.IdealOverhead(fam)
-			if err != nil && !fam.Single() {
-				return fmt.Errorf("cip envelope: %w", err)
-			}
-			rep := envelopeReport{Family: fam, Overhead: e.Overhead, IdealOverhead: ideal, Proportional: e.Proportional, Check: e.Check, Plot: plotFile}
-			for _, k := range e.Components {
-				rep.Components = append(rep.Components, sanitize.KernelTermOf(k))
-			}
-			if plotFile != "" {
-				if err := plotEnvelope(plotFile, e); err != nil {
-					return fmt.Errorf("cip envelope: --plot: %w", err)
-				}
-			}
-			return env.Emit(rep, func(w io.Writer) error {
-				fmt.Fprintf(w, "family: %v\n", fam)
-				if e.Proportional {
-					_, err := fmt.Fprintln(w, "single lengthscale: the noise is the prior's own kernel (overhead 1, exact)")
-					return err
-				}
-				fmt.Fprintf(w, "noise kernel (weights per unit of the single-lengthscale noise variance):\n")
-				for _, t := range rep.Components {
-					fmt.Fprintf(w, "  %-9s lengthscale %8.4g s  weight %.6g\n", t.Kernel, t.Lengthscale, t.Weight)
-				}
-				fmt.Fprintf(w, "overhead %.4f (RMS %.4f); ideal %.4f; verified on %d frequencies in [%.3g, %.3g] rad/s, tail from %.3g (%s)\n",
-					e.Overhead, math.Sqrt(e.Overhead), ideal, e.Check.GridPoints, e.Check.OmegaMin, e.Check.OmegaMax, e.Check.TailFrom, e.Check.TailComponent)
-				if plotFile != "" {
-					fmt.Fprintf(w, "wrote %s\n", plotFile)
-				}
-				return nil
-			})
-		},
+func newCIPEnvelopeCmd(env *cli.Env) *cobra.Command {
+	c := &cipEnvelopeCmd{env: env}
+	long, example := help("cip envelope")
+	cmd := &cobra.Command{
+		Use:     "envelope (--prior PRIOR.json | --kernel K --lengthscale-min S --lengthscale-max S) [--plot F]",
+		Short:   "Show the noise kernel that dominates every prior of a family (the robust design of sanitize)",
+		Long:    long,
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE:    func(*cobra.Command, []string) error { return c.run() },
 	}
-	f := c.Flags()
-	f.StringVar(&priorFile, "prior", "", "prior family file (tracepriv fit writes one)")
-	f.StringVar(&kernel, "kernel", "", "family kernel: rbf, matern32 or matern52")
-	f.Float64Var(&lmin, "lengthscale-min", 0, "smallest lengthscale of the family (s)")
-	f.Float64Var(&lmax, "lengthscale-max", 0, "largest lengthscale of the family (s)")
-	f.Float64Var(&period, "period", 0, "period of a periodic kernel (s)")
-	f.BoolVar(&stateSpace, "state-space", false, "Matérn components even for a single lengthscale")
-	f.StringVar(&plotFile, "plot", "", "draw the densities (.svg, .png or .pdf)")
-	return c
+	f := cmd.Flags()
+	f.StringVar(&c.priorFile, "prior", "", "prior family file (tracepriv fit writes one)")
+	f.StringVar(&c.kernel, "kernel", "", "family kernel: rbf, matern32 or matern52")
+	f.Float64Var(&c.lmin, "lengthscale-min", 0, "smallest lengthscale of the family (s)")
+	f.Float64Var(&c.lmax, "lengthscale-max", 0, "largest lengthscale of the family (s)")
+	f.Float64Var(&c.period, "period", 0, "period of a periodic kernel (s)")
+	f.BoolVar(&c.stateSpace, "state-space", false, "Matérn components even for a single lengthscale")
+	f.StringVar(&c.plotFile, "plot", "", "draw the densities (.svg, .png or .pdf)")
+	return cmd
+}
+
+func (c *cipEnvelopeCmd) run() error {
+	var fam prior.FamilySet
+	if c.priorFile != "" {
+		p, err := prior.ReadFile(c.priorFile)
+		if err != nil {
+			return fmt.Errorf("cip envelope: --prior: %w", err)
+		}
+		fam = p.Families()
+	} else {
+		if c.kernel == "" || c.lmin == 0 || c.lmax == 0 {
+			return usageErrorf("cip envelope: give --prior, or --kernel, --lengthscale-min and --lengthscale-max")
+		}
+		fam = prior.Family{Kernel: c.kernel, LengthscaleMin: c.lmin, LengthscaleMax: c.lmax, Period: c.period}.Set()
+	}
+	e, err := cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: c.stateSpace})
+	if err != nil {
+		return fmt.Errorf("cip envelope: %w", err)
+	}
+	ideal, err := cip.IdealOverhead(fam)
+	if err != nil && !fam.Single() {
+		return fmt.Errorf("cip envelope: %w", err)
+	}
+	rep := &envelopeReport{Family: fam, Overhead: e.Overhead, IdealOverhead: ideal, Proportional: e.Proportional, Check: e.Check, Plot: c.plotFile}
+	for _, k := range e.Components {
+		rep.Components = append(rep.Components, sanitize.KernelTermOf(k))
+	}
+	if c.plotFile != "" {
+		if err := plotEnvelope(c.plotFile, e); err != nil {
+			return fmt.Errorf("cip envelope: --plot: %w", err)
+		}
+	}
+	return c.env.Emit(rep, rep.writeText)
+}
+
+func (r *envelopeReport) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "family: %v\n", r.Family)
+	if r.Proportional {
+		_, err := fmt.Fprintln(w, "single lengthscale: the noise is the prior's own kernel (overhead 1, exact)")
+		return err
+	}
+	fmt.Fprintf(w, "noise kernel (weights per unit of the single-lengthscale noise variance):\n")
+	for _, t := range r.Components {
+		fmt.Fprintf(w, "  %-9s lengthscale %8.4g s  weight %.6g\n", t.Kernel, t.Lengthscale, t.Weight)
+	}
+	k := r.Check
+	fmt.Fprintf(w, "overhead %.4f (RMS %.4f); ideal %.4f; verified on %d frequencies in [%.3g, %.3g] rad/s, tail from %.3g (%s)\n",
+		r.Overhead, math.Sqrt(r.Overhead), r.IdealOverhead, k.GridPoints, k.OmegaMin, k.OmegaMax, k.TailFrom, k.TailComponent)
+	if r.Plot != "" {
+		fmt.Fprintf(w, "wrote %s\n", r.Plot)
+	}
+	return nil
 }
 
 // plotEnvelope draws the members' spectral densities at the family's ends

@@ -3,13 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/tracepriv/tracepriv/sanitize"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/sanitize"
 )
 
 // geolifeDir is the GeoLife excerpt beside the repository (users 000-007).

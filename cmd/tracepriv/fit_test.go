@@ -38,7 +38,7 @@ func TestFitCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res fitOutput
+	var res prior.FitSummary
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
 	}
@@ -88,7 +88,7 @@ func TestFitCommandCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res fitOutput
+	var res prior.FitSummary
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
 	}
@@ -167,7 +167,7 @@ func TestFitCommandGeoLife(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res fitOutput
+	var res prior.FitSummary
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func TestFitCommandErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res fitOutput
+	var res prior.FitSummary
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}

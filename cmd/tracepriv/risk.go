@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/risk"
@@ -39,162 +40,160 @@ type calibrateReport struct {
 
 func ptr(v float64) *float64 { return &v }
 
-func init() {
-	register(func(env *cli.Env) *cobra.Command {
-		cmd := &cobra.Command{
-			Use:   "risk",
-			Short: "Reconstruction-advantage (RAD) risk bounds and calibration",
-			Long: `Reconstruction advantage (RAD, Guerra-Balboa's thesis, Chapter 5) is how much
-better an informed adversary reconstructs a target's value from a release than
-by guessing from the prior. All bounds assume a uniform prior over m candidate
-values, no auxiliary knowledge of the target and exact reconstruction.`,
-			Example: `  tracepriv risk rad --mechanism laplace --m 10 --epsilon 1
-  tracepriv risk calibrate --mechanism gaussian --risk 0.05 --m 10`,
+func init() { register(newRiskCmd) }
+
+func newRiskCmd(env *cli.Env) *cobra.Command {
+	long, example := help("risk")
+	cmd := &cobra.Command{
+		Use:     "risk",
+		Short:   "Reconstruction-advantage (RAD) risk bounds and calibration",
+		Long:    long,
+		Example: example,
+	}
+	cmd.AddCommand(newRiskRADCmd(env), newRiskCalibrateCmd(env))
+	return cmd
+}
+
+// riskRADCmd is "tracepriv risk rad".
+type riskRADCmd struct {
+	env               *cli.Env
+	mech              string
+	eps, delta, sigma float64
+	m, steps          int
+}
+
+func newRiskRADCmd(env *cli.Env) *cobra.Command {
+	c := &riskRADCmd{env: env}
+	long, example := help("risk rad")
+	cmd := &cobra.Command{
+		Use:     "rad --mechanism " + mechanismList(risk.Mechanisms(), "|", "|") + " --m M (--epsilon E | --sigma S)",
+		Short:   "Print the exact RAD of a mechanism",
+		Long:    long,
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Flags()) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&c.mech, "mechanism", "", mechanismList(risk.Mechanisms(), ", ", " or "))
+	fl.Float64Var(&c.eps, "epsilon", 0, "privacy parameter epsilon")
+	fl.Float64Var(&c.delta, "delta", 1e-5, "delta for --mechanism gaussian given by --epsilon")
+	fl.Float64Var(&c.sigma, "sigma", 0, "Gaussian noise in units of the sensitivity (gaussian), or the DP-SGD noise multiplier")
+	fl.IntVar(&c.m, "m", 0, "number of candidate values (uniform prior)")
+	fl.IntVar(&c.steps, "steps", 1, "DP-SGD steps (dpsgd)")
+	_ = cmd.MarkFlagRequired("mechanism")
+	_ = cmd.MarkFlagRequired("m")
+	return cmd
+}
+
+func (c *riskRADCmd) run(f *pflag.FlagSet) error {
+	mc, err := lookupMechanism(c.mech, risk.Mechanisms())
+	if err != nil {
+		return err
+	}
+	rep := radReport{Mechanism: c.mech, M: c.m}
+	p := risk.Params{M: c.m, Steps: c.steps}
+	switch {
+	case mc.Param == risk.ParamEpsilon:
+		if !f.Changed("epsilon") {
+			return usageErrorf("--epsilon is required for --mechanism %s", c.mech)
 		}
-		cmd.AddCommand(riskRadCmd(env), riskCalibrateCmd(env))
-		return cmd
+		if f.Changed("sigma") {
+			return usageErrorf("--sigma does not apply to --mechanism %s", c.mech)
+		}
+		p.Epsilon, rep.Epsilon = c.eps, ptr(c.eps)
+	case mc.SigmaFor != nil:
+		switch {
+		case f.Changed("sigma") && f.Changed("epsilon"):
+			return usageErrorf("give either --sigma or --epsilon (with --delta), not both")
+		case f.Changed("epsilon"):
+			rep.Epsilon, rep.Delta = ptr(c.eps), ptr(c.delta)
+			if c.sigma, err = mc.SigmaFor(c.eps, c.delta); err != nil {
+				return err
+			}
+		case !f.Changed("sigma"):
+			return usageErrorf("--sigma or --epsilon is required for --mechanism %s", c.mech)
+		}
+		p.Sigma, rep.Sigma = c.sigma, ptr(c.sigma)
+	default:
+		if !f.Changed("sigma") || f.Changed("epsilon") {
+			also := ""
+			if mc.UsesSteps {
+				also = " and --steps"
+			}
+			return usageErrorf("--mechanism %s takes --sigma (%s)%s, not --epsilon", c.mech, mc.ParamDoc, also)
+		}
+		p.Sigma, rep.Sigma = c.sigma, ptr(c.sigma)
+	}
+	res, err := mc.RAD(p)
+	if err != nil {
+		return err
+	}
+	rep.RAD, rep.Bound, rep.TVBound = res.RAD, res.Bound, res.TVBound
+	return c.env.Emit(rep, func(w io.Writer) error {
+		if rep.Sigma != nil {
+			fmt.Fprintf(w, "sigma %.6g\n", *rep.Sigma)
+		}
+		_, err := fmt.Fprintf(w, "RAD %.6g: %s\nblack-box Theorem 5.2 bound %.6g\n", rep.RAD, rep.Bound, rep.TVBound)
+		return err
 	})
 }
 
-func riskRadCmd(env *cli.Env) *cobra.Command {
-	var (
-		mech              string
-		eps, delta, sigma float64
-		m, steps          int
-	)
-	c := &cobra.Command{
-		Use:   "rad --mechanism " + mechanismList(risk.Mechanisms(), "|", "|") + " --m M (--epsilon E | --sigma S)",
-		Short: "Print the exact RAD of a mechanism",
-		Long: `Print the exact RAD (Theorem 5.3) of a mechanism under a uniform prior on m
-values. For laplace and gaussian it is the worst case over m query values in a
-range of one sensitivity: (A.18) ((m-1)/m)(1 - exp(-eps/(2(m-1)))) and (A.12)
-((m-1)/m)(2 Phi(1/(2 sigma (m-1))) - 1). A gaussian mechanism is given by
---sigma (in units of the sensitivity) or by --epsilon and --delta, which give
-the analytic-Gaussian sigma. dpsgd is full-batch DP-SGD with noise multiplier
---sigma over --steps steps (Theorem 5.11).`,
-		Example: `  tracepriv risk rad --mechanism laplace --m 10 --epsilon 1
-  tracepriv risk rad --mechanism gaussian --m 10 --sigma 2 --json
-  tracepriv risk rad --mechanism dpsgd --m 10 --sigma 1 --steps 100`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			mc, err := lookupMechanism(mech, risk.Mechanisms())
-			if err != nil {
-				return err
-			}
-			f := cmd.Flags()
-			rep := radReport{Mechanism: mech, M: m}
-			p := risk.Params{M: m, Steps: steps}
-			switch {
-			case mc.Param == risk.ParamEpsilon:
-				if !f.Changed("epsilon") {
-					return usageErrorf("--epsilon is required for --mechanism %s", mech)
-				}
-				if f.Changed("sigma") {
-					return usageErrorf("--sigma does not apply to --mechanism %s", mech)
-				}
-				p.Epsilon, rep.Epsilon = eps, ptr(eps)
-			case mc.SigmaFor != nil:
-				switch {
-				case f.Changed("sigma") && f.Changed("epsilon"):
-					return usageErrorf("give either --sigma or --epsilon (with --delta), not both")
-				case f.Changed("epsilon"):
-					rep.Epsilon, rep.Delta = ptr(eps), ptr(delta)
-					if sigma, err = mc.SigmaFor(eps, delta); err != nil {
-						return err
-					}
-				case !f.Changed("sigma"):
-					return usageErrorf("--sigma or --epsilon is required for --mechanism %s", mech)
-				}
-				p.Sigma, rep.Sigma = sigma, ptr(sigma)
-			default:
-				if !f.Changed("sigma") || f.Changed("epsilon") {
-					also := ""
-					if mc.UsesSteps {
-						also = " and --steps"
-					}
-					return usageErrorf("--mechanism %s takes --sigma (%s)%s, not --epsilon", mech, mc.ParamDoc, also)
-				}
-				p.Sigma, rep.Sigma = sigma, ptr(sigma)
-			}
-			res, err := mc.RAD(p)
-			if err != nil {
-				return err
-			}
-			rep.RAD, rep.Bound, rep.TVBound = res.RAD, res.Bound, res.TVBound
-			return env.Emit(rep, func(w io.Writer) error {
-				if rep.Sigma != nil {
-					fmt.Fprintf(w, "sigma %.6g\n", *rep.Sigma)
-				}
-				_, err := fmt.Fprintf(w, "RAD %.6g: %s\nblack-box Theorem 5.2 bound %.6g\n", rep.RAD, rep.Bound, rep.TVBound)
-				return err
-			})
-		},
-	}
-	fl := c.Flags()
-	fl.StringVar(&mech, "mechanism", "", mechanismList(risk.Mechanisms(), ", ", " or "))
-	fl.Float64Var(&eps, "epsilon", 0, "privacy parameter epsilon")
-	fl.Float64Var(&delta, "delta", 1e-5, "delta for --mechanism gaussian given by --epsilon")
-	fl.Float64Var(&sigma, "sigma", 0, "Gaussian noise in units of the sensitivity (gaussian), or the DP-SGD noise multiplier")
-	fl.IntVar(&m, "m", 0, "number of candidate values (uniform prior)")
-	fl.IntVar(&steps, "steps", 1, "DP-SGD steps (dpsgd)")
-	_ = c.MarkFlagRequired("mechanism")
-	_ = c.MarkFlagRequired("m")
-	return c
+// riskCalibrateCmd is "tracepriv risk calibrate".
+type riskCalibrateCmd struct {
+	env      *cli.Env
+	mech     string
+	gamma    float64
+	m, steps int
 }
 
-func riskCalibrateCmd(env *cli.Env) *cobra.Command {
-	var (
-		mech     string
-		gamma    float64
-		m, steps int
-	)
-	c := &cobra.Command{
-		Use:   "calibrate --mechanism " + mechanismList(risk.Mechanisms(), "|", "|") + " --risk R --m M",
-		Short: "Largest epsilon (or smallest sigma) whose RAD stays below a risk",
-		Long: `Invert the exact RAD bound of "risk rad": print the largest epsilon (laplace,
-grr, oue, ss) or the smallest sigma (gaussian, in units of the sensitivity;
-dpsgd, the noise multiplier over --steps steps) for which the RAD under a
-uniform prior on m values is at most --risk.`,
-		Example: `  tracepriv risk calibrate --mechanism laplace --risk 0.05 --m 10
-  tracepriv risk calibrate --mechanism gaussian --risk 0.05 --m 10 --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			mc, err := lookupMechanism(mech, risk.Mechanisms())
-			if err != nil {
-				return err
-			}
-			rep := calibrateReport{Mechanism: mech, M: m, Risk: gamma, Bound: mc.CalibrateBound}
-			if mc.UsesSteps {
-				rep.Steps = steps
-			}
-			v, err := mc.Calibrate(gamma, risk.Params{M: m, Steps: steps})
-			if errors.Is(err, risk.ErrUnconstrained) {
-				return fmt.Errorf("--risk %v: %w", gamma, err)
-			}
-			if err != nil {
-				return err
-			}
-			name := mc.Param
-			if name == risk.ParamSigma {
-				rep.Sigma = ptr(v)
-			} else {
-				rep.Epsilon = ptr(v)
-			}
-			return env.Emit(rep, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "%s %.6g: RAD ≤ %g over %d values, %s\n", name, v, gamma, m, rep.Bound)
-				return err
-			})
-		},
+func newRiskCalibrateCmd(env *cli.Env) *cobra.Command {
+	c := &riskCalibrateCmd{env: env}
+	long, example := help("risk calibrate")
+	cmd := &cobra.Command{
+		Use:     "calibrate --mechanism " + mechanismList(risk.Mechanisms(), "|", "|") + " --risk R --m M",
+		Short:   "Largest epsilon (or smallest sigma) whose RAD stays below a risk",
+		Long:    long,
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE:    func(*cobra.Command, []string) error { return c.run() },
 	}
-	fl := c.Flags()
-	fl.StringVar(&mech, "mechanism", "", mechanismList(risk.Mechanisms(), ", ", " or "))
-	fl.Float64Var(&gamma, "risk", 0, "accepted RAD, in (0, 1)")
-	fl.IntVar(&m, "m", 0, "number of candidate values (uniform prior)")
-	fl.IntVar(&steps, "steps", 1, "DP-SGD steps (dpsgd)")
-	_ = c.MarkFlagRequired("mechanism")
-	_ = c.MarkFlagRequired("risk")
-	_ = c.MarkFlagRequired("m")
-	return c
+	fl := cmd.Flags()
+	fl.StringVar(&c.mech, "mechanism", "", mechanismList(risk.Mechanisms(), ", ", " or "))
+	fl.Float64Var(&c.gamma, "risk", 0, "accepted RAD, in (0, 1)")
+	fl.IntVar(&c.m, "m", 0, "number of candidate values (uniform prior)")
+	fl.IntVar(&c.steps, "steps", 1, "DP-SGD steps (dpsgd)")
+	_ = cmd.MarkFlagRequired("mechanism")
+	_ = cmd.MarkFlagRequired("risk")
+	_ = cmd.MarkFlagRequired("m")
+	return cmd
+}
+
+func (c *riskCalibrateCmd) run() error {
+	mc, err := lookupMechanism(c.mech, risk.Mechanisms())
+	if err != nil {
+		return err
+	}
+	rep := calibrateReport{Mechanism: c.mech, M: c.m, Risk: c.gamma, Bound: mc.CalibrateBound}
+	if mc.UsesSteps {
+		rep.Steps = c.steps
+	}
+	v, err := mc.Calibrate(c.gamma, risk.Params{M: c.m, Steps: c.steps})
+	if errors.Is(err, risk.ErrUnconstrained) {
+		return fmt.Errorf("--risk %v: %w", c.gamma, err)
+	}
+	if err != nil {
+		return err
+	}
+	name := mc.Param
+	if name == risk.ParamSigma {
+		rep.Sigma = ptr(v)
+	} else {
+		rep.Epsilon = ptr(v)
+	}
+	return c.env.Emit(rep, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%s %.6g: RAD ≤ %g over %d values, %s\n", name, v, c.gamma, c.m, rep.Bound)
+		return err
+	})
 }
 
 // lookupMechanism finds --mechanism in a table of mechanisms.
