@@ -114,26 +114,7 @@ func reportCharge(env *cli.Env, lf *budget.File, req budget.Request) {
 	if env.Quiet || lf == nil {
 		return
 	}
-	lf.WriteCharges(prefixWriter{env.Stderr}, req)
-}
-
-// prefixWriter starts each line written to it with "tracepriv: ", as the
-// command's notes on stderr do; each Write is whole lines.
-type prefixWriter struct{ w io.Writer }
-
-func (p prefixWriter) Write(b []byte) (int, error) {
-	n := len(b)
-	for len(b) > 0 {
-		line := b
-		if i := slices.Index(b, '\n'); i >= 0 {
-			line = b[:i+1]
-		}
-		if _, err := fmt.Fprintf(p.w, "tracepriv: %s", line); err != nil {
-			return 0, err
-		}
-		b = b[len(line):]
-	}
-	return n, nil
+	lf.WriteCharges(notes{env.Stderr}, req)
 }
 
 func init() { register(newLedgerCmd) }
