@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -269,39 +267,5 @@ func (l *limitFlags) limits() (trace.Limits, error) {
 	return trace.Limits{MaxSpeed: l.maxSpeedKmh / 3.6, MaxGap: l.maxGap}, nil
 }
 
-// openFile opens a file the user named, decompressed if it is gzip (by
-// content), with an error that says what is wrong and what to check:
-// missing, unreadable, or a directory.
-func openFile(path string) (io.ReadCloser, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; give a file", path)
-	}
-	f, err := infile.Open(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such file (check the path)", path)
-	case errors.Is(err, fs.ErrPermission):
-		return nil, fmt.Errorf("%s: permission denied (the file must be readable)", path)
-	}
-	return f, err
-}
-
-// checkOut checks, before any work, that the output path of flag can be
-// written: its directory exists and it is not a directory itself.
-func checkOut(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s %s is a directory; give a file name", flag, path)
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s %s: the directory %s does not exist (create it first)", flag, path, dir)
-	case !st.IsDir():
-		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
-	}
-	return nil
-}
+// openFile opens a file the user named (infile.OpenNamed).
+var openFile = infile.OpenNamed
