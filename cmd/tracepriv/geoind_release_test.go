@@ -253,7 +253,7 @@ func TestGeoindPartialCoverage(t *testing.T) {
 	}
 	hint := err
 	// --json still reports the coverage, and the command still fails.
-	var res sanitizeOutput
+	var res geoind.ReleaseSummary
 	stdout, err = geoindRun(t, append(args, "--json", "-q")...)
 	if err == nil || json.Unmarshal([]byte(stdout), &res) != nil {
 		t.Fatalf("--json: %v, %q", err, stdout)
@@ -314,14 +314,14 @@ func TestGeoindSanitizePerPerson(t *testing.T) {
 		return tr
 	}
 	// IM at 10 % of ε per point: a budget covers 10 points.
-	run := func(in string, more ...string) sanitizeOutput {
+	run := func(in string, more ...string) geoind.ReleaseSummary {
 		t.Helper()
-		var res sanitizeOutput
+		var res geoind.ReleaseSummary
 		geoindJSON(t, &res, append([]string{"geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, "out.csv"), "--force", "--origin", "39.9042,116.4074",
 			"--mechanism", "im", "--rate", "0.1", "--allow-partial", "--seed", "5"}, more...)...)
 		return res
 	}
-	released := func(res sanitizeOutput) map[string]int {
+	released := func(res geoind.ReleaseSummary) map[string]int {
 		m := map[string]int{}
 		for _, p := range res.People {
 			m[p.Person] = p.Released

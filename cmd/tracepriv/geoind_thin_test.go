@@ -82,7 +82,7 @@ func thinnedTimes(tr *trace.Trace, every time.Duration) []time.Time {
 // its output file and certificate: complete, every thinned point written
 // at exactly the thinned timestamps, and the errors reported within the
 // bounds the manager's public noise range gives.
-func checkRelease(t *testing.T, res sanitizeOutput, want []time.Time, read int) {
+func checkRelease(t *testing.T, res geoind.ReleaseSummary, want []time.Time, read int) {
 	t.Helper()
 	if !res.Written || !res.Complete || res.PointsRead != read || res.PointsIn != len(want) || res.PointsReleased != len(want) {
 		t.Fatalf("release: written %v complete %v, points read %d in %d released %d; want %d read, %d in and released",
@@ -143,7 +143,7 @@ func TestGeoindSanitizeEveryGeoLife(t *testing.T) {
 	in, tr := writeGeoLife1Hz(t, dir)
 	want := thinnedTimes(tr, time.Minute)
 	for _, mech := range []string{"pm", "im"} {
-		var res sanitizeOutput
+		var res geoind.ReleaseSummary
 		geoindJSON(t, &res, "geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, mech+".csv"), "--origin", beijing, "--every", "60s", "--mechanism", mech)
 		checkRelease(t, res, want, 1228)
 		if res.Every != "1m0s" || res.Config.Manager != "planned" || res.Randomness != "crypto" {
@@ -165,7 +165,7 @@ func TestGeoindSanitizeEveryGeoLife(t *testing.T) {
 		t.Error("output written despite the refusal")
 	}
 	every := followEvery(t, err)
-	var res sanitizeOutput
+	var res geoind.ReleaseSummary
 	geoindJSON(t, &res, "geoind", "sanitize", "--in", in, "--out", out, "--origin", beijing, "--every", every)
 	d, _ := time.ParseDuration(every)
 	checkRelease(t, res, thinnedTimes(tr, d), 1228)
@@ -251,7 +251,7 @@ func TestGeoindHintsWork(t *testing.T) {
 				next = append(next, "--every", followEvery(t, err))
 			}
 			next = append(next, "--out", out())
-			var res sanitizeOutput
+			var res geoind.ReleaseSummary
 			geoindJSON(t, &res, next...)
 			if !res.Written || !res.Complete || res.PointsReleased != res.PointsIn || res.PointsIn == 0 {
 				t.Errorf("following the hint (%v): %+v", next, res)
@@ -264,7 +264,7 @@ func TestGeoindHintsWork(t *testing.T) {
 		})
 	}
 	// --max-error 0 releases the noisy plan as it is.
-	var res sanitizeOutput
+	var res geoind.ReleaseSummary
 	geoindJSON(t, &res, append(slices.Clone(base), "--every", "10s", "--max-error", "0", "--out", out())...)
 	if !res.Complete || geoind.WorstPlan(res.Plans).ExpectedErrorM < 10000 {
 		t.Errorf("--max-error 0: %+v", res)

@@ -37,82 +37,73 @@ type inspectResult struct {
 	Report *trace.Report `json:"report"`
 }
 
-func init() {
-	register(func(env *cli.Env) *cobra.Command {
-		var (
-			rf readFlags
-			lf limitFlags
-		)
-		cmd := &cobra.Command{
-			Use:   "inspect FILE|DIR...",
-			Short: "Summarise traces: points, duration, sampling, speeds, well-formedness, plausibility",
-			Long: `Read trace files (GeoLife PLT, CSV, GeoJSON or GPX; directories are searched
-recursively) and print, per trace, the number of points, the time span, the
-path length, sampling-interval and speed statistics (median, mean, 95th
-percentile, maximum), and two separate verdicts:
+func init() { register(newInspectCmd) }
 
-  well-formed  finite in-range coordinates and strictly increasing times, as
-               every trace the readers return is: dirty rows were repaired
-               or skipped on the way in (counted on stderr and in --json,
-               see docs/input.md; --strict stops at the first instead);
-  plausible    no speed jump: no step between consecutive fixes faster than
-               --max-speed (default 300 km/h), the mark of a fix that jumped.
-               Gaps longer than --max-gap (default 10m) and fixes repeating
-               the previous position are counted beside it.
-
-The thresholds are printed with the results. convert can drop speed jumps
-and repeated positions and split at gaps (--drop-speed-jumps, --drop-repeats,
---split-gaps).`,
-			Example: `  tracepriv inspect internal/sample/synth-1/commute.plt
-  tracepriv inspect demo-output/sample.gpx --max-speed 100 --max-gap 2m --json
-  tracepriv inspect demo-output --strict`,
-			Args: cobra.MinimumNArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				lim, err := lf.limits()
-				if err != nil {
-					return fmt.Errorf("inspect: %w", err)
-				}
-				formats := map[trace.Format]bool{}
-				var files []string
-				var traces []*trace.Trace
-				rep, err := rf.readEach(args, func(path string, ts []*trace.Trace) {
-					if o, err := rf.options(path); err == nil {
-						formats[o.Format] = true
-					}
-					files = append(files, path)
-					traces = append(traces, ts...)
-				})
-				if err != nil {
-					return fmt.Errorf("inspect: %w", err)
-				}
-				reportSkipped(env, rep)
-				res := inspectResult{Files: files, Limits: lim, Traces: make([]inspectTrace, len(traces)), InputSummary: rep.Summary(), Report: rep}
-				if len(files) == 1 {
-					res.File = files[0]
-				}
-				if len(formats) == 1 {
-					for f := range formats {
-						res.Format = f
-					}
-				}
-				for i, t := range traces {
-					pl := trace.Check(t, lim)
-					res.Traces[i] = inspectTrace{Summary: trace.Summarize(t), Valid: true, Plausible: pl.OK(), Plausibility: pl}
-					if err := t.Validate(); err != nil {
-						res.Traces[i].Valid, res.Traces[i].Problem = false, err.Error()
-					}
-				}
-				return env.Emit(res, func(w io.Writer) error { return inspectText(w, res) })
-			},
-		}
-		lf.add(cmd)
-		rf.add(cmd)
-		rf.addCorpus(cmd.Flags(), "the uid column shows each trace's person")
-		return cmd
-	})
+// inspectCmd is "tracepriv inspect".
+type inspectCmd struct {
+	env *cli.Env
+	rf  readFlags
+	lf  limitFlags
 }
 
-func inspectText(w io.Writer, res inspectResult) error {
+func newInspectCmd(env *cli.Env) *cobra.Command {
+	c := &inspectCmd{env: env}
+	long, example := help("inspect")
+	cmd := &cobra.Command{
+		Use:     "inspect FILE|DIR...",
+		Short:   "Summarise traces: points, duration, sampling, speeds, well-formedness, plausibility",
+		Long:    long,
+		Example: example,
+		Args:    cobra.MinimumNArgs(1),
+		RunE:    func(_ *cobra.Command, args []string) error { return c.run(args) },
+	}
+	c.lf.add(cmd)
+	c.rf.add(cmd)
+	c.rf.addCorpus(cmd.Flags(), "the uid column shows each trace's person")
+	return cmd
+}
+
+func (c *inspectCmd) run(args []string) error {
+	lim, err := c.lf.limits()
+	if err != nil {
+		return fmt.Errorf("inspect: %w", err)
+	}
+	formats := map[trace.Format]bool{}
+	var files []string
+	var traces []*trace.Trace
+	rep, err := c.rf.readEach(args, func(path string, ts []*trace.Trace) {
+		if o, err := c.rf.options(path); err == nil {
+			formats[o.Format] = true
+		}
+		files = append(files, path)
+		traces = append(traces, ts...)
+	})
+	if err != nil {
+		return fmt.Errorf("inspect: %w", err)
+	}
+	reportSkipped(c.env, rep)
+	res := &inspectResult{Files: files, Limits: lim, Traces: make([]inspectTrace, len(traces)), InputSummary: rep.Summary(), Report: rep}
+	if len(files) == 1 {
+		res.File = files[0]
+	}
+	if len(formats) == 1 {
+		for f := range formats {
+			res.Format = f
+		}
+	}
+	for i, t := range traces {
+		pl := trace.Check(t, lim)
+		res.Traces[i] = inspectTrace{Summary: trace.Summarize(t), Valid: true, Plausible: pl.OK(), Plausibility: pl}
+		if err := t.Validate(); err != nil {
+			res.Traces[i].Valid, res.Traces[i].Problem = false, err.Error()
+		}
+	}
+	return c.env.Emit(res, res.WriteText)
+}
+
+// WriteText writes the table of traces and what is wrong with them, for
+// people.
+func (res *inspectResult) WriteText(w io.Writer) error {
 	what := strings.Join(res.Files, ", ")
 	if len(res.Files) > 3 {
 		what = fmt.Sprintf("%d files", len(res.Files))

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -43,8 +40,8 @@ func (l *ledgerFlags) add(f *pflag.FlagSet) {
 // and what the certificate's ledger field says when nothing is charged:
 // with --no-ledger, and for a seeded run (not private, so not charged:
 // demos and tests can run again and again). Otherwise the ledger is
-// --ledger FILE or the default one, and the field is its base name. The
-// caller closes it when the release has landed.
+// --ledger FILE or the default one, and the field is
+// its base name. The caller closes it when the release has landed.
 func (l *ledgerFlags) open(env *cli.Env, cmd *cobra.Command, name string) (*budget.File, string, error) {
 	f := cmd.Flags()
 	if l.off {
@@ -81,15 +78,7 @@ func (l *ledgerFlags) open(env *cli.Env, cmd *cobra.Command, name string) (*budg
 
 // request is a charge of this run's release, named by a fresh key.
 func (l *ledgerFlags) request(m budget.Mechanism, command, out string) budget.Request {
-	return budget.Request{Mechanism: m, Budget: l.budget, RaiseBudget: l.raise, Command: command, Output: out, Epsilon: map[string]float64{},
-		Release: releaseKey(command, newNonce())}
-}
-
-// newNonce is a random key part, for a release that no later run resumes.
-func newNonce() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return hex.EncodeToString(b)
+	return budget.NewRequest(m, command, out, l.budget, l.raise)
 }
 
 // ledgerError names the flags behind a budget error.
@@ -125,124 +114,88 @@ func reportCharge(env *cli.Env, lf *budget.File, req budget.Request) {
 	if env.Quiet || lf == nil {
 		return
 	}
-	uids := make([]string, 0, len(req.Epsilon))
-	for u := range req.Epsilon {
-		uids = append(uids, u)
-	}
-	slices.Sort(uids)
-	for i, u := range uids {
-		if i == 5 {
-			fmt.Fprintf(env.Stderr, "tracepriv: ledger: ... and %d more people\n", len(uids)-5)
-			break
-		}
-		a := lf.Ledger().Account(u)
-		if a == nil {
-			continue
-		}
-		of := "no budget set (--budget sets one)"
-		if a.Budget != nil {
-			of = fmt.Sprintf("of %.6g", *a.Budget)
-		}
-		fmt.Fprintf(env.Stderr, "tracepriv: ledger %s: person %q charged %.6g (%s %.6g); spent %.6g %s, at lambda %g within %g m\n",
-			filepath.Base(lf.Path()), u, lf.Cost(req, u), req.Mechanism, req.Epsilon[u], a.Spent, of, a.Lambda, a.RadiusM)
-	}
+	lf.WriteCharges(notes{env.Stderr}, req)
 }
 
-// releaseKey names a release that spans runs (a corpus run resumed) by a
-// hash of its parts, so that no local path goes into the ledger.
-func releaseKey(kind string, parts ...string) string {
-	h := sha256.New()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return kind + " " + hex.EncodeToString(h.Sum(nil))[:16]
+func init() { register(newLedgerCmd) }
+
+// ledgerCmd is "tracepriv ledger show" and "ledger migrate".
+type ledgerCmd struct {
+	env  *cli.Env
+	path string
+	grid float64
 }
 
-func init() {
-	register(func(env *cli.Env) *cobra.Command {
-		cmd := &cobra.Command{
-			Use:   "ledger",
-			Short: "Show or migrate the per-person budget ledger (docs/ledger.md)",
-			Example: `  tracepriv ledger show
-  tracepriv ledger migrate --ledger budget.json --grid 1`,
-			Args: cobra.NoArgs,
-		}
-		var path string
-		var grid float64
-		pathOf := func() (string, error) {
-			if path != "" {
-				return path, nil
-			}
-			return budget.DefaultPath()
-		}
-		show := &cobra.Command{
-			Use:   "show [--ledger FILE]",
-			Short: "Print each person's account: budget, spent, currency and charges",
-			Example: `  tracepriv ledger show
-  tracepriv ledger show --ledger budget.json --json`,
-			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				p, err := pathOf()
-				if err != nil {
-					return fmt.Errorf("ledger show: %w", err)
-				}
-				l, err := budget.Read(p)
-				if err != nil {
-					return fmt.Errorf("ledger show: %w", err)
-				}
-				return env.Emit(l, func(w io.Writer) error {
-					fmt.Fprintf(w, "%s: %d people, %d charges\n", p, len(l.Accounts), len(l.Charges))
-					for _, a := range l.Accounts {
-						b := "no budget"
-						if a.Budget != nil {
-							b = fmt.Sprintf("budget %.6g", *a.Budget)
-						}
-						fmt.Fprintf(w, "person %q: spent %.6g, %s (Rényi at lambda %g within %g m; cip %.6g, geoind %.6g)\n",
-							a.UID, a.Spent, b, a.Lambda, a.RadiusM, l.Spent(a.UID, budget.CIP), l.Spent(a.UID, budget.GeoInd))
-					}
-					return nil
-				})
-			},
-		}
-		migrate := &cobra.Command{
-			Use:   "migrate --ledger FILE --grid METRES",
-			Short: "Rewrite a version-1 ledger as version 2: one account per person, in one currency",
-			Long: `A version-1 ledger kept one account per person and mechanism, in each
-mechanism's unit. Version 2 keeps one per person in one currency (docs/ledger.md).
-Migrating combines a person's accounts conservatively: the account keeps the
-order and radius of the person's cip account (2 and 100 m if none), every
-charge is kept with its native epsilon and converted, and the budget is the
-smaller of the person's two budgets, the geoind one converted. Version 1 did
-not record the output grid of geoind sessions, which the conversion needs:
-give --grid, at least the largest --grid those sessions used (geoind's
-default is 1 m). A ledger without geoind charges is migrated when it is
-opened; this command is needed only for one with them.`,
-			Example: `  tracepriv ledger migrate --ledger budget.json --grid 1`,
-			Args:    cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				p, err := pathOf()
-				if err != nil {
-					return fmt.Errorf("ledger migrate: %w", err)
-				}
-				if !cmd.Flags().Changed("grid") {
-					return usageErrorf("ledger migrate: --grid METRES is required: the largest output grid the ledger's geoind sessions used (geoind's default is 1)")
-				}
-				l, err := budget.Migrate(p, grid, budget.DefaultLockWait)
-				if err != nil {
-					return fmt.Errorf("ledger migrate: %w", err)
-				}
-				return env.Emit(l, func(w io.Writer) error {
-					_, err := fmt.Fprintf(w, "%s: version %d, %d people, %d charges\n", p, l.Version, len(l.Accounts), len(l.Charges))
-					return err
-				})
-			},
-		}
-		for _, c := range []*cobra.Command{show, migrate} {
-			c.Flags().StringVar(&path, "ledger", "", "the ledger file (default: the user configuration directory's tracepriv/ledger.json)")
-		}
-		migrate.Flags().Float64Var(&grid, "grid", 0, "the largest output grid in metres of the ledger's geoind sessions")
-		cmd.AddCommand(show, migrate)
-		return cmd
+func newLedgerCmd(env *cli.Env) *cobra.Command {
+	c := &ledgerCmd{env: env}
+	_, example := help("ledger")
+	cmd := &cobra.Command{
+		Use:     "ledger",
+		Short:   "Show or migrate the per-person budget ledger (docs/ledger.md)",
+		Example: example,
+		Args:    cobra.NoArgs,
+	}
+	_, example = help("ledger show")
+	show := &cobra.Command{
+		Use:     "show [--ledger FILE]",
+		Short:   "Print each person's account: budget, spent, currency and charges",
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE:    func(*cobra.Command, []string) error { return c.show() },
+	}
+	long, example := help("ledger migrate")
+	migrate := &cobra.Command{
+		Use:     "migrate --ledger FILE --grid METRES",
+		Short:   "Rewrite a version-1 ledger as version 2: one account per person, in one currency",
+		Long:    long,
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return c.migrate(cmd) },
+	}
+	for _, s := range []*cobra.Command{show, migrate} {
+		s.Flags().StringVar(&c.path, "ledger", "", "the ledger file (default: the user configuration directory's tracepriv/ledger.json)")
+	}
+	migrate.Flags().Float64Var(&c.grid, "grid", 0, "the largest output grid in metres of the ledger's geoind sessions")
+	cmd.AddCommand(show, migrate)
+	return cmd
+}
+
+func (c *ledgerCmd) file() (string, error) {
+	if c.path != "" {
+		return c.path, nil
+	}
+	return budget.DefaultPath()
+}
+
+func (c *ledgerCmd) show() error {
+	p, err := c.file()
+	if err != nil {
+		return fmt.Errorf("ledger show: %w", err)
+	}
+	l, err := budget.Read(p)
+	if err != nil {
+		return fmt.Errorf("ledger show: %w", err)
+	}
+	return c.env.Emit(l, func(w io.Writer) error {
+		fmt.Fprintf(w, "%s: ", p)
+		return l.WriteText(w)
+	})
+}
+
+func (c *ledgerCmd) migrate(cmd *cobra.Command) error {
+	p, err := c.file()
+	if err != nil {
+		return fmt.Errorf("ledger migrate: %w", err)
+	}
+	if !cmd.Flags().Changed("grid") {
+		return usageErrorf("ledger migrate: --grid METRES is required: the largest output grid the ledger's geoind sessions used (geoind's default is 1)")
+	}
+	l, err := budget.Migrate(p, c.grid, budget.DefaultLockWait)
+	if err != nil {
+		return fmt.Errorf("ledger migrate: %w", err)
+	}
+	return c.env.Emit(l, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%s: version %d, %d people, %d charges\n", p, l.Version, len(l.Accounts), len(l.Charges))
+		return err
 	})
 }

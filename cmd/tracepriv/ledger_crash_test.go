@@ -384,7 +384,7 @@ func TestLedgerFileLeftoverSettled(t *testing.T) {
 		}
 		defer f.Close()
 		if err := f.Charge(budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Command: "killed", Pending: true,
-			Release: releaseKey("sanitize file", abs) + " killed", Epsilon: map[string]float64{"alice": 1}}); err != nil {
+			Release: budget.ReleaseKey("sanitize file", abs) + " killed", Epsilon: map[string]float64{"alice": 1}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,119 +1,20 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 
-	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/internal/cli"
 )
 
 // Every command that writes files checks its outputs with checkOutputs
-// before any work, and writes each file atomically (atomicfile, or
-// trace.WriteFile and viz.Save, which use it), so that an interrupted or
-// failed run leaves the old file or none, never a partial one. Outputs that
-// belong together (a trace and its certificate, a prior and its plot) are
-// written with atomicfile.WriteGroup: all of them or none.
-
-// checkOutputs refuses, before any work, outputs (flag → path; empty
-// paths are skipped) that would lose a file: an output that is one of the
-// inputs ins (a file, or a trace file under an input directory, which the
-// command reads), two outputs that are the same file, an output that is a
-// directory or whose directory does not exist, and an output that exists
-// already, unless force.
-func checkOutputs(ins []string, force bool, outs map[string]string) error {
-	flags := make([]string, 0, len(outs))
-	for flag := range outs {
-		flags = append(flags, flag)
-	}
-	sort.Strings(flags) // the same error for the same mistake
-	seen := map[string]string{}
-	var inputs []string // the input files, listed once and only if needed
-	listed := false
-	for _, flag := range flags {
-		p := outs[flag]
-		if p == "" {
-			continue
-		}
-		if err := checkOut(flag, p); err != nil {
-			return err
-		}
-		abs := absPath(p)
-		for _, in := range ins {
-			if in != "" && in != "-" && (absPath(in) == abs || sameFile(in, p)) {
-				return fmt.Errorf("%s %s is the input file; write elsewhere", flag, p)
-			}
-		}
-		if other, ok := seen[abs]; ok {
-			return fmt.Errorf("%s and %s are the same file %s; give each its own", other, flag, p)
-		}
-		seen[abs] = flag
-		st, err := os.Stat(p)
-		if err != nil {
-			continue // a new file
-		}
-		// An existing output under an input directory would be read as
-		// input and then replaced.
-		if !listed {
-			inputs, listed = inputFiles(ins), true
-		}
-		for _, in := range inputs {
-			if s, err := os.Stat(in); err == nil && os.SameFile(s, st) {
-				return fmt.Errorf("%s %s is one of the input files (read from %s); write elsewhere", flag, p, dirOf(ins, in))
-			}
-		}
-		if !force {
-			return usageErrorf("%s %s exists; pass --force to replace it", flag, p)
-		}
-	}
-	return nil
-}
-
-// inputFiles lists the trace files a command reading ins would read: the
-// files named, and the trace files under the directories named.
-func inputFiles(ins []string) []string {
-	var out []string
-	for _, in := range ins {
-		if st, err := os.Stat(in); err == nil && st.IsDir() {
-			files, _, _ := trace.Files(in)
-			out = append(out, files...)
-		}
-	}
-	return out
-}
-
-// dirOf returns the input directory of ins that holds file.
-func dirOf(ins []string, file string) string {
-	for _, in := range ins {
-		if rel, err := filepath.Rel(in, file); err == nil && filepath.IsLocal(rel) {
-			return in
-		}
-	}
-	return filepath.Dir(file)
-}
-
-func absPath(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return filepath.Clean(p)
-}
-
-func sameFile(a, b string) bool {
-	sa, err1 := os.Stat(a)
-	sb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
-}
-
-// checkFinite refuses to write traces that trace.CheckFinite rejects,
-// naming the flag and the file.
-func checkFinite(flag, path string, traces []*trace.Trace) error {
-	if err := trace.CheckFinite(traces); err != nil {
-		return fmt.Errorf("%s %s: %w; nothing written", flag, path, err)
-	}
-	return nil
-}
+// (cli.CheckOutputs) before any work, and writes each file atomically.
+var (
+	checkOutputs = cli.CheckOutputs
+	checkOut     = cli.CheckOut
+	checkFinite  = cli.CheckFinite
+	absPath      = cli.AbsPath
+)
 
 // renderToBytes returns the bytes save writes to a file named like path
 // (save picks the format by the extension), so that a figure can join an

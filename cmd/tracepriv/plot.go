@@ -21,92 +21,91 @@ type plotResult struct {
 	trace.InputSummary
 }
 
-func init() {
-	register(func(env *cli.Env) *cobra.Command {
-		var (
-			out, title string
-			labels     []string
-			points     bool
-			force      bool
-			rf         readFlags
-		)
-		cmd := &cobra.Command{
-			Use:   "plot FILE|DIR... --out map.svg",
-			Short: "Draw traces on a local projected map (SVG, PNG or PDF)",
-			Long: `Draw one or more traces on a plain east-north canvas in metres around their
-common centre, with a scale bar. Give an original and a sanitised trace to
-compare them; --label names them in the legend (default: the file name). A
-directory draws every trace file in it. The image is written atomically; an
-existing file is replaced only with --force.
+func init() { register(newPlotCmd) }
 
-Dirty input is repaired or skipped as docs/input.md says and reported on
-stderr; --strict stops at the first bad row instead.`,
-			Example: `  tracepriv plot internal/sample/synth-1/commute.plt --out sample.svg
-  tracepriv plot demo-output/sample.plt demo-output/sanitised.plt --label original,sanitised --out compare.png
-  tracepriv plot demo-output/sample.gpx --points --title "synthetic person synth-1" --out fixes.svg --json`,
-			Args: cobra.MinimumNArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				if out == "" {
-					return usageErrorf("plot: --out is required (e.g. --out map.svg)")
-				}
-				switch strings.ToLower(filepath.Ext(out)) {
-				case ".svg", ".png", ".pdf":
-				default:
-					return usageErrorf("plot: --out %s: give a .svg, .png or .pdf file", out)
-				}
-				if err := checkOutputs(args, force, map[string]string{"--out": out}); err != nil {
-					return fmt.Errorf("plot: %w", err)
-				}
-				if len(labels) > 0 && len(labels) != len(args) {
-					return usageErrorf("plot: --label: %d labels for %d inputs; give one per input, comma-separated", len(labels), len(args))
-				}
-				var series []viz.Series
-				npts := 0
-				rep, err := rf.readEach(args, func(path string, ts []*trace.Trace) {
-					label := filepath.Base(path)
-					if i := argOf(args, path); len(labels) > 0 && i >= 0 {
-						if path == args[i] {
-							label = labels[i]
-						} else {
-							label = labels[i] + " " + label
-						}
-					}
-					for _, t := range ts {
-						l := label
-						if len(ts) > 1 {
-							l = fmt.Sprintf("%s [%s]", label, t.UID)
-						}
-						series = append(series, viz.Series{Label: l, Trace: t, Points: points})
-						npts += t.Len()
-					}
-				})
-				if err != nil {
-					return fmt.Errorf("plot: %w", err)
-				}
-				reportSkipped(env, rep)
-				p, err := viz.Map(series, viz.MapOptions{Title: title})
-				if err != nil {
-					return fmt.Errorf("plot: %w", err)
-				}
-				if err := viz.Save(p, out, 0, 0); err != nil {
-					return fmt.Errorf("plot: %w", err)
-				}
-				res := plotResult{Out: out, Traces: len(series), Points: npts, InputSummary: rep.Summary()}
-				return env.Emit(res, func(w io.Writer) error {
-					_, err := fmt.Fprintf(w, "wrote %s (%d traces, %d points)\n", out, len(series), npts)
-					return err
-				})
-			},
+// plotCmd is "tracepriv plot".
+type plotCmd struct {
+	env        *cli.Env
+	out, title string
+	labels     []string
+	points     bool
+	force      bool
+	rf         readFlags
+}
+
+func newPlotCmd(env *cli.Env) *cobra.Command {
+	c := &plotCmd{env: env}
+	long, example := help("plot")
+	cmd := &cobra.Command{
+		Use:     "plot FILE|DIR... --out map.svg",
+		Short:   "Draw traces on a local projected map (SVG, PNG or PDF)",
+		Long:    long,
+		Example: example,
+		Args:    cobra.MinimumNArgs(1),
+		RunE:    func(_ *cobra.Command, args []string) error { return c.run(args) },
+	}
+	f := cmd.Flags()
+	f.StringVarP(&c.out, "out", "o", "", "image to write: .svg, .png or .pdf")
+	f.StringVar(&c.title, "title", "", "figure title")
+	f.StringSliceVar(&c.labels, "label", nil, "legend label per input (repeat or comma-separate)")
+	f.BoolVar(&c.points, "points", false, "mark every fix")
+	f.BoolVar(&c.force, "force", false, "replace --out if it exists")
+	c.rf.add(cmd)
+	c.rf.addCorpus(cmd.Flags(), "")
+	return cmd
+}
+
+func (c *plotCmd) run(args []string) error {
+	out, labels := c.out, c.labels
+	if out == "" {
+		return usageErrorf("plot: --out is required (e.g. --out map.svg)")
+	}
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".svg", ".png", ".pdf":
+	default:
+		return usageErrorf("plot: --out %s: give a .svg, .png or .pdf file", out)
+	}
+	if err := checkOutputs(args, c.force, map[string]string{"--out": out}); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	if len(labels) > 0 && len(labels) != len(args) {
+		return usageErrorf("plot: --label: %d labels for %d inputs; give one per input, comma-separated", len(labels), len(args))
+	}
+	var series []viz.Series
+	npts := 0
+	rep, err := c.rf.readEach(args, func(path string, ts []*trace.Trace) {
+		label := filepath.Base(path)
+		if i := argOf(args, path); len(labels) > 0 && i >= 0 {
+			if path == args[i] {
+				label = labels[i]
+			} else {
+				label = labels[i] + " " + label
+			}
 		}
-		f := cmd.Flags()
-		f.StringVarP(&out, "out", "o", "", "image to write: .svg, .png or .pdf")
-		f.StringVar(&title, "title", "", "figure title")
-		f.StringSliceVar(&labels, "label", nil, "legend label per input (repeat or comma-separate)")
-		f.BoolVar(&points, "points", false, "mark every fix")
-		f.BoolVar(&force, "force", false, "replace --out if it exists")
-		rf.add(cmd)
-		rf.addCorpus(cmd.Flags(), "")
-		return cmd
+		for _, t := range ts {
+			l := label
+			if len(ts) > 1 {
+				l = fmt.Sprintf("%s [%s]", label, t.UID)
+			}
+			series = append(series, viz.Series{Label: l, Trace: t, Points: c.points})
+			npts += t.Len()
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	reportSkipped(c.env, rep)
+	p, err := viz.Map(series, viz.MapOptions{Title: c.title})
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	if err := viz.Save(p, out, 0, 0); err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	res := plotResult{Out: out, Traces: len(series), Points: npts, InputSummary: rep.Summary()}
+	return c.env.Emit(res, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "wrote %s (%d traces, %d points)\n", out, len(series), npts)
+		return err
 	})
 }
 

@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -153,67 +151,23 @@ func (r *readFlags) readEach(paths []string, fn func(path string, ts []*trace.Tr
 	nfiles := len(files)
 	switch {
 	case err != nil:
-		return rep, strictHint(err, nfiles)
+		return rep, trace.StrictHint(err, nfiles)
 	case nfiles == 1 && len(rep.SkippedFiles) == 1:
 		return rep, rep.SkippedFiles[0].Err
 	case rep.Traces == 0 && len(rep.SkippedFiles) == nfiles:
 		return rep, fmt.Errorf("no traces read: all %d files were unreadable, e.g. %v", nfiles, rep.SkippedFiles[0].Err)
 	case rep.Traces == 0:
-		return rep, noTraces(paths, rep)
+		return rep, trace.NothingRead(paths, rep)
 	}
 	return rep, nil
 }
 
-// noTraces says why reading paths gave no trace: what was skipped, with
-// an example, or that the files hold none.
-func noTraces(paths []string, rep *trace.Report) error {
-	msg := strings.Join(paths, ", ") + ": no traces found"
-	if n := rep.SkippedRows(); n > 0 {
-		msg += fmt.Sprintf("; all %d rows read were skipped", n)
-		if ex := rep.Examples(firstReason(rep.ByReason(), rep), 1); len(ex) > 0 {
-			msg += fmt.Sprintf(", e.g. %v", ex[0])
-		}
-		msg += " (see docs/input.md)"
-	}
-	if n := len(rep.SkippedFiles); n > 0 {
-		msg += fmt.Sprintf("; %d of %d files could not be read, e.g. %v", n, rep.Files, rep.SkippedFiles[0].Err)
-	}
-	if rep.SkippedRows() == 0 && len(rep.SkippedFiles) == 0 {
-		msg += " (the files hold no fix)"
-	}
-	return errors.New(msg)
-}
-
-// strictHint says how to go on after a problem stopped a strict read of
-// n files.
-func strictHint(err error, n int) error {
-	var pe *trace.ParseError
-	switch {
-	case !errors.As(err, &pe):
-		return err
-	case pe.Skippable():
-		return fmt.Errorf("%w\n(--strict stops at the first bad row; without it, rows like this one are %s and reported; see docs/input.md)",
-			err, verb(pe.Reason()))
-	case n > 1:
-		return fmt.Errorf("%w\n(--strict stops at the first unreadable file; without it, such files are skipped and listed; see docs/input.md)", err)
-	}
-	return err
-}
-
-func verb(k trace.Reason) string {
-	if k == trace.ReasonDuplicate {
-		return "merged"
-	}
-	return "skipped"
-}
-
-// maxShown is how many file:line examples reportSkipped prints per reason.
+// maxShown is how many examples a note on stderr gives.
 const maxShown = 3
 
-// reportSkipped prints on stderr what the readers skipped or merged,
-// counted by reason with the first few file:line examples, and the files
-// that could not be read. It prints nothing when nothing was skipped, and
-// nothing with --quiet (--json output carries the counts).
+// reportSkipped prints on stderr what the readers skipped or merged
+// (trace.Report.WriteText). It prints nothing when nothing was skipped,
+// and nothing with --quiet (--json output carries the counts).
 func reportSkipped(env *cli.Env, rep *trace.Report) {
 	if env.Quiet || rep == nil {
 		return
@@ -221,86 +175,25 @@ func reportSkipped(env *cli.Env, rep *trace.Report) {
 	writeSkipped(env.Stderr, rep)
 }
 
-func writeSkipped(w io.Writer, rep *trace.Report) {
-	if n := rep.SkippedRows(); n > 0 || rep.Truncated {
-		fmt.Fprintf(w, "tracepriv: input: %d of %d rows skipped or merged (see docs/input.md; --strict stops at the first bad row instead):\n",
-			n, n+rep.Read)
-		by := rep.ByReason()
-		for _, k := range trace.Reasons {
-			ex := rep.Examples(k, maxShown)
-			if by[k] == 0 && len(ex) == 0 {
-				continue
-			}
-			var at []string
-			for _, p := range ex {
-				at = append(at, location(p))
-			}
-			more := ""
-			if by[k] > len(at) {
-				more = ", ..."
-			}
-			what := k.Describe()
-			if k == trace.ReasonTruncated {
-				what += "; files cut between rows lose none"
-			}
-			fmt.Fprintf(w, "  %d %s (%s): %s%s\n", by[k], k, what, strings.Join(at, ", "), more)
-		}
-		if ex := rep.Examples(firstReason(by, rep), 1); len(ex) > 0 {
-			fmt.Fprintf(w, "  e.g. %v\n", ex[0])
-		}
-	}
-	writeUIDFromFile(w, rep.UIDFromFile)
-	writeMerged(w, rep.Merged)
-	if len(rep.SkippedFiles) > 0 {
-		fmt.Fprintf(w, "tracepriv: input: %d of %d files could not be read and were skipped:\n", len(rep.SkippedFiles), rep.Files)
-		for i, f := range rep.SkippedFiles {
-			if i == maxShown {
-				fmt.Fprintf(w, "  ... and %d more (see --json)\n", len(rep.SkippedFiles)-maxShown)
-				break
-			}
-			fmt.Fprintf(w, "  %v\n", f.Err)
-		}
-	}
-}
-
-// writeUIDFromFile warns that files without a user id were each taken as
-// the person named after the file, and says how to name the person.
-func writeUIDFromFile(w io.Writer, files []trace.FilePerson) {
-	if len(files) == 0 {
-		return
-	}
-	var ex []string
-	for i, f := range files {
-		if i == maxShown {
-			ex = append(ex, fmt.Sprintf("and %d more", len(files)-maxShown))
-			break
-		}
-		ex = append(ex, fmt.Sprintf("%s is person %q", f.File, f.UID))
-	}
-	what := "1 file has no user id, in its data or from its folder, so it is taken as one person named after the file"
-	if len(files) > 1 {
-		what = fmt.Sprintf("%d files have no user id, in their data or from their folder, so each is taken as one person named after the file", len(files))
-	}
-	fmt.Fprintf(w, "tracepriv: input: %s: %s.\n", what, strings.Join(ex, ", "))
-	fmt.Fprintln(w, "  To name the person, give --uid ID (one person for every file read), add a uid column (CSV), or put each person's files in a folder named after them and give the folder above (see docs/input.md).")
-}
+func writeSkipped(w io.Writer, rep *trace.Report) { rep.WriteText(notes{w}) }
 
 // writeMerged warns that uids of the data were released as part of
-// another person by the person rule, and says how to release each.
-func writeMerged(w io.Writer, merged []trace.Merge) {
-	if len(merged) == 0 {
-		return
-	}
-	var ex []string
-	for i, m := range merged {
-		if i == maxShown {
-			ex = append(ex, fmt.Sprintf("and %d more", len(merged)-maxShown))
-			break
+// another person by the person rule (trace.WriteMerges).
+func writeMerged(w io.Writer, merged []trace.Merge) { trace.WriteMerges(notes{w}, merged) }
+
+// notes writes the library's notes (trace.Report.WriteText,
+// budget.File.WriteCharges) on stderr as the command's: a statement
+// starts with "tracepriv: ", its indented details do not. Each Write is
+// one statement or detail (one fmt.Fprintf).
+type notes struct{ w io.Writer }
+
+func (n notes) Write(b []byte) (int, error) {
+	if len(b) > 0 && b[0] != ' ' {
+		if _, err := io.WriteString(n.w, "tracepriv: "); err != nil {
+			return 0, err
 		}
-		ex = append(ex, fmt.Sprintf("uid %q of %s is person %q", m.DataUID, m.File, m.Person))
 	}
-	fmt.Fprintf(w, "tracepriv: input: %d uids of the data are released as part of another person, by the person rule: %s.\n", len(merged), strings.Join(ex, ", "))
-	fmt.Fprintln(w, "  An input is one person unless declared a corpus, and a corpus's child folder is one person whatever its data says: merging costs accuracy, never privacy. To release each uid of a file as a person, give --corpus (see docs/input.md).")
+	return n.w.Write(b)
 }
 
 // hintCorpus warns, for each directory of ins read as one person, that
@@ -346,25 +239,6 @@ func reportPersons(env *cli.Env, persons []trace.PersonCount) {
 	}
 }
 
-// firstReason is the first reason, in report order, with a count or a
-// cut; a skip is a better example than a merge.
-func firstReason(by map[trace.Reason]int, rep *trace.Report) trace.Reason {
-	for _, k := range trace.Reasons[1:] {
-		if by[k] > 0 || k == trace.ReasonTruncated && rep.Truncated {
-			return k
-		}
-	}
-	return trace.ReasonDuplicate
-}
-
-// location is FILE:LINE of a problem.
-func location(p *trace.ParseError) string {
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
-	}
-	return p.File
-}
-
 // printProblems prints what a read skipped or merged (kept for commands
 // that print reports on their own writer).
 func printProblems(w io.Writer, rep *trace.Report) { writeSkipped(w, rep) }
@@ -393,39 +267,5 @@ func (l *limitFlags) limits() (trace.Limits, error) {
 	return trace.Limits{MaxSpeed: l.maxSpeedKmh / 3.6, MaxGap: l.maxGap}, nil
 }
 
-// openFile opens a file the user named, decompressed if it is gzip (by
-// content), with an error that says what is wrong and what to check:
-// missing, unreadable, or a directory.
-func openFile(path string) (io.ReadCloser, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; give a file", path)
-	}
-	f, err := infile.Open(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such file (check the path)", path)
-	case errors.Is(err, fs.ErrPermission):
-		return nil, fmt.Errorf("%s: permission denied (the file must be readable)", path)
-	}
-	return f, err
-}
-
-// checkOut checks, before any work, that the output path of flag can be
-// written: its directory exists and it is not a directory itself.
-func checkOut(flag, path string) error {
-	if path == "" {
-		return nil
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s %s is a directory; give a file name", flag, path)
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s %s: the directory %s does not exist (create it first)", flag, path, dir)
-	case !st.IsDir():
-		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
-	}
-	return nil
-}
+// openFile opens a file the user named (infile.OpenNamed).
+var openFile = infile.OpenNamed

@@ -19,18 +19,12 @@ func register(f func(env *cli.Env) *cobra.Command) { subcommands = append(subcom
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	env := &cli.Env{Stdout: stdout, Stderr: stderr}
+	long, example := help("tracepriv")
 	root := &cobra.Command{
-		Use:   "tracepriv",
-		Short: "Release location traces with correlation-aware privacy guarantees",
-		Long: `tracepriv sanitises location traces with formal privacy guarantees that
-account for the correlation between points, and accounts, measures and
-audits those guarantees.
-
-Randomness comes from crypto/rand unless --seed is given; seeded output is
-reproducible and carries no privacy guarantee.`,
-		Example: `  tracepriv demo --out demo-output          # the main job on the bundled sample trace
-  tracepriv inspect demo-output/sample.plt
-  tracepriv sanitize --help                  # every command has examples like these`,
+		Use:           "tracepriv",
+		Short:         "Release location traces with correlation-aware privacy guarantees",
+		Long:          long,
+		Example:       example,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
@@ -112,6 +106,25 @@ func flagErrors(root *cobra.Command) {
 		}
 		return nil
 	}
+}
+
+// helpMeaning is help with each {{meaning}} of the Long text filled in,
+// in order, with meanings, and its paragraph (one line in the file)
+// wrapped: what a default epsilon means is the library's words
+// (sanitize.MeaningOf, geoind.Meaning), the rest the help file's.
+func helpMeaning(path string, meanings ...string) (long, example string) {
+	long, example = help(path)
+	lines := strings.Split(long, "\n")
+	for i, l := range lines {
+		if !strings.Contains(l, "{{meaning}}") {
+			continue
+		}
+		for len(meanings) > 0 && strings.Contains(l, "{{meaning}}") {
+			l, meanings = strings.Replace(l, "{{meaning}}", meanings[0], 1), meanings[1:]
+		}
+		lines[i] = cli.Wrap(l, cli.HelpWidth)
+	}
+	return strings.Join(lines, "\n"), example
 }
 
 // usageErrorf is an error of the command line (a flag's value, a missing

@@ -1,0 +1,351 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tracepriv/tracepriv/budget"
+	"github.com/tracepriv/tracepriv/geoind"
+	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/internal/corpus"
+	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/trace"
+)
+
+// maxErrorDefault is --max-error's default: a plan whose noise is
+// expected to move each point more than 10 km is refused unless asked for.
+const maxErrorDefault = 10000
+
+// geoindSanitizeCmd is "tracepriv geoind sanitize": every point of each
+// person's traces through one session per person
+// (geoind.SanitizeByPerson), planned, admitted and written with its
+// certificate.
+type geoindSanitizeCmd struct {
+	env          *cli.Env
+	g            geoindFlags
+	in, out      string
+	certFile     string
+	rf           readFlags
+	allowPartial bool
+	force        bool
+	led          ledgerFlags
+	every        time.Duration
+	maxError     float64
+}
+
+func newGeoindSanitizeCmd(env *cli.Env) *cobra.Command {
+	c := &geoindSanitizeCmd{env: env}
+	long, example := helpMeaning("geoind sanitize", geoind.Meaning(defaultEpsPerMetre))
+	cmd := &cobra.Command{
+		Use:     "sanitize --in TRACE|DIR --out TRACE --origin LAT,LON [--every D]",
+		Short:   "Run IM or PM over every point of each person's traces, one budget per person",
+		Long:    long,
+		Example: example,
+		Args:    cobra.NoArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return c.run(cmd) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&c.in, "in", "", "input trace file (CSV, GeoJSON, GPX or PLT) or directory of them")
+	f.StringVar(&c.out, "out", "", "output trace file (format from extension)")
+	f.StringVar(&c.certFile, "certificate", "", "certificate file (default OUT.cert.json)")
+	f.DurationVar(&c.every, "every", 0, "thin each trace to one fix per period first (e.g. 60s, 5m): the first fix, then each fix at least this long after the last one kept; 0 keeps every fix")
+	f.Float64Var(&c.maxError, "max-error", maxErrorDefault, "refuse a planned release whose expected error exceeds this many metres per point (0: no limit)")
+	c.rf.add(cmd)
+	c.rf.addCorpus(f, "each person has one budget")
+	f.BoolVar(&c.allowPartial, "allow-partial", false, "fixed-rate, fixed-utility: write the covered points when a person's budget runs out before their last point")
+	f.BoolVar(&c.force, "force", false, "replace --out if it exists")
+	c.led.add(f)
+	c.g.add(f, true)
+	return cmd
+}
+
+func (c *geoindSanitizeCmd) run(cmd *cobra.Command) error {
+	cfg, err := c.check(cmd)
+	if err != nil {
+		return err
+	}
+	lf, ledgerName, err := c.led.open(c.env, cmd, "geoind sanitize")
+	if err != nil {
+		return err
+	}
+	if lf != nil {
+		defer lf.Close()
+	}
+	read, fileOf, rep, err := c.read()
+	if err != nil {
+		return err
+	}
+	person := geoind.PersonByUIDOrFile(func(tr *trace.Trace) string { return fileOf[tr] })
+	traces := trace.ThinEach(read, c.every)
+	for i, t := range traces {
+		fileOf[t] = fileOf[read[i]]
+	}
+	res := &geoind.ReleaseSummary{Out: c.out, Files: rep.Files, Skipped: rep.Skipped, Deduplicated: rep.Deduplicated,
+		InputSummary: rep.Summary(), PointsRead: trace.Points(read), PointsIn: trace.Points(traces), Config: cfg}
+	if c.every > 0 {
+		res.Every = c.every.String()
+		if !c.env.Quiet {
+			fmt.Fprintf(c.env.Stderr, "tracepriv: thinned to one fix per %v: %d of %d points kept\n", c.every, res.PointsIn, res.PointsRead)
+		}
+	}
+	hc := hintContext{cfg: cfg, read: read, traces: traces, person: person, every: c.every, maxError: c.maxError}
+	if res.Plans, err = c.plan(hc); err != nil {
+		return err
+	}
+	// The admission policy (budget.Admission): each person's session
+	// spends at most its budget ε; refuse before any noise is drawn,
+	// charge it immediately before drawing, settle it when the files
+	// land, undo it when they do not.
+	charge := c.led.request(budget.GeoInd, "tracepriv geoind sanitize", c.out)
+	charge.GridM = cfg.Noise.Grid
+	adm, target, err := c.admit(lf, charge, cfg, traces)
+	if err != nil {
+		return err
+	}
+	src := c.env.Source()
+	outs, people, err := geoind.SanitizeByPerson(cfg, traces, person, src)
+	if err != nil {
+		return fmt.Errorf("geoind sanitize: %s: %w%s", c.in, err, undoCharge(adm))
+	}
+	partial := res.Summarise(people, src)
+	var failure error
+	switch {
+	case res.PointsReleased == 0:
+		failure = fmt.Errorf("geoind sanitize: %s: no point released; %s%s", c.in, c.g.coverageHint(hc), undoCharge(adm))
+	case len(partial) > 0 && !c.allowPartial:
+		failure = fmt.Errorf("%w%s", c.g.partialError(partial, len(people), hc), undoCharge(adm))
+	default:
+		if err := c.write(res, outs, src, ledgerName, adm); err != nil {
+			return err
+		}
+		if adm != nil {
+			charge.Epsilon = target
+			reportCharge(c.env, lf, charge)
+		}
+	}
+	if err := c.env.Emit(res, res.WriteText); err != nil {
+		return err
+	}
+	return failure
+}
+
+// check checks the flags and returns the configuration.
+func (c *geoindSanitizeCmd) check(cmd *cobra.Command) (geoind.Config, error) {
+	if c.in == "" || c.out == "" {
+		return geoind.Config{}, usageErrorf("geoind sanitize: --in and --out are required")
+	}
+	if c.every < 0 {
+		return geoind.Config{}, usageErrorf("geoind sanitize: --every %v: want a positive Go duration such as 60s or 5m (0: keep every point)", c.every)
+	}
+	if !(c.maxError >= 0) || math.IsInf(c.maxError, 1) {
+		return geoind.Config{}, usageErrorf("geoind sanitize: --max-error %v: want metres >= 0 (0: no limit)", c.maxError)
+	}
+	if err := c.g.chooseManager(cmd); err != nil {
+		return geoind.Config{}, fmt.Errorf("geoind sanitize: %w", err)
+	}
+	cfg, err := c.g.config()
+	if err != nil {
+		return geoind.Config{}, fmt.Errorf("geoind sanitize: %w", err)
+	}
+	if _, err := trace.FormatFromPath(c.out); err != nil {
+		return geoind.Config{}, fmt.Errorf("geoind sanitize: --out: %w", err)
+	}
+	if c.certFile == "" {
+		c.certFile = sanitize.CertificatePath(c.out)
+	}
+	if err := checkOutputs([]string{c.in}, c.force, map[string]string{"--out": c.out, "--certificate": c.certFile}); err != nil {
+		return geoind.Config{}, fmt.Errorf("geoind sanitize: %w", err)
+	}
+	return cfg, nil
+}
+
+// read reads --in, with the file each trace came from (a trace without
+// a uid is the person of its file).
+func (c *geoindSanitizeCmd) read() ([]*trace.Trace, map[*trace.Trace]string, *trace.Report, error) {
+	var read []*trace.Trace
+	fileOf := map[*trace.Trace]string{}
+	rep, err := c.rf.readEach([]string{c.in}, func(f string, ts []*trace.Trace) {
+		for _, tr := range ts {
+			fileOf[tr] = f
+		}
+		read = append(read, ts...)
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("geoind sanitize: --in: %w", err)
+	}
+	reportSkipped(c.env, rep)
+	// One uid found in two folders of a corpus is one person, with one
+	// budget (as sanitize releases it).
+	if alias := corpus.JoinTraces(read, func(tr *trace.Trace) string { return fileOf[tr] }, rep.Merged); len(alias) > 0 && !c.env.Quiet {
+		for _, from := range slices.Sorted(maps.Keys(alias)) {
+			fmt.Fprintf(c.env.Stderr, "tracepriv: persons %q and %q hold the same uid, so they are one person, released as %q\n", from, alias[from], alias[from])
+		}
+	}
+	return read, fileOf, rep, nil
+}
+
+// plan plans each person's release before anything is drawn, refusing a
+// plan the configuration cannot release or one over --max-error.
+func (c *geoindSanitizeCmd) plan(hc hintContext) ([]geoind.PersonPlan, error) {
+	plans, err := geoind.PlanByPerson(hc.cfg, hc.traces, hc.person)
+	if err != nil {
+		return plans, fmt.Errorf("geoind sanitize: %s: %w", c.in, c.g.planError(err, hc))
+	}
+	w := geoind.WorstPlan(plans)
+	if c.g.manager == "planned" && c.maxError > 0 && w.ExpectedErrorM > c.maxError {
+		return plans, fmt.Errorf("geoind sanitize: %s: %s", c.in, tooNoisy(w, hc))
+	}
+	if !c.env.Quiet {
+		fmt.Fprintf(c.env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error of fresh noise up to %s per point (%s, at the prior prediction rate)\n",
+			hc.cfg.Manager, plural(len(plans), "person", "people"), maxPoints(plans), geoind.Metres(w.ExpectedErrorM), w.Person)
+	}
+	return plans, nil
+}
+
+// admit checks each person's session budget against the ledger and
+// charges it, pending, before anything is drawn (a nil Admission without
+// a ledger).
+func (c *geoindSanitizeCmd) admit(lf *budget.File, charge budget.Request, cfg geoind.Config, traces []*trace.Trace) (*budget.Admission, map[string]float64, error) {
+	var adm *budget.Admission
+	target := map[string]float64{}
+	if lf != nil {
+		adm = budget.NewAdmission(lf, charge)
+		uids, err := uidsOf(traces)
+		if err != nil {
+			return nil, nil, fmt.Errorf("geoind sanitize: --ledger: %s: %w", c.in, err)
+		}
+		for _, u := range uids {
+			target[u] = cfg.Params.Epsilon
+		}
+	}
+	if err := adm.Check(target); err != nil {
+		return nil, nil, ledgerError("geoind sanitize", err)
+	}
+	if err := adm.Charge("", target); err != nil {
+		return nil, nil, ledgerError("geoind sanitize", err)
+	}
+	return adm, target, nil
+}
+
+// write writes the released traces and their certificate together
+// (geoind.Files), and settles the charge once they landed.
+func (c *geoindSanitizeCmd) write(res *geoind.ReleaseSummary, outs []*trace.Trace, src noise.Source, ledgerName string, adm *budget.Admission) error {
+	if err := checkFinite("--out", c.out, outs); err != nil {
+		return fmt.Errorf("geoind sanitize: %w%s", err, undoCharge(adm))
+	}
+	outFmt, _ := trace.FormatFromPath(c.out) // checked above
+	cert := geoind.NewCertificate(res.Config, res.People, src)
+	cert.ThinEvery, cert.Ledger = res.Every, ledgerName
+	files := geoind.Files{Traces: c.out, Format: outFmt, Certificate: c.certFile}
+	if err := files.Write(outs, cert); err != nil {
+		return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, undoCharge(adm))
+	}
+	res.Written, res.Certificate = true, c.certFile
+	// Landed: the session budget stays charged (settled).
+	if err := adm.Settle("", nil); err != nil {
+		return fmt.Errorf("geoind sanitize: the release was written, but settling its charge failed (it stays, pending): %w", err)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func maxPoints(plans []geoind.PersonPlan) int {
+	n := 0
+	for _, p := range plans {
+		n = max(n, p.Points)
+	}
+	return n
+}
+
+// plannedDefault is cfg with the default planned manager instead of the
+// one the flags chose.
+func plannedDefault(cfg geoind.Config) geoind.Config {
+	cfg.Manager, cfg.Rate, cfg.Accuracy = "planned", 0, 0
+	return cfg
+}
+
+// hintContext is what the hints of geoind sanitize are computed from:
+// the configuration, the traces as read and as thinned, the person rule
+// (which applies to both) and the flags.
+type hintContext struct {
+	cfg          geoind.Config
+	read, traces []*trace.Trace
+	person       func(*trace.Trace) string
+	every        time.Duration
+	maxError     float64
+}
+
+// thinningHint says which --every lets the planned manager cover every
+// point within --max-error, from the read traces' timestamps.
+func thinningHint(hc hintContext) string {
+	d, plans, ok := geoind.SuggestThinning(plannedDefault(hc.cfg), hc.read, hc.person, hc.every, hc.maxError)
+	if !ok {
+		return "no thinning is enough: even one point a day per person costs more than this budget allows"
+	}
+	w := geoind.WorstPlan(plans)
+	return fmt.Sprintf("--every %v (up to %d points per person, expected error %s per point)", d, maxPoints(plans), geoind.Metres(w.ExpectedErrorM))
+}
+
+// planError explains a plan the configuration cannot release.
+func (g *geoindFlags) planError(err error, hc hintContext) error {
+	var pe *geoind.PlanError
+	if !errors.As(err, &pe) || g.manager != "planned" {
+		return g.flagError(err)
+	}
+	return fmt.Errorf("%s: one budget ε = %.4g per metre cannot cover %d points: the widest noise the plan may draw is beyond what the tangent plane can represent (%v).\nThin the traces first: %s; or raise the budget (--eps-star, a smaller --radius, or --epsilon)",
+		pe.Person, hc.cfg.Params.Epsilon, pe.Points, pe.Err, thinningHint(hc))
+}
+
+// tooNoisy explains a plan whose expected error exceeds --max-error.
+func tooNoisy(w geoind.PersonPlan, hc hintContext) string {
+	return fmt.Sprintf("%s: one budget ε = %.4g per metre spread over %d points costs an expected error of %s per point, more than --max-error %g m; nothing was drawn.\nThin the traces first: %s; or raise the budget (--eps-star, a smaller --radius, or --epsilon); or --max-error 0 to release at this error",
+		w.Person, hc.cfg.Params.Epsilon, w.Points, geoind.Metres(w.ExpectedErrorM), hc.maxError, thinningHint(hc))
+}
+
+// coverageHint says what covers every point when a fixed-rate or
+// fixed-utility budget ran out: the default planned manager, at the
+// current thinning if its plan is within bounds, else with the --every
+// that brings it within bounds.
+func (g *geoindFlags) coverageHint(hc hintContext) string {
+	h := fmt.Sprintf("each query spends about --rate %g of ε (fixed-rate)", g.rate)
+	flags := "--rate"
+	if g.manager == "fixed-utility" {
+		h = fmt.Sprintf("each query costs the noise of --accuracy %g m (fixed-utility)", g.accuracy)
+		flags = "--manager fixed-utility --accuracy"
+	}
+	h += ", and the points it covers depend on how predictable the trace is. To cover every point, drop " + flags
+	plans, err := geoind.PlanByPerson(plannedDefault(hc.cfg), hc.traces, hc.person)
+	if w := geoind.WorstPlan(plans); err == nil && (hc.maxError == 0 || w.ExpectedErrorM <= hc.maxError) {
+		return h + fmt.Sprintf(": the default (--manager planned) plans each person's budget over their points and covers all of them, at an expected error of %s per point", geoind.Metres(w.ExpectedErrorM))
+	}
+	return h + fmt.Sprintf(" and thin the traces: the default (--manager planned) with %s covers all of them", thinningHint(hc))
+}
+
+func (g *geoindFlags) partialError(partial []geoind.PersonRelease, people int, hc hintContext) error {
+	worst := partial[0]
+	for _, p := range partial {
+		if p.Covered < worst.Covered {
+			worst = p
+		}
+	}
+	covered := worst.CoveredUntil.Sub(worst.First)
+	if worst.Released == 0 {
+		covered = 0
+	}
+	return fmt.Errorf(`geoind sanitize: the budget ran out before the last point for %d of %d people; %s got %d of %d points (%.1f %%, the first %v of %v); nothing was written.
+One budget ε per person pays for all their points: %s; or pass --allow-partial to write the covered points only`,
+		len(partial), people, worst.Person, worst.Released, worst.Points, 100*worst.Covered, covered, worst.Last.Sub(worst.First), g.coverageHint(hc))
+}

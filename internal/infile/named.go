@@ -1,0 +1,26 @@
+package infile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// OpenNamed opens a file a person named, as Open does, with an error that
+// says what is wrong and what to check: missing, unreadable, or a
+// directory.
+func OpenNamed(path string) (io.ReadCloser, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory; give a file", path)
+	}
+	f, err := Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such file (check the path)", path)
+	case errors.Is(err, fs.ErrPermission):
+		return nil, fmt.Errorf("%s: permission denied (the file must be readable)", path)
+	}
+	return f, err
+}
