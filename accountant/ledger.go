@@ -241,7 +241,7 @@ func (e LedgerEntry) set() map[string]bool {
 
 func (e LedgerEntry) event(path string) (Event, error) {
 	fail := func(field string, err error) error {
-		var pe *ParamError
+		var pe *param.Error
 		if errors.As(err, &pe) {
 			err = fmt.Errorf("%s, got %v", pe.Why, pe.Value)
 		}
@@ -365,7 +365,7 @@ func (e LedgerEntry) event(path string) (Event, error) {
 		ev = c
 	}
 	if err := ev.Validate(); err != nil {
-		var pe *ParamError
+		var pe *param.Error
 		if errors.As(err, &pe) {
 			return nil, fail(pe.Name, pe)
 		}

@@ -90,7 +90,7 @@ times its largest entry.`,
 						return fmt.Errorf("%s: %w", covFile, err)
 					}
 					if exact {
-						h, err := bdp.Lemma610Factor(sym, tol)
+						h, err := bdp.CovarianceFactor(sym, tol)
 						if err != nil {
 							return fmt.Errorf("%s: %w", covFile, err)
 						}
