@@ -243,7 +243,7 @@ func (e EventLogEntry) set() map[string]bool {
 
 func (e EventLogEntry) event(path string) (Event, error) {
 	fail := func(field string, err error) error {
-		var pe *ParamError
+		var pe *param.Error
 		if errors.As(err, &pe) {
 			err = fmt.Errorf("%s, got %v", pe.Why, pe.Value)
 		}
@@ -367,7 +367,7 @@ func (e EventLogEntry) event(path string) (Event, error) {
 		ev = c
 	}
 	if err := ev.Validate(); err != nil {
-		var pe *ParamError
+		var pe *param.Error
 		if errors.As(err, &pe) {
 			return nil, fail(pe.Name, pe)
 		}

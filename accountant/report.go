@@ -94,25 +94,59 @@ func (l *EventLog) DeltaAt(eps float64) (*Report, error) {
 	return l.account(false, eps)
 }
 
+// account composes the event log's events (tally) and converts the result to
+// the smallest ε at δ = target (byDelta) or the smallest δ at ε = target.
 func (l *EventLog) account(byDelta bool, target float64) (*Report, error) {
 	all, err := l.Event()
 	if err != nil {
 		return nil, err
 	}
-	flat := flatten(all, 1, nil)
 	rep := &Report{Version: EventLogVersion, Query: "delta"}
 	if byDelta {
 		rep.Query = "epsilon"
 	}
+	t, err := tallyEvents(flatten(all, 1, nil), rep)
+	if err != nil {
+		return nil, err
+	}
+	if !t.anyDP {
+		// Only metric events: no (ε, δ) statement about neighbouring
+		// datasets is made.
+		if byDelta {
+			rep.Delta = target
+		} else {
+			rep.Epsilon = target
+		}
+		return rep, nil
+	}
+	if byDelta {
+		return t.epsilonAt(rep, target)
+	}
+	return t.deltaAt(rep, target)
+}
+
+// tally is the composition of a ledger's leaf events: approximate (ε, δ)
+// events add up, the others go to the Rényi accountant, and zCDP and GDP
+// are tracked while every event admits them.
+type tally struct {
+	rdp                  *RDPAccountant
+	approx               ApproxResult
+	rho                  float64
+	mus                  []float64
+	allZCDP, allGaussian bool
+	anyDP                bool
+}
+
+// tallyEvents composes the leaf events, counting runs and setting the
+// report's Metric and Approx.
+func tallyEvents(flat []flatEvent, rep *Report) (*tally, error) {
 	rdpAcc, err := NewRDPAccountant(nil)
 	if err != nil {
 		return nil, err
 	}
-	var approx ApproxResult
+	t := &tally{rdp: rdpAcc, allZCDP: true, allGaussian: true}
 	var metric Metric
-	rho, hasMetric, hasApprox := 0.0, false, false
-	allZCDP, allGaussian, anyDP := true, true, false
-	var mus []float64
+	hasMetric, hasApprox := false, false
 	for _, fe := range flat {
 		rep.Runs += fe.count
 		if fe.count == 0 {
@@ -129,115 +163,121 @@ func (l *EventLog) account(byDelta bool, target float64) (*Report, error) {
 			continue
 		case EpsilonDelta:
 			if e.Delta > 0 {
-				approx.Epsilon += float64(fe.count) * e.Epsilon
-				approx.Delta += float64(fe.count) * e.Delta
+				t.approx.Epsilon += float64(fe.count) * e.Epsilon
+				t.approx.Delta += float64(fe.count) * e.Delta
 				hasApprox = true
-				allGaussian = false
-				allZCDP = false
-				anyDP = true
+				t.allGaussian = false
+				t.allZCDP = false
+				t.anyDP = true
 				continue
 			}
 		}
-		anyDP = true
-		if err := rdpAcc.Compose(fe.ev, fe.count); err != nil {
+		t.anyDP = true
+		if err := t.rdp.Compose(fe.ev, fe.count); err != nil {
 			return nil, err
 		}
 		if g, ok := fe.ev.(Gaussian); ok {
-			mus = append(mus, g.Mu()*math.Sqrt(float64(fe.count)))
+			t.mus = append(t.mus, g.Mu()*math.Sqrt(float64(fe.count)))
 		} else {
-			allGaussian = false
+			t.allGaussian = false
 		}
 		if r, ok := exactRho(fe.ev); ok {
-			rho += float64(fe.count) * r
+			t.rho += float64(fe.count) * r
 		} else {
-			allZCDP = false
+			t.allZCDP = false
 		}
 	}
 	if hasMetric {
 		rep.Metric = &metric
 	}
 	if hasApprox {
+		approx := t.approx
 		rep.Approx = &approx
 	}
-	if !anyDP {
-		// Only metric events: no (ε, δ) statement about neighbouring
-		// datasets is made.
-		if byDelta {
-			rep.Delta = target
-		} else {
-			rep.Epsilon = target
-		}
-		return rep, nil
-	}
+	return t, nil
+}
+
+// epsilonAt sets the report's smallest ε at δ = target over the Rényi,
+// zCDP and GDP conversions.
+func (t *tally) epsilonAt(rep *Report, target float64) (*Report, error) {
 	best := math.Inf(1)
 	consider := func(v float64, method string) {
 		if v < best {
 			best, rep.Method = v, method
 		}
 	}
-	if byDelta {
-		rep.Delta = target
-		// The approximate events' δ is spent first; the rest goes to the
-		// Rényi and zCDP conversions.
-		rest := target - approx.Delta
-		if rest <= 0 {
-			return nil, fmt.Errorf("accountant: the event log's (ε, δ) events already spend δ = %g ≥ %g", approx.Delta, target)
-		}
-		e, order, err := rdpAcc.Epsilon(rest)
+	rep.Delta = target
+	// The approximate events' δ is spent first; the rest goes to the
+	// Rényi and zCDP conversions.
+	rest := target - t.approx.Delta
+	if rest <= 0 {
+		return nil, fmt.Errorf("accountant: the event log's (ε, δ) events already spend δ = %g ≥ %g", t.approx.Delta, target)
+	}
+	e, order, err := t.rdp.Epsilon(rest)
+	if err != nil {
+		return nil, err
+	}
+	if !math.IsInf(e, 1) {
+		rep.RDP = &RDPResult{Epsilon: e + t.approx.Epsilon, Delta: target, Order: order}
+		consider(rep.RDP.Epsilon, "rdp")
+	}
+	if t.allZCDP {
+		e, err := ZCDPEpsilon(t.rho, rest)
 		if err != nil {
 			return nil, err
 		}
-		if !math.IsInf(e, 1) {
-			rep.RDP = &RDPResult{Epsilon: e + approx.Epsilon, Delta: target, Order: order}
-			consider(rep.RDP.Epsilon, "rdp")
+		rep.ZCDP = &ZCDPResult{Rho: t.rho, Epsilon: e + t.approx.Epsilon, Delta: target}
+		consider(rep.ZCDP.Epsilon, "zcdp")
+	}
+	if t.allGaussian {
+		mu := l2(t.mus)
+		e, err := GDPEpsilon(mu, target)
+		if err != nil {
+			return nil, err
 		}
-		if allZCDP {
-			e, err := ZCDPEpsilon(rho, rest)
-			if err != nil {
-				return nil, err
-			}
-			rep.ZCDP = &ZCDPResult{Rho: rho, Epsilon: e + approx.Epsilon, Delta: target}
-			consider(rep.ZCDP.Epsilon, "zcdp")
+		rep.GDP = &GDPResult{Mu: mu, Epsilon: e, Delta: target}
+		consider(e, "gdp")
+	}
+	if math.IsInf(best, 1) {
+		return nil, fmt.Errorf("accountant: no accountant gives a finite ε at δ = %g (a tabulated Rényi curve may not reach high enough orders)", target)
+	}
+	rep.Epsilon = best
+	return rep, nil
+}
+
+// deltaAt sets the report's smallest δ at ε = target over the Rényi, zCDP
+// and GDP conversions.
+func (t *tally) deltaAt(rep *Report, target float64) (*Report, error) {
+	best := math.Inf(1)
+	consider := func(v float64, method string) {
+		if v < best {
+			best, rep.Method = v, method
 		}
-		if allGaussian {
-			mu := l2(mus)
-			e, err := GDPEpsilon(mu, target)
-			if err != nil {
-				return nil, err
-			}
-			rep.GDP = &GDPResult{Mu: mu, Epsilon: e, Delta: target}
-			consider(e, "gdp")
-		}
-		if math.IsInf(best, 1) {
-			return nil, fmt.Errorf("accountant: no accountant gives a finite ε at δ = %g (a tabulated Rényi curve may not reach high enough orders)", target)
-		}
-		rep.Epsilon = best
-		return rep, nil
 	}
 	rep.Epsilon = target
-	rest := target - approx.Epsilon
+	rest := target - t.approx.Epsilon
 	if rest < 0 {
 		// The approximate events alone exceed ε: only the trivial δ = 1.
 		rep.RDP = &RDPResult{Epsilon: target, Delta: 1}
 		rep.Delta, rep.Method = 1, "none"
 		return rep, nil
 	}
-	d, order, err := rdpAcc.Delta(rest)
+	d, order, err := t.rdp.Delta(rest)
 	if err != nil {
 		return nil, err
 	}
-	rep.RDP = &RDPResult{Epsilon: target, Delta: math.Min(1, d+approx.Delta), Order: order}
+	rep.RDP = &RDPResult{Epsilon: target, Delta: math.Min(1, d+t.approx.Delta), Order: order}
 	consider(rep.RDP.Delta, "rdp")
-	if allZCDP {
-		d, err := ZCDPDelta(rho, rest)
+	if t.allZCDP {
+		d, err := ZCDPDelta(t.rho, rest)
 		if err != nil {
 			return nil, err
 		}
-		rep.ZCDP = &ZCDPResult{Rho: rho, Epsilon: target, Delta: math.Min(1, d+approx.Delta)}
+		rep.ZCDP = &ZCDPResult{Rho: t.rho, Epsilon: target, Delta: math.Min(1, d+t.approx.Delta)}
 		consider(rep.ZCDP.Delta, "zcdp")
 	}
-	if allGaussian {
-		mu := l2(mus)
+	if t.allGaussian {
+		mu := l2(t.mus)
 		d, err := GDPDelta(mu, target)
 		if err != nil {
 			return nil, err

@@ -38,7 +38,7 @@ type geolifeRelease struct {
 // origin.
 func loadGeoLife(t *testing.T, path string, maxN int) (ts []float64, truth Planar) {
 	t.Helper()
-	trs, _, err := trace.ReadFile(path, trace.ReadOptions{Lenient: true})
+	trs, _, err := trace.ReadFile(path, trace.ReadOptions{})
 	if err != nil || len(trs) != 1 {
 		t.Fatalf("%s: %v (%d traces)", path, err, len(trs))
 	}

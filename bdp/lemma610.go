@@ -113,13 +113,6 @@ func lemma610Norm(sigma mat.Symmetric, t, u []int) (float64, error) {
 	return norm, nil
 }
 
-// Lemma610Factor is CovarianceFactor (Lemma 6.10 evaluated exactly).
-//
-// Deprecated: use CovarianceFactor.
-func Lemma610Factor(sigma mat.Symmetric, tol float64) (float64, error) {
-	return CovarianceFactor(sigma, tol)
-}
-
 // Scaled is a calibrator with a fixed leakage factor: a τ-DP mechanism is
 // H·τ-BDP. Use it for factors computed elsewhere, such as CovarianceFactor.
 type Scaled struct {

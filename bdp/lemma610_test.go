@@ -12,16 +12,16 @@ import (
 func TestLemma610FactorKnown(t *testing.T) {
 	// Equicorrelated m = 3, ρ = 0.275 (thesis_part3 §1.3): 1 + 2ρ = 1.55,
 	// attained with K = ∅, against h(3, 0.275) = 1.8534.
-	h, err := Lemma610Factor(Equicorrelated(3, 4, 0.275), 1e-12)
+	h, err := CovarianceFactor(Equicorrelated(3, 4, 0.275), 1e-12)
 	if err != nil {
 		t.Fatal(err)
 	}
 	near(t, "equicorrelated", h, 1.55, 1e-12)
 	// m = 2: exactly 1 + ρ, equal to h(2, ρ).
-	h, _ = Lemma610Factor(Equicorrelated(2, 9, 0.45), 1e-12)
+	h, _ = CovarianceFactor(Equicorrelated(2, 9, 0.45), 1e-12)
 	near(t, "pair", h, 1.45, 1e-12)
 	// Independent records: 1.
-	h, _ = Lemma610Factor(mat.NewSymDense(3, []float64{2, 0, 0, 0, 2, 0, 0, 0, 2}), 1e-12)
+	h, _ = CovarianceFactor(mat.NewSymDense(3, []float64{2, 0, 0, 0, 2, 0, 0, 0, 2}), 1e-12)
 	near(t, "independent", h, 1, 0)
 }
 
@@ -62,7 +62,7 @@ func TestLemma610FactorBelowClosedForm(t *testing.T) {
 				c.SetSym(i, j, v)
 			}
 		}
-		exact, err := Lemma610Factor(c, 1e-12)
+		exact, err := CovarianceFactor(c, 1e-12)
 		if err != nil {
 			t.Fatal(err)
 		}

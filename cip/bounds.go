@@ -66,14 +66,6 @@ func BlockDiagonalLossBound(sigma, sigmaG mat.Symmetric, s Secret) (float64, err
 // correlates a secret with the rest of the trace.
 var ErrCrossTerms = errors.New("cip: the block-diagonal bound (Theorem 3.4) needs noise without cross terms between the secret and the rest")
 
-// Theorem34Bound is BlockDiagonalLossBound (Theorem 3.4 of Meehan and
-// Chaudhuri).
-//
-// Deprecated: use BlockDiagonalLossBound.
-func Theorem34Bound(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
-	return BlockDiagonalLossBound(sigma, sigmaG, s)
-}
-
 // PriorPosteriorGap returns epsilon' = epsilon + log(1/delta)/(lambda - 1)
 // of Theorem 3.1: an (epsilon, lambda)-CIP mechanism moves the adversary's
 // log odds between two hypotheses s_i, s_j on a secret by at most epsilon'

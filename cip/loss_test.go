@@ -107,16 +107,6 @@ func TestTheorem34EqualsE1(t *testing.T) {
 	if _, err := BlockDiagonalLossBound(rbf(2, 5), randomNoise(rng, 5, 1), Basic(2)); !errors.Is(err, ErrCrossTerms) {
 		t.Errorf("Theorem 3.4 with cross terms: error %v, want ErrCrossTerms", err)
 	}
-	// The deprecated name is the same function.
-	sigma, g := rbf(2.5, 10), mat.NewDiagDense(10, nil)
-	for i := range 10 {
-		g.SetDiag(i, 0.5)
-	}
-	a, errA := BlockDiagonalLossBound(sigma, g, Basic(3))
-	b, errB := Theorem34Bound(sigma, g, Basic(3))
-	if errA != nil || errB != nil || a != b {
-		t.Errorf("Theorem34Bound %v (%v), BlockDiagonalLossBound %v (%v)", b, errB, a, errA)
-	}
 }
 
 // TestBasicLossIsPrecisionGain checks the identity the evaluator rests on:

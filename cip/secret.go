@@ -47,11 +47,6 @@ func (s Secret) NumLocations() int {
 	return len(s.Indices)
 }
 
-// Locations returns NumLocations.
-//
-// Deprecated: use NumLocations; Locations returns a count, not locations.
-func (s Secret) Locations() int { return s.NumLocations() }
-
 // Validate reports whether s is a valid secret of an n-coordinate trace.
 func (s Secret) Validate(n int) error {
 	if err := gp.CheckIndices(s.Indices, n); err != nil {
@@ -91,10 +86,10 @@ func (l Layout) Unroll(s Secret) Secret {
 // dimensions are independent and each carry an independent mechanism with
 // the given per-dimension loss factors for the same point secret: the sum,
 // as in Corollary 7.2.1. The sum is valid for displacements with every
-// per-dimension component bounded by r (the square circumscribing the
-// disc of radius r), so Epsilon(CombineDimensions(...), lambda, r, kLoc)
-// is a valid epsilon for the 2-D secret. It is conservative: for
-// displacements in the disc (||delta_k||_2 <= r per location) the exact
+// per-dimension component bounded by r (the box circumscribing the ball
+// of radius r), so Epsilon(CombineDimensions(...), lambda, r, kLoc) is a
+// valid epsilon for the d-dimensional secret. It is conservative: for
+// displacements in the ball (||delta_k||_2 <= r per location) the exact
 // joint loss factor of independent dimensions is the largest
 // per-dimension factor, as (E1) on the unrolled problem confirms.
 func CombineDimensions(factors ...float64) float64 {

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/noise"
@@ -80,7 +81,7 @@ func ResumeSession(stateJSON string) (*Session, error) {
 // "private": ...}. On error, including an exhausted budget
 // (geoind.ErrExhausted), nothing is released and the session is unchanged.
 func (s *Session) Query(lat, lon float64, unixMillis int64) (string, error) {
-	rep, err := s.s.Query(geoind.LatLon{Lat: lat, Lon: lon}, time.UnixMilli(unixMillis).UTC())
+	rep, err := s.s.Query(geo.Point{Lat: lat, Lon: lon}, time.UnixMilli(unixMillis).UTC())
 	if err != nil {
 		return "", fmt.Errorf("device: query: %w", err)
 	}

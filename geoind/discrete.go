@@ -3,7 +3,7 @@ package geoind
 import (
 	"math"
 
-	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/internal/numeric"
 )
 
 // Constants of the floating-point analysis of the grid mechanism (see the
@@ -26,7 +26,7 @@ const (
 // TailRadius returns R_max(ε), the radius exceeded by planar Laplace noise
 // with probability TailProb: -(W₋₁(-τ/e) + 1)/ε ≈ 48.7/ε.
 func TailRadius(eps float64) float64 {
-	return -(noise.LambertWm1(-TailProb/math.E) + 1) / eps
+	return -(numeric.LambertWm1(-TailProb/math.E) + 1) / eps
 }
 
 // gridEta returns η(ε, u), the relative error bound of a grid cell's

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/internal/numeric"
 	"github.com/tracepriv/tracepriv/noise"
 )
 
@@ -12,7 +13,7 @@ func TestGridCorrection(t *testing.T) {
 		for _, u := range []float64{0.01, 1, 10} {
 			c := GridCorrection(eps, u)
 			// Recompute the bound from its definition.
-			R := -(noise.LambertWm1(-math.Pow(2, -64)/math.E) + 1) / eps
+			R := -(numeric.LambertWm1(-math.Pow(2, -64)/math.E) + 1) / eps
 			delta := (R + 1e7) * math.Pow(2, -46)
 			eta := 4 * delta / u * (1 + delta/u) * math.Exp(math.Sqrt2*eps*(u+delta))
 			want := math.Log((1+eta)/(1-eta)) / u

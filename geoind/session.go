@@ -20,13 +20,6 @@ const StateVersion = 3
 // knownState reports whether a state of version v is read.
 func knownState(v int) bool { return v == StateVersion || v == 2 }
 
-// LatLon is the WGS84 position geo.Point. As an alias it has the same
-// JSON fields ("lat", "lon"), so states and certificates read and write
-// as before.
-//
-// Deprecated: use geo.Point.
-type LatLon = geo.Point
-
 // MechanismKind names the mechanism of a Config: its values are the
 // constants below (the spellings of --mechanism, the JSON of sessions and
 // certificates).
@@ -97,7 +90,7 @@ type Config struct {
 // only, that every hard step the budget manager can configure samples
 // representable noise: the smallest ε_N it can ask for must pass
 // CheckNoiseScale, and the grid must be fine enough for the whole range of
-// ε_N (SamplingEpsilon). The error is a *ParamError naming the field to
+// ε_N (SamplingEpsilon). The error is a *param.Error naming the field to
 // change.
 func (c Config) Validate() error {
 	_, err := c.NewMechanism()
@@ -243,9 +236,9 @@ type Seal struct {
 	// file, which is shared, does not reveal where it was kept.
 	PathMAC string `json:"path_mac,omitempty"`
 	// Path is the canonical absolute path itself, as version 2 states
-	// wrote it; read, never written.
-	//
-	// Deprecated: version 2 only; PathMAC replaces it.
+	// wrote it: the wire field that lets a version 2 state verify and
+	// upgrade (to PathMAC) on its next write. Read, never written; it goes
+	// when version 2 states are no longer read.
 	Path string `json:"path,omitempty"`
 	// Counter counts the state's writes: 0 when the session starts, +1 per
 	// released step. It only ever grows.

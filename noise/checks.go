@@ -6,13 +6,6 @@ import (
 	"github.com/tracepriv/tracepriv/param"
 )
 
-// ErrParam is wrapped by every parameter-validation error of this package,
-// so callers can branch with errors.Is(err, noise.ErrParam). It is
-// param.ErrInvalid, which every *param.Error wraps.
-//
-// Deprecated: use param.ErrInvalid.
-var ErrParam = param.ErrInvalid
-
 // minEpsilon is the smallest privacy parameter the Laplace sampler accepts.
 // Below it the geometric sampler's truncation at MaxInt64 becomes likely
 // (Google's secure-noise note makes the same restriction).

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracepriv/tracepriv/internal/stattest"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // TestBinomialAcceptanceBound checks numerically that the rejection step of
@@ -48,7 +49,7 @@ func TestGaussianRoundsToGranularity(t *testing.T) {
 	}
 	for _, s := range []float64{0, -1, math.NaN(), math.Inf(1), 0x1p-1000} {
 		g := Gaussian{Sigma: s, Src: src}
-		if !errors.Is(g.Validate(), ErrParam) {
+		if !errors.Is(g.Validate(), param.ErrInvalid) {
 			t.Errorf("Validate accepted sigma %g", s)
 		}
 		if !math.IsNaN(g.Add(1)) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracepriv/tracepriv/internal/stattest"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 func TestLaplaceQuantile(t *testing.T) {
@@ -45,8 +46,8 @@ func TestLaplaceValidate(t *testing.T) {
 	for _, l := range bad {
 		t.Run(fmt.Sprintf("eps=%g,sens=%g", l.Epsilon, l.Sensitivity), func(t *testing.T) {
 			err := l.Validate()
-			if !errors.Is(err, ErrParam) {
-				t.Errorf("Validate(%+v) = %v, want ErrParam", l, err)
+			if !errors.Is(err, param.ErrInvalid) {
+				t.Errorf("Validate(%+v) = %v, want param.ErrInvalid", l, err)
 			}
 			l.Src = Seeded(1)
 			if got := l.Add(3); !math.IsNaN(got) {
@@ -180,4 +181,11 @@ func TestLaplaceDPFalsifier(t *testing.T) {
 		t.Errorf("falsifier accepted Laplace at half the scale: %+v", last.Worst)
 	}
 	t.Logf("broken: max bin ratio %.3f", last.MaxRatio)
+}
+
+func relErr(got, want float64) float64 {
+	if want == 0 {
+		return math.Abs(got)
+	}
+	return math.Abs(got-want) / math.Abs(want)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/internal/stattest"
 
+	"github.com/tracepriv/tracepriv/param"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -364,8 +365,8 @@ func TestAddOnGridValidation(t *testing.T) {
 		{"short dst", make([]float64, 1), []float64{1, 2}, 0.5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := m.AddOnGrid(c.dst, c.x, c.g, src); !errors.Is(err, ErrParam) {
-				t.Errorf("%s: err = %v, want ErrParam", c.name, err)
+			if _, err := m.AddOnGrid(c.dst, c.x, c.g, src); !errors.Is(err, param.ErrInvalid) {
+				t.Errorf("%s: err = %v, want param.ErrInvalid", c.name, err)
 			} else {
 				t.Logf("%s: %v", c.name, err)
 			}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tracepriv/tracepriv/internal/numeric"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // StateSpace is a stationary Gaussian process given by a linear
@@ -159,38 +160,38 @@ type compState struct {
 // MarkovOptions.Grid. It reads a 256-bit key from the source and fixes η
 // from N before any output.
 //
-// It errors (wrapping ErrParam) if there are no components, alpha is not
+// It errors (wrapping param.ErrInvalid) if there are no components, alpha is not
 // positive and finite, a component's dimension is not in 1..8 or its
 // variance or contraction certificate is invalid, N is not in 1..2^40,
 // Dims not in 1..64, the grid is not a power of two in [2^-1000, 2^1000]
 // or is finer than 2^-40 of the noise's standard deviation.
 func NewMarkovRelease(comps []StateSpace, alpha float64, opt MarkovOptions) (*MarkovRelease, error) {
 	if len(comps) == 0 || len(comps) > maxMarkovComponents {
-		return nil, fmt.Errorf("%w: %d noise components, want 1..%d", ErrParam, len(comps), maxMarkovComponents)
+		return nil, fmt.Errorf("%w: %d noise components, want 1..%d", param.ErrInvalid, len(comps), maxMarkovComponents)
 	}
 	if err := checkPositive("alpha", alpha); err != nil {
 		return nil, err
 	}
 	if opt.Times != nil {
 		if opt.N != 0 && opt.N != len(opt.Times) {
-			return nil, fmt.Errorf("%w: N = %d but %d Times", ErrParam, opt.N, len(opt.Times))
+			return nil, fmt.Errorf("%w: N = %d but %d Times", param.ErrInvalid, opt.N, len(opt.Times))
 		}
 		opt.N = len(opt.Times)
 		for i, t := range opt.Times {
 			if math.IsNaN(t) || math.IsInf(t, 0) || (i > 0 && t < opt.Times[i-1]) {
-				return nil, fmt.Errorf("%w: Times[%d] = %v is not finite or decreases", ErrParam, i, t)
+				return nil, fmt.Errorf("%w: Times[%d] = %v is not finite or decreases", param.ErrInvalid, i, t)
 			}
 		}
 	}
 	if opt.N < 1 || opt.N > maxMarkovPoints {
-		return nil, fmt.Errorf("%w: N = %d, want 1..2^40", ErrParam, opt.N)
+		return nil, fmt.Errorf("%w: N = %d, want 1..2^40", param.ErrInvalid, opt.N)
 	}
 	dims := opt.Dims
 	if dims == 0 {
 		dims = 1
 	}
 	if dims < 1 || dims > maxMarkovDims {
-		return nil, fmt.Errorf("%w: Dims = %d, want 1..%d", ErrParam, opt.Dims, maxMarkovDims)
+		return nil, fmt.Errorf("%w: Dims = %d, want 1..%d", param.ErrInvalid, opt.Dims, maxMarkovDims)
 	}
 	if err := checkGrid(opt.Grid); err != nil {
 		return nil, err
@@ -204,11 +205,11 @@ func NewMarkovRelease(comps []StateSpace, alpha float64, opt MarkovOptions) (*Ma
 	totalVar := 0.0
 	for i, m := range comps {
 		if m == nil {
-			return nil, fmt.Errorf("%w: component %d is nil", ErrParam, i)
+			return nil, fmt.Errorf("%w: component %d is nil", param.ErrInvalid, i)
 		}
 		c := markovComp{model: m, d: m.StateDim(), slot0: r.slots}
 		if c.d < 1 || c.d > maxMarkovStateDim {
-			return nil, fmt.Errorf("%w: component %d has state dimension %d, want 1..%d", ErrParam, i, c.d, maxMarkovStateDim)
+			return nil, fmt.Errorf("%w: component %d has state dimension %d, want 1..%d", param.ErrInvalid, i, c.d, maxMarkovStateDim)
 		}
 		v := m.MarginalVariance()
 		if err := checkPositive(fmt.Sprintf("variance of component %d", i), v); err != nil {
@@ -216,12 +217,12 @@ func NewMarkovRelease(comps []StateSpace, alpha float64, opt MarkovOptions) (*Ma
 		}
 		h, err := weightUp(alpha, v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: component %d: %v", ErrParam, i, err)
+			return nil, fmt.Errorf("%w: component %d: %v", param.ErrInvalid, i, err)
 		}
 		c.h = h
 		c.horizon, c.theta = m.Contraction()
 		if !(c.horizon > 0) || math.IsInf(c.horizon, 1) || !(c.theta > 0 && c.theta < 1) {
-			return nil, fmt.Errorf("%w: component %d: contraction certificate (horizon %v, theta %v) invalid", ErrParam, i, c.horizon, c.theta)
+			return nil, fmt.Errorf("%w: component %d: contraction certificate (horizon %v, theta %v) invalid", param.ErrInvalid, i, c.horizon, c.theta)
 		}
 		c.eBudget, c.rBudget = markovBudgets(c.d)
 		r.slots += c.d
@@ -230,7 +231,7 @@ func NewMarkovRelease(comps []StateSpace, alpha float64, opt MarkovOptions) (*Ma
 	}
 	r.slots++ // the white noise
 	if float64(opt.N)*float64(dims)*float64(r.slots) >= 0x1p62 {
-		return nil, fmt.Errorf("%w: N·Dims·deviates per point = %d·%d·%d exceeds 2^62 stream indices", ErrParam, opt.N, dims, r.slots)
+		return nil, fmt.Errorf("%w: N·Dims·deviates per point = %d·%d·%d exceeds 2^62 stream indices", param.ErrInvalid, opt.N, dims, r.slots)
 	}
 	if err := r.fixEta(); err != nil {
 		return nil, err
@@ -255,7 +256,7 @@ func NewMarkovRelease(comps []StateSpace, alpha float64, opt MarkovOptions) (*Ma
 	}
 	totalVar += r.omega * r.omega
 	if sd := math.Sqrt(totalVar) * (1 + 1e-6); sd > maxNoiseToGrid*opt.Grid {
-		return nil, fmt.Errorf("%w: grid %g is too fine for noise of standard deviation %g: want g >= sd·2^-40", ErrParam, opt.Grid, sd)
+		return nil, fmt.Errorf("%w: grid %g is too fine for noise of standard deviation %g: want g >= sd·2^-40", param.ErrInvalid, opt.Grid, sd)
 	}
 	var err error
 	if r.key, err = newStreamKey(opt.Source); err != nil {
@@ -317,7 +318,7 @@ func (r *MarkovRelease) fixEta() error {
 		c := &r.comps[i]
 		x := ballUp(1.5 * (n - 1) * c.rBudget)
 		if x > 0.5 {
-			return fmt.Errorf("%w: N = %d is too large for the rounding budgets", ErrParam, r.n)
+			return fmt.Errorf("%w: N = %d is too large for the rounding budgets", param.ErrInvalid, r.n)
 		}
 		grow := ballUp(1 + 2*x) // e^x <= 1 + 2x for 0 <= x <= 1/2
 		pairs := ballUp(n * (n - 1) / 2)
@@ -358,7 +359,7 @@ func (r *MarkovRelease) Randomness() string { return r.desc }
 // x[dim]. Timestamps are in the components' units of time, non-decreasing
 // across calls.
 //
-// It errors (wrapping ErrParam), before releasing anything of the chunk,
+// It errors (wrapping param.ErrInvalid), before releasing anything of the chunk,
 // if len(x) or len(dst) is not Dims, a slice's length is not len(ts), the
 // total would exceed N, a timestamp is not finite or decreases, or an x is
 // not finite or |x|/g > 2^52. After any other error (probability below
@@ -382,34 +383,34 @@ func (r *MarkovRelease) Release(dst, x [][]float64, ts []float64) error {
 
 func (r *MarkovRelease) checkChunk(dst, x [][]float64, ts []float64) error {
 	if len(x) != r.dims || len(dst) != r.dims {
-		return fmt.Errorf("%w: %d coordinate slices in x and %d in dst, want %d", ErrParam, len(x), len(dst), r.dims)
+		return fmt.Errorf("%w: %d coordinate slices in x and %d in dst, want %d", param.ErrInvalid, len(x), len(dst), r.dims)
 	}
 	for dim := range r.dims {
 		if len(x[dim]) != len(ts) || len(dst[dim]) != len(ts) {
-			return fmt.Errorf("%w: coordinate %d: len(x) = %d, len(dst) = %d, want len(ts) = %d", ErrParam, dim, len(x[dim]), len(dst[dim]), len(ts))
+			return fmt.Errorf("%w: coordinate %d: len(x) = %d, len(dst) = %d, want len(ts) = %d", param.ErrInvalid, dim, len(x[dim]), len(dst[dim]), len(ts))
 		}
 		for i, v := range x[dim] {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%w: x[%d][%d] = %v is not finite", ErrParam, dim, i, v)
+				return fmt.Errorf("%w: x[%d][%d] = %v is not finite", param.ErrInvalid, dim, i, v)
 			}
 			if math.Abs(v) > maxInputMultiple*r.g {
-				return fmt.Errorf("%w: x[%d][%d] = %v is too large for grid %g: |x|/g must be at most 2^52", ErrParam, dim, i, v, r.g)
+				return fmt.Errorf("%w: x[%d][%d] = %v is too large for grid %g: |x|/g must be at most 2^52", param.ErrInvalid, dim, i, v, r.g)
 			}
 		}
 	}
 	if r.pos+len(ts) > r.n {
-		return fmt.Errorf("%w: %d points released and %d more would exceed N = %d", ErrParam, r.pos, len(ts), r.n)
+		return fmt.Errorf("%w: %d points released and %d more would exceed N = %d", param.ErrInvalid, r.pos, len(ts), r.n)
 	}
 	prev, have := r.tLast, r.pos > 0
 	for i, t := range ts {
 		if r.times != nil && math.Float64bits(t) != math.Float64bits(r.times[r.pos+i]) {
-			return fmt.Errorf("%w: ts[%d] = %v differs from Times[%d] = %v given to NewMarkovRelease", ErrParam, i, t, r.pos+i, r.times[r.pos+i])
+			return fmt.Errorf("%w: ts[%d] = %v differs from Times[%d] = %v given to NewMarkovRelease", param.ErrInvalid, i, t, r.pos+i, r.times[r.pos+i])
 		}
 		if math.IsNaN(t) || math.IsInf(t, 0) {
-			return fmt.Errorf("%w: ts[%d] = %v is not finite", ErrParam, i, t)
+			return fmt.Errorf("%w: ts[%d] = %v is not finite", param.ErrInvalid, i, t)
 		}
 		if have && t < prev {
-			return fmt.Errorf("%w: ts[%d] = %v is before the previous timestamp %v", ErrParam, i, t, prev)
+			return fmt.Errorf("%w: ts[%d] = %v is before the previous timestamp %v", param.ErrInvalid, i, t, prev)
 		}
 		prev, have = t, true
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/stattest"
 
+	"github.com/tracepriv/tracepriv/param"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -192,8 +193,8 @@ func TestMarkovValidation(t *testing.T) {
 		{"nil component", []StateSpace{nil}, 1, ok},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := NewMarkovRelease(c.comps, c.alpha, c.opt); !errors.Is(err, ErrParam) {
-				t.Errorf("%s: err = %v, want ErrParam", c.name, err)
+			if _, err := NewMarkovRelease(c.comps, c.alpha, c.opt); !errors.Is(err, param.ErrInvalid) {
+				t.Errorf("%s: err = %v, want param.ErrInvalid", c.name, err)
 			}
 		})
 	}
@@ -216,15 +217,15 @@ func TestMarkovValidation(t *testing.T) {
 		{"too many points", [][]float64{make([]float64, 5)}, [][]float64{make([]float64, 5)}, make([]float64, 5), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if err := r.Release(c.dst, c.x, c.ts); !errors.Is(err, ErrParam) {
-				t.Errorf("%s: err = %v, want ErrParam", c.name, err)
+			if err := r.Release(c.dst, c.x, c.ts); !errors.Is(err, param.ErrInvalid) {
+				t.Errorf("%s: err = %v, want param.ErrInvalid", c.name, err)
 			}
 		})
 	}
 	if err := r.Release(one(0), one(1), []float64{10}); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Release(one(0), one(1), []float64{9}); !errors.Is(err, ErrParam) {
+	if err := r.Release(one(0), one(1), []float64{9}); !errors.Is(err, param.ErrInvalid) {
 		t.Errorf("decreasing time: err = %v", err)
 	}
 	// A parameter error leaves the release usable.
@@ -234,17 +235,17 @@ func TestMarkovValidation(t *testing.T) {
 	// Timestamps given in advance must be the ones released, and N must
 	// agree with them.
 	times := []float64{0, 1, 3}
-	if _, err := NewMarkovRelease(comps, 1, MarkovOptions{N: 4, Times: times, Grid: 0x1p-10}); !errors.Is(err, ErrParam) {
+	if _, err := NewMarkovRelease(comps, 1, MarkovOptions{N: 4, Times: times, Grid: 0x1p-10}); !errors.Is(err, param.ErrInvalid) {
 		t.Errorf("N != len(Times): err = %v", err)
 	}
-	if _, err := NewMarkovRelease(comps, 1, MarkovOptions{Times: []float64{0, 2, 1}, Grid: 0x1p-10}); !errors.Is(err, ErrParam) {
+	if _, err := NewMarkovRelease(comps, 1, MarkovOptions{Times: []float64{0, 2, 1}, Grid: 0x1p-10}); !errors.Is(err, param.ErrInvalid) {
 		t.Errorf("decreasing Times: err = %v", err)
 	}
 	rt, err := NewMarkovRelease(comps, 1, MarkovOptions{Times: times, Grid: 0x1p-10, Source: Seeded(2)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Release(one(0), one(1), []float64{0.5}); !errors.Is(err, ErrParam) {
+	if err := rt.Release(one(0), one(1), []float64{0.5}); !errors.Is(err, param.ErrInvalid) {
 		t.Errorf("timestamp differing from Times: err = %v", err)
 	}
 	if err := rt.Release([][]float64{make([]float64, 3)}, [][]float64{{1, 2, 3}}, times); err != nil {

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/internal/numeric"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // PSDTolerance is the relative eigenvalue tolerance of NewMultiNormal. An
@@ -75,7 +76,7 @@ const maxCholeskyRefactors = 20
 func NewMultiNormalCholesky(cov mat.Symmetric) (*MultiNormal, error) {
 	n := cov.SymmetricDim()
 	if n == 0 {
-		return nil, fmt.Errorf("%w: empty covariance", ErrParam)
+		return nil, fmt.Errorf("%w: empty covariance", param.ErrInvalid)
 	}
 	mean, gersh, maxVar := 0.0, 0.0, 0.0
 	for i := range n {
@@ -83,7 +84,7 @@ func NewMultiNormalCholesky(cov mat.Symmetric) (*MultiNormal, error) {
 		for j := range n {
 			v := cov.At(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: covariance[%d,%d] = %v is not finite", ErrParam, i, j, v)
+				return nil, fmt.Errorf("%w: covariance[%d,%d] = %v is not finite", param.ErrInvalid, i, j, v)
 			}
 			row += math.Abs(v)
 		}
@@ -92,7 +93,7 @@ func NewMultiNormalCholesky(cov mat.Symmetric) (*MultiNormal, error) {
 		gersh = math.Max(gersh, row)
 	}
 	if !(mean > 0) {
-		return nil, fmt.Errorf("%w: covariance has no positive variance", ErrParam)
+		return nil, fmt.Errorf("%w: covariance has no positive variance", param.ErrInvalid)
 	}
 	ladder := numeric.JitterLadder{Floor: 1e-15 * mean, Factor: 10, Cap: 1e-6 * mean}
 	j := 2 * gammaK(n+choleskyBackwardRoundings) * gersh
@@ -109,7 +110,7 @@ func NewMultiNormalCholesky(cov mat.Symmetric) (*MultiNormal, error) {
 		if !chol.Factorize(a) {
 			next, ok := ladder.Next(j)
 			if !ok {
-				return nil, fmt.Errorf("%w: covariance is not positive semi-definite (Cholesky failed with jitter %g)", ErrParam, j)
+				return nil, fmt.Errorf("%w: covariance is not positive semi-definite (Cholesky failed with jitter %g)", param.ErrInvalid, j)
 			}
 			j = next
 			continue
@@ -158,13 +159,13 @@ func (m *MultiNormal) Jitter() float64 { return m.jitter }
 func NewMultiNormal(cov mat.Symmetric) (*MultiNormal, error) {
 	n := cov.SymmetricDim()
 	if n == 0 {
-		return nil, fmt.Errorf("%w: empty covariance", ErrParam)
+		return nil, fmt.Errorf("%w: empty covariance", param.ErrInvalid)
 	}
 	maxVar := 0.0
 	for i := range n {
 		for j := i; j < n; j++ {
 			if v := cov.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: covariance[%d,%d] = %v is not finite", ErrParam, i, j, v)
+				return nil, fmt.Errorf("%w: covariance[%d,%d] = %v is not finite", param.ErrInvalid, i, j, v)
 			}
 		}
 		maxVar = math.Max(maxVar, cov.At(i, i))
@@ -188,7 +189,7 @@ func NewMultiNormal(cov mat.Symmetric) (*MultiNormal, error) {
 		switch {
 		case v < -tol:
 			return nil, fmt.Errorf("%w: covariance is indefinite: eigenvalue %g < -%g (tolerance %g relative to the largest eigenvalue %g)",
-				ErrParam, v, tol, PSDTolerance, lmax)
+				param.ErrInvalid, v, tol, PSDTolerance, lmax)
 		case v <= 0:
 			m.clipped -= v
 		default:
@@ -290,7 +291,7 @@ func (m *MultiNormal) AddSnapped(dst, x []float64, src Source) ([]float64, error
 // probability zero; refinement stops at 4096 bits per deviate with an error
 // (probability about 2^-4000).
 //
-// It errors (wrapping ErrParam) if len(x) or len(dst) is not Dim(), g is not
+// It errors (wrapping param.ErrInvalid) if len(x) or len(dst) is not Dim(), g is not
 // a power of two in [2^-1000, 2^1000], an x_i is not finite or |x_i| > 2^52·g
 // (lattice points near x would not all be floats), or the largest standard
 // deviation exceeds 2^40·g (the output could leave that range).
@@ -310,11 +311,11 @@ func (m *MultiNormal) addOnGrid(dst, x []float64, g float64, src Source) ([]floa
 	}
 	for i, v := range x {
 		if math.Abs(v) > maxInputMultiple*g {
-			return nil, 0, fmt.Errorf("%w: x[%d] = %v is too large for grid %g: |x|/g must be at most 2^52", ErrParam, i, v, g)
+			return nil, 0, fmt.Errorf("%w: x[%d] = %v is too large for grid %g: |x|/g must be at most 2^52", param.ErrInvalid, i, v, g)
 		}
 	}
 	if sd := math.Sqrt(m.maxVar); sd > maxNoiseToGrid*g {
-		return nil, 0, fmt.Errorf("%w: grid %g is too fine for noise of standard deviation %g: want g >= sd·2^-40", ErrParam, g, sd)
+		return nil, 0, fmt.Errorf("%w: grid %g is too fine for noise of standard deviation %g: want g >= sd·2^-40", param.ErrInvalid, g, sd)
 	}
 	if dst == nil {
 		dst = make([]float64, m.n)
@@ -330,14 +331,14 @@ func (m *MultiNormal) addOnGrid(dst, x []float64, g float64, src Source) ([]floa
 // is finite.
 func (m *MultiNormal) checkVectors(dst, x []float64) error {
 	if len(x) != m.n {
-		return fmt.Errorf("%w: len(x) = %d, want %d", ErrParam, len(x), m.n)
+		return fmt.Errorf("%w: len(x) = %d, want %d", param.ErrInvalid, len(x), m.n)
 	}
 	if dst != nil && len(dst) != m.n {
-		return fmt.Errorf("%w: len(dst) = %d, want %d", ErrParam, len(dst), m.n)
+		return fmt.Errorf("%w: len(dst) = %d, want %d", param.ErrInvalid, len(dst), m.n)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: x[%d] = %v is not finite", ErrParam, i, v)
+			return fmt.Errorf("%w: x[%d] = %v is not finite", param.ErrInvalid, i, v)
 		}
 	}
 	return nil

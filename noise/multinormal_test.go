@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/param"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -127,11 +128,11 @@ func TestMultiNormalRankOne(t *testing.T) {
 
 func TestMultiNormalBadInput(t *testing.T) {
 	indef := mat.NewSymDense(2, []float64{1, 0, 0, -0.1})
-	if _, err := NewMultiNormal(indef); !errors.Is(err, ErrParam) {
+	if _, err := NewMultiNormal(indef); !errors.Is(err, param.ErrInvalid) {
 		t.Errorf("indefinite covariance: err = %v", err)
 	}
 	nan := mat.NewSymDense(2, []float64{1, math.NaN(), math.NaN(), 1})
-	if _, err := NewMultiNormal(nan); !errors.Is(err, ErrParam) {
+	if _, err := NewMultiNormal(nan); !errors.Is(err, param.ErrInvalid) {
 		t.Errorf("NaN covariance: err = %v", err)
 	}
 	// A rounding-size negative eigenvalue is clipped and reported.
@@ -199,7 +200,7 @@ func TestMultiNormalCholesky(t *testing.T) {
 		t.Error(err)
 	}
 	bad := mat.NewSymDense(2, []float64{1, 2, 2, 1})
-	if _, err := NewMultiNormalCholesky(bad); !errors.Is(err, ErrParam) {
+	if _, err := NewMultiNormalCholesky(bad); !errors.Is(err, param.ErrInvalid) {
 		t.Errorf("indefinite covariance: %v", err)
 	}
 }

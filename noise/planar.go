@@ -1,6 +1,10 @@
 package noise
 
-import "math"
+import (
+	"math"
+
+	"github.com/tracepriv/tracepriv/internal/numeric"
+)
 
 // PlanarLaplace is the planar Laplace distribution of geo-indistinguishability
 // (Andrés et al., CCS 2013): density ε²/(2π)·e^{-ε‖z‖} on the plane, with
@@ -72,7 +76,7 @@ func (p PlanarLaplace) RadiusCDF(r float64) float64 {
 		}
 		return 0
 	}
-	return -math.Expm1(-uMinusLog1p(p.Epsilon * r))
+	return -math.Expm1(-numeric.UMinusLog1p(p.Epsilon * r))
 }
 
 // RadiusQuantile returns C⁻¹(q), the radius within which the noise falls
@@ -81,14 +85,14 @@ func (p PlanarLaplace) RadiusCDF(r float64) float64 {
 //	C⁻¹(q) = -(W₋₁((q-1)/e) + 1)/ε.
 //
 // It evaluates -(W₋₁+1) directly as the root u of u - ln(1+u) = -ln(1-q)
-// (the reparametrisation LambertWm1 uses), which avoids forming (q-1)/e and
-// the cancellation in W₋₁ + 1 for small q. It returns NaN for q outside
+// (numeric.SolveUMinusLog1p, the reparametrisation of numeric.LambertWm1),
+// which avoids forming (q-1)/e and the cancellation in W₋₁ + 1 for small q. It returns NaN for q outside
 // [0, 1] and +Inf for q = 1.
 func (p PlanarLaplace) RadiusQuantile(q float64) float64 {
 	if checkProb(q) != nil {
 		return math.NaN()
 	}
-	return solveUMinusLog1p(-math.Log1p(-q)) / p.Epsilon
+	return numeric.SolveUMinusLog1p(-math.Log1p(-q)) / p.Epsilon
 }
 
 // AccuracyRadius returns the radius r for which the noise stays within r

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/internal/numeric"
 	"github.com/tracepriv/tracepriv/internal/stattest"
 )
 
@@ -38,7 +39,7 @@ func TestPlanarRadiusQuantileTable(t *testing.T) {
 func TestPlanarRadiusQuantileLambert(t *testing.T) {
 	pl := PlanarLaplace{Epsilon: 1}
 	for _, p := range []float64{0.3, 0.5, 0.7, 0.9, 0.99, 0.999999} {
-		lw := -(LambertWm1((p-1)/math.E) + 1)
+		lw := -(numeric.LambertWm1((p-1)/math.E) + 1)
 		if e := relErr(pl.RadiusQuantile(p), lw); e > 1e-13 {
 			t.Errorf("p=%g: RadiusQuantile %.17g vs Lambert form %.17g", p, pl.RadiusQuantile(p), lw)
 		}

@@ -81,7 +81,7 @@ type Prior struct {
 	// describes (tracepriv fit records the centre of its corpus and no
 	// Source; the file is the source): sanitize projects around it when
 	// the user gives no --origin. Nil if unknown. It is geo.Origin, the one
-	// origin type; files written when it was gp.Origin ({"lat", "lon",
+	// origin type; files written when it was geo.Origin ({"lat", "lon",
 	// "note"}) read and write back byte for byte.
 	Origin *geo.Origin `json:"origin,omitempty"`
 	// Fit describes how the prior was obtained (informational; nil for a

@@ -88,7 +88,7 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 }
 
 // TestOriginOldForm replays a prior file written when its origin was
-// gp.Origin ({"lat", "lon", "note"}, no "source"): it reads into
+// geo.Origin ({"lat", "lon", "note"}, no "source"): it reads into
 // geo.Origin, and writing it back adds no field, so its digest (which a
 // private corpus index records) is the one the old code computed. With
 // "source" always written, the written file and its digest would change.

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 
+	"github.com/tracepriv/tracepriv/accountant"
 	"github.com/tracepriv/tracepriv/bdp"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/noise"
@@ -154,7 +155,7 @@ func Thesis(opt ThesisOptions) (*ThesisResult, error) {
 		return v
 	}
 	for _, eps := range grid(0.1, 14, 0.1) {
-		sigma := check(risk.GaussianSigma(eps, 1e-5, 1))
+		sigma := check(accountant.GaussianSigma(eps, 1e-5, 1))
 		res.Fig51 = append(res.Fig51, Fig51Row{
 			Epsilon: eps,
 			GRR:     check(risk.GRR(eps, 11)), SS: check(risk.SubsetSelection(eps, 11)),
@@ -169,20 +170,20 @@ func Thesis(opt ThesisOptions) (*ThesisResult, error) {
 		res.Fig52 = append(res.Fig52, Fig52Row{Risk: g, EpsilonRAD: er, AlphaRAD: math.Log(20) / er, EpsilonHayes: eh, AlphaHayes: math.Log(20) / eh})
 	}
 	for _, eps := range grid(0.1, 8, 0.1) {
-		b, _, e := risk.Theorem515(eps, 1e-5, risk.Uniform(10))
+		b, _, e := risk.EpsDeltaPrior(eps, 1e-5, risk.Uniform(10))
 		res.Fig53 = append(res.Fig53, Fig53Row{
-			Epsilon: eps, Prop513: check(risk.Prop513(eps, 1e-5, 0.1, 0.1, 0.1)),
+			Epsilon: eps, Prop513: check(risk.EpsDeltaBallBound(eps, 1e-5, 0.1, 0.1, 0.1)),
 			Thm515: check(b, e), OUE: check(risk.OUE(eps, 10)),
 		})
 	}
 	for _, eps := range []float64{0.5, 1, 2, 4, 8} {
-		s1 := check(risk.GaussianSigma(eps, 1e-5, 1))
+		s1 := check(accountant.GaussianSigma(eps, 1e-5, 1))
 		mu := 1 / s1
 		sigma := math.Sqrt(100) / mu
 		res.DPSGD = append(res.DPSGD, DPSGDRow{
 			Epsilon: eps, Mu: mu, Sigma: sigma,
 			Thm52: check(risk.DPSGDTV(sigma, 100, 8)), Thm511: check(risk.DPSGD(sigma, 100, 8)),
-			Hayes: risk.HayesReRo(risk.GDPTradeOff{Mu: mu}, 1.0/8),
+			Hayes: risk.HayesReRo(accountant.GaussianTradeOff{Mu: mu}, 1.0/8),
 		})
 	}
 	for _, c := range []struct {

@@ -1,6 +1,10 @@
 package risk
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tracepriv/tracepriv/accountant"
+)
 
 var sink float64
 
@@ -37,13 +41,13 @@ func BenchmarkDPSGD(b *testing.B) {
 func BenchmarkTheorem515(b *testing.B) {
 	prior := []float64{0.4, 0.2, 0.1, 0.1, 0.05, 0.05, 0.04, 0.03, 0.02, 0.01}
 	for b.Loop() {
-		sink, _, _ = Theorem515(1, 1e-5, prior)
+		sink, _, _ = EpsDeltaPrior(1, 1e-5, prior)
 	}
 }
 
 func BenchmarkFDPBoundDiscreteLaplace(b *testing.B) {
 	for b.Loop() {
-		sink = FDPBoundDiscrete(LaplaceTradeOff{Epsilon: 2}, 0.1, 0.1)
+		sink = FDPBoundDiscrete(accountant.LaplaceTradeOff{Epsilon: 2}, 0.1, 0.1)
 	}
 }
 
@@ -85,7 +89,7 @@ func BenchmarkCalibrateDPSGD(b *testing.B) {
 
 func BenchmarkGaussianSigma(b *testing.B) {
 	for b.Loop() {
-		sink, _ = GaussianSigma(1, 1e-5, 1)
+		sink, _ = accountant.GaussianSigma(1, 1e-5, 1)
 	}
 }
 

@@ -138,22 +138,3 @@ func HayesReRo(f accountant.TradeOff, kappaPlus float64) float64 { return 1 - f.
 func BalleReRo(eps, kappaPlus float64) float64 {
 	return math.Min(1, kappaPlus*math.Exp(eps))
 }
-
-// Prop513 is Proposition 5.13.
-//
-// Deprecated: use EpsDeltaBallBound.
-func Prop513(eps, delta, kappaMinus, kappaPlus, kappa float64) (float64, error) {
-	return EpsDeltaBallBound(eps, delta, kappaMinus, kappaPlus, kappa)
-}
-
-// Cor516 is Corollary 5.16.
-//
-// Deprecated: use EpsDeltaUniform.
-func Cor516(eps, delta float64, m int) (float64, error) { return EpsDeltaUniform(eps, delta, m) }
-
-// Theorem515 is Theorem 5.15.
-//
-// Deprecated: use EpsDeltaPrior.
-func Theorem515(eps, delta float64, prior []float64) (bound float64, k int, err error) {
-	return EpsDeltaPrior(eps, delta, prior)
-}

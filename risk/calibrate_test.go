@@ -41,7 +41,7 @@ func TestCalibrateInvertsBound(t *testing.T) {
 		{"SS", CalibrateSubsetSelection, SubsetSelection, false, true},
 		{"Gaussian", CalibrateGaussian, GaussianUnitRange, true, false},
 		{"EpsDelta", func(r float64, m int) (float64, error) { return CalibrateEpsDelta(r, 1e-6, m) },
-			func(e float64, m int) (float64, error) { return Cor516(e, 1e-6, m) }, false, false},
+			func(e float64, m int) (float64, error) { return EpsDeltaUniform(e, 1e-6, m) }, false, false},
 		{"DPSGD", func(r float64, m int) (float64, error) { return CalibrateDPSGD(r, 50, m) },
 			func(s float64, m int) (float64, error) { return DPSGD(s, 50, m) }, true, false},
 	}

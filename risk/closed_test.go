@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/accountant"
 )
 
 func near(t *testing.T, name string, got, want, tol float64) {
@@ -61,9 +63,9 @@ func TestLaplaceM11AnchorTable(t *testing.T) {
 	}
 	for _, r := range rows {
 		near(t, "A.18", must(t)(LaplaceUnitRange(r.eps, m)), r.exact, 5.01e-7)
-		near(t, "Thm 5.2 Laplace", TVBound(LaplaceTV(r.eps), 1.0/m), r.tv, 5.01e-7)
+		near(t, "Thm 5.2 Laplace", TVBound(accountant.LaplaceTradeOff{Epsilon: r.eps}.TV(), 1.0/m), r.tv, 5.01e-7)
 		// The same TV from the Laplace trade-off function, numerically.
-		near(t, "TV(f_laplace)", TVBound(TV(LaplaceTradeOff{Epsilon: r.eps}), 1.0/m), TVBound(LaplaceTV(r.eps), 1.0/m), 1e-9)
+		near(t, "TV(f_laplace)", TVBound(accountant.TV(accountant.LaplaceTradeOff{Epsilon: r.eps}), 1.0/m), TVBound(accountant.LaplaceTradeOff{Epsilon: r.eps}.TV(), 1.0/m), 1e-9)
 	}
 }
 
@@ -131,38 +133,38 @@ func TestBlackBoxFig53(t *testing.T) {
 	}
 	for _, r := range rows {
 		k := 1.0 / m
-		near(t, "Prop 5.13", must(t)(Prop513(r.eps, 1e-5, k, k, k)), r.prop, 5.01e-6)
-		b, _, err := Theorem515(r.eps, 1e-5, Uniform(m))
+		near(t, "Prop 5.13", must(t)(EpsDeltaBallBound(r.eps, 1e-5, k, k, k)), r.prop, 5.01e-6)
+		b, _, err := EpsDeltaPrior(r.eps, 1e-5, Uniform(m))
 		near(t, "Thm 5.15", must(t)(b, err), r.thm515, 5.01e-6)
-		near(t, "Cor 5.16", must(t)(Cor516(r.eps, 1e-5, m)), r.thm515, 5.01e-6)
+		near(t, "Cor 5.16", must(t)(EpsDeltaUniform(r.eps, 1e-5, m)), r.thm515, 5.01e-6)
 		near(t, "OUE", must(t)(OUE(r.eps, m)), r.oue, 5.01e-6)
 	}
 }
 
 func TestTheorem515NonUniform(t *testing.T) {
 	prior := []float64{0.4, 0.2, 0.1, 0.1, 0.05, 0.05, 0.04, 0.03, 0.02, 0.01}
-	b, k, err := Theorem515(1, 1e-5, prior)
+	b, k, err := EpsDeltaPrior(1, 1e-5, prior)
 	near(t, "Thm 5.15 ε=1", must(t)(b, err), 0.25213, 5.01e-6)
 	if k != 3 {
 		t.Errorf("K = %d, want 3", k)
 	}
-	b, k, err = Theorem515(2, 1e-5, prior)
+	b, k, err = EpsDeltaPrior(2, 1e-5, prior)
 	near(t, "Thm 5.15 ε=2", must(t)(b, err), 0.49530, 5.01e-6)
 	if k != 5 {
 		t.Errorf("K = %d, want 5", k)
 	}
-	near(t, "Thm 5.2", TVBound(EpsDeltaTV(1, 1e-5), Kappa(prior)), 0.35676, 5.01e-6)
+	near(t, "Thm 5.2", TVBound(accountant.EpsilonDeltaTradeOff{Epsilon: 1, Delta: 1e-5}.TV(), Kappa(prior)), 0.35676, 5.01e-6)
 	// π = (½, ½) recovers Theorem 5.2 (l.2746).
 	for _, eps := range []float64{0.5, 2, 6} {
-		b, _, err := Theorem515(eps, 1e-4, []float64{0.5, 0.5})
-		near(t, "Thm 5.15 two-point", must(t)(b, err), TVBound(EpsDeltaTV(eps, 1e-4), 0.5), 1e-12)
+		b, _, err := EpsDeltaPrior(eps, 1e-4, []float64{0.5, 0.5})
+		near(t, "Thm 5.15 two-point", must(t)(b, err), TVBound(accountant.EpsilonDeltaTradeOff{Epsilon: eps, Delta: 1e-4}.TV(), 0.5), 1e-12)
 	}
 }
 
 func TestCor516EqualsGRR(t *testing.T) {
 	for _, m := range []int{2, 3, 10, 3052} {
 		for _, eps := range []float64{0.01, 0.5, 3, 12} {
-			near(t, "Cor516=GRR", must(t)(Cor516(eps, 0, m)), must(t)(GRR(eps, m)), 1e-13)
+			near(t, "Cor516=GRR", must(t)(EpsDeltaUniform(eps, 0, m)), must(t)(GRR(eps, m)), 1e-13)
 		}
 	}
 }
@@ -192,27 +194,27 @@ func TestDPSGDTable(t *testing.T) {
 	for _, r := range rows {
 		// σ of one step at μ-GDP with T-fold composition: the composed
 		// mechanism is √T/σ-GDP, so solve the GDP curve for μ directly.
-		s := must(t)(GaussianSigma(r.eps, 1e-5, 1))
+		s := must(t)(accountant.GaussianSigma(r.eps, 1e-5, 1))
 		mu := 1 / s
 		near(t, "mu", mu, r.mu, 5.01e-5)
 		sigma := math.Sqrt(steps) / mu
 		near(t, "sigma", sigma, r.sigma, 5.01e-3)
 		near(t, "Thm 5.2", must(t)(DPSGDTV(sigma, steps, m)), r.thm52, 5.01e-5)
 		near(t, "Thm 5.11", must(t)(DPSGD(sigma, steps, m)), r.thm511, 5.01e-5)
-		near(t, "Thm 5.11 numeric", FDPBoundDiscrete(GDPTradeOff{Mu: mu}, 1.0/m, 1.0/m), r.thm511, 5.01e-5)
-		near(t, "Hayes", HayesReRo(GDPTradeOff{Mu: mu}, 1.0/m), r.hayes, 5.01e-5)
+		near(t, "Thm 5.11 numeric", FDPBoundDiscrete(accountant.GaussianTradeOff{Mu: mu}, 1.0/m, 1.0/m), r.thm511, 5.01e-5)
+		near(t, "Hayes", HayesReRo(accountant.GaussianTradeOff{Mu: mu}, 1.0/m), r.hayes, 5.01e-5)
 	}
 }
 
 func TestGDPDelta(t *testing.T) {
-	near(t, "δ(1;1)", must(t)(GDPDelta(1, 1)), 0.126937, 5.01e-7)
-	near(t, "δ(0.5;1)", must(t)(GDPDelta(1, 0.5)), 0.238422, 5.01e-7)
+	near(t, "δ(1;1)", must(t)(accountant.GDPDelta(1, 1)), 0.126937, 5.01e-7)
+	near(t, "δ(0.5;1)", must(t)(accountant.GDPDelta(1, 0.5)), 0.238422, 5.01e-7)
 	// Analytic Gaussian (issue 7): σ = 10, ε = 0.1, sensitivity 1.
-	near(t, "analytic Gaussian", must(t)(GDPDelta(0.1, 0.1)), 0.008751768145810, 1e-14)
-	s := must(t)(GaussianSigma(0.1, 0.008751768145810, 1))
+	near(t, "analytic Gaussian", must(t)(accountant.GDPDelta(0.1, 0.1)), 0.008751768145810, 1e-14)
+	s := must(t)(accountant.GaussianSigma(0.1, 0.008751768145810, 1))
 	near(t, "GaussianSigma", s, 10, 1e-8)
 	// Far tail: finite, positive, decreasing.
-	d1, d2 := must(t)(GDPDelta(1, 20)), must(t)(GDPDelta(1, 30))
+	d1, d2 := must(t)(accountant.GDPDelta(1, 20)), must(t)(accountant.GDPDelta(1, 30))
 	if !(d1 > d2 && d2 > 0) {
 		t.Errorf("tail δ(20)=%v, δ(30)=%v not positive and decreasing", d1, d2)
 	}
@@ -221,16 +223,16 @@ func TestGDPDelta(t *testing.T) {
 func TestGDPUniformMatchesNumericMax(t *testing.T) {
 	for _, m := range []int{2, 5, 11} {
 		for _, mu := range []float64{0.1, 0.7, 2, 5} {
-			near(t, "Ex 5.12", must(t)(GDPUniform(mu, m)), FDPBoundDiscrete(GDPTradeOff{Mu: mu}, 1/float64(m), 1/float64(m)), 1e-10)
+			near(t, "Ex 5.12", must(t)(GDPUniform(mu, m)), FDPBoundDiscrete(accountant.GaussianTradeOff{Mu: mu}, 1/float64(m), 1/float64(m)), 1e-10)
 		}
 	}
 }
 
 func TestTradeOffTV(t *testing.T) {
 	for _, eps := range []float64{0.1, 1, 3} {
-		near(t, "TV eps-delta", TV(EpsDeltaTradeOff{Epsilon: eps, Delta: 1e-3}), EpsDeltaTV(eps, 1e-3), 1e-10)
-		near(t, "TV laplace", TV(LaplaceTradeOff{Epsilon: eps}), LaplaceTV(eps), 1e-10)
-		near(t, "TV GDP", TV(GDPTradeOff{Mu: eps}), GDPTV(eps), 1e-10)
+		near(t, "TV eps-delta", accountant.TV(accountant.EpsilonDeltaTradeOff{Epsilon: eps, Delta: 1e-3}), accountant.EpsilonDeltaTradeOff{Epsilon: eps, Delta: 1e-3}.TV(), 1e-10)
+		near(t, "TV laplace", accountant.TV(accountant.LaplaceTradeOff{Epsilon: eps}), accountant.LaplaceTradeOff{Epsilon: eps}.TV(), 1e-10)
+		near(t, "TV GDP", accountant.TV(accountant.GaussianTradeOff{Mu: eps}), accountant.GaussianTradeOff{Mu: eps}.TV(), 1e-10)
 	}
 }
 
@@ -261,13 +263,13 @@ func TestBadInput(t *testing.T) {
 	if _, err := GaussianUnitRange(0, 3); err == nil {
 		t.Error("σ = 0 accepted")
 	}
-	if _, _, err := Theorem515(1, 0, []float64{0.5, 0.6}); err == nil {
+	if _, _, err := EpsDeltaPrior(1, 0, []float64{0.5, 0.6}); err == nil {
 		t.Error("prior summing to 1.1 accepted")
 	}
 	if _, err := LaplaceValues(1, []float64{1}); err == nil {
 		t.Error("one query value accepted")
 	}
-	if _, err := Cor516(math.NaN(), 0, 3); err == nil {
+	if _, err := EpsDeltaUniform(math.NaN(), 0, 3); err == nil {
 		t.Error("NaN ε accepted")
 	}
 }

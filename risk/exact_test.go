@@ -88,7 +88,7 @@ func TestExactNonUniformPriors(t *testing.T) {
 			lik, _ := GRRChannel(eps, m)
 			near(t, "GRR MIA", must(t)(Exact(lik, Setting{Prior: pi, Aux: mia})), must(t)(GRRPrior(eps, pi)), 1e-13)
 			// Theorem 5.15 bounds every ε-DP mechanism, including these.
-			b, _, _ := Theorem515(eps, 0, pi)
+			b, _, _ := EpsDeltaPrior(eps, 0, pi)
 			for name, l := range map[string][][]float64{"GRR": lik, "OUE": oueChannel(eps, m)} {
 				if e := must(t)(Exact(l, Setting{Prior: pi})); e > b+1e-12 {
 					t.Errorf("%s exact %v above Theorem 5.15 %v", name, e, b)

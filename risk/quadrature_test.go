@@ -3,6 +3,8 @@ package risk
 import (
 	"math"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/accountant"
 )
 
 func laplaceDensity(values []float64, b float64) func(float64, int) float64 {
@@ -54,7 +56,7 @@ func TestExactDensityTwoPointPrior(t *testing.T) {
 		// The maximiser changes where 0.3·p₀ − … changes sign, i.e. where
 		// p₀ = p₁, at the midpoint: the default knots suffice.
 		q := must(t)(ExactDensity(laplaceDensity(values, b), 2, Setting{Prior: prior}, locationKnots(values, 45*b), 0))
-		near(t, "two-point", q, TVBound(LaplaceTV(eps), Kappa(prior)), 1e-10)
+		near(t, "two-point", q, TVBound(accountant.LaplaceTradeOff{Epsilon: eps}.TV(), Kappa(prior)), 1e-10)
 	}
 }
 
@@ -103,7 +105,7 @@ func TestExactDensityEtaAndMIA(t *testing.T) {
 	near(t, "η = range", must(t)(ExactDensity(laplaceDensity(values, b), 4, Setting{Success: all}, locationKnots(values, 45*b), 0)), 0, 1e-12)
 	mia := must(t)(ExactDensity(laplaceDensity(values, b), 4, Setting{Aux: []int{0, 1, 2, 3}}, locationKnots(values, 45*b), 0))
 	exact0 := must(t)(LaplaceValues(b, values))
-	tv := TVBound(LaplaceTV(1/b), 0.25) // ε-DP with ε = range/b
+	tv := TVBound(accountant.LaplaceTradeOff{Epsilon: 1 / b}.TV(), 0.25) // ε-DP with ε = range/b
 	if !(mia >= exact0-1e-12 && mia <= tv+1e-12) {
 		t.Errorf("MIA RAD %v outside [aux-free %v, Thm 5.2 %v]", mia, exact0, tv)
 	}

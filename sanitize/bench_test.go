@@ -23,7 +23,7 @@ func benchTrace(b *testing.B, n int) *trace.Trace {
 	if _, err := os.Stat(path); err != nil {
 		b.Skip("GeoLife data not found:", err)
 	}
-	ts, _, err := trace.ReadFile(path, trace.ReadOptions{Lenient: true})
+	ts, _, err := trace.ReadFile(path, trace.ReadOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func BenchmarkCorpusGeoLife(b *testing.B) {
 	}
 	for b.Loop() {
 		out := b.TempDir()
-		m, err := Corpus(CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{Lenient: true},
+		m, err := Corpus(CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{},
 			// The bundled prior was fitted on users 001-007 (allowed here,
 			// and their certificates say not covered).
 			Options: Options{Prior: bundledPrior(b), Epsilon: 1, Lambda: 2, Radius: 100, Workers: 1, AllowPriorOverlap: true}})

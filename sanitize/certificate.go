@@ -141,8 +141,8 @@ type Certificate struct {
 	// name; docs/ledger.md), or says it was not: "off" (--no-ledger) or
 	// "not charged: seeded, not private".
 	Ledger string `json:"ledger,omitempty"`
-	// Timestamps and Dimensions state what is public and how the two
-	// coordinates combine.
+	// Timestamps and Dimensions state what is public and how the three
+	// Earth-centred coordinates combine.
 	Timestamps string `json:"timestamps"`
 	Dimensions string `json:"dimensions"`
 	// Dropped lists fields removed because they are location information too.
@@ -173,8 +173,9 @@ type PersonCertificate struct {
 	Traces []TraceInfo `json:"traces"`
 	// EpsilonMax is the worst certified epsilon over the person's secrets
 	// and the family, GapMax the matching prior-posterior gap, and
-	// EpsilonSumDims Corollary 7.2.1's (conservative) sum over the two
-	// dimensions, for comparison with the paper.
+	// EpsilonSumDims Corollary 7.2.1's (conservative) sum over the Dims (3)
+	// Earth-centred coordinates, Dims·EpsilonMax, for comparison with the
+	// paper.
 	EpsilonMax  float64 `json:"epsilon_max"`
 	EpsilonKind string  `json:"epsilon_kind"`
 	GapMax      float64 `json:"prior_posterior_gap_max"`
@@ -250,7 +251,8 @@ type SecretCertificate struct {
 	// LossFactor is the certified (E1) loss factor per dimension (exact or
 	// an upper bound, as the person's EpsilonKind).
 	LossFactor float64 `json:"loss_factor"`
-	// Epsilon is lambda/2 k r^2 LossFactor, the 2-D loss at Lambda.
+	// Epsilon is lambda/2 k r^2 LossFactor, the loss at Lambda of
+	// displacements within the radius in ECEF (all three coordinates).
 	Epsilon float64 `json:"epsilon"`
 	// Gap is the prior-posterior gap of Theorem 3.1 at Delta.
 	Gap float64 `json:"prior_posterior_gap"`

@@ -52,7 +52,7 @@ func writeCorpus(t *testing.T) string {
 
 func corpusOptions(in, out string) CorpusOptions {
 	p, _ := prior.Read(bytes.NewReader(sample.Prior))
-	return CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{Lenient: true},
+	return CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{},
 		Options: Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(9)}}
 }
 
@@ -94,7 +94,7 @@ func TestCorpus(t *testing.T) {
 	// The same person released alone, same seed: the same bytes.
 	var alone []*trace.Trace
 	for _, f := range []string{"000/Trajectory/a.plt", "000/Trajectory/b.plt"} {
-		ts, _, err := trace.ReadFile(filepath.Join(in, f), trace.ReadOptions{Lenient: true})
+		ts, _, err := trace.ReadFile(filepath.Join(in, f), trace.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

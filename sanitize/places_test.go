@@ -49,7 +49,7 @@ func TestPlacesEveryLength(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trs, _, err := trace.ReadFile(file, trace.ReadOptions{Lenient: true})
+	trs, _, err := trace.ReadFile(file, trace.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -559,7 +559,7 @@ func TestGeoLifeHeldOut(t *testing.T) {
 	if fs.Single() || pr.Origin == nil {
 		t.Fatalf("bundled prior %+v is not a family with an origin", fs)
 	}
-	trs, _, err := trace.ReadFile(file, trace.ReadOptions{Lenient: true})
+	trs, _, err := trace.ReadFile(file, trace.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

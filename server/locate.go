@@ -17,6 +17,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/store"
 )
@@ -310,7 +311,7 @@ func (s *Server) locate(tx *store.Tx, p *personInfo, row *store.PersonRow, pt ge
 	if err != nil {
 		s.sessions.put(p.id, cs)
 		budget := cfg.Geoind.Params.Epsilon
-		var pe *geoind.ParamError
+		var pe *param.Error
 		switch {
 		case geoind.IsExhausted(err):
 			e := &store.ExhaustedError{Kind: store.BudgetGeoindWindow, Budget: budget, Spent: base, Window: win}

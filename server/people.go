@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/prior"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/store"
 )
@@ -55,11 +57,11 @@ type personConfig struct {
 // Budget is the account's (every mechanism's) budget, at order Lambda
 // within Radius, the account's currency.
 type cipConfig struct {
-	Budget  float64        `json:"epsilon_budget"`
-	Epsilon float64        `json:"epsilon"`
-	Lambda  float64        `json:"lambda"`
-	Radius  float64        `json:"radius_m"`
-	Origin  *geoind.LatLon `json:"origin,omitempty"`
+	Budget  float64    `json:"epsilon_budget"`
+	Epsilon float64    `json:"epsilon"`
+	Lambda  float64    `json:"lambda"`
+	Radius  float64    `json:"radius_m"`
+	Origin  *geo.Point `json:"origin,omitempty"`
 	// Prior is the person's prior family; nil means the bundled one.
 	Prior *prior.Prior `json:"prior,omitempty"`
 }
@@ -112,7 +114,7 @@ func (s *Server) view(p *personInfo) api.Person {
 }
 
 // cipOrigin is the public origin of the person's CIP releases.
-func (s *Server) cipOrigin(c *personConfig) geoind.LatLon {
+func (s *Server) cipOrigin(c *personConfig) geo.Point {
 	if c.CIP.Origin != nil {
 		return *c.CIP.Origin
 	}
@@ -120,7 +122,7 @@ func (s *Server) cipOrigin(c *personConfig) geoind.LatLon {
 	if p == nil {
 		p = s.prior
 	}
-	return geoind.LatLon{Lat: p.Origin.Lat, Lon: p.Origin.Lon}
+	return geo.Point{Lat: p.Origin.Lat, Lon: p.Origin.Lon}
 }
 
 var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
@@ -217,7 +219,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 	origin := g.Origin
 	if origin == nil {
 		if prior.Origin != nil {
-			origin = &geoind.LatLon{Lat: prior.Origin.Lat, Lon: prior.Origin.Lon}
+			origin = &geo.Point{Lat: prior.Origin.Lat, Lon: prior.Origin.Lon}
 		} else {
 			origin = cc.Origin
 		}
@@ -264,7 +266,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 		gc.Accuracy = pick(g.Accuracy, defaultAccuracyM)
 	}
 	if err := gc.Validate(); err != nil {
-		var pe *geoind.ParamError
+		var pe *param.Error
 		if errors.As(err, &pe) {
 			name := "geoind." + pe.Name
 			switch pe.Name {
@@ -277,7 +279,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 			case "max_speed":
 				name = "geoind.max_speed_kmh"
 			}
-			return nil, fieldErr(name, "%s: %s", name, strings.TrimPrefix(err.Error(), geoind.ErrParam.Error()+": "))
+			return nil, fieldErr(name, "%s: %s", name, strings.TrimPrefix(err.Error(), param.ErrInvalid.Error()+": "))
 		}
 		return nil, fieldErr("geoind", "geoind: %v", err)
 	}
@@ -285,7 +287,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 	return cfg, nil
 }
 
-func checkLatLon(o geoind.LatLon) error {
+func checkLatLon(o geo.Point) error {
 	if !finite(o.Lat) || !finite(o.Lon) || o.Lat < -90 || o.Lat > 90 || o.Lon < -180 || o.Lon > 180 {
 		return fmt.Errorf("(%v, %v) is not a WGS84 position", o.Lat, o.Lon)
 	}

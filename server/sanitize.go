@@ -147,28 +147,9 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 	if err != nil {
 		return nil, false, nil, err
 	}
-	inFmt, err := uploadFormat(r)
+	inFmt, outFmt, target, err := sanitizeQuery(r, cfg)
 	if err != nil {
 		return nil, false, nil, err
-	}
-	outFmt := inFmt
-	if o := r.URL.Query().Get("output"); o != "" {
-		if outFmt, err = trace.ParseFormat(o); err != nil {
-			return nil, false, nil, fieldErr("output", "?output=%s: want plt, csv, geojson or gpx (default: the upload's format)", truncate(o, 32))
-		}
-	}
-	target := cfg.CIP.Epsilon
-	if e := r.URL.Query().Get("epsilon"); e != "" {
-		v, err := strconv.ParseFloat(e, 64)
-		if err != nil || !(v > 0) || !finite(v) {
-			return nil, false, nil, fieldErr("epsilon", "?epsilon=%s: want a finite target > 0", truncate(e, 32))
-		}
-		target = v
-	}
-	for k := range r.URL.Query() {
-		if k != "format" && k != "output" && k != "epsilon" {
-			return nil, false, nil, fieldErr(k, "unknown query parameter %q (format, output, epsilon)", truncate(k, 32))
-		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opt.MaxUploadBytes))
 	if err != nil {
@@ -231,17 +212,8 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 		return nil, false, nil, err
 	}
 	cert.RecordInput(rep)
-	var tb, cb bytes.Buffer
-	if err := trace.Write(&tb, outs, outFmt); err != nil {
-		return nil, false, nil, err
-	}
-	traceJSON := json.RawMessage(tb.Bytes())
-	if outFmt != trace.GeoJSON {
-		if traceJSON, err = json.Marshal(tb.String()); err != nil {
-			return nil, false, nil, err
-		}
-	}
-	if err := sanitize.WriteCertificate(&cb, cert); err != nil {
+	traceJSON, cb, err := encodeRelease(outs, outFmt, cert)
+	if err != nil {
 		return nil, false, nil, err
 	}
 	amount := cert.EpsilonMax
@@ -298,6 +270,57 @@ func (s *Server) sanitize(w http.ResponseWriter, r *http.Request, p *personInfo,
 		return nil, false, nil, err
 	}
 	return answer, replayed, original, nil
+}
+
+// sanitizeQuery reads the sanitize request's query: the upload's format,
+// the output format (?output, default the upload's) and the target epsilon
+// (?epsilon, default the person's); any other parameter is refused.
+func sanitizeQuery(r *http.Request, cfg *personConfig) (inFmt, outFmt trace.Format, target float64, err error) {
+	inFmt, err = uploadFormat(r)
+	if err != nil {
+		return "", "", 0, err
+	}
+	outFmt = inFmt
+	if o := r.URL.Query().Get("output"); o != "" {
+		if outFmt, err = trace.ParseFormat(o); err != nil {
+			return "", "", 0, fieldErr("output", "?output=%s: want plt, csv, geojson or gpx (default: the upload's format)", truncate(o, 32))
+		}
+	}
+	target = cfg.CIP.Epsilon
+	if e := r.URL.Query().Get("epsilon"); e != "" {
+		v, err := strconv.ParseFloat(e, 64)
+		if err != nil || !(v > 0) || !finite(v) {
+			return "", "", 0, fieldErr("epsilon", "?epsilon=%s: want a finite target > 0", truncate(e, 32))
+		}
+		target = v
+	}
+	for k := range r.URL.Query() {
+		if k != "format" && k != "output" && k != "epsilon" {
+			return "", "", 0, fieldErr(k, "unknown query parameter %q (format, output, epsilon)", truncate(k, 32))
+		}
+	}
+	return inFmt, outFmt, target, nil
+}
+
+// encodeRelease writes the released traces in outFmt (GeoJSON inline, any
+// other format as a JSON string) and the certificate, as the answer
+// carries them.
+func encodeRelease(outs []*trace.Trace, outFmt trace.Format, cert *sanitize.Certificate) (json.RawMessage, *bytes.Buffer, error) {
+	var tb, cb bytes.Buffer
+	if err := trace.Write(&tb, outs, outFmt); err != nil {
+		return nil, nil, err
+	}
+	traceJSON := json.RawMessage(tb.Bytes())
+	if outFmt != trace.GeoJSON {
+		var err error
+		if traceJSON, err = json.Marshal(tb.String()); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := sanitize.WriteCertificate(&cb, cert); err != nil {
+		return nil, nil, err
+	}
+	return traceJSON, &cb, nil
 }
 
 // compute releases traces under the person's CIP configuration in one of

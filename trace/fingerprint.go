@@ -54,27 +54,6 @@ func PersonFingerprint(uid string) string {
 	return "p:" + hex.EncodeToString(s[:16])
 }
 
-// Fingerprints returns the sorted, distinct fingerprints of the traces and
-// of their persons, as a prior of version 3 recorded them.
-//
-// Deprecated: a version 4 prior records none; the overlap check uses
-// CorpusIndexOf.
-func Fingerprints(traces []*Trace) []string {
-	set := map[string]bool{}
-	for _, t := range traces {
-		set[Fingerprint(t)] = true
-		if p := PersonFingerprint(t.UID); p != "" {
-			set[p] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 func cmpInt(a, b int64) int {
 	if a < b {
 		return -1

@@ -325,7 +325,7 @@ func persons(t testing.TB, paths ...string) map[string]int {
 // TestSymlinkedCorpus reads a directory of symbolic links to people's
 // folders, with a linked subfolder, a linked file and a linked root: each
 // link reads as a copy of what it points to would, so the person rule
-// (PersonDir) is the same through links.
+// (PersonRule) is the same through links.
 func TestSymlinkedCorpus(t *testing.T) {
 	dir := t.TempDir()
 	plt := []byte(pltHead + pltRows)
@@ -441,7 +441,7 @@ func TestSymlinkCycles(t *testing.T) {
 }
 
 // TestUIDFromFileName: a file whose traces have no user id, in their data
-// or from a folder (PersonDir, in every format), is the person named after
+// or from a folder (UserDir, in every format), is the person named after
 // the file, and the report says so; a uid in the data, a person's folder
 // or ReadOptions.UID wins.
 func TestUIDFromFileName(t *testing.T) {

@@ -6,29 +6,20 @@ import (
 	"testing"
 )
 
-// TestPersonDir checks the one person rule on GeoLife's layout, nested
-// folders, flat corpora and a root that is one person's directory.
-func TestPersonDir(t *testing.T) {
-	for _, c := range []struct{ root, path, want string }{
-		{"", "Data/000/Trajectory/x.plt", "000"},
-		{"", "Data/000/Trajectory/sub/y.plt", "000"},
-		{"", "Data/000/Trajectory/sub/deeper/z.plt", "000"},
-		{"", "data/003/x.plt", "003"},
-		{"", "x.plt", ""},
-		{"", "/x.plt", ""},
-		{"Data", "Data/000/Trajectory/sub/y.plt", "000"},
-		{"geolife", "geolife/Data/001/Trajectory/y.plt", "001"},
-		{"Data/000", "Data/000/Trajectory/sub/y.plt", "000"},
-		{"Data/000/Trajectory", "Data/000/Trajectory/sub/y.plt", "000"},
-		{"corpus", "corpus/003/2008/x.csv", "003"},
-		{"corpus/003", "corpus/003/x.csv", "003"},
-		// A Trajectory folder above the root does not name the person.
-		{"/srv/Trajectory/corpus", "/srv/Trajectory/corpus/u1/x.csv", "u1"},
-		// A path outside the root falls back to the rule without a root.
-		{"corpus", "other/004/x.csv", "004"},
+// TestUserDir checks the folder rule without a root on GeoLife's layout,
+// nested folders and flat ones.
+func TestUserDir(t *testing.T) {
+	for _, c := range []struct{ path, want string }{
+		{"Data/000/Trajectory/x.plt", "000"},
+		{"Data/000/Trajectory/sub/y.plt", "000"},
+		{"Data/000/Trajectory/sub/deeper/z.plt", "000"},
+		{"data/003/x.plt", "003"},
+		{"other/004/x.csv", "004"},
+		{"x.plt", ""},
+		{"/x.plt", ""},
 	} {
-		if got := PersonDir(c.root, c.path); got != c.want {
-			t.Errorf("PersonDir(%q, %q) = %q, want %q", c.root, c.path, got, c.want)
+		if got := UserDir(c.path); got != c.want {
+			t.Errorf("UserDir(%q) = %q, want %q", c.path, got, c.want)
 		}
 	}
 }

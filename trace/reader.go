@@ -42,17 +42,12 @@ type ReadOptions struct {
 	Name string
 	// UID is the user id of traces whose data does not carry one (PLT,
 	// GPX without a tracepriv uid, CSV without a uid column); ReadFile
-	// otherwise takes the person of the file's folder (PersonDir).
+	// otherwise takes the person of the file's folder (UserDir).
 	UID string
 	// Strict makes the first row that would be skipped an error (a
 	// *ParseError naming file, line and field). Exact repeats of a fix are
 	// merged in both modes.
 	Strict bool
-	// Lenient was the opt-in for skipping bad rows, now the default.
-	//
-	// Deprecated: reading is lenient unless Strict is set; Lenient has no
-	// effect.
-	Lenient bool
 	// Location is the time zone of times written without one (PLT's local
 	// date and time columns, zone-less CSV times). Nil means UTC.
 	Location *time.Location
@@ -278,7 +273,7 @@ var Extensions = []string{".plt", ".csv", ".geojson", ".json", ".gpx"}
 //
 // Symbolic links are followed, to directories as to files, and a link is
 // read as if what it points to were where the link is: its files keep the
-// link's path, so that PersonDir names a person the same way through a
+// link's path, so that UserDir names a person the same way through a
 // link as through a copy (a directory of links to people's folders is a
 // corpus of those people). A link to a directory that contains it (a
 // cycle) is an error, and so is one file reached twice through links (its
@@ -455,72 +450,19 @@ func ReadFiles(files []string, opt ReadOptions, fn func(path string, traces []*T
 // "<user>/Trajectory/<file>".
 const GeoLifeTrajectoryDir = "Trajectory"
 
-// PersonDir was tracepriv's rule for the person a trace file belongs to
-// when its data carries no user id. With a root it takes the first
-// directory below root for the person whether or not root was declared a
-// corpus, so that one person's year folders became several persons each
-// charged in full.
-//
-// Deprecated: use PersonRule (ReadOptions.Root and Corpus, ReadPaths),
-// which makes an input one person unless it is declared a corpus; UserDir
-// names a lone file's person.
-//
-// A person's directory includes all its subfolders:
-//
-//   - In GeoLife's layout the person is the directory holding the
-//     nearest-to-the-file "Trajectory" folder among the file's ancestors:
-//     Data/000/Trajectory/x.plt and Data/000/Trajectory/sub/y.plt are
-//     both person "000".
-//   - Otherwise, when root (the directory a corpus was found under) is
-//     given and holds path, the person is the first directory below root
-//     (root/003/2008/x.csv is person "003"); a file directly in root
-//     belongs to the person named by root itself (the directory of one
-//     person's files).
-//   - Otherwise the person is the directory holding the file ("" for a
-//     file in the current or root directory).
-//
-// A "Trajectory" folder above root is taken into account only when root
-// itself is it (root = Data/000/Trajectory gives "000"), so that a folder
-// of that name higher up a local path does not name everyone.
-//
+// UserDir returns the user named by the directory holding a trace file,
+// without a corpus root (the name PersonRule gives a lone file without a
+// uid in its data): GeoLife's layout,
+// "<user>/Trajectory/<file>" (at any depth below Trajectory) or
+// "<user>/<file>" ("" for a file in the current or root directory).
 // Paths are taken as given, symbolic links unresolved, as Files lists
-// them: a link to a person's folder names the person by the link's name,
-// and a linked subfolder of a person's folder stays theirs, exactly as
-// copies in the links' places would.
-func PersonDir(root, path string) string {
+// them: a link to a person's folder names the person by the link's name.
+func UserDir(path string) string {
 	valid := func(s string) string {
 		if s == "." || s == string(filepath.Separator) || s == "" || s == ".." {
 			return ""
 		}
 		return s
-	}
-	if root != "" {
-		ar, err1 := filepath.Abs(root)
-		ap, err2 := filepath.Abs(path)
-		if err1 == nil && err2 == nil {
-			if rel, err := filepath.Rel(ar, ap); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				dirs := strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/")
-				if dirs[0] == "." {
-					dirs = nil
-				}
-				// Below root: the last Trajectory folder's parent.
-				for j := len(dirs) - 1; j >= 0; j-- {
-					if dirs[j] == GeoLifeTrajectoryDir {
-						if j > 0 {
-							return dirs[j-1]
-						}
-						return valid(filepath.Base(ar))
-					}
-				}
-				if filepath.Base(ar) == GeoLifeTrajectoryDir {
-					return valid(filepath.Base(filepath.Dir(ar)))
-				}
-				if len(dirs) > 0 {
-					return dirs[0]
-				}
-				return valid(filepath.Base(ar))
-			}
-		}
 	}
 	dirs := strings.Split(filepath.ToSlash(filepath.Dir(path)), "/")
 	for j := len(dirs) - 1; j >= 1; j-- {
@@ -530,13 +472,6 @@ func PersonDir(root, path string) string {
 	}
 	return valid(filepath.Base(filepath.Dir(path)))
 }
-
-// UserDir returns the user named by the directory holding a trace file,
-// without a corpus root (the name PersonRule gives a lone file without a
-// uid in its data): GeoLife's layout,
-// "<user>/Trajectory/<file>" (at any depth below Trajectory) or
-// "<user>/<file>" ("" for a file in the current or root directory).
-func UserDir(path string) string { return PersonDir("", path) }
 
 // builder is the bookkeeping every reader shares: the dirty-input policy
 // (strict or lenient), merging exact repeats, and the report.

@@ -150,22 +150,7 @@ func topGramsBy(seqs [][]int, size, k, maxLen int, ranks []gramRank) [][][]int {
 	if k < 1 || maxLen < 1 {
 		return out
 	}
-	// The symbols in one array, each sequence followed by a -1 sentinel:
-	// a window holds no sentinel exactly when it lies in one sequence.
-	total := 0
-	for _, s := range seqs {
-		total += len(s) + 1
-	}
-	flat := make([]int32, 0, total)
-	seqOf := make([]int32, 0, total) // the sequence of each position, for support
-	for si, s := range seqs {
-		for _, x := range s {
-			flat = append(flat, int32(x))
-			seqOf = append(seqOf, int32(si))
-		}
-		flat = append(flat, -1)
-		seqOf = append(seqOf, int32(si))
-	}
+	flat, seqOf := flattenSeqs(seqs)
 	// Grams: level-1 ids are the symbols.
 	var (
 		gPrefix []int32
@@ -312,32 +297,58 @@ func topGramsBy(seqs [][]int, size, k, maxLen int, ranks []gramRank) [][][]int {
 		return out
 	}
 	for r, rk := range ranks {
-		c := counts(rk)
-		var cand []int32
-		for id := range c {
-			if int(gLen[id]) >= rk.minLen && int(gLen[id]) <= maxLen && c[id] > 0 && c[id] >= tau[r] {
-				cand = append(cand, int32(id))
-			}
-		}
-		pats := make([][]int, len(cand))
-		for i, id := range cand {
-			pats[i] = symbols(id)
-		}
-		order := make([]int, len(cand))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int {
-			if d := cmp.Compare(c[cand[b]], c[cand[a]]); d != 0 {
-				return d
-			}
-			return slices.Compare(pats[a], pats[b])
-		})
-		top := make([][]int, 0, min(k, len(order)))
-		for _, i := range order[:min(k, len(order))] {
-			top = append(top, pats[i])
-		}
-		out[r] = top
+		out[r] = topCounted(counts(rk), gLen, symbols, rk.minLen, maxLen, k, tau[r])
 	}
 	return out
+}
+
+// flattenSeqs puts the symbols in one array, each sequence followed by a
+// -1 sentinel (a window holds no sentinel exactly when it lies in one
+// sequence), with the sequence of each position, for support.
+func flattenSeqs(seqs [][]int) (flat, seqOf []int32) {
+	total := 0
+	for _, s := range seqs {
+		total += len(s) + 1
+	}
+	flat = make([]int32, 0, total)
+	seqOf = make([]int32, 0, total)
+	for si, s := range seqs {
+		for _, x := range s {
+			flat = append(flat, int32(x))
+			seqOf = append(seqOf, int32(si))
+		}
+		flat = append(flat, -1)
+		seqOf = append(seqOf, int32(si))
+	}
+	return flat, seqOf
+}
+
+// topCounted returns the k grams of length minLen..maxLen with the largest
+// positive counts c (at least tau), ties broken by the symbols in order.
+func topCounted(c []int64, gLen []uint8, symbols func(int32) []int, minLen, maxLen, k int, tau int64) [][]int {
+	var cand []int32
+	for id := range c {
+		if int(gLen[id]) >= minLen && int(gLen[id]) <= maxLen && c[id] > 0 && c[id] >= tau {
+			cand = append(cand, int32(id))
+		}
+	}
+	pats := make([][]int, len(cand))
+	for i, id := range cand {
+		pats[i] = symbols(id)
+	}
+	order := make([]int, len(cand))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if d := cmp.Compare(c[cand[b]], c[cand[a]]); d != 0 {
+			return d
+		}
+		return slices.Compare(pats[a], pats[b])
+	})
+	top := make([][]int, 0, min(k, len(order)))
+	for _, i := range order[:min(k, len(order))] {
+		top = append(top, pats[i])
+	}
+	return top
 }

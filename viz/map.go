@@ -138,63 +138,10 @@ func Map(series []Series, opt MapOptions) (*plot.Plot, error) {
 	p.HideAxes()
 	p.X.Padding, p.Y.Padding = 0, 0
 
-	// Styles by group: a role, or a label for RoleAuto (unlabelled traces
-	// each on their own), in order of first appearance.
-	type group struct {
-		style  traceStyle
-		label  string
-		thumbs []plot.Thumbnailer
-	}
-	var groups []*group
-	byKey := map[string]*group{}
-	used := map[color.NRGBA]bool{}
-	for _, s := range series {
-		if st, ok := roleStyle(s.Role); ok {
-			used[opaque(st.color)] = true
-		}
-	}
-	nextAuto := 0
-	groupOf := make([]*group, len(series))
-	for i, s := range series {
-		key := fmt.Sprintf("%d\x00%s", s.Role, s.Label)
-		if s.Label == "" {
-			key = fmt.Sprintf("#%d", i)
-		}
-		g := byKey[key]
-		if g == nil {
-			st, ok := roleStyle(s.Role)
-			if !ok {
-				c := paletteColor(nextAuto)
-				for n := 0; used[c] && n < len(palette); n++ {
-					nextAuto++
-					c = paletteColor(nextAuto)
-				}
-				if nextAuto >= len(palette) { // colours repeat: dash the repeats
-					st.dashes = []vg.Length{vg.Points(5), vg.Points(2.5)}
-				}
-				nextAuto++
-				st.color = c
-			}
-			g = &group{style: st, label: s.Label}
-			byKey[key] = g
-			groups = append(groups, g)
-		}
-		groupOf[i] = g
-	}
-
-	bbox := [4]float64{math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
-	xys := make([]plotter.XYs, len(series))
-	for i, s := range series {
-		xy := make(plotter.XYs, len(s.Trace.Points))
-		for j, pt := range s.Trace.Points {
-			xy[j].X, xy[j].Y = enu.Forward(pt.Geo())
-			bbox[0], bbox[1] = math.Min(bbox[0], xy[j].X), math.Max(bbox[1], xy[j].X)
-			bbox[2], bbox[3] = math.Min(bbox[2], xy[j].Y), math.Max(bbox[3], xy[j].Y)
-		}
-		xys[i] = xy
-	}
-	if math.IsInf(bbox[0], 0) {
-		return nil, errors.New("viz: the traces have no points")
+	groups, groupOf := mapGroups(series)
+	xys, bbox, err := projectSeries(series, enu)
+	if err != nil {
+		return nil, err
 	}
 
 	ov := &overlay{
@@ -277,6 +224,77 @@ func Map(series []Series, opt MapOptions) (*plot.Plot, error) {
 	w, h := defaultSize(opt.Width, opt.Height)
 	ov.fit(p, w-2*saveMargin, h-2*saveMargin)
 	return p, nil
+}
+
+// mapGroup is the style and legend entry that series of one role, or one
+// label for RoleAuto, share.
+type mapGroup struct {
+	style  traceStyle
+	label  string
+	thumbs []plot.Thumbnailer
+}
+
+// mapGroups styles the series by group: a role, or a label for RoleAuto
+// (unlabelled traces each on their own), in order of first appearance. It
+// returns the groups and each series' group.
+func mapGroups(series []Series) (groups []*mapGroup, groupOf []*mapGroup) {
+	byKey := map[string]*mapGroup{}
+	used := map[color.NRGBA]bool{}
+	for _, s := range series {
+		if st, ok := roleStyle(s.Role); ok {
+			used[opaque(st.color)] = true
+		}
+	}
+	nextAuto := 0
+	groupOf = make([]*mapGroup, len(series))
+	for i, s := range series {
+		key := fmt.Sprintf("%d\x00%s", s.Role, s.Label)
+		if s.Label == "" {
+			key = fmt.Sprintf("#%d", i)
+		}
+		g := byKey[key]
+		if g == nil {
+			st, ok := roleStyle(s.Role)
+			if !ok {
+				c := paletteColor(nextAuto)
+				for n := 0; used[c] && n < len(palette); n++ {
+					nextAuto++
+					c = paletteColor(nextAuto)
+				}
+				if nextAuto >= len(palette) { // colours repeat: dash the repeats
+					st.dashes = []vg.Length{vg.Points(5), vg.Points(2.5)}
+				}
+				nextAuto++
+				st.color = c
+			}
+			g = &mapGroup{style: st, label: s.Label}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		groupOf[i] = g
+	}
+	return groups, groupOf
+}
+
+// projectSeries maps every series' points to the plane of enu (metres east
+// and north of the map's centre) and returns them with their bounding box
+// (min x, max x, min y, max y).
+func projectSeries(series []Series, enu *geo.ENU) ([]plotter.XYs, [4]float64, error) {
+	bbox := [4]float64{math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
+	xys := make([]plotter.XYs, len(series))
+	for i, s := range series {
+		xy := make(plotter.XYs, len(s.Trace.Points))
+		for j, pt := range s.Trace.Points {
+			xy[j].X, xy[j].Y = enu.Forward(pt.Geo())
+			bbox[0], bbox[1] = math.Min(bbox[0], xy[j].X), math.Max(bbox[1], xy[j].X)
+			bbox[2], bbox[3] = math.Min(bbox[2], xy[j].Y), math.Max(bbox[3], xy[j].Y)
+		}
+		xys[i] = xy
+	}
+	if math.IsInf(bbox[0], 0) {
+		return nil, bbox, errors.New("viz: the traces have no points")
+	}
+	return xys, bbox, nil
 }
 
 // glyphThumb is a legend sample of a single glyph.

@@ -112,7 +112,7 @@ func (c *bdpCalibrateCmd) gaussian(f *pflag.FlagSet) ([]bdp.Calibrator, error) {
 			return nil, fmt.Errorf("%s: %w", c.covFile, err)
 		}
 		if c.exact {
-			h, err := bdp.Lemma610Factor(sym, c.tol)
+			h, err := bdp.CovarianceFactor(sym, c.tol)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.covFile, err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // geoindFlags are the session configuration flags shared by query and
@@ -129,7 +130,7 @@ func (g *geoindFlags) chooseManager(cmd *cobra.Command) error {
 
 // flagError names the flags behind a configuration error.
 func (g *geoindFlags) flagError(err error) error {
-	var pe *geoind.ParamError
+	var pe *param.Error
 	if !errors.As(err, &pe) {
 		return err
 	}

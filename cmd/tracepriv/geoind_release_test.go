@@ -69,7 +69,7 @@ func TestGeoindNoDataDerivedOrigin(t *testing.T) {
 		if string(ca) != string(cb) {
 			t.Errorf("pair %d: configurations differ:\n%s\n%s", k, ca, cb)
 		}
-		if a.Config.Origin != (geoind.LatLon{Lat: 39.9042, Lon: 116.4074}) || a.Config.Noise.Grid != 1 {
+		if a.Config.Origin != (geo.Point{Lat: 39.9042, Lon: 116.4074}) || a.Config.Noise.Grid != 1 {
 			t.Errorf("pair %d: origin %+v grid %g", k, a.Config.Origin, a.Config.Noise.Grid)
 		}
 		if errs[0] != errs[1] {

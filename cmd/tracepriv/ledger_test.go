@@ -274,7 +274,7 @@ func TestLedgerGeoindSanitize(t *testing.T) {
 }
 
 // TestLedgerCorpusNestedPerson: in a corpus, a person's subfolders are
-// that person (trace.PersonDir): files under 000/Trajectory and
+// that person (trace.PersonRule): files under 000/Trajectory and
 // 000/Trajectory/sub are released and charged as one person, charged the
 // target before the run and settled to the certified epsilon after it.
 func TestLedgerCorpusNestedPerson(t *testing.T) {

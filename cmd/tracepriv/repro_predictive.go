@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/repro"
 )
 
@@ -72,7 +72,7 @@ func (c *reproPredictiveCmd) run() error {
 	bar := c.env.Progress(len(traces)*len(cs.JumpProbs), "predictive case study")
 	res, err := repro.RunPredictive(cs, traces, rep, c.env.Source(), c.out, func() { _ = bar.Add(1) })
 	_ = bar.Finish()
-	var pe *geoind.ParamError
+	var pe *param.Error
 	if errors.As(err, &pe) && pe.Name == "grid" {
 		return fmt.Errorf("repro predictive: --grid %g: %w", c.grid, err)
 	}

@@ -89,16 +89,9 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	}
 	c.Read.Root = in
 
-	// Pass 1: who is in which file, before anything is written.
-	scans := ScanFiles(files, c.Read, c.Workers)
-	if err := Refused(in, scans); err != nil {
+	scans, err := scanCorpus(c, in, files)
+	if err != nil {
 		return nil, err
-	}
-	if c.Persons != nil {
-		joined, _ := JoinPersons(scans) // as GroupUnits will release them
-		if err := c.Persons(Census(joined)); err != nil {
-			return nil, err
-		}
 	}
 	m := NewManifest(c.Header, in, len(files), ignored)
 	m.UIDRule = Rule(c.Read)
@@ -110,29 +103,13 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	for _, f := range failed {
 		m.Fail(f)
 	}
-	total, totalPts := len(units), 0
-	for _, u := range units {
-		totalPts += u.Points
-	}
+	total, totalPts := len(units), unitPoints(units)
 	resumed := func(u Unit) (*journalEntry, bool) {
 		e, ok := done[strings.Join(Rel(in, u.Files), "\x00")]
 		return e, ok && outputsExist(out, e)
 	}
 	if c.Ledger != nil {
-		if err := settleCrashed(c, units, in, out, resumed); err != nil {
-			return nil, err
-		}
-		// Refuse before anything is drawn or written: each person of a
-		// unit still to release can be certified at most the target.
-		all := map[string]float64{}
-		for _, u := range units {
-			if _, ok := resumed(u); !ok {
-				for _, uid := range u.UIDs {
-					all[uid] = c.Header.EpsilonTarget
-				}
-			}
-		}
-		if err := c.Ledger.Check(all); err != nil {
+		if err := preflightLedger(c, units, in, out, resumed); err != nil {
 			return nil, err
 		}
 	}
@@ -243,9 +220,58 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 		return nil, fmt.Errorf("sanitize: journal: %w", journalErr)
 	}
 	m.Finish(time.Since(start))
+	return finishRun(out, m, journal, undo, unitErrs, ledgerErr)
+}
+
+// unitPoints is the number of points of the units together.
+func unitPoints(units []Unit) int {
+	n := 0
+	for _, u := range units {
+		n += u.Points
+	}
+	return n
+}
+
+// scanCorpus is pass 1: who is in which file, before anything is written.
+// It refuses a corpus that names no person where one is needed and shows
+// the census to c.Persons.
+func scanCorpus[C Certificate](c Config[C], in string, files []string) ([]FileScan, error) {
+	scans := ScanFiles(files, c.Read, c.Workers)
+	if err := Refused(in, scans); err != nil {
+		return nil, err
+	}
+	if c.Persons != nil {
+		joined, _ := JoinPersons(scans) // as GroupUnits will release them
+		if err := c.Persons(Census(joined)); err != nil {
+			return nil, err
+		}
+	}
+	return scans, nil
+}
+
+// preflightLedger settles what a crashed run left pending, then refuses
+// before anything is drawn or written: each person of a unit still to
+// release can be certified at most the target.
+func preflightLedger[C Certificate](c Config[C], units []Unit, in, out string, resumed func(Unit) (*journalEntry, bool)) error {
+	if err := settleCrashed(c, units, in, out, resumed); err != nil {
+		return err
+	}
+	all := map[string]float64{}
+	for _, u := range units {
+		if _, ok := resumed(u); !ok {
+			for _, uid := range u.UIDs {
+				all[uid] = c.Header.EpsilonTarget
+			}
+		}
+	}
+	return c.Ledger.Check(all)
+}
+
+// finishRun writes the manifest of what landed, or, when nothing did (every
+// unit failed, or there was none), leaves no manifest of nobody, no
+// certified epsilon of 0 and nothing this run created.
+func finishRun(out string, m *Manifest, journal *os.File, undo func(), unitErrs []error, ledgerErr error) (*Manifest, error) {
 	if len(m.Persons) == 0 {
-		// Nothing landed (every unit failed, or there was none): no
-		// manifest of nobody, no certified epsilon of 0, nothing left.
 		journal.Close()
 		if ledgerErr == nil {
 			undo()

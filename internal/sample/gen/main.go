@@ -92,8 +92,7 @@ func writeIndex(out, geolife string) error {
 	x := trace.CorpusIndexOf(traces...)
 	if pr.Version < 4 {
 		// The traces read must be those fitted: the same fingerprints.
-		//lint:ignore SA1019 reading a version 3 prior's fingerprints is what converts it
-		if got := trace.Fingerprints(traces); !slices.Equal(got, pr.Fit.Fingerprints) {
+		if got := fingerprints(traces); !slices.Equal(got, pr.Fit.Fingerprints) {
 			return fmt.Errorf("the users %s under %s have %d fingerprints, not the %d of %s: not the corpus it was fitted on", pr.Fit.Corpus, geolife, len(got), len(pr.Fit.Fingerprints), path)
 		}
 		pr.Version, pr.Fit.Fingerprints, pr.Fit.CorpusIndexed = prior.Version, nil, true
@@ -111,4 +110,23 @@ func writeIndex(out, geolife string) error {
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s: %d fixes of %d persons (private: not committed)\n", ip, x.Fixes, len(x.Persons))
 	return nil
+}
+
+// fingerprints returns the sorted, distinct fingerprints of the traces and
+// of their persons, as a prior of version 3 recorded them (version 4 records
+// none: its overlap check uses trace.CorpusIndexOf).
+func fingerprints(traces []*trace.Trace) []string {
+	set := map[string]bool{}
+	for _, t := range traces {
+		set[trace.Fingerprint(t)] = true
+		if p := trace.PersonFingerprint(t.UID); p != "" {
+			set[p] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

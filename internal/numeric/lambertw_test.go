@@ -1,17 +1,10 @@
-package noise
+package numeric
 
 import (
 	"fmt"
 	"math"
 	"testing"
 )
-
-func relErr(got, want float64) float64 {
-	if want == 0 {
-		return math.Abs(got)
-	}
-	return math.Abs(got-want) / math.Abs(want)
-}
 
 // Reference values from mpmath.lambertw at 40 digits, and exact identities
 // W(-k e^-k) = -k.
@@ -29,8 +22,8 @@ func TestLambertWm1Known(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("x=%g", c.x), func(t *testing.T) {
-			if got := LambertWm1(c.x); !(relErr(got, c.want) <= c.tol) {
-				t.Errorf("LambertWm1(%v) = %.17g, want %.17g (rel err %.2g > %g)", c.x, got, c.want, relErr(got, c.want), c.tol)
+			if got := LambertWm1(c.x); !(lwRelErr(got, c.want) <= c.tol) {
+				t.Errorf("LambertWm1(%v) = %.17g, want %.17g (rel err %.2g > %g)", c.x, got, c.want, lwRelErr(got, c.want), c.tol)
 			}
 		})
 	}
@@ -68,7 +61,7 @@ func TestLambertWm1Identity(t *testing.T) {
 			continue
 		}
 		tol := 4 * 0x1p-52 * (1 + math.Abs(w))
-		if r := relErr(res, x); r > tol {
+		if r := lwRelErr(res, x); r > tol {
 			t.Errorf("LambertWm1(%g) = %.17g: w e^w = %.17g, rel residual %.2g > %.2g", x, w, res, r, tol)
 		}
 	}
@@ -100,7 +93,7 @@ func TestLambertW0(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("x=%g", c.x), func(t *testing.T) {
-			if got := LambertW0(c.x); !(relErr(got, c.want) <= c.tol) {
+			if got := LambertW0(c.x); !(lwRelErr(got, c.want) <= c.tol) {
 				t.Errorf("LambertW0(%v) = %.17g, want %.17g", c.x, got, c.want)
 			}
 		})
@@ -114,8 +107,16 @@ func TestLambertW0(t *testing.T) {
 			continue
 		}
 		tol := 4 * 0x1p-52 * (1 + math.Abs(w))
-		if r := relErr(w*math.Exp(w), x); r > tol {
+		if r := lwRelErr(w*math.Exp(w), x); r > tol {
 			t.Errorf("LambertW0(%g) = %.17g: rel residual %.2g > %.2g", x, w, r, tol)
 		}
 	}
+}
+
+// lwRelErr is the relative error of got, and |got| when want is 0 (W₀(0)).
+func lwRelErr(got, want float64) float64 {
+	if want == 0 {
+		return math.Abs(got)
+	}
+	return math.Abs(got-want) / math.Abs(want)
 }

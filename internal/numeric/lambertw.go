@@ -1,4 +1,4 @@
-package noise
+package numeric
 
 import "math"
 
@@ -10,14 +10,14 @@ import "math"
 // t = -1 - ln(-x) >= 0, an equation that is well conditioned for all u > 0
 // and, unlike the original, does not degenerate at the branch point x = -1/e.
 // It is solved by Halley's method from the branch-point series (small t) or
-// the asymptotic u ≈ t + ln(1+t) (large t); see solveUMinusLog1p.
+// the asymptotic u ≈ t + ln(1+t) (large t); see SolveUMinusLog1p.
 func LambertWm1(x float64) float64 {
 	const invE = 0.36787944117144233 // 1/e rounded to nearest
 	if math.IsNaN(x) || x >= 0 || x < -invE {
 		return math.NaN()
 	}
 	t := math.Max(-1-math.Log(-x), 0)
-	return -1 - solveUMinusLog1p(t)
+	return -1 - SolveUMinusLog1p(t)
 }
 
 // LambertW0 returns W₀(x), the principal branch of the Lambert W function
@@ -79,9 +79,9 @@ func LambertW0(x float64) float64 {
 	return w
 }
 
-// uMinusLog1p returns u - ln(1+u) for u >= 0 without the cancellation of the
+// UMinusLog1p returns u - ln(1+u) for u >= 0 without the cancellation of the
 // direct formula near 0: the alternating series u²/2 - u³/3 + … for u < 0.5.
-func uMinusLog1p(u float64) float64 {
+func UMinusLog1p(u float64) float64 {
 	if u >= 0.5 {
 		return u - math.Log1p(u)
 	}
@@ -101,11 +101,11 @@ func uMinusLog1p(u float64) float64 {
 	return sum
 }
 
-// solveUMinusLog1p returns the u >= 0 with u - ln(1+u) = t, for t >= 0.
+// SolveUMinusLog1p returns the u >= 0 with u - ln(1+u) = t, for t >= 0.
 // This is -1 - W₋₁(-e^{-1-t}); the planar Laplace radius quantile is
 // u(-ln(1-p))/ε. Halley's method converges cubically from the starting points
 // below; the loop stops when the step is below the float resolution.
-func solveUMinusLog1p(t float64) float64 {
+func SolveUMinusLog1p(t float64) float64 {
 	switch {
 	case math.IsNaN(t) || t < 0:
 		return math.NaN()
@@ -123,7 +123,7 @@ func solveUMinusLog1p(t float64) float64 {
 		u = t + math.Log1p(t+math.Log1p(t))
 	}
 	for range 50 {
-		h := uMinusLog1p(u) - t
+		h := UMinusLog1p(u) - t
 		d1 := u / (1 + u)
 		d2 := 1 / ((1 + u) * (1 + u))
 		du := 2 * h * d1 / (2*d1*d1 - h*d2)
