@@ -62,8 +62,8 @@
 // reconstruction-risk bounds of package risk use: this package is the one
 // home of f-DP.
 //
-// Invalid parameters are reported as *param.Error (ParamError is its old
-// name here), with the parameter named as in the ledger format.
+// Invalid parameters are reported as *param.Error, with the parameter
+// named as in the ledger format.
 //
 // # Metric privacy (Guerra-Balboa, Chapter 4)
 //

@@ -11,7 +11,7 @@ import (
 // Event is one privacy-relevant release: a mechanism run once on the
 // protected data. Events are immutable values; accountants read them and
 // never change them. Validate reports the first invalid parameter as a
-// *ParamError.
+// *param.Error.
 type Event interface {
 	Validate() error
 	String() string

@@ -185,11 +185,14 @@ func documentError(err error) error {
 	}
 	le := jsonLedgerError("", err)
 	var e *LedgerError
-	if errors.As(le, &e) && e.Field != "" && e.Err.Error() == "unknown field" {
+	if errors.As(le, &e) && e.Field != "" && e.Err == errUnknownField {
 		e.Err = errors.New(`unknown field (a ledger has only "version", "name" and "events")`)
 	}
 	return le
 }
+
+// errUnknownField is a LedgerError's Err for a field no event has.
+var errUnknownField = errors.New("unknown field")
 
 // jsonLedgerError turns encoding/json's errors into LedgerErrors that name
 // the field.
@@ -206,9 +209,8 @@ func jsonLedgerError(path string, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return &LedgerError{Path: path, Err: errors.New("invalid JSON: unexpected end of input")}
 	}
-	msg := err.Error()
-	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return &LedgerError{Path: path, Field: strings.Trim(f, `"`), Err: errors.New("unknown field")}
+	if f, ok := jsondoc.UnknownField(err); ok {
+		return &LedgerError{Path: path, Field: f, Err: errUnknownField}
 	}
 	return &LedgerError{Path: path, Err: err}
 }
@@ -241,7 +243,7 @@ func (e LedgerEntry) set() map[string]bool {
 
 func (e LedgerEntry) event(path string) (Event, error) {
 	fail := func(field string, err error) error {
-		var pe *ParamError
+		var pe *param.Error
 		if errors.As(err, &pe) {
 			err = fmt.Errorf("%s, got %v", pe.Why, pe.Value)
 		}
@@ -365,7 +367,7 @@ func (e LedgerEntry) event(path string) (Event, error) {
 		ev = c
 	}
 	if err := ev.Validate(); err != nil {
-		var pe *ParamError
+		var pe *param.Error
 		if errors.As(err, &pe) {
 			return nil, fail(pe.Name, pe)
 		}

@@ -7,19 +7,10 @@ import (
 )
 
 // ErrParam is wrapped by every parameter-validation error of this package
-// (each one a *ParamError). It is param.ErrInvalid.
+// (each one a *param.Error). It is param.ErrInvalid.
 //
 // Deprecated: use param.ErrInvalid.
 var ErrParam = param.ErrInvalid
-
-// ParamError says which parameter is invalid, its value and what is
-// wanted. Callers that map parameters to their own names (a CLI's flags, a
-// form's fields) branch on Name with errors.As; errors.Is(err, ErrParam)
-// holds for every ParamError.
-//
-// Deprecated: use param.Error, which this is an alias of (the field Want is
-// now Why, and reads "want …").
-type ParamError = param.Error
 
 func paramErr(name string, v any, want string) error {
 	return param.Invalid(name, v, "want "+want)

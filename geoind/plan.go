@@ -157,7 +157,7 @@ type Plan struct {
 }
 
 // Plan returns the plan of a release of n points under c, or the error of
-// a configuration that cannot release them (a *ParamError: for the
+// a configuration that cannot release them (a *param.Error: for the
 // planned manager, "queries" when n points would need noise wider than
 // MaxNoiseRadius).
 func (c Config) Plan(n int) (Plan, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/internal/stattest"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -249,7 +250,7 @@ func TestPlannedNoiseScale(t *testing.T) {
 		t.Logf("%s: plans of up to %d points pass at ε = %g per metre", mech, lo, paperEps)
 		c := cfg
 		c.Queries = lo + 1
-		var pe *ParamError
+		var pe *param.Error
 		if err := c.Validate(); !errors.As(err, &pe) || pe.Name != "queries" {
 			t.Fatalf("%s: %d queries: %v, want a queries error", mech, lo+1, err)
 		}

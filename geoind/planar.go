@@ -90,7 +90,7 @@ const NoiseRadiusConfidence = 1 - 1e-9
 // MaxNoiseRadius check, ≈ 2.4·10⁻⁵.
 var minNoiseEpsilon = noise.PlanarLaplace{Epsilon: 1}.RadiusQuantile(NoiseRadiusConfidence) / MaxNoiseRadius
 
-// CheckNoiseScale returns an error (a *ParamError named name) if planar
+// CheckNoiseScale returns an error (a *param.Error named name) if planar
 // Laplace noise at eps per metre is too wide to release: its
 // NoiseRadiusConfidence quantile exceeds MaxNoiseRadius. It depends only on
 // eps.

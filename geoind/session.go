@@ -97,7 +97,7 @@ type Config struct {
 // only, that every hard step the budget manager can configure samples
 // representable noise: the smallest ε_N it can ask for must pass
 // CheckNoiseScale, and the grid must be fine enough for the whole range of
-// ε_N (SamplingEpsilon). The error is a *ParamError naming the field to
+// ε_N (SamplingEpsilon). The error is a *param.Error naming the field to
 // change.
 func (c Config) Validate() error {
 	_, err := c.NewMechanism()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
@@ -310,7 +311,7 @@ func (s *Server) locate(tx *ledger.Tx, p *personInfo, row *ledger.Person, pt geo
 	if err != nil {
 		s.sessions.put(p.id, cs)
 		budget := cfg.Geoind.Params.Epsilon
-		var pe *geoind.ParamError
+		var pe *param.Error
 		switch {
 		case geoind.IsExhausted(err):
 			e := &ledger.ExhaustedError{Kind: "geoind", Budget: budget, Spent: base, Window: win}

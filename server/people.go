@@ -14,6 +14,8 @@ import (
 
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/ledger"
 )
@@ -261,7 +263,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 		gc.Accuracy = pick(g.Accuracy, defaultAccuracyM)
 	}
 	if err := gc.Validate(); err != nil {
-		var pe *geoind.ParamError
+		var pe *param.Error
 		if errors.As(err, &pe) {
 			name := "geoind." + pe.Name
 			switch pe.Name {
@@ -274,7 +276,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 			case "max_speed":
 				name = "geoind.max_speed_kmh"
 			}
-			return nil, fieldErr(name, "%s: %s", name, strings.TrimPrefix(err.Error(), geoind.ErrParam.Error()+": "))
+			return nil, fieldErr(name, "%s: %v", name, err)
 		}
 		return nil, fieldErr("geoind", "geoind: %v", err)
 	}
@@ -408,11 +410,9 @@ func jsonError(err error, limit int64) error {
 		return errf(http.StatusBadRequest, api.CodeBadJSON, "empty body: expected a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: unexpected end of input")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		// encoding/json has no error type for an unknown field; its text
-		// only names the field here (the status is the same either way).
-		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+	}
+	if f, ok := jsondoc.UnknownField(err); ok {
 		return fieldErr(f, "unknown field %q", f)
 	}
-	return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
+	return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: %v", err)
 }

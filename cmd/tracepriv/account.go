@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -203,8 +202,12 @@ func ledgerFileError(name string, err error) error {
 		return fmt.Errorf("account ledger: reading %s: %w", ledgerName(name), err)
 	}
 	if le.Path == "" {
+		problem := le.Err.Error()
+		if le.Field != "" {
+			problem = le.Field + ": " + problem
+		}
 		return fmt.Errorf("account ledger: %s is not a valid ledger: %s.\nA ledger is a JSON or YAML object such as %s; the format is in docs/accountant.md",
-			ledgerName(name), strings.TrimPrefix(le.Error(), "ledger: "), ledgerExample)
+			ledgerName(name), problem, ledgerExample)
 	}
 	return fmt.Errorf("account ledger: %s: %w (docs/accountant.md lists the fields each event type takes)", ledgerName(name), err)
 }

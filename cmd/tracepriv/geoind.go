@@ -23,6 +23,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -142,7 +143,7 @@ func (g *geoindFlags) chooseManager(cmd *cobra.Command) error {
 
 // flagError names the flags behind a configuration error.
 func (g *geoindFlags) flagError(err error) error {
-	var pe *geoind.ParamError
+	var pe *param.Error
 	if !errors.As(err, &pe) {
 		return err
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/geo"
-	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/repro"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // reproSubcommands are the experiments under "tracepriv repro"; files add
@@ -98,7 +98,7 @@ first instead.`,
 			bar := env.Progress(len(traces)*len(cs.JumpProbs), "predictive case study")
 			res, err := cs.Run(traces, src, func() { bar.Add(1) })
 			bar.Finish()
-			var pe *geoind.ParamError
+			var pe *param.Error
 			if errors.As(err, &pe) && pe.Name == "grid" {
 				return fmt.Errorf("repro predictive: --grid %g: %w", grid, err)
 			}

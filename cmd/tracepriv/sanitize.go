@@ -564,11 +564,10 @@ func filePersons(traces []*trace.Trace) []trace.PersonCount {
 	return out
 }
 
-// flagError rewrites a sanitize.ParamError to name the command-line flag.
+// flagError rewrites a param.Error to name the command-line flag.
 func flagError(err error) error {
-	var pe *sanitize.ParamError
-	if errors.As(err, &pe) {
-		return usageErrorf("--%s: %s", pe.Name, strings.TrimPrefix(err.Error(), "sanitize: "))
+	if fe, ok := param.AsFlag(err, nil); ok {
+		return &cli.FlagError{Err: fe}
 	}
 	return err
 }
