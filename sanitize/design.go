@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -84,7 +85,7 @@ func Design(ts []float64, secrets []cip.Secret, opt Options) (*PersonDesign, err
 	if err != nil {
 		return nil, err
 	}
-	d := &designer{opt: opt, family: fam, kind: design}
+	d := &designer{opt: opt, family: fam, kind: design, ctx: context.Background()}
 	if design != DesignE3 {
 		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: path == PathLinear, PlaceScaled: opt.placeScaled(design)}); err != nil {
 			return nil, err
@@ -108,7 +109,7 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*PersonDesign, er
 	if err != nil {
 		return nil, err
 	}
-	req := cip.DesignRequest{Method: d.kind, Secrets: secrets, Targets: targets}
+	req := cip.DesignRequest{Method: d.kind, Secrets: secrets, Targets: targets, Set: &cip.SetOptions{Context: d.ctx}}
 	if d.kind == DesignE3 {
 		f := d.family.Kernels[0]
 		k, err := f.Member(opt.Prior.Variance, f.LengthscaleMin)

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -401,6 +402,12 @@ func group(traces []*trace.Trace) ([]*person, error) {
 // order, with the input's timestamps, sanitised positions, and no altitude
 // or attributes.
 func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, error) {
+	return ReleaseContext(context.Background(), traces, opt)
+}
+
+// release is ReleaseContext's work; ctx is checked at every stage and
+// inside the long ones (see ReleaseContext).
+func release(ctx context.Context, traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, error) {
 	start := time.Now()
 	if err := opt.check(); err != nil {
 		return nil, nil, err
@@ -424,7 +431,7 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 	for _, p := range persons {
 		maxPoints = max(maxPoints, len(p.pts))
 	}
-	d, cert, err := prepare(opt, maxPoints, step)
+	d, cert, err := prepare(ctx, opt, maxPoints, step)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -441,6 +448,9 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 		outs[i] = &trace.Trace{UID: t.UID, Name: t.Name, Points: make([]trace.Point, t.Len())}
 	}
 	for _, p := range persons {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		pc, err := d.person(p, traces, outs, step)
 		if err != nil {
 			if len(persons) > 1 || p.uid != "" {
@@ -460,7 +470,7 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 // origin, the design and the computation path for persons of up to
 // maxPoints points, the envelope) and returns the designer and the
 // certificate without its persons. opt must have been checked.
-func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certificate, error) {
+func prepare(ctx context.Context, opt Options, maxPoints int, step func(string)) (*designer, *Certificate, error) {
 	var pubOrigin *geo.Point
 	note := ""
 	if o := opt.Prior.Origin; o != nil {
@@ -482,8 +492,11 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 	if err != nil {
 		return nil, nil, err
 	}
-	d := &designer{opt: opt, family: fam, kind: design, linear: path == PathLinear}
+	d := &designer{opt: opt, family: fam, kind: design, linear: path == PathLinear, ctx: ctx}
 	if design == DesignEnvelope || design == DesignProportional {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		step("envelope")
 		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: d.linear, PlaceScaled: opt.placeScaled(design)}); err != nil {
 			return nil, nil, err
@@ -635,6 +648,9 @@ type designer struct {
 	kind   cip.Method
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
+	// ctx ends the release: checked between stages, before each Newton
+	// step of the (E3) designer and between the coordinates sampled.
+	ctx context.Context
 	// overlap are the persons whose data the prior was fitted on
 	// (released on request, not covered).
 	overlap map[string]bool
@@ -664,6 +680,9 @@ func (d *designer) person(p *person, traces []*trace.Trace, outs []*trace.Trace,
 	}
 
 	// Release: the only step that reads coordinates.
+	if err := d.ctx.Err(); err != nil {
+		return nil, err
+	}
 	step("sample")
 	in := toECEF(n, func(i int) geo.Point { return p.pts[i].Geo() })
 	var xs [Dims][]float64
@@ -714,6 +733,9 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 	step("design")
 	nd, err := d.design(ts, secrets)
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := d.ctx.Err(); err != nil {
 		return nil, nil, nil, err
 	}
 	if sd := math.Sqrt(nd.MaxVariance); sd > MaxNoiseStd {
@@ -788,6 +810,9 @@ func (d *designer) sample(nd *PersonDesign, ts []float64, xs [][]float64, src no
 			return 0, err
 		}
 		for _, x := range xs {
+			if err := d.ctx.Err(); err != nil {
+				return 0, err
+			}
 			if _, err := mn.AddOnGrid(x, x, OutputGrid, src); err != nil {
 				return 0, err
 			}

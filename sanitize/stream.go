@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -63,7 +64,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 	step := func(string) {}
 	// A stream has no bound on the points of a person: prepare as for a
 	// person too large for the dense path, so that auto takes the linear one.
-	d, cert, err := prepare(opt, math.MaxInt, step)
+	d, cert, err := prepare(context.Background(), opt, math.MaxInt, step)
 	if err != nil {
 		return nil, nil, err
 	}
