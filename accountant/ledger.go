@@ -187,11 +187,14 @@ func documentError(err error) error {
 	}
 	le := jsonEventLogError("", err)
 	var e *EventLogError
-	if errors.As(le, &e) && e.Field != "" && e.Err.Error() == "unknown field" {
+	if errors.As(le, &e) && e.Field != "" && e.Err == errUnknownField {
 		e.Err = errors.New(`unknown field (an event log has only "version", "name" and "events")`)
 	}
 	return le
 }
+
+// errUnknownField is an EventLogError's Err for a field no event has.
+var errUnknownField = errors.New("unknown field")
 
 // jsonEventLogError turns encoding/json's errors into EventLogErrors that name
 // the field.
@@ -208,9 +211,8 @@ func jsonEventLogError(path string, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return &EventLogError{Path: path, Err: errors.New("invalid JSON: unexpected end of input")}
 	}
-	msg := err.Error()
-	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
-		return &EventLogError{Path: path, Field: strings.Trim(f, `"`), Err: errors.New("unknown field")}
+	if f, ok := jsondoc.UnknownField(err); ok {
+		return &EventLogError{Path: path, Field: f, Err: errUnknownField}
 	}
 	return &EventLogError{Path: path, Err: err}
 }

@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -20,6 +21,10 @@ type SetOptions struct {
 	// Progress, if set, is called after each Newton step with the steps
 	// done and MaxIter.
 	Progress func(done, total int)
+	// Context, if set, is checked before each Newton step: once it ends,
+	// the designer stops and returns its error (context.Canceled or
+	// context.DeadlineExceeded) and no design.
+	Context context.Context
 }
 
 func (o *SetOptions) fill() SetOptions {
@@ -33,7 +38,7 @@ func (o *SetOptions) fill() SetOptions {
 	if o.MaxIter > 0 {
 		out.MaxIter = o.MaxIter
 	}
-	out.Progress = o.Progress
+	out.Progress, out.Context = o.Progress, o.Context
 	return out
 }
 

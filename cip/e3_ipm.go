@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"context"
 	"errors"
 	"math"
 
@@ -38,6 +39,7 @@ type e3IPM struct {
 	iters    int
 	maxIter  int
 	progress func(done, total int)
+	ctx      context.Context // nil: never cancelled
 }
 
 func newIPM(lam []float64, ls []*mat.Dense, blocks []*e3Block) *e3IPM {
@@ -453,6 +455,9 @@ func (p *e3IPM) solve(q *mat.SymDense, s float64, relTol float64) (*ipmPoint, fl
 		for inner := 0; ; inner++ {
 			if p.iters >= p.maxIter {
 				return pt, tau, errMaxIter
+			}
+			if p.ctx != nil && p.ctx.Err() != nil {
+				return pt, tau, p.ctx.Err()
 			}
 			st, err := p.newton(pt, tau)
 			if err != nil {

@@ -332,7 +332,7 @@ func (sub *e3Subspace) solve(blocks []*e3Block, ts []float64, budget float64, o 
 		rhsBlocks[j] = &nb
 	}
 	p := newIPM(lam, ls, rhsBlocks)
-	p.maxIter, p.progress = o.MaxIter, o.Progress
+	p.maxIter, p.progress, p.ctx = o.MaxIter, o.Progress, o.Context
 	var s0 float64
 	q0 := mat.NewSymDense(k, nil)
 	if ts != nil {

@@ -14,7 +14,8 @@
 //
 // Callers branch with errors.Is(err, param.ErrInvalid) (is it the caller's
 // input?) or errors.As(err, &pe) with pe a *param.Error (which one, so that
-// a CLI can name its flag or a ledger reader its field).
+// a CLI can name its flag or a ledger reader its field). Every package
+// reports a bad parameter as a *param.Error; there is no other type.
 //
 // The helpers (Positive, Finite, Probability, In, …) return nil or an
 // *Error whose Why reads "must be …", so messages are uniform; every check

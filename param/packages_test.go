@@ -29,7 +29,7 @@ func TestPackagesReportParamError(t *testing.T) {
 		{"bdp", "epsilon", bdpErr},
 		{"noise", "sigma", noise.Gaussian{Sigma: -1}.Validate()},
 		{"geoind", "confidence", geoind.Config{}.Validate()},
-		{"sanitize", "epsilon", &sanitize.ParamError{Name: "epsilon", Value: -1, Why: "must be positive"}},
+		{"sanitize", "prior", sanitize.Options{Epsilon: 1}.Check()},
 	} {
 		t.Run(c.pkg, func(t *testing.T) {
 			var pe *param.Error

@@ -21,6 +21,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -559,7 +560,7 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	c.InputRoot = c.Root
 	for _, name := range []string{corpus.ManifestName, corpus.JournalName} {
 		if fileExists(filepath.Join(c.Out, name)) {
-			return nil, &sanitize.ParamError{Name: "out", Value: o.Output, Why: "holds a release already (" + name + "); write a new release to a new directory"}
+			return nil, &param.Error{Name: "out", Value: o.Output, Why: "holds a release already (" + name + "); write a new release to a new directory"}
 		}
 	}
 	var target map[string]float64

@@ -19,6 +19,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/passert"
 
 	"github.com/tracepriv/tracepriv/internal/corpus"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -147,11 +148,11 @@ func TestSanitizeTracesRefusesBadParams(t *testing.T) {
 	t.Parallel()
 	bad := testParams(1)
 	bad.Radius = -1
-	var pe *sanitize.ParamError
+	var pe *param.Error
 	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "radius") {
 		t.Fatalf("Check: %v", err)
 	} else if !errors.As(err, &pe) {
-		t.Errorf("Check: %T, want a *sanitize.ParamError", err)
+		t.Errorf("Check: %T, want a *param.Error", err)
 	}
 	defer func() {
 		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "radius") {

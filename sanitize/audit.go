@@ -9,6 +9,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/internal/scaletest"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -87,11 +88,11 @@ func AuditNoise(traces []*trace.Trace, opt NoiseAuditOptions) (*NoiseAuditReport
 	}
 	switch {
 	case opt.Draws < 1 || opt.MaxReleases < 1:
-		return nil, &ParamError{Name: "draws", Value: opt.Draws, Why: "positive draws and releases"}
+		return nil, &param.Error{Name: "draws", Value: opt.Draws, Why: "positive draws and releases"}
 	case !(opt.NoiseFactor > 0 && opt.NoiseFactor <= 1):
-		return nil, &ParamError{Name: "noise-factor", Value: opt.NoiseFactor, Why: "in (0, 1]: 1 is the sampler as documented, below 1 the weakened build"}
+		return nil, &param.Error{Name: "noise-factor", Value: opt.NoiseFactor, Why: "in (0, 1]: 1 is the sampler as documented, below 1 the weakened build"}
 	case !(opt.Confidence > 0 && opt.Confidence < 1):
-		return nil, &ParamError{Name: "confidence", Value: opt.Confidence, Why: "in (0, 1)"}
+		return nil, &param.Error{Name: "confidence", Value: opt.Confidence, Why: "in (0, 1)"}
 	}
 	rep := &NoiseAuditReport{NoiseFactor: opt.NoiseFactor, Confidence: opt.Confidence}
 	var obs []scaletest.Obs
@@ -111,11 +112,11 @@ func AuditNoise(traces []*trace.Trace, opt NoiseAuditOptions) (*NoiseAuditReport
 		}
 		_, cert, err := Release(traces, o)
 		if err != nil {
-			return nil, fmt.Errorf("sanitize: audit: release %d: %w", i, err)
+			return nil, fmt.Errorf("audit: release %d: %w", i, err)
 		}
 		rep.Releases++
 		if len(got) != 1 || len(cert.Persons) != 1 {
-			return nil, fmt.Errorf("sanitize: audit: the noise audit takes the traces of one person, got %d", len(cert.Persons))
+			return nil, fmt.Errorf("audit: the noise audit takes the traces of one person, got %d", len(cert.Persons))
 		}
 		rep.Epsilon = cert.EpsilonMax
 		p := got[0]
@@ -125,7 +126,7 @@ func AuditNoise(traces []*trace.Trace, opt NoiseAuditOptions) (*NoiseAuditReport
 		}
 		var eig mat.EigenSym
 		if !eig.Factorize(k, true) {
-			return nil, fmt.Errorf("sanitize: audit: the certified covariance has no eigendecomposition")
+			return nil, fmt.Errorf("audit: the certified covariance has no eigendecomposition")
 		}
 		vals := eig.Values(nil)
 		var vecs mat.Dense
@@ -160,7 +161,7 @@ func AuditNoise(traces []*trace.Trace, opt NoiseAuditOptions) (*NoiseAuditReport
 		}
 	}
 	if len(obs) == 0 {
-		return nil, fmt.Errorf("sanitize: audit: no noise direction above %g m", rep.MinStdM)
+		return nil, fmt.Errorf("audit: no noise direction above %g m", rep.MinStdM)
 	}
 	var err error
 	if rep.Test, err = scaletest.Test(obs, opt.Confidence); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/accountant"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -111,7 +112,7 @@ func GapMeaning(gap, delta float64) string {
 // meet the target too, and records the classes' loss factors on nd. t is
 // the target loss factor of a displacement of radius r (2 eps/(lambda
 // r^2)); ts the person's timestamps.
-func (d *designer) classDesign(nd *NoiseDesign, ts []float64, t float64) {
+func (d *designer) classDesign(nd *PersonDesign, ts []float64, t float64) {
 	if d.opt.PointsOnly {
 		nd.PlacesUncovered = []string{pointsOnlyText}
 		return
@@ -188,7 +189,7 @@ const placesEveryMember = "every Matérn member of prior_family (1/2, 3/2, 5/2)"
 // at least as long as every window: PlaceFactor's bound covers them).
 // Kernels without a Markov form (RBF) stay uncovered, as the envelope's
 // PlaceFactor says.
-func (d *designer) placeBoundEvery(nd *NoiseDesign, ts []float64) (float64, bool) {
+func (d *designer) placeBoundEvery(nd *PersonDesign, ts []float64) (float64, bool) {
 	if !nd.PlacesCovered || d.env == nil || d.env.Proportional || len(ts) == 0 || !cip.HasMatern12(d.env.Components) {
 		return 0, false
 	}
@@ -216,9 +217,9 @@ func (d *designer) placeBoundEvery(nd *NoiseDesign, ts []float64) (float64, bool
 // that bound meets the target t. It then replaces the bound for members at
 // least as long as the window (it covers those windows too). Without
 // PlacesEveryLength it only states the bound under the default noise
-// (NoiseDesign.ShorterPlaceLossFactor): what the places class does not
+// (PersonDesign.ShorterPlaceLossFactor): what the places class does not
 // cover, as a number.
-func (d *designer) placesEveryLength(nd *NoiseDesign, ts []float64, t float64) {
+func (d *designer) placesEveryLength(nd *PersonDesign, ts []float64, t float64) {
 	b, ok := d.placeBoundEvery(nd, ts)
 	if !ok {
 		return
@@ -264,7 +265,7 @@ func (o *Options) placeScaled(design cip.Method) bool {
 }
 
 // classes builds a person's class certificates from a design.
-func (d *designer) classes(nd *NoiseDesign, pointsFactor, pointsEps float64) SecretClasses {
+func (d *designer) classes(nd *PersonDesign, pointsFactor, pointsEps float64) SecretClasses {
 	opt := d.opt
 	eps := func(l float64) float64 { return opt.Lambda / 2 * opt.Radius * opt.Radius * l }
 	c := SecretClasses{
@@ -370,7 +371,7 @@ func newPriorCheck(opt Options) (*priorCheck, error) {
 	fit := opt.Prior.Fit
 	if c.idx != nil {
 		if err := bound(opt.Prior, c.idx); err != nil {
-			return nil, &ParamError{Name: "prior", Value: "", Why: err.Error()}
+			return nil, &param.Error{Name: "prior", Value: "", Why: err.Error()}
 		}
 	}
 	if fit != nil && len(fit.Fingerprints) > 0 {
@@ -439,7 +440,7 @@ func (c *priorCheck) verdict(opt Options, uids []string) (string, map[string]boo
 	if len(hits) > 5 {
 		hits = append(hits[:5], "and more")
 	}
-	return "", nil, &ParamError{Name: "prior", Value: "", Why: fmt.Sprintf("the prior was fitted on data of the input (%s; matched within %d s and %g degrees against the prior's corpus): "+
+	return "", nil, &param.Error{Name: "prior", Value: "", Why: fmt.Sprintf("the prior was fitted on data of the input (%s; matched within %d s and %g degrees against the prior's corpus): "+
 		"the prior and its origin would depend on the data released; fit the prior on other people (tracepriv fit), or allow it and have the certificate say the release is not covered (--allow-prior-overlap)",
 		strings.Join(hits, "; "), trace.FixTimeToleranceS, trace.FixGridTolerance*trace.FixGridDeg)}
 }

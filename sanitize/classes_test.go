@@ -12,6 +12,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -407,7 +408,7 @@ func TestNothingWeakensSilently(t *testing.T) {
 		pr := familyPrior()
 		pr.Fit = &prior.FitRecord{Corpus: "/home/alice/corpus", Fingerprints: []string{"t:00", fp}}
 		_, _, err := Trace(tr, options(pr))
-		var pe *ParamError
+		var pe *param.Error
 		if !errors.As(err, &pe) || pe.Name != "prior" || !strings.Contains(pe.Why, "fitted on data of the input") {
 			t.Errorf("fingerprint %s: error %v, want a refusal naming the prior", fp, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -69,7 +70,7 @@ type CorpusOptions struct {
 }
 
 // Check reports the first option that cannot give a valid release (a
-// *ParamError naming it, as Release would), without releasing anything.
+// *param.Error naming it, as Release would), without releasing anything.
 // Release, Corpus and the other entry points check their options
 // themselves; Check lets a caller refuse before committing to anything,
 // such as a budget charge or a cluster job.
@@ -81,7 +82,7 @@ func (o Options) Check() error { return o.check() }
 // directory or inside it, and a uid naming the persons of a corpus.
 func (o CorpusOptions) Check() error {
 	if o.Secrets != nil {
-		return &ParamError{Name: "secrets", Value: len(o.Secrets), Why: "listed secrets are per trace; a corpus release protects every point"}
+		return &param.Error{Name: "secrets", Value: len(o.Secrets), Why: "listed secrets are per trace; a corpus release protects every point"}
 	}
 	if err := o.Options.check(); err != nil {
 		return err
@@ -90,7 +91,7 @@ func (o CorpusOptions) Check() error {
 		return err
 	}
 	if !o.OnePerson && o.Read.UID != "" {
-		return &ParamError{Name: "uid", Value: o.Read.UID, Why: "names the one person of an input that is not a corpus; a corpus names its persons by folder or uid field (set OnePerson, or drop the uid)"}
+		return &param.Error{Name: "uid", Value: o.Read.UID, Why: "names the one person of an input that is not a corpus; a corpus names its persons by folder or uid field (set OnePerson, or drop the uid)"}
 	}
 	return nil
 }
@@ -205,7 +206,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := jsondoc.Decode(b, &m); err != nil {
-		return nil, fmt.Errorf("sanitize: manifest: %w", err)
+		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	return &m, runErr
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -134,7 +135,7 @@ func TestCorpus(t *testing.T) {
 	// Other options into the same directory: refused.
 	o := corpusOptions(in, out)
 	o.Epsilon = 2
-	var pe *ParamError
+	var pe *param.Error
 	if _, err := Corpus(o); !errors.As(err, &pe) || pe.Name != "out" {
 		t.Errorf("resume with other options: %v", err)
 	}

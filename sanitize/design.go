@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,9 +19,11 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// NoiseDesign is the noise of one dimension of one person's points and its
-// certificate.
-type NoiseDesign struct {
+// PersonDesign is the noise of one dimension of one person's points and its
+// certificate: cip.DesignNoise's NoiseDesign (the noise for the listed
+// secrets), completed with the route's noise and the certified losses of
+// the secret classes (places, the route) that a release states.
+type PersonDesign struct {
 	// Design is the designer that ran (DesignE3, DesignEnvelope or
 	// DesignProportional, as Certificate.Design).
 	Design cip.Method
@@ -69,7 +72,7 @@ type NoiseDesign struct {
 // certificate. It reads only public inputs (opt's prior, design and
 // target), so an auditor or an adversary can recompute it from a
 // certificate (see Certificate.NoiseCovariance).
-func Design(ts []float64, secrets []cip.Secret, opt Options) (*NoiseDesign, error) {
+func Design(ts []float64, secrets []cip.Secret, opt Options) (*PersonDesign, error) {
 	if err := opt.check(); err != nil {
 		return nil, err
 	}
@@ -82,10 +85,10 @@ func Design(ts []float64, secrets []cip.Secret, opt Options) (*NoiseDesign, erro
 	if err != nil {
 		return nil, err
 	}
-	d := &designer{opt: opt, family: fam, kind: design}
+	d := &designer{opt: opt, family: fam, kind: design, ctx: context.Background()}
 	if design != DesignE3 {
 		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: path == PathLinear, PlaceScaled: opt.placeScaled(design)}); err != nil {
-			return nil, fmt.Errorf("sanitize: %w", err)
+			return nil, err
 		}
 	}
 	return d.design(ts, secrets)
@@ -95,7 +98,7 @@ func Design(ts []float64, secrets []cip.Secret, opt Options) (*NoiseDesign, erro
 // mode at the options' epsilon: the e3 design on the Gram matrix of the
 // family's single member at ts, the kernel designs (envelope,
 // proportional) on the family's envelope.
-func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, error) {
+func (d *designer) design(ts []float64, secrets []cip.Secret) (*PersonDesign, error) {
 	opt := d.opt
 	for _, s := range secrets {
 		if err := s.Validate(len(ts)); err != nil {
@@ -106,7 +109,7 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, err
 	if err != nil {
 		return nil, err
 	}
-	req := cip.DesignRequest{Method: d.kind, Secrets: secrets, Targets: targets}
+	req := cip.DesignRequest{Method: d.kind, Secrets: secrets, Targets: targets, Set: &cip.SetOptions{Context: d.ctx}}
 	if d.kind == DesignE3 {
 		f := d.family.Kernels[0]
 		k, err := f.Member(opt.Prior.Variance, f.LengthscaleMin)
@@ -121,7 +124,7 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, err
 	if err != nil {
 		return nil, err
 	}
-	nd := &NoiseDesign{Design: d.kind, SigmaG: cd.SigmaG, LossFactors: cd.LossFactors, LowerBound: cd.LowerBound, Jitter: cd.Jitter, targets: targets}
+	nd := &PersonDesign{Design: d.kind, SigmaG: cd.SigmaG, LossFactors: cd.LossFactors, LowerBound: cd.LowerBound, Jitter: cd.Jitter, targets: targets}
 	nd.Kind = EpsilonUpperBound
 	if cd.Exact {
 		nd.Kind = EpsilonExact
@@ -150,7 +153,7 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*NoiseDesign, err
 }
 
 // setBudget reads Budget and MaxVariance off a dense SigmaG.
-func (nd *NoiseDesign) setBudget() {
+func (nd *PersonDesign) setBudget() {
 	nd.Budget = mat.Trace(nd.SigmaG)
 	for i := range nd.SigmaG.SymmetricDim() {
 		nd.MaxVariance = math.Max(nd.MaxVariance, nd.SigmaG.At(i, i))
@@ -158,7 +161,7 @@ func (nd *NoiseDesign) setBudget() {
 }
 
 // explain says which secrets set the noise level and why.
-func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) string {
+func (d *designer) explain(nd *PersonDesign, secrets []cip.Secret, ts []float64) string {
 	opt := d.opt
 	basicVar := opt.Lambda * opt.Radius * opt.Radius / (2 * opt.Epsilon)
 	var b strings.Builder
@@ -245,23 +248,23 @@ func (d *designer) explain(nd *NoiseDesign, secrets []cip.Secret, ts []float64) 
 // stationary, it is an error (use NoiseCovariance).
 func (c *Certificate) NoiseKernels(p *PersonCertificate) ([]gp.Kernel, error) {
 	if c.Design != DesignEnvelope && c.Design != DesignProportional {
-		return nil, fmt.Errorf("sanitize: the %s design's noise is not a sum of kernels", c.Design)
+		return nil, fmt.Errorf("the %s design's noise is not a sum of kernels", c.Design)
 	}
 	var out []gp.Kernel
 	for _, t := range c.NoiseKernel {
 		k, err := gp.NewKernel(t.Kernel, t.Weight*p.NoiseScaleM2, t.Lengthscale, t.Period)
 		if err != nil {
-			return nil, fmt.Errorf("sanitize: certificate noise kernel: %w", err)
+			return nil, fmt.Errorf("certificate noise kernel: %w", err)
 		}
 		out = append(out, k)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("sanitize: certificate has no noise kernel")
+		return nil, fmt.Errorf("certificate has no noise kernel")
 	}
 	if p.RouteNoiseM2 > 0 {
 		rk, err := gp.NewKernel(c.RouteKernel.Kernel, c.RouteKernel.Weight*p.RouteNoiseM2, c.RouteKernel.Lengthscale, c.RouteKernel.Period)
 		if err != nil {
-			return nil, fmt.Errorf("sanitize: certificate route noise kernel: %w", err)
+			return nil, fmt.Errorf("certificate route noise kernel: %w", err)
 		}
 		out = append(out, rk)
 	}
@@ -290,7 +293,7 @@ func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.
 		g = gp.Gram(k, ts)
 	case DesignE3:
 		if len(ts) != p.Points {
-			return nil, fmt.Errorf("sanitize: %d timestamps for a person with %d points", len(ts), p.Points)
+			return nil, fmt.Errorf("%d timestamps for a person with %d points", len(ts), p.Points)
 		}
 		secrets := make([]cip.Secret, len(p.SecretList))
 		for i, s := range p.SecretList {
@@ -302,7 +305,7 @@ func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.
 		}
 		g = nd.SigmaG
 	default:
-		return nil, fmt.Errorf("sanitize: certificate design %q is unknown", c.Design)
+		return nil, fmt.Errorf("certificate design %q is unknown", c.Design)
 	}
 	return withDiagonal(g, p.Jitter+p.SamplingJitter), nil
 }
@@ -316,7 +319,7 @@ func (c *Certificate) NoiseCovariance(p *PersonCertificate, ts []float64) (*mat.
 // matrix; it holds no copy.
 func (c *Certificate) InputNoiseCovariance(traces []*trace.Trace) (mat.Symmetric, error) {
 	if len(c.Persons) != 1 {
-		return nil, fmt.Errorf("sanitize: the input has %d people; the noise covariance is per person (split the input)", len(c.Persons))
+		return nil, fmt.Errorf("the input has %d people; the noise covariance is per person (split the input)", len(c.Persons))
 	}
 	p := c.Persons[0]
 	type at struct {
@@ -330,7 +333,7 @@ func (c *Certificate) InputNoiseCovariance(traces []*trace.Trace) (mat.Symmetric
 		}
 	}
 	if len(pts) != p.Points {
-		return nil, fmt.Errorf("sanitize: the traces have %d points, the certificate's person %d", len(pts), p.Points)
+		return nil, fmt.Errorf("the traces have %d points, the certificate's person %d", len(pts), p.Points)
 	}
 	// Time order, as the designer saw the points (ties keep input order).
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].t.Before(pts[j].t) })

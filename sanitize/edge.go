@@ -63,7 +63,7 @@ func (c *Certificate) edges() error {
 		}
 		lfs, err := cip.EdgeLossFactors(noise, ks)
 		if err != nil {
-			return fmt.Errorf("sanitize: edge: %w", err)
+			return fmt.Errorf("edge: %w", err)
 		}
 		for i, lf := range lfs {
 			worst[i] = math.Max(worst[i], cip.Epsilon(lf, c.Lambda, c.RadiusM, 1))

@@ -63,7 +63,7 @@ func (f Files) format() (trace.Format, error) {
 	}
 	format, err := trace.FormatFromPath(f.Traces)
 	if err != nil {
-		return "", fmt.Errorf("sanitize: Files.Traces: %w (or set Files.Format)", err)
+		return "", fmt.Errorf("Files.Traces: %w (or set Files.Format)", err)
 	}
 	return format, nil
 }
@@ -84,7 +84,7 @@ func (f Files) WriteStream(s *Stream, cert *Certificate) error {
 
 func (f Files) write(cert *Certificate, inputs []*trace.Trace, traces func(io.Writer) error) error {
 	if f.Traces == "" || f.Certificate == "" {
-		return fmt.Errorf("sanitize: a release needs a traces file and a certificate file")
+		return fmt.Errorf("a release needs a traces file and a certificate file")
 	}
 	files := []atomicfile.File{
 		{Path: f.Traces, Perm: 0o644, Fill: traces},
@@ -99,7 +99,7 @@ func (f Files) write(cert *Certificate, inputs []*trace.Trace, traces func(io.Wr
 		}
 		g, err := cert.InputNoiseCovariance(inputs)
 		if err != nil {
-			return fmt.Errorf("sanitize: noise covariance: %w", err)
+			return fmt.Errorf("noise covariance: %w", err)
 		}
 		files = append(files, atomicfile.File{Path: f.NoiseCovariance, Perm: 0o644, Fill: func(w io.Writer) error { return matfile.Write(w, g) }})
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 )
@@ -136,7 +137,7 @@ func TestPriorOverlapByFixes(t *testing.T) {
 				}
 				return
 			}
-			var pe *ParamError
+			var pe *param.Error
 			if !errors.As(err, &pe) || pe.Name != "prior" || !strings.Contains(pe.Why, "fitted on data of the input") || !strings.Contains(pe.Why, "--allow-prior-overlap") {
 				t.Fatalf("error %v, want a refusal naming the prior", err)
 			}
@@ -220,7 +221,7 @@ func TestPriorOverlapStream(t *testing.T) {
 	opt := indexedOptions(x)
 	opt.Path = PathLinear
 	_, _, err := NewStream(open, opt)
-	var pe *ParamError
+	var pe *param.Error
 	if !errors.As(err, &pe) || pe.Name != "prior" {
 		t.Fatalf("stream of a corpus trace: %v, want a refusal", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracepriv/tracepriv/internal/sample"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -134,7 +135,7 @@ func TestCorpusPersons(t *testing.T) {
 	}
 	// A uid names one person, never a corpus's.
 	o.Read.UID = "x"
-	var pe *ParamError
+	var pe *param.Error
 	if _, err := Corpus(o); !errors.As(err, &pe) || pe.Name != "uid" {
 		t.Errorf("a corpus with a uid: %v", err)
 	}

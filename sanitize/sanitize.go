@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -209,28 +210,21 @@ type Options struct {
 	ecefTap func(uid string, ts []float64, in, out [Dims][]float64)
 }
 
-// ParamError reports an option that cannot give a valid release: Name is
-// the option's name, which is also the command-line flag's. It is
-// param.Error, the error type of every package's parameter checks, so
-// callers branch on all of them with one errors.As (and errors.Is(err,
-// param.ErrInvalid)).
-type ParamError = param.Error
-
 func (o *Options) check() error {
 	if o.Prior == nil {
-		return &ParamError{Name: "prior", Value: nil, Why: "a prior file is required (tracepriv fit writes one)"}
+		return &param.Error{Name: "prior", Value: nil, Why: "a prior file is required (tracepriv fit writes one)"}
 	}
 	if err := o.Prior.Validate(); err != nil {
-		return &ParamError{Name: "prior", Value: "", Why: err.Error()}
+		return &param.Error{Name: "prior", Value: "", Why: err.Error()}
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
 	case !(o.Epsilon > 0) || !finite(o.Epsilon):
-		return &ParamError{Name: "epsilon", Value: o.Epsilon, Why: "must be positive and finite"}
+		return &param.Error{Name: "epsilon", Value: o.Epsilon, Why: "must be positive and finite"}
 	case !(o.Lambda > 1) || !finite(o.Lambda):
-		return &ParamError{Name: "lambda", Value: o.Lambda, Why: "the Rényi order must be finite and > 1"}
+		return &param.Error{Name: "lambda", Value: o.Lambda, Why: "the Rényi order must be finite and > 1"}
 	case !(o.Radius > 0) || !finite(o.Radius):
-		return &ParamError{Name: "radius", Value: o.Radius, Why: "must be positive and finite (metres)"}
+		return &param.Error{Name: "radius", Value: o.Radius, Why: "must be positive and finite (metres)"}
 	}
 	// The least noise any design needs, a point's basic secret's
 	// (standard deviation r sqrt(lambda/(2 epsilon)) per coordinate,
@@ -250,7 +244,7 @@ func (o *Options) check() error {
 		case o.Lambda > 1e6:
 			name, v = "lambda", o.Lambda
 		}
-		return &ParamError{Name: name, Value: v, Why: fmt.Sprintf(
+		return &param.Error{Name: name, Value: v, Why: fmt.Sprintf(
 			"with --epsilon %g --lambda %g --radius %g the least noise any design needs would have a standard deviation of %.3g m per coordinate (r sqrt(lambda/(2 epsilon))), outside the %.2g mm to %g km a release carries: give an epsilon from %.3g to %.3g at this radius, or a radius from %.3g to %.3g m at this epsilon (lambda 2 is usual)",
 			o.Epsilon, o.Lambda, o.Radius, sd, OutputGrid*1000, MaxNoiseStd/1000,
 			o.Lambda*r2/(2*MaxNoiseStd*MaxNoiseStd), o.Lambda*r2/(2*OutputGrid*OutputGrid), OutputGrid*k, MaxNoiseStd*k)}
@@ -259,14 +253,14 @@ func (o *Options) check() error {
 		o.Delta = DefaultDelta
 	}
 	if !(o.Delta > 0 && o.Delta < 1) {
-		return &ParamError{Name: "delta", Value: o.Delta, Why: "must be in (0, 1)"}
+		return &param.Error{Name: "delta", Value: o.Delta, Why: "must be in (0, 1)"}
 	}
 	switch o.Design {
 	case "":
 		o.Design = DesignAuto
 	case DesignAuto, DesignEnvelope, DesignProportional, DesignE3:
 	default:
-		return &ParamError{Name: "design", Value: o.Design, Why: "one of auto, envelope, proportional, e3"}
+		return &param.Error{Name: "design", Value: o.Design, Why: "one of auto, envelope, proportional, e3"}
 	}
 	switch o.Path {
 	case "":
@@ -274,7 +268,7 @@ func (o *Options) check() error {
 	case PathAuto, PathDense, PathLinear:
 	default:
 		// Named as the flag --method, which sets it.
-		return &ParamError{Name: "path", Value: o.Path, Why: "one of auto, dense, linear"}
+		return &param.Error{Name: "path", Value: o.Path, Why: "one of auto, dense, linear"}
 	}
 	if o.MaxDensePoints == 0 {
 		o.MaxDensePoints = DefaultMaxDensePoints
@@ -299,10 +293,10 @@ func (o *Options) design(f prior.FamilySet) (cip.Method, error) {
 		}
 	}
 	if m != DesignEnvelope && !f.Single() {
-		return "", &ParamError{Name: "design", Value: m, Why: fmt.Sprintf("needs a single-lengthscale prior; the prior is the family %v (use envelope)", f)}
+		return "", &param.Error{Name: "design", Value: m, Why: fmt.Sprintf("needs a single-lengthscale prior; the prior is the family %v (use envelope)", f)}
 	}
 	if m == DesignProportional && o.Secrets != nil {
-		return "", &ParamError{Name: "design", Value: m, Why: "protects every point; listed secrets need e3 or envelope"}
+		return "", &param.Error{Name: "design", Value: m, Why: "protects every point; listed secrets need e3 or envelope"}
 	}
 	return m, nil
 }
@@ -330,14 +324,14 @@ func (o *Options) path(f prior.FamilySet, design cip.Method, maxPoints int) (Pat
 	}
 	switch {
 	case m == PathLinear && design == DesignE3:
-		return "", "", &ParamError{Name: "path", Value: m, Why: "the e3 design is dense; use --design envelope for the linear path"}
+		return "", "", &param.Error{Name: "path", Value: m, Why: "the e3 design is dense; use --design envelope for the linear path"}
 	case m == PathLinear && design == DesignProportional && !stateSpace:
 		if f.Kernels[0].Kernel == gp.KernelPeriodic {
-			return "", "", &ParamError{Name: "path", Value: m, Why: "a periodic prior has no state-space form; use the dense path"}
+			return "", "", &param.Error{Name: "path", Value: m, Why: "a periodic prior has no state-space form; use the dense path"}
 		}
 		design = DesignEnvelope
 	case m == PathDense && maxPoints > o.MaxDensePoints:
-		return "", "", &ParamError{Name: "path", Value: m, Why: fmt.Sprintf("a person has %d points, above the %d of the dense path (its memory grows as their square): use the linear path", maxPoints, o.MaxDensePoints)}
+		return "", "", &param.Error{Name: "path", Value: m, Why: fmt.Sprintf("a person has %d points, above the %d of the dense path (its memory grows as their square): use the linear path", maxPoints, o.MaxDensePoints)}
 	}
 	return m, design, nil
 }
@@ -367,10 +361,10 @@ func group(traces []*trace.Trace) ([]*person, error) {
 	by := map[string]*person{}
 	for i, t := range traces {
 		if t.Len() == 0 {
-			return nil, fmt.Errorf("sanitize: trace %d (%s) is empty", i+1, t.Name)
+			return nil, fmt.Errorf("trace %d (%s) is empty", i+1, t.Name)
 		}
 		if err := t.Validate(); err != nil {
-			return nil, fmt.Errorf("sanitize: trace %d (%s): %w", i+1, t.Name, err)
+			return nil, fmt.Errorf("trace %d (%s): %w", i+1, t.Name, err)
 		}
 		p := by[t.UID]
 		if p == nil {
@@ -393,7 +387,7 @@ func group(traces []*trace.Trace) ([]*person, error) {
 		for k, i := range ord {
 			pts[k], owner[k], pos[k] = p.pts[i], p.owner[i], p.pos[i]
 			if k > 0 && pts[k].Time.Equal(pts[k-1].Time) {
-				return nil, fmt.Errorf("sanitize: person %q: traces %d and %d both have a point at %s; a person is at one place at a time (merge the traces or drop one point)",
+				return nil, fmt.Errorf("person %q: traces %d and %d both have a point at %s; a person is at one place at a time (merge the traces or drop one point)",
 					p.uid, owner[k-1]+1, owner[k]+1, pts[k].Time.Format(time.RFC3339Nano))
 			}
 		}
@@ -409,12 +403,18 @@ func group(traces []*trace.Trace) ([]*person, error) {
 // order, with the input's timestamps, sanitised positions, and no altitude
 // or attributes.
 func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, error) {
+	return ReleaseContext(context.Background(), traces, opt)
+}
+
+// release is ReleaseContext's work; ctx is checked at every stage and
+// inside the long ones (see ReleaseContext).
+func release(ctx context.Context, traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, error) {
 	start := time.Now()
 	if err := opt.check(); err != nil {
 		return nil, nil, err
 	}
 	if len(traces) == 0 {
-		return nil, nil, errors.New("sanitize: no trace")
+		return nil, nil, errors.New("no trace")
 	}
 	step := func(s string) {
 		if opt.Progress != nil {
@@ -426,13 +426,13 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 		return nil, nil, err
 	}
 	if opt.Secrets != nil && len(persons) > 1 {
-		return nil, nil, &ParamError{Name: "secrets", Value: len(opt.Secrets), Why: fmt.Sprintf("listed secrets need an input with one person; it has %d (uids %s)", len(persons), uids(persons))}
+		return nil, nil, &param.Error{Name: "secrets", Value: len(opt.Secrets), Why: fmt.Sprintf("listed secrets need an input with one person; it has %d (uids %s)", len(persons), uids(persons))}
 	}
 	maxPoints := 0
 	for _, p := range persons {
 		maxPoints = max(maxPoints, len(p.pts))
 	}
-	d, cert, err := prepare(opt, maxPoints, step)
+	d, cert, err := prepare(ctx, opt, maxPoints, step)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -449,10 +449,13 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 		outs[i] = &trace.Trace{UID: t.UID, Name: t.Name, Points: make([]trace.Point, t.Len())}
 	}
 	for _, p := range persons {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		pc, err := d.person(p, traces, outs, step)
 		if err != nil {
 			if len(persons) > 1 || p.uid != "" {
-				return nil, nil, fmt.Errorf("sanitize: person %q: %w", p.uid, err)
+				return nil, nil, fmt.Errorf("person %q: %w", p.uid, err)
 			}
 			return nil, nil, err
 		}
@@ -468,7 +471,7 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 // origin, the design and the computation path for persons of up to
 // maxPoints points, the envelope) and returns the designer and the
 // certificate without its persons. opt must have been checked.
-func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certificate, error) {
+func prepare(ctx context.Context, opt Options, maxPoints int, step func(string)) (*designer, *Certificate, error) {
 	var pubOrigin *geo.Point
 	note := ""
 	if o := opt.Prior.Origin; o != nil {
@@ -479,7 +482,7 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 		origin, err = geo.Origin{Source: OriginNone}, nil
 	}
 	if err != nil {
-		return nil, nil, &ParamError{Name: "origin", Value: opt.Origin, Why: err.Error()}
+		return nil, nil, &param.Error{Name: "origin", Value: opt.Origin, Why: err.Error()}
 	}
 	fam := opt.Prior.Families()
 	design, err := opt.design(fam)
@@ -490,11 +493,14 @@ func prepare(opt Options, maxPoints int, step func(string)) (*designer, *Certifi
 	if err != nil {
 		return nil, nil, err
 	}
-	d := &designer{opt: opt, family: fam, kind: design, linear: path == PathLinear}
+	d := &designer{opt: opt, family: fam, kind: design, linear: path == PathLinear, ctx: ctx}
 	if design == DesignEnvelope || design == DesignProportional {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		step("envelope")
 		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: d.linear, PlaceScaled: opt.placeScaled(design)}); err != nil {
-			return nil, nil, fmt.Errorf("sanitize: %w", err)
+			return nil, nil, err
 		}
 	}
 	cert := &Certificate{
@@ -643,6 +649,9 @@ type designer struct {
 	kind   cip.Method
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
+	// ctx ends the release: checked between stages, before each Newton
+	// step of the (E3) designer and between the coordinates sampled.
+	ctx context.Context
 	// overlap are the persons whose data the prior was fitted on
 	// (released on request, not covered).
 	overlap map[string]bool
@@ -672,6 +681,9 @@ func (d *designer) person(p *person, traces []*trace.Trace, outs []*trace.Trace,
 	}
 
 	// Release: the only step that reads coordinates.
+	if err := d.ctx.Err(); err != nil {
+		return nil, err
+	}
 	step("sample")
 	in := toECEF(n, func(i int) geo.Point { return p.pts[i].Geo() })
 	var xs [Dims][]float64
@@ -712,7 +724,7 @@ func (d *designer) person(p *person, traces []*trace.Trace, outs []*trace.Trace,
 // data only: the uid, the timestamps in time order, the traces they come
 // from and the secrets. It returns the certificate, the design and the
 // timestamps in seconds.
-func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, secrets []cip.Secret, step func(string)) (*PersonCertificate, *NoiseDesign, []float64, error) {
+func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, secrets []cip.Secret, step func(string)) (*PersonCertificate, *PersonDesign, []float64, error) {
 	opt := d.opt
 	n := len(times)
 	ts, err := gp.Seconds(times)
@@ -724,8 +736,11 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := d.ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
 	if sd := math.Sqrt(nd.MaxVariance); sd > MaxNoiseStd {
-		return nil, nil, nil, &ParamError{Name: "epsilon", Value: opt.Epsilon, Why: fmt.Sprintf("with --radius %g the noise would have a standard deviation of %.0f km per coordinate, beyond the %.0f km a release projected to the surface represents: raise epsilon or lower the radius",
+		return nil, nil, nil, &param.Error{Name: "epsilon", Value: opt.Epsilon, Why: fmt.Sprintf("with --radius %g the noise would have a standard deviation of %.0f km per coordinate, beyond the %.0f km a release projected to the surface represents: raise epsilon or lower the radius",
 			opt.Radius, sd/1000, MaxNoiseStd/1000)}
 	}
 	step("certify")
@@ -789,13 +804,16 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 // sample adds the person's noise to the Earth-centred x, y and z in place, exactly and
 // on the output grid, and returns the diagonal the sampler added beyond
 // the design (certified Cholesky jitter, or the linear path's white noise).
-func (d *designer) sample(nd *NoiseDesign, ts []float64, xs [][]float64, src noise.Source) (float64, error) {
+func (d *designer) sample(nd *PersonDesign, ts []float64, xs [][]float64, src noise.Source) (float64, error) {
 	if !d.linear {
 		mn, err := noise.NewMultiNormalCholesky(withDiagonal(nd.SigmaG, nd.Jitter))
 		if err != nil {
 			return 0, err
 		}
 		for _, x := range xs {
+			if err := d.ctx.Err(); err != nil {
+				return 0, err
+			}
 			if _, err := mn.AddOnGrid(x, x, OutputGrid, src); err != nil {
 				return 0, err
 			}
@@ -864,7 +882,7 @@ func resolveSecrets(p *person, spec [][]time.Time) ([]cip.Secret, error) {
 		return cip.EveryPoint(len(p.pts)), nil
 	}
 	if len(spec) == 0 {
-		return nil, &ParamError{Name: "secrets", Value: "", Why: "an empty list of secrets protects nothing"}
+		return nil, &param.Error{Name: "secrets", Value: "", Why: "an empty list of secrets protects nothing"}
 	}
 	idx := make(map[int64]int, len(p.pts))
 	for i, q := range p.pts {
@@ -875,15 +893,15 @@ func resolveSecrets(p *person, spec [][]time.Time) ([]cip.Secret, error) {
 		for _, tm := range times {
 			i, ok := idx[tm.UnixNano()]
 			if !ok {
-				return nil, &ParamError{Name: "secrets", Value: tm.Format(time.RFC3339Nano), Why: fmt.Sprintf("secret %d: not the time of a point of the trace", k+1)}
+				return nil, &param.Error{Name: "secrets", Value: tm.Format(time.RFC3339Nano), Why: fmt.Sprintf("secret %d: not the time of a point of the trace", k+1)}
 			}
 			if slices.Contains(out[k].Indices, i) {
-				return nil, &ParamError{Name: "secrets", Value: tm.Format(time.RFC3339Nano), Why: fmt.Sprintf("secret %d: listed twice", k+1)}
+				return nil, &param.Error{Name: "secrets", Value: tm.Format(time.RFC3339Nano), Why: fmt.Sprintf("secret %d: listed twice", k+1)}
 			}
 			out[k].Indices = append(out[k].Indices, i)
 		}
 		if len(out[k].Indices) == 0 {
-			return nil, &ParamError{Name: "secrets", Value: "", Why: fmt.Sprintf("secret %d is empty", k+1)}
+			return nil, &param.Error{Name: "secrets", Value: "", Why: fmt.Sprintf("secret %d is empty", k+1)}
 		}
 	}
 	return out, nil

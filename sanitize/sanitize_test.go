@@ -17,6 +17,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/internal/stattest"
 	"github.com/tracepriv/tracepriv/noise"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	psample "github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/trace"
@@ -414,7 +415,7 @@ func TestRefusals(t *testing.T) {
 			opt := options(familyPrior())
 			c.mod(&opt)
 			_, _, err := Trace(tr, opt)
-			var pe *ParamError
+			var pe *param.Error
 			if !errors.As(err, &pe) || pe.Name != c.param {
 				t.Errorf("want a %q error, got %v", c.param, err)
 			}
@@ -743,7 +744,7 @@ func TestMethods(t *testing.T) {
 		t.Errorf("single RBF, 80 points above a dense limit of 50: method %s, design %s, %s, overhead %v", c.Path, c.Design, c.EpsilonKind, c.EnvelopeOverhead)
 	}
 	opt.Path = PathDense
-	var pe *ParamError
+	var pe *param.Error
 	if _, _, err := Trace(tr, opt); !errors.As(err, &pe) || pe.Name != "path" {
 		t.Errorf("dense above its limit: %v", err)
 	}

@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ import (
 // ErrNotStreamable is returned by NewStream for an input it cannot stream:
 // a person whose rows are not contiguous, listed secrets, or a design with
 // no state-space form. Read the input into memory and call Release.
-var ErrNotStreamable = errors.New("sanitize: the input cannot be streamed")
+var ErrNotStreamable = errors.New("the input cannot be streamed")
 
 // Stream is a release that reads its input twice and holds one chunk of
 // points at a time (plus 8 bytes of public timestamp per point): the first
@@ -63,7 +64,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 	step := func(string) {}
 	// A stream has no bound on the points of a person: prepare as for a
 	// person too large for the dense path, so that auto takes the linear one.
-	d, cert, err := prepare(opt, math.MaxInt, step)
+	d, cert, err := prepare(context.Background(), opt, math.MaxInt, step)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,7 +118,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 	}
 	s.read = r.Report()
 	if len(s.runs) == 0 {
-		return nil, nil, errors.New("sanitize: no trace")
+		return nil, nil, errors.New("no trace")
 	}
 	ids := make([]string, len(s.runs))
 	for i, run := range s.runs {
@@ -134,7 +135,7 @@ func NewStream(open func() (trace.Reader, error), opt Options) (*Stream, *Certif
 		}
 		pc, nd, ts, err := d.certify(run.uid, times, infos[k], cip.EveryPoint(len(times)), step)
 		if err != nil {
-			return nil, nil, fmt.Errorf("sanitize: person %q: %w", run.uid, err)
+			return nil, nil, fmt.Errorf("person %q: %w", run.uid, err)
 		}
 		run.ts, run.nano = ts, nil
 		if run.mr, err = d.markov(nd, ts, noise.Derive(opt.Source, run.uid)); err != nil {
@@ -157,7 +158,7 @@ func (s *Stream) Report() *trace.Report { return s.read }
 // release to w in format f, chunk by chunk. It can be called once.
 func (s *Stream) WriteTo(w io.Writer, f trace.Format) error {
 	if s.written {
-		return errors.New("sanitize: a stream is released once")
+		return errors.New("a stream is released once")
 	}
 	s.written = true
 	r, err := s.open()
@@ -184,13 +185,13 @@ func (s *Stream) WriteTo(w io.Writer, f trace.Format) error {
 		if run == nil || t.UID != run.uid {
 			k++
 			if k >= len(s.runs) || s.runs[k].uid != t.UID {
-				return errors.New("sanitize: the input changed between the two passes")
+				return errors.New("the input changed between the two passes")
 			}
 			run = s.runs[k]
 		}
 		n := t.Len()
 		if run.pos+n > len(run.ts) {
-			return errors.New("sanitize: the input changed between the two passes")
+			return errors.New("the input changed between the two passes")
 		}
 		xs := toECEF(n, func(i int) geo.Point { return t.Points[i].Geo() })
 		if err := run.mr.Release(xs[:], xs[:], run.ts[run.pos:run.pos+n]); err != nil {
@@ -211,14 +212,14 @@ func (s *Stream) WriteTo(w io.Writer, f trace.Format) error {
 	}
 	for _, run := range s.runs {
 		if run.pos != len(run.ts) {
-			return errors.New("sanitize: the input changed between the two passes")
+			return errors.New("the input changed between the two passes")
 		}
 	}
 	return tw.Close()
 }
 
 // markov builds the linear path's sampler of a person's noise.
-func (d *designer) markov(nd *NoiseDesign, ts []float64, src noise.Source) (*noise.MarkovRelease, error) {
+func (d *designer) markov(nd *PersonDesign, ts []float64, src noise.Source) (*noise.MarkovRelease, error) {
 	comps := make([]noise.StateSpace, len(d.env.Components))
 	for i, k := range d.env.Components {
 		m, err := gp.StateSpace(k)

@@ -14,8 +14,9 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/geoind"
-	"github.com/tracepriv/tracepriv/prior"
+	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/param"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/store"
 )
@@ -279,7 +280,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 			case "max_speed":
 				name = "geoind.max_speed_kmh"
 			}
-			return nil, fieldErr(name, "%s: %s", name, strings.TrimPrefix(err.Error(), param.ErrInvalid.Error()+": "))
+			return nil, fieldErr(name, "%s: %v", name, err)
 		}
 		return nil, fieldErr("geoind", "geoind: %v", err)
 	}
@@ -413,11 +414,9 @@ func jsonError(err error, limit int64) error {
 		return errf(http.StatusBadRequest, api.CodeBadJSON, "empty body: expected a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: unexpected end of input")
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		// encoding/json has no error type for an unknown field; its text
-		// only names the field here (the status is the same either way).
-		f := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+	}
+	if f, ok := jsondoc.UnknownField(err); ok {
 		return fieldErr(f, "unknown field %q", f)
 	}
-	return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
+	return errf(http.StatusBadRequest, api.CodeBadJSON, "malformed JSON: %v", err)
 }

@@ -346,7 +346,7 @@ func (s *Server) compute(ctx context.Context, traces []*trace.Trace, cfg *person
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		return nil, nil, domainErr(errUnreleasable, "", "%s", strings.TrimPrefix(err.Error(), "sanitize: "))
+		return nil, nil, domainErr(errUnreleasable, "", "%v", err)
 	}
 	return outs, cert, nil
 }

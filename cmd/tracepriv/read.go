@@ -92,16 +92,16 @@ func (r *readFlags) options(path string) (trace.ReadOptions, error) {
 	}
 	if opt.Format == "" {
 		if opt.Format, err = trace.FormatFromPath(path); err != nil {
-			return opt, withFromHint(err)
+			return opt, withFromHint(path, err)
 		}
 	}
 	return opt, nil
 }
 
 // withFromHint adds how to name a format to an error about a file's
-// extension.
-func withFromHint(err error) error {
-	if strings.Contains(err.Error(), "is a directory") {
+// extension (a directory has none to name).
+func withFromHint(path string, err error) error {
+	if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 		return err
 	}
 	return fmt.Errorf("%w; or name the format with --from", err)
@@ -140,7 +140,7 @@ func (r *readFlags) readEach(paths []string, fn func(path string, ts []*trace.Tr
 		for _, p := range paths {
 			if st, err := os.Stat(p); err == nil && !st.IsDir() {
 				if _, err := trace.FormatFromPath(p); err != nil {
-					return &trace.Report{}, withFromHint(err)
+					return &trace.Report{}, withFromHint(p, err)
 				}
 			}
 		}

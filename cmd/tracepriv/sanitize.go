@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -439,11 +438,10 @@ func (c *sanitizeCmd) corpusOptions(cmd *cobra.Command, ledgerName string) (sani
 	return opt, nil
 }
 
-// flagError rewrites a sanitize.ParamError to name the command-line flag.
+// flagError rewrites a param.Error to name the command-line flag.
 func flagError(err error) error {
-	var pe *sanitize.ParamError
-	if errors.As(err, &pe) {
-		return usageErrorf("--%s: %s", pe.Name, strings.TrimPrefix(err.Error(), "sanitize: "))
+	if fe, ok := param.AsFlag(err, nil); ok {
+		return &cli.FlagError{Err: fe}
 	}
 	return err
 }

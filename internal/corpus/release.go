@@ -80,7 +80,7 @@ type certified struct {
 // created as needed.
 func ReleaseUnit[C Certificate](u Unit, s Sanitizer[C], ro trace.ReadOptions, root, out string) (*UnitRelease, error) {
 	if len(u.Files) == 0 || len(u.UIDs) == 0 {
-		return nil, fmt.Errorf("sanitize: empty unit %v", u)
+		return nil, fmt.Errorf("empty unit %v", u)
 	}
 	var traces []*trace.Trace
 	var from []int // file of each trace
@@ -119,7 +119,7 @@ func ReleaseUnit[C Certificate](u Unit, s Sanitizer[C], ro trace.ReadOptions, ro
 	}
 	var c certified
 	if err := json.Unmarshal(cb.Bytes(), &c); err != nil {
-		return nil, fmt.Errorf("sanitize: the unit's certificate: %w", err)
+		return nil, fmt.Errorf("the unit's certificate: %w", err)
 	}
 	certRel := filepath.Join(CertificatesDir, certName(u.UIDs, s.CertificateSuffix))
 	e := &UnitRelease{Inputs: Rel(root, u.Files), Skipped: c.SkippedRows, SkippedBy: c.SkippedByReason}

@@ -217,7 +217,7 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 		record(e, nil, u.Points)
 	})
 	if journalErr != nil {
-		return nil, fmt.Errorf("sanitize: journal: %w", journalErr)
+		return nil, fmt.Errorf("journal: %w", journalErr)
 	}
 	m.Finish(time.Since(start))
 	return finishRun(out, m, journal, undo, unitErrs, ledgerErr)

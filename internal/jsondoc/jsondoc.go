@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // Write encodes v as JSON indented by two spaces, with a final newline.
@@ -69,4 +70,23 @@ func ReadFile[T any](path string, read func(io.Reader) (T, error)) (T, error) {
 		return v, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
+}
+
+// unknownFieldPrefix opens encoding/json's error for a field the target
+// does not have (Decoder.DisallowUnknownFields): `json: unknown field "f"`.
+const unknownFieldPrefix = "json: unknown field "
+
+// UnknownField returns the field an error of a strict decode names as
+// unknown. encoding/json has no error type for it (golang/go#29035), so
+// this is the one place in tracepriv that reads an error's text, and
+// TestUnknownField pins the text of the Go release in use.
+func UnknownField(err error) (field string, ok bool) {
+	if err == nil {
+		return "", false
+	}
+	f, ok := strings.CutPrefix(err.Error(), unknownFieldPrefix)
+	if !ok {
+		return "", false
+	}
+	return strings.Trim(f, `"`), true
 }

@@ -2,7 +2,9 @@ package jsondoc
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +44,31 @@ func TestRoundTripAndStrictness(t *testing.T) {
 	}
 	if err := Decode([]byte(`{"version": 1} `), &d); err != nil {
 		t.Errorf("trailing space refused: %v", err)
+	}
+}
+
+// UnknownField reads the field from the error encoding/json really returns
+// (so that a new Go release changing the text fails here), and no other
+// error is taken for one.
+func TestUnknownField(t *testing.T) {
+	var v struct{ A int }
+	d := json.NewDecoder(strings.NewReader(`{"A": 1, "b c": 2}`))
+	d.DisallowUnknownFields()
+	err := d.Decode(&v)
+	if f, ok := UnknownField(err); !ok || f != "b c" {
+		t.Fatalf("UnknownField(%v) = %q, %v; want \"b c\", true", err, f, ok)
+	}
+	// Negative controls: a syntax error, a type error, nil.
+	for _, in := range []string{`{"A": }`, `{"A": "x"}`} {
+		d := json.NewDecoder(strings.NewReader(in))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&v); err == nil {
+			t.Fatalf("%s decoded", in)
+		} else if f, ok := UnknownField(err); ok {
+			t.Errorf("UnknownField(%v) = %q, true; want false", err, f)
+		}
+	}
+	if _, ok := UnknownField(nil); ok {
+		t.Error("UnknownField(nil) is true")
 	}
 }

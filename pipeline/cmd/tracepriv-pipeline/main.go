@@ -521,17 +521,10 @@ func isSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// flagError rewrites a sanitize.ParamError to name the command-line flag.
+// flagError rewrites a param.Error to name the command-line flag.
 func flagError(err error) error {
-	var pe *sanitize.ParamError
-	if errors.As(err, &pe) {
-		name := map[string]string{"out": "output", "in": "input"}[pe.Name]
-		if name == "" {
-			name = pe.Name
-		}
-		return fmt.Errorf("--%s: %s", name, strings.TrimPrefix(err.Error(), "sanitize: "))
-	}
-	return err
+	fe, _ := param.AsFlag(err, map[string]string{"out": "output", "in": "input"})
+	return fe
 }
 
 // nonce names a release in the ledger without a path.
