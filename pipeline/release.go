@@ -22,7 +22,7 @@ import (
 	"github.com/tracepriv/tracepriv/trajdb"
 )
 
-// The files of a released trajectory database, as `tracepriv release`
+// The files of a released trajectory database, as `tracepriv synthesize`
 // writes them.
 const (
 	SynthesisSeqFile  = trajdb.SeqFile
@@ -359,7 +359,7 @@ func releaseCounts(m trajdb.Mechanism, size int, counts map[string]int64, epsilo
 	return cm.SynthesizeCounts(c, epsilon, src)
 }
 
-// SynthesisCert is release.json, the certificate `tracepriv release` writes.
+// SynthesisCert is release.json, the certificate `tracepriv synthesize` writes.
 type SynthesisCert = trajdb.Certificate
 
 func newReleaseCert(c *releaseConfig, g *trajdb.Grid, m trajdb.Mechanism, rel *trajdb.Synthetic, src noise.Source) *SynthesisCert {
@@ -411,7 +411,7 @@ type BoundReport struct {
 }
 
 // Release releases a trajectory database with a Beam pipeline, as
-// `tracepriv release --in DIR --out DIR` does on one machine: the same
+// `tracepriv synthesize --in DIR --out DIR` does on one machine: the same
 // mapping, bounds and mechanism, and with a seed the same files.
 func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, error) {
 	initBeam()

@@ -13,7 +13,7 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// The files of a release directory, as "tracepriv release" and the Beam
+// The files of a release directory, as "tracepriv synthesize" and the Beam
 // pipeline write it.
 const (
 	// SeqFile holds the released sequences, one per line (WriteSequences).
@@ -151,7 +151,7 @@ func ReadCertificateFile(path string) (*Certificate, error) {
 	}
 	switch {
 	case c.Synthetic == nil || c.Alphabet <= 0:
-		return nil, fmt.Errorf("%s: no mechanism record or no alphabet: not a tracepriv release certificate", path)
+		return nil, fmt.Errorf("%s: no mechanism record or no alphabet: not a tracepriv synthesize certificate", path)
 	case c.Universe != nil && c.Universe.Size() != c.Alphabet:
 		return nil, fmt.Errorf("%s: the universe has %d cells but the alphabet %d", path, c.Universe.Size(), c.Alphabet)
 	}

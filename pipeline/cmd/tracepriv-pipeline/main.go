@@ -9,7 +9,7 @@
 // sanitize writes the release the single-machine `tracepriv sanitize --in
 // DIR --out DIR` writes (mirrored files, certificates/, manifest.json);
 // fit writes the prior `tracepriv fit` writes; release writes the
-// trajectory database `tracepriv release` writes (trajectories.seq,
+// trajectory database `tracepriv synthesize` writes (trajectories.seq,
 // trajectories.csv, release.json). Beam's own flags (--runner,
 // --endpoint, --environment_type, --environment_config, --job_name, and
 // Dataflow's --project, --region, --temp_location, ...) are accepted after
