@@ -10,11 +10,13 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// ReleaseContext stops inside the (E3) design when its context ends: it
-// returns context.Canceled within 2 s of the cancel, with nothing
-// released, on a design that uncancelled runs far longer (the negative
-// control, which must complete). Under the old ReleaseContext, which
-// only stopped between stages, the cancelled run waited for the design.
+// ReleaseContext stops inside the (E3) design when its context ends: a
+// context cancelled as the design starts returns context.Canceled, with
+// nothing released and no later stage reached, in less than half the
+// time the same design takes uncancelled (the negative control, which
+// must complete; both measured in this run, so the bound is relative to
+// the machine's speed). Under the old ReleaseContext, which only stopped
+// between stages, the cancelled run waited for the whole design.
 func TestReleaseContextCancelsDesign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a long design")
@@ -47,11 +49,8 @@ func TestReleaseContextCancelsDesign(t *testing.T) {
 		stages = append(stages, stage)
 		if stage == "design" {
 			once.Do(func() {
-				go func() {
-					time.Sleep(full / 10)
-					cancelled = time.Now()
-					cancel()
-				}()
+				cancelled = time.Now()
+				cancel()
 			})
 		}
 	}
@@ -63,11 +62,8 @@ func TestReleaseContextCancelsDesign(t *testing.T) {
 	if cancelled.IsZero() {
 		t.Fatal("returned before the cancel")
 	}
-	if d := back.Sub(cancelled); d > 2*time.Second {
-		t.Errorf("returned %v after the cancel, want < 2 s (the uncancelled release took %v)", d, full)
-	}
-	if full < 4*time.Second {
-		t.Errorf("the uncancelled design took %v: too short to show a cancel inside it (raise n)", full)
+	if d := back.Sub(cancelled); d > full/2 {
+		t.Errorf("returned %v after the cancel, want less than half the uncancelled release's %v", d, full)
 	}
 	for _, s := range stages {
 		if s == "certify" || s == "sample" {
