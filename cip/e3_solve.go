@@ -306,18 +306,64 @@ type e3Result struct {
 // solve runs the barrier method in the subspace and converts the answer
 // to a noise covariance in the original coordinates.
 func (sub *e3Subspace) solve(blocks []*e3Block, ts []float64, budget float64, o SetOptions) (*e3Result, error) {
+	_, k := sub.s.Dims()
+	lam, trLs, ls, rhsBlocks := sub.reduce(blocks)
+	p := newIPM(lam, ls, rhsBlocks)
+	p.maxIter, p.progress, p.ctx = o.MaxIter, o.Progress, o.Context
+	var s0 float64
+	var q0 *mat.SymDense
+	if ts != nil {
+		p.targets = ts
+		var err error
+		q0, err = targetStart(ls, rhsBlocks, ts, k)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		q0, s0 = budgetStart(p, k, trLs, budget)
+	}
+	pt, tau, err := p.solve(q0, s0, o.RelTol/10)
+	stopped := errors.Is(err, errMaxIter)
+	if err != nil && !stopped {
+		return nil, err
+	}
+	// At the step limit the iterate is still strictly feasible: it is
+	// certified like any other, and the dual bound shows its gap.
+	res := &e3Result{iters: p.iters, qs: pt.q, stopped: stopped}
+
+	qfull := sub.fullQ(pt.q)
+	lower, err := sub.lowerBound(blocks, pt, tau, p.budget, qfull, ts, budget)
+	if err != nil {
+		return nil, err
+	}
+	res.lower = lower
+	if ts != nil {
+		res.value = pt.f - trLs
+	} else {
+		res.value = pt.s
+	}
+	res.noise, err = sub.noise(pt.q)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// reduce projects the problem onto the subspace: the reduced spectrum lam
+// and its trace, each block's L_S S, and the blocks with the variance of
+// L_S outside the subspace moved to the right-hand side.
+func (sub *e3Subspace) reduce(blocks []*e3Block) (lam []float64, trLs float64, ls []*mat.Dense, rhsBlocks []*e3Block) {
 	sp := sub.sp
 	_, k := sub.s.Dims()
-	lam := make([]float64, k)
-	trLs := 0.0
+	lam = make([]float64, k)
 	for a := range k {
 		for i := range sp.r {
 			lam[a] += sub.s.At(i, a) * sub.s.At(i, a) * sp.lam[i]
 		}
 		trLs += lam[a]
 	}
-	ls := make([]*mat.Dense, len(blocks))
-	rhsBlocks := make([]*e3Block, len(blocks))
+	ls = make([]*mat.Dense, len(blocks))
+	rhsBlocks = make([]*e3Block, len(blocks))
 	for j, b := range blocks {
 		var x mat.Dense
 		x.Mul(b.ls, sub.s)
@@ -331,89 +377,96 @@ func (sub *e3Subspace) solve(blocks []*e3Block, ts []float64, budget float64, o 
 		nb.corr = axpySym(b.corr, 1, axpySym(&full, -1, &in))
 		rhsBlocks[j] = &nb
 	}
-	p := newIPM(lam, ls, rhsBlocks)
-	p.maxIter, p.progress, p.ctx = o.MaxIter, o.Progress, o.Context
-	var s0 float64
-	q0 := mat.NewSymDense(k, nil)
-	if ts != nil {
-		p.targets = ts
-		alpha := 1.0
-		for j := range blocks {
-			bt, _, _ := rhsBlocks[j].rhs(ts[j], false)
-			a, err := feasibleScale(ls[j], bt)
-			if err != nil {
-				return nil, err
-			}
-			alpha = math.Min(alpha, a)
-		}
-		// Start at Q0 = g (I - beta Pi), Pi the projector onto the
-		// secrets' rows: the constraints see only Pi, where Q0 is
-		// alpha/2 (strictly feasible), and elsewhere Q0 = g stays far
-		// from both Q ≻ 0 and Q ⪯ I. A multiple of I would put every
-		// direction at alpha/2, often far from the centre.
-		const g = 0.9
-		pi := rowProjector(ls, k)
-		beta := 1 - alpha/(2*g)
-		for i := range k {
-			for j := i; j < k; j++ {
-				v := -g * beta * pi.At(i, j)
-				if i == j {
-					v += g
-				}
-				q0.SetSym(i, j, v)
-			}
-		}
-	} else {
-		p.budget = true
-		// The reduced objective tr(Q^-1 Lambda) - tr Lambda is the noise
-		// trace; directions outside the subspace contribute nothing.
-		p.beta = budget + trLs
-		alpha := (1 + trLs/p.beta) / 2
-		for i := range k {
-			q0.SetSym(i, i, alpha)
-		}
-		s0 = 1.0
-		for range 2000 {
-			if _, ok := p.point(q0, s0, false); ok {
-				break
-			}
-			s0 *= 2
-		}
-	}
-	pt, tau, err := p.solve(q0, s0, o.RelTol/10)
-	stopped := errors.Is(err, errMaxIter)
-	if err != nil && !stopped {
-		return nil, err
-	}
-	// At the step limit the iterate is still strictly feasible: it is
-	// certified like any other, and the dual bound shows its gap.
-	res := &e3Result{iters: p.iters, qs: pt.q, stopped: stopped}
+	return lam, trLs, ls, rhsBlocks
+}
 
-	// Full-space Q = I - S (I - Q_s) S^T and the multipliers.
-	r := sp.r
-	qfull := mat.NewSymDense(r, nil)
-	{
-		var iq mat.Dense
-		iq.Scale(-1, pt.q)
-		for i := range k {
-			iq.Set(i, i, iq.At(i, i)+1)
+// targetStart is the strictly feasible starting point of target mode.
+func targetStart(ls []*mat.Dense, rhsBlocks []*e3Block, ts []float64, k int) (*mat.SymDense, error) {
+	q0 := mat.NewSymDense(k, nil)
+	alpha := 1.0
+	for j := range rhsBlocks {
+		bt, _, _ := rhsBlocks[j].rhs(ts[j], false)
+		a, err := feasibleScale(ls[j], bt)
+		if err != nil {
+			return nil, err
 		}
-		var t1, t2 mat.Dense
-		t1.Mul(sub.s, &iq)
-		t2.Mul(&t1, sub.s.T())
-		for i := range r {
-			for j := i; j < r; j++ {
-				v := -t2.At(i, j)
-				if i == j {
-					v++
-				}
-				qfull.SetSym(i, j, v)
+		alpha = math.Min(alpha, a)
+	}
+	// Start at Q0 = g (I - beta Pi), Pi the projector onto the
+	// secrets' rows: the constraints see only Pi, where Q0 is
+	// alpha/2 (strictly feasible), and elsewhere Q0 = g stays far
+	// from both Q ≻ 0 and Q ⪯ I. A multiple of I would put every
+	// direction at alpha/2, often far from the centre.
+	const g = 0.9
+	pi := rowProjector(ls, k)
+	beta := 1 - alpha/(2*g)
+	for i := range k {
+		for j := i; j < k; j++ {
+			v := -g * beta * pi.At(i, j)
+			if i == j {
+				v += g
 			}
+			q0.SetSym(i, j, v)
 		}
 	}
+	return q0, nil
+}
+
+// budgetStart sets p up for budget mode and returns its starting point
+// (q0, s0), s0 doubled until the point is strictly feasible.
+func budgetStart(p *e3IPM, k int, trLs, budget float64) (*mat.SymDense, float64) {
+	q0 := mat.NewSymDense(k, nil)
+	p.budget = true
+	// The reduced objective tr(Q^-1 Lambda) - tr Lambda is the noise
+	// trace; directions outside the subspace contribute nothing.
+	p.beta = budget + trLs
+	alpha := (1 + trLs/p.beta) / 2
+	for i := range k {
+		q0.SetSym(i, i, alpha)
+	}
+	s0 := 1.0
+	for range 2000 {
+		if _, ok := p.point(q0, s0, false); ok {
+			break
+		}
+		s0 *= 2
+	}
+	return q0, s0
+}
+
+// fullQ is the full-space Q = I - S (I - Q_s) S^T.
+func (sub *e3Subspace) fullQ(qs *mat.SymDense) *mat.SymDense {
+	_, k := sub.s.Dims()
+	r := sub.sp.r
+	qfull := mat.NewSymDense(r, nil)
+	var iq mat.Dense
+	iq.Scale(-1, qs)
+	for i := range k {
+		iq.Set(i, i, iq.At(i, i)+1)
+	}
+	var t1, t2 mat.Dense
+	t1.Mul(sub.s, &iq)
+	t2.Mul(&t1, sub.s.T())
+	for i := range r {
+		for j := i; j < r; j++ {
+			v := -t2.At(i, j)
+			if i == j {
+				v++
+			}
+			qfull.SetSym(i, j, v)
+		}
+	}
+	return qfull
+}
+
+// lowerBound is the dual lower bound on the full problem's value from the
+// solver's multipliers and from those recovered from qfull, whichever is
+// higher (0 when neither is positive).
+func (sub *e3Subspace) lowerBound(blocks []*e3Block, pt *ipmPoint, tau float64, budgetMode bool, qfull *mat.SymDense, ts []float64, budget float64) (float64, error) {
+	sp := sub.sp
 	ys := make([]*mat.SymDense, len(blocks))
 	scale := 1 / tau
-	if p.budget {
+	if budgetMode {
 		// Budget multipliers normalised by that of the budget constraint,
 		// 1/(tau omega), to read as target-mode multipliers.
 		scale = pt.omega
@@ -423,7 +476,7 @@ func (sub *e3Subspace) solve(blocks []*e3Block, ts []float64, budget float64, o 
 	}
 	lb, err := sp.boundParts(blocks, ys, qfull)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	// Multipliers recovered from Q by least squares are more accurate
 	// late in the solve; keep whichever bound is higher.
@@ -438,6 +491,7 @@ func (sub *e3Subspace) solve(blocks []*e3Block, ts []float64, budget float64, o 
 		}
 		return out
 	}
+	var lower float64
 	for _, b := range []*e3Bound{lb, lb2} {
 		if b == nil {
 			continue
@@ -450,18 +504,18 @@ func (sub *e3Subspace) solve(blocks []*e3Block, ts []float64, budget float64, o 
 			// bound decreases in the level.
 			v = bisectIncreasing(func(s float64) float64 { return -b.value(blocks, tsOf(s)) }, -budget, pt.s)
 		}
-		res.lower = math.Max(res.lower, v)
+		lower = math.Max(lower, v)
 	}
-	if ts != nil {
-		res.value = pt.f - trLs
-	} else {
-		res.value = pt.s
-	}
+	return lower, nil
+}
 
-	// Noise SigmaG = (L S) (Q_s^-1 - I) (L S)^T, built as B B^T from the
-	// eigendecomposition of Q_s so that it is PSD by construction.
+// noise is SigmaG = (L S) (Q_s^-1 - I) (L S)^T, built as B B^T from the
+// eigendecomposition of Q_s so that it is PSD by construction.
+func (sub *e3Subspace) noise(qs *mat.SymDense) (*mat.SymDense, error) {
+	sp := sub.sp
+	_, k := sub.s.Dims()
 	var eq mat.EigenSym
-	if !eq.Factorize(pt.q, true) {
+	if !eq.Factorize(qs, true) {
 		return nil, fmt.Errorf("cip: eigendecomposition of the (E3) solution did not converge")
 	}
 	qv := eq.Values(nil)
@@ -478,8 +532,7 @@ func (sub *e3Subspace) solve(blocks []*e3Block, ts []float64, budget float64, o 
 			b.Set(i, a, b.At(i, a)*qv[a])
 		}
 	}
-	res.noise = outerRows(&b)
-	return res, nil
+	return outerRows(&b), nil
 }
 
 // errNoInterior reports a reduced problem without a strictly feasible

@@ -83,6 +83,54 @@ func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
 	if len(data) == 0 {
 		return nil, errors.New("gp: fit: no data")
 	}
+	series, err := fitSeries(data, opts.Standardize)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := newFitSpace(k, series, opts)
+	if err != nil {
+		return nil, err
+	}
+
+	best := &FitResult{LogLikelihood: math.Inf(-1)}
+	var bestTheta []float64
+	for _, st := range sp.starts(opts.Restarts) {
+		best.Starts++
+		th, ok := sp.optimizeFrom(st)
+		if !ok {
+			best.Failed++
+			continue
+		}
+		ll, jit, err := sp.eval(th, nil)
+		if err != nil || math.IsNaN(ll) || math.IsInf(ll, 0) {
+			best.Failed++
+			continue
+		}
+		if ll > best.LogLikelihood {
+			best.LogLikelihood, best.MaxJitter = ll, jit
+			bestTheta = th
+		}
+	}
+	if bestTheta == nil {
+		return nil, fmt.Errorf("gp: fit: all %d starts failed", best.Starts)
+	}
+	np := sp.np
+	vals := make([]float64, np-1)
+	for i := range vals {
+		vals[i] = sp.natural(bestTheta, i)
+	}
+	kk, err := k.WithParams(vals)
+	if err != nil {
+		return nil, err
+	}
+	best.Kernel = kk
+	best.Noise = sp.natural(bestTheta, np-1)
+	return best, nil
+}
+
+// fitSeries checks the series and copies their values, standardised to
+// zero mean and unit variance when asked for.
+func fitSeries(data []Series, standardize bool) ([]Series, error) {
 	series := make([]Series, len(data))
 	for i, s := range data {
 		if len(s.T) != len(s.Y) {
@@ -97,7 +145,7 @@ func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
 			}
 		}
 		y := append([]float64(nil), s.Y...)
-		if opts.Standardize {
+		if standardize {
 			m := floats.Sum(y) / float64(len(y))
 			floats.AddConst(-m, y)
 			sd := math.Sqrt(floats.Dot(y, y) / float64(len(y)))
@@ -107,7 +155,25 @@ func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
 		}
 		series[i] = Series{T: s.T, Y: y}
 	}
+	return series, nil
+}
 
+// fitSpace is the search space of one Fit: the kernel's hyperparameters
+// and the nugget (the last parameter) in log space, with their bounds.
+type fitSpace struct {
+	k      Kernel
+	series []Series
+	np     int
+	lo, hi []float64
+	init   []float64
+	// fixed holds the natural value of fixed parameters (0 when free).
+	fixed []float64
+	// free lists the parameters with hi > lo.
+	free []int
+}
+
+// newFitSpace checks the bounds and builds the log-space search space.
+func newFitSpace(k Kernel, series []Series, opts FitOptions) (*fitSpace, error) {
 	ps := k.Params()
 	np := len(ps) + 1 // the last parameter is the nugget
 	lo, hi := make([]float64, np), make([]float64, np)
@@ -136,8 +202,6 @@ func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
 		init[np-1] = math.Log(math.Min(math.Max(opts.NoiseInit, nb.Lo), nb.Hi))
 	}
 
-	// natural maps log-space values back, exactly for fixed parameters so
-	// that a fixed nugget of 0.0025 stays 0.0025.
 	fixed := make([]float64, np)
 	for i, p := range ps {
 		if b, ok := opts.Bounds[p.Name]; ok && b.Lo == b.Hi {
@@ -147,119 +211,107 @@ func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
 	if nb.Lo == nb.Hi {
 		fixed[np-1] = nb.Lo
 	}
-	natural := func(th []float64, i int) float64 {
-		if fixed[i] > 0 {
-			return fixed[i]
-		}
-		return math.Exp(th[i])
-	}
 
-	// Free parameters are reparametrised as theta = lo + (hi-lo) sigmoid(u)
-	// so that an unconstrained optimiser respects the bounds.
 	var free []int
 	for i := range np {
 		if hi[i] > lo[i] {
 			free = append(free, i)
 		}
 	}
-	theta := func(u []float64) []float64 {
-		th := make([]float64, np)
-		for i := range np {
-			th[i] = lo[i]
-		}
-		for j, i := range free {
-			th[i] = lo[i] + (hi[i]-lo[i])*sigmoid(u[j])
-		}
-		return th
-	}
-	eval := func(th []float64, grad []float64) (float64, float64, error) {
-		vals := make([]float64, np-1)
-		for i := range vals {
-			vals[i] = natural(th, i)
-		}
-		kk, err := k.WithParams(vals)
-		if err != nil {
-			return 0, 0, err
-		}
-		return logLik(kk, natural(th, np-1), series, grad)
-	}
+	return &fitSpace{k: k, series: series, np: np, lo: lo, hi: hi, init: init, fixed: fixed, free: free}, nil
+}
 
-	best := &FitResult{LogLikelihood: math.Inf(-1)}
-	var bestTheta []float64
-	starts := [][]float64{init}
-	for r := 1; r <= opts.Restarts; r++ {
+// natural maps log-space values back, exactly for fixed parameters so
+// that a fixed nugget of 0.0025 stays 0.0025.
+func (sp *fitSpace) natural(th []float64, i int) float64 {
+	if sp.fixed[i] > 0 {
+		return sp.fixed[i]
+	}
+	return math.Exp(th[i])
+}
+
+// theta maps the unconstrained u to log space: free parameters are
+// reparametrised as theta = lo + (hi-lo) sigmoid(u) so that an
+// unconstrained optimiser respects the bounds.
+func (sp *fitSpace) theta(u []float64) []float64 {
+	th := make([]float64, sp.np)
+	for i := range sp.np {
+		th[i] = sp.lo[i]
+	}
+	for j, i := range sp.free {
+		th[i] = sp.lo[i] + (sp.hi[i]-sp.lo[i])*sigmoid(u[j])
+	}
+	return th
+}
+
+// eval is the log-likelihood at th (and its gradient into grad if non-nil).
+func (sp *fitSpace) eval(th []float64, grad []float64) (float64, float64, error) {
+	vals := make([]float64, sp.np-1)
+	for i := range vals {
+		vals[i] = sp.natural(th, i)
+	}
+	kk, err := sp.k.WithParams(vals)
+	if err != nil {
+		return 0, 0, err
+	}
+	return logLik(kk, sp.natural(th, sp.np-1), sp.series, grad)
+}
+
+// starts is the initial point followed by restarts Halton points.
+func (sp *fitSpace) starts(restarts int) [][]float64 {
+	np, lo, hi := sp.np, sp.lo, sp.hi
+	starts := [][]float64{sp.init}
+	for r := 1; r <= restarts; r++ {
 		st := make([]float64, np)
 		for i := range np {
 			st[i] = lo[i] + (hi[i]-lo[i])*halton(r, primes[i%len(primes)])
 		}
 		starts = append(starts, st)
 	}
-	for _, st := range starts {
-		best.Starts++
-		u0 := make([]float64, len(free))
-		for j, i := range free {
-			q := (st[i] - lo[i]) / (hi[i] - lo[i])
-			q = math.Min(math.Max(q, 1e-6), 1-1e-6)
-			u0[j] = math.Log(q / (1 - q))
-		}
-		var th []float64
-		if len(free) == 0 {
-			th = theta(nil)
-		} else {
-			prob := optimize.Problem{
-				Func: func(u []float64) float64 {
-					ll, _, err := eval(theta(u), nil)
-					if err != nil || math.IsNaN(ll) {
-						return math.Inf(1)
-					}
-					return -ll
-				},
-				Grad: func(g, u []float64) {
-					th := theta(u)
-					full := make([]float64, np)
-					_, _, err := eval(th, full)
-					for j, i := range free {
-						if err != nil {
-							g[j] = 0
-							continue
-						}
-						sg := sigmoid(u[j])
-						g[j] = -full[i] * (hi[i] - lo[i]) * sg * (1 - sg)
-					}
-				},
+	return starts
+}
+
+// optimizeFrom runs L-BFGS from the log-space start st and returns the
+// log-space point it reaches; ok is false when the optimiser returned none.
+func (sp *fitSpace) optimizeFrom(st []float64) (th []float64, ok bool) {
+	np, lo, hi, free := sp.np, sp.lo, sp.hi, sp.free
+	u0 := make([]float64, len(free))
+	for j, i := range free {
+		q := (st[i] - lo[i]) / (hi[i] - lo[i])
+		q = math.Min(math.Max(q, 1e-6), 1-1e-6)
+		u0[j] = math.Log(q / (1 - q))
+	}
+	if len(free) == 0 {
+		return sp.theta(nil), true
+	}
+	prob := optimize.Problem{
+		Func: func(u []float64) float64 {
+			ll, _, err := sp.eval(sp.theta(u), nil)
+			if err != nil || math.IsNaN(ll) {
+				return math.Inf(1)
 			}
-			res, err := optimize.Minimize(prob, u0, &optimize.Settings{MajorIterations: 200}, &optimize.LBFGS{})
-			if res == nil {
-				best.Failed++
-				continue
+			return -ll
+		},
+		Grad: func(g, u []float64) {
+			th := sp.theta(u)
+			full := make([]float64, np)
+			_, _, err := sp.eval(th, full)
+			for j, i := range free {
+				if err != nil {
+					g[j] = 0
+					continue
+				}
+				sg := sigmoid(u[j])
+				g[j] = -full[i] * (hi[i] - lo[i]) * sg * (1 - sg)
 			}
-			_ = err // a line-search failure near the optimum still leaves a usable point
-			th = theta(res.X)
-		}
-		ll, jit, err := eval(th, nil)
-		if err != nil || math.IsNaN(ll) || math.IsInf(ll, 0) {
-			best.Failed++
-			continue
-		}
-		if ll > best.LogLikelihood {
-			best.LogLikelihood, best.MaxJitter = ll, jit
-			bestTheta = th
-		}
+		},
 	}
-	if bestTheta == nil {
-		return nil, fmt.Errorf("gp: fit: all %d starts failed", best.Starts)
+	res, err := optimize.Minimize(prob, u0, &optimize.Settings{MajorIterations: 200}, &optimize.LBFGS{})
+	if res == nil {
+		return nil, false
 	}
-	vals := make([]float64, np-1)
-	for i := range vals {
-		vals[i] = natural(bestTheta, i)
-	}
-	kk, err := k.WithParams(vals)
-	if err != nil {
-		return nil, err
-	}
-	best.Kernel = kk
-	best.Noise = natural(bestTheta, np-1)
-	return best, nil
+	_ = err // a line-search failure near the optimum still leaves a usable point
+	return sp.theta(res.X), true
 }
 
 // LogMarginalLikelihood returns log p(y) for y ~ N(0, Gram(k, ts) + noise I),

@@ -152,39 +152,11 @@ func topGramsBy(seqs [][]int, size, k, maxLen int, ranks []gramRank) [][][]int {
 	}
 	flat, seqOf := flattenSeqs(seqs)
 	// Grams: level-1 ids are the symbols.
-	var (
-		gPrefix []int32
-		gSym    []int32
-		gLen    []uint8
-		gOcc    []int64
-		gSup    []int64
-		gStamp  []int32
-	)
-	newGram := func(prefix int32, x int32, l int) int32 {
-		gPrefix = append(gPrefix, prefix)
-		gSym = append(gSym, x)
-		gLen = append(gLen, uint8(min(l, 255)))
-		gOcc = append(gOcc, 0)
-		gSup = append(gSup, 0)
-		gStamp = append(gStamp, 0)
-		return int32(len(gOcc) - 1)
-	}
+	g := &gramTable{seqOf: seqOf}
 	for x := range size {
-		newGram(-1, int32(x), 1)
+		g.add(-1, int32(x), 1)
 	}
-	count := func(id int32, p int) {
-		gOcc[id]++
-		if si := seqOf[p] + 1; gStamp[id] != si {
-			gStamp[id] = si
-			gSup[id]++
-		}
-	}
-	counts := func(r gramRank) []int64 {
-		if r.occurrences {
-			return gOcc
-		}
-		return gSup
-	}
+	newGram, count, counts := g.add, g.count, g.counts
 	// win[p] is the gram of the window of the current length at p, -1
 	// once the window is dead; alive lists the live windows in order.
 	win := make([]int32, len(flat))
@@ -202,7 +174,7 @@ func topGramsBy(seqs [][]int, size, k, maxLen int, ranks []gramRank) [][][]int {
 	addLevel := func(from int) {
 		for r, rk := range ranks {
 			c := counts(rk)
-			if from < len(c) && int(gLen[from]) < rk.minLen {
+			if from < len(c) && int(g.len[from]) < rk.minLen {
 				continue
 			}
 			for id := from; id < len(c); id++ {
@@ -242,8 +214,8 @@ func topGramsBy(seqs [][]int, size, k, maxLen int, ranks []gramRank) [][][]int {
 	mark(0)
 	from := 0 // first id of the previous level
 	for l := 2; l <= maxLen && len(alive) > 0; l++ {
-		prevFrom, prevN := from, len(gOcc)-from
-		from = len(gOcc)
+		prevFrom, prevN := from, len(g.occ)-from
+		from = len(g.occ)
 		// Children of the previous level's grams: a dense table when it
 		// is small, a map otherwise.
 		var dense []int32
@@ -282,22 +254,64 @@ func topGramsBy(seqs [][]int, size, k, maxLen int, ranks []gramRank) [][][]int {
 			next = append(next, p32)
 		}
 		alive = next
-		if from == len(gOcc) {
+		if from == len(g.occ) {
 			break
 		}
 		addLevel(from)
 		mark(from)
 	}
-	symbols := func(id int32) []int {
-		out := make([]int, gLen[id])
-		for i := len(out) - 1; i >= 0; i-- {
-			out[i] = int(gSym[id])
-			id = gPrefix[id]
-		}
-		return out
-	}
 	for r, rk := range ranks {
-		out[r] = topCounted(counts(rk), gLen, symbols, rk.minLen, maxLen, k, tau[r])
+		out[r] = topCounted(counts(rk), g.len, g.symbols, rk.minLen, maxLen, k, tau[r])
+	}
+	return out
+}
+
+// gramTable holds topGramsBy's grams by id, as parallel slices: a gram is
+// its prefix gram and last symbol, its length, its occurrences and its
+// support (the number of sequences it occurs in; stamp is the last
+// sequence counted, so that a sequence counts once).
+type gramTable struct {
+	seqOf              []int32
+	prefix, sym, stamp []int32
+	len                []uint8
+	occ, sup           []int64
+}
+
+// add makes the gram prefix·x of length l and returns its id.
+func (g *gramTable) add(prefix int32, x int32, l int) int32 {
+	g.prefix = append(g.prefix, prefix)
+	g.sym = append(g.sym, x)
+	g.len = append(g.len, uint8(min(l, 255)))
+	g.occ = append(g.occ, 0)
+	g.sup = append(g.sup, 0)
+	g.stamp = append(g.stamp, 0)
+	return int32(len(g.occ) - 1)
+}
+
+// count counts one occurrence of gram id at position p of the flattened
+// sequences.
+func (g *gramTable) count(id int32, p int) {
+	g.occ[id]++
+	if si := g.seqOf[p] + 1; g.stamp[id] != si {
+		g.stamp[id] = si
+		g.sup[id]++
+	}
+}
+
+// counts returns the counts ranking r ranks by.
+func (g *gramTable) counts(r gramRank) []int64 {
+	if r.occurrences {
+		return g.occ
+	}
+	return g.sup
+}
+
+// symbols returns gram id's symbols.
+func (g *gramTable) symbols(id int32) []int {
+	out := make([]int, g.len[id])
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = int(g.sym[id])
+		id = g.prefix[id]
 	}
 	return out
 }
