@@ -83,6 +83,9 @@ const maxFitErrors = 100
 //     and Chaudhuri fit theirs, on 240-320 s windows of at most 50
 //     points, variance normalised to 1 and lengthscale in [1, 40] s. For
 //     reproducing the paper; its family is capped by the 40 s bound.
+//     FitPaper with PaperOptions is this mode's own entry point; Kernel
+//     stays here for callers that pass one flag set through (tracepriv
+//     fit --kernel, the Beam pipeline's FitParams).
 type Options struct {
 	// Kernel, if set, fits that one kernel the paper's way: "rbf",
 	// "matern32" or "matern52" (any gp.NewKernel name but "periodic").
