@@ -1,15 +1,15 @@
 package cip
 
 import (
-	"fmt"
 	"math"
 
+	"github.com/tracepriv/tracepriv/param"
 	"gonum.org/v1/gonum/mat"
 )
 
 func checkBudget(budget float64) error {
 	if !(budget > 0) || math.IsInf(budget, 1) {
-		return fmt.Errorf("cip: noise budget must be positive and finite, got %v", budget)
+		return param.Positive("budget", budget)
 	}
 	return nil
 }
@@ -18,7 +18,7 @@ func checkBudget(budget float64) error {
 // uniform": isotropic noise (budget/n) I, total variance budget.
 func IndependentUniform(n int, budget float64) (*mat.SymDense, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("cip: trace length must be positive, got %d", n)
+		return nil, param.AtLeastInt("n", n, 1)
 	}
 	if err := checkBudget(budget); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // BlockDiagonalLossBound returns an upper bound on the loss factor of
@@ -75,13 +76,13 @@ var ErrCrossTerms = errors.New("cip: the block-diagonal bound (Theorem 3.4) need
 // for Gaussian noise with a positive definite Ct + SigmaG (finite loss).
 func PriorPosteriorGap(epsilon, lambda, delta float64) (float64, error) {
 	if !(epsilon >= 0) || math.IsInf(epsilon, 1) {
-		return 0, fmt.Errorf("cip: prior-posterior gap: epsilon must be finite and non-negative, got %v", epsilon)
+		return 0, param.NonNegative("epsilon", epsilon)
 	}
 	if !(lambda > 1) || math.IsInf(lambda, 1) {
-		return 0, fmt.Errorf("cip: prior-posterior gap: lambda must be finite and > 1, got %v", lambda)
+		return 0, param.Greater("lambda", lambda, 1)
 	}
 	if !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("cip: prior-posterior gap: delta must be in (0, 1), got %v", delta)
+		return 0, param.InOpen("delta", delta, 0, 1)
 	}
 	return epsilon + math.Log(1/delta)/(lambda-1), nil
 }
@@ -97,7 +98,7 @@ func PriorPosteriorGap(epsilon, lambda, delta float64) (float64, error) {
 // divergence between the conditional priors (see ConditionalDelta).
 func MisspecificationBound(lambda float64, delta, eps func(order float64) float64) (float64, error) {
 	if !(lambda > 1) || math.IsInf(lambda, 1) {
-		return 0, fmt.Errorf("cip: misspecification bound: lambda must be finite and > 1, got %v", lambda)
+		return 0, param.Greater("lambda", lambda, 1)
 	}
 	return (lambda-0.5)/(lambda-1)*delta(2*lambda) + delta(4*lambda-3) +
 		(2*lambda-1.5)/(2*lambda-2)*eps(4*lambda-2), nil
@@ -120,7 +121,7 @@ func ConditionalDelta(sigmaP, sigmaQ mat.Symmetric, s Secret, order, secretRadiu
 		return 0, err
 	}
 	if !(secretRadius >= 0) {
-		return 0, fmt.Errorf("cip: secret radius must be non-negative, got %v", secretRadius)
+		return 0, param.NonNegative("secretRadius", secretRadius)
 	}
 	cp, err := gp.Condition(sigmaP, s.Indices)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/numeric"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Design is a Gaussian noise covariance together with its certificate.
@@ -156,7 +157,7 @@ func (m *basicModel) design(sigma mat.Symmetric, c float64) (*Design, error) {
 // certified loss above target.
 func OptimalBasicTarget(sigma mat.Symmetric, i int, target float64) (*Design, error) {
 	if !(target > 0) || math.IsInf(target, 1) {
-		return nil, fmt.Errorf("cip: target loss factor must be positive and finite, got %v", target)
+		return nil, param.Positive("target", target)
 	}
 	m, err := newBasicModel(sigma, i)
 	if err != nil {

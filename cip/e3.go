@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/internal/numeric"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // SetOptions tunes OptimalTarget and OptimalBudget. The zero value (or
@@ -204,7 +205,7 @@ func checkSet(sigma mat.Symmetric, secrets []Secret) (int, error) {
 
 func expandTargets(targets []float64, m int) ([]float64, error) {
 	if len(targets) != m && len(targets) != 1 {
-		return nil, fmt.Errorf("cip: %d targets for %d secrets (give one per secret or one for all)", len(targets), m)
+		return nil, param.Invalid("targets", targets, fmt.Sprintf("%d targets for %d secrets (give one per secret or one for all)", len(targets), m))
 	}
 	ts := make([]float64, m)
 	for i := range ts {
@@ -213,7 +214,7 @@ func expandTargets(targets []float64, m int) ([]float64, error) {
 			t = targets[i]
 		}
 		if !(t > 0) || math.IsInf(t, 1) {
-			return nil, fmt.Errorf("cip: target loss factor %d must be positive and finite, got %v", i, t)
+			return nil, param.Positive(fmt.Sprintf("targets[%d]", i), t)
 		}
 		ts[i] = t
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 )
 
@@ -99,7 +100,7 @@ func edgeLossFactors(noise []gp.Kernel, edges []EdgeKernel) ([]float64, error) {
 	for i, e := range edges {
 		l := e.LengthscaleS
 		if !(l > 0) || math.IsInf(l, 0) {
-			return nil, fmt.Errorf("cip: edge lengthscale must be positive and finite, got %v", l)
+			return nil, param.Positive(fmt.Sprintf("edges[%d].LengthscaleS", i), l)
 		}
 		k, err := gp.NewKernel(e.Kernel, 1, l, 0)
 		if err != nil {

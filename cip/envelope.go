@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sdp"
 )
@@ -630,7 +631,7 @@ func DesignFamily(env *Envelope, ts []float64, secrets []Secret, targets []float
 			return nil, err
 		}
 		if !(targets[i] > 0) || math.IsInf(targets[i], 0) {
-			return nil, fmt.Errorf("cip: secret %d: target loss factor %v must be positive and finite", i+1, targets[i])
+			return nil, param.Positive(fmt.Sprintf("targets[%d]", i), targets[i])
 		}
 		mu := 1.0 // a basic secret: R_l[S,S] = 1
 		if len(s.Indices) > 1 {

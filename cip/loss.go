@@ -201,8 +201,9 @@ func Epsilons(secrets []Secret, lossFactors []float64, lambda, r float64) (eps [
 // TargetLossFactor inverts Epsilon: the largest loss factor that keeps the
 // loss at order lambda within epsilon, 2 epsilon / (lambda kLoc r^2).
 func TargetLossFactor(epsilon, lambda, r float64, kLoc int) (float64, error) {
-	if !(epsilon > 0) || !(lambda > 1) || !(r > 0) || kLoc < 1 || math.IsInf(epsilon+lambda+r, 0) {
-		return 0, fmt.Errorf("cip: need epsilon > 0, lambda > 1, r > 0 and kLoc >= 1, got %v, %v, %v, %d", epsilon, lambda, r, kLoc)
+	if err := param.First(param.Positive("epsilon", epsilon), param.Greater("lambda", lambda, 1),
+		param.Positive("radius", r), param.AtLeastInt("kLoc", kLoc, 1)); err != nil {
+		return 0, err
 	}
 	t := 2 * epsilon / (lambda * float64(kLoc) * r * r)
 	if !(t >= math.SmallestNonzeroFloat64*(1<<52)) || math.IsInf(t, 0) {

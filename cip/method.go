@@ -2,6 +2,7 @@ package cip
 
 import (
 	"fmt"
+	"github.com/tracepriv/tracepriv/param"
 	"strings"
 )
 
@@ -118,5 +119,5 @@ func ParseMethod(s string) (Method, error) {
 		names = append(names, string(m))
 	}
 	names = append(names, string(MethodPaper))
-	return "", fmt.Errorf("cip: method %q is not one of %s (or optimal, the older name of e3)", s, strings.Join(names, ", "))
+	return "", param.Invalid("method", fmt.Sprintf("%q", s), fmt.Sprintf("must be one of %s (or optimal, the older name of e3)", strings.Join(names, ", ")))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tracepriv/tracepriv/param"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,7 +32,7 @@ func mixCov(lambda float64, s1, s2 mat.Symmetric) *mat.SymDense {
 // positive definite; nil means the zero vector for a mean.
 func RenyiGaussian(lambda float64, m1 []float64, s1 mat.Symmetric, m2 []float64, s2 mat.Symmetric) (float64, error) {
 	if !(lambda > 0) || math.IsInf(lambda, 1) {
-		return 0, fmt.Errorf("cip: Rényi order must be positive and finite, got %v", lambda)
+		return 0, param.Positive("lambda", lambda)
 	}
 	n := s1.SymmetricDim()
 	if s2.SymmetricDim() != n || (m1 != nil && len(m1) != n) || (m2 != nil && len(m2) != n) {

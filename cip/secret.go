@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Secret is a set of coordinates of an unrolled trace whose values must be
@@ -53,7 +54,7 @@ func (s Secret) Validate(n int) error {
 		return fmt.Errorf("cip: secret %v: %w", s.Indices, err)
 	}
 	if s.KLoc < 0 {
-		return fmt.Errorf("cip: secret %v: negative location count %d", s.Indices, s.KLoc)
+		return param.Invalid("KLoc", s.KLoc, fmt.Sprintf("secret %v: the location count must be non-negative", s.Indices))
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package prior
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -66,13 +66,13 @@ func checkCompareKernel(name string) error {
 	}
 	for _, k := range parts {
 		if k == gp.KernelPeriodic {
-			return errors.New(`prior: kernel "periodic" is not fitted from location traces (it needs a period); write the prior by hand`)
+			return param.Invalid("kernels", name, "periodic is not fitted from location traces (it needs a period); write the prior by hand")
 		}
 		if strings.Contains(k, SumSep) {
-			return fmt.Errorf("prior: kernel %q: a sum has two parts", name)
+			return param.Invalid("kernels", name, "a sum has two parts")
 		}
 		if _, err := gp.NewKernel(k, 1, 1, 0); err != nil {
-			return fmt.Errorf("prior: kernel %q: %w", name, err)
+			return param.Invalid("kernels", name, fmt.Sprintf("%q is not one of %v", k, gp.KernelNames))
 		}
 	}
 	return nil

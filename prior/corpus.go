@@ -1,7 +1,6 @@
 package prior
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -12,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/stats"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -83,6 +83,9 @@ const maxFitErrors = 100
 //     and Chaudhuri fit theirs, on 240-320 s windows of at most 50
 //     points, variance normalised to 1 and lengthscale in [1, 40] s. For
 //     reproducing the paper; its family is capped by the 40 s bound.
+//     FitPaper with PaperOptions is this mode's own entry point; Kernel
+//     stays here for callers that pass one flag set through (tracepriv
+//     fit --kernel, the Beam pipeline's FitParams).
 type Options struct {
 	// Kernel, if set, fits that one kernel the paper's way: "rbf",
 	// "matern32" or "matern52" (any gp.NewKernel name but "periodic").
@@ -206,29 +209,29 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	switch {
 	case o.MinDuration < 0 || o.MaxDuration < o.MinDuration:
-		return o, fmt.Errorf("prior: durations [%v, %v] are not an interval of non-negative durations", o.MinDuration, o.MaxDuration)
+		return o, param.Invalid("min-duration", fmt.Sprintf("%v (max-duration = %v)", o.MinDuration, o.MaxDuration), "must be non-negative and at most the maximum duration")
 	case o.MaxDuration <= 0:
-		return o, fmt.Errorf("prior: maximum duration %v must be positive", o.MaxDuration)
+		return o, param.Invalid("max-duration", o.MaxDuration, "must be positive")
 	case o.MinPoints < 3:
 		// Two points have one gap: no dependence to fit.
-		return o, fmt.Errorf("prior: minimum points %d must be at least 3", o.MinPoints)
+		return o, param.AtLeastInt("min-points", o.MinPoints, 3)
 	case o.MaxPoints < o.MinPoints:
-		return o, fmt.Errorf("prior: maximum points %d is below the minimum %d", o.MaxPoints, o.MinPoints)
+		return o, param.Invalid("max-points", o.MaxPoints, fmt.Sprintf("must be at least min-points (%d)", o.MinPoints))
 	case !(o.Family[0] > 0 && o.Family[0] <= o.Family[1] && o.Family[1] < 1):
-		return o, fmt.Errorf("prior: family quantiles %v are not 0 < lo <= hi < 1", o.Family)
+		return o, param.Invalid("family", o.Family, "must be quantiles 0 < lo <= hi < 1")
 	case !(o.InitLengthscale > 0) || math.IsInf(o.InitLengthscale, 0):
-		return o, fmt.Errorf("prior: initial lengthscale %v s must be positive and finite", o.InitLengthscale)
+		return o, param.Positive("init-lengthscale", o.InitLengthscale)
 	case o.Workers < 0:
-		return o, fmt.Errorf("prior: %d workers", o.Workers)
+		return o, param.AtLeastInt("workers", o.Workers, 0)
 	case cmp && o.MinPoints < 6:
 		// The held-out split needs a few points on each side.
-		return o, fmt.Errorf("prior: minimum points %d must be at least 6 to compare kernels", o.MinPoints)
+		return o, param.Invalid("min-points", o.MinPoints, "must be at least 6 to compare kernels")
 	case cmp && o.MinSpacing < 0:
-		return o, fmt.Errorf("prior: minimum spacing %v is negative", o.MinSpacing)
+		return o, param.Invalid("min-spacing", o.MinSpacing, "must be non-negative")
 	case cmp && (!(o.BoundFactor >= 2) || math.IsInf(o.BoundFactor, 0)):
-		return o, fmt.Errorf("prior: lengthscale bound factor %v must be at least 2 and finite", o.BoundFactor)
+		return o, param.AtLeast("bound-factor", o.BoundFactor, 2)
 	case cmp && !(o.MinWinShare > 0 && o.MinWinShare <= 1):
-		return o, fmt.Errorf("prior: minimum win share %v is not in (0, 1]", o.MinWinShare)
+		return o, param.InLeftOpen("min-win-share", o.MinWinShare, 0, 1)
 	}
 	if cmp {
 		seen := map[string]bool{}
@@ -237,7 +240,7 @@ func (o Options) withDefaults() (Options, error) {
 				return o, err
 			}
 			if seen[k] {
-				return o, fmt.Errorf("prior: kernel %q listed twice", k)
+				return o, param.Invalid("kernels", o.Kernels, fmt.Sprintf("lists %q twice", k))
 			}
 			seen[k] = true
 		}
@@ -248,11 +251,11 @@ func (o Options) withDefaults() (Options, error) {
 // kernel returns the starting kernel of every fit.
 func (o Options) kernel() (gp.Kernel, error) {
 	if o.Kernel == gp.KernelPeriodic {
-		return nil, errors.New(`prior: kernel "periodic" is not fitted from location traces (it needs a period); write the prior by hand`)
+		return nil, param.Invalid("kernel", o.Kernel, "periodic is not fitted from location traces (it needs a period); write the prior by hand")
 	}
 	k, err := gp.NewKernel(o.Kernel, 1, o.InitLengthscale, 0)
 	if err != nil {
-		return nil, fmt.Errorf("prior: %w", err)
+		return nil, param.Invalid("kernel", o.Kernel, fmt.Sprintf("%q is not one of %v", o.Kernel, gp.KernelNames))
 	}
 	return k, nil
 }

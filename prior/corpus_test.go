@@ -1,6 +1,7 @@
 package prior
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/stats"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -227,27 +229,33 @@ func TestOptionsErrors(t *testing.T) {
 	tr := []*trace.Trace{walkTrace(regular(0, 5, 60))}
 	for _, c := range []struct {
 		opt  Options
-		want string
+		name string // the *param.Error's Name
+		want string // and what its text mentions
 	}{
-		{Options{Family: [2]float64{0.5, 1.5}}, "family quantiles [0.5 1.5]"},
-		{Options{Family: [2]float64{-0.2, 0.5}}, "family quantiles [-0.2 0.5]"},
-		{Options{Family: [2]float64{0.8, 0.2}}, "family quantiles [0.8 0.2]"},
-		{Options{Kernel: "rbf", MinDuration: 400 * time.Second}, "durations"},
-		{Options{MinDuration: 3 * time.Hour}, "durations"},
-		{Options{Kernels: []string{"rbf", "periodic"}}, "periodic"},
-		{Options{Kernels: []string{"rbf", "rbf"}}, "listed twice"},
-		{Options{Kernels: []string{"laplace"}}, `"laplace" is not one of`},
-		{Options{BoundFactor: 1}, "bound factor 1"},
-		{Options{MinWinShare: 2}, "win share 2"},
-		{Options{MinPoints: 2}, "minimum points 2"},
-		{Options{MaxPoints: 5}, "maximum points 5"},
-		{Options{Kernel: "periodic"}, "periodic"},
-		{Options{Kernel: "laplace"}, `"laplace" is not one of`},
-		{Options{InitLengthscale: -1}, "initial lengthscale"},
+		{Options{Family: [2]float64{0.5, 1.5}}, "family", "family = [0.5 1.5]"},
+		{Options{Family: [2]float64{-0.2, 0.5}}, "family", "family = [-0.2 0.5]"},
+		{Options{Family: [2]float64{0.8, 0.2}}, "family", "family = [0.8 0.2]"},
+		{Options{Kernel: "rbf", MinDuration: 400 * time.Second}, "min-duration", "maximum duration"},
+		{Options{MinDuration: 3 * time.Hour}, "min-duration", "max-duration = 2h0m0s"},
+		{Options{Kernels: []string{"rbf", "periodic"}}, "kernels", "periodic"},
+		{Options{Kernels: []string{"rbf", "rbf"}}, "kernels", `"rbf" twice`},
+		{Options{Kernels: []string{"laplace"}}, "kernels", `"laplace" is not one of`},
+		{Options{BoundFactor: 1}, "bound-factor", "bound-factor = 1"},
+		{Options{MinWinShare: 2}, "min-win-share", "min-win-share = 2"},
+		{Options{MinPoints: 2}, "min-points", "min-points = 2"},
+		{Options{MaxPoints: 5}, "max-points", "max-points = 5"},
+		{Options{Kernel: "periodic"}, "kernel", "periodic"},
+		{Options{Kernel: "laplace"}, "kernel", `"laplace" is not one of`},
+		{Options{InitLengthscale: -1}, "init-lengthscale", "init-lengthscale = -1"},
+		{Options{Workers: -2}, "workers", "workers = -2"},
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			_, _, err := Fit(tr, c.opt)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
+			var pe *param.Error
+			if !errors.As(err, &pe) || pe.Name != c.name || !errors.Is(err, param.ErrInvalid) {
+				t.Fatalf("%+v: error %v, want a *param.Error naming %q", c.opt, err, c.name)
+			}
+			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%+v: error %v, want it to mention %q", c.opt, err, c.want)
 			}
 		})

@@ -23,11 +23,11 @@
 //	// Write the prior file that sanitize reads (ReadFile).
 //	return p.Write(os.Stdout)
 //
-// By default (Options.Kernel empty) Fit compares kernels by held-out
-// likelihood on long windows and lists every kernel the data prefers
-// ("Comparing kernels" below; docs/fit.md has the measured GeoLife
-// numbers). With Options.Kernel set it fits that one kernel as Meehan and
-// Chaudhuri fit theirs on GeoLife (AISTATS 2021, appendix 7.4; their
+// The two fitting modes have two entry points. Fit with a zero Options
+// compares kernels by held-out likelihood on long windows and lists every
+// kernel the data prefers ("Comparing kernels" below; docs/fit.md has the
+// measured GeoLife numbers). FitPaper with PaperOptions (whose zero value
+// is the paper's fit) fits one kernel as Meehan and Chaudhuri fit theirs on GeoLife (AISTATS 2021, appendix 7.4; their
 // preprocess_geolife.py), for reproducing the paper: the rest of this
 // documentation up to "Comparing kernels" describes that mode.
 //

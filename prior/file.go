@@ -12,6 +12,7 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Version is the version of the prior file format written by
@@ -204,15 +205,15 @@ func (s FamilySet) Single() bool { return len(s.Kernels) == 1 && s.Kernels[0].Si
 // Validate reports whether s is a usable family, naming the bad entry.
 func (s FamilySet) Validate() error {
 	if len(s.Kernels) == 0 {
-		return fmt.Errorf("field \"family\": no kernels")
+		return param.Invalid("family", "{}", "lists no kernels")
 	}
 	seen := map[string]bool{}
 	for i, f := range s.Kernels {
 		if err := f.Validate(); err != nil {
-			return fmt.Errorf("field \"family\", kernel %d: %w", i+1, err)
+			return fmt.Errorf("family, kernel %d: %w", i+1, err)
 		}
 		if seen[f.Kernel] {
-			return fmt.Errorf("field \"family\", kernel %d: %q is listed twice (give one lengthscale range per kernel)", i+1, f.Kernel)
+			return param.Invalid("kernel", f.Kernel, fmt.Sprintf("family kernel %d is listed twice (give one lengthscale range per kernel)", i+1))
 		}
 		seen[f.Kernel] = true
 	}
@@ -255,16 +256,16 @@ func (f Family) Member(variance, l float64) (gp.Kernel, error) {
 // Validate reports whether f is a usable family, naming the bad field.
 func (f Family) Validate() error {
 	if _, err := gp.NewKernel(f.Kernel, 1, 1, math.Max(f.Period, 1)); err != nil {
-		return fmt.Errorf("field \"kernel\": %q is not one of %v", f.Kernel, gp.KernelNames)
+		return param.Invalid("kernel", fmt.Sprintf("%q", f.Kernel), fmt.Sprintf("must be one of %v", gp.KernelNames))
 	}
 	if f.Kernel == gp.KernelPeriodic && (!(f.Period > 0) || math.IsInf(f.Period, 0)) {
-		return fmt.Errorf("field \"period_s\": a periodic kernel needs a positive period, got %v", f.Period)
+		return param.Invalid("period_s", f.Period, "a periodic kernel needs a positive, finite period")
 	}
 	if !(f.LengthscaleMin > 0) || math.IsInf(f.LengthscaleMax, 0) || !(f.LengthscaleMin <= f.LengthscaleMax) {
-		return fmt.Errorf("fields \"lengthscale_min_s\", \"lengthscale_max_s\": need 0 < min <= max < Inf, got [%v, %v]", f.LengthscaleMin, f.LengthscaleMax)
+		return param.Invalid("lengthscale_min_s", fmt.Sprintf("%v (lengthscale_max_s = %v)", f.LengthscaleMin, f.LengthscaleMax), "need 0 < lengthscale_min_s <= lengthscale_max_s < Inf")
 	}
 	if !(f.Variance >= 0) || math.IsInf(f.Variance, 0) {
-		return fmt.Errorf("field \"variance_min_m2\": must be finite and >= 0, got %v", f.Variance)
+		return param.NonNegative("variance_min_m2", f.Variance)
 	}
 	return nil
 }
@@ -293,41 +294,41 @@ func (p *Prior) KernelFunc() (gp.Kernel, error) {
 // Validate reports whether p is a usable prior, naming the bad field.
 func (p *Prior) Validate() error {
 	if p.Version < 1 || p.Version > Version {
-		return fmt.Errorf("field \"version\": %d is not supported (want 1 to %d)", p.Version, Version)
+		return param.Invalid("version", p.Version, fmt.Sprintf("is not supported (want 1 to %d)", Version))
 	}
 	if p.Version == 1 && (p.LengthscaleMin != 0 || p.LengthscaleMax != 0 || p.Origin != nil) {
-		return fmt.Errorf("field \"version\": 1 has no lengthscale range or origin; write version %d", Version)
+		return param.Invalid("version", p.Version, fmt.Sprintf("version 1 has no lengthscale range or origin; write version %d", Version))
 	}
 	if p.Version < 3 && p.FamilySet != nil {
-		return fmt.Errorf("field \"family\": needs version 3 (version %d states its family with lengthscale_min_s and lengthscale_max_s)", p.Version)
+		return param.Invalid("family", "{…}", fmt.Sprintf("needs version 3 (version %d states its family with lengthscale_min_s and lengthscale_max_s)", p.Version))
 	}
 	if p.Version >= 3 && (p.FamilySet == nil || p.LengthscaleMin != 0 || p.LengthscaleMax != 0) {
-		return fmt.Errorf("field \"family\": a version %d prior states its family as \"family\": {\"kernels\": [{\"kernel\", \"lengthscale_min_s\", \"lengthscale_max_s\"}, ...]} and has no top-level lengthscale_min_s/lengthscale_max_s", p.Version)
+		return param.Invalid("family", familyShown(p.FamilySet), fmt.Sprintf("a version %d prior states its family as \"family\": {\"kernels\": [{\"kernel\", \"lengthscale_min_s\", \"lengthscale_max_s\"}, ...]} and has no top-level lengthscale_min_s/lengthscale_max_s", p.Version))
 	}
 	if p.Fit != nil && p.Version >= 4 && len(p.Fit.Fingerprints) > 0 {
-		return fmt.Errorf("field \"fit.fingerprints\": a version %d prior publishes no fingerprints of its corpus (they let a reader test whether a trace was in it); "+
-			"the overlap check reads the private corpus index beside the prior (docs/fit.md): remove the field, or refit with tracepriv fit", p.Version)
+		return param.Invalid("fit.fingerprints", fmt.Sprintf("[%d fingerprints]", len(p.Fit.Fingerprints)), fmt.Sprintf("a version %d prior publishes no fingerprints of its corpus (they let a reader test whether a trace was in it); "+
+			"the overlap check reads the private corpus index beside the prior (docs/fit.md): remove the field, or refit with tracepriv fit", p.Version))
 	}
 	if p.Fit != nil && p.Version < 4 && p.Fit.CorpusIndexed {
-		return fmt.Errorf("field \"fit.corpus_indexed\": needs version 4, got %d", p.Version)
+		return param.Invalid("fit.corpus_indexed", true, fmt.Sprintf("needs version 4, the file is version %d", p.Version))
 	}
 	switch p.Kernel {
 	case gp.KernelRBF, gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52, gp.KernelMatern72:
 	case gp.KernelPeriodic:
 		if !(p.Period > 0) || math.IsInf(p.Period, 0) {
-			return fmt.Errorf("field \"period_s\": a periodic kernel needs a positive period, got %v", p.Period)
+			return param.Invalid("period_s", p.Period, "a periodic kernel needs a positive, finite period")
 		}
 	default:
-		return fmt.Errorf("field \"kernel\": %q is not one of %v", p.Kernel, gp.KernelNames)
+		return param.Invalid("kernel", fmt.Sprintf("%q", p.Kernel), fmt.Sprintf("must be one of %v", gp.KernelNames))
 	}
 	if !(p.Variance > 0) || math.IsInf(p.Variance, 0) {
-		return fmt.Errorf("field \"variance_m2\": must be positive and finite, got %v", p.Variance)
+		return param.Positive("variance_m2", p.Variance)
 	}
 	if !(p.Lengthscale > 0) || math.IsInf(p.Lengthscale, 0) {
-		return fmt.Errorf("field \"lengthscale_s\": must be positive and finite, got %v", p.Lengthscale)
+		return param.Positive("lengthscale_s", p.Lengthscale)
 	}
 	if (p.LengthscaleMin == 0) != (p.LengthscaleMax == 0) {
-		return fmt.Errorf("fields \"lengthscale_min_s\" and \"lengthscale_max_s\": give both or neither")
+		return param.Invalid("lengthscale_max_s", fmt.Sprintf("%v (lengthscale_min_s = %v)", p.LengthscaleMax, p.LengthscaleMin), "give lengthscale_min_s and lengthscale_max_s both or neither")
 	}
 	if p.FamilySet != nil {
 		if err := p.Families().Validate(); err != nil {
@@ -338,7 +339,7 @@ func (p *Prior) Validate() error {
 			found = found || f.Kernel == p.Kernel
 		}
 		if !found {
-			return fmt.Errorf("field \"kernel\": the nominal kernel %q is not in the family (%v)", p.Kernel, p.Families())
+			return param.Invalid("kernel", fmt.Sprintf("%q", p.Kernel), fmt.Sprintf("the nominal kernel is not in the family (%v)", p.Families()))
 		}
 	}
 	f := p.Family()
@@ -346,11 +347,11 @@ func (p *Prior) Validate() error {
 		return err
 	}
 	if p.Lengthscale < f.LengthscaleMin || p.Lengthscale > f.LengthscaleMax {
-		return fmt.Errorf("field \"lengthscale_s\": %v is outside the family [%v, %v]", p.Lengthscale, f.LengthscaleMin, f.LengthscaleMax)
+		return param.Invalid("lengthscale_s", p.Lengthscale, fmt.Sprintf("is outside the family [%v, %v]", f.LengthscaleMin, f.LengthscaleMax))
 	}
 	if o := p.Origin; o != nil {
 		if math.IsNaN(o.Lat) || math.IsNaN(o.Lon) || o.Lat < -90 || o.Lat > 90 || o.Lon < -180 || o.Lon > 180 {
-			return fmt.Errorf("field \"origin\": (%v, %v) is not a WGS84 position", o.Lat, o.Lon)
+			return param.Invalid("origin", fmt.Sprintf("(%v, %v)", o.Lat, o.Lon), "is not a WGS84 position")
 		}
 	}
 	return nil
@@ -364,16 +365,18 @@ func Read(r io.Reader) (*Prior, error) {
 		return nil, err
 	}
 	var p Prior
+	// Errors carry no "prior: " prefix: the caller adds its context once
+	// (ReadFile the file's name, the server its field cip.prior).
 	if err := jsondoc.Decode(b, &p); err != nil {
-		return nil, fmt.Errorf("prior: %w", err)
+		return nil, err
 	}
 	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("prior: %w", err)
+		return nil, err
 	}
 	if !p.StatesFamily() {
-		return nil, fmt.Errorf("prior: fields \"lengthscale_min_s\", \"lengthscale_max_s\": the file states no prior family, only the lengthscale %v s; "+
+		return nil, param.Invalid("lengthscale_min_s", "(missing)", fmt.Sprintf("the file states no prior family, only the lengthscale %v s; "+
 			"a certificate against one lengthscale does not hold for an adversary at another (refit with tracepriv fit, or to certify that one lengthscale alone, "+
-			"write version 2 with lengthscale_min_s = lengthscale_max_s = %v)", p.Lengthscale, p.Lengthscale)
+			"write version 2 with lengthscale_min_s = lengthscale_max_s = %v)", p.Lengthscale, p.Lengthscale))
 	}
 	return &p, nil
 }
@@ -395,7 +398,7 @@ func ReadFile(path string) (*Prior, error) {
 	defer f.Close()
 	p, err := Read(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "prior: "))
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }
@@ -470,4 +473,12 @@ func durationText(sec float64) string {
 		return fmt.Sprintf("%.2g min", sec/60)
 	}
 	return fmt.Sprintf("%.2g s", sec)
+}
+
+// familyShown is a family set as an error shows it.
+func familyShown(s *FamilySet) any {
+	if s == nil {
+		return nil
+	}
+	return s.String()
 }

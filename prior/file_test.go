@@ -3,12 +3,14 @@ package prior
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 func TestPriorRoundTripAndErrors(t *testing.T) {
@@ -80,8 +82,19 @@ func TestPriorRoundTripAndErrors(t *testing.T) {
 	} {
 		t.Run(c.want, func(t *testing.T) {
 			os.WriteFile(path, []byte(c.json), 0o644)
-			if _, err := ReadFile(path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("%s: error %v, want it to name %s and the file", c.json, err, c.want)
+			_, err := ReadFile(path)
+			if err == nil || !strings.Contains(err.Error(), path) {
+				t.Fatalf("%s: error %v, want it to name the file", c.json, err)
+			}
+			// A quoted want is the field a *param.Error names (read from
+			// the error's value, not its text); any other is wording.
+			if field, ok := strings.CutPrefix(c.want, `"`); ok {
+				var pe *param.Error
+				if !errors.As(err, &pe) || pe.Name != strings.TrimSuffix(field, `"`) {
+					t.Errorf("%s: error %v, want a *param.Error naming %s", c.json, err, c.want)
+				}
+			} else if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: error %v, want it to mention %s", c.json, err, c.want)
 			}
 		})
 	}

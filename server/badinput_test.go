@@ -120,6 +120,14 @@ func TestBadInput(t *testing.T) {
 					if code := r.errCode(t); code != c.code {
 						t.Errorf("code %q, want %q: %s", code, c.code, r.body)
 					}
+					// A bad prior reads as its field and the prior's own
+					// parameter error, with context added once.
+					if strings.Contains(c.body, `"prior"`) {
+						msg, _ := r.json(t)["error"].(map[string]any)["message"].(string)
+						if want := `cip.prior: kernel = "nope": must be one of`; !strings.HasPrefix(msg, want) || strings.Contains(msg, "prior: prior") {
+							t.Errorf("message %q, want it to start %q", msg, want)
+						}
+					}
 					if c.status == 401 || c.status == 403 {
 						if strings.Contains(string(r.body), "bob") && c.token == bob {
 							t.Errorf("the error names another person: %s", r.body)

@@ -200,7 +200,7 @@ func (s *Server) resolve(req *api.CreatePersonRequest) (*personConfig, error) {
 	if len(bytes.TrimSpace(c.Prior)) > 0 && string(bytes.TrimSpace(c.Prior)) != "null" {
 		pr, err := prior.Read(bytes.NewReader(c.Prior))
 		if err != nil {
-			return nil, fieldErr("cip.prior", "cip.prior: %v", strings.TrimPrefix(err.Error(), "prior: "))
+			return nil, fieldErr("cip.prior", "cip.prior: %v", err)
 		}
 		cc.Prior = pr
 	}

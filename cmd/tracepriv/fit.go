@@ -15,6 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/infile"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/viz"
@@ -124,6 +125,8 @@ func (c *fitCmd) run(fl *pflag.FlagSet) error {
 	}
 	p, rep, err := prior.Fit(traces, opt)
 	if err != nil {
+		// prior.Options' parameters are named as their flags.
+		err, _ = param.AsFlag(err, nil)
 		return fmt.Errorf("fit: %w", err)
 	}
 	summary := *rep
