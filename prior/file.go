@@ -398,10 +398,21 @@ func ReadFile(path string) (*Prior, error) {
 	defer f.Close()
 	p, err := Read(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &FileError{Path: path, Err: err}
 	}
 	return p, nil
 }
+
+// FileError is a prior file whose content is not a valid prior: its Err
+// (often a *param.Error naming the JSON field) is about the file, not
+// about a parameter of the call, so a CLI reports it as bad input.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
 
 // Digest identifies p: "sha256:" and the hex SHA-256 of its encoding by
 // Write. A private corpus index records the digest of its prior

@@ -14,6 +14,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/internal/matfile"
 	"github.com/tracepriv/tracepriv/param"
+	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
@@ -75,6 +76,7 @@ func ErrorCode(err error) api.Code {
 		ledgerErr     *accountant.EventLogError
 		pathErr       *fs.PathError
 		nothing       *corpus.NothingReleasedError
+		priorFile     *prior.FileError
 	)
 	switch {
 	case errors.As(err, &refusedBudget), errors.Is(err, geoind.ErrExhausted):
@@ -83,6 +85,10 @@ func ErrorCode(err error) api.Code {
 		return CodeInvalidFlag
 	case errors.As(err, &refused), errors.Is(err, trace.ErrNoPerson):
 		return CodeRefused
+	case errors.As(err, &priorFile):
+		// A bad field of a prior file is a *param.Error too, but of the
+		// file's content: bad input, not a bad flag.
+		return CodeInvalidInput
 	case errors.Is(err, param.ErrInvalid):
 		return CodeInvalidFlag
 	case errors.As(err, &parseErr), errors.As(err, &validation), errors.As(err, &seqErr), errors.As(err, &matErr),
