@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sdp"
 )
 
@@ -431,8 +433,17 @@ func TestOptimalSetBadInput(t *testing.T) {
 			} else {
 				_, err = OptimalBudget(c.sigma, c.secrets, c.budget, nil)
 			}
-			if err == nil || !strings.HasPrefix(err.Error(), "cip: ") || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s: error %v, want one starting with \"cip: \" mentioning %q", c.name, err, c.want)
+			// A bad target or budget is a parameter of the call, a
+			// *param.Error; the other refusals are the package's own.
+			var pe *param.Error
+			wantParam := c.want == "target" || c.want == "budget" || strings.Contains(c.want, "targets for")
+			switch {
+			case err == nil || !strings.Contains(err.Error(), c.want):
+				t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+			case wantParam && !errors.As(err, &pe):
+				t.Errorf("%s: error %v (%T), want a *param.Error", c.name, err, err)
+			case !wantParam && !strings.HasPrefix(err.Error(), "cip: "):
+				t.Errorf("%s: error %v, want one starting with \"cip: \"", c.name, err)
 			}
 		})
 	}
