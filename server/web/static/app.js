@@ -28,6 +28,7 @@
   const STORE_MODE = 'tracepriv.mode'; // sessionStorage: "proxy" only when chosen in this tab
   const STORE_CLAIMS = 'tracepriv.claims'; // localStorage: charge ids already drawn for
   const STORE_SESSION = 'tracepriv.session.'; // localStorage, + person id: {charge_id, state}
+  const STORE_PENDING = 'tracepriv.pending.'; // localStorage, + person id + what: a charge's key until it is used
   const MAX_ANSWERS = 50;
   // The predictive mechanism's modes (package geoind).
   const MODES = {
@@ -891,13 +892,25 @@
 
   // charge asks the ledger to charge a release before the device draws it. The server never
   // sees the location: only the mechanism, epsilon, radius and the certificate's digest.
-  async function charge(body, what) {
-    return api('POST', personPath('/charges'), {
+  // The idempotency key is stored under pending (person and what is charged: the session, or
+  // the certificate's digest) before the request and reused until done() drops it, so that a
+  // reload between the server's charge and the page's record of it replays that charge
+  // instead of charging again.
+  async function charge(body, what, pending) {
+    const name = STORE_PENDING + state.id + '.' + pending;
+    let key = localStorage.getItem(name);
+    if (!key) {
+      key = newKey();
+      localStorage.setItem(name, key);
+    }
+    const c = await api('POST', personPath('/charges'), {
       body: JSON.stringify(body),
-      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': newKey() },
+      headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
       what,
       retry: true,
     });
+    c.done = () => localStorage.removeItem(name);
+    return c;
   }
 
   // person returns the person's configuration (the ledger's config), loading it once.
@@ -928,11 +941,22 @@
     const cfg = p.geoind && p.geoind.session_config;
     if (!cfg || !cfg.params) throw new ApiError(0, 'The server did not send a session configuration for on-device queries (an older server?).');
     setStatus('Charging a new on-device session to your account…', true);
-    const c = await charge({ mechanism: 'geoind', epsilon: cfg.params.epsilon, radius_m: p.account.radius_m }, 'charge a new session');
-    const s = check(tp.newChargedSession(JSON.stringify(cfg), c.charge_id));
+    let c = await charge({ mechanism: 'geoind', epsilon: cfg.params.epsilon, radius_m: p.account.radius_m }, 'charge a new session', 'session');
+    let s;
+    try {
+      s = check(tp.newChargedSession(JSON.stringify(cfg), c.charge_id));
+    } catch (err) {
+      // The replayed charge already started a session whose state this browser lost (a reload
+      // between the two saves below): that session is gone, so a new one is a new charge.
+      if (!err.charged) throw err;
+      c.done();
+      c = await charge({ mechanism: 'geoind', epsilon: cfg.params.epsilon, radius_m: p.account.radius_m }, 'charge a new session', 'session');
+      s = check(tp.newChargedSession(JSON.stringify(cfg), c.charge_id));
+    }
     saveClaims();
     state.session = { id: state.id, s, charge_id: c.charge_id };
     localStorage.setItem(STORE_SESSION + state.id, JSON.stringify({ charge_id: c.charge_id, state: JSON.parse(s.state()) }));
+    c.done();
     return { s, charged: c };
   }
 
@@ -977,11 +1001,18 @@
     setStatus('Planning the release on this device (' + num(file.size / 1024, 3) + ' KiB, ' + format + ')…', true);
     await new Promise((r) => setTimeout(r, 0)); // let the status show before the module blocks
     const plan = check(tp.planRelease(bytes, format, JSON.stringify(opts)));
-    const c = await charge(JSON.parse(plan.charge()), 'charge this release');
+    // The plan's digest depends on public inputs only, so planning the same file again after a
+    // reload names the same pending charge: it is replayed, and the device draws at most once for it.
+    const c = await charge(JSON.parse(plan.charge()), 'charge this release', 'release.' + plan.certificate_sha256);
     setStatus('Charged; drawing the release on this device…', true);
     await new Promise((r) => setTimeout(r, 0));
-    const r = check(plan.draw(c.charge_id));
-    saveClaims();
+    let r;
+    try {
+      r = check(plan.draw(c.charge_id));
+    } finally {
+      saveClaims();
+      c.done();
+    }
     document.body.dataset.certificateSha256 = r.certificate_sha256;
     if (r.certificate_sha256 !== plan.certificate_sha256) throw new ApiError(0, 'The release’s certificate is not the one charged.');
     return {

@@ -229,6 +229,11 @@ func TestPageOnDevice(t *testing.T) {
 		t.Fatalf("the page opened in mode %q, want device by default", m)
 	}
 	s.waitFor("the module", `document.body.dataset.module === "ready"`)
+	// A charge's idempotency key is kept in storage until its answer is recorded: a key left
+	// pending (as a reload between the server's charge and the page's record of it leaves it)
+	// is sent again, so that the server replays that charge instead of charging twice.
+	const planted = "0123456789abcdef0123456789abcdef"
+	s.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`localStorage.setItem('tracepriv.pending.' + %q + '.session', %q)`, testPerson, planted)))
 
 	truths := [][2]float64{{39.98471234567891, 116.31876543210987}, {39.99312345678912, 116.30123456789123},
 		{39.97654321098765, 116.32987654321098}, {39.98111111111119, 116.31222222222227}}
@@ -305,6 +310,22 @@ func TestPageOnDevice(t *testing.T) {
 	}
 	if n := s.count("path.trace-sanitised"); n != 1 {
 		t.Errorf("%d sanitised traces on the map, want 1", n)
+	}
+	sentPlanted := false
+	for _, r := range net.since(s, start) {
+		if r.method == "POST" && strings.HasSuffix(r.url, "/charges") {
+			for _, h := range r.headers {
+				if strings.EqualFold(h, "Idempotency-Key: "+planted) {
+					sentPlanted = true
+				}
+			}
+		}
+	}
+	if !sentPlanted {
+		t.Error("the session's charge did not reuse the idempotency key left pending in storage")
+	}
+	if n := eval[float64](s, `Object.keys(localStorage).filter((k) => k.startsWith('tracepriv.pending.')).length`); n != 0 {
+		t.Errorf("%v charge keys still pending after the charges were recorded", n)
 	}
 
 	// One draw per charge, in the browser too: after a reload (the module restarted, the charge
