@@ -48,6 +48,21 @@ func (p *cipPriorFlags) register(f *pflag.FlagSet) {
 }
 
 // build returns the prior covariance and the secrets.
+// load checks the privacy flags, builds the prior's covariance and
+// secrets, and reports what reading the input skipped: the start that
+// cip loss and cip design share.
+func (p *cipPriorFlags) load(env *cli.Env, priv *privacyFlags, f *pflag.FlagSet) (*mat.SymDense, []cip.Secret, error) {
+	if err := priv.check(f); err != nil {
+		return nil, nil, err
+	}
+	sigma, secrets, err := p.build()
+	if err != nil {
+		return nil, nil, err
+	}
+	reportSkipped(env, p.read)
+	return sigma, secrets, nil
+}
+
 func (p *cipPriorFlags) build() (*mat.SymDense, []cip.Secret, error) {
 	if !slices.Contains(gp.KernelNames, p.kernel) {
 		return nil, nil, usageErrorf("--kernel: %q is not one of %s", p.kernel, strings.Join(gp.KernelNames, ", "))
@@ -238,14 +253,10 @@ func newCIPLossCmd(env *cli.Env) *cobra.Command {
 
 func (c *cipLossCmd) run(f *pflag.FlagSet) error {
 	start := time.Now()
-	if err := c.priv.check(f); err != nil {
-		return fmt.Errorf("cip loss: %w", err)
-	}
-	sigma, secrets, err := c.prior.build()
+	sigma, secrets, err := c.prior.load(c.env, &c.priv, f)
 	if err != nil {
 		return fmt.Errorf("cip loss: %w", err)
 	}
-	reportSkipped(c.env, c.prior.read)
 	n := sigma.SymmetricDim()
 	var g *mat.SymDense
 	switch {
@@ -329,14 +340,10 @@ func newCIPDesignCmd(env *cli.Env) *cobra.Command {
 
 func (c *cipDesignCmd) run(f *pflag.FlagSet) error {
 	start := time.Now()
-	if err := c.priv.check(f); err != nil {
-		return fmt.Errorf("cip design: %w", err)
-	}
-	sigma, secrets, err := c.prior.build()
+	sigma, secrets, err := c.prior.load(c.env, &c.priv, f)
 	if err != nil {
 		return fmt.Errorf("cip design: %w", err)
 	}
-	reportSkipped(c.env, c.prior.read)
 	target := f.Changed("target-epsilon")
 	if target == f.Changed("budget") {
 		return usageErrorf("cip design: give --budget B (least loss at that noise) or --target-epsilon E with --lambda and --radius (least noise for that loss)")
