@@ -10,18 +10,61 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// ReleaseContext stops inside the (E3) design when its context ends: a
-// context cancelled as the design starts returns context.Canceled, with
-// nothing released and no later stage reached, in less than half the
-// time the same design takes uncancelled (the negative control, which
-// must complete; both measured in this run, so the bound is relative to
-// the machine's speed). Under the old ReleaseContext, which only stopped
-// between stages, the cancelled run waited for the whole design.
+// pollCtx is a context that counts its Err polls once armed and reports
+// cancellation from the cancelAt-th armed poll on (cancelAt 0: never).
+// Counting polls instead of timing the return makes the test judge where
+// the release stops, not how fast the machine is.
+type pollCtx struct {
+	context.Context
+	mu       sync.Mutex
+	armed    bool
+	polls    int
+	cancelAt int
+	done     chan struct{}
+}
+
+func newPollCtx(cancelAt int) *pollCtx {
+	return &pollCtx{Context: context.Background(), cancelAt: cancelAt, done: make(chan struct{})}
+}
+
+func (c *pollCtx) arm() { c.mu.Lock(); c.armed = true; c.mu.Unlock() }
+
+func (c *pollCtx) Done() <-chan struct{} { return c.done }
+
+func (c *pollCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.armed {
+		return nil
+	}
+	c.polls++
+	if c.cancelAt > 0 && c.polls >= c.cancelAt {
+		select {
+		case <-c.done:
+		default:
+			close(c.done)
+		}
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *pollCtx) count() int { c.mu.Lock(); defer c.mu.Unlock(); return c.polls }
+
+// ReleaseContext stops inside the (E3) design when its context ends. The
+// context is armed when the design starts and ends at its third poll:
+// under a ReleaseContext that checks only between stages (the old one),
+// that third poll comes after the design, so the release would go on to
+// "certify"; stopping inside, it returns context.Canceled with nothing
+// released and no later stage reached. The negative control runs the
+// same release with a context that never ends and counts its polls
+// during the design, showing the design polls often (so the third poll
+// is well inside it) and that the release completes.
 func TestReleaseContextCancelsDesign(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a long design")
 	}
-	const n, secrets = 400, 40
+	const n, secrets, cancelAt = 200, 10, 3
 	tr := walk(n, 39.98, 116.30)
 	opt := options(singlePrior())
 	opt.Design = DesignE3
@@ -32,38 +75,47 @@ func TestReleaseContextCancelsDesign(t *testing.T) {
 	}
 	opt.Secrets = pairs
 
-	// Negative control: uncancelled, the release completes.
-	start := time.Now()
-	if _, _, err := ReleaseContext(context.Background(), []*trace.Trace{tr}, opt); err != nil {
+	// run releases with ctx, arming it as the design starts, and returns
+	// the polls seen during the design (until the next stage, if any).
+	run := func(ctx *pollCtx) (outs []*trace.Trace, cert *Certificate, err error, designPolls int, stages []string) {
+		designPolls = -1
+		o := opt
+		o.Progress = func(stage string) {
+			if len(stages) > 0 && stages[len(stages)-1] == "design" {
+				designPolls = ctx.count()
+			}
+			stages = append(stages, stage)
+			if stage == "design" {
+				ctx.arm()
+			}
+		}
+		outs, cert, err = ReleaseContext(ctx, []*trace.Trace{tr}, o)
+		if designPolls < 0 {
+			designPolls = ctx.count()
+		}
+		return
+	}
+
+	// Negative control: never cancelled, the release completes and its
+	// design polls the context many times.
+	_, cert, err, polls, _ := run(newPollCtx(0))
+	if err != nil || cert == nil {
 		t.Fatalf("uncancelled: %v", err)
 	}
-	full := time.Since(start)
-	t.Logf("uncancelled release: %v", full)
-
-	ctx, cancel := context.WithCancel(context.Background())
-	var once sync.Once
-	var cancelled time.Time
-	var stages []string
-	copt := opt
-	copt.Progress = func(stage string) {
-		stages = append(stages, stage)
-		if stage == "design" {
-			once.Do(func() {
-				cancelled = time.Now()
-				cancel()
-			})
-		}
+	t.Logf("uncancelled design polled the context %d times", polls)
+	if polls < 4*cancelAt {
+		t.Fatalf("the design polled its context %d times, want at least %d: the third poll would not be inside it", polls, 4*cancelAt)
 	}
-	outs, cert, err := ReleaseContext(ctx, []*trace.Trace{tr}, copt)
-	back := time.Now()
+
+	ctx := newPollCtx(cancelAt)
+	outs, cert, err, polls, stages := run(ctx)
 	if !errors.Is(err, context.Canceled) || outs != nil || cert != nil {
 		t.Fatalf("cancelled: %v (traces %v, certificate %v), want context.Canceled and nothing", err, outs != nil, cert != nil)
 	}
-	if cancelled.IsZero() {
-		t.Fatal("returned before the cancel")
-	}
-	if d := back.Sub(cancelled); d > full/2 {
-		t.Errorf("returned %v after the cancel, want less than half the uncancelled release's %v", d, full)
+	// Past the poll that ended it, only the checks on the way out (the
+	// designer's caller, release, ReleaseContext) may poll again.
+	if polls > cancelAt+3 {
+		t.Errorf("the cancelled release polled %d times after the design started, want it to stop at poll %d (at most 3 more on the way out)", polls, cancelAt)
 	}
 	for _, s := range stages {
 		if s == "certify" || s == "sample" {
