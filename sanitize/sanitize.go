@@ -407,64 +407,109 @@ func Release(traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, 
 }
 
 // release is ReleaseContext's work; ctx is checked at every stage and
-// inside the long ones (see ReleaseContext).
+// inside the long ones (see ReleaseContext). Each person is designed,
+// certified and drawn before the next, so that only one person's noise
+// design is held at a time (Prepare holds every person's).
 func release(ctx context.Context, traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, error) {
 	start := time.Now()
-	if err := opt.check(); err != nil {
+	s, err := begin(ctx, traces, &opt)
+	if err != nil {
 		return nil, nil, err
 	}
-	if len(traces) == 0 {
-		return nil, nil, errors.New("no trace")
+	if s.cert.PriorCoverage, s.d.overlap, err = checkPrior(opt, s.ids(), traces); err != nil {
+		return nil, nil, err
 	}
+	s.cert.Guarantee = guarantee(s.cert)
+	outs := newOutputs(traces)
+	for _, p := range s.persons {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		pd, err := s.d.plan(p, traces, s.step)
+		if err == nil {
+			err = s.d.draw(pd, p, outs)
+		}
+		if err != nil {
+			return nil, nil, s.personError(p, err)
+		}
+		s.cert.add(pd.pc)
+	}
+	if err := s.cert.finish(start); err != nil {
+		return nil, nil, err
+	}
+	return outs, s.cert, nil
+}
+
+// setup is what a release shares before its persons: the checked
+// options' designer, the certificate without persons, the persons in
+// order of first appearance and the progress callback.
+type setup struct {
+	d       *designer
+	cert    *Certificate
+	persons []*person
+	step    func(string)
+}
+
+// begin checks opt (in place) and groups traces into persons, reading
+// only their uids, names and timestamps for the design: the common start
+// of Release and Prepare.
+func begin(ctx context.Context, traces []*trace.Trace, opt *Options) (*setup, error) {
+	if err := opt.check(); err != nil {
+		return nil, err
+	}
+	if len(traces) == 0 {
+		return nil, errors.New("no trace")
+	}
+	o := *opt
 	step := func(s string) {
-		if opt.Progress != nil {
-			opt.Progress(s)
+		if o.Progress != nil {
+			o.Progress(s)
 		}
 	}
 	persons, err := group(traces)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if opt.Secrets != nil && len(persons) > 1 {
-		return nil, nil, &param.Error{Name: "secrets", Value: len(opt.Secrets), Why: fmt.Sprintf("listed secrets need an input with one person; it has %d (uids %s)", len(persons), uids(persons))}
+		return nil, &param.Error{Name: "secrets", Value: len(opt.Secrets), Why: fmt.Sprintf("listed secrets need an input with one person; it has %d (uids %s)", len(persons), uids(persons))}
 	}
 	maxPoints := 0
 	for _, p := range persons {
 		maxPoints = max(maxPoints, len(p.pts))
 	}
-	d, cert, err := prepare(ctx, opt, maxPoints, step)
+	d, cert, err := prepare(ctx, *opt, maxPoints, step)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ids := make([]string, len(persons))
-	for i, p := range persons {
+	return &setup{d: d, cert: cert, persons: persons, step: step}, nil
+}
+
+// ids are the persons' uids in order.
+func (s *setup) ids() []string {
+	ids := make([]string, len(s.persons))
+	for i, p := range s.persons {
 		ids[i] = p.uid
 	}
-	if cert.PriorCoverage, d.overlap, err = checkPrior(opt, ids, traces); err != nil {
-		return nil, nil, err
+	return ids
+}
+
+// personError names the person of err when the input has several, or a
+// uid.
+func (s *setup) personError(p *person, err error) error {
+	if len(s.persons) > 1 || p.uid != "" {
+		return fmt.Errorf("person %q: %w", p.uid, err)
 	}
-	cert.Guarantee = guarantee(cert)
+	return err
+}
+
+// newOutputs allocates the released traces of traces: same uids, names
+// and lengths, points to be written by the draw.
+func newOutputs(traces []*trace.Trace) []*trace.Trace {
 	outs := make([]*trace.Trace, len(traces))
 	for i, t := range traces {
 		outs[i] = &trace.Trace{UID: t.UID, Name: t.Name, Points: make([]trace.Point, t.Len())}
 	}
-	for _, p := range persons {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		pc, err := d.person(p, traces, outs, step)
-		if err != nil {
-			if len(persons) > 1 || p.uid != "" {
-				return nil, nil, fmt.Errorf("person %q: %w", p.uid, err)
-			}
-			return nil, nil, err
-		}
-		cert.add(pc)
-	}
-	if err := cert.finish(start); err != nil {
-		return nil, nil, err
-	}
-	return outs, cert, nil
+	return outs
 }
 
 // prepare resolves what every person of a release shares (the public
@@ -657,9 +702,21 @@ type designer struct {
 	overlap map[string]bool
 }
 
-// person designs, certifies and samples the noise of one person, writing
-// the released points into outs.
-func (d *designer) person(p *person, traces []*trace.Trace, outs []*trace.Trace, step func(string)) (*PersonCertificate, error) {
+// personDraw is one person's noise designed, certified and ready to
+// draw: the certificate (with its sampling jitter), the timestamps in
+// seconds and the sampler, which holds the person's stream of the source.
+type personDraw struct {
+	pc  *PersonCertificate
+	ts  []float64
+	mn  *noise.MultiNormal   // the dense path's certified factor
+	mr  *noise.MarkovRelease // the linear path's recursion
+	src noise.Source         // the dense path's stream
+}
+
+// plan designs, certifies and sets up the sampling of one person's noise
+// from public data only (p's uid and timestamps, the traces' names and
+// lengths): no coordinate is read.
+func (d *designer) plan(p *person, traces []*trace.Trace, step func(string)) (*personDraw, error) {
 	opt := d.opt
 	n := len(p.pts)
 	times := make([]time.Time, n)
@@ -679,22 +736,42 @@ func (d *designer) person(p *person, traces []*trace.Trace, outs []*trace.Trace,
 	if err != nil {
 		return nil, err
 	}
-
-	// Release: the only step that reads coordinates.
 	if err := d.ctx.Err(); err != nil {
 		return nil, err
 	}
 	step("sample")
-	in := toECEF(n, func(i int) geo.Point { return p.pts[i].Geo() })
+	// A seeded run gives each person a stream of their own (crypto/rand is
+	// used as it is), so seeded releases do not depend on how a corpus is
+	// split into runs or on the order of its people.
+	pd := &personDraw{pc: pc, ts: ts, src: noise.Derive(opt.Source, p.uid)}
+	// The sampler's own diagonal (certified Cholesky jitter, or the linear
+	// path's white noise) depends on the design and the timestamps only,
+	// so it is in the certificate before the draw.
+	if !d.linear {
+		if pd.mn, err = noise.NewMultiNormalCholesky(withDiagonal(nd.SigmaG, nd.Jitter)); err != nil {
+			return nil, fmt.Errorf("noise: %w", err)
+		}
+		pc.SamplingJitter = pd.mn.Jitter()
+	} else {
+		if pd.mr, err = d.markov(nd, ts, pd.src); err != nil {
+			return nil, fmt.Errorf("noise: %w", err)
+		}
+		pc.SamplingJitter = pd.mr.Eta()
+	}
+	return pd, nil
+}
+
+// draw releases person p's points with pd's noise, writing them into outs:
+// the only step that reads coordinates.
+func (d *designer) draw(pd *personDraw, p *person, outs []*trace.Trace) error {
+	opt := d.opt
+	in := toECEF(len(p.pts), func(i int) geo.Point { return p.pts[i].Geo() })
 	var xs [Dims][]float64
 	for c := range xs {
 		xs[c] = slices.Clone(in[c])
 	}
-	// A seeded run gives each person a stream of their own (crypto/rand is
-	// used as it is), so seeded releases do not depend on how a corpus is
-	// split into runs or on the order of its people.
-	if pc.SamplingJitter, err = d.sample(nd, ts, xs[:], noise.Derive(opt.Source, p.uid)); err != nil {
-		return nil, fmt.Errorf("noise: %w", err)
+	if err := d.sample(pd, xs[:]); err != nil {
+		return fmt.Errorf("noise: %w", err)
 	}
 	if f := opt.noiseFactor; f > 0 && f < 1 {
 		// The weakened build of AuditNoise: the same draw, scaled.
@@ -708,16 +785,16 @@ func (d *designer) person(p *person, traces []*trace.Trace, outs []*trace.Trace,
 		ecefHook(in, xs)
 	}
 	if opt.ecefTap != nil {
-		opt.ecefTap(p.uid, ts, in, xs)
+		opt.ecefTap(p.uid, pd.ts, in, xs)
 	}
 	for i, q := range p.pts {
 		r, err := fromECEF(xs, i)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		outs[p.owner[i]].Points[p.pos[i]] = trace.Point{Time: q.Time, Lat: r.Lat, Lon: r.Lon, Alt: math.NaN()}
 	}
-	return pc, nil
+	return nil
 }
 
 // certify designs the noise of one person and certifies it, from public
@@ -801,33 +878,21 @@ func (d *designer) certify(uid string, times []time.Time, infos []TraceInfo, sec
 	return pc, nd, ts, nil
 }
 
-// sample adds the person's noise to the Earth-centred x, y and z in place, exactly and
-// on the output grid, and returns the diagonal the sampler added beyond
-// the design (certified Cholesky jitter, or the linear path's white noise).
-func (d *designer) sample(nd *PersonDesign, ts []float64, xs [][]float64, src noise.Source) (float64, error) {
-	if !d.linear {
-		mn, err := noise.NewMultiNormalCholesky(withDiagonal(nd.SigmaG, nd.Jitter))
-		if err != nil {
-			return 0, err
-		}
+// sample adds the person's noise to the Earth-centred x, y and z in
+// place, exactly and on the output grid.
+func (d *designer) sample(pd *personDraw, xs [][]float64) error {
+	if pd.mn != nil {
 		for _, x := range xs {
 			if err := d.ctx.Err(); err != nil {
-				return 0, err
+				return err
 			}
-			if _, err := mn.AddOnGrid(x, x, OutputGrid, src); err != nil {
-				return 0, err
+			if _, err := pd.mn.AddOnGrid(x, x, OutputGrid, pd.src); err != nil {
+				return err
 			}
 		}
-		return mn.Jitter(), nil
+		return nil
 	}
-	mr, err := d.markov(nd, ts, src)
-	if err != nil {
-		return 0, err
-	}
-	if err := mr.Release(xs, xs, ts); err != nil {
-		return 0, err
-	}
-	return mr.Eta(), nil
+	return pd.mr.Release(xs, xs, pd.ts)
 }
 
 // withDiagonal returns a + j I (a itself when j is 0).
