@@ -1,14 +1,19 @@
 package device
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/tracepriv/tracepriv/noise"
-	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/sanitize"
 )
 
 // Charge before draw (issue 33): the device asks the service's ledger to
@@ -17,10 +22,11 @@ import (
 // certificate must be known before the draw. It is: a release's certificate
 // depends on public inputs only (the timestamps, the prior family, the
 // options), and the device keeps the time taken out of it (the answer's
-// "seconds"). PlanRelease computes it by running the same release on a
-// public stand-in of the trace (the timestamps, every coordinate 0, 0) and
-// discarding that output; Plan.Draw then draws on the true trace and
-// refuses to answer if the certificate differs from the one planned.
+// "seconds"). PlanRelease designs and certifies the release from the
+// trace's public part without reading a coordinate (sanitize.Prepare);
+// Plan.Draw then draws on the true trace from that same design
+// (sanitize.Prepared.Draw) and refuses to answer if the certificate's
+// bytes are not the ones planned.
 //
 // Each charge pays for one draw. The device records the charge id of every
 // draw (Claim) and refuses a second draw for it, so a replayed charge (the
@@ -101,10 +107,11 @@ func NewChargedSession(configJSON, chargeID string) (*Session, error) {
 // carry and its digest are known, nothing has been drawn from the trace.
 type Plan struct {
 	in       *releaseInput
-	newSrc   func() noise.Source
+	prepared *sanitize.Prepared
 	cert     string
 	digest   string
 	charge   string
+	seconds  float64 // the time the plan took
 	mu       sync.Mutex
 	chargeID string // the charge it was drawn for; "" before
 }
@@ -123,45 +130,38 @@ type planCharge struct {
 // arguments) without drawing from it: its certificate, its digest and the
 // charge to ask for. Draw it with Plan.Draw once the service has charged.
 func PlanRelease(traceData []byte, format, optionsJSON string) (*Plan, error) {
-	return plan(traceData, format, optionsJSON, noise.Secure)
+	return plan(traceData, format, optionsJSON, noise.Secure())
 }
 
 // PlanReleaseSeeded is PlanRelease drawing from noise.Seeded(seed), for
 // tests only (not private): its Draw releases what ReleaseSeeded does.
 func PlanReleaseSeeded(traceData []byte, format, optionsJSON string, seed int64) (*Plan, error) {
-	if _, err := seeded(seed); err != nil {
+	src, err := seeded(seed)
+	if err != nil {
 		return nil, err
 	}
-	return plan(traceData, format, optionsJSON, func() noise.Source { return noise.Seeded(uint64(seed)) })
+	return plan(traceData, format, optionsJSON, src)
 }
 
-func plan(data []byte, format, optionsJSON string, newSrc func() noise.Source) (*Plan, error) {
+func plan(data []byte, format, optionsJSON string, src noise.Source) (*Plan, error) {
 	in, err := parseRelease(data, format, optionsJSON)
 	if err != nil {
 		return nil, err
 	}
-	// The public stand-in: the same traces, names and timestamps, every
-	// coordinate 0, 0. What it releases is discarded; its certificate is
-	// the true trace's, since a certificate reads no coordinate.
-	stand := make([]*trace.Trace, len(in.traces))
-	for i, t := range in.traces {
-		pts := make([]trace.Point, t.Len())
-		for j, p := range t.Points {
-			pts[j] = trace.Point{Time: p.Time}
-		}
-		stand[i] = &trace.Trace{UID: t.UID, Name: t.Name, Points: pts}
+	// The design and the certificate from the public part alone: the
+	// traces' uid, names and timestamps.
+	prepared, err := sanitize.Prepare(context.Background(), sanitize.PublicOf(in.traces), in.options(src))
+	if err != nil {
+		return nil, fmt.Errorf("device: %w", err)
 	}
-	b, err := in.runTraces(stand, newSrc())
+	cert := prepared.Certificate()
+	doc, digest, seconds, err := in.certificate(cert)
 	if err != nil {
 		return nil, err
 	}
-	var r released
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, err
-	}
-	p := &Plan{in: in, newSrc: newSrc, cert: r.Certificate, digest: r.CertificateSHA256}
-	c, err := json.Marshal(planCharge{Mechanism: "cip", Epsilon: r.EpsilonMax, RadiusM: in.opt.Radius, Lambda: in.opt.Lambda,
-		CertificateSHA256: r.CertificateSHA256})
+	p := &Plan{in: in, prepared: prepared, cert: doc, digest: digest, seconds: seconds}
+	c, err := json.Marshal(planCharge{Mechanism: "cip", Epsilon: cert.EpsilonMax, RadiusM: in.opt.Radius, Lambda: in.opt.Lambda,
+		CertificateSHA256: digest})
 	if err != nil {
 		return nil, err
 	}
@@ -197,18 +197,21 @@ func (p *Plan) Draw(chargeID string) ([]byte, error) {
 		return nil, err
 	}
 	p.chargeID = chargeID
-	b, err := p.in.run(p.newSrc())
+	start := time.Now()
+	outs, cert, err := p.prepared.Draw(context.Background(), p.in.traces)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("device: %w", err)
 	}
-	var r released
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, err
+	// The certificate drawn under, written again: the charge named its
+	// bytes, and nothing goes out under others.
+	var cb bytes.Buffer
+	if err := sanitize.WriteCertificate(&cb, cert); err != nil {
+		return nil, fmt.Errorf("device: writing the certificate: %w", err)
 	}
-	if r.CertificateSHA256 != p.digest {
+	if sum := sha256.Sum256(cb.Bytes()); hex.EncodeToString(sum[:]) != p.digest {
 		// The charge named another certificate: the release must not go out
-		// under it. (A certificate that read a coordinate would do this.)
-		return nil, fmt.Errorf("device: the drawn release's certificate (sha256 %s) is not the one charged (%s); nothing is released", r.CertificateSHA256, p.digest)
+		// under it.
+		return nil, fmt.Errorf("device: the drawn release's certificate (sha256 %x) is not the one charged (%s); nothing is released", sum, p.digest)
 	}
-	return b, nil
+	return p.in.answer(outs, cert, cb.String(), p.digest, p.seconds+time.Since(start).Seconds())
 }

@@ -155,39 +155,57 @@ func parseRelease(data []byte, format, optionsJSON string) (*releaseInput, error
 	return r, nil
 }
 
-// run releases the input's traces with noise from src.
-func (r *releaseInput) run(src noise.Source) ([]byte, error) {
-	return r.runTraces(r.traces, src)
-}
-
-// runTraces releases traces (the input's, or PlanRelease's public
-// stand-in of them) with noise from src and returns the answer's JSON.
-func (r *releaseInput) runTraces(traces []*trace.Trace, src noise.Source) ([]byte, error) {
+// options are the release's sanitize.Options with noise from src.
+func (r *releaseInput) options(src noise.Source) sanitize.Options {
 	opt := r.opt
 	opt.Source, opt.Ledger = src, r.ledger
 	if !noise.IsSecure(src) {
 		opt.Ledger = budget.Seeded
 	}
-	outs, cert, err := sanitize.Release(traces, opt)
+	return opt
+}
+
+// run releases the input's traces with noise from src and returns the
+// answer's JSON.
+func (r *releaseInput) run(src noise.Source) ([]byte, error) {
+	outs, cert, err := sanitize.Release(r.traces, r.options(src))
 	if err != nil {
 		return nil, fmt.Errorf("device: %w", err)
 	}
+	doc, digest, seconds, err := r.certificate(cert)
+	if err != nil {
+		return nil, err
+	}
+	return r.answer(outs, cert, doc, digest, seconds)
+}
+
+// certificate completes cert with what reading the input skipped and
+// returns its document (sanitize.WriteCertificate's bytes), their SHA-256
+// in hex and the time the release took. The time travels beside the
+// certificate, not in it ("seconds" 0): the certificate is then a
+// function of public inputs alone, its digest known before anything is
+// drawn (PlanRelease).
+func (r *releaseInput) certificate(cert *sanitize.Certificate) (doc, digest string, seconds float64, err error) {
 	cert.RecordInput(r.report)
-	// The time taken travels beside the certificate, not in it: the
-	// certificate is then a function of public inputs alone, its digest
-	// known before anything is drawn (PlanRelease).
-	seconds := cert.Seconds
+	seconds = cert.Seconds
 	cert.Seconds = 0
-	var tb, cb bytes.Buffer
+	var cb bytes.Buffer
+	if err := sanitize.WriteCertificate(&cb, cert); err != nil {
+		return "", "", 0, fmt.Errorf("device: writing the certificate: %w", err)
+	}
+	sum := sha256.Sum256(cb.Bytes())
+	return cb.String(), hex.EncodeToString(sum[:]), seconds, nil
+}
+
+// answer is the JSON of a release: the released traces outs and the
+// certificate cert as its document doc with digest.
+func (r *releaseInput) answer(outs []*trace.Trace, cert *sanitize.Certificate, doc, digest string, seconds float64) ([]byte, error) {
+	var tb bytes.Buffer
 	if err := trace.Write(&tb, outs, r.out); err != nil {
 		return nil, fmt.Errorf("device: writing the released trace: %w", err)
 	}
-	if err := sanitize.WriteCertificate(&cb, cert); err != nil {
-		return nil, fmt.Errorf("device: writing the certificate: %w", err)
-	}
-	sum := sha256.Sum256(cb.Bytes())
 	return json.Marshal(released{
-		Format: string(r.out), Trace: tb.String(), Certificate: cb.String(), CertificateSHA256: hex.EncodeToString(sum[:]),
+		Format: string(r.out), Trace: tb.String(), Certificate: doc, CertificateSHA256: digest,
 		EpsilonMax: cert.EpsilonMax, Seconds: seconds, Points: r.points, SkippedRows: cert.SkippedRows,
 		Randomness: cert.Randomness, Private: cert.Private,
 	})
