@@ -34,7 +34,11 @@
 //
 // Release (one certificate for all the traces, per person; README.md's
 // entry point) and Trace (one trace) work in memory (ReleaseContext stops when its context
-// ends); Files.Write writes a release and its certificate atomically,
+// ends); Prepare certifies a release from the public part of its traces
+// alone (PublicOf: uids, names, timestamps) and Prepared.Draw then draws
+// once from that design, so that the exact certificate can be charged
+// before anything is drawn (device.PlanRelease); Files.Write writes a
+// release and its certificate atomically,
 // together or not at all; NewStream releases a CSV too large for memory in
 // two passes; Corpus releases a directory of traces, people grouped across
 // files, with a manifest and a journal to resume from; Design exposes the
