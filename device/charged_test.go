@@ -92,8 +92,7 @@ func TestPlanChargesTheExactCertificate(t *testing.T) {
 		t.Errorf("a seeded plan's draw differs from ReleaseSeeded's")
 	}
 
-	// The crypto path: the plan's stand-in and the draw use different
-	// noise; the certificate is the same all the same.
+	// The crypto path: the certificate planned is the one drawn under.
 	q, err := device.PlanRelease(plt, "plt", opts)
 	if err != nil {
 		t.Fatal(err)

@@ -298,8 +298,8 @@ func BenchmarkChromium(b *testing.B) {
 
 // BenchmarkChromiumPlanned measures what the on-device page does for a
 // trace release (issue 33, charge before draw): planRelease (the
-// certificate and its digest, from a public stand-in of the trace) and
-// draw, for the 10,000-point walk, in headless Chromium with crypto
+// certificate and its digest, from the trace's timestamps: sanitize.Prepare)
+// and draw (from that design), for the 10,000-point walk, in headless Chromium with crypto
 // randomness; the charge's round trip to the service is not included. The
 // first run also designs the envelope; the metrics are medians over the
 // runs after it when there are any.
