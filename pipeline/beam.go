@@ -36,8 +36,8 @@ func init() {
 	beam.RegisterCoder(reflect.TypeFor[Fitted](), encFitted, decFitted)
 	beam.RegisterCoder(reflect.TypeFor[corpus.FileScan](), encScan, decScan)
 	beam.RegisterCoder(reflect.TypeFor[unitBatch](), encBatch, decBatch)
-	beam.RegisterCoder(reflect.TypeFor[corpus.UnitRelease](), encRelease, decRelease)
-	beam.RegisterCoder(reflect.TypeFor[corpus.Failure](), encFailure, decFailure)
+	beam.RegisterCoder(reflect.TypeFor[groupRecord](), encRelease, decRelease)
+	beam.RegisterCoder(reflect.TypeFor[sanitize.Failure](), encFailure, decFailure)
 	beam.RegisterCoder(reflect.TypeFor[windowTask](), encTask, decTask)
 	beam.RegisterCoder(reflect.TypeFor[windowOutcome](), encOutcome, decOutcome)
 	beam.RegisterCoder(reflect.TypeFor[fileSummary](), encSummary, decSummary)
@@ -56,26 +56,26 @@ func gobDecode[T any](data []byte) (T, error) {
 	return v, err
 }
 
-func encTrace(v trace.Trace) ([]byte, error)          { return gobEncode(v) }
-func decTrace(b []byte) (trace.Trace, error)          { return gobDecode[trace.Trace](b) }
-func encFitted(v Fitted) ([]byte, error)              { return gobEncode(v) }
-func decFitted(b []byte) (Fitted, error)              { return gobDecode[Fitted](b) }
-func encScan(v corpus.FileScan) ([]byte, error)       { return gobEncode(v) }
-func decScan(b []byte) (corpus.FileScan, error)       { return gobDecode[corpus.FileScan](b) }
-func encBatch(v unitBatch) ([]byte, error)            { return gobEncode(v) }
-func decBatch(b []byte) (unitBatch, error)            { return gobDecode[unitBatch](b) }
-func encRelease(v corpus.UnitRelease) ([]byte, error) { return gobEncode(v) }
-func decRelease(b []byte) (corpus.UnitRelease, error) { return gobDecode[corpus.UnitRelease](b) }
-func encFailure(v corpus.Failure) ([]byte, error)     { return gobEncode(v) }
-func decFailure(b []byte) (corpus.Failure, error)     { return gobDecode[corpus.Failure](b) }
-func encTask(v windowTask) ([]byte, error)            { return gobEncode(v) }
-func decTask(b []byte) (windowTask, error)            { return gobDecode[windowTask](b) }
-func encOutcome(v windowOutcome) ([]byte, error)      { return gobEncode(v) }
-func decOutcome(b []byte) (windowOutcome, error)      { return gobDecode[windowOutcome](b) }
-func encSummary(v fileSummary) ([]byte, error)        { return gobEncode(v) }
-func decSummary(b []byte) (fileSummary, error)        { return gobDecode[fileSummary](b) }
-func encPositions(v prior.Positions) ([]byte, error)  { return gobEncode(v) }
-func decPositions(b []byte) (prior.Positions, error)  { return gobDecode[prior.Positions](b) }
+func encTrace(v trace.Trace) ([]byte, error)         { return gobEncode(v) }
+func decTrace(b []byte) (trace.Trace, error)         { return gobDecode[trace.Trace](b) }
+func encFitted(v Fitted) ([]byte, error)             { return gobEncode(v) }
+func decFitted(b []byte) (Fitted, error)             { return gobDecode[Fitted](b) }
+func encScan(v corpus.FileScan) ([]byte, error)      { return gobEncode(v) }
+func decScan(b []byte) (corpus.FileScan, error)      { return gobDecode[corpus.FileScan](b) }
+func encBatch(v unitBatch) ([]byte, error)           { return gobEncode(v) }
+func decBatch(b []byte) (unitBatch, error)           { return gobDecode[unitBatch](b) }
+func encRelease(v groupRecord) ([]byte, error)       { return gobEncode(v) }
+func decRelease(b []byte) (groupRecord, error)       { return gobDecode[groupRecord](b) }
+func encFailure(v sanitize.Failure) ([]byte, error)  { return gobEncode(v) }
+func decFailure(b []byte) (sanitize.Failure, error)  { return gobDecode[sanitize.Failure](b) }
+func encTask(v windowTask) ([]byte, error)           { return gobEncode(v) }
+func decTask(b []byte) (windowTask, error)           { return gobDecode[windowTask](b) }
+func encOutcome(v windowOutcome) ([]byte, error)     { return gobEncode(v) }
+func decOutcome(b []byte) (windowOutcome, error)     { return gobDecode[windowOutcome](b) }
+func encSummary(v fileSummary) ([]byte, error)       { return gobEncode(v) }
+func decSummary(b []byte) (fileSummary, error)       { return gobDecode[fileSummary](b) }
+func encPositions(v prior.Positions) ([]byte, error) { return gobEncode(v) }
+func decPositions(b []byte) (prior.Positions, error) { return gobDecode[prior.Positions](b) }
 
 // personWire is a PersonRelease between steps: the certificate travels in
 // its own format (sanitize.WriteCertificate), which is what a reader of

@@ -31,7 +31,7 @@ func TestSanitizeLedger(t *testing.T) {
 		defer f.Close()
 		o := testOptions(in, out, 0)
 		o.Seeded = false
-		o.Ledger = budget.NewAdmission(f, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: budgetB, Command: "test", Release: "pipeline " + filepath.Base(out)})
+		o.Admission = budget.NewAdmission(f, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: budgetB, Command: "test", Release: "pipeline " + filepath.Base(out)})
 		return Sanitize(context.Background(), o)
 	}
 	res, err := release(filepath.Join(t.TempDir(), "r1"), 1.5)

@@ -99,7 +99,7 @@ func singleMachineLedger(t testing.TB, root, out string, seed uint64, ledger str
 		t.Fatal(err)
 	}
 	m, err := sanitize.Corpus(sanitize.CorpusOptions{In: root, Out: out,
-		Options: sanitize.Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Delta: sanitize.DefaultDelta,
+		Release: sanitize.Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Delta: sanitize.DefaultDelta,
 			Design: sanitize.DesignAuto, Path: sanitize.PathAuto, Source: noise.Seeded(seed), AllowPriorOverlap: true, Ledger: ledger}})
 	if err != nil {
 		t.Fatal(err)

@@ -63,7 +63,7 @@ type SanitizeParams struct {
 	PriorCorpus []byte
 	// Ledger is what the certificates and the manifest say of the budget
 	// ledger (sanitize.Options.Ledger): set by Sanitize from
-	// SanitizeOptions.Ledger, or budget.Off, budget.Seeded.
+	// SanitizeOptions.Admission, or budget.Off, budget.Seeded.
 	Ledger string
 }
 
@@ -218,15 +218,15 @@ type SanitizeOptions struct {
 	// result); nil means nothing is logged. It stays in this process: the
 	// workers log through Beam's log package, to the runner.
 	Logger *slog.Logger `json:"-"`
-	// Ledger, if set, charges the release's people in a budget ledger by
-	// the one admission policy (budget.Admission): every person found is
+	// Admission, if set, charges the release's people in a budget ledger
+	// by the one admission policy (budget.Admission): every person found is
 	// checked against the target epsilon before the job starts (a refusal
 	// runs nothing and charges nothing), charged it as pending, and
 	// settled to their certified epsilon_max when the job has written
 	// the manifest; people whose units failed are not charged. A job that
 	// fails leaves the charges pending at the target (an upper bound).
 	// It stays in this process. Nil charges nothing.
-	Ledger *budget.Admission `json:"-"`
+	Admission *budget.Admission `json:"-"`
 }
 
 // sanitizeConfig is SanitizeOptions resolved by the launcher: what every
@@ -251,14 +251,29 @@ func (c *sanitizeConfig) options() (sanitize.Options, trace.ReadOptions, error) 
 	return opt, ro, err
 }
 
-// sanitizer binds the corpus engine to sanitize with opt.
+// sanitizer binds the corpus runner to sanitize with opt, as
+// sanitize.Corpus does.
 func sanitizer(opt sanitize.Options) corpus.Sanitizer[*sanitize.Certificate] {
 	return corpus.Sanitizer[*sanitize.Certificate]{
-		Release: func(ts []*trace.Trace) ([]*trace.Trace, *sanitize.Certificate, error) {
-			return sanitize.Release(ts, opt)
+		Release: func(ts []*trace.Trace, read *trace.Report) ([]*trace.Trace, *sanitize.Certificate, error) {
+			out, c, err := sanitize.Release(ts, opt)
+			if err != nil {
+				return nil, nil, err
+			}
+			c.RecordInput(read)
+			return out, c, nil
 		},
 		WriteCertificate: sanitize.WriteCertificate, CertificateSuffix: sanitize.CertificateSuffix,
 	}
+}
+
+// groupRecord is what the release step tells the manifest step of a unit
+// of people released: its people as the manifest lists them and the input
+// rows reading their files skipped (sanitize.Manifest.Add).
+type groupRecord struct {
+	Persons     []sanitize.Released
+	SkippedRows int
+	SkippedBy   map[string]int
 }
 
 // unitBatch is a release element: units of people released by one
@@ -272,18 +287,18 @@ func init() {
 	register.Emitter1[string]()
 	register.DoFn2x0[string, func(corpus.FileScan)](&scanFn{})
 	register.Emitter1[corpus.FileScan]()
-	register.DoFn5x1[[]byte, func(*corpus.FileScan) bool, func(unitBatch), func(corpus.Failure), func(int), error](&groupFn{})
+	register.DoFn5x1[[]byte, func(*corpus.FileScan) bool, func(unitBatch), func(sanitize.Failure), func(int), error](&groupFn{})
 	register.Iter1[corpus.FileScan]()
 	register.Emitter1[unitBatch]()
-	register.Emitter1[corpus.Failure]()
+	register.Emitter1[sanitize.Failure]()
 	register.Emitter1[int]()
-	register.DoFn5x1[context.Context, *sdf.LockRTracker, unitBatch, func(corpus.UnitRelease), func(corpus.Failure), error](&releaseFn{})
-	register.Emitter1[corpus.UnitRelease]()
-	register.DoFn5x1[[]byte, func(*int) bool, func(*string) bool, func(*corpus.UnitRelease) bool, func(*corpus.Failure) bool, error](&manifestFn{})
+	register.DoFn5x1[context.Context, *sdf.LockRTracker, unitBatch, func(groupRecord), func(sanitize.Failure), error](&releaseFn{})
+	register.Emitter1[groupRecord]()
+	register.DoFn5x1[[]byte, func(*int) bool, func(*string) bool, func(*groupRecord) bool, func(*sanitize.Failure) bool, error](&manifestFn{})
 	register.Iter1[int]()
 	register.Iter1[string]()
-	register.Iter1[corpus.UnitRelease]()
-	register.Iter1[corpus.Failure]()
+	register.Iter1[groupRecord]()
+	register.Iter1[sanitize.Failure]()
 }
 
 // matchFn expands the pattern into trace files (main output) and the other
@@ -336,7 +351,7 @@ type groupFn struct {
 	Cfg sanitizeConfig
 }
 
-func (f *groupFn) ProcessElement(_ []byte, scans func(*corpus.FileScan) bool, emit func(unitBatch), failed func(corpus.Failure), files func(int)) error {
+func (f *groupFn) ProcessElement(_ []byte, scans func(*corpus.FileScan) bool, emit func(unitBatch), failed func(sanitize.Failure), files func(int)) error {
 	var all []corpus.FileScan
 	var s corpus.FileScan
 	for scans(&s) {
@@ -348,9 +363,9 @@ func (f *groupFn) ProcessElement(_ []byte, scans func(*corpus.FileScan) bool, em
 	if err := corpus.Refused(f.Cfg.Root, all); err != nil {
 		return stageError("%v", err)
 	}
-	units, fails := corpus.GroupUnits(f.Cfg.Root, all)
-	for _, fl := range fails {
-		failed(fl)
+	units, unreadable := corpus.GroupUnits(all)
+	for _, s := range unreadable {
+		failed(sanitize.NewFailure(f.Cfg.Root, []string{s.Path}, nil, s.Err))
 	}
 	files(len(all))
 	per := f.Cfg.BatchUnits
@@ -413,25 +428,26 @@ func (f *releaseFn) CreateTracker(r offsetrange.Restriction) *sdf.LockRTracker {
 	return sdf.NewLockRTracker(offsetrange.NewTracker(r))
 }
 
-func (f *releaseFn) StartBundle(ctx context.Context, _ func(corpus.UnitRelease), _ func(corpus.Failure)) {
+func (f *releaseFn) StartBundle(ctx context.Context, _ func(groupRecord), _ func(sanitize.Failure)) {
 	f.bundles.Inc(ctx, 1)
 }
 
-func (f *releaseFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, b unitBatch, released func(corpus.UnitRelease), failed func(corpus.Failure)) error {
+func (f *releaseFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, b unitBatch, released func(groupRecord), failed func(sanitize.Failure)) error {
 	// Results are emitted when the claimed units are done rather than one
 	// by one: a runner that sees no output for a while then splits the
 	// batch, which is what spreads a few long units over the cores.
-	var rels []*corpus.UnitRelease
-	var fails []corpus.Failure
+	var rels []groupRecord
+	var fails []sanitize.Failure
 	r := rt.GetRestriction().(offsetrange.Restriction)
 	for i := r.Start; rt.TryClaim(i); i++ {
 		u := b.Units[i]
 		e, err := corpus.ReleaseUnit(u, f.san, f.ro, f.Cfg.Root, f.Cfg.Out)
 		if err != nil {
-			fails = append(fails, u.Failure(f.Cfg.Root, err))
+			fails = append(fails, sanitize.NewFailure(f.Cfg.Root, u.Files, u.UIDs, err.Error()))
 			continue
 		}
-		rels = append(rels, e)
+		c := e.Certificate
+		rels = append(rels, groupRecord{Persons: c.ManifestPersons(e.CertificateFile, e.Files), SkippedRows: c.SkippedRows, SkippedBy: c.SkippedByReason})
 		f.units.Inc(ctx, 1)
 		f.points.Inc(ctx, int64(u.Points))
 	}
@@ -439,7 +455,7 @@ func (f *releaseFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, b 
 		return stageError("release: %v", err)
 	}
 	for _, e := range rels {
-		released(*e)
+		released(e)
 	}
 	for _, fl := range fails {
 		failed(fl)
@@ -453,8 +469,8 @@ type manifestFn struct {
 	Cfg sanitizeConfig
 }
 
-func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored func(*string) bool, rels func(*corpus.UnitRelease) bool, fails func(*corpus.Failure) bool) error {
-	opt, _, err := f.Cfg.options()
+func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored func(*string) bool, rels func(*groupRecord) bool, fails func(*sanitize.Failure) bool) error {
+	opt, ro, err := f.Cfg.options()
 	if err != nil {
 		return stageError("%v", err)
 	}
@@ -469,30 +485,22 @@ func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored fun
 		ig = append(ig, p)
 	}
 	sortWalkOrder(ig)
-	m := corpus.NewManifest(header(opt), f.Cfg.Root, n, ig)
-	if ro, err := f.Cfg.Reading.options(); err == nil {
-		m.UIDRule = corpus.Rule(ro)
-	}
-	var r corpus.UnitRelease
+	m := sanitize.NewManifest(opt, ro, f.Cfg.Root, n, ig)
+	var r groupRecord
 	for rels(&r) {
-		m.Add(&r)
-		r = corpus.UnitRelease{}
+		m.Add(r.Persons, r.SkippedRows, r.SkippedBy)
+		r = groupRecord{}
 	}
-	var fl corpus.Failure
+	var fl sanitize.Failure
 	for fails(&fl) {
-		m.Fail(fl)
-		fl = corpus.Failure{}
+		m.Failed = append(m.Failed, fl)
+		fl = sanitize.Failure{}
 	}
 	m.Finish(time.Since(f.Cfg.Start))
-	if err := corpus.WriteManifest(f.Cfg.Out, m); err != nil {
+	if err := sanitize.WriteManifest(f.Cfg.Out, m); err != nil {
 		return stageError("manifest: %v", err)
 	}
 	return nil
-}
-
-// header is what a manifest states of the options.
-func header(opt sanitize.Options) corpus.Header {
-	return corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Families(), Source: opt.Source, Ledger: opt.Ledger}
 }
 
 // sanitizeFiles adds a corpus release of files, the trace files to
@@ -558,38 +566,38 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	}
 	// The person rule names persons from the pattern's root.
 	c.InputRoot = c.Root
-	for _, name := range []string{corpus.ManifestName, corpus.JournalName} {
+	for _, name := range []string{sanitize.ManifestName, corpus.JournalName} {
 		if fileExists(filepath.Join(c.Out, name)) {
 			return nil, &param.Error{Name: "out", Value: o.Output, Why: "holds a release already (" + name + "); write a new release to a new directory"}
 		}
 	}
 	var target map[string]float64
-	if o.Ledger != nil {
+	if o.Admission != nil {
 		if c.Ledger == "" {
-			c.Ledger = filepath.Base(o.Ledger.File().Path())
+			c.Ledger = filepath.Base(o.Admission.File().Path())
 		}
 		if target, err = ledgerTarget(o.Input, c); err != nil {
 			return nil, err
 		}
-		if err := o.Ledger.Check(target); err != nil {
+		if err := o.Admission.Check(target); err != nil {
 			return nil, err
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(c.Out, corpus.CertificatesDir), 0o755); err != nil {
 		return nil, err
 	}
-	if err := o.Ledger.Charge("", target); err != nil {
+	if err := o.Admission.Charge("", target); err != nil {
 		return nil, err
 	}
-	log.Info("tracepriv pipeline: sanitize: starting", "input", o.Input, "root", c.Root, "output", c.Out, "randomness", corpus.Randomness(opt.Source))
+	log.Info("tracepriv pipeline: sanitize: starting", "input", o.Input, "root", c.Root, "output", c.Out, "randomness", noise.Describe(opt.Source))
 	res, b, err := runAndRead(ctx, func(s beam.Scope) {
 		files, ignored := beam.ParDo2(s, &matchFn{}, beam.Create(s, o.Input))
 		sanitizeFiles(s, files, ignored, c)
-	}, filepath.Join(c.Out, corpus.ManifestName))
+	}, filepath.Join(c.Out, sanitize.ManifestName))
 	if err != nil {
 		log.Error("tracepriv pipeline: sanitize: failed", "error", err)
-		if o.Ledger != nil {
-			err = fmt.Errorf("%w (the people of this release stay charged in %s at the target epsilon, pending: some of their files may have been written)", err, o.Ledger.File().Path())
+		if o.Admission != nil {
+			err = fmt.Errorf("%w (the people of this release stay charged in %s at the target epsilon, pending: some of their files may have been written)", err, o.Admission.File().Path())
 		}
 		return nil, err
 	}
@@ -597,7 +605,7 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	if o.Ledger != nil {
+	if o.Admission != nil {
 		// Settle the people whose units landed; a failed unit wrote
 		// nothing (its files and certificate land together or not at
 		// all), so its people's charges are undone.
@@ -611,10 +619,10 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 				unreleased = append(unreleased, uid)
 			}
 		}
-		if err := o.Ledger.UndoPeople("", unreleased); err != nil {
+		if err := o.Admission.UndoPeople("", unreleased); err != nil {
 			return nil, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay pending at the target): %w", err)
 		}
-		if err := o.Ledger.Settle("", certified); err != nil {
+		if err := o.Admission.Settle("", certified); err != nil {
 			return nil, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay pending at the target): %w", err)
 		}
 	}

@@ -185,7 +185,7 @@ func BenchmarkCorpusGeoLife(b *testing.B) {
 		m, err := Corpus(CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{},
 			// The bundled prior was fitted on users 001-007 (allowed here,
 			// and their certificates say not covered).
-			Options: Options{Prior: bundledPrior(b), Epsilon: 1, Lambda: 2, Radius: 100, Workers: 1, AllowPriorOverlap: true}})
+			Release: Options{Prior: bundledPrior(b), Epsilon: 1, Lambda: 2, Radius: 100, Workers: 1, AllowPriorOverlap: true}})
 		if err != nil || len(m.Failed) > 0 {
 			b.Fatal(err, m.Failed)
 		}

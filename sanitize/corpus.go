@@ -1,40 +1,31 @@
 package sanitize
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/internal/corpus"
-	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// ManifestVersion is the version of manifest.json (1).
-const ManifestVersion = corpus.ManifestVersion
-
-// Names Corpus writes in the output directory.
-const (
-	// ManifestName is the manifest, "manifest.json", written last.
-	ManifestName = corpus.ManifestName
-	// CertificatesDir, "certificates", holds one certificate per group of
-	// people released jointly.
-	CertificatesDir = corpus.CertificatesDir
-)
-
 // CorpusOptions configures Corpus.
 type CorpusOptions struct {
-	// Options are the release options every person shares. Listed
-	// secrets are not available for a corpus. A seeded Source gives every
-	// person a stream derived from the seed and their uid (noise.Derive).
-	// Options.Workers, the goroutines of one person's sampling, defaults
-	// to one here: groups of people are released in parallel.
-	Options
+	// Release are the options of the release of each group of people
+	// (Release), which every person shares. Listed secrets are not
+	// available for a corpus. A seeded Source gives every person a stream
+	// derived from the seed and their uid (noise.Derive).
+	// Release.Workers, the goroutines of one person's sampling, defaults
+	// to one here, for groups of people are released in parallel
+	// (GroupWorkers); Release.Progress is not called (GroupProgress is).
+	Release Options
 	// In is the corpus directory (searched recursively for trace files)
 	// and Out the output directory, mirrored: each input file's sanitised
 	// traces go to the same relative path under Out, in the same format.
@@ -56,15 +47,15 @@ type CorpusOptions struct {
 	// points, before anything is drawn or written; an error it returns
 	// ends the run with nothing written.
 	Persons func([]trace.PersonCount) error
-	// Workers is the number of groups of people released in parallel;
-	// zero means GOMAXPROCS.
-	Workers int
-	// Progress, if set, is called after each group of people with the
-	// groups and points done so far and the totals.
-	Progress func(done, total, points, totalPoints int)
+	// GroupWorkers is the number of groups of people released in
+	// parallel; zero means GOMAXPROCS.
+	GroupWorkers int
+	// GroupProgress, if set, is called after each group of people with
+	// the groups and points done so far and the totals.
+	GroupProgress func(done, total, points, totalPoints int)
 	// Admission charges each group of people in a budget ledger before it
 	// is drawn and settles or undoes the charge after (budget.Admission;
-	// nil charges nothing). Options.Ledger names it in the certificates
+	// nil charges nothing). Release.Ledger names it in the certificates
 	// and the manifest.
 	Admission *budget.Admission
 }
@@ -81,10 +72,10 @@ func (o Options) Check() error { return o.check() }
 // protects every point), an output directory that is the input
 // directory or inside it, and a uid naming the persons of a corpus.
 func (o CorpusOptions) Check() error {
-	if o.Secrets != nil {
-		return &param.Error{Name: "secrets", Value: len(o.Secrets), Why: "listed secrets are per trace; a corpus release protects every point"}
+	if o.Release.Secrets != nil {
+		return &param.Error{Name: "secrets", Value: len(o.Release.Secrets), Why: "listed secrets are per trace; a corpus release protects every point"}
 	}
-	if err := o.Options.check(); err != nil {
+	if err := o.Release.check(); err != nil {
 		return err
 	}
 	if _, _, err := corpus.CheckDirs(o.In, o.Out); err != nil {
@@ -95,72 +86,6 @@ func (o CorpusOptions) Check() error {
 	}
 	return nil
 }
-
-// Manifest indexes a corpus release. It is written last, as manifest.json.
-type Manifest struct {
-	Version int `json:"version"`
-	// EpsilonTarget, Lambda and RadiusM are the release's target; the
-	// certified epsilon of each person is in Persons, the largest in
-	// EpsilonMax.
-	EpsilonTarget float64 `json:"epsilon_target"`
-	Lambda        float64 `json:"lambda"`
-	RadiusM       float64 `json:"radius_m"`
-	// PriorFamily is the whole prior family every person is certified
-	// against (prior.Prior.Families), as the certificates state it.
-	PriorFamily any `json:"prior_family"`
-	// Randomness is "crypto", or "seeded:N (derived per person:
-	// seeded:N/uid)" for a seeded release, which is not private.
-	Randomness string `json:"randomness"`
-	// Files counts the trace files found; Ignored lists the other files,
-	// relative to the input directory.
-	Files   int      `json:"files"`
-	Ignored []string `json:"ignored_files,omitempty"`
-	// Points is the points released, over Persons.
-	Points int `json:"points"`
-	// SkippedRows counts input rows skipped or merged while reading, and
-	// SkippedBy breaks them down by reason (docs/input.md).
-	SkippedRows int            `json:"skipped_rows"`
-	SkippedBy   map[string]int `json:"skipped_by_reason"`
-	EpsilonMax  float64        `json:"epsilon_max"`
-	// Persons are the people released, by uid; Failed the files and groups
-	// of people that could not be (the rest of the corpus was).
-	Persons []Released `json:"persons"`
-	Failed  []Failure  `json:"failed,omitempty"`
-	// Resumed counts the units a previous, interrupted run had finished.
-	Resumed int     `json:"resumed_units"`
-	Seconds float64 `json:"seconds"`
-	// UIDRule states the person rule the release followed
-	// (trace.PersonRule): a corpus, or one person's directory.
-	UIDRule string `json:"uid_rule"`
-	// Ledger is the certificates' ledger field (Certificate.Ledger).
-	Ledger string `json:"ledger,omitempty"`
-}
-
-// Released is one person of a corpus release.
-type Released struct {
-	UID        string  `json:"uid"`
-	Points     int     `json:"points"`
-	EpsilonMax float64 `json:"epsilon_max"`
-	// Files are the output files holding the person's traces and
-	// Certificate the certificate covering them, relative to Out.
-	Files       []string `json:"files"`
-	Certificate string   `json:"certificate"`
-}
-
-// Failure is a file or group of people that could not be released; the
-// rest of the corpus was.
-type Failure struct {
-	Files []string `json:"files"`
-	UIDs  []string `json:"uids,omitempty"`
-	Error string   `json:"error"`
-}
-
-// NothingReleasedError is Corpus's error when no person was released
-// (every file or group failed, or there was none): then no manifest is
-// written and what the run created under Out is taken away again, so a
-// refused run leaves the file system as it found it. It unwraps to the
-// failures' errors.
-type NothingReleasedError = corpus.NothingReleasedError
 
 // Corpus releases every person of a directory of traces: each person's
 // traces, over all files, are designed for, certified and perturbed jointly
@@ -174,7 +99,12 @@ type NothingReleasedError = corpus.NothingReleasedError
 // Failed list and the rest goes on; if no group is released, Corpus
 // writes nothing and returns a *NothingReleasedError.
 func Corpus(opt CorpusOptions) (*Manifest, error) {
+	start := time.Now()
 	if err := opt.Check(); err != nil {
+		return nil, err
+	}
+	in, out, err := corpus.CheckDirs(opt.In, opt.Out)
+	if err != nil {
 		return nil, err
 	}
 	opt.Read = opt.personRead()
@@ -182,7 +112,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	ropt := opt.Options
+	ropt := opt.Release
 	ropt.Progress = nil
 	if ropt.Workers == 0 {
 		ropt.Workers = corpus.PersonWorkers
@@ -190,25 +120,89 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	if ropt.Source == nil {
 		ropt.Source = noise.Secure()
 	}
-	cm, err := corpus.Run(corpus.Config[*Certificate]{
-		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.Workers, Progress: opt.Progress, Key: key, Persons: opt.Persons, Ledger: opt.Admission,
-		Header:    corpus.Header{EpsilonTarget: opt.Epsilon, Lambda: opt.Lambda, RadiusM: opt.Radius, PriorFamily: opt.Prior.Families(), Source: ropt.Source, Ledger: opt.Ledger},
-		Sanitizer: corpus.Sanitizer[*Certificate]{Release: func(ts []*trace.Trace) ([]*trace.Trace, *Certificate, error) { return Release(ts, ropt) }, WriteCertificate: WriteCertificate, CertificateSuffix: CertificateSuffix},
+	var failed []Failure
+	var errs []error // the errors of the files and groups that failed
+	res, err := corpus.Run(corpus.Config[*Certificate, corpusGroup]{
+		In: opt.In, Out: opt.Out, Read: opt.Read, Workers: opt.GroupWorkers, Progress: opt.GroupProgress, Key: key, Persons: opt.Persons,
+		Ledger: opt.Admission, EpsilonTarget: ropt.Epsilon, Sanitizer: corpusSanitizer(ropt), Record: newCorpusGroup,
+		Failed: func(files, uids []string, err error) {
+			failed = append(failed, NewFailure(in, files, uids, err.Error()))
+			errs = append(errs, err)
+		},
+		Epsilons: func(b []byte) (map[string]float64, error) {
+			c, err := ReadCertificate(bytes.NewReader(b))
+			if err != nil {
+				return nil, err
+			}
+			return c.Epsilons()
+		},
 	})
-	if cm == nil {
-		return nil, err
-	}
-	runErr := err // the release landed, its ledger update did not
-	// The manifest as written, read back strictly into its public type.
-	b, err := json.Marshal(cm)
 	if err != nil {
 		return nil, err
 	}
-	var m Manifest
-	if err := jsondoc.Decode(b, &m); err != nil {
-		return nil, fmt.Errorf("manifest: %w", err)
+	ro := opt.Read
+	ro.Root = in // as the runner read the files
+	m := NewManifest(ropt, ro, in, res.Files, res.Ignored)
+	for _, g := range res.Released {
+		m.Add(g.Persons, g.SkippedRows, g.SkippedBy)
 	}
-	return &m, runErr
+	m.Failed, m.Resumed = failed, res.Resumed
+	m.Finish(time.Since(start))
+	if len(m.Persons) == 0 {
+		// No manifest of nobody, no certified epsilon of 0; the runner
+		// took away what this run created.
+		return nil, &NothingReleasedError{Failed: m.Failed, Errs: errs, LedgerErr: res.LedgerErr}
+	}
+	if err := WriteManifest(out, m); err != nil {
+		return nil, err
+	}
+	if res.LedgerErr != nil {
+		return m, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay at their upper bound, pending; the next run of this release settles them): %w", res.LedgerErr)
+	}
+	return m, nil
+}
+
+// corpusSanitizer binds the corpus runner to Release with opt.
+func corpusSanitizer(opt Options) corpus.Sanitizer[*Certificate] {
+	return corpus.Sanitizer[*Certificate]{
+		Release: func(ts []*trace.Trace, read *trace.Report) ([]*trace.Trace, *Certificate, error) {
+			out, c, err := Release(ts, opt)
+			if err != nil {
+				return nil, nil, err
+			}
+			c.RecordInput(read)
+			return out, c, nil
+		},
+		WriteCertificate: WriteCertificate, CertificateSuffix: CertificateSuffix,
+	}
+}
+
+// corpusGroup is Corpus's record of a group of people released, which the
+// runner journals (one JSON object a line, with the options key), so that
+// an interrupted run resumes with it: the group's input files (relative to
+// In), its people as the manifest lists them, the files it wrote (relative
+// to Out) and the input rows reading skipped.
+type corpusGroup struct {
+	Inputs      []string       `json:"inputs"`
+	Persons     []Released     `json:"persons"`
+	Outputs     []string       `json:"outputs"`
+	SkippedRows int            `json:"skipped_rows"`
+	SkippedBy   map[string]int `json:"skipped_by_reason"`
+}
+
+func newCorpusGroup(r *corpus.UnitRelease[*Certificate]) corpusGroup {
+	return corpusGroup{Inputs: r.Inputs, Persons: r.Certificate.ManifestPersons(r.CertificateFile, r.Files), Outputs: r.Outputs,
+		SkippedRows: r.Certificate.SkippedRows, SkippedBy: r.Certificate.SkippedByReason}
+}
+
+func (g corpusGroup) Paths() (inputs, outputs []string) { return g.Inputs, g.Outputs }
+
+func (g corpusGroup) Certified() map[string]float64 {
+	eps := map[string]float64{}
+	for _, p := range g.Persons {
+		eps[p.UID] = p.EpsilonMax
+	}
+	return eps
 }
 
 // personRead returns the read options of a corpus release: the person
@@ -234,7 +228,7 @@ func CorpusPersons(opt CorpusOptions) ([]trace.PersonCount, []trace.Merge, error
 	if err != nil {
 		return nil, nil, err
 	}
-	scans := corpus.ScanFiles(files, ro, opt.Workers)
+	scans := corpus.ScanFiles(files, ro, opt.GroupWorkers)
 	if err := corpus.Refused(opt.In, scans); err != nil {
 		return nil, nil, err
 	}
@@ -259,7 +253,8 @@ func optionsKey(opt CorpusOptions) (string, error) {
 		Method Path
 		Source string
 		Read   trace.ReadOptions
-	}{opt.Prior, opt.Epsilon, opt.Lambda, opt.Radius, opt.Delta, opt.Design, opt.Path, noise.Describe(opt.Source), opt.Read})
+	}{opt.Release.Prior, opt.Release.Epsilon, opt.Release.Lambda, opt.Release.Radius, opt.Release.Delta, opt.Release.Design, opt.Release.Path,
+		noise.Describe(opt.Release.Source), opt.Read})
 	if err != nil {
 		return "", err
 	}

@@ -2,10 +2,13 @@ package sanitize
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/internal/corpus"
@@ -54,7 +57,7 @@ func writeCorpus(t *testing.T) string {
 func corpusOptions(in, out string) CorpusOptions {
 	p, _ := prior.Read(bytes.NewReader(sample.Prior))
 	return CorpusOptions{In: in, Out: out, Read: trace.ReadOptions{},
-		Options: Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(9)}}
+		Release: Options{Prior: p, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(9)}}
 }
 
 // A corpus release: people grouped across files, every file mirrored, one
@@ -101,7 +104,7 @@ func TestCorpus(t *testing.T) {
 		}
 		alone = append(alone, ts...)
 	}
-	outs, _, err := Release(alone, corpusOptions(in, out).Options)
+	outs, _, err := Release(alone, corpusOptions(in, out).Release)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +137,7 @@ func TestCorpus(t *testing.T) {
 
 	// Other options into the same directory: refused.
 	o := corpusOptions(in, out)
-	o.Epsilon = 2
+	o.Release.Epsilon = 2
 	var pe *param.Error
 	if _, err := Corpus(o); !errors.As(err, &pe) || pe.Name != "out" {
 		t.Errorf("resume with other options: %v", err)
@@ -200,40 +203,104 @@ func TestStream(t *testing.T) {
 	}
 }
 
-// The manifest sanitize.Manifest reads is the one internal/corpus writes:
-// the same fields, in the same order, with the same JSON keys and types,
-// down to the persons and failures. A field added to one and not the other
-// fails here (and Corpus, which reads the written manifest back strictly,
-// would refuse a field only the writer has).
-func TestManifestMatchesWriter(t *testing.T) {
+// The files of a corpus release keep their layout (manifest version 1):
+// the manifest's keys, its persons' and failures', and the journal's lines,
+// the options key first, then the group's record, which a resumed run reads
+// back. The keys are the format's contract with its readers, listed here
+// rather than derived from the types that write them.
+func TestCorpusFileLayout(t *testing.T) {
 	t.Parallel()
-	var same func(path string, pub, w reflect.Type)
-	same = func(path string, pub, w reflect.Type) {
-		if pub.Kind() != w.Kind() {
-			t.Errorf("%s: %v here, %v in internal/corpus", path, pub, w)
-			return
+	in, out := writeCorpus(t), t.TempDir()
+	// A file that cannot be read fails alone; the rest is released.
+	if err := os.WriteFile(filepath.Join(in, "002.csv"), []byte("uid,lat\nx,not a number\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := corpusOptions(in, out)
+	o.Read.Strict = true
+	if _, err := Corpus(o); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]any) []string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
 		}
-		switch pub.Kind() {
-		case reflect.Slice, reflect.Pointer:
-			same(path+"[]", pub.Elem(), w.Elem())
-		case reflect.Struct:
-			if pub.NumField() != w.NumField() {
-				t.Errorf("%s: %d fields here, %d in internal/corpus", path, pub.NumField(), w.NumField())
-				return
-			}
-			for i := range pub.NumField() {
-				a, b := pub.Field(i), w.Field(i)
-				if a.Name != b.Name || a.Tag != b.Tag {
-					t.Errorf("%s field %d: %s %q here, %s %q in internal/corpus", path, i, a.Name, a.Tag, b.Name, b.Tag)
-					continue
-				}
-				same(path+"."+a.Name, a.Type, b.Type)
-			}
-		default:
-			if pub != w {
-				t.Errorf("%s: %v here, %v in internal/corpus", path, pub, w)
-			}
+		slices.Sort(ks)
+		return ks
+	}
+	b, err := os.ReadFile(filepath.Join(out, ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"epsilon_max", "epsilon_target", "failed", "files", "ignored_files", "lambda", "persons", "points", "prior_family",
+		"radius_m", "randomness", "resumed_units", "seconds", "skipped_by_reason", "skipped_rows", "uid_rule", "version"}
+	if got := keys(m); !slices.Equal(got, want) {
+		t.Errorf("manifest keys %v, want %v", got, want)
+	}
+	if m["version"] != float64(1) {
+		t.Errorf("manifest version %v", m["version"])
+	}
+	person := []string{"certificate", "epsilon_max", "files", "points", "uid"}
+	for _, p := range m["persons"].([]any) {
+		if got := keys(p.(map[string]any)); !slices.Equal(got, person) {
+			t.Errorf("person keys %v, want %v", got, person)
 		}
 	}
-	same("Manifest", reflect.TypeFor[Manifest](), reflect.TypeFor[corpus.Manifest]())
+	failed := m["failed"].([]any)
+	if len(failed) != 1 {
+		t.Fatalf("failed %v, want the unreadable file", failed)
+	}
+	if got := keys(failed[0].(map[string]any)); !slices.Equal(got, []string{"error", "files"}) {
+		t.Errorf("failure keys %v (a file that cannot be read has no uids)", got)
+	}
+	if f := failed[0].(map[string]any); !reflect.DeepEqual(f["files"], []any{"002.csv"}) || strings.Contains(f["error"].(string), in) {
+		t.Errorf("failure %v: want the file relative to the input, and no absolute path", f)
+	}
+
+	j, err := os.ReadFile(filepath.Join(out, corpus.JournalName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(j)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d journal lines, want one per group (3)", len(lines))
+	}
+	for _, l := range lines {
+		var e map[string]any
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		if got := keys(e); !slices.Equal(got, []string{"inputs", "options", "outputs", "persons", "skipped_by_reason", "skipped_rows"}) {
+			t.Errorf("journal keys %v", got)
+		}
+		if !strings.HasPrefix(l, `{"options":"`) {
+			t.Errorf("journal line %.40s...: the options key comes first", l)
+		}
+	}
+}
+
+// TestCorpusRandomness: the manifest names the source a release drew from;
+// nil is crypto/rand, as in a certificate, and a seeded source says that
+// each person's stream is derived from it.
+func TestCorpusRandomness(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		src  noise.Source
+		want string
+	}{
+		{"nil", nil, "crypto"},
+		{"crypto", noise.Secure(), "crypto"},
+		{"seeded", noise.Seeded(7), "seeded:7 (derived per person: seeded:N/uid)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := corpusRandomness(c.src); got != c.want {
+				t.Errorf("corpusRandomness = %q, want %q", got, c.want)
+			}
+		})
+	}
 }

@@ -39,8 +39,8 @@ func (o CorpusOptions) ReleaseKey(prior []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return budget.ReleaseKey("sanitize corpus", out, string(prior), string(o.Design), string(o.Path), noise.Describe(o.Source),
-		fmt.Sprint(o.Epsilon, o.Lambda, o.Radius, o.Delta)), nil
+	return budget.ReleaseKey("sanitize corpus", out, string(prior), string(o.Release.Design), string(o.Release.Path), noise.Describe(o.Release.Source),
+		fmt.Sprint(o.Release.Epsilon, o.Release.Lambda, o.Release.Radius, o.Release.Delta)), nil
 }
 
 // FileReleaseKey is the budget ledger's key of releases to the output

@@ -423,13 +423,13 @@ func (c *sanitizeCmd) corpusOptions(cmd *cobra.Command, ledgerName string) (sani
 	// The person rule (trace.PersonRule): DIR is one person unless
 	// --corpus; a person's subfolders are theirs.
 	ro.Root = c.in
-	opt := sanitize.CorpusOptions{In: c.in, Out: c.out, Workers: c.workers, Read: ro, OnePerson: !ro.Corpus}
-	if opt.Options, err = c.options(ledgerName); err != nil {
+	opt := sanitize.CorpusOptions{In: c.in, Out: c.out, GroupWorkers: c.workers, Read: ro, OnePerson: !ro.Corpus}
+	if opt.Release, err = c.options(ledgerName); err != nil {
 		return opt, err
 	}
-	opt.ListSecrets = false // listed secrets are per file
+	opt.Release.ListSecrets = false // listed secrets are per file
 	var tick *cli.Ticker
-	opt.Progress = func(done, total, pts, totalPts int) {
+	opt.GroupProgress = func(done, total, pts, totalPts int) {
 		if tick == nil {
 			tick = c.env.Ticker(total, "sanitize")
 		}

@@ -9,12 +9,12 @@ import (
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/internal/filelock"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/internal/matfile"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
+	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
@@ -75,7 +75,7 @@ func ErrorCode(err error) api.Code {
 		matErr        *matfile.Error
 		ledgerErr     *accountant.EventLogError
 		pathErr       *fs.PathError
-		nothing       *corpus.NothingReleasedError
+		nothing       *sanitize.NothingReleasedError
 		priorFile     *prior.FileError
 	)
 	switch {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -16,23 +15,15 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// Certificate is what the engine needs of a release's certificate: to
-// record what reading the input skipped (sanitize.Certificate.RecordInput).
-type Certificate interface {
-	RecordInput(rep *trace.Report)
-}
-
 // Sanitizer is how the people of a unit are released: package sanitize's
 // functions, bound by the caller (this package cannot import sanitize,
-// which imports it). The certificate it writes must be a JSON object whose
-// "persons" list each person's "uid", "points" and "epsilon_max", and
-// whose "skipped_rows" and "skipped_by_reason" state what RecordInput
-// recorded: the manifest copies them from the certificate as written.
-type Sanitizer[C Certificate] struct {
+// which imports it). C is the certificate's type.
+type Sanitizer[C any] struct {
 	// Release releases the people of traces jointly and returns the
-	// released traces, in input order, and their certificate:
-	// sanitize.Release with the options bound.
-	Release func(traces []*trace.Trace) ([]*trace.Trace, C, error)
+	// released traces, in input order, and their certificate, which states
+	// what reading their files skipped (read): sanitize.Release with the
+	// options bound, then Certificate.RecordInput.
+	Release func(traces []*trace.Trace, read *trace.Report) ([]*trace.Trace, C, error)
 	// WriteCertificate encodes a certificate: sanitize.WriteCertificate.
 	WriteCertificate func(w io.Writer, c C) error
 	// CertificateSuffix ends the file name of a unit's certificate:
@@ -40,37 +31,20 @@ type Sanitizer[C Certificate] struct {
 	CertificateSuffix string
 }
 
-// Person is one person of a corpus release, as the manifest lists them.
-type Person struct {
-	UID        string  `json:"uid"`
-	Points     int     `json:"points"`
-	EpsilonMax float64 `json:"epsilon_max"`
-	// Files are the output files holding the person's traces and
-	// Certificate the certificate covering them, relative to the output
-	// directory.
-	Files       []string `json:"files"`
-	Certificate string   `json:"certificate"`
-}
-
-// UnitRelease records what releasing a unit wrote; paths are relative to
-// the output directory (and to the input root for Inputs), slash-separated.
-type UnitRelease struct {
-	Inputs    []string       `json:"inputs"`
-	Persons   []Person       `json:"persons"`
-	Outputs   []string       `json:"outputs"`
-	Skipped   int            `json:"skipped_rows"`
-	SkippedBy map[string]int `json:"skipped_by_reason"`
-}
-
-// certified is the part of a certificate the manifest copies.
-type certified struct {
-	Persons []struct {
-		UID        string  `json:"uid"`
-		Points     int     `json:"points"`
-		EpsilonMax float64 `json:"epsilon_max"`
-	} `json:"persons"`
-	SkippedRows     int            `json:"skipped_rows"`
-	SkippedByReason map[string]int `json:"skipped_by_reason"`
+// UnitRelease is what releasing a unit wrote; paths are relative to the
+// output directory (to the input root for Inputs), slash-separated. The
+// caller makes its record of the people released from it (the manifest's
+// entries are package sanitize's).
+type UnitRelease[C any] struct {
+	Inputs []string
+	// Outputs are the files written, the certificate last.
+	Outputs []string
+	// Files are the output files holding each person's traces, by uid,
+	// and CertificateFile the certificate covering them.
+	Files           map[string][]string
+	CertificateFile string
+	// Certificate is the certificate written.
+	Certificate C
 }
 
 // ReleaseUnit reads a unit's files with ro, releases their people jointly
@@ -78,7 +52,7 @@ type certified struct {
 // at its path relative to root under out (in the file's format) and the
 // unit's certificate under out/CertificatesDir. The directories are
 // created as needed.
-func ReleaseUnit[C Certificate](u Unit, s Sanitizer[C], ro trace.ReadOptions, root, out string) (*UnitRelease, error) {
+func ReleaseUnit[C any](u Unit, s Sanitizer[C], ro trace.ReadOptions, root, out string) (*UnitRelease[C], error) {
 	if len(u.Files) == 0 || len(u.UIDs) == 0 {
 		return nil, fmt.Errorf("empty unit %v", u)
 	}
@@ -108,31 +82,25 @@ func ReleaseUnit[C Certificate](u Unit, s Sanitizer[C], ro trace.ReadOptions, ro
 			from = append(from, fi)
 		}
 	}
-	outs, cert, err := s.Release(traces)
+	outs, cert, err := s.Release(traces, read)
 	if err != nil {
 		return nil, err
 	}
-	cert.RecordInput(read)
 	var cb bytes.Buffer
 	if err := s.WriteCertificate(&cb, cert); err != nil {
 		return nil, err
 	}
-	var c certified
-	if err := json.Unmarshal(cb.Bytes(), &c); err != nil {
-		return nil, fmt.Errorf("the unit's certificate: %w", err)
-	}
 	certRel := filepath.Join(CertificatesDir, certName(u.UIDs, s.CertificateSuffix))
-	e := &UnitRelease{Inputs: Rel(root, u.Files), Skipped: c.SkippedRows, SkippedBy: c.SkippedByReason}
+	e := &UnitRelease[C]{Inputs: Rel(root, u.Files), Files: map[string][]string{}, CertificateFile: filepath.ToSlash(certRel), Certificate: cert}
 	var group []atomicfile.File
-	filesOf := map[string][]string{}
 	for fi := range u.Files {
 		r := e.Inputs[fi]
 		var mine []*trace.Trace
 		for i, t := range outs {
 			if from[i] == fi {
 				mine = append(mine, t)
-				if !slices.Contains(filesOf[t.UID], r) {
-					filesOf[t.UID] = append(filesOf[t.UID], r)
+				if !slices.Contains(e.Files[t.UID], r) {
+					e.Files[t.UID] = append(e.Files[t.UID], r)
 				}
 			}
 		}
@@ -154,9 +122,6 @@ func ReleaseUnit[C Certificate](u Unit, s Sanitizer[C], ro trace.ReadOptions, ro
 	e.Outputs = append(e.Outputs, filepath.ToSlash(certRel))
 	if err := atomicfile.WriteGroup(group); err != nil {
 		return nil, err
-	}
-	for _, p := range c.Persons {
-		e.Persons = append(e.Persons, Person{UID: p.UID, Points: p.Points, EpsilonMax: p.EpsilonMax, Files: filesOf[p.UID], Certificate: filepath.ToSlash(certRel)})
 	}
 	return e, nil
 }

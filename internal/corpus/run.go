@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
@@ -24,8 +23,21 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// Config configures Run.
-type Config[C Certificate] struct {
+// Record is the caller's record of a released unit (package sanitize's),
+// which Run journals as a JSON object, so that a resumed run gives it back.
+type Record interface {
+	// Paths are the unit's input files, relative to the corpus root, and
+	// the files it wrote, relative to the output directory
+	// (UnitRelease.Inputs and Outputs).
+	Paths() (inputs, outputs []string)
+	// Certified is each person's certified epsilon, by uid, which the
+	// ledger is settled to.
+	Certified() map[string]float64
+}
+
+// Config configures Run: C is the certificate's type, R the caller's
+// record of a released unit.
+type Config[C any, R Record] struct {
 	// In is the corpus directory (searched recursively for trace files)
 	// and Out the output directory, which mirrors it.
 	In, Out string
@@ -42,15 +54,27 @@ type Config[C Certificate] struct {
 	// Progress, if set, is called after each unit with the units and
 	// points done so far and the totals.
 	Progress func(done, total, points, totalPoints int)
-	// Header is what the manifest states of the options.
-	Header Header
-	// Sanitizer releases the units.
+	// EpsilonTarget is the release's target, which the ledger checks and
+	// charges each person before their unit is drawn.
+	EpsilonTarget float64
+	// Sanitizer releases the units, and Record makes the caller's record
+	// of a unit released.
 	Sanitizer Sanitizer[C]
+	Record    func(*UnitRelease[C]) R
+	// Failed is told each file or unit that could not be released, with
+	// its files (as found under In), its people (none for a file that
+	// could not be read) and the error; the rest of the corpus goes on.
+	// Run calls it from one goroutine at a time.
+	Failed func(files, uids []string, err error)
+	// Epsilons reads a certificate a killed run left and gives each
+	// person's certified epsilon, by uid, for the ledger (only used with
+	// Ledger).
+	Epsilons func(certificate []byte) (map[string]float64, error)
 	// Key identifies the options that shape the release: a journal of a
 	// run with another key is refused rather than mixed with this one.
 	Key string
 	// Ledger admits each unit's people (budget.Admission, its Release
-	// naming this release): checked against Header.EpsilonTarget before
+	// naming this release): checked against EpsilonTarget before
 	// anything is drawn, charged that bound as pending immediately before
 	// their unit is drawn, settled to the certified epsilons when its
 	// files land, undone when it fails with nothing landed. Nil charges
@@ -58,24 +82,59 @@ type Config[C Certificate] struct {
 	Ledger *budget.Admission
 }
 
-// journalEntry records a finished unit, so that an interrupted run resumes
-// without redoing it.
-type journalEntry struct {
-	Options string `json:"options"`
-	UnitRelease
+// Outcome is what Run did; the caller writes the manifest of it.
+type Outcome[R Record] struct {
+	// Files counts the trace files found under In, and Ignored lists the
+	// other files found there, as found.
+	Files   int
+	Ignored []string
+	// Released are the records of the units released, Resumed of them by
+	// an earlier, interrupted run, in no particular order.
+	Released []R
+	Resumed  int
+	// LedgerErr, if set, says that the ledger could not be updated: the
+	// charges stay pending, at their upper bound, for the next run of the
+	// release to settle. With nothing released, the run's files are then
+	// kept for that run.
+	LedgerErr error
+}
+
+// journalLine is a line of the journal: the caller's record of a finished
+// unit, a JSON object, with the options key added as its first member
+// "options" (the line's layout before records were the caller's).
+func journalLine[R Record](key string, r R) ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("journal: a unit's record is not a JSON object: %.40s", b)
+	}
+	k, err := json.Marshal(key)
+	if err != nil {
+		return nil, err
+	}
+	line := append([]byte(`{"options":`), k...)
+	if b[1] != '}' {
+		line = append(line, ',')
+	}
+	return append(append(line, b[1:]...), '\n'), nil
 }
 
 // Run releases every unit of a corpus on this machine (ScanFile,
-// GroupUnits, ReleaseUnit), c.Workers at a time, and writes the manifest
-// last. A journal in c.Out records finished units, so that a run
-// interrupted (or killed) resumes where it stopped when started again with
-// the same key; another key refuses to resume, before anything is charged
-// or written. A unit that fails is recorded in the manifest's Failed list
-// and the rest goes on. With c.Ledger, each unit's people are charged as
-// the Config says, and charges a killed run left pending are settled (the
-// unit's files landed) or undone (nothing of it did) first.
-func Run[C Certificate](c Config[C]) (*Manifest, error) {
-	start := time.Now()
+// GroupUnits, ReleaseUnit), c.Workers at a time, and returns the records
+// of what it released, for the caller to write the manifest of, last. A
+// journal in c.Out records finished units, so that a run interrupted (or
+// killed) resumes where it stopped when started again with the same key;
+// another key refuses to resume, before anything is charged or written. A
+// file or unit that fails is told to c.Failed and the rest goes on. When
+// nothing is released, what the run created under c.Out is taken away
+// again (unless the ledger could not be updated), so that a refused run
+// leaves the file system as it found it. With c.Ledger, each unit's people
+// are charged as the Config says, and charges a killed run left pending
+// are settled (the unit's files landed) or undone (nothing of it did)
+// first.
+func Run[C any, R Record](c Config[C, R]) (*Outcome[R], error) {
 	if c.Workers <= 0 {
 		c.Workers = runtime.GOMAXPROCS(0)
 	}
@@ -93,20 +152,19 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := NewManifest(c.Header, in, len(files), ignored)
-	m.UIDRule = Rule(c.Read)
-	done, err := readJournal(filepath.Join(out, JournalName), c.Key)
+	res := &Outcome[R]{Files: len(files), Ignored: ignored}
+	done, err := readJournal[R](filepath.Join(out, JournalName), c.Key)
 	if err != nil {
 		return nil, err
 	}
-	units, failed := GroupUnits(in, scans)
-	for _, f := range failed {
-		m.Fail(f)
+	units, unreadable := GroupUnits(scans)
+	for _, s := range unreadable {
+		c.Failed([]string{s.Path}, nil, s.ReadError())
 	}
 	total, totalPts := len(units), unitPoints(units)
-	resumed := func(u Unit) (*journalEntry, bool) {
-		e, ok := done[strings.Join(Rel(in, u.Files), "\x00")]
-		return e, ok && outputsExist(out, e)
+	resumed := func(u Unit) (R, bool) {
+		r, ok := done[strings.Join(Rel(in, u.Files), "\x00")]
+		return r, ok && outputsExist(out, r)
 	}
 	if c.Ledger != nil {
 		if err := preflightLedger(c, units, in, out, resumed); err != nil {
@@ -138,49 +196,41 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 	}
 	defer journal.Close()
 	finished, pts := 0, 0
-	record := func(e *UnitRelease, f *Failure, points int) {
+	// record counts a unit done: released (r), or failed (err).
+	record := func(u Unit, r *R, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if e != nil {
-			m.Add(e)
+		if r != nil {
+			res.Released = append(res.Released, *r)
 		}
-		if f != nil {
-			m.Fail(*f)
+		if err != nil {
+			c.Failed(u.Files, u.UIDs, err)
 		}
 		finished++
-		pts += points
+		pts += u.Points
 		if c.Progress != nil {
 			c.Progress(finished, total, pts, totalPts)
 		}
 	}
 	var journalErr, ledgerErr error
-	var unitErrs []error // the errors of the units that failed
-	failErr := func(err error) {
-		mu.Lock()
-		unitErrs = append(unitErrs, err)
-		mu.Unlock()
-	}
 	parallel(len(units), c.Workers, func(k int) {
 		u := units[k]
-		if e, ok := resumed(u); ok {
+		if r, ok := resumed(u); ok {
 			mu.Lock()
-			m.Resumed++
+			res.Resumed++
 			mu.Unlock()
-			record(&e.UnitRelease, nil, u.Points)
+			record(u, &r, nil)
 			return
 		}
 		key := UnitKey(Rel(in, u.Files))
 		target := map[string]float64{}
 		for _, uid := range u.UIDs {
-			target[uid] = c.Header.EpsilonTarget
+			target[uid] = c.EpsilonTarget
 		}
 		// Charged immediately before the unit is drawn (under the
 		// ledger's lock, so the check above still holds).
 		if err := c.Ledger.Charge(key, target); err != nil {
-			err = fmt.Errorf("not released: %w", err)
-			f := u.Failure(in, err)
-			record(nil, &f, u.Points)
-			failErr(err)
+			record(u, nil, fmt.Errorf("not released: %w", err))
 			return
 		}
 		e, err := ReleaseUnit(u, c.Sanitizer, c.Read, in, out)
@@ -191,9 +241,7 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 			} else {
 				lerr = c.Ledger.Undo(key)
 			}
-			f := u.Failure(in, err)
-			record(nil, &f, u.Points)
-			failErr(err)
+			record(u, nil, err)
 			if lerr != nil {
 				mu.Lock()
 				ledgerErr = cmp.Or(ledgerErr, lerr)
@@ -201,26 +249,36 @@ func Run[C Certificate](c Config[C]) (*Manifest, error) {
 			}
 			return
 		}
-		b, _ := json.Marshal(journalEntry{Options: c.Key, UnitRelease: *e})
+		r := c.Record(e)
+		line, err := journalLine(c.Key, r)
 		mu.Lock()
-		if _, err := journal.Write(append(b, '\n')); err == nil {
-			err = journal.Sync()
-		} else if journalErr == nil {
-			journalErr = err
+		if err == nil {
+			if _, err = journal.Write(line); err == nil {
+				err = journal.Sync()
+			}
 		}
+		journalErr = cmp.Or(journalErr, err)
 		mu.Unlock()
-		if err := c.Ledger.Settle(key, certifiedOf(e.Persons)); err != nil {
+		if err := c.Ledger.Settle(key, r.Certified()); err != nil {
 			mu.Lock()
 			ledgerErr = cmp.Or(ledgerErr, err)
 			mu.Unlock()
 		}
-		record(e, nil, u.Points)
+		record(u, &r, nil)
 	})
 	if journalErr != nil {
 		return nil, fmt.Errorf("journal: %w", journalErr)
 	}
-	m.Finish(time.Since(start))
-	return finishRun(out, m, journal, undo, unitErrs, ledgerErr)
+	res.LedgerErr = ledgerErr
+	if len(res.Released) == 0 {
+		// Nothing landed: no manifest of nobody, and nothing this run
+		// created, unless the ledger still needs its files.
+		journal.Close()
+		if ledgerErr == nil {
+			undo()
+		}
+	}
+	return res, nil
 }
 
 // unitPoints is the number of points of the units together.
@@ -235,7 +293,7 @@ func unitPoints(units []Unit) int {
 // scanCorpus is pass 1: who is in which file, before anything is written.
 // It refuses a corpus that names no person where one is needed and shows
 // the census to c.Persons.
-func scanCorpus[C Certificate](c Config[C], in string, files []string) ([]FileScan, error) {
+func scanCorpus[C any, R Record](c Config[C, R], in string, files []string) ([]FileScan, error) {
 	scans := ScanFiles(files, c.Read, c.Workers)
 	if err := Refused(in, scans); err != nil {
 		return nil, err
@@ -252,7 +310,7 @@ func scanCorpus[C Certificate](c Config[C], in string, files []string) ([]FileSc
 // preflightLedger settles what a crashed run left pending, then refuses
 // before anything is drawn or written: each person of a unit still to
 // release can be certified at most the target.
-func preflightLedger[C Certificate](c Config[C], units []Unit, in, out string, resumed func(Unit) (*journalEntry, bool)) error {
+func preflightLedger[C any, R Record](c Config[C, R], units []Unit, in, out string, resumed func(Unit) (R, bool)) error {
 	if err := settleCrashed(c, units, in, out, resumed); err != nil {
 		return err
 	}
@@ -260,31 +318,11 @@ func preflightLedger[C Certificate](c Config[C], units []Unit, in, out string, r
 	for _, u := range units {
 		if _, ok := resumed(u); !ok {
 			for _, uid := range u.UIDs {
-				all[uid] = c.Header.EpsilonTarget
+				all[uid] = c.EpsilonTarget
 			}
 		}
 	}
 	return c.Ledger.Check(all)
-}
-
-// finishRun writes the manifest of what landed, or, when nothing did (every
-// unit failed, or there was none), leaves no manifest of nobody, no
-// certified epsilon of 0 and nothing this run created.
-func finishRun(out string, m *Manifest, journal *os.File, undo func(), unitErrs []error, ledgerErr error) (*Manifest, error) {
-	if len(m.Persons) == 0 {
-		journal.Close()
-		if ledgerErr == nil {
-			undo()
-		}
-		return nil, &NothingReleasedError{Failed: m.Failed, Errs: unitErrs, LedgerErr: ledgerErr}
-	}
-	if err := WriteManifest(out, m); err != nil {
-		return nil, err
-	}
-	if ledgerErr != nil {
-		return m, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay at their upper bound, pending; the next run of this release settles them): %w", ledgerErr)
-	}
-	return m, nil
 }
 
 // UnitKey names a unit in the ledger by a hash of its inputs (relative to
@@ -292,14 +330,6 @@ func finishRun(out string, m *Manifest, journal *os.File, undo func(), unitErrs 
 func UnitKey(inputs []string) string {
 	h := sha256.Sum256([]byte(strings.Join(inputs, "\x00")))
 	return "unit " + hex.EncodeToString(h[:8])
-}
-
-func certifiedOf(ps []Person) map[string]float64 {
-	out := map[string]float64{}
-	for _, p := range ps {
-		out[p.UID] = p.EpsilonMax
-	}
-	return out
 }
 
 // outputsOf are the files ReleaseUnit writes for u under out.
@@ -342,7 +372,7 @@ func globEscape(s string) string {
 // kept at the upper bound; a unit with nothing under out released nothing
 // and its charge is undone. A pending charge of a unit the corpus no
 // longer has stays at its upper bound.
-func settleCrashed[C Certificate](c Config[C], units []Unit, in, out string, resumed func(Unit) (*journalEntry, bool)) error {
+func settleCrashed[C any, R Record](c Config[C, R], units []Unit, in, out string, resumed func(Unit) (R, bool)) error {
 	byKey := map[string]Unit{}
 	for _, u := range units {
 		byKey[UnitKey(Rel(in, u.Files))] = u
@@ -353,11 +383,11 @@ func settleCrashed[C Certificate](c Config[C], units []Unit, in, out string, res
 			continue
 		}
 		var err error
-		switch e, ok := resumed(u); {
+		switch r, ok := resumed(u); {
 		case ok:
-			err = c.Ledger.Settle(key, certifiedOf(e.Persons))
+			err = c.Ledger.Settle(key, r.Certified())
 		case landed(u, c.Sanitizer.CertificateSuffix, in, out):
-			if err = c.Ledger.Settle(key, certificateOn(u, c.Sanitizer.CertificateSuffix, out)); err != nil {
+			if err = c.Ledger.Settle(key, certificateOn(u, c.Sanitizer.CertificateSuffix, out, c.Epsilons)); err != nil {
 				err = c.Ledger.Settle(key, nil) // a certificate above the bound is not this release's
 			}
 		default:
@@ -372,21 +402,22 @@ func settleCrashed[C Certificate](c Config[C], units []Unit, in, out string, res
 
 // certificateOn reads the epsilons of u's people from its certificate
 // under out, if it is there and names exactly them (nil otherwise).
-func certificateOn(u Unit, suffix, out string) map[string]float64 {
+func certificateOn(u Unit, suffix, out string, epsilons func([]byte) (map[string]float64, error)) map[string]float64 {
+	if epsilons == nil {
+		return nil
+	}
 	b, err := os.ReadFile(filepath.Join(out, CertificatesDir, certName(u.UIDs, suffix)))
 	if err != nil {
 		return nil
 	}
-	var c certified
-	if json.Unmarshal(b, &c) != nil || len(c.Persons) != len(u.UIDs) {
+	eps, err := epsilons(b)
+	if err != nil || len(eps) != len(u.UIDs) {
 		return nil
 	}
-	eps := map[string]float64{}
-	for _, p := range c.Persons {
-		if !slices.Contains(u.UIDs, p.UID) {
+	for uid := range eps {
+		if !slices.Contains(u.UIDs, uid) {
 			return nil
 		}
-		eps[p.UID] = p.EpsilonMax
 	}
 	return eps
 }
@@ -402,39 +433,44 @@ func ScanFiles(files []string, ro trace.ReadOptions, workers int) []FileScan {
 	return scans
 }
 
-// readJournal loads the finished units of an earlier run with the same
-// options key, keyed by their inputs; a journal of other options is
-// refused.
-func readJournal(path, key string) (map[string]*journalEntry, error) {
+// readJournal loads the records of the finished units of an earlier run
+// with the same options key, keyed by their inputs; a journal of other
+// options is refused.
+func readJournal[R Record](path, key string) (map[string]R, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]*journalEntry{}, nil
+		return map[string]R{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	done := map[string]*journalEntry{}
+	done := map[string]R{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	for sc.Scan() {
-		var e journalEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		var opts struct {
+			Options string `json:"options"`
+		}
+		var r R
+		if json.Unmarshal(sc.Bytes(), &opts) != nil || json.Unmarshal(sc.Bytes(), &r) != nil {
 			// A line cut by a crash is the last one; it was not finished.
 			continue
 		}
-		if e.Options != key {
+		if opts.Options != key {
 			return nil, &param.Error{Name: "out", Value: filepath.Dir(path), Why: "holds a release made with other options (or another prior); resume only with the same options, or write to a new directory"}
 		}
-		done[strings.Join(e.Inputs, "\x00")] = &e
+		inputs, _ := r.Paths()
+		done[strings.Join(inputs, "\x00")] = r
 	}
 	return done, sc.Err()
 }
 
 // outputsExist reports whether every output of a journalled unit is still
 // there.
-func outputsExist(out string, e *journalEntry) bool {
-	for _, o := range e.Outputs {
+func outputsExist(out string, r Record) bool {
+	_, outputs := r.Paths()
+	for _, o := range outputs {
 		if _, err := os.Stat(filepath.Join(out, o)); err != nil {
 			return false
 		}

@@ -28,7 +28,8 @@ type FileScan struct {
 	// after the uid rule (UIDRule).
 	People []UIDPoints `json:"people,omitempty"`
 	Points int         `json:"points"`
-	// Err says why the file could not be read ("" if it was).
+	// Err says why the file could not be read ("" if it was); ReadError
+	// is it as an error.
 	Err string `json:"error,omitempty"`
 	// NoPerson says that the person rule gives the file no person
 	// (trace.ErrNoPerson): a release refuses to run (Refused).
@@ -36,6 +37,15 @@ type FileScan struct {
 	// Merged are the uids of the file's data released as part of another
 	// person by the person rule (trace.Report.Merged).
 	Merged []trace.Merge `json:"merged_uids,omitempty"`
+}
+
+// ReadError is the error of a file that could not be read (Err), nil if
+// it was read.
+func (s FileScan) ReadError() error {
+	if s.Err == "" {
+		return nil
+	}
+	return errors.New(s.Err)
 }
 
 // ScanFile reads the file at path with ro and counts the points of each
@@ -140,15 +150,10 @@ type Unit struct {
 	Alias map[string]string `json:"alias,omitempty"`
 }
 
-// Failure returns the manifest's record of the unit failing with err.
-func (u Unit) Failure(root string, err error) Failure {
-	return Failure{Files: Rel(root, u.Files), UIDs: u.UIDs, Error: PublicText(root, err.Error())}
-}
-
 // PublicText is msg, an error's text bound for the published manifest,
 // with the corpus root's path taken out: a file under root is named
-// relative to it, as Failure.Files are, and root itself by its base name,
-// so that no absolute path of the machine is published.
+// relative to it, as the manifest names files (Rel), and root itself by
+// its base name, so that no absolute path of the machine is published.
 func PublicText(root, msg string) string {
 	if root == "" || root == "." {
 		return msg
@@ -159,21 +164,20 @@ func PublicText(root, msg string) string {
 }
 
 // GroupUnits joins files that share a person, by union-find, and returns
-// the units, largest first (the slowest units start early), and a Failure
-// for every file that could not be read; paths in failures are relative
-// to root. The result does not depend on the order of scans.
+// the units, largest first (the slowest units start early), and the scans
+// of the files that could not be read (Err set), by path. The result does
+// not depend on the order of scans.
 //
 // Persons found to be one (JoinPersons) are one person of one unit, whose
 // Alias renames them.
-func GroupUnits(root string, scans []FileScan) ([]Unit, []Failure) {
+func GroupUnits(scans []FileScan) (units []Unit, unreadable []FileScan) {
 	scans, alias := JoinPersons(scans)
 	slices.SortFunc(scans, func(a, b FileScan) int { return strings.Compare(a.Path, b.Path) })
 	sets := disjoint.New(len(scans))
-	var failed []Failure
 	owner := map[string]int{}
 	for i, s := range scans {
 		if s.Err != "" {
-			failed = append(failed, Failure{Files: Rel(root, []string{s.Path}), Error: PublicText(root, s.Err)})
+			unreadable = append(unreadable, s)
 			continue
 		}
 		for _, p := range s.People {
@@ -205,7 +209,7 @@ func GroupUnits(root string, scans []FileScan) ([]Unit, []Failure) {
 			}
 		}
 	}
-	units := make([]Unit, 0, len(order))
+	units = make([]Unit, 0, len(order))
 	for _, r := range order {
 		u := byRoot[r]
 		slices.Sort(u.UIDs)
@@ -220,7 +224,7 @@ func GroupUnits(root string, scans []FileScan) ([]Unit, []Failure) {
 		units = append(units, *u)
 	}
 	slices.SortStableFunc(units, func(a, b Unit) int { return cmp.Compare(b.Points, a.Points) })
-	return units, failed
+	return units, unreadable
 }
 
 // JoinPersons makes persons of a corpus that are found to be the same

@@ -9,14 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
 // TestGroupUnits: files sharing a person form one unit, largest first,
-// unreadable files are failures relative to the root, and the order of the
-// scans does not matter (the Beam pipeline hands them over in any order).
+// unreadable files are handed back, and the order of the scans does not
+// matter (the Beam pipeline hands them over in any order).
 func TestGroupUnits(t *testing.T) {
 	t.Parallel()
 	scans := []FileScan{
@@ -30,7 +29,7 @@ func TestGroupUnits(t *testing.T) {
 		{Files: []string{"/r/a.plt", "/r/b.csv", "/r/f.csv"}, UIDs: []string{"u1", "u2", "u4"}, Points: 49},
 		{Files: []string{"/r/c/d.plt"}, UIDs: []string{"u3"}, Points: 7},
 	}
-	wantFail := []Failure{{Files: []string{"e.plt"}, Error: "broken"}}
+	wantBad := []FileScan{{Path: "/r/e.plt", Err: "broken"}}
 	for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 4, 0, 3, 1}} {
 		t.Run(fmt.Sprint(order), func(t *testing.T) {
 			t.Parallel()
@@ -38,40 +37,17 @@ func TestGroupUnits(t *testing.T) {
 			for _, i := range order {
 				in = append(in, scans[i])
 			}
-			units, failed := GroupUnits("/r", in)
-			if !reflect.DeepEqual(units, want) || !reflect.DeepEqual(failed, wantFail) {
-				t.Errorf("units %+v, failed %+v", units, failed)
+			units, bad := GroupUnits(in)
+			if !reflect.DeepEqual(units, want) || !reflect.DeepEqual(bad, wantBad) {
+				t.Errorf("units %+v, unreadable %+v", units, bad)
 			}
 		})
 	}
-	if u := want[1]; !slices.Equal(u.Failure("/r", errBoom{}).Files, []string{"c/d.plt"}) {
-		t.Errorf("unit failure %+v", u.Failure("/r", errBoom{}))
+	if err := wantBad[0].ReadError(); err == nil || err.Error() != "broken" {
+		t.Errorf("ReadError of an unreadable file: %v", err)
 	}
-}
-
-type errBoom struct{}
-
-func (errBoom) Error() string { return "boom" }
-
-// TestRandomness: the manifest names the source a release drew from; nil
-// is crypto/rand, as in a certificate, and a seeded source says that each
-// person's stream is derived from it.
-func TestRandomness(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		name string
-		src  noise.Source
-		want string
-	}{
-		{"nil", nil, "crypto"},
-		{"crypto", noise.Secure(), "crypto"},
-		{"seeded", noise.Seeded(7), "seeded:7 (derived per person: seeded:N/uid)"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := Randomness(c.src); got != c.want {
-				t.Errorf("Randomness = %q, want %q", got, c.want)
-			}
-		})
+	if err := scans[0].ReadError(); err != nil {
+		t.Errorf("ReadError of a file read: %v", err)
 	}
 }
 
@@ -157,7 +133,7 @@ func TestJoinPersons(t *testing.T) {
 	if len(scans[1].Merged) != 1 || scans[1].People[0].UID != "B" {
 		t.Errorf("JoinPersons changed its input: %+v", scans[1])
 	}
-	units, _ := GroupUnits("/r", scans)
+	units, _ := GroupUnits(scans)
 	byUID := map[string]Unit{}
 	for _, u := range units {
 		byUID[strings.Join(u.UIDs, "+")] = u

@@ -273,7 +273,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("--ledger: %w", err)
 		}
 		defer lf.Close()
-		o.Ledger = budget.NewAdmission(lf, req)
+		o.Admission = budget.NewAdmission(lf, req)
 	}
 	res, err := pipeline.Sanitize(ctx, o)
 	if err != nil {
