@@ -1,11 +1,14 @@
 package cip
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/sdp"
 )
 
 // DesignRequest asks DesignNoise for the Gaussian noise of one dimension of
@@ -45,6 +48,12 @@ type DesignRequest struct {
 	Paper *PaperOptions
 	// Progress, if set, is told the name of each long stage as it starts.
 	Progress func(stage string)
+	// Context, if set, is checked inside the long designers: before each
+	// Newton step of the (E3) solver (unless Set has its own Context) and
+	// once per interior-point iteration of the paper's SDPs (unless
+	// Paper.Settings has its own). Once it ends, DesignNoise returns its
+	// error (context.Canceled or context.DeadlineExceeded) and no design.
+	Context context.Context
 }
 
 // NoiseDesign is the noise DesignNoise returns, with its certificate.
@@ -113,6 +122,7 @@ func DesignNoise(req DesignRequest) (*NoiseDesign, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.withContext()
 	if len(req.Secrets) == 0 {
 		return nil, errors.New("cip: no secrets to protect")
 	}
@@ -145,6 +155,34 @@ func DesignNoise(req DesignRequest) (*NoiseDesign, error) {
 		}
 		return req.paper(m)
 	}
+}
+
+// withContext hands r.Context to the solvers that poll it, in copies of
+// r.Set and r.Paper (the caller's options are not changed).
+func (r *DesignRequest) withContext() {
+	if r.Context == nil {
+		return
+	}
+	var set SetOptions
+	if r.Set != nil {
+		set = *r.Set
+	}
+	if set.Context == nil {
+		set.Context = r.Context
+	}
+	var paper PaperOptions
+	if r.Paper != nil {
+		paper = *r.Paper
+	}
+	var solver sdp.Settings
+	if paper.Settings != nil {
+		solver = *paper.Settings
+	}
+	if solver.Context == nil {
+		solver.Context = r.Context
+	}
+	paper.Settings = &solver
+	r.Set, r.Paper = &set, &paper
 }
 
 // resolve checks that the request gives the prior its method needs and

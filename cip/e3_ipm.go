@@ -456,8 +456,10 @@ func (p *e3IPM) solve(q *mat.SymDense, s float64, relTol float64) (*ipmPoint, fl
 			if p.iters >= p.maxIter {
 				return pt, tau, errMaxIter
 			}
-			if p.ctx != nil && p.ctx.Err() != nil {
-				return pt, tau, p.ctx.Err()
+			if p.ctx != nil {
+				if err := p.ctx.Err(); err != nil {
+					return pt, tau, err
+				}
 			}
 			st, err := p.newton(pt, tau)
 			if err != nil {
