@@ -650,7 +650,8 @@ type designer struct {
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
 	// ctx ends the release: checked between stages, before each Newton
-	// step of the (E3) designer and between the coordinates sampled.
+	// step of the (E3) designer, between the coordinates the dense path
+	// samples and before each chunk the linear path samples.
 	ctx context.Context
 	// overlap are the persons whose data the prior was fitted on
 	// (released on request, not covered).
