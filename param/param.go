@@ -23,20 +23,13 @@ type Error struct {
 	// Err, when set, is the error that made the parameter invalid (a prior
 	// file's own *Error, a typed error of the package that checked it), so
 	// that errors.As and errors.Is reach it through this one instead of
-	// reading its text.
+	// reading its text; Why then says it in words (Wrap: its text).
 	Err error
 }
 
-// Error returns "name = value: why", followed by ": " and Err's text when
-// Err is set ("name = value: err" when Why is empty).
+// Error returns "name = value: why".
 func (e *Error) Error() string {
-	switch {
-	case e.Err == nil:
-		return fmt.Sprintf("%s = %v: %s", e.Name, e.Value, e.Why)
-	case e.Why == "":
-		return fmt.Sprintf("%s = %v: %v", e.Name, e.Value, e.Err)
-	}
-	return fmt.Sprintf("%s = %v: %s: %v", e.Name, e.Value, e.Why, e.Err)
+	return fmt.Sprintf("%s = %v: %s", e.Name, e.Value, e.Why)
 }
 
 // Unwrap makes errors.Is(err, ErrInvalid) true for every *Error, and lets
@@ -46,6 +39,12 @@ func (e *Error) Unwrap() []error {
 		return []error{ErrInvalid}
 	}
 	return []error{ErrInvalid, e.Err}
+}
+
+// Wrap returns an *Error for the parameter name whose value err rejected:
+// Why is err's text and Err is err, which errors.As and errors.Is reach.
+func Wrap(name string, value any, err error) error {
+	return &Error{Name: name, Value: value, Why: err.Error(), Err: err}
 }
 
 // Invalid returns an *Error.

@@ -101,7 +101,7 @@ func newSumKernel(short, long string, v1, l1, v2, l2 float64) (SumKernel, error)
 		return SumKernel{}, err
 	}
 	if !(l2 > l1) {
-		return SumKernel{}, fmt.Errorf("prior: sum: long lengthscale %v is not above the short one %v", l2, l1)
+		return SumKernel{}, param.Invalid("long lengthscale", l2, fmt.Sprintf("must be above the short one %v", l1))
 	}
 	return SumKernel{Short: a, Long: b, Ratio: l2/l1 - 1}, nil
 }
@@ -116,7 +116,7 @@ func (k SumKernel) Params() []gp.Param {
 
 func (k SumKernel) WithParams(v []float64) (gp.Kernel, error) {
 	if len(v) != 4 {
-		return nil, fmt.Errorf("prior: %d hyperparameter values for a sum kernel with 4", len(v))
+		return nil, param.Invalid("hyperparameters", len(v), "a sum kernel has 4")
 	}
 	a, err := k.Short.WithParams(v[:2])
 	if err != nil {
@@ -127,7 +127,7 @@ func (k SumKernel) WithParams(v []float64) (gp.Kernel, error) {
 		return nil, err
 	}
 	if !(v[3] > 0) || math.IsInf(v[3], 0) {
-		return nil, fmt.Errorf("prior: sum kernel ratio must be positive and finite, got %v", v[3])
+		return nil, param.Positive("ratio", v[3])
 	}
 	return SumKernel{Short: a, Long: b, Ratio: v[3]}, nil
 }
@@ -576,7 +576,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []Family, nominal Family, n
 		var parts [2]struct{ ls, vars []float64 }
 		for _, f := range rep.Fits {
 			if len(f.Kernels) != len(opt.Kernels) || f.Kernels[ki].Kernel != name {
-				return nil, nominal, 0, fmt.Errorf("prior: window at trace %d point %d has %d kernel fits, want %d (fitted with other options?)", f.Trace, f.First, len(f.Kernels), len(opt.Kernels))
+				return nil, nominal, 0, param.Invalid("results", fmt.Sprintf("window at trace %d point %d", f.Trace, f.First), fmt.Sprintf("has %d kernel fits, want %d (fitted with other options?)", len(f.Kernels), len(opt.Kernels)))
 			}
 			kf := f.Kernels[ki]
 			if f.Best == name {
@@ -653,7 +653,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []Family, nominal Family, n
 		c.Kernels = append(c.Kernels, ks)
 	}
 	if nomIdx < 0 {
-		return nil, nominal, 0, fmt.Errorf("prior: no kernel won %g of the %d windows", opt.MinWinShare, len(rep.Fits))
+		return nil, nominal, 0, fmt.Errorf("%w (%g of the %d windows)", ErrNoKernelWon, opt.MinWinShare, len(rep.Fits))
 	}
 	for _, f := range fams {
 		if f.Kernel == nomKernel {

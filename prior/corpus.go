@@ -473,7 +473,7 @@ func Windows(traces []*trace.Trace, m Mode) ([]Window, *Report, error) {
 	var ws []Window
 	for ti, t := range traces {
 		if t == nil {
-			return nil, nil, fmt.Errorf("prior: trace %d is nil", ti)
+			return nil, nil, param.Invalid(fmt.Sprintf("traces[%d]", ti), nil, "is nil")
 		}
 		rep.Points += len(t.Points)
 		ws = cut(ws, ti, t.Points, opt, rep)

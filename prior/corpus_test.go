@@ -260,11 +260,11 @@ func TestOptionsErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := fit([]*trace.Trace{nil}, config{}); err == nil || !strings.Contains(err.Error(), "trace 0 is nil") {
+	if _, _, err := fit([]*trace.Trace{nil}, config{}); !isParam(err, "traces[0]") {
 		t.Errorf("nil trace: %v", err)
 	}
 	_, rep, err := fit([]*trace.Trace{walkTrace(regular(0, 5, 10))}, config{})
-	if err == nil || !strings.Contains(err.Error(), "no window") || rep == nil || rep.Skipped[SkipTooShort] != 1 {
+	if !errors.Is(err, ErrNoWindows) || errors.Is(err, param.ErrInvalid) || rep == nil || rep.Skipped[SkipTooShort] != 1 {
 		t.Errorf("nothing to fit: %v, report %+v", err, rep)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Coverage is how well a fitted family covers windows it was not fitted
@@ -127,7 +129,7 @@ func LeaveOnePersonOut(fits []WindowFit, m Mode) (*Coverage, error) {
 		return nil, err
 	}
 	if !s.opt.compare() {
-		return nil, fmt.Errorf("prior: held-out coverage needs the kernel comparison (no --kernel)")
+		return nil, param.Invalid("kernel", opt.Kernel, "held-out coverage needs the kernel comparison (no --kernel)")
 	}
 	return s.leaveOnePersonOut(fits)
 }
@@ -140,7 +142,7 @@ func (s *fitSetup) leaveOnePersonOut(fits []WindowFit) (*Coverage, error) {
 		}
 	}
 	if len(uids) < 2 {
-		return nil, fmt.Errorf("prior: held-out coverage needs windows of at least two persons, have %d", len(uids))
+		return nil, param.Invalid("fits", fmt.Sprintf("%d persons", len(uids)), "held-out coverage needs windows of at least two persons")
 	}
 	c := &Coverage{Persons: len(uids)}
 	for _, uid := range uids {

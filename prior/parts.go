@@ -188,7 +188,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Orig
 		rep.Fits = append(rep.Fits, f)
 	}
 	if rep.Windows == 0 {
-		return nil, rep, fmt.Errorf("prior: no window could be fitted (%d candidates, skipped %v)", rep.Candidates, rep.Skipped)
+		return nil, rep, fmt.Errorf("%w (%d candidates, skipped %v)", ErrNoWindows, rep.Candidates, rep.Skipped)
 	}
 
 	var leff, vars, periods []float64
@@ -277,7 +277,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Orig
 		p.Fit.CorpusIndexed = true
 	}
 	if err := p.Validate(); err != nil {
-		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
+		return nil, rep, fmt.Errorf("fitted prior is not usable: %w", err)
 	}
 	if index != nil {
 		var err error

@@ -215,7 +215,7 @@ func (o *Options) check() error {
 		return &param.Error{Name: "prior", Value: nil, Why: "a prior file is required (tracepriv fit writes one)"}
 	}
 	if err := o.Prior.Validate(); err != nil {
-		return &param.Error{Name: "prior", Value: "", Err: err}
+		return param.Wrap("prior", "", err)
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
@@ -482,7 +482,7 @@ func prepare(ctx context.Context, opt Options, maxPoints int, step func(string))
 		origin, err = geo.Origin{Source: OriginNone}, nil
 	}
 	if err != nil {
-		return nil, nil, &param.Error{Name: "origin", Value: opt.Origin, Err: err}
+		return nil, nil, param.Wrap("origin", opt.Origin, err)
 	}
 	fam := opt.Prior.Families()
 	design, err := opt.design(fam)
