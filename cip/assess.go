@@ -107,7 +107,7 @@ func (d *NoiseDesign) Assess(sigma mat.Symmetric, secrets []Secret, opt AssessOp
 		return nil, err
 	}
 	if d.SigmaG == nil {
-		return nil, errors.New("cip: a kernel-only design has no matrix to assess: form it with Family.SigmaG")
+		return nil, param.Invalid("design", "kernel-only", "has no matrix to assess: form it with Family.SigmaG")
 	}
 	if len(d.LossFactors) != len(secrets) {
 		return nil, param.Invalid("secrets", len(secrets), "the design certifies a different number of secrets")

@@ -48,7 +48,7 @@ func BlockDiagonalLossBound(sigma, sigmaG mat.Symmetric, s Secret) (float64, err
 	k.AddSym(k, cond.C)
 	f, err := gp.Factorize(k, 0)
 	if err != nil {
-		return 0, fmt.Errorf("cip: C + SigmaG_UU: %w", err)
+		return 0, fmt.Errorf("C + SigmaG_UU: %w", err)
 	}
 	var y mat.Dense
 	if err := f.HalfSolveTo(&y, cond.A); err != nil {
@@ -65,7 +65,7 @@ func BlockDiagonalLossBound(sigma, sigmaG mat.Symmetric, s Secret) (float64, err
 
 // ErrCrossTerms is returned by BlockDiagonalLossBound for noise that
 // correlates a secret with the rest of the trace.
-var ErrCrossTerms = errors.New("cip: the block-diagonal bound (Theorem 3.4) needs noise without cross terms between the secret and the rest")
+var ErrCrossTerms = errors.New("the block-diagonal bound (Theorem 3.4) needs noise without cross terms between the secret and the rest")
 
 // PriorPosteriorGap returns epsilon' = epsilon + log(1/delta)/(lambda - 1)
 // of Theorem 3.1: an (epsilon, lambda)-CIP mechanism moves the adversary's

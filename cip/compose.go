@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // BlockDiag returns blkdiag(gs...), the noise covariance of independent
@@ -39,12 +40,12 @@ func BlockDiag(gs ...mat.Symmetric) *mat.SymDense {
 // indexes the concatenated vector.
 func ComposeLoss(k gp.Kernel, times [][]float64, noises []mat.Symmetric, s Secret) (float64, error) {
 	if len(times) != len(noises) {
-		return 0, fmt.Errorf("cip: compose: %d time vectors and %d noise covariances", len(times), len(noises))
+		return 0, param.Invalid("noises", len(noises), fmt.Sprintf("must be one noise covariance per time vector (%d)", len(times)))
 	}
 	var all []float64
 	for i, ts := range times {
 		if noises[i].SymmetricDim() != len(ts) {
-			return 0, fmt.Errorf("cip: compose: release %d has %d times and a %d-dimensional noise covariance", i, len(ts), noises[i].SymmetricDim())
+			return 0, param.Invalid(fmt.Sprintf("noises[%d]", i), noises[i].SymmetricDim(), fmt.Sprintf("the noise covariance must have the dimension of release %d's %d times", i, len(ts)))
 		}
 		all = append(all, ts...)
 	}

@@ -56,7 +56,7 @@ func (m *basicModel) eigen() error {
 	}
 	var e mat.EigenSym
 	if !e.Factorize(m.cond.C, true) {
-		return fmt.Errorf("cip: eigendecomposition of the conditional covariance did not converge")
+		return fmt.Errorf("eigendecomposition of the conditional covariance: %w", ErrNoConvergence)
 	}
 	m.d = e.Values(nil)
 	for j := range m.d {
@@ -97,7 +97,7 @@ func (m *basicModel) noise(c float64) (*mat.SymDense, float64, error) {
 		}
 		f, err := gp.Factorize(cc, 0)
 		if err != nil {
-			return nil, 0, fmt.Errorf("cip: C + cI: %w", err)
+			return nil, 0, fmt.Errorf("C + cI: %w", err)
 		}
 		var x mat.VecDense
 		a := m.cond.A.ColView(0)
@@ -192,5 +192,5 @@ func OptimalBasicTarget(sigma mat.Symmetric, i int, target float64) (*Design, er
 		hi *= 1 + step
 		step *= 2
 	}
-	return nil, fmt.Errorf("cip: could not certify loss factor %v for secret %d", target, i)
+	return nil, fmt.Errorf("loss factor %v for secret %d: %w", target, i, ErrNotCertified)
 }

@@ -1,11 +1,14 @@
 package cip
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/param"
+	"github.com/tracepriv/tracepriv/sdp"
 )
 
 // DesignRequest asks DesignNoise for the Gaussian noise of one dimension of
@@ -45,6 +48,12 @@ type DesignRequest struct {
 	Paper *PaperOptions
 	// Progress, if set, is told the name of each long stage as it starts.
 	Progress func(stage string)
+	// Context, if set, is checked inside the long designers: before each
+	// Newton step of the (E3) solver (unless Set has its own Context) and
+	// once per interior-point iteration of the paper's SDPs (unless
+	// Paper.Settings has its own). Once it ends, DesignNoise returns its
+	// error (context.Canceled or context.DeadlineExceeded) and no design.
+	Context context.Context
 }
 
 // NoiseDesign is the noise DesignNoise returns, with its certificate.
@@ -113,13 +122,14 @@ func DesignNoise(req DesignRequest) (*NoiseDesign, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.withContext()
 	if len(req.Secrets) == 0 {
-		return nil, errors.New("cip: no secrets to protect")
+		return nil, param.Invalid("secrets", "[]", "no secrets to protect")
 	}
 	target := req.Targets != nil
 	switch {
 	case target && req.Budget != 0:
-		return nil, errors.New("cip: give a budget (least loss at that noise) or targets (least noise for them), not both")
+		return nil, param.Invalid("budget", req.Budget, "give a budget (least loss at that noise) or targets (least noise for them), not both")
 	case target:
 		if _, err := expandTargets(req.Targets, len(req.Secrets)); err != nil {
 			return nil, err
@@ -141,10 +151,38 @@ func DesignNoise(req DesignRequest) (*NoiseDesign, error) {
 		return d, nil
 	default:
 		if target {
-			return nil, errors.New("cip: the paper's mechanisms have no target mode; give a budget")
+			return nil, param.Invalid("targets", req.Targets, "the paper's mechanisms have no target mode; give a budget")
 		}
 		return req.paper(m)
 	}
+}
+
+// withContext hands r.Context to the solvers that poll it, in copies of
+// r.Set and r.Paper (the caller's options are not changed).
+func (r *DesignRequest) withContext() {
+	if r.Context == nil {
+		return
+	}
+	var set SetOptions
+	if r.Set != nil {
+		set = *r.Set
+	}
+	if set.Context == nil {
+		set.Context = r.Context
+	}
+	var paper PaperOptions
+	if r.Paper != nil {
+		paper = *r.Paper
+	}
+	var solver sdp.Settings
+	if paper.Settings != nil {
+		solver = *paper.Settings
+	}
+	if solver.Context == nil {
+		solver.Context = r.Context
+	}
+	paper.Settings = &solver
+	r.Set, r.Paper = &set, &paper
 }
 
 // resolve checks that the request gives the prior its method needs and
@@ -155,10 +193,10 @@ func (r *DesignRequest) resolve() (Method, error) {
 		return "", err
 	}
 	if r.Sigma != nil && r.Envelope != nil {
-		return "", errors.New("cip: give the prior as Sigma or as an Envelope with Times, not both")
+		return "", param.Invalid("sigma", "", "give the prior as Sigma or as an Envelope with Times, not both")
 	}
 	if r.Sigma == nil && r.Envelope == nil {
-		return "", errors.New("cip: no prior: give Sigma (a covariance at the trace's points) or an Envelope with Times")
+		return "", param.Invalid("sigma", nil, "no prior: give Sigma (a covariance at the trace's points) or an Envelope with Times")
 	}
 	switch m {
 	case MethodAuto:
@@ -178,13 +216,13 @@ func (r *DesignRequest) resolve() (Method, error) {
 	}
 	switch {
 	case m.Kernel() && r.Envelope == nil:
-		return "", fmt.Errorf("cip: the %s design is a kernel design: give a prior family's Envelope and the Times, not a covariance matrix", m)
+		return "", param.Invalid("method", m, "is a kernel design: give a prior family's Envelope and the Times, not a covariance matrix")
 	case !m.Kernel() && r.Sigma == nil:
-		return "", fmt.Errorf("cip: the %s design needs the prior covariance Sigma at the trace's points", m)
+		return "", param.Invalid("method", m, "needs the prior covariance Sigma at the trace's points")
 	case m == MethodProportional && !r.Envelope.Family.Single():
-		return "", fmt.Errorf("cip: the proportional design needs a single-lengthscale prior; the prior is the family %v (use envelope)", r.Envelope.Family)
+		return "", param.Invalid("method", m, fmt.Sprintf("needs a single-lengthscale prior; the prior is the family %v (use envelope)", r.Envelope.Family))
 	case m == MethodPaperSDPA && len(r.Secrets) != 1:
-		return "", fmt.Errorf("cip: SDP_A protects one secret, not %d (use %s)", len(r.Secrets), MethodPaperMultipleSecrets)
+		return "", param.Invalid("secrets", len(r.Secrets), fmt.Sprintf("SDP_A protects one secret (use %s)", MethodPaperMultipleSecrets))
 	}
 	return m, nil
 }
@@ -291,7 +329,7 @@ func CheckCovariance(g mat.Symmetric) error {
 		for j := i; j < n; j++ {
 			v := g.At(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("cip: covariance entry (%d,%d) is %v, not finite", i+1, j+1, v)
+				return param.Invalid("covariance", v, fmt.Sprintf("entry (%d,%d) is not finite", i+1, j+1))
 			}
 			scale = math.Max(scale, math.Abs(v))
 		}
@@ -301,10 +339,10 @@ func CheckCovariance(g mat.Symmetric) error {
 	}
 	var e mat.EigenSym
 	if !e.Factorize(g, false) {
-		return errors.New("cip: covariance: eigendecomposition failed")
+		return fmt.Errorf("covariance: eigendecomposition: %w", ErrNoConvergence)
 	}
 	if lo := e.Values(nil)[0]; lo < -1e-9*math.Max(scale, 1e-300)*float64(n) {
-		return fmt.Errorf("cip: not positive semidefinite (smallest eigenvalue %v): not a covariance", lo)
+		return param.Invalid("covariance", fmt.Sprintf("smallest eigenvalue %v", lo), "is not positive semidefinite: not a covariance")
 	}
 	return nil
 }

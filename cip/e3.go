@@ -176,24 +176,24 @@ func OptimalBudget(sigma mat.Symmetric, secrets []Secret, budget float64, opts *
 
 func checkSet(sigma mat.Symmetric, secrets []Secret) (int, error) {
 	if sigma == nil {
-		return 0, fmt.Errorf("cip: nil prior covariance")
+		return 0, param.Invalid("sigma", nil, "a prior covariance is required")
 	}
 	n := sigma.SymmetricDim()
 	if n == 0 {
-		return 0, fmt.Errorf("cip: empty prior covariance")
+		return 0, param.Invalid("sigma", "0x0", "the prior covariance is empty")
 	}
 	for i := range n {
 		for j := i; j < n; j++ {
 			if v := sigma.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return 0, fmt.Errorf("cip: prior covariance entry (%d,%d) is not finite", i, j)
+				return 0, param.Invalid("sigma", sigma.At(i, j), fmt.Sprintf("entry (%d,%d) is not finite", i, j))
 			}
 		}
 		if !(sigma.At(i, i) > 0) {
-			return 0, fmt.Errorf("cip: prior variance %d is %v, must be positive", i, sigma.At(i, i))
+			return 0, param.Invalid("sigma", sigma.At(i, i), fmt.Sprintf("variance %d must be positive", i))
 		}
 	}
 	if len(secrets) == 0 {
-		return 0, fmt.Errorf("cip: no secrets to protect")
+		return 0, param.Invalid("secrets", "[]", "no secrets to protect")
 	}
 	for _, s := range secrets {
 		if err := s.Validate(n); err != nil {
@@ -367,7 +367,7 @@ func (d *SetDesign) certifyTarget(sigma mat.Symmetric, secrets []Secret, g *mat.
 		step = math.Max(2*step, 1e-13)
 		g = scaledSym(g, worst*(1+step))
 	}
-	return fmt.Errorf("cip: could not certify the (E3) design for every target")
+	return fmt.Errorf("the (E3) design for every target: %w", ErrNotCertified)
 }
 
 // certifyBudget scales g to trace budget exactly and certifies it.

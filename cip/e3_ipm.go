@@ -2,13 +2,15 @@ package cip
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/gp"
 )
 
 // e3IPM solves the reduced (E3) problem by a primal log-barrier method
@@ -258,7 +260,7 @@ func factorHessian(h *mat.SymDense) (*hessFactor, error) {
 	if _, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: raw.Stride, Data: work, Uplo: blas.Upper}); ok {
 		return &hessFactor{t: t}, nil
 	}
-	return nil, errors.New("cip: (E3) Newton system is not positive definite")
+	return nil, fmt.Errorf("(E3) Newton system: %w", gp.ErrNotPositiveDefinite)
 }
 
 // solve returns scale * H^-1 b.
@@ -422,7 +424,7 @@ func (p *e3IPM) newton(pt *ipmPoint, tau float64) (*newtonStep, error) {
 
 // errMaxIter reports that the Newton-step limit was reached; the iterate
 // returned with it is strictly feasible and usable.
-var errMaxIter = errors.New("cip: (E3) solver reached its Newton-step limit")
+var errMaxIter = fmt.Errorf("(E3) solver: Newton-step limit: %w", ErrNoConvergence)
 
 // solve runs the barrier method from the strictly feasible (q, s) until
 // the central-path gap nu/tau is below relTol times the objective. After
@@ -456,8 +458,10 @@ func (p *e3IPM) solve(q *mat.SymDense, s float64, relTol float64) (*ipmPoint, fl
 			if p.iters >= p.maxIter {
 				return pt, tau, errMaxIter
 			}
-			if p.ctx != nil && p.ctx.Err() != nil {
-				return pt, tau, p.ctx.Err()
+			if p.ctx != nil {
+				if err := p.ctx.Err(); err != nil {
+					return pt, tau, err
+				}
 			}
 			st, err := p.newton(pt, tau)
 			if err != nil {

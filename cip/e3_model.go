@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // spectralCutoff is the relative eigenvalue below which a direction of
@@ -34,19 +35,19 @@ func newSpectrum(sigma mat.Symmetric) (*e3Spectrum, error) {
 	n := sigma.SymmetricDim()
 	var e mat.EigenSym
 	if !e.Factorize(sigma, true) {
-		return nil, fmt.Errorf("cip: eigendecomposition of Sigma did not converge")
+		return nil, fmt.Errorf("eigendecomposition of Sigma: %w", ErrNoConvergence)
 	}
 	vals := e.Values(nil)
 	var v mat.Dense
 	e.VectorsTo(&v)
 	top := vals[n-1]
 	if !(top > 0) {
-		return nil, fmt.Errorf("cip: Sigma has no positive eigenvalue")
+		return nil, param.Invalid("sigma", "", "has no positive eigenvalue")
 	}
 	// Rounding leaves eigenvalues of order n eps top of either sign; more
 	// negative than that, Sigma is not a covariance.
 	if vals[0] < -1e-8*top {
-		return nil, fmt.Errorf("cip: prior covariance is not positive semidefinite (eigenvalue %g)", vals[0])
+		return nil, param.Invalid("sigma", "", fmt.Sprintf("is not positive semidefinite (eigenvalue %g)", vals[0]))
 	}
 	sp := &e3Spectrum{n: n}
 	for i := range n {
@@ -96,7 +97,7 @@ func newBlock(sigma mat.Symmetric, sp *e3Spectrum, s Secret) (*e3Block, error) {
 	ss := gp.Sub(sigma, s.Indices)
 	var ch mat.Cholesky
 	if !ch.Factorize(ss) {
-		return nil, fmt.Errorf("cip: secret %v: Sigma_SS is not positive definite", s.Indices)
+		return nil, fmt.Errorf("secret %v: Sigma_SS: %w", s.Indices, gp.ErrNotPositiveDefinite)
 	}
 	b := &e3Block{idx: s.Indices, kloc: float64(s.NumLocations())}
 	if k == 1 {
@@ -105,7 +106,7 @@ func newBlock(sigma mat.Symmetric, sp *e3Spectrum, s Secret) (*e3Block, error) {
 	} else {
 		var e mat.EigenSym
 		if !e.Factorize(ss, true) {
-			return nil, fmt.Errorf("cip: secret %v: eigendecomposition of Sigma_SS did not converge", s.Indices)
+			return nil, fmt.Errorf("secret %v: eigendecomposition of Sigma_SS: %w", s.Indices, ErrNoConvergence)
 		}
 		b.sig = e.Values(nil)
 		for a := range b.sig {
@@ -252,7 +253,7 @@ func (sp *e3Spectrum) boundParts(blocks []*e3Block, ys []*mat.SymDense, q mat.Sy
 	theta.SymOuterK(1, c.T())
 	var eth mat.EigenSym
 	if !eth.Factorize(&theta, true) {
-		return nil, fmt.Errorf("cip: eigendecomposition in the dual bound did not converge")
+		return nil, fmt.Errorf("eigendecomposition in the dual bound: %w", ErrNoConvergence)
 	}
 	tv := eth.Values(nil)
 	var tu mat.Dense
@@ -306,7 +307,7 @@ func scaleRows(u *mat.Dense, lam []float64) *mat.Dense {
 func nuclearNorm(a *mat.Dense) (float64, error) {
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDNone) {
-		return 0, fmt.Errorf("cip: SVD in the nuclear norm did not converge")
+		return 0, fmt.Errorf("SVD in the nuclear norm: %w", ErrNoConvergence)
 	}
 	s := 0.0
 	for _, v := range svd.Values(nil) {
@@ -324,7 +325,7 @@ func sqrtPSDSmall(a mat.Symmetric) (*mat.Dense, error) {
 	}
 	var e mat.EigenSym
 	if !e.Factorize(a, true) {
-		return nil, fmt.Errorf("cip: eigendecomposition did not converge")
+		return nil, fmt.Errorf("eigendecomposition: %w", ErrNoConvergence)
 	}
 	v := e.Values(nil)
 	var u mat.Dense
@@ -378,7 +379,7 @@ func (sp *e3Spectrum) recoverMultipliers(blocks []*e3Block, q *mat.SymDense) ([]
 	r := sp.r
 	var cq mat.Cholesky
 	if !cq.Factorize(q) {
-		return nil, fmt.Errorf("cip: (E3) solution is not positive definite")
+		return nil, fmt.Errorf("(E3) solution: %w", gp.ErrNotPositiveDefinite)
 	}
 	// G = Q^-1 Lambda Q^-1, H = (I - Q)^2.
 	var qi mat.Dense
@@ -453,7 +454,7 @@ func (sp *e3Spectrum) recoverMultipliers(blocks []*e3Block, q *mat.SymDense) ([]
 			nm.SetSym(i, i, nm.At(i, i)+1e-13*mx)
 		}
 		if !ch.Factorize(nm) {
-			return nil, fmt.Errorf("cip: multiplier least squares is singular")
+			return nil, fmt.Errorf("multiplier least squares: %w", gp.ErrNotPositiveDefinite)
 		}
 	}
 	var y mat.VecDense

@@ -227,7 +227,7 @@ func newSubspace(sp *e3Spectrum, union []int) (*e3Subspace, error) {
 	lu := rowsOf(sp.l, union) // p x r
 	var svd mat.SVD
 	if !svd.Factorize(lu, mat.SVDThinV) {
-		return nil, fmt.Errorf("cip: SVD of the secrets' directions did not converge")
+		return nil, fmt.Errorf("SVD of the secrets' directions: %w", ErrNoConvergence)
 	}
 	vals := svd.Values(nil)
 	var v mat.Dense
@@ -271,7 +271,7 @@ func newSubspaceFrom(sp *e3Spectrum, s *mat.Dense) (*e3Subspace, error) {
 	}
 	var e mat.EigenSym
 	if !e.Factorize(ls, true) {
-		return nil, fmt.Errorf("cip: eigendecomposition of the noise subspace did not converge")
+		return nil, fmt.Errorf("eigendecomposition of the noise subspace: %w", ErrNoConvergence)
 	}
 	var u, rot mat.Dense
 	e.VectorsTo(&u)
@@ -516,7 +516,7 @@ func (sub *e3Subspace) noise(qs *mat.SymDense) (*mat.SymDense, error) {
 	_, k := sub.s.Dims()
 	var eq mat.EigenSym
 	if !eq.Factorize(qs, true) {
-		return nil, fmt.Errorf("cip: eigendecomposition of the (E3) solution did not converge")
+		return nil, fmt.Errorf("eigendecomposition of the (E3) solution: %w", ErrNoConvergence)
 	}
 	qv := eq.Values(nil)
 	var qu mat.Dense
@@ -537,7 +537,7 @@ func (sub *e3Subspace) noise(qs *mat.SymDense) (*mat.SymDense, error) {
 
 // errNoInterior reports a reduced problem without a strictly feasible
 // point.
-var errNoInterior = errors.New("cip: the reduced (E3) problem has no strictly feasible point")
+var errNoInterior = errors.New("the reduced (E3) problem has no strictly feasible point")
 
 // feasibleScale returns alpha > 0 such that alpha L L^T ≺ B: half of
 // 1/lambda_max(R^-T L L^T R^-1) with B = R^T R, capped at 1.
@@ -583,7 +583,7 @@ func (sub *e3Subspace) expand(res *e3Result) (*e3Subspace, error) {
 	}
 	var eq mat.EigenSym
 	if !eq.Factorize(res.qs, true) {
-		return nil, fmt.Errorf("cip: eigendecomposition of the (E3) solution did not converge")
+		return nil, fmt.Errorf("eigendecomposition of the (E3) solution: %w", ErrNoConvergence)
 	}
 	qv := eq.Values(nil)
 	var qu mat.Dense
@@ -624,7 +624,7 @@ func (sub *e3Subspace) expand(res *e3Result) (*e3Subspace, error) {
 	nz.Sub(&nz, &ssn)
 	var svd mat.SVD
 	if !svd.Factorize(&nz, mat.SVDThinU) {
-		return nil, fmt.Errorf("cip: SVD of the (E3) residual did not converge")
+		return nil, fmt.Errorf("SVD of the (E3) residual: %w", ErrNoConvergence)
 	}
 	vals := svd.Values(nil)
 	var u mat.Dense

@@ -79,17 +79,17 @@ var edgeMemo = struct {
 
 func edgeLossFactors(noise []gp.Kernel, edges []EdgeKernel) ([]float64, error) {
 	if len(noise) == 0 {
-		return nil, fmt.Errorf("cip: no noise kernel")
+		return nil, param.Invalid("noise", "[]", "no noise kernel")
 	}
 	sp := make([]gp.Spectral, len(noise))
 	lmin, lmax := math.Inf(1), 0.0
 	for i, c := range noise {
 		s, ok := c.(gp.Spectral)
 		if !ok {
-			return nil, fmt.Errorf("cip: noise kernel %T has no spectral density", c)
+			return nil, param.Invalid("noise", fmt.Sprintf("%T", c), "has no spectral density")
 		}
 		if _, ok := gp.Smoothness(c); !ok {
-			return nil, fmt.Errorf("cip: noise kernel %T is not an RBF or Matérn kernel", c)
+			return nil, param.Invalid("noise", fmt.Sprintf("%T", c), "is not an RBF or Matérn kernel")
 		}
 		sp[i] = s
 		lc := lengthscaleOf(c)
@@ -104,13 +104,13 @@ func edgeLossFactors(noise []gp.Kernel, edges []EdgeKernel) ([]float64, error) {
 		}
 		k, err := gp.NewKernel(e.Kernel, 1, l, 0)
 		if err != nil {
-			return nil, fmt.Errorf("cip: edge kernel: %w", err)
+			return nil, param.Wrap(fmt.Sprintf("edges[%d].Kernel", i), e.Kernel, err)
 		}
 		if _, ok := k.(gp.Spectral); !ok {
-			return nil, fmt.Errorf("cip: edge kernel %q has no spectral density", e.Kernel)
+			return nil, param.Invalid(fmt.Sprintf("edges[%d].Kernel", i), e.Kernel, "has no spectral density")
 		}
 		if _, ok := gp.Smoothness(k); !ok {
-			return nil, fmt.Errorf("cip: edge kernel %q is not an RBF or Matérn kernel", e.Kernel)
+			return nil, param.Invalid(fmt.Sprintf("edges[%d].Kernel", i), e.Kernel, "is not an RBF or Matérn kernel")
 		}
 		ks[i] = k
 		lmin, lmax, lshort = math.Min(lmin, l), math.Max(lmax, l), math.Min(lshort, l)

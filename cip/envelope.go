@@ -146,7 +146,7 @@ var envelopeCache = struct {
 
 func newEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("cip: prior family: %w", err)
+		return nil, param.Wrap("family", "", err)
 	}
 	if f.Single() && !opt.StateSpace {
 		member, err := f.Kernels[0].Member(1, f.Kernels[0].LengthscaleMin)
@@ -163,11 +163,11 @@ func newEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 			return nil, err
 		}
 		if _, ok := member.(gp.Spectral); !ok {
-			return nil, fmt.Errorf("cip: a %s prior family needs a single lengthscale and no other kernel (no spectral envelope for it; set lengthscale_min_s = lengthscale_max_s)", kf.Kernel)
+			return nil, param.Invalid("family", kf.Kernel, "needs a single lengthscale and no other kernel (no spectral envelope for it; set lengthscale_min_s = lengthscale_max_s)")
 		}
 		nuF, _ := gp.Smoothness(member)
 		if nuF < 0.5 {
-			return nil, fmt.Errorf("cip: no envelope for a %s family: no Matérn kernel has a heavier spectral tail", kf.Kernel)
+			return nil, param.Invalid("family", kf.Kernel, "has no envelope: no Matérn kernel has a heavier spectral tail")
 		}
 		m := envelopeMember{f: kf, nuF: nuF, a: kf.LengthscaleMin, b: kf.LengthscaleMax, scale: 1}
 		if pn, ok := PlaceNorm(kf.Kernel, 1); ok && opt.PlaceScaled {
@@ -274,7 +274,7 @@ func (e *envelopeLP) dictionary() error {
 		}
 	}
 	if len(e.dict) == 0 {
-		return errors.New("cip: empty envelope dictionary")
+		return errors.New("empty envelope dictionary")
 	}
 	return nil
 }
@@ -376,10 +376,10 @@ func (e *envelopeLP) solve() ([]float64, error) {
 	m.Minimize(total)
 	sol, err := m.Solve(nil)
 	if err != nil {
-		return nil, fmt.Errorf("cip: envelope linear program: %w", err)
+		return nil, fmt.Errorf("envelope linear program: %w", err)
 	}
 	if sol.Status != sdp.Optimal && sol.Status != sdp.NearOptimal {
-		return nil, fmt.Errorf("cip: envelope linear program: %v", sol.Status)
+		return nil, fmt.Errorf("envelope linear program: %w (status %v)", ErrSolverStatus, sol.Status)
 	}
 	x := make([]float64, len(vars))
 	for j, v := range vars {
@@ -417,7 +417,7 @@ func (e *envelopeLP) verify(x []float64) (*Envelope, error) {
 			}
 		}
 		if heavy < 0 {
-			return nil, errors.New("cip: envelope: no component with a heavier tail than the family")
+			return nil, errors.New("envelope: no component with a heavier tail than the family")
 		}
 		comps, wts, nus = append(comps, e.dict[heavy]), append(wts, 0), append(nus, e.nuDict[heavy])
 		heavy = len(comps) - 1
@@ -455,7 +455,7 @@ func (e *envelopeLP) verify(x []float64) (*Envelope, error) {
 	wN := ws[len(ws)-1]
 	from := e.tailFrom(nus[heavy])
 	if wN < from {
-		return nil, fmt.Errorf("cip: envelope: grid ends at %g below the tail bound %g", wN, from)
+		return nil, fmt.Errorf("envelope: grid ends at %g below the tail bound %g", wN, from)
 	}
 	need := math.Exp(e.logEnv(wN)-comps[heavy].LogSpectralDensity(wN)) * (1 + envelopeMargin)
 	if wts[heavy] < need {
@@ -537,7 +537,7 @@ func (e *Envelope) Density(w float64) float64 {
 // Schur's product inequality gives lambda_min(R_l) >= lambda_min(R_l').
 func FamilyMinEigen(fs prior.FamilySet, ts []float64) (float64, error) {
 	if len(fs.Kernels) == 0 {
-		return 0, errors.New("cip: empty prior family")
+		return 0, param.Invalid("family", "[]", "the prior family is empty")
 	}
 	out := math.Inf(1)
 	for _, f := range fs.Kernels {
@@ -554,7 +554,7 @@ func FamilyMinEigen(fs prior.FamilySet, ts []float64) (float64, error) {
 func familyMinEigen(f prior.Family, ts []float64) (float64, error) {
 	k := len(ts)
 	if k == 0 {
-		return 0, errors.New("cip: empty secret")
+		return 0, param.Invalid("secret", "[]", "the secret is empty")
 	}
 	if k == 1 {
 		return 1, nil
@@ -589,10 +589,10 @@ func familyMinEigen(f prior.Family, ts []float64) (float64, error) {
 			bound = math.Min(bound, v/rho)
 		}
 	default:
-		return 0, fmt.Errorf("cip: no eigenvalue bound for a %s family over a lengthscale range", f.Kernel)
+		return 0, param.Invalid("family", f.Kernel, "has no eigenvalue bound over a lengthscale range")
 	}
 	if !(bound > 0) {
-		return 0, fmt.Errorf("cip: secret at times %v: a member of the family %v makes its points linearly dependent (smallest eigenvalue %g); no noise can hide independent displacements of them", ts, f, bound)
+		return 0, param.Invalid("secret", fmt.Sprint(ts), fmt.Sprintf("a member of the family %v makes its points linearly dependent (smallest eigenvalue %g); no noise can hide independent displacements of them", f, bound))
 	}
 	return bound, nil
 }
@@ -618,10 +618,10 @@ type FamilyDesign struct {
 // the family: alpha = max_S 1/(t_S mu_S). ts are the trace's timestamps.
 func DesignFamily(env *Envelope, ts []float64, secrets []Secret, targets []float64) (*FamilyDesign, error) {
 	if len(secrets) != len(targets) {
-		return nil, fmt.Errorf("cip: %d secrets and %d targets", len(secrets), len(targets))
+		return nil, param.Invalid("targets", len(targets), fmt.Sprintf("must be one per secret (%d)", len(secrets)))
 	}
 	if len(secrets) == 0 {
-		return nil, errors.New("cip: no secrets")
+		return nil, param.Invalid("secrets", "[]", "no secrets")
 	}
 	d := &FamilyDesign{Envelope: env, MinEigen: make([]float64, len(secrets)), Bounds: make([]float64, len(secrets))}
 	cache := map[string]float64{}
@@ -698,7 +698,7 @@ func IdealOverhead(f prior.FamilySet) (float64, error) {
 		}
 		nu, ok := gp.Smoothness(member)
 		if !ok {
-			return 0, fmt.Errorf("cip: no spectral envelope for a %s family", kf.Kernel)
+			return 0, param.Invalid("family", kf.Kernel, "has no spectral envelope")
 		}
 		e.members = append(e.members, envelopeMember{f: kf, nuF: nu, a: kf.LengthscaleMin, b: kf.LengthscaleMax})
 	}

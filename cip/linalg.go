@@ -8,24 +8,25 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // checkPair validates a prior covariance and a noise covariance.
 func checkPair(sigma, sigmaG mat.Symmetric) (int, error) {
 	if sigma == nil || sigmaG == nil {
-		return 0, fmt.Errorf("cip: nil covariance")
+		return 0, param.Invalid("sigma", nil, "a prior and a noise covariance are required")
 	}
 	n := sigma.SymmetricDim()
 	if n == 0 {
-		return 0, fmt.Errorf("cip: empty prior covariance")
+		return 0, param.Invalid("sigma", "0x0", "the prior covariance is empty")
 	}
 	if m := sigmaG.SymmetricDim(); m != n {
-		return 0, fmt.Errorf("cip: noise covariance is %dx%d, prior is %dx%d", m, m, n, n)
+		return 0, param.Invalid("sigmaG", fmt.Sprintf("%dx%d", m, m), fmt.Sprintf("the noise covariance must be %dx%d as the prior", n, n))
 	}
 	for i := range n {
 		for j := i; j < n; j++ {
 			if a, b := sigma.At(i, j), sigmaG.At(i, j); math.IsNaN(a+b) || math.IsInf(a+b, 0) {
-				return 0, fmt.Errorf("cip: covariance entry (%d,%d) is not finite", i, j)
+				return 0, param.Invalid("sigma", fmt.Sprintf("%v, %v", a, b), fmt.Sprintf("entry (%d,%d) of the prior or the noise is not finite", i, j))
 			}
 		}
 	}
@@ -42,7 +43,7 @@ func factorSum(sigma, sigmaG mat.Symmetric) (int, *gp.Factor, error) {
 	}
 	f, err := gp.Factorize(addSym(sigma, sigmaG), 0)
 	if err != nil {
-		return 0, nil, fmt.Errorf("cip: Sigma + SigmaG: %w", err)
+		return 0, nil, fmt.Errorf("Sigma + SigmaG: %w", err)
 	}
 	return n, f, nil
 }
@@ -107,7 +108,7 @@ func eigExtremes(a mat.Symmetric) (lo, hi float64, err error) {
 	}
 	var e mat.EigenSym
 	if !e.Factorize(a, false) {
-		return 0, 0, fmt.Errorf("cip: eigendecomposition did not converge")
+		return 0, 0, fmt.Errorf("eigendecomposition: %w", ErrNoConvergence)
 	}
 	v := e.Values(nil)
 	return v[0], v[len(v)-1], nil

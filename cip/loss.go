@@ -142,7 +142,7 @@ func (e *Evaluator) fromColumns(idx []int, w, wg *mat.Dense, cols []int) (float6
 	}
 	sinv, ok := invSmall(gp.Sub(e.sigma, idx))
 	if !ok {
-		return 0, fmt.Errorf("cip: secret %v: Sigma_SS is not positive definite", idx)
+		return 0, fmt.Errorf("secret %v: Sigma_SS: %w", idx, gp.ErrNotPositiveDefinite)
 	}
 	var t, g mat.Dense
 	t.Mul(pinv, symmetrize(&b))
@@ -238,7 +238,7 @@ func LossFactorDirect(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
 	}
 	f, err := gp.Factorize(k, 0)
 	if err != nil {
-		return 0, fmt.Errorf("cip: Ct + SigmaG: %w", err)
+		return 0, fmt.Errorf("Ct + SigmaG: %w", err)
 	}
 	var y mat.Dense
 	if err := f.HalfSolveTo(&y, at); err != nil {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/sdp"
 )
 
@@ -172,14 +173,14 @@ func PaperSDPB(fs []*mat.SymDense, opts *PaperOptions) (*mat.SymDense, int, erro
 // paperSDPBModel states SDP_B over the covariances fs.
 func paperSDPBModel(fs []*mat.SymDense) (*sdp.Model, *sdp.SymVar, error) {
 	if len(fs) == 0 {
-		return nil, nil, fmt.Errorf("cip: SDP_B needs at least one covariance")
+		return nil, nil, param.Invalid("covariances", 0, "SDP_B needs at least one")
 	}
 	n := fs[0].SymmetricDim()
 	m := sdp.NewModel()
 	g := m.SymVar(n)
 	for i, f := range fs {
 		if f.SymmetricDim() != n {
-			return nil, nil, fmt.Errorf("cip: SDP_B: covariance %d is %dx%d, the first is %dx%d", i, f.SymmetricDim(), f.SymmetricDim(), n, n)
+			return nil, nil, param.Invalid(fmt.Sprintf("covariances[%d]", i), fmt.Sprintf("%dx%d", f.SymmetricDim(), f.SymmetricDim()), fmt.Sprintf("must be %dx%d as the first", n, n))
 		}
 		m.PSD(g.Expr().Minus(sdp.ConstMat(f)))
 	}
@@ -194,14 +195,14 @@ func paperSDPBModel(fs []*mat.SymDense) (*sdp.Model, *sdp.SymVar, error) {
 // PerSecret holds each.
 func PaperMultipleSecrets(sigma mat.Symmetric, secrets []Secret, budget float64, opts *PaperOptions) (*PaperDesign, []float64, error) {
 	if len(secrets) == 0 {
-		return nil, nil, fmt.Errorf("cip: Multiple Secrets needs at least one secret")
+		return nil, nil, param.Invalid("secrets", "[]", "Multiple Secrets needs at least one secret")
 	}
 	fs := make([]*mat.SymDense, len(secrets))
 	out := &PaperDesign{}
 	for i, s := range secrets {
 		d, err := PaperSDPA(sigma, s, budget, opts)
 		if err != nil {
-			return nil, nil, fmt.Errorf("cip: Multiple Secrets, secret %v: %w", s.Indices, err)
+			return nil, nil, fmt.Errorf("Multiple Secrets, secret %v: %w", s.Indices, err)
 		}
 		fs[i] = d.SigmaG
 		out.Iterations += d.Iterations
@@ -245,10 +246,10 @@ func (d *PaperDesign) certifyAll(sigma mat.Symmetric, g *mat.SymDense, secrets [
 func solveModel(m *sdp.Model, opts *PaperOptions, what string) (*sdp.Solution, error) {
 	sol, err := m.Solve(opts.settings())
 	if err != nil {
-		return nil, fmt.Errorf("cip: %s: %w", what, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if sol.Status != sdp.Optimal && sol.Status != sdp.NearOptimal {
-		return nil, fmt.Errorf("cip: %s: solver stopped with status %v", what, sol.Status)
+		return nil, fmt.Errorf("%s: %w (status %v)", what, ErrSolverStatus, sol.Status)
 	}
 	return sol, nil
 }
@@ -283,7 +284,7 @@ func pseudoInverseRows(cond *gp.Conditional, n int) (*mat.Dense, error) {
 	g.SymOuterK(1, at.T())
 	var ch mat.Cholesky
 	if !ch.Factorize(&g) {
-		return nil, fmt.Errorf("cip: At^T At is not positive definite")
+		return nil, fmt.Errorf("At^T At: %w", gp.ErrNotPositiveDefinite)
 	}
 	var p mat.Dense
 	if err := ch.SolveTo(&p, at.T()); err != nil && !isCondition(err) {

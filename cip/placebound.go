@@ -1,13 +1,13 @@
 package cip
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
 	"sync"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 )
 
@@ -445,17 +445,17 @@ func (t *placeTable) abSup(k int, u1, u2 float64) float64 {
 // tail).
 func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.Kernel) (float64, error) {
 	if !(lMin > 0) || !(lMax >= lMin) || math.IsInf(lMax, 0) || !(tMax >= 0) || math.IsInf(tMax, 0) {
-		return 0, fmt.Errorf("cip: place bound: lengthscales [%g, %g] and duration %g must be positive and finite", lMin, lMax, tMax)
+		return 0, param.Invalid("lengthscales and duration", fmt.Sprintf("[%g, %g], %g", lMin, lMax, tMax), "must be positive and finite, with lMin <= lMax")
 	}
 	tab, ok := placeTableFor(kernel)
 	if !ok {
-		return 0, fmt.Errorf("cip: place bound: no Markov form for %s members", kernel)
+		return 0, param.Invalid("kernel", kernel, "has no Markov form for the place bound")
 	}
 	var spec []gp.Spectral
 	for _, k := range noise {
 		s, ok := k.(gp.Spectral)
 		if !ok {
-			return 0, fmt.Errorf("cip: place bound: noise component %T has no spectral density", k)
+			return 0, param.Invalid("noise", fmt.Sprintf("%T", k), "has no spectral density (place bound)")
 		}
 		spec = append(spec, s)
 	}
@@ -480,7 +480,7 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 		}
 	}
 	if !(cTail > 0) {
-		return 0, errors.New("cip: place bound: the noise has no Matérn 1/2 component")
+		return 0, param.Invalid("noise", "", "has no Matérn 1/2 component (the place bound needs its tail)")
 	}
 	// Frequency cells [w, w1] with weights (w1 - w)/D(w1) (D decreases).
 	ratio := placeWRatio
@@ -672,7 +672,7 @@ const placeWRatio, placeLRatio, placeTRatio = 1.01, 1.5, 1.05
 // computes it a few times.
 func (e *Envelope) PlaceBound(f prior.Family, span float64) (float64, error) {
 	if !(span > 0) || math.IsInf(span, 0) {
-		return 0, fmt.Errorf("cip: place bound: span %g must be positive and finite", span)
+		return 0, param.Positive("span", span)
 	}
 	bucket := math.Pow(2, math.Ceil(4*math.Log2(span))/4)
 	key := placeBoundKey{e, f, bucket}

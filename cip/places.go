@@ -205,7 +205,7 @@ func RigidLossFactor(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
 	}
 	f, err := gp.Factorize(k, 0)
 	if err != nil {
-		return 0, fmt.Errorf("cip: Ct + SigmaG: %w", err)
+		return 0, fmt.Errorf("Ct + SigmaG: %w", err)
 	}
 	return f.Quad(v)
 }
@@ -226,7 +226,7 @@ func StillLossFactor(sigmaG mat.Symmetric, s Secret) (float64, error) {
 	}
 	f, err := gp.Factorize(g, 0)
 	if err != nil {
-		return 0, fmt.Errorf("cip: SigmaG on the secret: %w", err)
+		return 0, fmt.Errorf("SigmaG on the secret: %w", err)
 	}
 	ones := make([]float64, k)
 	for i := range ones {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Posterior is what a Gaussian-process adversary who knows the prior
@@ -49,7 +50,7 @@ func NewPosterior(sigma, sigmaG mat.Symmetric) (*Posterior, error) {
 func (p *Posterior) Mean(mu, z []float64) ([]float64, error) {
 	n := p.Cov.SymmetricDim()
 	if len(z) != n || (mu != nil && len(mu) != n) {
-		return nil, fmt.Errorf("cip: posterior mean: release has %d values, prior %d", len(z), n)
+		return nil, param.Invalid("z", len(z), fmt.Sprintf("the release must have the prior's %d values (and mu, if given)", n))
 	}
 	d := mat.NewVecDense(n, nil)
 	for i := range n {
@@ -123,7 +124,7 @@ func (p *Posterior) SecretsTwoSigma(secrets []Secret) (float64, error) {
 		}
 	}
 	if len(idx) == 0 {
-		return 0, fmt.Errorf("cip: no secrets")
+		return 0, param.Invalid("secrets", "[]", "no secrets")
 	}
 	return p.MeanTwoSigma(idx), nil
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/tracepriv/tracepriv/param"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // mixCov returns lambda S2 + (1 - lambda) S1.
@@ -36,7 +38,7 @@ func RenyiGaussian(lambda float64, m1 []float64, s1 mat.Symmetric, m2 []float64,
 	}
 	n := s1.SymmetricDim()
 	if s2.SymmetricDim() != n || (m1 != nil && len(m1) != n) || (m2 != nil && len(m2) != n) {
-		return 0, fmt.Errorf("cip: Rényi divergence: dimensions do not match")
+		return 0, param.Invalid("dimensions", fmt.Sprintf("%d, %d", n, s2.SymmetricDim()), "the covariances and means of the Rényi divergence must have one dimension")
 	}
 	d := mat.NewVecDense(n, nil)
 	for i := range n {
@@ -51,10 +53,10 @@ func RenyiGaussian(lambda float64, m1 []float64, s1 mat.Symmetric, m2 []float64,
 	}
 	var c1, c2 mat.Cholesky
 	if !c1.Factorize(s1) {
-		return 0, fmt.Errorf("cip: Rényi divergence: first covariance is not positive definite")
+		return 0, fmt.Errorf("Rényi divergence: first covariance: %w", gp.ErrNotPositiveDefinite)
 	}
 	if !c2.Factorize(s2) {
-		return 0, fmt.Errorf("cip: Rényi divergence: second covariance is not positive definite")
+		return 0, fmt.Errorf("Rényi divergence: second covariance: %w", gp.ErrNotPositiveDefinite)
 	}
 	if lambda == 1 {
 		// KL: 1/2 (tr(S2^-1 S1) + d^T S2^-1 d - n + log|S2|/|S1|).

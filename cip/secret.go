@@ -51,7 +51,7 @@ func (s Secret) NumLocations() int {
 // Validate reports whether s is a valid secret of an n-coordinate trace.
 func (s Secret) Validate(n int) error {
 	if err := gp.CheckIndices(s.Indices, n); err != nil {
-		return fmt.Errorf("cip: secret %v: %w", s.Indices, err)
+		return param.Wrap("secret", fmt.Sprint(s.Indices), err)
 	}
 	if s.KLoc < 0 {
 		return param.Invalid("KLoc", s.KLoc, fmt.Sprintf("secret %v: the location count must be non-negative", s.Indices))

@@ -1,6 +1,7 @@
 package noise
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -69,6 +70,13 @@ type MarkovOptions struct {
 	// actual errors, far smaller for long traces. Release must then be
 	// given these timestamps, in order.
 	Times []float64
+	// Context, if set, is polled by Release once per chunk of points
+	// (markovChunk, 1024), before the chunk is drawn: once it ends,
+	// Release returns its error (context.Canceled or
+	// context.DeadlineExceeded) and the release is unusable, so that no
+	// point is drawn twice. Points of earlier chunks are already in dst;
+	// a caller that stops publishes none of them.
+	Context context.Context
 }
 
 // Limits of MarkovRelease.
@@ -129,6 +137,7 @@ type MarkovRelease struct {
 	tasks    []*markovTask
 	exact    []*markovExact // one per dim
 	failed   error
+	ctx      context.Context // MarkovOptions.Context; nil: never ends
 
 	refined int
 }
@@ -201,7 +210,7 @@ func NewMarkovRelease(comps []StateSpace, alpha float64, opt MarkovOptions) (*Ma
 		workers = runtime.GOMAXPROCS(0)
 	}
 	r := &MarkovRelease{n: opt.N, dims: dims, workers: workers, g: opt.Grid, desc: Describe(orSecure(opt.Source)),
-		stepIndex: map[[2]float64]int32{}, every: markovCheckpointEvery}
+		stepIndex: map[[2]float64]int32{}, every: markovCheckpointEvery, ctx: opt.Context}
 	totalVar := 0.0
 	for i, m := range comps {
 		if m == nil {
@@ -372,6 +381,12 @@ func (r *MarkovRelease) Release(dst, x [][]float64, ts []float64) error {
 		return err
 	}
 	for lo := 0; lo < len(ts); lo += markovChunk {
+		if r.ctx != nil {
+			if err := r.ctx.Err(); err != nil {
+				r.failed = err
+				return err
+			}
+		}
 		hi := min(lo+markovChunk, len(ts))
 		if err := r.releaseChunk(dst, x, ts, lo, hi); err != nil {
 			r.failed = err

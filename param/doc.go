@@ -17,6 +17,10 @@
 // a CLI can name its flag or a ledger reader its field). Every package
 // reports a bad parameter as a *param.Error; there is no other type.
 //
+// A parameter rejected because of another error keeps that error in Err
+// (Wrap builds one: Why is its text), so errors.As and errors.Is reach a
+// prior file's own *Error or a package's sentinel through it.
+//
 // The helpers (Positive, Finite, Probability, In, …) return nil or an
 // *Error whose Why reads "must be …", so messages are uniform; every check
 // fails on NaN.

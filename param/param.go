@@ -10,8 +10,8 @@ import (
 var ErrInvalid = errors.New("invalid parameter")
 
 // Error reports an invalid parameter. Its fields are in the order name,
-// value, reason, so that &param.Error{"epsilon", eps, "must be positive"}
-// reads as the sentence it prints.
+// value, reason, so that &param.Error{Name: "epsilon", Value: eps, Why:
+// "must be positive"} reads as the sentence it prints.
 type Error struct {
 	// Name is the parameter's name as the caller spells it: an option, a
 	// flag, a JSON or ledger field ("epsilon", "orders[2]").
@@ -20,6 +20,11 @@ type Error struct {
 	Value any
 	// Why says what is wrong or what is wanted ("must be in (0, 1)").
 	Why string
+	// Err, when set, is the error that made the parameter invalid (a prior
+	// file's own *Error, a typed error of the package that checked it), so
+	// that errors.As and errors.Is reach it through this one instead of
+	// reading its text; Why then says it in words (Wrap: its text).
+	Err error
 }
 
 // Error returns "name = value: why".
@@ -27,8 +32,20 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s = %v: %s", e.Name, e.Value, e.Why)
 }
 
-// Unwrap makes errors.Is(err, ErrInvalid) true for every *Error.
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap makes errors.Is(err, ErrInvalid) true for every *Error, and lets
+// errors.Is and errors.As reach Err when it is set.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrInvalid}
+	}
+	return []error{ErrInvalid, e.Err}
+}
+
+// Wrap returns an *Error for the parameter name whose value err rejected:
+// Why is err's text and Err is err, which errors.As and errors.Is reach.
+func Wrap(name string, value any, err error) error {
+	return &Error{Name: name, Value: value, Why: err.Error(), Err: err}
+}
 
 // Invalid returns an *Error.
 func Invalid(name string, value any, why string) error {

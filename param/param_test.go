@@ -3,6 +3,7 @@ package param
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"testing"
 )
@@ -62,11 +63,50 @@ func TestErrorMessage(t *testing.T) {
 	if got, want := err.Error(), "ledger: delta = 2: must be in (0, 1)"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
-	// Positional literals read as the sentence they print.
-	if got := (&Error{"secrets", 3, "are per trace"}).Error(); got != "secrets = 3: are per trace" {
+	// Keyed literals read as the sentence they print.
+	if got := (&Error{Name: "secrets", Value: 3, Why: "are per trace"}).Error(); got != "secrets = 3: are per trace" {
 		t.Errorf("%q", got)
 	}
 	if First(nil, Positive("a", -1), Positive("b", -1)).(*Error).Name != "a" || First(nil, nil) != nil {
 		t.Error("First")
+	}
+}
+
+// TestErrorWraps: a parameter rejected because of another error keeps that
+// error reachable (errors.As finds an inner *Error or a typed error, and
+// errors.Is a sentinel), and its text and Why are what callers used to
+// build by hand from err.Error().
+func TestErrorWraps(t *testing.T) {
+	inner := Positive("lengthscale_s", -1)
+	outer := fmt.Errorf("sanitize: %w", Wrap("prior", "", inner))
+	if got, want := outer.Error(), "sanitize: prior = : lengthscale_s = -1: must be positive and finite"; got != want {
+		t.Errorf("text %q, want %q", got, want)
+	}
+	var pe *Error
+	if !errors.As(outer, &pe) || pe.Name != "prior" || !errors.Is(outer, ErrInvalid) {
+		t.Fatalf("%v: outer *Error not found", outer)
+	}
+	if pe.Why != inner.Error() {
+		t.Errorf("Why %q, want the inner error's text %q", pe.Why, inner)
+	}
+	var in *Error
+	if !errors.As(pe.Err, &in) || in.Name != "lengthscale_s" {
+		t.Errorf("%v: inner *Error not reached", outer)
+	}
+	// A sentinel and a typed error behind the parameter are reached too.
+	errSentinel := errors.New("not positive definite")
+	withWhy := &Error{Name: "prior", Value: "p.json", Why: "cannot be factorised", Err: fmt.Errorf("kernel 2: %w", errSentinel)}
+	if !errors.Is(withWhy, errSentinel) || !errors.Is(withWhy, ErrInvalid) {
+		t.Errorf("%v: sentinel not reached", withWhy)
+	}
+	var pathErr *fs.PathError
+	typed := Wrap("prior", "p.json", &fs.PathError{Op: "open", Path: "p.json", Err: fs.ErrNotExist})
+	if !errors.As(typed, &pathErr) || !errors.Is(typed, fs.ErrNotExist) {
+		t.Errorf("%v: typed error not reached", typed)
+	}
+	// Negative control: the same text without Err reaches nothing but
+	// ErrInvalid.
+	if plain := Invalid("prior", "", inner.Error()); errors.Is(plain, errSentinel) || errors.As(plain.(*Error).Err, &in) || plain.Error() != Wrap("prior", "", inner).Error() {
+		t.Errorf("%v reaches an error it does not hold, or reads otherwise", plain)
 	}
 }

@@ -28,7 +28,7 @@
 // SanitizeTraces releases them per person, FitPrior fits a prior family
 // over a corpus of other people's traces (prior.Fit, every window). They
 // panic on invalid parameters at construction, as Beam's transforms do;
-// SanitizeParams.Check and FitParams.Options().Check say so first.
+// SanitizeParams.Check and FitParams.Mode().Check say so first.
 //
 // The jobs run a whole pipeline and wait for it. Sanitize releases a
 // corpus of files as the single-machine sanitize.Corpus does (mirrored

@@ -24,11 +24,13 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// FitParams configures a prior fit (FitPrior, Fit). Zero fields take
-// prior.Options' defaults.
+// FitParams configures a prior fit (FitPrior, Fit). Kernel or
+// PaperWindows set select the paper's single-kernel fit
+// (prior.PaperOptions, as tracepriv fit --kernel); otherwise kernels are
+// compared (prior.Options). Zero fields take the mode's defaults.
 type FitParams struct {
-	// Family, Kernel, MinDuration, MaxDuration, MaxPoints, MinPoints and
-	// PaperWindows are prior.Options'.
+	// Family, MinDuration, MaxDuration, MaxPoints and MinPoints are both
+	// modes'; Kernel and PaperWindows are prior.PaperOptions'.
 	Family                   [2]float64
 	Kernel                   string
 	MinDuration, MaxDuration time.Duration
@@ -39,13 +41,18 @@ type FitParams struct {
 	Corpus string
 }
 
-// Options returns the prior.Options the fit uses.
-func (p FitParams) Options() prior.Options {
+// Mode returns the fit's mode with its options: prior.PaperOptions when
+// Kernel or PaperWindows is set, prior.Options otherwise.
+func (p FitParams) Mode() prior.Mode {
 	// A corpus on Beam fits every window (MaxWindows -1): the single
 	// machine's evenly spread subsample of 240 would need a global step
 	// before fitting ("tracepriv fit --max-windows -1" is the same fit).
-	return prior.Options{Kernel: p.Kernel, MinDuration: p.MinDuration, MaxDuration: p.MaxDuration,
-		MaxPoints: p.MaxPoints, MinPoints: p.MinPoints, PaperWindows: p.PaperWindows, Family: p.Family, Corpus: p.Corpus, MaxWindows: -1}
+	o := prior.Options{MinDuration: p.MinDuration, MaxDuration: p.MaxDuration,
+		MaxPoints: p.MaxPoints, MinPoints: p.MinPoints, Family: p.Family, Corpus: p.Corpus, MaxWindows: -1}
+	if p.Kernel != "" || p.PaperWindows {
+		return o.Paper(p.Kernel, p.PaperWindows)
+	}
+	return o
 }
 
 // FitOptions configures Fit, a prior fit over a corpus of files.
@@ -68,14 +75,14 @@ type FitOptions struct {
 	Logger *slog.Logger `json:"-"`
 }
 
-// Options returns the prior.Options the fit uses; the prior names its
-// corpus by the input pattern unless FitParams.Corpus names it.
-func (o FitOptions) Options() prior.Options {
+// Params returns the fit's parameters with the corpus named: by the input
+// pattern unless FitParams.Corpus names it.
+func (o FitOptions) Params() FitParams {
 	p := o.FitParams
 	if p.Corpus == "" {
 		p.Corpus = o.Input
 	}
-	return p.Options()
+	return p
 }
 
 // fitConfig is what the steps of a fit carry to the workers.
@@ -145,7 +152,7 @@ func init() {
 // cutWindows cuts each trace of traces, under key, into windows
 // (prior.Windows) and emits them, the count, and the traces' positions for
 // the corpus's centre.
-func cutWindows(key string, traces []*trace.Trace, opt prior.Options, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions)) error {
+func cutWindows(key string, traces []*trace.Trace, opt prior.Mode, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions)) error {
 	s := fileSummary{Key: key, Report: prior.Report{Skipped: map[string]int{}}}
 	var pos prior.Positions
 	for k, t := range traces {
@@ -175,14 +182,14 @@ func cutWindows(key string, traces []*trace.Trace, opt prior.Options, emit func(
 // as the single-machine command skips it, unless reading is strict.
 type windowFn struct {
 	Cfg fitConfig
-	opt prior.Options
+	opt prior.Mode
 	ro  trace.ReadOptions
 
 	unreadable, skippedRows beam.Counter
 }
 
 func (f *windowFn) Setup() error {
-	f.opt = f.Cfg.FitParams.Options()
+	f.opt = f.Cfg.FitParams.Mode()
 	f.unreadable = beam.NewCounter(metricsNamespace, "unreadable_files")
 	f.skippedRows = beam.NewCounter(metricsNamespace, "skipped_rows")
 	var err error
@@ -207,10 +214,10 @@ func (f *windowFn) ProcessElement(ctx context.Context, path string, emit func(wi
 // traceWindowFn cuts a trace into windows under its own key (traceKey).
 type traceWindowFn struct {
 	Cfg fitConfig
-	opt prior.Options
+	opt prior.Mode
 }
 
-func (f *traceWindowFn) Setup() { f.opt = f.Cfg.FitParams.Options() }
+func (f *traceWindowFn) Setup() { f.opt = f.Cfg.FitParams.Mode() }
 
 func (f *traceWindowFn) ProcessElement(t trace.Trace, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions)) error {
 	if err := cutWindows(traceKey(&t), []*trace.Trace{&t}, f.opt, emit, summary, positions); err != nil {
@@ -257,10 +264,10 @@ func (positionsFn) ExtractOutput(a prior.Positions) prior.Positions { return a }
 // likelihood optimisation per coordinate, spread over the workers.
 type fitFn struct {
 	Cfg fitConfig
-	opt prior.Options
+	opt prior.Mode
 }
 
-func (f *fitFn) Setup() { f.opt = f.Cfg.FitParams.Options() }
+func (f *fitFn) Setup() { f.opt = f.Cfg.FitParams.Mode() }
 
 func (f *fitFn) ProcessElement(t windowTask, emit func(windowOutcome)) error {
 	tr := &trace.Trace{UID: t.UID, Name: t.Name, Points: t.Points}
@@ -324,7 +331,7 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 		pos.Merge(p)
 		p = prior.Positions{}
 	}
-	pr, rep, err := prior.CombineCorpus(results, rep, pos, f.Cfg.FitParams.Options())
+	pr, rep, err := prior.CombineCorpus(results, rep, pos, f.Cfg.FitParams.Mode())
 	if err != nil {
 		return stageError("%v", err)
 	}
@@ -367,10 +374,10 @@ func fitWindows(s beam.Scope, tasks, sums, pos beam.PCollection, c fitConfig) be
 // and fitted on many workers, in an order of their own (by uid, first
 // time and name), so that the prior and its report do not depend on the
 // runner's. FitPrior panics if p is invalid, as Beam's own transforms
-// panic on a bad argument: check p.Options().Check() first.
+// panic on a bad argument: check p.Mode().Check() first.
 func FitPrior(s beam.Scope, traces beam.PCollection, p FitParams) beam.PCollection {
 	s = s.Scope("tracepriv.FitPrior")
-	if err := p.Options().Check(); err != nil {
+	if err := p.Mode().Check(); err != nil {
 		panic(fmt.Sprintf("pipeline.FitPrior: %v", err))
 	}
 	c := fitConfig{FitParams: p}
@@ -398,7 +405,7 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 	initBeam()
 	log := logger(o.Logger)
 	start := time.Now()
-	if err := o.Options().Check(); err != nil {
+	if err := o.Params().Mode().Check(); err != nil {
 		return nil, err
 	}
 	if _, err := o.Reading.options(); err != nil {
@@ -420,7 +427,7 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 	if c.InputRoot, err = filepath.Abs(root); err != nil {
 		return nil, err
 	}
-	c.Corpus = o.Options().Corpus
+	c.Corpus = o.Params().Corpus
 	if o.Report != "" {
 		if c.Report, err = filepath.Abs(o.Report); err != nil {
 			return nil, err

@@ -350,7 +350,7 @@ func TestFitGeoLife(t *testing.T) {
 	}
 	dir := t.TempDir()
 	o := FitOptions{Input: glob, Output: filepath.Join(dir, "prior.json"), Report: filepath.Join(dir, "report.json"), FitParams: FitParams{Family: [2]float64{0.2, 0.8}}, Reading: Reading{AsCorpus: true}}
-	want, wantRep, err := prior.Fit(traces, o.Options())
+	want, wantRep, err := prior.Fit(traces, o.Params().Mode().(prior.Options))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,7 @@ func TestFitPrior(t *testing.T) {
 	params := FitParams{Family: [2]float64{0.2, 0.8}, Corpus: "geolife 000"}
 	ordered := slices.Clone(traces)
 	slices.SortFunc(ordered, func(a, b *trace.Trace) int { return strings.Compare(traceKey(a), traceKey(b)) })
-	want, wantRep, err := prior.Fit(ordered, params.Options())
+	want, wantRep, err := prior.Fit(ordered, params.Mode().(prior.Options))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// Defaults of the kernel comparison (Options with Kernel empty); see the
+// Defaults of the kernel comparison (Options); see the
 // package documentation, "Comparing kernels".
 const (
 	CompareMinDuration = 20 * time.Minute
@@ -35,7 +35,7 @@ const (
 // the fitted fixes (at least 20 s between the even fixes), where it cannot
 // be told from the GPS nugget, so a family built from them would take an
 // artefact for an adversary (docs/fit.md). Since issue 31 fits below the
-// fixes' spacing count at it (Options.FixSpacing), the short parts' too;
+// fixes' spacing count at it (twice Options.MinSpacing), the short parts' too;
 // comparing the sums by default has not been measured again.
 var CompareKernels = []string{gp.KernelRBF, gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52}
 
@@ -101,7 +101,7 @@ func newSumKernel(short, long string, v1, l1, v2, l2 float64) (SumKernel, error)
 		return SumKernel{}, err
 	}
 	if !(l2 > l1) {
-		return SumKernel{}, fmt.Errorf("prior: sum: long lengthscale %v is not above the short one %v", l2, l1)
+		return SumKernel{}, param.Invalid("long lengthscale", l2, fmt.Sprintf("must be above the short one %v", l1))
 	}
 	return SumKernel{Short: a, Long: b, Ratio: l2/l1 - 1}, nil
 }
@@ -116,7 +116,7 @@ func (k SumKernel) Params() []gp.Param {
 
 func (k SumKernel) WithParams(v []float64) (gp.Kernel, error) {
 	if len(v) != 4 {
-		return nil, fmt.Errorf("prior: %d hyperparameter values for a sum kernel with 4", len(v))
+		return nil, param.Invalid("hyperparameters", len(v), "a sum kernel has 4")
 	}
 	a, err := k.Short.WithParams(v[:2])
 	if err != nil {
@@ -127,7 +127,7 @@ func (k SumKernel) WithParams(v []float64) (gp.Kernel, error) {
 		return nil, err
 	}
 	if !(v[3] > 0) || math.IsInf(v[3], 0) {
-		return nil, fmt.Errorf("prior: sum kernel ratio must be positive and finite, got %v", v[3])
+		return nil, param.Positive("ratio", v[3])
 	}
 	return SumKernel{Short: a, Long: b, Ratio: v[3]}, nil
 }
@@ -242,7 +242,7 @@ type KernelSummary struct {
 	LengthscalePercentilesS [5]float64 `json:"lengthscale_percentiles_s"`
 	// Fits is the number of coordinate fits, Censored how many of them
 	// are censored, BelowSpacing how many ended below the fixes' spacing
-	// (Options.FixSpacing; counted at it).
+	// (twice Options.MinSpacing; counted at it).
 	Fits         int `json:"fits"`
 	Censored     int `json:"censored"`
 	BelowSpacing int `json:"below_spacing"`
@@ -279,7 +279,7 @@ type PartSummary struct {
 // then each at least g after the last kept one, g the larger of
 // MinSpacing and the span's duration over MaxPoints-1 (so that at most
 // MaxPoints points cover the whole span).
-func thinSpaced(span []trace.Point, opt Options) (keep []int, reason string) {
+func thinSpaced(span []trace.Point, opt config) (keep []int, reason string) {
 	n := len(span)
 	dur := span[n-1].Time.Sub(span[0].Time)
 	if dur < opt.MinDuration {
@@ -507,23 +507,23 @@ func fitLong(name string, s gp.Series, dur, bound float64) (*gp.FitResult, bool,
 	return best, at.LogLikelihood >= best.LogLikelihood-censorNats, nil
 }
 
-// FixSpacing is the spacing of the fixes the comparison fits
+// fixSpacing is the spacing of the fixes the comparison fits
 // hyperparameters on, in seconds: windows are thinned to fixes at least
 // MinSpacing apart and fitted on every other one, so no fit resolves a
 // lengthscale shorter than 2 MinSpacing (20 s by default). A fit below it
 // is only known to be short, as a censored fit is only known to be long.
-func (o Options) FixSpacing() float64 { return 2 * o.MinSpacing.Seconds() }
+func (o config) fixSpacing() float64 { return 2 * o.MinSpacing.Seconds() }
 
 // resolved is a coordinate fit's lengthscale as the family and the
 // held-out coverage count it: a censored fit at the longest bound any
 // window can have (BoundFactor times MaxDuration; it is only known to be
 // long), a fit below FixSpacing at FixSpacing (it is only known to be
 // short). o must have its defaults.
-func (o Options) resolved(l float64, censored bool) float64 {
+func (o config) resolved(l float64, censored bool) float64 {
 	if censored {
 		return o.BoundFactor * o.MaxDuration.Seconds()
 	}
-	return math.Max(l, o.FixSpacing())
+	return math.Max(l, o.fixSpacing())
 }
 
 // familyLow is the lower end of a kernel's family: down to the fixes'
@@ -531,8 +531,8 @@ func (o Options) resolved(l float64, censored bool) float64 {
 // the 5 % quantile left uncovered were won at 22-98 s; docs/fit.md), or the
 // Family[0] quantile of ls (resolved lengthscales) if that is lower, which
 // it cannot be, since no resolved fit is shorter than the spacing.
-func (o Options) familyLow(ls []float64) float64 {
-	return math.Min(quantile(ls, o.Family[0]), o.FixSpacing())
+func (o config) familyLow(ls []float64) float64 {
+	return math.Min(quantile(ls, o.Family[0]), o.fixSpacing())
 }
 
 // combineCompare chooses the family from the comparison's fits (rep.Fits
@@ -576,7 +576,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []Family, nominal Family, n
 		var parts [2]struct{ ls, vars []float64 }
 		for _, f := range rep.Fits {
 			if len(f.Kernels) != len(opt.Kernels) || f.Kernels[ki].Kernel != name {
-				return nil, nominal, 0, fmt.Errorf("prior: window at trace %d point %d has %d kernel fits, want %d (fitted with other options?)", f.Trace, f.First, len(f.Kernels), len(opt.Kernels))
+				return nil, nominal, 0, param.Invalid("results", fmt.Sprintf("window at trace %d point %d", f.Trace, f.First), fmt.Sprintf("has %d kernel fits, want %d (fitted with other options?)", len(f.Kernels), len(opt.Kernels)))
 			}
 			kf := f.Kernels[ki]
 			if f.Best == name {
@@ -589,7 +589,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []Family, nominal Family, n
 				if kf.Censored[d] {
 					ks.Censored++
 				}
-				if kf.LengthscaleS[d] < opt.FixSpacing() && !kf.Censored[d] {
+				if kf.LengthscaleS[d] < opt.fixSpacing() && !kf.Censored[d] {
 					ks.BelowSpacing++
 				}
 				ls = append(ls, opt.resolved(kf.LengthscaleS[d], kf.Censored[d]))
@@ -653,7 +653,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []Family, nominal Family, n
 		c.Kernels = append(c.Kernels, ks)
 	}
 	if nomIdx < 0 {
-		return nil, nominal, 0, fmt.Errorf("prior: no kernel won %g of the %d windows", opt.MinWinShare, len(rep.Fits))
+		return nil, nominal, 0, fmt.Errorf("%w (%g of the %d windows)", ErrNoKernelWon, opt.MinWinShare, len(rep.Fits))
 	}
 	for _, f := range fams {
 		if f.Kernel == nomKernel {
@@ -675,7 +675,7 @@ func (s *fitSetup) combineCompare(rep *Report) (fams []Family, nominal Family, n
 }
 
 // compareMethod describes the comparison for FitRecord.Method.
-func compareMethod(opt Options) string {
+func compareMethod(opt config) string {
 	sub := "all windows"
 	if opt.MaxWindows > 0 {
 		sub = fmt.Sprintf("at most %d windows (a larger corpus is subsampled evenly in corpus order)", opt.MaxWindows)
@@ -693,7 +693,7 @@ func compareMethod(opt Options) string {
 		"shorter fits counted at it) to the %g quantile of its fits (censored fits at the longest bound, %g s), "+
 		"extended to the longest window%s",
 		strings.Join(opt.Kernels, ", "), opt.MinDuration, opt.MaxDuration, opt.MinSpacing, opt.MaxPoints, opt.MinPoints, sub,
-		opt.BoundFactor, nuggetLo, opt.MinWinShare, opt.FixSpacing(), opt.Family[1], opt.BoundFactor*opt.MaxDuration.Seconds(), sums)
+		opt.BoundFactor, nuggetLo, opt.MinWinShare, opt.fixSpacing(), opt.Family[1], opt.BoundFactor*opt.MaxDuration.Seconds(), sums)
 }
 
 // summary is a short per-kernel text for FitRecord.Method.

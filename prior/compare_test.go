@@ -31,8 +31,8 @@ func kernelTraces(t *testing.T, m int, ts []float64, k gp.Kernel, noise float64,
 // traces at 15 s (one window each, every fix kept); sumOpt compares every
 // default candidate, the sums too.
 var (
-	compareOpt = Options{MinDuration: 30 * time.Minute, Workers: 2, Kernels: singleKernels}
-	sumOpt     = Options{MinDuration: 30 * time.Minute, Workers: 2, Kernels: append(slices.Clone(CompareKernels), SumKernels...)}
+	compareOpt = config{MinDuration: 30 * time.Minute, Workers: 2, Kernels: singleKernels}
+	sumOpt     = config{MinDuration: 30 * time.Minute, Workers: 2, Kernels: append(slices.Clone(CompareKernels), SumKernels...)}
 )
 
 var singleKernels = []string{gp.KernelRBF, gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52}
@@ -95,7 +95,7 @@ func TestCompareSumWins(t *testing.T) {
 	}
 	t.Parallel()
 	traces := sumTraces(t, 6, 21)
-	p, rep, err := Fit(traces, sumOpt)
+	p, rep, err := fit(traces, sumOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestCompareSumOnSingle(t *testing.T) {
 	}
 	t.Parallel()
 	traces := kernelTraces(t, 6, regular(0, 15, 181), gp.Matern32{Variance: 100 * 100, Lengthscale: 300}, 9, 7, "sim")
-	_, rep, err := Fit(traces, sumOpt)
+	_, rep, err := fit(traces, sumOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestCompareSumParts(t *testing.T) {
 	t.Parallel()
 	opt := sumOpt
 	opt.Kernels = []string{gp.KernelMatern32, sum3232}
-	p, rep, err := Fit(sumTraces(t, 1, 21), opt)
+	p, rep, err := fit(sumTraces(t, 1, 21), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestCompareRecoversKernel(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			traces := kernelTraces(t, 6, ts, c.k, 9, 7, "sim")
-			p, rep, err := Fit(traces, compareOpt)
+			p, rep, err := fit(traces, compareOpt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -305,7 +305,7 @@ func TestCompareCensored(t *testing.T) {
 	traces := kernelTraces(t, 3, ts, gp.Matern32{Variance: 1e8, Lengthscale: 1e6}, 1, 9, "smooth")
 	opt := compareOpt
 	opt.Kernels = []string{gp.KernelMatern32}
-	p, rep, err := Fit(traces, opt)
+	p, rep, err := fit(traces, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestCompareCensored(t *testing.T) {
 	// A short lengthscale is not censored (TestCompareRecoversKernel checks
 	// the others).
 	traces = kernelTraces(t, 3, ts, gp.Matern32{Variance: 1e4, Lengthscale: 200}, 9, 10, "rough")
-	_, rep, err = Fit(traces, opt)
+	_, rep, err = fit(traces, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestCompareFamily(t *testing.T) {
 	}
 	traces := append(kernelTraces(t, na, ts, gp.Matern32{Variance: 1e4, Lengthscale: 300}, 9, 11, "a"),
 		kernelTraces(t, nb, ts, gp.RBF{Variance: 1e4, Lengthscale: 120}, 9, 12, "b")...)
-	p, rep, err := Fit(traces, compareOpt)
+	p, rep, err := fit(traces, compareOpt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func TestCompareFamily(t *testing.T) {
 func TestCompareWindows(t *testing.T) {
 	// 1 s fixes over 5 h: two spans of 2 h thinned to at most 200 points
 	// (37 s apart on whole seconds), and the last hour at 19 s.
-	ws, rep := windowsOf(t, []*trace.Trace{walkTrace(regular(0, 1, 5*3600))}, Options{})
+	ws, rep := windowsOf(t, []*trace.Trace{walkTrace(regular(0, 1, 5*3600))}, config{})
 	if len(ws) != 3 || rep.Skipped[SkipTooShort] > 1 {
 		t.Fatalf("%d windows, skipped %v", len(ws), rep.Skipped)
 	}
@@ -456,7 +456,7 @@ func TestCompareWindows(t *testing.T) {
 		step      float64
 	}{{361, 181, 10}, {481, 161, 15}} {
 		t.Run(fmt.Sprintf("%d_fixes", c.n), func(t *testing.T) {
-			ws, _ = windowsOf(t, []*trace.Trace{walkTrace(regular(0, 5, c.n))}, Options{})
+			ws, _ = windowsOf(t, []*trace.Trace{walkTrace(regular(0, 5, c.n))}, config{})
 			if len(ws) != 1 || len(ws[0].T) != c.points || ws[0].T[1] != c.step {
 				t.Errorf("%d fixes: %d windows, first of %d points", c.n, len(ws), len(ws[0].T))
 			}
@@ -467,7 +467,7 @@ func TestCompareWindows(t *testing.T) {
 	for range 7 {
 		traces = append(traces, walkTrace(regular(0, 30, 50)))
 	}
-	ws, rep = windowsOf(t, traces, Options{MinDuration: 20 * time.Minute})
+	ws, rep = windowsOf(t, traces, config{MinDuration: 20 * time.Minute})
 	kept := subsample(ws, 3, rep)
 	if len(kept) != 3 || kept[0].Trace != 0 || kept[1].Trace != 2 || kept[2].Trace != 4 || rep.Skipped[SkipSubsampled] != 4 {
 		t.Errorf("kept traces %v, skipped %v", []int{kept[0].Trace, kept[1].Trace, kept[2].Trace}, rep.Skipped)

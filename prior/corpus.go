@@ -15,7 +15,7 @@ import (
 	"github.com/tracepriv/tracepriv/trace"
 )
 
-// Defaults of Options, those of Meehan and Chaudhuri's preprocess_geolife.py
+// Defaults of PaperOptions, those of Meehan and Chaudhuri's preprocess_geolife.py
 // (downsample_data(min_time=240, max_time=320, max_samps=50)) where they
 // have one.
 const (
@@ -59,7 +59,7 @@ const (
 	// SkipFitFailed: the likelihood optimisation failed (listed in
 	// Report.FitErrors).
 	SkipFitFailed = "fit_failed"
-	// SkipAfterFirst: with Options.PaperWindows, the rest of a trace after
+	// SkipAfterFirst: with PaperOptions.PaperWindows, the rest of a trace after
 	// its first window, counted as one candidate per trace.
 	SkipAfterFirst = "after_first_window"
 )
@@ -71,22 +71,80 @@ const minVariance = 1e-6
 // maxFitErrors bounds Report.FitErrors; Report.Skipped still counts all.
 const maxFitErrors = 100
 
-// Options configures Fit. Zero fields take the defaults of the mode:
-//
-//   - Kernel empty (the default): the kernels of Kernels are compared by
-//     held-out likelihood on long windows (CompareMinDuration to
-//     CompareMaxDuration, fixes at least MinSpacing apart), each fitted
-//     with its variance, lengthscale and a GPS nugget free and no cap on
-//     the lengthscale, and the family lists every kernel the data
-//     prefers (see the package documentation, "Comparing kernels").
-//   - Kernel set (or PaperWindows): that one kernel is fitted as Meehan
-//     and Chaudhuri fit theirs, on 240-320 s windows of at most 50
-//     points, variance normalised to 1 and lengthscale in [1, 40] s. For
-//     reproducing the paper; its family is capped by the 40 s bound.
-//     FitPaper with PaperOptions is this mode's own entry point; Kernel
-//     stays here for callers that pass one flag set through (tracepriv
-//     fit --kernel, the Beam pipeline's FitParams).
+// Options configures Fit, the kernel comparison: the kernels of Kernels
+// are compared by held-out likelihood on long windows (CompareMinDuration
+// to CompareMaxDuration, fixes at least MinSpacing apart), each fitted
+// with its variance, lengthscale and a GPS nugget free and no cap on the
+// lengthscale, and the family lists every kernel the data prefers (see
+// the package documentation, "Comparing kernels"). Zero fields take the
+// comparison's defaults (Compare*). The paper's single-kernel fit has its
+// own options, PaperOptions, and entry point, FitPaper: no field of
+// Options switches to it.
 type Options struct {
+	// Kernels are the kernels compared (default CompareKernels).
+	Kernels []string
+	// MinDuration and MaxDuration bound the duration of a window (first to
+	// last fitted point); defaults 20 min and 2 h (set 1ns for no minimum).
+	MinDuration, MaxDuration time.Duration
+	// MaxPoints is the most points fitted per window (default 200): longer
+	// windows are thinned. MinPoints is the fewest (default 20).
+	MaxPoints, MinPoints int
+	// MinSpacing is the least time between fitted fixes (default 10 s):
+	// denser fixes are thinned, so that GPS errors, which are correlated
+	// over a few seconds, do not pass for dependence.
+	MinSpacing time.Duration
+	// MaxWindows bounds the windows fitted (default 240; negative for no
+	// bound): a corpus with more is subsampled deterministically (evenly
+	// in corpus order), and the others are counted as SkipSubsampled.
+	MaxWindows int
+	// BoundFactor sets the upper lengthscale bound of each window to
+	// BoundFactor times its duration (default 100): far above what a
+	// window can show, so the bound is not a cap.
+	BoundFactor float64
+	// MinWinShare is the share of windows a kernel must win by held-out
+	// likelihood to enter the family (default 0.05).
+	MinWinShare float64
+	// Family holds the quantiles (lo, hi) of the per-window fitted
+	// lengthscales that bound the prior family; the variance is the 1 - hi
+	// quantile of the per-window variances. Default (0.05, 0.95); widen it
+	// to cover more adversaries at the price of more noise.
+	Family [2]float64
+	// Workers is the number of windows fitted in parallel; 0 means
+	// runtime.GOMAXPROCS(0). Results do not depend on it.
+	Workers int
+	// Progress, if not nil, is called after each window is fitted with the
+	// number done and the total, always from the goroutine that called Fit.
+	Progress func(done, total int)
+	// Corpus names the input for FitRecord.Corpus.
+	Corpus string
+}
+
+// config is the comparison's.
+func (o Options) config() config {
+	return config{Kernels: o.Kernels, MinDuration: o.MinDuration, MaxDuration: o.MaxDuration,
+		MaxPoints: o.MaxPoints, MinPoints: o.MinPoints, MinSpacing: o.MinSpacing, MaxWindows: o.MaxWindows,
+		BoundFactor: o.BoundFactor, MinWinShare: o.MinWinShare, Family: o.Family,
+		Workers: o.Workers, Progress: o.Progress, Corpus: o.Corpus}
+}
+
+// Check reports whether Fit would accept o.
+func (o Options) Check() error { return o.config().Check() }
+
+// Mode is the options of one fitting mode, Options (the kernel comparison)
+// or PaperOptions (the paper's single kernel), for the parts of a fit that
+// a distributed fit runs apart (Windows, FitWindow, CombineCorpus, …): the
+// mode is the options' type, never a field's value.
+type Mode interface {
+	// Check reports whether the mode's fit would accept the options.
+	Check() error
+	config() config
+}
+
+// config is the one configuration both modes resolve to: the fields of
+// Options and PaperOptions, Kernel set (or PaperWindows) in the paper's
+// mode and empty in the comparison. Zero fields take the defaults of the
+// mode.
+type config struct {
 	// Kernel, if set, fits that one kernel the paper's way: "rbf",
 	// "matern32" or "matern52" (any gp.NewKernel name but "periodic").
 	Kernel string
@@ -147,10 +205,14 @@ type Options struct {
 
 // Compare reports whether o compares kernels (Kernel empty and not
 // PaperWindows) rather than fitting one the paper's way.
-func (o Options) Compare() bool { return o.Kernel == "" && !o.PaperWindows }
+func (o config) compare() bool { return o.Kernel == "" && !o.PaperWindows }
 
-func (o Options) withDefaults() (Options, error) {
-	cmp := o.Compare()
+// config makes a resolved configuration a Mode of its own, for the
+// package's internal calls.
+func (o config) config() config { return o }
+
+func (o config) withDefaults() (config, error) {
+	cmp := o.compare()
 	if o.Kernel == "" && !cmp {
 		o.Kernel = DefaultKernel
 	}
@@ -249,7 +311,7 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // kernel returns the starting kernel of every fit.
-func (o Options) kernel() (gp.Kernel, error) {
+func (o config) kernel() (gp.Kernel, error) {
 	if o.Kernel == gp.KernelPeriodic {
 		return nil, param.Invalid("kernel", o.Kernel, "periodic is not fitted from location traces (it needs a period); write the prior by hand")
 	}
@@ -401,7 +463,8 @@ func (r *Report) LEffQuantile(q float64) float64 {
 // that pass every check but the fit itself, with the report's counts
 // filled in so far (Candidates, Skipped, points). See the package
 // documentation for the rules.
-func Windows(traces []*trace.Trace, opt Options) ([]Window, *Report, error) {
+func Windows(traces []*trace.Trace, m Mode) ([]Window, *Report, error) {
+	opt := m.config()
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, nil, err
@@ -410,7 +473,7 @@ func Windows(traces []*trace.Trace, opt Options) ([]Window, *Report, error) {
 	var ws []Window
 	for ti, t := range traces {
 		if t == nil {
-			return nil, nil, fmt.Errorf("prior: trace %d is nil", ti)
+			return nil, nil, param.Invalid(fmt.Sprintf("traces[%d]", ti), nil, "is nil")
 		}
 		rep.Points += len(t.Points)
 		ws = cut(ws, ti, t.Points, opt, rep)
@@ -426,7 +489,7 @@ func (r *Report) skip(reason string, n int) {
 
 // cut appends the windows of one trace to ws. Windows are consecutive and
 // disjoint: each starts at the first point after the previous one.
-func cut(ws []Window, ti int, pts []trace.Point, opt Options, rep *Report) []Window {
+func cut(ws []Window, ti int, pts []trace.Point, opt config, rep *Report) []Window {
 	for i := 0; i < len(pts); {
 		// The span: every point within MaxDuration of point i, in order.
 		j := i + 1
@@ -439,7 +502,7 @@ func cut(ws []Window, ti int, pts []trace.Point, opt Options, rep *Report) []Win
 		if reason == "" {
 			if opt.PaperWindows {
 				keep, reason = thinPaper(pts[i:j], opt)
-			} else if opt.Compare() {
+			} else if opt.compare() {
 				keep, reason = thinSpaced(pts[i:j], opt)
 			} else {
 				keep, reason = thin(pts[i:j], opt)
@@ -500,7 +563,7 @@ func newWindow(ti int, pts []trace.Point, i int, keep []int) Window {
 // MaxPoints points keeps the points (m+1) floor(n/MaxPoints) - 1 for m <
 // MaxPoints, and the window counts as long enough if its last point is
 // MinDuration after the span's first (kept or not).
-func thinPaper(span []trace.Point, opt Options) (keep []int, reason string) {
+func thinPaper(span []trace.Point, opt config) (keep []int, reason string) {
 	n := len(span)
 	if n <= opt.MaxPoints {
 		keep = make([]int, n)
@@ -533,7 +596,7 @@ func thinPaper(span []trace.Point, opt Options) (keep []int, reason string) {
 // on GeoLife's 5 s sampling with bursts of 1-3 s fixes it drops the bursts
 // instead of halving the rate. A reason is returned if the span or the kept
 // points last less than MinDuration, or too few points are kept.
-func thin(span []trace.Point, opt Options) (keep []int, reason string) {
+func thin(span []trace.Point, opt config) (keep []int, reason string) {
 	n := len(span)
 	if span[n-1].Time.Sub(span[0].Time) < opt.MinDuration {
 		return nil, SkipTooShort
@@ -566,7 +629,7 @@ func spaced(span []trace.Point, g time.Duration, most int) []int {
 // too few, or lasting less than MinDuration (possible only when fewer than
 // MaxPoints were kept and the last lies within g of the end of a span
 // barely MinDuration long).
-func checkKept(span []trace.Point, keep []int, opt Options) ([]int, string) {
+func checkKept(span []trace.Point, keep []int, opt config) ([]int, string) {
 	if len(keep) < opt.MinPoints {
 		return nil, SkipTooFewPoints
 	}
@@ -601,7 +664,12 @@ func popVariance(x []float64) float64 {
 // parallel, and chooses the prior from the distribution of the fits (see the
 // package documentation). The report accounts for every window; it is
 // returned, as far as it got, with most errors.
-func Fit(traces []*trace.Trace, opt Options) (*Prior, *Report, error) {
+func Fit(traces []*trace.Trace, o Options) (*Prior, *Report, error) {
+	return fit(traces, o.config())
+}
+
+// fit is Fit and FitPaper.
+func fit(traces []*trace.Trace, opt config) (*Prior, *Report, error) {
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err
@@ -612,7 +680,7 @@ func Fit(traces []*trace.Trace, opt Options) (*Prior, *Report, error) {
 		return nil, nil, err
 	}
 	rep.Workers = opt.Workers
-	if opt.Compare() {
+	if opt.compare() {
 		ws = subsample(ws, opt.MaxWindows, rep)
 	}
 

@@ -20,7 +20,7 @@ import (
 )
 
 // windowsOf cuts traces with opt and fails on error.
-func windowsOf(t *testing.T, traces []*trace.Trace, opt Options) ([]Window, *Report) {
+func windowsOf(t *testing.T, traces []*trace.Trace, opt config) ([]Window, *Report) {
 	t.Helper()
 	ws, rep, err := Windows(traces, opt)
 	if err != nil {
@@ -49,7 +49,7 @@ func span(w Window) (first, last int) { return w.Index[0], w.Index[len(w.Index)-
 // paper fits one RBF the paper's way: 240-320 s windows of at most 50
 // points. The windowing tests below test its rules; the comparison's long
 // windows are tested in compare_test.go.
-var paper = Options{Kernel: "rbf"}
+var paper = config{Kernel: "rbf"}
 
 // TestWindowsRegular: 5 s sampling over 1000 s gives consecutive 50-point
 // windows of 245 s and a short remainder.
@@ -215,7 +215,7 @@ func TestFitSkipsConstant(t *testing.T) {
 	ts := regular(0, 5, 50)
 	still := enuTrace("still", ts, make([]float64, 50), ts)
 	traces := append(gpTraces(t, 3, ts, 30, 20, 11), still)
-	_, rep, err := Fit(traces, paper)
+	_, rep, err := fit(traces, paper)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,29 +228,29 @@ func TestFitSkipsConstant(t *testing.T) {
 func TestOptionsErrors(t *testing.T) {
 	tr := []*trace.Trace{walkTrace(regular(0, 5, 60))}
 	for _, c := range []struct {
-		opt  Options
+		opt  config
 		name string // the *param.Error's Name
 		want string // and what its text mentions
 	}{
-		{Options{Family: [2]float64{0.5, 1.5}}, "family", "family = [0.5 1.5]"},
-		{Options{Family: [2]float64{-0.2, 0.5}}, "family", "family = [-0.2 0.5]"},
-		{Options{Family: [2]float64{0.8, 0.2}}, "family", "family = [0.8 0.2]"},
-		{Options{Kernel: "rbf", MinDuration: 400 * time.Second}, "min-duration", "maximum duration"},
-		{Options{MinDuration: 3 * time.Hour}, "min-duration", "max-duration = 2h0m0s"},
-		{Options{Kernels: []string{"rbf", "periodic"}}, "kernels", "periodic"},
-		{Options{Kernels: []string{"rbf", "rbf"}}, "kernels", `"rbf" twice`},
-		{Options{Kernels: []string{"laplace"}}, "kernels", `"laplace" is not one of`},
-		{Options{BoundFactor: 1}, "bound-factor", "bound-factor = 1"},
-		{Options{MinWinShare: 2}, "min-win-share", "min-win-share = 2"},
-		{Options{MinPoints: 2}, "min-points", "min-points = 2"},
-		{Options{MaxPoints: 5}, "max-points", "max-points = 5"},
-		{Options{Kernel: "periodic"}, "kernel", "periodic"},
-		{Options{Kernel: "laplace"}, "kernel", `"laplace" is not one of`},
-		{Options{InitLengthscale: -1}, "init-lengthscale", "init-lengthscale = -1"},
-		{Options{Workers: -2}, "workers", "workers = -2"},
+		{config{Family: [2]float64{0.5, 1.5}}, "family", "family = [0.5 1.5]"},
+		{config{Family: [2]float64{-0.2, 0.5}}, "family", "family = [-0.2 0.5]"},
+		{config{Family: [2]float64{0.8, 0.2}}, "family", "family = [0.8 0.2]"},
+		{config{Kernel: "rbf", MinDuration: 400 * time.Second}, "min-duration", "maximum duration"},
+		{config{MinDuration: 3 * time.Hour}, "min-duration", "max-duration = 2h0m0s"},
+		{config{Kernels: []string{"rbf", "periodic"}}, "kernels", "periodic"},
+		{config{Kernels: []string{"rbf", "rbf"}}, "kernels", `"rbf" twice`},
+		{config{Kernels: []string{"laplace"}}, "kernels", `"laplace" is not one of`},
+		{config{BoundFactor: 1}, "bound-factor", "bound-factor = 1"},
+		{config{MinWinShare: 2}, "min-win-share", "min-win-share = 2"},
+		{config{MinPoints: 2}, "min-points", "min-points = 2"},
+		{config{MaxPoints: 5}, "max-points", "max-points = 5"},
+		{config{Kernel: "periodic"}, "kernel", "periodic"},
+		{config{Kernel: "laplace"}, "kernel", `"laplace" is not one of`},
+		{config{InitLengthscale: -1}, "init-lengthscale", "init-lengthscale = -1"},
+		{config{Workers: -2}, "workers", "workers = -2"},
 	} {
 		t.Run(c.want, func(t *testing.T) {
-			_, _, err := Fit(tr, c.opt)
+			_, _, err := fit(tr, c.opt)
 			var pe *param.Error
 			if !errors.As(err, &pe) || pe.Name != c.name || !errors.Is(err, param.ErrInvalid) {
 				t.Fatalf("%+v: error %v, want a *param.Error naming %q", c.opt, err, c.name)
@@ -260,11 +260,11 @@ func TestOptionsErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := Fit([]*trace.Trace{nil}, Options{}); err == nil || !strings.Contains(err.Error(), "trace 0 is nil") {
+	if _, _, err := fit([]*trace.Trace{nil}, config{}); !isParam(err, "traces[0]") {
 		t.Errorf("nil trace: %v", err)
 	}
-	_, rep, err := Fit([]*trace.Trace{walkTrace(regular(0, 5, 10))}, Options{})
-	if err == nil || !strings.Contains(err.Error(), "no window") || rep == nil || rep.Skipped[SkipTooShort] != 1 {
+	_, rep, err := fit([]*trace.Trace{walkTrace(regular(0, 5, 10))}, config{})
+	if !errors.Is(err, ErrNoWindows) || errors.Is(err, param.ErrInvalid) || rep == nil || rep.Skipped[SkipTooShort] != 1 {
 		t.Errorf("nothing to fit: %v, report %+v", err, rep)
 	}
 }
@@ -296,7 +296,7 @@ func TestFitRecoversLengthscale(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			traces := gpTraces(t, 30, c.ts, 40, c.ls, 1)
-			p, rep, err := Fit(traces, Options{Kernel: c.kernel})
+			p, rep, err := fit(traces, config{Kernel: c.kernel})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -325,7 +325,7 @@ func TestPriorChoice(t *testing.T) {
 	ts := regular(0, 5, 50)
 	traces := append(gpTraces(t, 10, ts, 10, 10, 21), gpTraces(t, 10, ts, 100, 30, 22)...)
 	for _, q := range [][2]float64{{0.25, 0.75}, {0.1, 0.9}, {0.5, 0.5}} {
-		p, rep, err := Fit(traces, Options{Kernel: "rbf", Family: q})
+		p, rep, err := fit(traces, config{Kernel: "rbf", Family: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,11 +373,11 @@ func TestFitDeterministic(t *testing.T) {
 	}
 	traces := gpTraces(t, m, regular(0, 2, 400), 20, 25, 31)
 	var seen []int
-	p1, r1, err := Fit(traces, Options{Workers: 1, Kernel: "rbf"})
+	p1, r1, err := fit(traces, config{Workers: 1, Kernel: "rbf"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p4, r4, err := Fit(traces, Options{Workers: 4, Kernel: "rbf", Progress: func(done, total int) {
+	p4, r4, err := fit(traces, config{Workers: 4, Kernel: "rbf", Progress: func(done, total int) {
 		if total != r1.Windows {
 			t.Errorf("progress total %d, want %d", total, r1.Windows)
 		}
@@ -402,14 +402,14 @@ func TestFitDeterministic(t *testing.T) {
 // window, and the fixed nugget then explains it with a short lengthscale.
 func TestFitCensored(t *testing.T) {
 	t.Parallel()
-	p, rep, err := Fit(gpTracesNoise(t, 6, regular(0, 5, 50), 30, 150, 1e-6, 51), paper)
+	p, rep, err := fit(gpTracesNoise(t, 6, regular(0, 5, 50), 30, 150, 1e-6, 51), paper)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !rep.Censored || rep.AtUpperBound < 10 || math.Abs(p.Lengthscale-40) > 1e-6 {
 		t.Errorf("censored %v, %d of 12 fits on the bound, lengthscale %v s", rep.Censored, rep.AtUpperBound, p.Lengthscale)
 	}
-	_, rep, err = Fit(gpTraces(t, 6, regular(0, 5, 50), 30, 10, 52), paper)
+	_, rep, err = fit(gpTraces(t, 6, regular(0, 5, 50), 30, 10, 52), paper)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +423,7 @@ func TestFitMatern(t *testing.T) {
 	t.Parallel()
 	traces := gpTraces(t, 4, regular(0, 5, 50), 30, 20, 41)
 	for _, k := range []string{"matern32", "matern52"} {
-		p, rep, err := Fit(traces, Options{Kernel: k})
+		p, rep, err := fit(traces, config{Kernel: k})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -440,7 +440,7 @@ func TestFitMatern(t *testing.T) {
 // trace, thinned to the points (m+1) floor(n/50) - 1.
 func TestPaperWindows(t *testing.T) {
 	// 1 s sampling: 321 points within 320 s, stride 6, points 5..299.
-	ws, rep := windowsOf(t, []*trace.Trace{walkTrace(regular(0, 1, 1000))}, Options{PaperWindows: true})
+	ws, rep := windowsOf(t, []*trace.Trace{walkTrace(regular(0, 1, 1000))}, config{PaperWindows: true})
 	if len(ws) != 1 {
 		t.Fatalf("%d windows", len(ws))
 	}
@@ -456,7 +456,7 @@ func TestPaperWindows(t *testing.T) {
 	}
 	// 4 s sampling: 81 points, stride 1, 50 points last 196 s: too short
 	// for the authors (the default takes every 2nd point instead).
-	_, rep = windowsOf(t, []*trace.Trace{walkTrace(regular(0, 4, 200))}, Options{PaperWindows: true})
+	_, rep = windowsOf(t, []*trace.Trace{walkTrace(regular(0, 4, 200))}, config{PaperWindows: true})
 	if rep.Skipped[SkipTooShort] != 1 || rep.Skipped[SkipAfterFirst] != 1 {
 		t.Errorf("4 s: skipped %v", rep.Skipped)
 	}
@@ -516,7 +516,7 @@ func TestGeoLifePaperWindows(t *testing.T) {
 	}
 	t.Parallel()
 	traces := readGeoLife(t, func(int) bool { return true })
-	_, rep, err := Fit(traces, Options{PaperWindows: true})
+	_, rep, err := fit(traces, config{PaperWindows: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -560,7 +560,7 @@ func TestGeoLifeConsecutive(t *testing.T) {
 	}
 	t.Parallel()
 	traces := readGeoLife(t, func(i int) bool { return i%8 == 0 })
-	p, rep, err := Fit(traces, paper)
+	p, rep, err := fit(traces, paper)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // Coverage is how well a fitted family covers windows it was not fitted
@@ -41,11 +43,12 @@ type UncoveredWindow struct {
 // with the highest held-out likelihood (f.Best), and its east and north
 // lengthscales as the family counts them (a censored one at the longest
 // bound a window can have, one below the fixes' spacing at the spacing:
-// Options.FixSpacing). ok is false for a window fitted without a
+// twice Options.MinSpacing). ok is false for a window fitted without a
 // comparison, and when the winner is a sum (a sum is not a single kernel
 // and lengthscale; Covers then asks for both of its parts). opt must be
-// the options of the fit.
-func Preferred(f WindowFit, opt Options) (kernel string, ls [2]float64, ok bool) {
+// the options (the Mode) of the fit.
+func Preferred(f WindowFit, m Mode) (kernel string, ls [2]float64, ok bool) {
+	opt := m.config()
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return "", ls, false
@@ -53,7 +56,7 @@ func Preferred(f WindowFit, opt Options) (kernel string, ls [2]float64, ok bool)
 	return opt.preferred(f)
 }
 
-func (opt Options) preferred(f WindowFit) (kernel string, ls [2]float64, ok bool) {
+func (opt config) preferred(f WindowFit) (kernel string, ls [2]float64, ok bool) {
 	for _, kf := range f.Kernels {
 		if kf.Kernel != f.Best || len(kf.Parts) > 0 {
 			continue
@@ -73,8 +76,9 @@ func (opt Options) preferred(f WindowFit) (kernel string, ls [2]float64, ok bool
 // dominating the members, as the certificate's does, dominates it too and
 // the points' certificate holds against it as against a member (the
 // places' is stated for members only). For a sum that won, both parts must
-// be covered. opt must be the options of the fit.
-func Covers(fs FamilySet, f WindowFit, opt Options) bool {
+// be covered. opt must be the options (the Mode) of the fit.
+func Covers(fs FamilySet, f WindowFit, m Mode) bool {
+	opt := m.config()
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return false
@@ -82,7 +86,7 @@ func Covers(fs FamilySet, f WindowFit, opt Options) bool {
 	return opt.covers(fs, f)
 }
 
-func (opt Options) covers(fs FamilySet, f WindowFit) bool {
+func (opt config) covers(fs FamilySet, f WindowFit) bool {
 	in := func(kernel string, l float64) bool {
 		for _, k := range fs.Kernels {
 			// A relative tolerance for lengthscales read back from JSON.
@@ -118,13 +122,14 @@ func (opt Options) covers(fs FamilySet, f WindowFit) bool {
 // would choose with opt (which must compare kernels) from the fitted
 // windows fits (Report.Fits, with their UIDs): one fold per person. It
 // needs at least two persons.
-func LeaveOnePersonOut(fits []WindowFit, opt Options) (*Coverage, error) {
+func LeaveOnePersonOut(fits []WindowFit, m Mode) (*Coverage, error) {
+	opt := m.config()
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, err
 	}
-	if !s.opt.Compare() {
-		return nil, fmt.Errorf("prior: held-out coverage needs the kernel comparison (no --kernel)")
+	if !s.opt.compare() {
+		return nil, param.Invalid("kernel", opt.Kernel, "held-out coverage needs the kernel comparison (no --kernel)")
 	}
 	return s.leaveOnePersonOut(fits)
 }
@@ -137,7 +142,7 @@ func (s *fitSetup) leaveOnePersonOut(fits []WindowFit) (*Coverage, error) {
 		}
 	}
 	if len(uids) < 2 {
-		return nil, fmt.Errorf("prior: held-out coverage needs windows of at least two persons, have %d", len(uids))
+		return nil, param.Invalid("fits", fmt.Sprintf("%d persons", len(uids)), "held-out coverage needs windows of at least two persons")
 	}
 	c := &Coverage{Persons: len(uids)}
 	for _, uid := range uids {

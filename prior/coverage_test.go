@@ -34,7 +34,7 @@ func window(uid, best string, east, north float64, censored bool) WindowFit {
 // the longest bound (covered only by a family reaching it); a non-member
 // dominated by the members' spectral hull is covered.
 func TestLeaveOnePersonOut(t *testing.T) {
-	opt := Options{Kernels: singleKernels}
+	opt := config{Kernels: singleKernels}
 	var fits []WindowFit
 	for _, u := range []string{"a", "b", "c"} {
 		for i := range 4 {

@@ -23,7 +23,8 @@
 //	// Write the prior file that sanitize reads (ReadFile).
 //	return p.Write(os.Stdout)
 //
-// The two fitting modes have two entry points. Fit with a zero Options
+// The two fitting modes have two entry points and two option types. Fit
+// with Options (zero: the defaults)
 // compares kernels by held-out likelihood on long windows and lists every
 // kernel the data prefers ("Comparing kernels" below; docs/fit.md has the
 // measured GeoLife numbers). FitPaper with PaperOptions (whose zero value
@@ -62,7 +63,7 @@
 // The family lists every kernel that wins at least MinWinShare (5 %, the
 // complement of the 95 % of held-out windows the family is held to cover)
 // of the windows. Its lengthscales run from the fixes' spacing
-// (Options.FixSpacing, 20 s: no fit resolves less) to the Family[1] (0.95)
+// (twice Options.MinSpacing, 20 s: no fit resolves less) to the Family[1] (0.95)
 // quantile of the kernel's pooled per-window, per-coordinate fits
 // (censored fits counted at the longest bound, fits below the spacing at
 // it), and at least to the longest window's duration (the longest
@@ -96,7 +97,7 @@
 //
 // The authors' downsample_data instead keeps only the first 320 s of each
 // GeoLife file, thinned to the points (m+1) floor(n/50) - 1, m < 50, and
-// drops it if that lasts less than 240 s; Options.PaperWindows does the
+// drops it if that lasts less than 240 s; PaperOptions.PaperWindows does the
 // same, for reproduction. Their rule drops a window of 51 to 99 points
 // whenever its first 50 points last less than 240 s (a mean period under
 // 4.9 s). In the GeoLife logs those are the windows with bursts of 1-3 s

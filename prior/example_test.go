@@ -10,16 +10,15 @@ import (
 
 // Fit a prior on a corpus (here one trace of the bundled synthetic
 // sample; a real corpus has thousands of windows and must not contain the traces to
-// protect). Kernel "rbf" fits one kernel the paper's way, on short
-// windows; the default (Kernel empty) compares kernels on long windows
-// instead.
-func ExampleFit() {
+// protect). FitPaper fits one kernel the paper's way, on short windows;
+// Fit with Options compares kernels on long windows instead.
+func ExampleFitPaper() {
 	traces, err := sample.Traces()
 	if err != nil {
 		log.Fatal(err)
 	}
 	corpus := traces[:1]
-	p, rep, err := prior.Fit(corpus, prior.Options{Kernel: "rbf", Corpus: corpus[0].Name})
+	p, rep, err := prior.FitPaper(corpus, prior.PaperOptions{Kernel: "rbf", Corpus: corpus[0].Name})
 	if err != nil {
 		log.Fatal(err)
 	}

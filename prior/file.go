@@ -428,7 +428,7 @@ func (p *Prior) Digest() (string, error) {
 // Write encodes p as indented JSON.
 func (p *Prior) Write(w io.Writer) error {
 	if err := p.Validate(); err != nil {
-		return fmt.Errorf("prior: %w", err)
+		return err
 	}
 	return jsondoc.Write(w, p)
 }

@@ -1,6 +1,7 @@
 package prior
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -117,4 +119,10 @@ func checkAccounting(t *testing.T, rep *Report) {
 	if rep.Windows+skipped != rep.Candidates {
 		t.Errorf("windows %d + skipped %d != candidates %d (%v)", rep.Windows, skipped, rep.Candidates, rep.Skipped)
 	}
+}
+
+// isParam reports whether err is a *param.Error named name.
+func isParam(err error, name string) bool {
+	var pe *param.Error
+	return errors.As(err, &pe) && pe.Name == name
 }

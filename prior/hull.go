@@ -1,10 +1,10 @@
 package prior
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 // HullRatio returns an upper bound on sup_w s(w) / H(w), where s is the
@@ -31,7 +31,7 @@ func (s FamilySet) HullRatio(kernel string, l float64) (float64, error) {
 	sp, ok := k.(gp.Spectral)
 	nuP, ok2 := gp.Smoothness(k)
 	if !ok || !ok2 {
-		return 0, fmt.Errorf("prior: kernel %q has no spectral density here", kernel)
+		return 0, param.Invalid("kernel", kernel, "has no spectral density here")
 	}
 	type part struct {
 		nu, lo, hi float64

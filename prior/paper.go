@@ -40,24 +40,33 @@ type PaperOptions struct {
 	Corpus   string
 }
 
-// Options returns the Options of the paper's fit that o describes: the one
-// configuration both entry points resolve (Options' defaults of the mode
-// with Kernel set). Fit(traces, o.Options()) is FitPaper(traces, o).
-func (o PaperOptions) Options() Options {
+// config is the paper's mode: Kernel set (DefaultKernel when empty).
+func (o PaperOptions) config() config {
 	k := o.Kernel
 	if k == "" {
-		// Kernel set is what selects the paper's mode in Options.
 		k = DefaultKernel
 	}
-	return Options{Kernel: k, MinDuration: o.MinDuration, MaxDuration: o.MaxDuration,
+	return config{Kernel: k, MinDuration: o.MinDuration, MaxDuration: o.MaxDuration,
 		MaxPoints: o.MaxPoints, MinPoints: o.MinPoints, PaperWindows: o.PaperWindows,
 		Family: o.Family, InitLengthscale: o.InitLengthscale, FitOptions: o.FitOptions,
 		Workers: o.Workers, Progress: o.Progress, Corpus: o.Corpus}
 }
 
+// Paper returns the paper's fit of kernel ("" for DefaultKernel; with
+// firstWindows, only the first window of each trace) with o's window
+// bounds, family quantiles, workers, progress and corpus name, the fields
+// the two modes share: for a command line whose --kernel flag selects
+// FitPaper over Fit.
+func (o Options) Paper(kernel string, firstWindows bool) PaperOptions {
+	return PaperOptions{Kernel: kernel, PaperWindows: firstWindows, MinDuration: o.MinDuration, MaxDuration: o.MaxDuration,
+		MaxPoints: o.MaxPoints, MinPoints: o.MinPoints, Family: o.Family, Workers: o.Workers, Progress: o.Progress, Corpus: o.Corpus}
+}
+
+// Check reports whether FitPaper would accept o.
+func (o PaperOptions) Check() error { return o.config().Check() }
+
 // FitPaper fits one kernel the paper's way (see PaperOptions), where Fit
-// with a zero Options compares kernels. It exists so that the mode is
-// chosen by the type, not by whether Options.Kernel is empty.
+// compares kernels: the mode is chosen by the options' type.
 func FitPaper(traces []*trace.Trace, o PaperOptions) (*Prior, *Report, error) {
-	return Fit(traces, o.Options())
+	return fit(traces, o.config())
 }

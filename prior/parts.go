@@ -31,18 +31,18 @@ type WindowResult struct {
 
 // fitSetup is what every window's fit and the combination share.
 type fitSetup struct {
-	opt    Options // with defaults
+	opt    config // with defaults
 	k0     gp.Kernel
 	fo     gp.FitOptions
 	method string
 }
 
-func newFitSetup(opt Options) (*fitSetup, error) {
+func newFitSetup(opt config) (*fitSetup, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	if opt.Compare() {
+	if opt.compare() {
 		return &fitSetup{opt: opt, method: compareMethod(opt)}, nil
 	}
 	k0, err := opt.kernel()
@@ -65,9 +65,9 @@ func newFitSetup(opt Options) (*fitSetup, error) {
 	return &fitSetup{opt: opt, k0: k0, fo: fo, method: method}, nil
 }
 
-// Check reports whether Fit would accept opt: valid durations, points,
+// Check reports whether fit would accept o: valid durations, points,
 // family quantiles and initial lengthscale, and a kernel it can fit.
-func (o Options) Check() error {
+func (o config) Check() error {
 	_, err := newFitSetup(o)
 	return err
 }
@@ -76,7 +76,8 @@ func (o Options) Check() error {
 // the index is recorded, not checked) by maximum likelihood, each
 // coordinate separately, as Fit does. The error is for invalid options; a
 // window that cannot be fitted is a WindowResult with Skip set.
-func FitWindow(w Window, t *trace.Trace, opt Options) (WindowResult, error) {
+func FitWindow(w Window, t *trace.Trace, m Mode) (WindowResult, error) {
+	opt := m.config()
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return WindowResult{}, err
@@ -102,7 +103,7 @@ func (s *fitSetup) fitWindow(w Window, t *trace.Trace) WindowResult {
 		return failed(err)
 	}
 	r.PeriodS = period
-	if s.opt.Compare() {
+	if s.opt.compare() {
 		return s.fitCompare(w, r)
 	}
 	fits, err := gp.FitEach(s.k0, []gp.Series{{T: w.T, Y: w.East}, {T: w.T, Y: w.North}}, s.fo)
@@ -131,7 +132,8 @@ func (s *fitSetup) fitWindow(w Window, t *trace.Trace) WindowResult {
 // Combine records no corpus index; CombineCorpus, given the corpus's
 // Positions, returns the corpus's private index in the report
 // (Report.CorpusIndex), bound to the prior, and records the centre.
-func Combine(results []WindowResult, rep *Report, centre *geo.Origin, opt Options) (*Prior, *Report, error) {
+func Combine(results []WindowResult, rep *Report, centre *geo.Origin, m Mode) (*Prior, *Report, error) {
+	opt := m.config()
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err
@@ -142,7 +144,8 @@ func Combine(results []WindowResult, rep *Report, centre *geo.Origin, opt Option
 // CombineCorpus is Combine with the corpus's positions (its parts'
 // Positions merged): the prior records their centre as its origin and the
 // report carries their private index (Report.CorpusIndex), as Fit does.
-func CombineCorpus(results []WindowResult, rep *Report, pos Positions, opt Options) (*Prior, *Report, error) {
+func CombineCorpus(results []WindowResult, rep *Report, pos Positions, m Mode) (*Prior, *Report, error) {
+	opt := m.config()
 	s, err := newFitSetup(opt)
 	if err != nil {
 		return nil, nil, err
@@ -185,7 +188,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Orig
 		rep.Fits = append(rep.Fits, f)
 	}
 	if rep.Windows == 0 {
-		return nil, rep, fmt.Errorf("prior: no window could be fitted (%d candidates, skipped %v)", rep.Candidates, rep.Skipped)
+		return nil, rep, fmt.Errorf("%w (%d candidates, skipped %v)", ErrNoWindows, rep.Candidates, rep.Skipped)
 	}
 
 	var leff, vars, periods []float64
@@ -209,7 +212,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Orig
 		nomLS   float64
 		method  = s.method
 	)
-	if opt.Compare() {
+	if opt.compare() {
 		var err error
 		fams, nominal, nomLS, err = s.combineCompare(rep)
 		if err != nil {
@@ -233,7 +236,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Orig
 	}
 	rep.LengthscaleQuartiles = quartiles(ls)
 	lEff := rep.LEffQuantile(opt.Family[1])
-	if !opt.Compare() {
+	if !opt.compare() {
 		lo, hi := quantile(ls, opt.Family[0]), quantile(ls, opt.Family[1])
 		nomLS = math.Min(math.Max(quantile(ls, 0.5), lo), hi)
 		nominal = Family{Kernel: opt.Kernel, LengthscaleMin: lo, LengthscaleMax: hi, Variance: quantile(vars, 1-opt.Family[1])}
@@ -261,7 +264,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Orig
 			Method:                method,
 		},
 	}
-	if opt.Compare() {
+	if opt.compare() {
 		// Held-out coverage, leaving one person out: measured whenever the
 		// corpus has two persons or more.
 		if cov, err := s.leaveOnePersonOut(rep.Fits); err == nil {
@@ -274,7 +277,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Orig
 		p.Fit.CorpusIndexed = true
 	}
 	if err := p.Validate(); err != nil {
-		return nil, rep, fmt.Errorf("prior: fitted prior is not usable: %w", err)
+		return nil, rep, fmt.Errorf("fitted prior is not usable: %w", err)
 	}
 	if index != nil {
 		var err error

@@ -43,11 +43,11 @@ func TestFitInParts(t *testing.T) {
 	traces := gpTraces(t, m, ts, 25, 20, 41)
 	traces = append(traces, enuTrace("still", regular(0, 5, 60), make([]float64, 60), regular(0, 5, 60)))
 	traces = append(traces, walkTrace(regular(0, 30, 8))) // too short: skipped windows only
-	for _, opt := range []Options{
+	for _, opt := range []config{
 		{Kernel: "rbf", Family: [2]float64{0.2, 0.8}, Corpus: "parts", Workers: 2},
 		{Kernels: []string{"rbf", "matern32"}, MinDuration: 4 * time.Minute, MinSpacing: 5 * time.Second, Corpus: "parts", Workers: 2},
 	} {
-		want, wantRep, err := Fit(traces, opt)
+		want, wantRep, err := fit(traces, opt)
 		if err != nil {
 			t.Fatal(err)
 		}

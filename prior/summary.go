@@ -12,7 +12,7 @@ import (
 
 // PaperLEffQuartiles are the quartiles of Meehan and Chaudhuri's GeoLife
 // l_eff (their saved_data/l_eff_{x,y}.npy), for comparison with a fit by
-// Options.Kernel (the paper's way).
+// FitPaper (the paper's way).
 var PaperLEffQuartiles = map[string][3]float64{
 	"x": {2.70, 6.27, 8.00},
 	"y": {2.59, 5.95, 8.00},

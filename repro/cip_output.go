@@ -231,7 +231,7 @@ func CIPTraceSettings(data string, traces []*trace.Trace, pr *prior.Prior, n int
 	if n <= 0 {
 		return nil, nil
 	}
-	ws, _, err := prior.Windows(traces, prior.PaperOptions{Kernel: gp.KernelRBF}.Options()) // the paper's 5-minute windows
+	ws, _, err := prior.Windows(traces, prior.PaperOptions{Kernel: gp.KernelRBF}) // the paper's 5-minute windows
 	if err != nil {
 		return nil, err
 	}

@@ -371,7 +371,7 @@ func newPriorCheck(opt Options) (*priorCheck, error) {
 	fit := opt.Prior.Fit
 	if c.idx != nil {
 		if err := bound(opt.Prior, c.idx); err != nil {
-			return nil, &param.Error{Name: "prior", Value: "", Why: err.Error()}
+			return nil, param.Wrap("prior", "", err)
 		}
 	}
 	if fit != nil && len(fit.Fingerprints) > 0 {

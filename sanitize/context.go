@@ -11,8 +11,9 @@ import (
 // as Release writes nothing). It checks ctx before it starts, between
 // people and stages (the envelope, and each person's design,
 // certification and sampling), before every Newton step of the (E3)
-// designer (cip.SetOptions.Context) and between the coordinates it
-// samples, so a caller that bounds concurrent releases can free its slot
+// designer (cip.DesignRequest.Context), between the coordinates the dense
+// path samples and before each chunk of 1024 points the linear path
+// samples (noise.MarkovOptions.Context), so a caller that bounds concurrent releases can free its slot
 // soon after its client leaves. Release is ReleaseContext with
 // context.Background().
 func ReleaseContext(ctx context.Context, traces []*trace.Trace, opt Options) ([]*trace.Trace, *Certificate, error) {

@@ -123,3 +123,53 @@ func TestReleaseContextCancelsDesign(t *testing.T) {
 		}
 	}
 }
+
+// ReleaseContext stops inside the linear path's sampling, chunk by chunk.
+// The context is armed as the "sample" stage starts (after the last check
+// before it) and ends at its second poll: a sampler that checks only
+// before sampling (the old one) would draw every chunk before anyone
+// polled again, and the tap that sees the drawn noise would run. Stopping
+// inside, ReleaseContext returns context.Canceled, releases nothing and
+// the tap never runs. The negative control, never cancelled, releases
+// and polls the context once per chunk of the trace during sampling.
+func TestReleaseContextCancelsLinearSampling(t *testing.T) {
+	const n, cancelAt = 4000, 2 // four chunks of the linear sampler
+	tr := walk(n, 39.98, 116.30)
+	opt := options(familyPrior())
+	opt.Path = PathLinear
+	run := func(ctx *pollCtx) (outs []*trace.Trace, cert *Certificate, err error, samplePolls int, drawn bool) {
+		samplePolls = -1
+		o := opt
+		o.ecefTap = func(string, []float64, [Dims][]float64, [Dims][]float64) {
+			drawn = true
+			samplePolls = ctx.count()
+		}
+		o.Progress = func(stage string) {
+			if stage == "sample" {
+				ctx.arm()
+			}
+		}
+		outs, cert, err = ReleaseContext(ctx, []*trace.Trace{tr}, o)
+		return
+	}
+
+	_, cert, err, polls, drawn := run(newPollCtx(0))
+	if err != nil || cert == nil || !drawn {
+		t.Fatalf("uncancelled: %v (drawn %v)", err, drawn)
+	}
+	if polls < 4 {
+		t.Fatalf("the linear sampler polled its context %d times over %d points, want once per chunk (at least 4)", polls, n)
+	}
+
+	ctx := newPollCtx(cancelAt)
+	outs, cert, err, _, drawn := run(ctx)
+	if !errors.Is(err, context.Canceled) || outs != nil || cert != nil {
+		t.Fatalf("cancelled: %v (traces %v, certificate %v), want context.Canceled and nothing", err, outs != nil, cert != nil)
+	}
+	if drawn {
+		t.Error("the sampler drew every chunk after its context ended")
+	}
+	if got := ctx.count(); got > cancelAt+3 {
+		t.Errorf("the cancelled release polled %d times after sampling started, want it to stop at poll %d (at most 3 more on the way out)", got, cancelAt)
+	}
+}

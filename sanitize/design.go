@@ -109,7 +109,7 @@ func (d *designer) design(ts []float64, secrets []cip.Secret) (*PersonDesign, er
 	if err != nil {
 		return nil, err
 	}
-	req := cip.DesignRequest{Method: d.kind, Secrets: secrets, Targets: targets, Set: &cip.SetOptions{Context: d.ctx}}
+	req := cip.DesignRequest{Method: d.kind, Secrets: secrets, Targets: targets, Context: d.ctx}
 	if d.kind == DesignE3 {
 		f := d.family.Kernels[0]
 		k, err := f.Member(opt.Prior.Variance, f.LengthscaleMin)

@@ -215,7 +215,7 @@ func (o *Options) check() error {
 		return &param.Error{Name: "prior", Value: nil, Why: "a prior file is required (tracepriv fit writes one)"}
 	}
 	if err := o.Prior.Validate(); err != nil {
-		return &param.Error{Name: "prior", Value: "", Why: err.Error()}
+		return param.Wrap("prior", "", err)
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
@@ -527,7 +527,7 @@ func prepare(ctx context.Context, opt Options, maxPoints int, step func(string))
 		origin, err = geo.Origin{Source: OriginNone}, nil
 	}
 	if err != nil {
-		return nil, nil, &param.Error{Name: "origin", Value: opt.Origin, Why: err.Error()}
+		return nil, nil, param.Wrap("origin", opt.Origin, err)
 	}
 	fam := opt.Prior.Families()
 	design, err := opt.design(fam)
@@ -695,7 +695,8 @@ type designer struct {
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
 	// ctx ends the release: checked between stages, before each Newton
-	// step of the (E3) designer and between the coordinates sampled.
+	// step of the (E3) designer, between the coordinates the dense path
+	// samples and before each chunk the linear path samples.
 	ctx context.Context
 	// overlap are the persons whose data the prior was fitted on
 	// (released on request, not covered).

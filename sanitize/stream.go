@@ -236,5 +236,5 @@ func (d *designer) markov(nd *PersonDesign, ts []float64, src noise.Source) (*no
 		}
 		comps = append(comps, rm)
 	}
-	return noise.NewMarkovRelease(comps, nd.Alpha, noise.MarkovOptions{Times: ts, Dims: Dims, Grid: OutputGrid, Source: src, Workers: d.opt.Workers})
+	return noise.NewMarkovRelease(comps, nd.Alpha, noise.MarkovOptions{Times: ts, Dims: Dims, Grid: OutputGrid, Source: src, Workers: d.opt.Workers, Context: d.ctx})
 }

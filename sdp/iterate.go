@@ -133,6 +133,11 @@ func (cp *compiled) run(set Settings) (*Result, error) {
 	}
 
 	for iter := 0; ; iter++ {
+		if set.Context != nil {
+			if err := set.Context.Err(); err != nil {
+				return nil, err
+			}
+		}
 		m, pinf, dinf, mu := r.residuals()
 		sc0 := r.score(m)
 		if sc0 < r.bestScore {

@@ -1,6 +1,7 @@
 package sdp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -63,6 +64,10 @@ type Settings struct {
 	// Trace, if set, is called once per iteration with the residuals at
 	// its start and the step length it then took.
 	Trace func(Iteration)
+	// Context, if set, is checked once per iteration, before its Newton
+	// system is factorised: once it ends, Solve returns its error
+	// (context.Canceled or context.DeadlineExceeded) and no result.
+	Context context.Context
 }
 
 // Iteration is the progress report passed to Settings.Trace.
@@ -125,8 +130,9 @@ type Result struct {
 
 // Solve solves p by a homogeneous self-dual primal-dual interior-point
 // method with Nesterov–Todd scaling and Mehrotra's predictor-corrector.
-// The error is non-nil only for malformed problems (see Problem.Validate);
-// infeasibility and numerical trouble are reported through Result.Status.
+// The error is non-nil only for malformed problems (see Problem.Validate)
+// and when Settings.Context ends; infeasibility and numerical trouble are
+// reported through Result.Status.
 func Solve(p *Problem, settings *Settings) (*Result, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err

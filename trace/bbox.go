@@ -37,7 +37,7 @@ func ParseBBox(s string) (BBox, error) {
 func (b BBox) Validate() error {
 	for _, p := range []geo.Point{{Lat: b.MinLat, Lon: b.MinLon}, {Lat: b.MaxLat, Lon: b.MaxLon}} {
 		if err := p.Validate(); err != nil {
-			return param.Invalid("bbox", b.text(), fmt.Sprintf("corner %v,%v: %v", p.Lat, p.Lon, err))
+			return &param.Error{Name: "bbox", Value: b.text(), Why: fmt.Sprintf("corner %v,%v: %v", p.Lat, p.Lon, err), Err: err}
 		}
 	}
 	if !(b.MinLat < b.MaxLat) {

@@ -30,6 +30,8 @@ type fitCmd struct {
 	out, plt   string
 	rf         readFlags
 	opt        prior.Options
+	kernel     string // --kernel: the paper's fit of this kernel (prior.FitPaper)
+	paperWins  bool   // --paper-windows: the paper's fit on its windows
 	minD, maxD time.Duration
 	family     []float64
 	force      bool
@@ -51,7 +53,7 @@ func newFitCmd(env *cli.Env) *cobra.Command {
 	f.StringVarP(&c.out, "out", "o", "", "prior file to write (JSON)")
 	f.StringVar(&c.plt, "plot", "", "histogram of l_eff to draw: .svg, .png or .pdf")
 	f.BoolVar(&c.force, "force", false, "replace --out and --plot if they exist")
-	f.StringVar(&c.opt.Kernel, "kernel", "", "fit this one kernel the paper's way (rbf, matern32, matern52; 240-320 s windows, lengthscale <= 40 s) instead of comparing kernels")
+	f.StringVar(&c.kernel, "kernel", "", "fit this one kernel the paper's way (rbf, matern32, matern52; 240-320 s windows, lengthscale <= 40 s) instead of comparing kernels")
 	f.StringSliceVar(&c.opt.Kernels, "kernels", slices.Clone(prior.CompareKernels), "kernels compared by held-out likelihood; sums of a short and a long kernel on request: matern32+matern32, matern12+matern32 (docs/fit.md)")
 	f.Float64SliceVar(&c.family, "family", nil, "quantiles LO,HI of the per-window lengthscales that bound the prior family (1 - HI for the variance); default 0.05,0.95 (0.25,0.75 with --kernel)")
 	f.DurationVar(&c.minD, "min-duration", 0, "shortest window (default 20m, 4m with --kernel)")
@@ -61,7 +63,7 @@ func newFitCmd(env *cli.Env) *cobra.Command {
 	f.DurationVar(&c.opt.MinSpacing, "min-spacing", 0, "least time between fitted fixes when comparing kernels (default 10s)")
 	f.IntVar(&c.opt.MaxWindows, "max-windows", 0, "most windows fitted when comparing kernels, a larger corpus is subsampled evenly (default 240; -1 for all)")
 	f.IntVar(&c.opt.Workers, "workers", 0, "windows fitted in parallel (default: all cores)")
-	f.BoolVar(&c.opt.PaperWindows, "paper-windows", false, "cut as the authors' code: only the first window of each trace (for reproducing the paper)")
+	f.BoolVar(&c.paperWins, "paper-windows", false, "cut as the authors' code: only the first window of each trace (for reproducing the paper)")
 	c.rf.add(cmd)
 	c.rf.addCorpus(cmd.Flags(), "the persons label the fitted windows (give each person's folder as an --in, or the corpus with --corpus)")
 	return cmd
@@ -123,7 +125,13 @@ func (c *fitCmd) run(fl *pflag.FlagSet) error {
 		}
 		tick.Set(done, "windows")
 	}
-	p, rep, err := prior.Fit(traces, opt)
+	var p *prior.Prior
+	var rep *prior.Report
+	if c.kernel != "" || c.paperWins {
+		p, rep, err = prior.FitPaper(traces, opt.Paper(c.kernel, c.paperWins))
+	} else {
+		p, rep, err = prior.Fit(traces, opt)
+	}
 	if err != nil {
 		// prior.Options' parameters are named as their flags.
 		err, _ = param.AsFlag(err, nil)
