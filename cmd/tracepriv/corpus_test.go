@@ -198,8 +198,13 @@ func TestGeoLifeCorpus(t *testing.T) {
 			t.Errorf("sanitize --in %s: %d people", u, n)
 		}
 	}
-	// fit costs a few seconds per user: two users' directories.
-	for _, u := range []string{users[0], users[len(users)/2]} {
+	// fit costs a few seconds per user: two users' directories; with -short
+	// one (the wiring is the same; prior's tests check the fit itself).
+	fitUsers := []string{users[0], users[len(users)/2]}
+	if testing.Short() {
+		fitUsers = fitUsers[:1]
+	}
+	for _, u := range fitUsers {
 		v := runJSON(t, "fit", "--in", u, "--out", filepath.Join(tmp, "prior.json"), "--force")
 		if v["windows"].(float64) < 1 {
 			t.Errorf("fit %s: no windows", u)
