@@ -243,7 +243,7 @@ func treeCPU(pid int) time.Duration {
 // pinned digest).
 func TestChromiumSameAsNative(t *testing.T) {
 	if testing.Short() {
-		t.Skip("full suite: the browser sameness check (Node.js checks the same module in -short, webtest the page in Chromium)")
+		t.Skip("Chromium: full suite only (Node.js checks the same module in -short)")
 	}
 	n := 10_000
 	in := cases(t, n)
