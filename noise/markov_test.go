@@ -518,7 +518,12 @@ func testMarkovSlowComponent(t *testing.T, limit float64, ks ...gp.Kernel) {
 
 func testMarkovFloatBound(t *testing.T, ks []gp.Kernel) {
 	comps := stateComps(t, ks...)
-	const n = 400
+	// Each point is enclosed exactly from the first one (quadratic in n):
+	// -short checks a 200-point trace.
+	n := 400
+	if testing.Short() {
+		n = 200
+	}
 	ts := gapTimes(n, []float64{1, 2, 3, 4, 5}, 3)
 	type wb struct{ w, bound float64 }
 	got := make([]wb, n)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -14,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -111,24 +113,45 @@ func startServe(t testing.TB, args []string, logf *os.File) *process {
 	return &process{cmd: cmd}
 }
 
-// waitHealthy polls /healthz until the server answers.
+// waitHealthy polls /healthz until the server answers, or the server exits,
+// or the test binary's deadline (go test -timeout) is a minute away: how
+// fast a server starts on a busy machine is not what the tests check, and a
+// fixed 60 s could run out under load.
 func waitHealthy(t testing.TB, base string, p *process) {
 	t.Helper()
 	c := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	var deadline time.Time // zero: no deadline
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := dt.Deadline(); ok {
+			deadline = d.Add(-min(time.Until(d)/10, time.Minute))
+		}
+	}
+	for deadline.IsZero() || time.Now().Before(deadline) {
 		if r, err := c.Get(base + "/healthz"); err == nil {
 			r.Body.Close()
 			if r.StatusCode == 200 {
 				return
 			}
 		}
-		if p.cmd.ProcessState != nil {
-			t.Fatalf("server exited: %v", p.cmd.ProcessState)
+		if zombie(p.cmd.Process.Pid) {
+			p.cmd.Wait()
+			t.Fatalf("server exited before it was healthy: %v", p.cmd.ProcessState)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("server at %s not healthy after 60 s", base)
+	t.Fatalf("server at %s not healthy by the test deadline (go test -timeout)", base)
+}
+
+// zombie reports whether the child pid has exited and awaits its reaping
+// (Linux /proc: state Z). Nothing reaps a server process until the test
+// kills or stops it, so its ProcessState stays nil after an early exit.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
 }
 
 // served is a server process on a loopback port over a store of one kind,

@@ -51,9 +51,18 @@ var storeKinds = []Dialect{SQLite, Postgres}
 func forEachStore(t *testing.T, f func(t *testing.T, d Dialect)) {
 	for _, d := range storeKinds {
 		t.Run(string(d), func(t *testing.T) {
+			skipPostgresShort(t, d)
 			t.Parallel()
 			f(t, d)
 		})
+	}
+}
+
+// skipPostgresShort skips a PostgreSQL run with -short: a real cluster is a
+// heavy check, run by the full suite; -short runs the same test on SQLite.
+func skipPostgresShort(t *testing.T, d Dialect) {
+	if d == Postgres && testing.Short() {
+		t.Skip("PostgreSQL: full suite only (-short runs this test on SQLite)")
 	}
 }
 
@@ -62,7 +71,7 @@ func forEachStore(t *testing.T, f func(t *testing.T, d Dialect)) {
 // a port that must stay free meanwhile.
 func forEachStoreInTurn(t *testing.T, f func(t *testing.T, d Dialect)) {
 	for _, d := range storeKinds {
-		t.Run(string(d), func(t *testing.T) { f(t, d) })
+		t.Run(string(d), func(t *testing.T) { skipPostgresShort(t, d); f(t, d) })
 	}
 }
 

@@ -6,7 +6,10 @@
 # t.Parallel) under /usr/bin/time, from the package's directory as go test
 # does. OUTDIR/summary has one line per package: wall s, user s, sys s, peak
 # KiB, failures; OUTDIR/PKG.log the -test.v output (per-test times: grep '^--- ').
-# On a busy machine compare CPU (user + sys) side by side, not wall.
+# On a busy machine compare CPU (user + sys) side by side, not wall. With
+# SUITE_LOCK=FILE each binary runs under flock FILE (a machine whose users
+# take turns for heavy runs); BIN=DIR runs test binaries built beforehand
+# (DIR/PKG.test, slashes as underscores) instead of building them.
 set -euo pipefail
 mode=$2
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -19,10 +22,13 @@ pkgs=("$@")
 flags=(-test.count=1 -test.v -test.timeout=40m)
 [ "$mode" = short ] && flags+=(-test.short)
 : > "$out/summary"
+bin=${BIN:-$out/bin}
 for rel in "${pkgs[@]}"; do
   name=${rel//\//_}
-  go test -c -o "$out/bin/$name.test" "./$rel"
-  ( cd "$rel" && /usr/bin/time -f '%e %U %S %M' -o "$out/$name.time" "$out/bin/$name.test" "${flags[@]}" > "$out/$name.log" 2>&1 ) || true
+  [ -n "${BIN:-}" ] || go test -c -o "$bin/$name.test" "./$rel"
+  cmd=(/usr/bin/time -f '%e %U %S %M' -o "$out/$name.time" "$bin/$name.test" "${flags[@]}")
+  [ -n "${SUITE_LOCK:-}" ] && cmd=(flock "$SUITE_LOCK" "${cmd[@]}")
+  ( cd "$rel" && "${cmd[@]}" > "$out/$name.log" 2>&1 ) || true
   echo "$rel $(tail -1 "$out/$name.time") $(grep -c -- '^--- FAIL' "$out/$name.log" || true)" >> "$out/summary"
 done
 awk '{cpu += $3 + $4} END {printf "total CPU %.1f s (user + sys) over %d packages\n", cpu, NR}' "$out/summary"

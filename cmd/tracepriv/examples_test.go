@@ -15,9 +15,10 @@ import (
 // slowExamples are example lines too slow for go test (minutes), or heavy
 // runs whose command the suite checks elsewhere once (chapter 3:
 // TestReproChapter3CLI, and repro's TestReproduceChapter3; the
-// n-gram control's audit: trajdb's TestAuditFlagsNegativeControls); they
-// run from the CLI like any other.
-var slowExamples = []string{"repro cip --figure all", "repro cip-compare", "repro thesis --chapter 3", "audit support --mechanism ngram-tenth-noise"}
+// n-gram control's audit: trajdb's TestAuditFlagsNegativeControls; the
+// weakened n-gram tree's support audit: TestAuditNoiseFactorCLI, with
+// fewer draws); they run from the CLI like any other.
+var slowExamples = []string{"repro cip --figure all", "repro cip-compare", "repro thesis --chapter 3", "audit support --mechanism ngram-tenth-noise", "audit support --mechanism ngram --noise-factor"}
 
 // commands returns every command of the tree under root, root first.
 func commands(root *cobra.Command) []*cobra.Command {

@@ -148,16 +148,16 @@ func TestReleaseRefuses(t *testing.T) {
 }
 
 // TestAuditSupportCLI: the flawed control is flagged with a witness, the
-// prefix tree is not, and the exit status is 0 either way.
+// prefix tree is not, and the exit status is 0 either way. The n-gram
+// tree's audit is a library check, run once (trajdb's
+// TestAuditFindsNothingOnExplorationTrees); the command's wiring is the
+// prefix tree's.
 func TestAuditSupportCLI(t *testing.T) {
 	for _, tc := range []struct {
 		mech      string
 		violation bool
-	}{{"flawed-present-only", true}, {"prefix", false}, {"ngram", false}} {
+	}{{"flawed-present-only", true}, {"prefix", false}} {
 		t.Run(tc.mech, func(t *testing.T) {
-			if testing.Short() && tc.mech == "ngram" {
-				t.Skip("the n-gram release is the slow one; trajdb's TestAuditFindsNothingOnExplorationTrees audits it with -short")
-			}
 			stdout, stderr, err := run(t, "audit", "support", "--mechanism", tc.mech, "--draws", "60", "--neighbour-draws", "30",
 				"--max-removals", "8", "--max-additions", "8", "--random-candidates", "4", "--seed", "2", "--json")
 			if err != nil {

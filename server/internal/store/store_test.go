@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 func forEachStore(t *testing.T, f func(t *testing.T, d Dialect, dataDir, url string)) {
 	for _, d := range []Dialect{SQLite, Postgres} {
 		t.Run(string(d), func(t *testing.T) {
+			if d == Postgres && testing.Short() {
+				// A real cluster is a heavy check, run by the full suite.
+				t.Skip("PostgreSQL: full suite only (-short runs this test on SQLite)")
+			}
 			t.Parallel()
 			if d == Postgres {
 				f(t, d, "", pgtest.Database(t))

@@ -115,7 +115,7 @@ func (ts *tileServer) requested() []string {
 // Content-Security-Policy allows images from that host alone.
 func TestPageTiles(t *testing.T) {
 	if testing.Short() {
-		t.Skip("full suite: -short keeps the page's core flow, its offline basemap, a bad token and markup injection in Chromium")
+		t.Skip("Chromium: full suite only")
 	}
 	tiles := newTileServer(t)
 	tmpl := tiles.ts.URL + "/tiles/{z}/{x}/{y}.png"

@@ -18,7 +18,7 @@ import (
 // refused).
 func TestPageOpensAtOrigin(t *testing.T) {
 	if testing.Short() {
-		t.Skip("full suite: -short keeps the page's core flow, its offline basemap, a bad token and markup injection in Chromium")
+		t.Skip("Chromium: full suite only")
 	}
 	svc := newService(t)
 	s := newSession(t, svc)
@@ -74,7 +74,7 @@ func TestPageMarkupInjection(t *testing.T) {
 // the link's person.
 func TestPageLinkNeedsConfirmation(t *testing.T) {
 	if testing.Short() {
-		t.Skip("full suite: -short keeps the page's core flow, its offline basemap, a bad token and markup injection in Chromium")
+		t.Skip("Chromium: full suite only")
 	}
 	svc := newService(t)
 	s := newSession(t, svc)

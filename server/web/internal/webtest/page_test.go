@@ -334,7 +334,7 @@ func TestPageBadToken(t *testing.T) {
 // server's stored answer, with no second charge.
 func TestPageDropAndKeyboard(t *testing.T) {
 	if testing.Short() {
-		t.Skip("full suite: -short keeps the page's core flow, its offline basemap, a bad token and markup injection in Chromium")
+		t.Skip("Chromium: full suite only")
 	}
 	svc := newService(t)
 	svc.loseLocates = 1

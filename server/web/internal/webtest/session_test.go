@@ -38,6 +38,11 @@ var (
 // chromiumPath finds a Chromium to test with, or skips the test.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		// A real browser is a heavy check, run by the full suite; -short
+		// checks the page's files (server/web) and its API (server).
+		t.Skip("Chromium: full suite only")
+	}
 	if p := os.Getenv("TRACEPRIV_CHROMIUM"); p != "" {
 		return p
 	}
