@@ -36,6 +36,7 @@ var sharedTypeNames = map[string]map[string]string{
 	"Manifest":    {"sanitize": "a corpus release's index", "server/wasm": "the built WebAssembly module's digest"},
 	"MapOptions":  {"trajdb": "the grid a trajectory database is mapped to", "viz": "a drawn map"},
 	"Mechanism":   {"budget": "the kind of a charge", "geoind": "a geoind noise mechanism", "risk": "a mechanism RAD bounds", "trajdb": "a synthetic-database mechanism"},
+	"Mode":        {"geoind": "how a predictive step used its test", "prior": "which of the two fitting modes a fit runs"},
 	"NoiseAuditOptions": {"geoind": "the audit of planar Laplace and the predictive mechanism", "sanitize": "the audit of a CIP release's noise",
 		"trajdb": "the audit of a synthetic database's counts"},
 	"NoiseAuditReport": {"geoind": "the audit of planar Laplace and the predictive mechanism", "sanitize": "the audit of a CIP release's noise",
