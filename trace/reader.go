@@ -394,7 +394,32 @@ func looksGeoJSON(path string) bool {
 // that path, so that every path is an input of the one person rule
 // (PersonRule): one person unless opt.Corpus declares it a corpus. It
 // returns the number of files found and the sum of the reports.
+//
+// A corpus's persons are known only when every file is read (one uid
+// found in two folders is one person, JoinPersons), so with opt.Corpus
+// ReadPaths holds every file's traces and hands them to fn, persons
+// joined and the joins in Report.Merged, once all are read.
 func ReadPaths(paths []string, opt ReadOptions, fn func(path string, traces []*Trace)) (int, *Report, error) {
+	if !opt.Corpus {
+		return readPaths(paths, opt, fn)
+	}
+	var read []fileTraces
+	n, rep, err := readPaths(paths, opt, func(path string, traces []*Trace) {
+		read = append(read, fileTraces{path, traces})
+	})
+	if err != nil {
+		return n, rep, err
+	}
+	rep.Merged = append(rep.Merged, joinRead(read, rep.Merged)...)
+	if fn != nil {
+		for _, r := range read {
+			fn(r.path, r.traces)
+		}
+	}
+	return n, rep, nil
+}
+
+func readPaths(paths []string, opt ReadOptions, fn func(path string, traces []*Trace)) (int, *Report, error) {
 	total := &Report{}
 	n := 0
 	for _, p := range paths {
