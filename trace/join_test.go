@@ -63,6 +63,21 @@ func TestPersonRuleJoins(t *testing.T) {
 			t.Errorf("a join without --corpus: %+v", m)
 		}
 	}
+	// A corpus of PLT files in GeoLife's layout cannot join and streams;
+	// CSVs, or Data/009/Trajectory inside the person Data, may join.
+	writeFile(t, dir, "geo/Data/000/Trajectory/a.plt", plt)
+	writeFile(t, dir, "geo/Data/001/Trajectory/2008/b.plt", plt)
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{{"geo/Data", false}, {"j", true}, {"j/Data", false}, {"j/C", false}} {
+		if got := mayJoin([]string{filepath.Join(dir, filepath.FromSlash(c.in))}, ReadOptions{Corpus: true}); got != c.want {
+			t.Errorf("mayJoin(%s) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if !mayJoin([]string{filepath.Join(dir, "geo", "Data")}, ReadOptions{Corpus: true, Format: CSV}) {
+		t.Error("mayJoin with --from csv: false")
+	}
 	// The order of files does not matter.
 	files := []FilePersons{{Path: "/r/b/x.csv", Persons: []string{"b"}, Merged: []Merge{{File: "/r/b/x.csv", DataUID: "u", Person: "b"}}},
 		{Path: "/r/a/y.csv", Persons: []string{"a"}, Merged: []Merge{{File: "/r/a/y.csv", DataUID: "u", Person: "a"}}}}
