@@ -58,3 +58,22 @@ func TestEnvelopeDominatesBundled(t *testing.T) {
 		t.Errorf("the check does not catch an envelope 0.2 %% too small (tightest ratio %v)", math.Exp(worst))
 	}
 }
+
+// BenchmarkEnvelopeBundled designs the default release's envelope for the
+// bundled family (what a process, or the device's page, pays once per
+// family): the linear program and the verification.
+func BenchmarkEnvelopeBundled(b *testing.B) {
+	pr, err := prior.Read(bytes.NewReader(sample.Prior))
+	if err != nil {
+		b.Fatal(err)
+	}
+	fs := pr.Families()
+	var e *Envelope
+	for b.Loop() {
+		if e, err = newEnvelope(fs, &EnvelopeOptions{StateSpace: true, PlaceScaled: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(e.Overhead, "overhead")
+	b.ReportMetric(float64(len(e.Components)), "components")
+}
