@@ -36,8 +36,10 @@ type FitParams struct {
 	MinDuration, MaxDuration time.Duration
 	MaxPoints, MinPoints     int
 	PaperWindows             bool
-	// Corpus names the fitting corpus in the prior (prior.FitRecord.Corpus);
-	// Fit names it by its input pattern when it is "".
+	// Corpus names the fitting corpus in the prior (prior.FitRecord.Corpus;
+	// a path of the machine in it is published relative to the working
+	// directory or by its base name, never absolute); Fit names it by its
+	// input pattern from the root's folder (CorpusName) when it is "".
 	Corpus string
 }
 
@@ -76,13 +78,36 @@ type FitOptions struct {
 }
 
 // Params returns the fit's parameters with the corpus named: by the input
-// pattern unless FitParams.Corpus names it.
+// pattern (CorpusName) unless FitParams.Corpus names it.
 func (o FitOptions) Params() FitParams {
 	p := o.FitParams
 	if p.Corpus == "" {
-		p.Corpus = o.Input
+		p.Corpus = CorpusName(o.Input)
 	}
 	return p
+}
+
+// CorpusName is the name a published prior gives the corpus of the input
+// pattern: the pattern from its root's folder (GlobRoot), as
+// "Data/*/Trajectory/*.plt" for "/home/me/geolife/Data/*/Trajectory/*.plt",
+// so that it says what was fitted but not where on the machine it lay.
+func CorpusName(pattern string) string {
+	root, err := GlobRoot(pattern)
+	if err != nil {
+		return filepath.Base(pattern)
+	}
+	abs, err := filepath.Abs(pattern)
+	if err != nil {
+		return filepath.Base(pattern)
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return filepath.Base(pattern)
+	}
+	if base := filepath.Base(root); base != string(filepath.Separator) && base != "." {
+		rel = filepath.Join(base, rel)
+	}
+	return filepath.ToSlash(rel)
 }
 
 // fitConfig is what the steps of a fit carry to the workers.

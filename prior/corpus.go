@@ -199,7 +199,9 @@ type config struct {
 	// Progress, if not nil, is called after each window is fitted with the
 	// number done and the total, always from the goroutine that called Fit.
 	Progress func(done, total int)
-	// Corpus names the input for FitRecord.Corpus.
+	// Corpus names the input for FitRecord.Corpus: inputs comma-separated,
+	// each path of the machine in it published relative to the working
+	// directory or by its base name, never absolute.
 	Corpus string
 }
 

@@ -93,9 +93,9 @@ type Prior struct {
 // FitRecord records how a Prior was fitted on a corpus.
 type FitRecord struct {
 	// Corpus names the input files or directories, as the published
-	// file may: "tracepriv fit" writes each relative to the working
-	// directory when inside it, else by its base name, never an absolute
-	// path of the machine.
+	// file may: each relative to the working directory when inside it,
+	// else by its base name, never an absolute path of the machine,
+	// whatever Options.Corpus the fit was given.
 	Corpus string `json:"corpus"`
 	// Windows is the number of trace windows (per dimension) fitted, and
 	// Skipped the number of candidate windows rejected, by reason.

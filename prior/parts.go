@@ -252,7 +252,7 @@ func (s *fitSetup) combine(results []WindowResult, rep *Report, centre *geo.Orig
 		FamilySet:   &FamilySet{Kernels: fams},
 		Origin:      centre,
 		Fit: &FitRecord{
-			Corpus:                opt.Corpus,
+			Corpus:                publicCorpus(opt.Corpus),
 			Windows:               rep.Windows,
 			Skipped:               skipped,
 			Quantile:              opt.Family[1],
@@ -396,7 +396,7 @@ func (p Positions) Centre(corpus string) *geo.Origin {
 	r := func(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 	note := "median position of the fitting corpus"
 	if corpus != "" {
-		note += " (" + corpus + ")"
+		note += " (" + publicCorpus(corpus) + ")"
 	}
 	return &geo.Origin{Lat: r(countQuantile(p.Lat, 0.5)), Lon: r(countQuantile(p.Lon, 0.5)), Note: note}
 }

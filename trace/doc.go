@@ -63,8 +63,10 @@
 // package: an input (a file or a directory) is one person unless it is
 // declared a corpus, in which case each immediate child folder, or each
 // uid of a file's uid field, is one person; folders below a person never
-// make a person, and ambiguity merges (Report.Merged). ReadPaths, and
-// ReadFile with ReadOptions.Root, apply it. ReadFile alone reads a file's
+// make a person, and ambiguity merges (Report.Merged), so persons of a
+// corpus that hold the same uid are one (JoinPersons). ReadPaths applies
+// it all; ReadFile with ReadOptions.Root applies it to one file, without
+// the joins, which need every file. ReadFile alone reads a file's
 // data: a trace without a user id there is the person of the file's
 // GeoLife user folder or folder (UserDir), and a file with no folder to
 // name the person (one in the current directory) is the person named

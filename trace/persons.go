@@ -42,8 +42,10 @@ var ErrNoPerson = errors.New("no person")
 // Folders below a person never make a person, and where the rule is
 // ambiguous (data uids inside a person's folder, several uids in one
 // person's file) the traces are merged into one person: a person unit too
-// large costs accuracy, never privacy. Report.Merged lists each merge so
-// that a command can say it.
+// large costs accuracy, never privacy; so persons of a corpus found to
+// hold the same uid (in two folders, a uid column, GeoLife's
+// <uid>/Trajectory) are one person (JoinPersons, which ReadPaths applies).
+// Report.Merged lists each merge so that a command can say it.
 type PersonRule struct {
 	// Corpus declares the input a corpus (tracepriv's --corpus).
 	Corpus bool
@@ -201,11 +203,13 @@ func (p *Persons) person(path string, traces []*Trace) (string, error) {
 }
 
 // Merge is a uid a file's data carries that the person rule released as
-// part of another person (Report.Merged).
+// part of another person (Report.Merged); with Joined, DataUID is a
+// person of a corpus found to be the same person as Person (JoinPersons).
 type Merge struct {
 	File    string `json:"file"`
 	DataUID string `json:"data_uid"`
 	Person  string `json:"person"`
+	Joined  bool   `json:"joined,omitempty"`
 }
 
 // PersonCount is one person of an input, as the person rule found them

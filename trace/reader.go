@@ -394,7 +394,70 @@ func looksGeoJSON(path string) bool {
 // that path, so that every path is an input of the one person rule
 // (PersonRule): one person unless opt.Corpus declares it a corpus. It
 // returns the number of files found and the sum of the reports.
+//
+// A corpus's persons are known only when every file is read (one uid
+// found in two folders is one person, JoinPersons), so with opt.Corpus,
+// when its files may join persons (mayJoin: a file that can carry uids,
+// or a GeoLife <uid>/Trajectory folder inside another person's), ReadPaths
+// holds every file's traces and hands them to fn, persons joined and the
+// joins in Report.Merged, once all are read; otherwise it streams.
 func ReadPaths(paths []string, opt ReadOptions, fn func(path string, traces []*Trace)) (int, *Report, error) {
+	if !opt.Corpus || !mayJoin(paths, opt) {
+		return readPaths(paths, opt, fn)
+	}
+	var read []fileTraces
+	n, rep, err := readPaths(paths, opt, func(path string, traces []*Trace) {
+		read = append(read, fileTraces{path, traces})
+	})
+	if err != nil {
+		return n, rep, err
+	}
+	rep.Merged = append(rep.Merged, joinRead(read, rep.Merged)...)
+	if fn != nil {
+		for _, r := range read {
+			fn(r.path, r.traces)
+		}
+	}
+	return n, rep, nil
+}
+
+// mayJoin reports whether JoinPersons could join persons of the corpora
+// paths, from the files' names alone: a file whose format can carry uids
+// (CSV, GeoJSON), or a file in a GeoLife <uid>/Trajectory folder whose
+// uid is not the corpus's child folder holding it. A GeoLife Data folder
+// of PLT files streams.
+func mayJoin(paths []string, opt ReadOptions) bool {
+	if opt.Format == CSV || opt.Format == GeoJSON {
+		return true
+	}
+	for _, p := range paths {
+		files, _, err := Files(p)
+		if err != nil {
+			return true // let reading report it
+		}
+		for _, f := range files {
+			if opt.Format == "" {
+				if ff, err := FormatFromPath(f); err != nil || ff == CSV || ff == GeoJSON {
+					return true
+				}
+			}
+			dir := filepath.Dir(f)
+			if filepath.Base(dir) != GeoLifeTrajectoryDir {
+				continue
+			}
+			rel, err := filepath.Rel(p, f)
+			if err != nil {
+				return true
+			}
+			if child, _, _ := strings.Cut(filepath.ToSlash(rel), "/"); child != filepath.Base(filepath.Dir(dir)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func readPaths(paths []string, opt ReadOptions, fn func(path string, traces []*Trace)) (int, *Report, error) {
 	total := &Report{}
 	n := 0
 	for _, p := range paths {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -85,8 +86,15 @@ func writeFilePersons(w io.Writer, files []FilePerson) {
 // part of another person by the person rule (PersonRule), and says how
 // to release each. It writes nothing for no merges.
 func WriteMerges(w io.Writer, merged []Merge) error {
-	if len(merged) == 0 {
-		return nil
+	var joined []Merge
+	merged = slices.DeleteFunc(slices.Clone(merged), func(m Merge) bool {
+		if m.Joined {
+			joined = append(joined, m)
+		}
+		return m.Joined
+	})
+	if err := writeJoins(w, joined); err != nil || len(merged) == 0 {
+		return err
 	}
 	var ex []string
 	for i, m := range merged {
@@ -160,4 +168,24 @@ func (e *ParseError) location() string {
 		return fmt.Sprintf("%s:%d", e.File, e.Line)
 	}
 	return e.File
+}
+
+// writeJoins says which persons of a corpus were found to be one person
+// (JoinPersons), each pair once.
+func writeJoins(w io.Writer, joined []Merge) error {
+	var ex []string
+	for _, m := range joined {
+		e := fmt.Sprintf("%q is released as %q", m.DataUID, m.Person)
+		if !slices.Contains(ex, e) {
+			ex = append(ex, e)
+		}
+	}
+	if len(ex) == 0 {
+		return nil
+	}
+	if len(ex) > maxShown {
+		ex = append(ex[:maxShown], fmt.Sprintf("and %d more", len(ex)-maxShown))
+	}
+	_, err := fmt.Fprintf(w, "input: persons of the corpus hold the same uid (in two folders, a uid column or GeoLife's <uid>/Trajectory), so each group is one person: %s (see docs/input.md).\n", strings.Join(ex, ", "))
+	return err
 }

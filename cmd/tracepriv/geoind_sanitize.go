@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,7 +11,6 @@ import (
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geoind"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -181,13 +178,6 @@ func (c *geoindSanitizeCmd) read() ([]*trace.Trace, map[*trace.Trace]string, *tr
 		return nil, nil, nil, fmt.Errorf("geoind sanitize: --in: %w", err)
 	}
 	reportSkipped(c.env, rep)
-	// One uid found in two folders of a corpus is one person, with one
-	// budget (as sanitize releases it).
-	if alias := corpus.JoinTraces(read, func(tr *trace.Trace) string { return fileOf[tr] }, rep.Merged); len(alias) > 0 && !c.env.Quiet {
-		for _, from := range slices.Sorted(maps.Keys(alias)) {
-			fmt.Fprintf(c.env.Stderr, "tracepriv: persons %q and %q hold the same uid, so they are one person, released as %q\n", from, alias[from], alias[from])
-		}
-	}
 	return read, fileOf, rep, nil
 }
 

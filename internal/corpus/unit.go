@@ -228,69 +228,22 @@ func GroupUnits(scans []FileScan) (units []Unit, unreadable []FileScan) {
 }
 
 // JoinPersons makes persons of a corpus that are found to be the same
-// person one person (the person rule, trace.PersonRule, where it is
-// ambiguous, merges: a unit too large costs accuracy, never privacy). Two
-// persons are the same when the same uid is found in both: a data uid of
-// one's files (a CSV uid column, merged into the folder's person) that is
-// the other's name or a data uid of the other's files, or a GeoLife user
-// folder (.../<uid>/Trajectory/x.plt) of that name, as in GeoLife's
-// Data/008 beside another folder 008. Each group is released as its
-// person of least name. It returns copies of scans with the persons
-// renamed (and each renaming listed in Merged) and the renaming.
+// person one person, by the person rule's trace.JoinPersons. It returns
+// copies of scans with the persons renamed (and each renaming listed in
+// Merged) and the renaming.
 func JoinPersons(scans []FileScan) ([]FileScan, map[string]string) {
-	ids := map[string]int{}
-	id := func(uid string) int {
-		if i, ok := ids[uid]; ok {
-			return i
-		}
-		ids[uid] = len(ids)
-		return ids[uid]
-	}
-	// Each person and each uid found in their files, by index.
-	var pairs [][2]int
-	persons := map[string]bool{}
+	var files []trace.FilePersons
 	for _, s := range scans {
 		if s.Err != "" {
 			continue
 		}
-		found := map[string][]string{} // person -> uids found in this file
-		for _, m := range s.Merged {
-			found[m.Person] = append(found[m.Person], m.DataUID)
-		}
-		if dir := filepath.Dir(s.Path); filepath.Base(dir) == trace.GeoLifeTrajectoryDir {
-			if user := filepath.Base(filepath.Dir(dir)); user != "" && len(s.People) == 1 {
-				found[s.People[0].UID] = append(found[s.People[0].UID], user)
-			}
-		}
+		f := trace.FilePersons{Path: s.Path, Merged: s.Merged}
 		for _, p := range s.People {
-			persons[p.UID] = true
-			pi := id(p.UID)
-			for _, u := range found[p.UID] {
-				pairs = append(pairs, [2]int{pi, id(u)})
-			}
+			f.Persons = append(f.Persons, p.UID)
 		}
+		files = append(files, f)
 	}
-	if len(pairs) == 0 {
-		return scans, nil
-	}
-	sets := disjoint.New(len(ids))
-	for _, p := range pairs {
-		sets.Union(p[0], p[1])
-	}
-	// The person of least name of each group names it.
-	least := map[int]string{}
-	for uid := range persons {
-		r := sets.Find(ids[uid])
-		if cur, ok := least[r]; !ok || uid < cur {
-			least[r] = uid
-		}
-	}
-	alias := map[string]string{}
-	for uid := range persons {
-		if to := least[sets.Find(ids[uid])]; to != uid {
-			alias[uid] = to
-		}
-	}
+	alias, joins := trace.JoinPersons(files)
 	if len(alias) == 0 {
 		return scans, nil
 	}
@@ -300,12 +253,16 @@ func JoinPersons(scans []FileScan) ([]FileScan, map[string]string) {
 		if s.Err != "" {
 			continue
 		}
+		for _, m := range joins {
+			if m.File == s.Path {
+				out[i].Merged = append(slices.Clone(out[i].Merged), m)
+			}
+		}
 		by := map[string]int{}
 		for _, p := range s.People {
 			to := p.UID
 			if a, ok := alias[p.UID]; ok {
 				to = a
-				out[i].Merged = append(slices.Clone(out[i].Merged), trace.Merge{File: s.Path, DataUID: p.UID, Person: a})
 			}
 			by[to] += p.Points
 		}
@@ -316,47 +273,6 @@ func JoinPersons(scans []FileScan) ([]FileScan, map[string]string) {
 		slices.SortFunc(out[i].People, func(a, b UIDPoints) int { return strings.Compare(a.UID, b.UID) })
 	}
 	return out, alias
-}
-
-// JoinTraces is JoinPersons for a command that reads a corpus file by
-// file without scanning it first (geoind sanitize): traces are all the
-// traces read, fileOf the file each came from and merged the read
-// report's merges. It renames the traces' persons in place and returns
-// the renaming.
-func JoinTraces(traces []*trace.Trace, fileOf func(*trace.Trace) string, merged []trace.Merge) map[string]string {
-	byFile := map[string]*FileScan{}
-	var order []string
-	for _, t := range traces {
-		f := fileOf(t)
-		s := byFile[f]
-		if s == nil {
-			s = &FileScan{Path: f}
-			byFile[f] = s
-			order = append(order, f)
-		}
-		i := slices.IndexFunc(s.People, func(p UIDPoints) bool { return p.UID == t.UID })
-		if i < 0 {
-			s.People = append(s.People, UIDPoints{UID: t.UID})
-			i = len(s.People) - 1
-		}
-		s.People[i].Points += t.Len()
-	}
-	for _, m := range merged {
-		if s := byFile[m.File]; s != nil {
-			s.Merged = append(s.Merged, m)
-		}
-	}
-	scans := make([]FileScan, len(order))
-	for i, f := range order {
-		scans[i] = *byFile[f]
-	}
-	_, alias := JoinPersons(scans)
-	for _, t := range traces {
-		if a, ok := alias[t.UID]; ok {
-			t.UID = a
-		}
-	}
-	return alias
 }
 
 // CheckDirs checks that the output directory out is not the input root

@@ -127,7 +127,7 @@ func TestJoinPersons(t *testing.T) {
 	if want := []string{"009:10", "A:15", "C:4", "D:2"}; !slices.Equal(census, want) {
 		t.Errorf("census %v, want %v", census, want)
 	}
-	if m := joined[1].Merged; len(m) != 2 || m[1] != (trace.Merge{File: "/r/B/y.csv", DataUID: "B", Person: "A"}) {
+	if m := joined[1].Merged; len(m) != 2 || m[1] != (trace.Merge{File: "/r/B/y.csv", DataUID: "B", Person: "A", Joined: true}) {
 		t.Errorf("B's file: merged %+v", m)
 	}
 	if len(scans[1].Merged) != 1 || scans[1].People[0].UID != "B" {
