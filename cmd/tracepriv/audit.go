@@ -128,8 +128,8 @@ func controlNames(sep string) string {
 // auditSupportCmd is "tracepriv audit support".
 type auditSupportCmd struct {
 	env           *cli.Env
-	rf            readFlags
-	u             universeFlags
+	rf            cli.ReadFlags
+	u             cli.UniverseFlags
 	mec, in, seqs string
 	eps, factor   float64
 	opt           trajdb.AuditOptions
@@ -163,8 +163,8 @@ func newAuditSupportCmd(env *cli.Env) *cobra.Command {
 	fl.Float64Var(&c.opt.MaxWork, "max-work", 0, "cap on releases times database size (symbols plus persons); a larger database gets a scaled-down search, or a refusal saying what fits (default 2e8; -1 no cap)")
 	fl.IntVar(&c.opt.NoiseDraws, "noise-draws", 0, "noisy counts the white-box noise test checks against the tree's stated noise (default 2000; -1 none)")
 	fl.Float64Var(&c.factor, "noise-factor", 1, "audit a deliberately weakened build of prefix or ngram with this factor times its noise (in (0, 1]; below 1 it is NOT PRIVATE and only the audit builds it)")
-	c.u.add(fl)
-	c.rf.addTo(fl)
+	c.u.Add(fl)
+	c.rf.AddTo(fl)
 	_ = cmd.MarkFlagRequired("mechanism")
 	return cmd
 }
@@ -212,17 +212,17 @@ func (c *auditSupportCmd) database(boundsGiven bool) (*trajdb.DB, trajdb.Bounds,
 	case c.in != "" && c.seqs != "":
 		return nil, b, usageErrorf("give --in or --seqs, not both")
 	case c.in != "":
-		g, err := c.u.grid()
+		g, err := c.u.Grid()
 		if err != nil {
 			return nil, b, err
 		}
-		if db, _, err = readTrajectories(c.env, &c.rf, &c.u, g, c.in); err != nil {
+		if db, _, err = cli.ReadTrajectories(c.env, &c.rf, &c.u, g, c.in); err != nil {
 			return nil, b, fmt.Errorf("--in %w", err)
 		}
 		boundsGiven = true
 	case c.seqs != "":
 		var err error
-		if db, err = trajdb.ReadSequencesFile(c.seqs, trajdb.SeqOptions{Size: c.u.alphabet, Base: c.u.base}); err != nil {
+		if db, err = trajdb.ReadSequencesFile(c.seqs, trajdb.SeqOptions{Size: c.u.Alphabet, Base: c.u.Base}); err != nil {
 			return nil, b, fmt.Errorf("--seqs: %w", err)
 		}
 	default:
@@ -230,7 +230,7 @@ func (c *auditSupportCmd) database(boundsGiven bool) (*trajdb.DB, trajdb.Bounds,
 	}
 	if boundsGiven {
 		var err error
-		if b, err = c.u.bounds(); err != nil {
+		if b, err = c.u.Bounds(); err != nil {
 			return nil, b, err
 		}
 	}

@@ -29,7 +29,7 @@ type cipPriorFlags struct {
 	times, traceFile              string
 	secrets                       []string
 	allSecrets                    bool
-	rf                            readFlags
+	rf                            cli.ReadFlags
 	// read reports what reading --trace skipped (nil without --trace).
 	read *trace.Report
 }
@@ -42,7 +42,7 @@ func (p *cipPriorFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&p.n, "n", 0, "number of points, at times 0, 1, ..., n-1 (the paper's kernel on indices)")
 	f.StringVar(&p.times, "times", "", "comma-separated times instead of --n (e.g. seconds)")
 	f.StringVar(&p.traceFile, "trace", "", "take the times (seconds from the first point) of this trace file instead of --n; its coordinates are not read")
-	p.rf.addTo(f)
+	p.rf.AddTo(f)
 	f.StringArrayVar(&p.secrets, "secret", nil, "a secret: one 0-based index (basic) or several comma-separated (compound); repeat for several secrets")
 	f.BoolVar(&p.allSecrets, "all-secrets", false, "every point is a basic secret")
 }
@@ -59,7 +59,7 @@ func (p *cipPriorFlags) load(env *cli.Env, priv *privacyFlags, f *pflag.FlagSet)
 	if err != nil {
 		return nil, nil, err
 	}
-	reportSkipped(env, p.read)
+	env.ReportSkipped(p.read)
 	return sigma, secrets, nil
 }
 
@@ -107,7 +107,7 @@ func (p *cipPriorFlags) axis() ([]float64, error) {
 	if st, err := os.Stat(p.traceFile); err == nil && st.IsDir() {
 		return nil, usageErrorf("--trace %s is a directory; give one trace file", p.traceFile)
 	}
-	trs, rep, err := p.rf.read(p.traceFile)
+	trs, rep, err := p.rf.Read(p.traceFile)
 	p.read = rep
 	if err != nil {
 		return nil, fmt.Errorf("--trace: %w", err)

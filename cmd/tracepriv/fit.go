@@ -28,7 +28,7 @@ type fitCmd struct {
 	env        *cli.Env
 	ins        []string
 	out, plt   string
-	rf         readFlags
+	rf         cli.ReadFlags
 	opt        prior.Options
 	minD, maxD time.Duration
 	family     []float64
@@ -62,8 +62,8 @@ func newFitCmd(env *cli.Env) *cobra.Command {
 	f.IntVar(&c.opt.MaxWindows, "max-windows", 0, "most windows fitted when comparing kernels, a larger corpus is subsampled evenly (default 240; -1 for all)")
 	f.IntVar(&c.opt.Workers, "workers", 0, "windows fitted in parallel (default: all cores)")
 	f.BoolVar(&c.opt.PaperWindows, "paper-windows", false, "cut as the authors' code: only the first window of each trace (for reproducing the paper)")
-	c.rf.add(cmd)
-	c.rf.addCorpus(cmd.Flags(), "the persons label the fitted windows (give each person's folder as an --in, or the corpus with --corpus)")
+	c.rf.Add(cmd)
+	c.rf.AddCorpus(cmd.Flags(), "the persons label the fitted windows (give each person's folder as an --in, or the corpus with --corpus)")
 	return cmd
 }
 
@@ -150,7 +150,7 @@ func (c *fitCmd) read(penv *cli.Env) (*prior.FitSummary, []*trace.Trace, error) 
 	var traces []*trace.Trace
 	read := penv.Ticker(len(files), "fit: reading")
 	nread := 0
-	irep, err := c.rf.readEach(c.ins, func(_ string, ts []*trace.Trace) {
+	irep, err := c.rf.ReadEach(c.ins, func(_ string, ts []*trace.Trace) {
 		traces = append(traces, ts...)
 		nread++
 		read.Set(min(nread, len(files)), "files")
@@ -158,10 +158,10 @@ func (c *fitCmd) read(penv *cli.Env) (*prior.FitSummary, []*trace.Trace, error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("fit: %w", err)
 	}
-	reportSkipped(c.env, irep)
+	c.env.ReportSkipped(irep)
 	// The prior records its persons, and sanitize refuses a person it was
 	// fitted on: say when folders were merged.
-	hintCorpus(c.env, &c.rf, c.ins...)
+	c.env.HintCorpus(&c.rf, c.ins...)
 	res.Deduplicated, res.SkippedRecords, res.InputSummary = irep.Deduplicated, irep.Skipped, irep.Summary()
 	return res, traces, nil
 }

@@ -29,7 +29,7 @@ type geoindQueryCmd struct {
 	state, tstr string
 	keyDir, uid string
 	newBudget   bool
-	led         ledgerFlags
+	led         cli.LedgerFlags
 	lat, lon    float64
 }
 
@@ -52,7 +52,7 @@ func newGeoindQueryCmd(env *cli.Env) *cobra.Command {
 	f.StringVar(&c.keyDir, "key-dir", "", "directory of the state key and records (default: the user config directory's tracepriv/geoind)")
 	f.BoolVar(&c.newBudget, "new-budget", false, "start a fresh budget even where the record knows an earlier session at --state (deleted or replaced); recorded")
 	f.StringVar(&c.uid, "uid", "", "the person (user id) the session belongs to and is charged to; required unless --no-ledger or --seed")
-	c.led.add(f)
+	c.led.Add(f)
 	c.g.add(f, false)
 	return cmd
 }
@@ -75,7 +75,7 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 	if err := checkStatePath(c.state); err != nil {
 		return fmt.Errorf("geoind query: %w", err)
 	}
-	lf, _, err := c.led.open(c.env, cmd, "geoind query")
+	lf, _, err := c.led.Open(c.env, cmd.Flags(), "geoind query")
 	if err != nil {
 		return err
 	}
@@ -227,8 +227,8 @@ func sessionRelease(id string) string { return "geoind session " + id }
 // returned key); an existing session is charged only if the ledger has no
 // charge for it (it was started without --ledger, or its start's key was
 // never replaced). A session charged to another person is refused.
-func chargeSession(env *cli.Env, lf *budget.File, led ledgerFlags, sf geoind.StateFile, cfg *geoind.Config, uid, state string) (string, error) {
-	charge := led.request(budget.GeoInd, "tracepriv geoind query", state)
+func chargeSession(env *cli.Env, lf *budget.File, led cli.LedgerFlags, sf geoind.StateFile, cfg *geoind.Config, uid, state string) (string, error) {
+	charge := led.Request(budget.GeoInd, "tracepriv geoind query", state)
 	if cfg != nil {
 		if _, err := os.Stat(state); err != nil && !sf.NewBudget {
 			// A deleted state is refused by Query; charge nothing for it.
@@ -245,9 +245,9 @@ func chargeSession(env *cli.Env, lf *budget.File, led ledgerFlags, sf geoind.Sta
 		charge.Epsilon[uid] = cfg.Params.Epsilon
 		charge.GridM = cfg.Noise.Grid
 		if err := lf.Charge(charge); err != nil {
-			return "", ledgerError("geoind query", err)
+			return "", cli.LedgerError("geoind query", err)
 		}
-		reportCharge(env, lf, charge)
+		env.ReportCharge(lf, charge)
 		return charge.Release, nil
 	}
 	st, err := sf.Load()
@@ -265,9 +265,9 @@ func chargeSession(env *cli.Env, lf *budget.File, led ledgerFlags, sf geoind.Sta
 	charge.Epsilon[uid] = st.Config.Params.Epsilon
 	charge.GridM = st.Config.Noise.Grid
 	if err := lf.Charge(charge); err != nil {
-		return "", ledgerError("geoind query", err)
+		return "", cli.LedgerError("geoind query", err)
 	}
-	reportCharge(env, lf, charge)
+	env.ReportCharge(lf, charge)
 	return "", nil
 }
 

@@ -32,10 +32,10 @@ type geoindSanitizeCmd struct {
 	g            geoindFlags
 	in, out      string
 	certFile     string
-	rf           readFlags
+	rf           cli.ReadFlags
 	allowPartial bool
 	force        bool
-	led          ledgerFlags
+	led          cli.LedgerFlags
 	every        time.Duration
 	maxError     float64
 }
@@ -57,11 +57,11 @@ func newGeoindSanitizeCmd(env *cli.Env) *cobra.Command {
 	f.StringVar(&c.certFile, "certificate", "", "certificate file (default OUT.cert.json)")
 	f.DurationVar(&c.every, "every", 0, "thin each trace to one fix per period first (e.g. 60s, 5m): the first fix, then each fix at least this long after the last one kept; 0 keeps every fix")
 	f.Float64Var(&c.maxError, "max-error", maxErrorDefault, "refuse a planned release whose expected error exceeds this many metres per point (0: no limit)")
-	c.rf.add(cmd)
-	c.rf.addCorpus(f, "each person has one budget")
+	c.rf.Add(cmd)
+	c.rf.AddCorpus(f, "each person has one budget")
 	f.BoolVar(&c.allowPartial, "allow-partial", false, "fixed-rate, fixed-utility: write the covered points when a person's budget runs out before their last point")
 	f.BoolVar(&c.force, "force", false, "replace --out if it exists")
-	c.led.add(f)
+	c.led.Add(f)
 	c.g.add(f, true)
 	return cmd
 }
@@ -71,7 +71,7 @@ func (c *geoindSanitizeCmd) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	lf, ledgerName, err := c.led.open(c.env, cmd, "geoind sanitize")
+	lf, ledgerName, err := c.led.Open(c.env, cmd.Flags(), "geoind sanitize")
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (c *geoindSanitizeCmd) run(cmd *cobra.Command) error {
 	// spends at most its budget ε; refuse before any noise is drawn,
 	// charge it immediately before drawing, settle it when the files
 	// land, undo it when they do not.
-	charge := c.led.request(budget.GeoInd, "tracepriv geoind sanitize", c.out)
+	charge := c.led.Request(budget.GeoInd, "tracepriv geoind sanitize", c.out)
 	charge.GridM = cfg.Noise.Grid
 	adm, target, err := c.admit(lf, charge, cfg, traces)
 	if err != nil {
@@ -112,22 +112,22 @@ func (c *geoindSanitizeCmd) run(cmd *cobra.Command) error {
 	src := c.env.Source()
 	outs, people, err := geoind.SanitizeByPerson(cfg, traces, person, src)
 	if err != nil {
-		return fmt.Errorf("geoind sanitize: %s: %w%s", c.in, err, undoCharge(adm))
+		return fmt.Errorf("geoind sanitize: %s: %w%s", c.in, err, adm.UndoNote())
 	}
 	partial := res.Summarise(people, src)
 	var failure error
 	switch {
 	case res.PointsReleased == 0:
-		failure = fmt.Errorf("geoind sanitize: %s: no point released; %s%s", c.in, c.g.coverageHint(hc), undoCharge(adm))
+		failure = fmt.Errorf("geoind sanitize: %s: no point released; %s%s", c.in, c.g.coverageHint(hc), adm.UndoNote())
 	case len(partial) > 0 && !c.allowPartial:
-		failure = fmt.Errorf("%w%s", c.g.partialError(partial, len(people), hc), undoCharge(adm))
+		failure = fmt.Errorf("%w%s", c.g.partialError(partial, len(people), hc), adm.UndoNote())
 	default:
 		if err := c.write(res, outs, src, ledgerName, adm); err != nil {
 			return err
 		}
 		if adm != nil {
 			charge.Epsilon = target
-			reportCharge(c.env, lf, charge)
+			c.env.ReportCharge(lf, charge)
 		}
 	}
 	if err := c.env.Emit(res, res.WriteText); err != nil {
@@ -171,7 +171,7 @@ func (c *geoindSanitizeCmd) check(cmd *cobra.Command) (geoind.Config, error) {
 func (c *geoindSanitizeCmd) read() ([]*trace.Trace, map[*trace.Trace]string, *trace.Report, error) {
 	var read []*trace.Trace
 	fileOf := map[*trace.Trace]string{}
-	rep, err := c.rf.readEach([]string{c.in}, func(f string, ts []*trace.Trace) {
+	rep, err := c.rf.ReadEach([]string{c.in}, func(f string, ts []*trace.Trace) {
 		for _, tr := range ts {
 			fileOf[tr] = f
 		}
@@ -180,7 +180,7 @@ func (c *geoindSanitizeCmd) read() ([]*trace.Trace, map[*trace.Trace]string, *tr
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("geoind sanitize: --in: %w", err)
 	}
-	reportSkipped(c.env, rep)
+	c.env.ReportSkipped(rep)
 	// One uid found in two folders of a corpus is one person, with one
 	// budget (as sanitize releases it).
 	if alias := corpus.JoinTraces(read, func(tr *trace.Trace) string { return fileOf[tr] }, rep.Merged); len(alias) > 0 && !c.env.Quiet {
@@ -214,22 +214,15 @@ func (c *geoindSanitizeCmd) plan(hc hintContext) ([]geoind.PersonPlan, error) {
 // a ledger).
 func (c *geoindSanitizeCmd) admit(lf *budget.File, charge budget.Request, cfg geoind.Config, traces []*trace.Trace) (*budget.Admission, map[string]float64, error) {
 	var adm *budget.Admission
-	target := map[string]float64{}
 	if lf != nil {
 		adm = budget.NewAdmission(lf, charge)
-		uids, err := uidsOf(traces)
-		if err != nil {
-			return nil, nil, fmt.Errorf("geoind sanitize: --ledger: %s: %w", c.in, err)
-		}
-		for _, u := range uids {
-			target[u] = cfg.Params.Epsilon
-		}
 	}
-	if err := adm.Check(target); err != nil {
-		return nil, nil, ledgerError("geoind sanitize", err)
+	target, err := cli.LedgerTargets(adm, traces, cfg.Params.Epsilon)
+	if err != nil {
+		return nil, nil, fmt.Errorf("geoind sanitize: --ledger: %s: %w", c.in, err)
 	}
-	if err := adm.Charge("", target); err != nil {
-		return nil, nil, ledgerError("geoind sanitize", err)
+	if err := adm.Admit(target); err != nil {
+		return nil, nil, cli.LedgerError("geoind sanitize", err)
 	}
 	return adm, target, nil
 }
@@ -238,14 +231,14 @@ func (c *geoindSanitizeCmd) admit(lf *budget.File, charge budget.Request, cfg ge
 // (geoind.Files), and settles the charge once they landed.
 func (c *geoindSanitizeCmd) write(res *geoind.ReleaseSummary, outs []*trace.Trace, src noise.Source, ledgerName string, adm *budget.Admission) error {
 	if err := checkFinite("--out", c.out, outs); err != nil {
-		return fmt.Errorf("geoind sanitize: %w%s", err, undoCharge(adm))
+		return fmt.Errorf("geoind sanitize: %w%s", err, adm.UndoNote())
 	}
 	outFmt, _ := trace.FormatFromPath(c.out) // checked above
 	cert := geoind.NewCertificate(res.Config, res.People, src)
 	cert.ThinEvery, cert.Ledger = res.Every, ledgerName
 	files := geoind.Files{Traces: c.out, Format: outFmt, Certificate: c.certFile}
 	if err := files.Write(outs, cert); err != nil {
-		return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, undoCharge(adm))
+		return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, adm.UndoNote())
 	}
 	res.Written, res.Certificate = true, c.certFile
 	// Landed: the session budget stays charged (settled).

@@ -42,8 +42,8 @@ func init() { register(newInspectCmd) }
 // inspectCmd is "tracepriv inspect".
 type inspectCmd struct {
 	env *cli.Env
-	rf  readFlags
-	lf  limitFlags
+	rf  cli.ReadFlags
+	lf  cli.LimitFlags
 }
 
 func newInspectCmd(env *cli.Env) *cobra.Command {
@@ -57,22 +57,22 @@ func newInspectCmd(env *cli.Env) *cobra.Command {
 		Args:    cobra.MinimumNArgs(1),
 		RunE:    func(_ *cobra.Command, args []string) error { return c.run(args) },
 	}
-	c.lf.add(cmd)
-	c.rf.add(cmd)
-	c.rf.addCorpus(cmd.Flags(), "the uid column shows each trace's person")
+	c.lf.Add(cmd)
+	c.rf.Add(cmd)
+	c.rf.AddCorpus(cmd.Flags(), "the uid column shows each trace's person")
 	return cmd
 }
 
 func (c *inspectCmd) run(args []string) error {
-	lim, err := c.lf.limits()
+	lim, err := c.lf.Limits()
 	if err != nil {
 		return fmt.Errorf("inspect: %w", err)
 	}
 	formats := map[trace.Format]bool{}
 	var files []string
 	var traces []*trace.Trace
-	rep, err := c.rf.readEach(args, func(path string, ts []*trace.Trace) {
-		if o, err := c.rf.options(path); err == nil {
+	rep, err := c.rf.ReadEach(args, func(path string, ts []*trace.Trace) {
+		if o, err := c.rf.Options(path); err == nil {
 			formats[o.Format] = true
 		}
 		files = append(files, path)
@@ -81,7 +81,7 @@ func (c *inspectCmd) run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("inspect: %w", err)
 	}
-	reportSkipped(c.env, rep)
+	c.env.ReportSkipped(rep)
 	res := &inspectResult{Files: files, Limits: lim, Traces: make([]inspectTrace, len(traces)), InputSummary: rep.Summary(), Report: rep}
 	if len(files) == 1 {
 		res.File = files[0]
