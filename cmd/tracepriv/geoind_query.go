@@ -25,7 +25,7 @@ import (
 // in the person's ledger.
 type geoindQueryCmd struct {
 	env         *cli.Env
-	g           geoindFlags
+	g           cli.GeoIndFlags
 	state, tstr string
 	keyDir, uid string
 	newBudget   bool
@@ -53,7 +53,7 @@ func newGeoindQueryCmd(env *cli.Env) *cobra.Command {
 	f.BoolVar(&c.newBudget, "new-budget", false, "start a fresh budget even where the record knows an earlier session at --state (deleted or replaced); recorded")
 	f.StringVar(&c.uid, "uid", "", "the person (user id) the session belongs to and is charged to; required unless --no-ledger or --seed")
 	c.led.Add(f)
-	c.g.add(f, false)
+	c.g.Add(f, false)
 	return cmd
 }
 
@@ -61,7 +61,7 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 	if c.state == "" || !cmd.Flags().Changed("lat") || !cmd.Flags().Changed("lon") {
 		return usageErrorf("geoind query: --state, --lat and --lon are required")
 	}
-	if c.g.manager == "planned" {
+	if c.g.Manager == "planned" {
 		return usageErrorf("geoind query: --manager planned needs every query in advance (geoind sanitize plans over a trace's points); a session takes --manager fixed-rate or fixed-utility")
 	}
 	p := geo.Point{Lat: c.lat, Lon: c.lon}
@@ -117,7 +117,7 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 // starts no session.
 func (c *geoindQueryCmd) sessionConfig(cmd *cobra.Command, sf geoind.StateFile) (cfg *geoind.Config, missing, err error) {
 	if _, serr := os.Stat(c.state); serr != nil || c.newBudget {
-		cf, cerr := c.g.config()
+		cf, cerr := c.g.Config()
 		switch {
 		case cerr == nil:
 			return &cf, nil, nil
@@ -130,7 +130,7 @@ func (c *geoindQueryCmd) sessionConfig(cmd *cobra.Command, sf geoind.StateFile) 
 	}
 	var changed []string
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if isGeoindConfigFlag(f.Name) {
+		if cli.IsGeoIndConfigFlag(f.Name) {
 			changed = append(changed, "--"+f.Name)
 		}
 	})

@@ -15,7 +15,6 @@ import (
 	"github.com/tracepriv/tracepriv/repro"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
-	"github.com/tracepriv/tracepriv/viz"
 )
 
 // releaseMechanism is trajdb.NewMechanism with errors that name the flags.
@@ -26,55 +25,6 @@ func releaseMechanism(name string, b trajdb.Bounds, nmax int) (trajdb.Mechanism,
 	}
 	return m, nil
 }
-
-// releaseOutput is the --json output of release: the public certificate
-// (release.json) apart from what only the operator may see.
-type releaseOutput struct {
-	Certificate *trajdb.Certificate `json:"certificate"`
-	Operator    releaseOperator     `json:"operator"`
-	Files       []string            `json:"files"`
-	// The rows skipped while reading, at the top level as every command
-	// reports them; like Operator, not protected and not published.
-	trace.InputSummary
-
-	space     *cli.Space
-	mechanism trajdb.MechanismName
-	rel       *trajdb.Synthetic
-}
-
-func (o *releaseOutput) writeText(w io.Writer) error {
-	rel, cert := o.rel, o.Certificate
-	if rep := o.Operator.Input; rep != nil {
-		fmt.Fprintf(w, "read: %s\n", rep)
-	} else {
-		st := o.Operator.Sequences
-		fmt.Fprintf(w, "read: %d sequences of %d persons over %s (%d kept, %d cut to --max-len)\n", st.Sequences, st.Persons, o.space, st.Kept, st.Truncated)
-	}
-	how := ""
-	if rel.Reconstruction != "" {
-		how = ", reconstruction " + string(rel.Reconstruction)
-	}
-	fmt.Fprintf(w, "released %d trajectories with %s at epsilon %g%s (%d levels, %d noisy counts; the most expensive path spent %.6g); randomness %s\n",
-		len(rel.Seqs), o.mechanism, cert.EpsilonSpent, how, len(rel.Levels), rel.Nodes, rel.WorstPathEpsilon, cert.Randomness)
-	for _, l := range rel.Levels {
-		fmt.Fprintf(w, "  %s\n", l)
-	}
-	fmt.Fprintf(w, "what it means: %s\n", trajdb.Meaning(cert.EpsilonSpent))
-	_, err := fmt.Fprintf(w, "wrote %s\n", strings.Join(o.Files, ", "))
-	return err
-}
-
-// releaseOperator is what release read: counts of the input, not
-// protected, never written beside the release.
-type releaseOperator struct {
-	Note string `json:"note"`
-	// Input is the mapping of traces onto the grid; Sequences what a
-	// symbolic file held.
-	Input     *trajdb.MapReport `json:"input,omitempty"`
-	Sequences *trajdb.SeqStats  `json:"sequences,omitempty"`
-}
-
-const operatorNote = "counts of the input for the operator (with skipped_rows): not protected, not part of the release"
 
 func init() { register(newReleaseCmd) }
 
@@ -188,11 +138,11 @@ func (c *releaseCmd) run(f *pflag.FlagSet) (err error) {
 		return fmt.Errorf("release: %w", err)
 	}
 	src := c.env.Source()
-	o := &releaseOutput{space: sp, mechanism: m.Name(), Operator: releaseOperator{Note: operatorNote}}
+	o := &trajdb.SynthesisReport{Space: sp, Mechanism: m.Name(), Operator: trajdb.SynthesisOperator{Note: trajdb.OperatorNote}}
 	if sp.Grid == nil {
 		// A symbolic file is counted as it is read: the database is never
 		// held in memory.
-		o.rel, o.Operator.Sequences, err = trajdb.SynthesizeSequencesFile(m, c.in, trajdb.SeqOptions{Size: sp.Size, Base: sp.Base}, c.eps, src)
+		o.Synthetic, o.Operator.Sequences, err = trajdb.SynthesizeSequencesFile(m, c.in, trajdb.SeqOptions{Size: sp.Size, Base: sp.Base}, c.eps, src)
 		if err != nil {
 			return fmt.Errorf("release: --in %s: %w", c.in, err)
 		}
@@ -206,7 +156,7 @@ func (c *releaseCmd) run(f *pflag.FlagSet) (err error) {
 		if err != nil {
 			return fmt.Errorf("release: %w", err)
 		}
-		if o.rel, err = m.Synthesize(bd, c.eps, src); err != nil {
+		if o.Synthetic, err = m.Synthesize(bd, c.eps, src); err != nil {
 			return fmt.Errorf("release: %w", err)
 		}
 	}
@@ -214,11 +164,11 @@ func (c *releaseCmd) run(f *pflag.FlagSet) (err error) {
 		o.InputSummary = (*trace.Report)(nil).Summary()
 	}
 	mo, _ := c.u.MapOptions()
-	o.Certificate = trajdb.NewCertificate(m, o.rel, c.eps, sp.Grid, sp.Size, mo, src)
+	o.Certificate = trajdb.NewCertificate(m, o.Synthetic, c.eps, sp.Grid, sp.Size, mo, src)
 	if o.Files, err = trajdb.WriteSynthesis(c.out, o.Certificate, sp.Base); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
-	return c.env.Emit(o, o.writeText)
+	return c.env.Emit(o, o.WriteText)
 }
 
 // checkOutDir refuses an output directory that is the input directory or
@@ -349,7 +299,7 @@ func (c *evaluateCmd) run(f *pflag.FlagSet) error {
 	}
 	o := evaluateOutput{Comparison: cmp, InputSummary: read.Summary(), Real: c.realDir, Released: c.relDir}
 	if c.plotTo != "" {
-		if err := plotMetrics(c.plotTo, "released vs real", []string{"released", "uniform", "non-private"},
+		if err := repro.PlotMetrics(c.plotTo, "released vs real", []string{"released", "uniform", "non-private"},
 			[]*trajdb.Metrics{cmp.Metrics, cmp.Baselines[trajdb.BaselineUniform], cmp.Baselines[trajdb.BaselineNonPrivate]}); err != nil {
 			return fmt.Errorf("evaluate: --plot: %w", err)
 		}
@@ -385,58 +335,4 @@ func (c *evaluateCmd) readReleased(sp *cli.Space, b *trajdb.Bounds, boundsGiven 
 		*b = cert.Bounds
 	}
 	return seqs, nil
-}
-
-// plotMetrics draws the metrics of several releases side by side, as
-// errors (lower is better): the two count-query errors in their own
-// panel, the divergences, 1 - pattern F1, 1 - top-k precision and
-// (1 - tau)/2 in [0, 1] in the other.
-func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) error {
-	rows := repro.MetricRows(ms...)
-	var scoreNames, areNames []string
-	are := make([]viz.BarSeries, len(ms))
-	score := make([]viz.BarSeries, len(ms))
-	for i := range ms {
-		are[i].Label, score[i].Label = labels[i], labels[i]
-	}
-	for _, r := range rows {
-		for i, v := range r.Values {
-			switch r.Name {
-			case "query_are", "paper_are":
-				are[i].Values = append(are[i].Values, v)
-			case "pattern_f1", "top_k_precision":
-				score[i].Values = append(score[i].Values, 1-v)
-			case "kendall_tau":
-				score[i].Values = append(score[i].Values, (1-v)/2)
-			default:
-				score[i].Values = append(score[i].Values, v)
-			}
-		}
-		switch r.Name {
-		case "query_are":
-			areNames = append(areNames, "query ARE")
-		case "paper_are":
-			areNames = append(areNames, "paper ARE")
-		case "pattern_f1":
-			scoreNames = append(scoreNames, "1 − F1")
-		case "top_k_precision":
-			scoreNames = append(scoreNames, "1 − top-k precision")
-		case "kendall_tau":
-			scoreNames = append(scoreNames, "(1 − τ)/2")
-		default:
-			scoreNames = append(scoreNames, strings.TrimSuffix(r.Name, "_jsd")+" JSD")
-		}
-	}
-	// The uniform baseline's count-query error can be orders of magnitude
-	// above the release's: a log axis, with every bar's value written on
-	// it, keeps both readable.
-	pa, err := viz.Bars(areNames, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)", LogY: true, ValueLabels: true})
-	if err != nil {
-		return err
-	}
-	ps, err := viz.Bars(scoreNames, score, viz.BarOptions{Title: title + ": distributions and patterns", YLabel: "error in [0, 1] (lower is better)", YMax: 1.1, ValueLabels: true})
-	if err != nil {
-		return err
-	}
-	return viz.SaveRow(path, 0, 0, pa, ps)
 }
