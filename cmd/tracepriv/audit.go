@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,7 +29,7 @@ func newAuditCmd(env *cli.Env) *cobra.Command {
 	c := &auditCmd{env: env}
 	long, example := help("audit")
 	cmd := &cobra.Command{
-		Use:     "audit --mechanism " + mechanismList(auditable(), "|", "|") + " --epsilon E --m M --trials N",
+		Use:     "audit --mechanism " + risk.JoinNames(risk.Auditable(), "|", "|") + " --epsilon E --m M --trials N",
 		Short:   "Audit a mechanism's privacy claim by a reconstruction attack",
 		Long:    long,
 		Example: example,
@@ -38,7 +37,7 @@ func newAuditCmd(env *cli.Env) *cobra.Command {
 		RunE:    func(*cobra.Command, []string) error { return c.run() },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&c.mech, "mechanism", "", mechanismList(auditable(), ", ", " or "))
+	fl.StringVar(&c.mech, "mechanism", "", risk.JoinNames(risk.Auditable(), ", ", " or "))
 	fl.Float64Var(&c.eps, "epsilon", 0, "claimed epsilon of the mechanism")
 	fl.Float64Var(&c.delta, "delta", 1e-5, "delta for the Gaussian mechanism")
 	fl.IntVar(&c.m, "m", 0, "number of candidate secrets (uniform prior)")
@@ -64,7 +63,7 @@ func (c *auditCmd) run() error {
 	if c.attack != "bayes" && c.attack != "learned" {
 		return usageErrorf("unknown --attack %q (want bayes or learned)", c.attack)
 	}
-	mc, err := lookupMechanism(c.mech, auditable())
+	mc, err := lookupMechanism(c.mech, risk.Auditable())
 	if err != nil {
 		return err
 	}
@@ -87,18 +86,6 @@ func (c *auditCmd) run() error {
 	return c.env.Emit(rep, rep.WriteText)
 }
 
-// auditable returns the mechanisms that tracepriv implements and so can
-// audit.
-func auditable() []risk.Mechanism {
-	var a []risk.Mechanism
-	for _, m := range risk.Mechanisms() {
-		if m.Audit != nil {
-			a = append(a, m)
-		}
-	}
-	return a
-}
-
 // auditSupportMechanism is the mechanism "audit support --mechanism name"
 // audits: a release mechanism, or one of trajdb's negative controls
 // (which release never offers).
@@ -111,18 +98,9 @@ func auditSupportMechanism(name trajdb.MechanismName, b trajdb.Bounds, factor fl
 	}
 	m, err := trajdb.NewWeakened(name, b, factor)
 	if err != nil {
-		return nil, fmt.Errorf("--mechanism %s: %w (or a negative control: %s)", name, err, controlNames(", "))
+		return nil, fmt.Errorf("--mechanism %s: %w (or a negative control: %s)", name, err, trajdb.NegativeControlNames(", "))
 	}
 	return m, nil
-}
-
-// controlNames lists trajdb's negative controls, joined by sep.
-func controlNames(sep string) string {
-	var s []string
-	for _, n := range trajdb.NegativeControls() {
-		s = append(s, string(n))
-	}
-	return strings.Join(s, sep)
 }
 
 // auditSupportCmd is "tracepriv audit support".
@@ -139,7 +117,7 @@ func newAuditSupportCmd(env *cli.Env) *cobra.Command {
 	c := &auditSupportCmd{env: env}
 	long, example := help("audit support")
 	cmd := &cobra.Command{
-		Use:     "support --mechanism prefix|ngram|" + controlNames("|"),
+		Use:     "support --mechanism prefix|ngram|" + trajdb.NegativeControlNames("|"),
 		Short:   "Search neighbouring databases for evidence that a trajectory-database mechanism is not epsilon-DP",
 		Long:    long,
 		Example: example,
@@ -147,7 +125,7 @@ func newAuditSupportCmd(env *cli.Env) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Flags()) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&c.mec, "mechanism", "", "prefix, ngram, or a negative control: "+controlNames(", "))
+	fl.StringVar(&c.mec, "mechanism", "", "prefix, ngram, or a negative control: "+trajdb.NegativeControlNames(", "))
 	fl.Float64Var(&c.eps, "epsilon", 1, "the epsilon the mechanism runs at and claims")
 	fl.StringVar(&c.seqs, "seqs", "", "symbolic sequence database to audit (default: the demonstration database)")
 	fl.StringVar(&c.in, "in", "", "trace directory to audit, mapped with --cell-m and --bbox")

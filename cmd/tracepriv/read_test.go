@@ -118,7 +118,7 @@ func TestReadRefusesNonPLT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res inspectResult
+	var res trace.Inspection
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.Traces) != 1 || len(res.SkippedFiles) != 2 {
 		t.Errorf("%v: %s", err, stdout)
 	}
@@ -188,7 +188,7 @@ func TestReadSymlinkedUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res inspectResult
+	var res trace.Inspection
 	json.Unmarshal([]byte(stdout), &res)
 	uids := map[string]int{}
 	for _, s := range res.Traces {
@@ -215,7 +215,7 @@ func TestReadUIDFromFileName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res inspectResult
+		var res trace.Inspection
 		json.Unmarshal([]byte(stdout), &res)
 		if len(res.Traces) != 1 || res.Traces[0].UID != uid || len(res.UIDFromFile) != 1 || res.UIDFromFile[0].UID != uid {
 			t.Errorf("%s: %s", file, stdout)
