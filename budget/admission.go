@@ -120,6 +120,29 @@ func (a *Admission) Undo(key string) error {
 	return a.f.Undo(a.Release(key))
 }
 
+// Admit checks eps, each person's upper bound, against the ledger and
+// charges it as the release's pending charge: the first two steps of the
+// policy, immediately before the release is drawn.
+func (a *Admission) Admit(eps map[string]float64) error {
+	if err := a.Check(eps); err != nil {
+		return err
+	}
+	return a.Charge("", eps)
+}
+
+// UndoNote undoes the pending charge of a release that did not land
+// (Undo) and says what became of it, as a clause an error message ends
+// with ("" for a nil Admission: nothing was charged).
+func (a *Admission) UndoNote() string {
+	if a == nil {
+		return ""
+	}
+	if err := a.Undo(""); err != nil {
+		return fmt.Sprintf(" (its charge stays in the ledger %s, as pending: undoing it failed: %v)", a.File().Path(), err)
+	}
+	return fmt.Sprintf(" (nothing was released, so nothing is charged in the ledger %s)", a.File().Path())
+}
+
 // UndoPeople removes the pending charges of part key for the people uids
 // only: those of the part whose release did not land.
 func (a *Admission) UndoPeople(key string, uids []string) error {

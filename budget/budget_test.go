@@ -500,3 +500,38 @@ func TestAccountCostIsTheLedgersCharge(t *testing.T) {
 		t.Error("Fits: the tolerance is 1e-9 relative")
 	}
 }
+
+// TestAdmissionAdmitAndUndoNote: Admit refuses a person past their budget
+// and charges nothing; within it, charges the bound as pending, which
+// UndoNote removes and says so. A nil Admission admits and notes nothing.
+func TestAdmissionAdmitAndUndoNote(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ledger.json")
+	f, err := Open(p, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := cipReq(1, nil)
+	r.Release = "file x"
+	a := NewAdmission(f, r)
+	var re *RefusedError
+	if err := a.Admit(map[string]float64{"u": 2}); !errors.As(err, &re) || len(f.Ledger().Charges) != 0 {
+		t.Fatalf("over budget: %v, charges %+v", err, f.Ledger().Charges)
+	}
+	if err := a.Admit(map[string]float64{"u": 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Ledger().Pending(a.Release("")); got["u"] != 0.5 {
+		t.Fatalf("pending after Admit: %v", got)
+	}
+	if note := a.UndoNote(); !strings.Contains(note, "nothing is charged in the ledger "+p) {
+		t.Fatalf("UndoNote: %q", note)
+	}
+	if len(f.Ledger().Charges) != 0 {
+		t.Fatalf("after UndoNote: %+v", f.Ledger().Charges)
+	}
+	var nilA *Admission
+	if nilA.Admit(map[string]float64{"u": 1e9}) != nil || nilA.UndoNote() != "" {
+		t.Fatal("a nil Admission admits or notes")
+	}
+}

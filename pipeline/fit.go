@@ -418,6 +418,9 @@ type FitResult struct {
 	Report *prior.Report
 	// Unreadable counts the files skipped because they could not be read.
 	Unreadable int64
+	// Output and ReportFile are where the prior and the report were
+	// written (FitOptions.Output and Report).
+	Output, ReportFile string
 }
 
 // Fit fits a prior family over a corpus of files with a Beam pipeline and
@@ -481,7 +484,7 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", out, err)
 	}
-	r := &FitResult{Prior: pr, Unreadable: counter(res, "unreadable_files")}
+	r := &FitResult{Prior: pr, Unreadable: counter(res, "unreadable_files"), Output: o.Output, ReportFile: o.Report}
 	if c.Report != "" {
 		b, err := os.ReadFile(c.Report)
 		if err != nil {

@@ -399,6 +399,8 @@ type SynthesizeResult struct {
 	Bounded BoundReport
 	// Unreadable counts the files skipped because they could not be read.
 	Unreadable int64
+	// Output is the directory written (SynthesizeOptions.Output).
+	Output string
 }
 
 // BoundReport says what the contribution bounds kept.
@@ -486,6 +488,7 @@ func Synthesize(ctx context.Context, o SynthesizeOptions) (*SynthesizeResult, er
 		Bounded: BoundReport{Trajectories: counter(res, "trajectories_bounded"),
 			OverMaxSeqs: counter(res, "trajectories_over_max_seqs"), SymbolsCut: counter(res, "symbols_over_max_len")},
 		Unreadable: counter(res, "unreadable_files"),
+		Output:     o.Output,
 	}
 	log.Info("tracepriv pipeline: release: done", "trajectories", cert.Trajectories, "persons", r.Input.Persons,
 		"unreadable_files", r.Unreadable, "seconds", time.Since(start).Seconds())

@@ -526,6 +526,8 @@ type SanitizeResult struct {
 	// Bundles is the number of bundles the release step ran in, as the
 	// runner reported it (0 if it reports no metrics).
 	Bundles int64
+	// Output is the directory written (SanitizeOptions.Output).
+	Output string
 }
 
 // Sanitize releases a corpus of trace files with a Beam pipeline and
@@ -626,7 +628,7 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 			return nil, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay pending at the target): %w", err)
 		}
 	}
-	r := &SanitizeResult{Manifest: &m, Bundles: counter(res, "release_bundles")}
+	r := &SanitizeResult{Manifest: &m, Bundles: counter(res, "release_bundles"), Output: o.Output}
 	log.Info("tracepriv pipeline: sanitize: done", "persons", len(m.Persons), "points", m.Points, "files", m.Files,
 		"failed", len(m.Failed), "epsilon_max", m.EpsilonMax, "bundles", r.Bundles, "seconds", time.Since(start).Seconds())
 	for _, f := range m.Failed {

@@ -3,6 +3,7 @@ package risk
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/tracepriv/tracepriv/accountant"
 	"github.com/tracepriv/tracepriv/noise"
@@ -232,6 +233,35 @@ func nearestValue(m int) func(float64) int {
 
 // Mechanisms returns the table of mechanisms, in the order of help texts.
 func Mechanisms() []Mechanism { return append([]Mechanism(nil), mechanisms...) }
+
+// Auditable returns the mechanisms that tracepriv implements and so can
+// audit (Audit set).
+func Auditable() []Mechanism {
+	var a []Mechanism
+	for _, m := range mechanisms {
+		if m.Audit != nil {
+			a = append(a, m)
+		}
+	}
+	return a
+}
+
+// JoinNames joins the names of table with sep, and last before the last
+// one: "a, b or c".
+func JoinNames(table []Mechanism, sep, last string) string {
+	var b strings.Builder
+	for i, m := range table {
+		switch {
+		case i == 0:
+		case i == len(table)-1:
+			b.WriteString(last)
+		default:
+			b.WriteString(sep)
+		}
+		b.WriteString(m.Name)
+	}
+	return b.String()
+}
 
 // LookupMechanism returns the table entry named name.
 func LookupMechanism(name string) (Mechanism, bool) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tracepriv/tracepriv/noise"
 )
@@ -108,6 +109,15 @@ const (
 // NegativeControls lists the names NewNegativeControl accepts.
 func NegativeControls() []MechanismName {
 	return []MechanismName{ControlPresentOnly, ControlPresentOnlyPrefix, ControlPrefixNoiseless, ControlNGramTenthNoise}
+}
+
+// NegativeControlNames lists NegativeControls, joined by sep.
+func NegativeControlNames(sep string) string {
+	var s []string
+	for _, n := range NegativeControls() {
+		s = append(s, string(n))
+	}
+	return strings.Join(s, sep)
 }
 
 // NewNegativeControl returns the negative control called name (one of

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -157,7 +158,7 @@ func newAccountLedgerCmd(env *cli.Env) *cobra.Command {
 func (c *accountLedgerCmd) run(cmd *cobra.Command, name string) error {
 	var r io.Reader = cmd.InOrStdin()
 	if name != "-" {
-		f, err := openFile(name)
+		f, err := infile.OpenNamed(name)
 		if err != nil {
 			return fmt.Errorf("account ledger: %w", err)
 		}

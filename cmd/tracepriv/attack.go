@@ -23,7 +23,7 @@ type attackCmd struct {
 	env                                      *cli.Env
 	in, truthFile, priorFile, plotFile, mean string
 	certFiles                                []string
-	rf                                       readFlags
+	rf                                       cli.ReadFlags
 	window, denseWindow, stayMaxPoints       int
 	unguarded, noPlaces                      bool
 	stayRadius                               float64
@@ -55,7 +55,7 @@ func newAttackCmd(env *cli.Env) *cobra.Command {
 	f.IntVar(&c.stayMaxPoints, "stay-max-points", attack.DefaultPlaceMaxPoints, "most points of one stay the place adversary uses (longer stays are subsampled evenly)")
 	f.BoolVar(&c.noPlaces, "no-places", false, "skip the place attack on stays")
 	f.StringVar(&c.selectKernels, "select-kernels", "", "also run the model-selection adversary over these kernels (e.g. rbf,matern12,matern32,matern52)")
-	c.rf.add(cmd)
+	c.rf.Add(cmd)
 	f.StringSliceVar(&c.certFiles, "certificate", nil, "certificate of the release (default: SANITISED.cert.json, or the certificates listed in a corpus release's manifest.json); repeat or comma-separate for several")
 	f.StringVar(&c.plotFile, "plot", "", "draw original, release and reconstruction (.svg, .png or .pdf)")
 	return cmd
@@ -69,21 +69,21 @@ func (c *attackCmd) run() error {
 	if err != nil {
 		return fmt.Errorf("attack: %w", err)
 	}
-	released, relRep, err := c.rf.read(c.in)
+	released, relRep, err := c.rf.Read(c.in)
 	if err != nil {
 		return fmt.Errorf("attack: --in: %w", err)
 	}
 	// The original must be read as sanitize read it (the same policy), so
 	// that its traces match the certificate.
-	truth, truthRep, err := c.rf.read(c.truthFile)
+	truth, truthRep, err := c.rf.Read(c.truthFile)
 	if err != nil {
 		return fmt.Errorf("attack: --truth: %w", err)
 	}
 	if truth, err = attack.PairTraces(truth, released); err != nil {
 		return fmt.Errorf("attack: --truth %s: %w", c.truthFile, err)
 	}
-	reportSkipped(c.env, relRep)
-	reportSkipped(c.env, truthRep)
+	c.env.ReportSkipped(relRep)
+	c.env.ReportSkipped(truthRep)
 	opt, err := c.options()
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,7 +29,7 @@ func newAuditCmd(env *cli.Env) *cobra.Command {
 	c := &auditCmd{env: env}
 	long, example := help("audit")
 	cmd := &cobra.Command{
-		Use:     "audit --mechanism " + mechanismList(auditable(), "|", "|") + " --epsilon E --m M --trials N",
+		Use:     "audit --mechanism " + risk.JoinNames(risk.Auditable(), "|", "|") + " --epsilon E --m M --trials N",
 		Short:   "Audit a mechanism's privacy claim by a reconstruction attack",
 		Long:    long,
 		Example: example,
@@ -38,7 +37,7 @@ func newAuditCmd(env *cli.Env) *cobra.Command {
 		RunE:    func(*cobra.Command, []string) error { return c.run() },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&c.mech, "mechanism", "", mechanismList(auditable(), ", ", " or "))
+	fl.StringVar(&c.mech, "mechanism", "", risk.JoinNames(risk.Auditable(), ", ", " or "))
 	fl.Float64Var(&c.eps, "epsilon", 0, "claimed epsilon of the mechanism")
 	fl.Float64Var(&c.delta, "delta", 1e-5, "delta for the Gaussian mechanism")
 	fl.IntVar(&c.m, "m", 0, "number of candidate secrets (uniform prior)")
@@ -64,7 +63,7 @@ func (c *auditCmd) run() error {
 	if c.attack != "bayes" && c.attack != "learned" {
 		return usageErrorf("unknown --attack %q (want bayes or learned)", c.attack)
 	}
-	mc, err := lookupMechanism(c.mech, auditable())
+	mc, err := lookupMechanism(c.mech, risk.Auditable())
 	if err != nil {
 		return err
 	}
@@ -87,18 +86,6 @@ func (c *auditCmd) run() error {
 	return c.env.Emit(rep, rep.WriteText)
 }
 
-// auditable returns the mechanisms that tracepriv implements and so can
-// audit.
-func auditable() []risk.Mechanism {
-	var a []risk.Mechanism
-	for _, m := range risk.Mechanisms() {
-		if m.Audit != nil {
-			a = append(a, m)
-		}
-	}
-	return a
-}
-
 // auditSupportMechanism is the mechanism "audit support --mechanism name"
 // audits: a release mechanism, or one of trajdb's negative controls
 // (which release never offers).
@@ -111,25 +98,16 @@ func auditSupportMechanism(name trajdb.MechanismName, b trajdb.Bounds, factor fl
 	}
 	m, err := trajdb.NewWeakened(name, b, factor)
 	if err != nil {
-		return nil, fmt.Errorf("--mechanism %s: %w (or a negative control: %s)", name, err, controlNames(", "))
+		return nil, fmt.Errorf("--mechanism %s: %w (or a negative control: %s)", name, err, trajdb.NegativeControlNames(", "))
 	}
 	return m, nil
-}
-
-// controlNames lists trajdb's negative controls, joined by sep.
-func controlNames(sep string) string {
-	var s []string
-	for _, n := range trajdb.NegativeControls() {
-		s = append(s, string(n))
-	}
-	return strings.Join(s, sep)
 }
 
 // auditSupportCmd is "tracepriv audit support".
 type auditSupportCmd struct {
 	env           *cli.Env
-	rf            readFlags
-	u             universeFlags
+	rf            cli.ReadFlags
+	u             cli.UniverseFlags
 	mec, in, seqs string
 	eps, factor   float64
 	opt           trajdb.AuditOptions
@@ -139,7 +117,7 @@ func newAuditSupportCmd(env *cli.Env) *cobra.Command {
 	c := &auditSupportCmd{env: env}
 	long, example := help("audit support")
 	cmd := &cobra.Command{
-		Use:     "support --mechanism prefix|ngram|" + controlNames("|"),
+		Use:     "support --mechanism prefix|ngram|" + trajdb.NegativeControlNames("|"),
 		Short:   "Search neighbouring databases for evidence that a trajectory-database mechanism is not epsilon-DP",
 		Long:    long,
 		Example: example,
@@ -147,7 +125,7 @@ func newAuditSupportCmd(env *cli.Env) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Flags()) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&c.mec, "mechanism", "", "prefix, ngram, or a negative control: "+controlNames(", "))
+	fl.StringVar(&c.mec, "mechanism", "", "prefix, ngram, or a negative control: "+trajdb.NegativeControlNames(", "))
 	fl.Float64Var(&c.eps, "epsilon", 1, "the epsilon the mechanism runs at and claims")
 	fl.StringVar(&c.seqs, "seqs", "", "symbolic sequence database to audit (default: the demonstration database)")
 	fl.StringVar(&c.in, "in", "", "trace directory to audit, mapped with --cell-m and --bbox")
@@ -163,8 +141,8 @@ func newAuditSupportCmd(env *cli.Env) *cobra.Command {
 	fl.Float64Var(&c.opt.MaxWork, "max-work", 0, "cap on releases times database size (symbols plus persons); a larger database gets a scaled-down search, or a refusal saying what fits (default 2e8; -1 no cap)")
 	fl.IntVar(&c.opt.NoiseDraws, "noise-draws", 0, "noisy counts the white-box noise test checks against the tree's stated noise (default 2000; -1 none)")
 	fl.Float64Var(&c.factor, "noise-factor", 1, "audit a deliberately weakened build of prefix or ngram with this factor times its noise (in (0, 1]; below 1 it is NOT PRIVATE and only the audit builds it)")
-	c.u.add(fl)
-	c.rf.addTo(fl)
+	c.u.Add(fl)
+	c.rf.AddTo(fl)
 	_ = cmd.MarkFlagRequired("mechanism")
 	return cmd
 }
@@ -212,17 +190,17 @@ func (c *auditSupportCmd) database(boundsGiven bool) (*trajdb.DB, trajdb.Bounds,
 	case c.in != "" && c.seqs != "":
 		return nil, b, usageErrorf("give --in or --seqs, not both")
 	case c.in != "":
-		g, err := c.u.grid()
+		g, err := c.u.Grid()
 		if err != nil {
 			return nil, b, err
 		}
-		if db, _, err = readTrajectories(c.env, &c.rf, &c.u, g, c.in); err != nil {
+		if db, _, err = cli.ReadTrajectories(c.env, &c.rf, &c.u, g, c.in); err != nil {
 			return nil, b, fmt.Errorf("--in %w", err)
 		}
 		boundsGiven = true
 	case c.seqs != "":
 		var err error
-		if db, err = trajdb.ReadSequencesFile(c.seqs, trajdb.SeqOptions{Size: c.u.alphabet, Base: c.u.base}); err != nil {
+		if db, err = trajdb.ReadSequencesFile(c.seqs, trajdb.SeqOptions{Size: c.u.Alphabet, Base: c.u.Base}); err != nil {
 			return nil, b, fmt.Errorf("--seqs: %w", err)
 		}
 	default:
@@ -230,7 +208,7 @@ func (c *auditSupportCmd) database(boundsGiven bool) (*trajdb.DB, trajdb.Bounds,
 	}
 	if boundsGiven {
 		var err error
-		if b, err = c.u.bounds(); err != nil {
+		if b, err = c.u.Bounds(); err != nil {
 			return nil, b, err
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tracepriv/tracepriv/internal/infile"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -172,7 +173,7 @@ func (c *bdpCalibrateCmd) markov(f *pflag.FlagSet) ([]bdp.Calibrator, error) {
 // readMatrix reads a matrix file (internal/matfile's format), with the
 // command line's messages for a missing or unreadable file.
 func readMatrix(path string) (*matfile.Matrix, error) {
-	f, err := openFile(path)
+	f, err := infile.OpenNamed(path)
 	if err != nil {
 		return nil, err
 	}

@@ -34,8 +34,8 @@ func init() { register(newConvertCmd) }
 type convertCmd struct {
 	env                               *cli.Env
 	in, out, to                       string
-	rf                                readFlags
-	lf                                limitFlags
+	rf                                cli.ReadFlags
+	lf                                cli.LimitFlags
 	dropJumps, dropRepeats, splitGaps bool
 	force                             bool
 	every                             time.Duration
@@ -61,9 +61,9 @@ func newConvertCmd(env *cli.Env) *cobra.Command {
 	f.BoolVar(&c.dropRepeats, "drop-repeats", false, "drop fixes at exactly the previous fix's position")
 	f.BoolVar(&c.splitGaps, "split-gaps", false, "split traces at intervals longer than --max-gap")
 	f.DurationVar(&c.every, "every", 0, "thin each trace to one fix per period (e.g. 60s, 5m): the first fix, then each fix at least this long after the last one kept; 0 keeps every fix")
-	c.lf.add(cmd)
-	c.rf.add(cmd)
-	c.rf.addCorpus(cmd.Flags(), "without it every trace written carries the one person's uid")
+	c.lf.Add(cmd)
+	c.rf.Add(cmd)
+	c.rf.AddCorpus(cmd.Flags(), "without it every trace written carries the one person's uid")
 	return cmd
 }
 
@@ -74,7 +74,7 @@ func (c *convertCmd) run() error {
 	if c.every < 0 {
 		return usageErrorf("convert: --every %v: want a positive Go duration such as 60s or 5m (0: keep every fix)", c.every)
 	}
-	lim, err := c.lf.limits()
+	lim, err := c.lf.Limits()
 	if err != nil {
 		return fmt.Errorf("convert: %w", err)
 	}
@@ -125,8 +125,8 @@ func (c *convertCmd) read() ([]*trace.Trace, *convertResult, error) {
 	var fromF trace.Format
 	formats := map[trace.Format]bool{}
 	var traces []*trace.Trace
-	rep, err := c.rf.readEach([]string{c.in}, func(path string, ts []*trace.Trace) {
-		if f, err := c.rf.options(path); err == nil {
+	rep, err := c.rf.ReadEach([]string{c.in}, func(path string, ts []*trace.Trace) {
+		if f, err := c.rf.Options(path); err == nil {
 			formats[f.Format] = true
 			fromF = f.Format
 		}
@@ -135,7 +135,7 @@ func (c *convertCmd) read() ([]*trace.Trace, *convertResult, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("convert: %w", err)
 	}
-	reportSkipped(c.env, rep)
+	c.env.ReportSkipped(rep)
 	if len(formats) > 1 {
 		fromF = ""
 	}

@@ -61,7 +61,7 @@ func TestConvertInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res inspectResult
+	var res trace.Inspection
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, stdout)
 	}
@@ -192,7 +192,7 @@ func TestConvertDirectoryAndFilters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ins inspectResult
+	var ins trace.Inspection
 	json.Unmarshal([]byte(stdout), &ins)
 	if len(ins.Traces) != 2 || !ins.Traces[0].Plausible || ins.Traces[1].Plausible || ins.Traces[1].Plausibility.SpeedJumps != 2 ||
 		!ins.Traces[1].Valid || ins.Limits.MaxSpeed != trace.DefaultMaxSpeed {
@@ -215,7 +215,7 @@ func TestConvertDirectoryAndFilters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ins = inspectResult{}
+	ins = trace.Inspection{}
 	json.Unmarshal([]byte(stdout), &ins)
 	for _, tr := range ins.Traces {
 		if !tr.Plausible {

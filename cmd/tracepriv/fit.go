@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/trace"
-	"github.com/tracepriv/tracepriv/viz"
 )
 
 func init() { register(newFitCmd) }
@@ -28,7 +26,7 @@ type fitCmd struct {
 	env        *cli.Env
 	ins        []string
 	out, plt   string
-	rf         readFlags
+	rf         cli.ReadFlags
 	opt        prior.Options
 	kernel     string // --kernel: the paper's fit of this kernel (prior.FitPaper)
 	paperWins  bool   // --paper-windows: the paper's fit on its windows
@@ -64,8 +62,8 @@ func newFitCmd(env *cli.Env) *cobra.Command {
 	f.IntVar(&c.opt.MaxWindows, "max-windows", 0, "most windows fitted when comparing kernels, a larger corpus is subsampled evenly (default 240; -1 for all)")
 	f.IntVar(&c.opt.Workers, "workers", 0, "windows fitted in parallel (default: all cores)")
 	f.BoolVar(&c.paperWins, "paper-windows", false, "cut as the authors' code: only the first window of each trace (for reproducing the paper)")
-	c.rf.add(cmd)
-	c.rf.addCorpus(cmd.Flags(), "the persons label the fitted windows (give each person's folder as an --in, or the corpus with --corpus)")
+	c.rf.Add(cmd)
+	c.rf.AddCorpus(cmd.Flags(), "the persons label the fitted windows (give each person's folder as an --in, or the corpus with --corpus)")
 	return cmd
 }
 
@@ -158,7 +156,7 @@ func (c *fitCmd) read(penv *cli.Env) (*prior.FitSummary, []*trace.Trace, error) 
 	var traces []*trace.Trace
 	read := penv.Ticker(len(files), "fit: reading")
 	nread := 0
-	irep, err := c.rf.readEach(c.ins, func(_ string, ts []*trace.Trace) {
+	irep, err := c.rf.ReadEach(c.ins, func(_ string, ts []*trace.Trace) {
 		traces = append(traces, ts...)
 		nread++
 		read.Set(min(nread, len(files)), "files")
@@ -166,10 +164,10 @@ func (c *fitCmd) read(penv *cli.Env) (*prior.FitSummary, []*trace.Trace, error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("fit: %w", err)
 	}
-	reportSkipped(c.env, irep)
+	c.env.ReportSkipped(irep)
 	// The prior records its persons, and sanitize refuses a person it was
 	// fitted on: say when folders were merged.
-	hintCorpus(c.env, &c.rf, c.ins...)
+	c.env.HintCorpus(&c.rf, c.ins...)
 	res.Deduplicated, res.SkippedRecords, res.InputSummary = irep.Deduplicated, irep.Skipped, irep.Summary()
 	return res, traces, nil
 }
@@ -208,11 +206,7 @@ func (c *fitCmd) write(res *prior.FitSummary, rep *prior.Report, idxPath string)
 		res.CorpusIndex, res.CorpusIndexFixes, res.CorpusIndexPersons = idxPath, x.Fixes, len(x.Persons)
 	}
 	if c.plt != "" {
-		draw := func(tmp string) error { return plotLEff(tmp, rep, p) }
-		if rep.Comparison != nil {
-			draw = func(tmp string) error { return plotLengthscales(tmp, rep, p) }
-		}
-		img, err := renderToBytes(c.plt, draw)
+		img, err := cli.RenderToBytes(c.plt, func(tmp string) error { return cli.PlotFit(tmp, rep, p) })
 		if err != nil {
 			return fmt.Errorf("fit: --plot %s: %w; nothing written", c.plt, err)
 		}
@@ -225,106 +219,4 @@ func (c *fitCmd) write(res *prior.FitSummary, rep *prior.Report, idxPath string)
 		return fmt.Errorf("fit: nothing written: %w", err)
 	}
 	return nil
-}
-
-// plotLengthscales draws, for each compared kernel, the empirical
-// distribution of its per-window fitted lengthscales (censored fits at
-// their bound) on a log axis, with the nominal kernel's family shaded and
-// the longest window marked.
-func plotLengthscales(path string, rep *prior.Report, p *prior.Prior) error {
-	c := rep.Comparison
-	var lines []viz.Line
-	line := func(ls []float64, label string) {
-		slices.Sort(ls)
-		share := make([]float64, len(ls))
-		for i := range ls {
-			share[i] = float64(i+1) / float64(len(ls))
-		}
-		lines = append(lines, viz.Line{Label: label, XY: viz.XYs(ls, share)})
-	}
-	for ki, k := range c.Kernels {
-		var ls []float64
-		parts := make([][]float64, len(k.Parts))
-		for _, f := range rep.Fits {
-			kf := f.Kernels[ki]
-			for d := range 2 {
-				l := kf.LengthscaleS[d]
-				if kf.Censored[d] {
-					l = kf.BoundS
-				}
-				ls = append(ls, l)
-				for i := range parts {
-					l := kf.Parts[i].LengthscaleS[d]
-					if kf.Parts[i].Censored[d] {
-						l = kf.BoundS
-					}
-					parts[i] = append(parts[i], l)
-				}
-			}
-		}
-		if len(k.Parts) > 0 {
-			// A sum: one line per part.
-			for i, pt := range k.Parts {
-				label := fmt.Sprintf("%s, %s part: won %d of %d windows, %d censored", k.Kernel, pt.Role, k.Won, rep.Windows, pt.Censored)
-				if pt.Family != nil {
-					label += fmt.Sprintf(", adds %.0f-%.0f s to %s", pt.Family.LengthscaleMin, pt.Family.LengthscaleMax, pt.Kernel)
-				}
-				line(parts[i], label)
-			}
-			continue
-		}
-		label := fmt.Sprintf("%s: won %d of %d windows, %d censored", k.Kernel, k.Won, rep.Windows, k.Censored)
-		if k.Family != nil {
-			label += fmt.Sprintf(", family %.0f-%.0f s", k.Family.LengthscaleMin, k.Family.LengthscaleMax)
-		}
-		line(ls, label)
-	}
-	f := p.Family()
-	band := [2]float64{f.LengthscaleMin, f.LengthscaleMax}
-	longest := c.LongestWindowS
-	ch, err := viz.Chart(lines, viz.ChartOptions{
-		Title:  fmt.Sprintf("fitted lengthscales of %d windows per kernel (held-out comparison)", rep.Windows),
-		XLabel: "lengthscale (s)", YLabel: "share of coordinate fits at or below",
-		LogX: true, Band: &band, BandLabel: fmt.Sprintf("nominal family (%s)", f.Kernel),
-		Marker: &longest, MarkerLabel: fmt.Sprintf("longest window, %.0f s", longest),
-		LegendOutside: true,
-	})
-	if err != nil {
-		return err
-	}
-	return viz.Save(ch, path, 20*viz.Centimetre, 15*viz.Centimetre)
-}
-
-// plotLEff draws the histogram of the pooled l_eff with the chosen quantile
-// and the paper's GeoLife interquartile ranges and medians.
-func plotLEff(path string, rep *prior.Report, p *prior.Prior) error {
-	leff := rep.LEff()
-	fq := *p.Fit.FamilyQuantiles
-	famLo, famHi := rep.LEffQuantile(fq[0]), rep.LEffQuantile(fq[1])
-	// Bins of 0.5 samples up to a limit that covers the paper's range and
-	// most of the data; viz counts the rest in the last bin and says so.
-	s := slices.Clone(leff)
-	slices.Sort(s)
-	hi := math.Max(12, math.Ceil(famHi)+2)
-	hi = math.Max(hi, math.Min(40, math.Ceil(s[int(0.95*float64(len(s)-1))])))
-	opt := viz.HistogramOptions{
-		Title:  fmt.Sprintf("%s fits: l_eff of %d coordinate windows", p.Kernel, len(leff)),
-		XLabel: "effective lengthscale l_eff (samples)", YLabel: "windows",
-		Label: "this corpus", BinWidth: 0.5, Max: hi,
-	}
-	// The family's ends first and in black, what the figure is about; the
-	// paper's x and y in blue and orange, medians and ranges in pairs.
-	opt.Markers = append(opt.Markers,
-		viz.Marker{X: famLo, Wide: true, Label: fmt.Sprintf("prior family: l_eff %.2f-%.2f (quantiles %g-%g)", famLo, famHi, fq[0], fq[1])},
-		viz.Marker{X: famHi, Wide: true})
-	for i, axis := range []string{"x", "y"} {
-		pq, c := prior.PaperLEffQuartiles[axis], viz.Color(4*i)
-		opt.Markers = append(opt.Markers, viz.Marker{X: pq[1], Color: c, Dashed: true, Label: fmt.Sprintf("paper GeoLife %s: median %.2f", axis, pq[1])})
-		opt.Bands = append(opt.Bands, viz.Band{Lo: pq[0], Hi: pq[2], Color: c, Label: fmt.Sprintf("paper GeoLife %s: IQR %.2f-%.2f", axis, pq[0], pq[2])})
-	}
-	h, err := viz.Histogram(leff, opt)
-	if err != nil {
-		return err
-	}
-	return viz.Save(h, path, 20*viz.Centimetre, 13*viz.Centimetre)
 }

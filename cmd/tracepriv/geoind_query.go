@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -25,11 +23,11 @@ import (
 // in the person's ledger.
 type geoindQueryCmd struct {
 	env         *cli.Env
-	g           geoindFlags
+	g           cli.GeoIndFlags
 	state, tstr string
 	keyDir, uid string
 	newBudget   bool
-	led         ledgerFlags
+	led         cli.LedgerFlags
 	lat, lon    float64
 }
 
@@ -52,8 +50,8 @@ func newGeoindQueryCmd(env *cli.Env) *cobra.Command {
 	f.StringVar(&c.keyDir, "key-dir", "", "directory of the state key and records (default: the user config directory's tracepriv/geoind)")
 	f.BoolVar(&c.newBudget, "new-budget", false, "start a fresh budget even where the record knows an earlier session at --state (deleted or replaced); recorded")
 	f.StringVar(&c.uid, "uid", "", "the person (user id) the session belongs to and is charged to; required unless --no-ledger or --seed")
-	c.led.add(f)
-	c.g.add(f, false)
+	c.led.Add(f)
+	c.g.Add(f, false)
 	return cmd
 }
 
@@ -61,7 +59,7 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 	if c.state == "" || !cmd.Flags().Changed("lat") || !cmd.Flags().Changed("lon") {
 		return usageErrorf("geoind query: --state, --lat and --lon are required")
 	}
-	if c.g.manager == "planned" {
+	if c.g.Manager == "planned" {
 		return usageErrorf("geoind query: --manager planned needs every query in advance (geoind sanitize plans over a trace's points); a session takes --manager fixed-rate or fixed-utility")
 	}
 	p := geo.Point{Lat: c.lat, Lon: c.lon}
@@ -72,10 +70,10 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := checkStatePath(c.state); err != nil {
+	if err := cli.CheckStatePath(c.state); err != nil {
 		return fmt.Errorf("geoind query: %w", err)
 	}
-	lf, _, err := c.led.open(c.env, cmd, "geoind query")
+	lf, _, err := c.led.Open(c.env, cmd.Flags(), "geoind query")
 	if err != nil {
 		return err
 	}
@@ -102,10 +100,10 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 		rep, err = sf.Query(cfg, p, t, c.env.Source())
 	}
 	if pending != "" {
-		c.tieCharge(lf, pending, before, err)
+		cli.TieSessionCharge(c.env, lf, c.state, pending, before, err)
 	}
 	if err != nil {
-		return queryError(c.state, err)
+		return cli.QueryError(c.state, err)
 	}
 	c.reportNewBudget(sf)
 	return c.env.Emit(rep, rep.WriteText)
@@ -117,7 +115,7 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 // starts no session.
 func (c *geoindQueryCmd) sessionConfig(cmd *cobra.Command, sf geoind.StateFile) (cfg *geoind.Config, missing, err error) {
 	if _, serr := os.Stat(c.state); serr != nil || c.newBudget {
-		cf, cerr := c.g.config()
+		cf, cerr := c.g.Config()
 		switch {
 		case cerr == nil:
 			return &cf, nil, nil
@@ -130,7 +128,7 @@ func (c *geoindQueryCmd) sessionConfig(cmd *cobra.Command, sf geoind.StateFile) 
 	}
 	var changed []string
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if isGeoindConfigFlag(f.Name) {
+		if cli.IsGeoIndConfigFlag(f.Name) {
 			changed = append(changed, "--"+f.Name)
 		}
 	})
@@ -150,39 +148,8 @@ func (c *geoindQueryCmd) charge(lf *budget.File, sf geoind.StateFile, cfg *geoin
 	if st, lerr := geoind.ReadState(c.state); lerr == nil && st.Seal != nil {
 		before = st.Seal.ID
 	}
-	pending, err = chargeSession(c.env, lf, c.led, sf, cfg, c.uid, c.state)
+	pending, err = cli.ChargeSession(c.env, lf, c.led, sf, cfg, c.uid, c.state)
 	return pending, before, err
-}
-
-// tieCharge ties the pending charge to the session now that it has an
-// id; a session that did not start (no new state landed) released
-// nothing, and its charge is undone.
-func (c *geoindQueryCmd) tieCharge(lf *budget.File, pending, before string, queryErr error) {
-	st, err := geoind.ReadState(c.state)
-	switch {
-	case err == nil && st.Seal != nil && st.Seal.ID != before:
-		err = lf.SetRelease(pending, sessionRelease(st.Seal.ID))
-	case queryErr != nil:
-		err = lf.Undo(pending)
-	default:
-		err = nil // the charge stays pending: an upper bound
-	}
-	if err != nil && !c.env.Quiet {
-		fmt.Fprintf(c.env.Stderr, "tracepriv: ledger: %v (the session stays charged; its next query charges it again)\n", err)
-	}
-}
-
-// queryError says what a query that released nothing can do next.
-func queryError(state string, err error) error {
-	switch {
-	case geoind.IsExhausted(err):
-		return fmt.Errorf("geoind query: %s: %w (nothing released)", state, err)
-	case errors.Is(err, geoind.ErrStateMissing):
-		return fmt.Errorf("geoind query: %w.\nTo start a new budget for this person anyway (the privacy losses of both budgets add up), repeat with --new-budget and the configuration flags", err)
-	case errors.Is(err, geoind.ErrStateModified), errors.Is(err, geoind.ErrStateRolledBack), errors.Is(err, geoind.ErrStateUnknown):
-		return fmt.Errorf("geoind query: %w.\nNothing was released. If the state is lost for good, --new-budget starts a fresh one (recorded); --key-dir selects the key directory", err)
-	}
-	return fmt.Errorf("geoind query: %w", err)
 }
 
 // reportNewBudget says, after a --new-budget start, what the earlier
@@ -198,77 +165,6 @@ func (c *geoindQueryCmd) reportNewBudget(sf geoind.StateFile) {
 		}
 		fmt.Fprintf(c.env.Stderr, "tracepriv: started a new budget at %s; %d earlier session(s) there spent %.4g in total, which adds to this one's\n", c.state, len(h)-1, spent)
 	}
-}
-
-// checkStatePath refuses a --state that query would lose or cannot use: a
-// directory, a path whose directory does not exist, or an existing file
-// that is not a session state (query, and with --new-budget replaces, only
-// states).
-func checkStatePath(state string) error {
-	if err := checkOut("--state", state); err != nil {
-		return err
-	}
-	if _, err := os.Stat(state); err != nil {
-		return nil // a new session
-	}
-	if _, err := geoind.ReadState(state); err != nil {
-		return fmt.Errorf("--state %s exists and is not a session state written by geoind query (%v); give the session's state file or a new path (move the file away if it is a damaged state)", state, err)
-	}
-	return nil
-}
-
-// sessionRelease is the ledger's release key of a geoind session.
-func sessionRelease(id string) string { return "geoind session " + id }
-
-// chargeSession charges the session a query runs in, once, before the
-// query releases anything: a session that will start (cfg non-nil: no
-// state, or --new-budget) is charged its budget ε as pending, keyed by a
-// key that the caller replaces with the session's id once it exists (the
-// returned key); an existing session is charged only if the ledger has no
-// charge for it (it was started without --ledger, or its start's key was
-// never replaced). A session charged to another person is refused.
-func chargeSession(env *cli.Env, lf *budget.File, led ledgerFlags, sf geoind.StateFile, cfg *geoind.Config, uid, state string) (string, error) {
-	charge := led.request(budget.GeoInd, "tracepriv geoind query", state)
-	if cfg != nil {
-		if _, err := os.Stat(state); err != nil && !sf.NewBudget {
-			// A deleted state is refused by Query; charge nothing for it.
-			if _, lerr := sf.Load(); errors.Is(lerr, geoind.ErrStateMissing) {
-				return "", nil
-			}
-		}
-		nonce := make([]byte, 8)
-		if _, err := rand.Read(nonce); err != nil {
-			return "", err
-		}
-		charge.Release = "geoind session starting " + hex.EncodeToString(nonce)
-		charge.Pending = true
-		charge.Epsilon[uid] = cfg.Params.Epsilon
-		charge.GridM = cfg.Noise.Grid
-		if err := lf.Charge(charge); err != nil {
-			return "", ledgerError("geoind query", err)
-		}
-		reportCharge(env, lf, charge)
-		return charge.Release, nil
-	}
-	st, err := sf.Load()
-	if err != nil {
-		return "", nil // Query reports it
-	}
-	release := sessionRelease(st.Seal.ID)
-	if lf.Ledger().Charged(uid, budget.GeoInd, release) {
-		return "", nil
-	}
-	if other := lf.Ledger().ChargedUIDs(budget.GeoInd, release); len(other) > 0 {
-		return "", usageErrorf("geoind query: --uid %s: the session at %s is charged to person %q in %s; give that person's uid", uid, state, other[0], lf.Path())
-	}
-	charge.Release = release
-	charge.Epsilon[uid] = st.Config.Params.Epsilon
-	charge.GridM = st.Config.Noise.Grid
-	if err := lf.Charge(charge); err != nil {
-		return "", ledgerError("geoind query", err)
-	}
-	reportCharge(env, lf, charge)
-	return "", nil
 }
 
 // parseQueryTime accepts RFC 3339 or Unix seconds.

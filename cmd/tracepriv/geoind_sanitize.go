@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -26,13 +25,13 @@ const maxErrorDefault = 10000
 // certificate.
 type geoindSanitizeCmd struct {
 	env          *cli.Env
-	g            geoindFlags
+	g            cli.GeoIndFlags
 	in, out      string
 	certFile     string
-	rf           readFlags
+	rf           cli.ReadFlags
 	allowPartial bool
 	force        bool
-	led          ledgerFlags
+	led          cli.LedgerFlags
 	every        time.Duration
 	maxError     float64
 }
@@ -54,12 +53,12 @@ func newGeoindSanitizeCmd(env *cli.Env) *cobra.Command {
 	f.StringVar(&c.certFile, "certificate", "", "certificate file (default OUT.cert.json)")
 	f.DurationVar(&c.every, "every", 0, "thin each trace to one fix per period first (e.g. 60s, 5m): the first fix, then each fix at least this long after the last one kept; 0 keeps every fix")
 	f.Float64Var(&c.maxError, "max-error", maxErrorDefault, "refuse a planned release whose expected error exceeds this many metres per point (0: no limit)")
-	c.rf.add(cmd)
-	c.rf.addCorpus(f, "each person has one budget")
+	c.rf.Add(cmd)
+	c.rf.AddCorpus(f, "each person has one budget")
 	f.BoolVar(&c.allowPartial, "allow-partial", false, "fixed-rate, fixed-utility: write the covered points when a person's budget runs out before their last point")
 	f.BoolVar(&c.force, "force", false, "replace --out if it exists")
-	c.led.add(f)
-	c.g.add(f, true)
+	c.led.Add(f)
+	c.g.Add(f, true)
 	return cmd
 }
 
@@ -68,7 +67,7 @@ func (c *geoindSanitizeCmd) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	lf, ledgerName, err := c.led.open(c.env, cmd, "geoind sanitize")
+	lf, ledgerName, err := c.led.Open(c.env, cmd.Flags(), "geoind sanitize")
 	if err != nil {
 		return err
 	}
@@ -92,7 +91,7 @@ func (c *geoindSanitizeCmd) run(cmd *cobra.Command) error {
 			fmt.Fprintf(c.env.Stderr, "tracepriv: thinned to one fix per %v: %d of %d points kept\n", c.every, res.PointsIn, res.PointsRead)
 		}
 	}
-	hc := hintContext{cfg: cfg, read: read, traces: traces, person: person, every: c.every, maxError: c.maxError}
+	hc := cli.GeoIndHints{Cfg: cfg, Read: read, Traces: traces, Person: person, Every: c.every, MaxError: c.maxError}
 	if res.Plans, err = c.plan(hc); err != nil {
 		return err
 	}
@@ -100,7 +99,7 @@ func (c *geoindSanitizeCmd) run(cmd *cobra.Command) error {
 	// spends at most its budget ε; refuse before any noise is drawn,
 	// charge it immediately before drawing, settle it when the files
 	// land, undo it when they do not.
-	charge := c.led.request(budget.GeoInd, "tracepriv geoind sanitize", c.out)
+	charge := c.led.Request(budget.GeoInd, "tracepriv geoind sanitize", c.out)
 	charge.GridM = cfg.Noise.Grid
 	adm, target, err := c.admit(lf, charge, cfg, traces)
 	if err != nil {
@@ -109,22 +108,22 @@ func (c *geoindSanitizeCmd) run(cmd *cobra.Command) error {
 	src := c.env.Source()
 	outs, people, err := geoind.SanitizeByPerson(cfg, traces, person, src)
 	if err != nil {
-		return fmt.Errorf("geoind sanitize: %s: %w%s", c.in, err, undoCharge(adm))
+		return fmt.Errorf("geoind sanitize: %s: %w%s", c.in, err, adm.UndoNote())
 	}
 	partial := res.Summarise(people, src)
 	var failure error
 	switch {
 	case res.PointsReleased == 0:
-		failure = fmt.Errorf("geoind sanitize: %s: no point released; %s%s", c.in, c.g.coverageHint(hc), undoCharge(adm))
+		failure = fmt.Errorf("geoind sanitize: %s: no point released; %s%s", c.in, c.g.CoverageHint(hc), adm.UndoNote())
 	case len(partial) > 0 && !c.allowPartial:
-		failure = fmt.Errorf("%w%s", c.g.partialError(partial, len(people), hc), undoCharge(adm))
+		failure = fmt.Errorf("%w%s", c.g.PartialError(partial, len(people), hc), adm.UndoNote())
 	default:
 		if err := c.write(res, outs, src, ledgerName, adm); err != nil {
 			return err
 		}
 		if adm != nil {
 			charge.Epsilon = target
-			reportCharge(c.env, lf, charge)
+			c.env.ReportCharge(lf, charge)
 		}
 	}
 	if err := c.env.Emit(res, res.WriteText); err != nil {
@@ -144,10 +143,10 @@ func (c *geoindSanitizeCmd) check(cmd *cobra.Command) (geoind.Config, error) {
 	if !(c.maxError >= 0) || math.IsInf(c.maxError, 1) {
 		return geoind.Config{}, usageErrorf("geoind sanitize: --max-error %v: want metres >= 0 (0: no limit)", c.maxError)
 	}
-	if err := c.g.chooseManager(cmd); err != nil {
+	if err := c.g.ChooseManager(cmd.Flags()); err != nil {
 		return geoind.Config{}, fmt.Errorf("geoind sanitize: %w", err)
 	}
-	cfg, err := c.g.config()
+	cfg, err := c.g.Config()
 	if err != nil {
 		return geoind.Config{}, fmt.Errorf("geoind sanitize: %w", err)
 	}
@@ -168,7 +167,7 @@ func (c *geoindSanitizeCmd) check(cmd *cobra.Command) (geoind.Config, error) {
 func (c *geoindSanitizeCmd) read() ([]*trace.Trace, map[*trace.Trace]string, *trace.Report, error) {
 	var read []*trace.Trace
 	fileOf := map[*trace.Trace]string{}
-	rep, err := c.rf.readEach([]string{c.in}, func(f string, ts []*trace.Trace) {
+	rep, err := c.rf.ReadEach([]string{c.in}, func(f string, ts []*trace.Trace) {
 		for _, tr := range ts {
 			fileOf[tr] = f
 		}
@@ -177,24 +176,24 @@ func (c *geoindSanitizeCmd) read() ([]*trace.Trace, map[*trace.Trace]string, *tr
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("geoind sanitize: --in: %w", err)
 	}
-	reportSkipped(c.env, rep)
+	c.env.ReportSkipped(rep)
 	return read, fileOf, rep, nil
 }
 
 // plan plans each person's release before anything is drawn, refusing a
 // plan the configuration cannot release or one over --max-error.
-func (c *geoindSanitizeCmd) plan(hc hintContext) ([]geoind.PersonPlan, error) {
-	plans, err := geoind.PlanByPerson(hc.cfg, hc.traces, hc.person)
+func (c *geoindSanitizeCmd) plan(hc cli.GeoIndHints) ([]geoind.PersonPlan, error) {
+	plans, err := geoind.PlanByPerson(hc.Cfg, hc.Traces, hc.Person)
 	if err != nil {
-		return plans, fmt.Errorf("geoind sanitize: %s: %w", c.in, c.g.planError(err, hc))
+		return plans, fmt.Errorf("geoind sanitize: %s: %w", c.in, c.g.PlanError(err, hc))
 	}
 	w := geoind.WorstPlan(plans)
-	if c.g.manager == "planned" && c.maxError > 0 && w.ExpectedErrorM > c.maxError {
-		return plans, fmt.Errorf("geoind sanitize: %s: %s", c.in, tooNoisy(w, hc))
+	if c.g.Manager == "planned" && c.maxError > 0 && w.ExpectedErrorM > c.maxError {
+		return plans, fmt.Errorf("geoind sanitize: %s: %s", c.in, cli.TooNoisy(w, hc))
 	}
 	if !c.env.Quiet {
 		fmt.Fprintf(c.env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error of fresh noise up to %s per point (%s, at the prior prediction rate)\n",
-			hc.cfg.Manager, plural(len(plans), "person", "people"), maxPoints(plans), geoind.Metres(w.ExpectedErrorM), w.Person)
+			hc.Cfg.Manager, cli.Plural(len(plans), "person", "people"), cli.MaxPoints(plans), geoind.Metres(w.ExpectedErrorM), w.Person)
 	}
 	return plans, nil
 }
@@ -204,22 +203,15 @@ func (c *geoindSanitizeCmd) plan(hc hintContext) ([]geoind.PersonPlan, error) {
 // a ledger).
 func (c *geoindSanitizeCmd) admit(lf *budget.File, charge budget.Request, cfg geoind.Config, traces []*trace.Trace) (*budget.Admission, map[string]float64, error) {
 	var adm *budget.Admission
-	target := map[string]float64{}
 	if lf != nil {
 		adm = budget.NewAdmission(lf, charge)
-		uids, err := uidsOf(traces)
-		if err != nil {
-			return nil, nil, fmt.Errorf("geoind sanitize: --ledger: %s: %w", c.in, err)
-		}
-		for _, u := range uids {
-			target[u] = cfg.Params.Epsilon
-		}
 	}
-	if err := adm.Check(target); err != nil {
-		return nil, nil, ledgerError("geoind sanitize", err)
+	target, err := cli.LedgerTargets(adm, traces, cfg.Params.Epsilon)
+	if err != nil {
+		return nil, nil, fmt.Errorf("geoind sanitize: --ledger: %s: %w", c.in, err)
 	}
-	if err := adm.Charge("", target); err != nil {
-		return nil, nil, ledgerError("geoind sanitize", err)
+	if err := adm.Admit(target); err != nil {
+		return nil, nil, cli.LedgerError("geoind sanitize", err)
 	}
 	return adm, target, nil
 }
@@ -228,14 +220,14 @@ func (c *geoindSanitizeCmd) admit(lf *budget.File, charge budget.Request, cfg ge
 // (geoind.Files), and settles the charge once they landed.
 func (c *geoindSanitizeCmd) write(res *geoind.ReleaseSummary, outs []*trace.Trace, src noise.Source, ledgerName string, adm *budget.Admission) error {
 	if err := checkFinite("--out", c.out, outs); err != nil {
-		return fmt.Errorf("geoind sanitize: %w%s", err, undoCharge(adm))
+		return fmt.Errorf("geoind sanitize: %w%s", err, adm.UndoNote())
 	}
 	outFmt, _ := trace.FormatFromPath(c.out) // checked above
 	cert := geoind.NewCertificate(res.Config, res.People, src)
 	cert.ThinEvery, cert.Ledger = res.Every, ledgerName
 	files := geoind.Files{Traces: c.out, Format: outFmt, Certificate: c.certFile}
 	if err := files.Write(outs, cert); err != nil {
-		return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, undoCharge(adm))
+		return fmt.Errorf("geoind sanitize: nothing written: %w%s", err, adm.UndoNote())
 	}
 	res.Written, res.Certificate = true, c.certFile
 	// Landed: the session budget stays charged (settled).
@@ -243,99 +235,4 @@ func (c *geoindSanitizeCmd) write(res *geoind.ReleaseSummary, outs []*trace.Trac
 		return fmt.Errorf("geoind sanitize: the release was written, but settling its charge failed (it stays, pending): %w", err)
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-func maxPoints(plans []geoind.PersonPlan) int {
-	n := 0
-	for _, p := range plans {
-		n = max(n, p.Points)
-	}
-	return n
-}
-
-// plannedDefault is cfg with the default planned manager instead of the
-// one the flags chose.
-func plannedDefault(cfg geoind.Config) geoind.Config {
-	cfg.Manager, cfg.Rate, cfg.Accuracy = "planned", 0, 0
-	return cfg
-}
-
-// hintContext is what the hints of geoind sanitize are computed from:
-// the configuration, the traces as read and as thinned, the person rule
-// (which applies to both) and the flags.
-type hintContext struct {
-	cfg          geoind.Config
-	read, traces []*trace.Trace
-	person       func(*trace.Trace) string
-	every        time.Duration
-	maxError     float64
-}
-
-// thinningHint says which --every lets the planned manager cover every
-// point within --max-error, from the read traces' timestamps.
-func thinningHint(hc hintContext) string {
-	d, plans, ok := geoind.SuggestThinning(plannedDefault(hc.cfg), hc.read, hc.person, hc.every, hc.maxError)
-	if !ok {
-		return "no thinning is enough: even one point a day per person costs more than this budget allows"
-	}
-	w := geoind.WorstPlan(plans)
-	return fmt.Sprintf("--every %v (up to %d points per person, expected error %s per point)", d, maxPoints(plans), geoind.Metres(w.ExpectedErrorM))
-}
-
-// planError explains a plan the configuration cannot release.
-func (g *geoindFlags) planError(err error, hc hintContext) error {
-	var pe *geoind.PlanError
-	if !errors.As(err, &pe) || g.manager != "planned" {
-		return g.flagError(err)
-	}
-	return fmt.Errorf("%s: one budget ε = %.4g per metre cannot cover %d points: the widest noise the plan may draw is beyond what the tangent plane can represent (%v).\nThin the traces first: %s; or raise the budget (--eps-star, a smaller --radius, or --epsilon)",
-		pe.Person, hc.cfg.Params.Epsilon, pe.Points, pe.Err, thinningHint(hc))
-}
-
-// tooNoisy explains a plan whose expected error exceeds --max-error.
-func tooNoisy(w geoind.PersonPlan, hc hintContext) string {
-	return fmt.Sprintf("%s: one budget ε = %.4g per metre spread over %d points costs an expected error of %s per point, more than --max-error %g m; nothing was drawn.\nThin the traces first: %s; or raise the budget (--eps-star, a smaller --radius, or --epsilon); or --max-error 0 to release at this error",
-		w.Person, hc.cfg.Params.Epsilon, w.Points, geoind.Metres(w.ExpectedErrorM), hc.maxError, thinningHint(hc))
-}
-
-// coverageHint says what covers every point when a fixed-rate or
-// fixed-utility budget ran out: the default planned manager, at the
-// current thinning if its plan is within bounds, else with the --every
-// that brings it within bounds.
-func (g *geoindFlags) coverageHint(hc hintContext) string {
-	h := fmt.Sprintf("each query spends about --rate %g of ε (fixed-rate)", g.rate)
-	flags := "--rate"
-	if g.manager == "fixed-utility" {
-		h = fmt.Sprintf("each query costs the noise of --accuracy %g m (fixed-utility)", g.accuracy)
-		flags = "--manager fixed-utility --accuracy"
-	}
-	h += ", and the points it covers depend on how predictable the trace is. To cover every point, drop " + flags
-	plans, err := geoind.PlanByPerson(plannedDefault(hc.cfg), hc.traces, hc.person)
-	if w := geoind.WorstPlan(plans); err == nil && (hc.maxError == 0 || w.ExpectedErrorM <= hc.maxError) {
-		return h + fmt.Sprintf(": the default (--manager planned) plans each person's budget over their points and covers all of them, at an expected error of %s per point", geoind.Metres(w.ExpectedErrorM))
-	}
-	return h + fmt.Sprintf(" and thin the traces: the default (--manager planned) with %s covers all of them", thinningHint(hc))
-}
-
-func (g *geoindFlags) partialError(partial []geoind.PersonRelease, people int, hc hintContext) error {
-	worst := partial[0]
-	for _, p := range partial {
-		if p.Covered < worst.Covered {
-			worst = p
-		}
-	}
-	covered := worst.CoveredUntil.Sub(worst.First)
-	if worst.Released == 0 {
-		covered = 0
-	}
-	return fmt.Errorf(`geoind sanitize: the budget ran out before the last point for %d of %d people; %s got %d of %d points (%.1f %%, the first %v of %v); nothing was written.
-One budget ε per person pays for all their points: %s; or pass --allow-partial to write the covered points only`,
-		len(partial), people, worst.Person, worst.Released, worst.Points, 100*worst.Covered, covered, worst.Last.Sub(worst.First), g.coverageHint(hc))
 }

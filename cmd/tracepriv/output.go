@@ -1,9 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/tracepriv/tracepriv/internal/cli"
 )
 
@@ -15,19 +12,3 @@ var (
 	checkFinite  = cli.CheckFinite
 	absPath      = cli.AbsPath
 )
-
-// renderToBytes returns the bytes save writes to a file named like path
-// (save picks the format by the extension), so that a figure can join an
-// atomicfile.WriteGroup.
-func renderToBytes(path string, save func(tmp string) error) ([]byte, error) {
-	dir, err := os.MkdirTemp("", "tracepriv-render-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	tmp := filepath.Join(dir, "figure"+filepath.Ext(path))
-	if err := save(tmp); err != nil {
-		return nil, err
-	}
-	return os.ReadFile(tmp)
-}

@@ -30,7 +30,7 @@ type plotCmd struct {
 	labels     []string
 	points     bool
 	force      bool
-	rf         readFlags
+	rf         cli.ReadFlags
 }
 
 func newPlotCmd(env *cli.Env) *cobra.Command {
@@ -50,8 +50,8 @@ func newPlotCmd(env *cli.Env) *cobra.Command {
 	f.StringSliceVar(&c.labels, "label", nil, "legend label per input (repeat or comma-separate)")
 	f.BoolVar(&c.points, "points", false, "mark every fix")
 	f.BoolVar(&c.force, "force", false, "replace --out if it exists")
-	c.rf.add(cmd)
-	c.rf.addCorpus(cmd.Flags(), "")
+	c.rf.Add(cmd)
+	c.rf.AddCorpus(cmd.Flags(), "")
 	return cmd
 }
 
@@ -73,7 +73,7 @@ func (c *plotCmd) run(args []string) error {
 	}
 	var series []viz.Series
 	npts := 0
-	rep, err := c.rf.readEach(args, func(path string, ts []*trace.Trace) {
+	rep, err := c.rf.ReadEach(args, func(path string, ts []*trace.Trace) {
 		label := filepath.Base(path)
 		if i := argOf(args, path); len(labels) > 0 && i >= 0 {
 			if path == args[i] {
@@ -94,7 +94,7 @@ func (c *plotCmd) run(args []string) error {
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	reportSkipped(c.env, rep)
+	c.env.ReportSkipped(rep)
 	p, err := viz.Map(series, viz.MapOptions{Title: c.title})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -60,47 +59,6 @@ func TestCIPTraceReport(t *testing.T) {
 	stdout, _, err = run(t, "cip", "loss", "--kernel", "rbf", "--lengthscale", "5", "--n", "5", "--iid", "1", "--all-secrets", "--json")
 	if err != nil || strings.Contains(stdout, "skipped_rows") {
 		t.Errorf("--n: %v\n%s", err, stdout)
-	}
-}
-
-func TestReportSkipped(t *testing.T) {
-	rep := &trace.Report{}
-	var quiet bytes.Buffer
-	reportSkipped(&cli.Env{Stderr: &quiet}, rep)
-	if quiet.Len() != 0 {
-		t.Errorf("printed for a clean read: %q", quiet.String())
-	}
-	dir := t.TempDir()
-	f := filepath.Join(dir, "x.plt")
-	head := "Geolife trajectory\nWGS 84\nAltitude is in Feet\nReserved 3\n0,2,255,My Track,0,0,2,8421376\n0\n"
-	row := func(lat string, sec int) string {
-		return lat + ",116.3,0,1,," + "2008-10-23,02:53:0" + string(rune('0'+sec)) + "\n"
-	}
-	body := head + row("39.9", 0)
-	for i := 1; i <= 5; i++ {
-		body += row("39.9", i) + row("39.9", i) // five exact repeats
-	}
-	body += row("95", 6) + row("39.9", 7)
-	os.WriteFile(f, []byte(body), 0o644)
-	_, rep, err := trace.ReadFile(f, trace.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	reportSkipped(&cli.Env{Stderr: &b}, rep)
-	out := b.String()
-	for _, want := range []string{"6 of 13 rows skipped or merged", "5 duplicate_fix", f + ":9, " + f + ":11, " + f + ":13, ...", "1 bad_coordinate", f + ":18", `e.g. ` + f + `:18: field "lat": "95" is out of range`} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
-	b.Reset()
-	reportSkipped(&cli.Env{Stderr: &b, Quiet: true}, rep)
-	if b.Len() != 0 {
-		t.Errorf("--quiet printed %q", b.String())
-	}
-	if in := rep.Summary(); in.SkippedRows != 6 || in.SkippedByReason[trace.ReasonDuplicate] != 5 {
-		t.Errorf("summary %+v", in)
 	}
 }
 
@@ -160,7 +118,7 @@ func TestReadRefusesNonPLT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res inspectResult
+	var res trace.Inspection
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res.Traces) != 1 || len(res.SkippedFiles) != 2 {
 		t.Errorf("%v: %s", err, stdout)
 	}
@@ -230,7 +188,7 @@ func TestReadSymlinkedUsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res inspectResult
+	var res trace.Inspection
 	json.Unmarshal([]byte(stdout), &res)
 	uids := map[string]int{}
 	for _, s := range res.Traces {
@@ -257,7 +215,7 @@ func TestReadUIDFromFileName(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res inspectResult
+		var res trace.Inspection
 		json.Unmarshal([]byte(stdout), &res)
 		if len(res.Traces) != 1 || res.Traces[0].UID != uid || len(res.UIDFromFile) != 1 || res.UIDFromFile[0].UID != uid {
 			t.Errorf("%s: %s", file, stdout)

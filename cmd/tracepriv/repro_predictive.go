@@ -22,7 +22,7 @@ type reproPredictiveCmd struct {
 	data, out, origin string
 	samplings         int
 	maxSpeedKmh, grid float64
-	rf                readFlags
+	rf                cli.ReadFlags
 }
 
 func newReproPredictiveCmd(env *cli.Env) *cobra.Command {
@@ -39,7 +39,7 @@ func newReproPredictiveCmd(env *cli.Env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&c.data, "data", "", "directory of GeoLife PLT files (searched recursively)")
-	c.rf.add(cmd)
+	c.rf.Add(cmd)
 	f.StringVar(&c.out, "out", "", "directory for results.json and the SVG plots")
 	f.IntVar(&c.samplings, "samplings", 10, "samplings per trace and jump probability")
 	f.Float64Var(&c.maxSpeedKmh, "max-speed", 15, "speed (km/h) of the elapsed-time skip strategy")
@@ -55,11 +55,11 @@ func (c *reproPredictiveCmd) run() error {
 	if st, err := os.Stat(c.data); err == nil && !st.IsDir() {
 		return usageErrorf("repro predictive: --data %s is a file; give the directory that holds the traces", c.data)
 	}
-	traces, rep, err := c.rf.read(c.data)
+	traces, rep, err := c.rf.Read(c.data)
 	if err != nil {
 		return fmt.Errorf("repro predictive: --data: %w", err)
 	}
-	reportSkipped(c.env, rep)
+	c.env.ReportSkipped(rep)
 	o, err := geo.ParseLatLon(c.origin)
 	if err != nil {
 		return fmt.Errorf("repro predictive: --origin: %w", err)

@@ -17,8 +17,8 @@ func init() { registerRepro(newReproTrajDBCmd) }
 // (repro.RunTrajDB).
 type reproTrajDBCmd struct {
 	env      *cli.Env
-	rf       readFlags
-	u        universeFlags
+	rf       cli.ReadFlags
+	u        cli.UniverseFlags
 	in       string
 	epsilons string
 	opt      repro.TrajDBRunOptions
@@ -44,8 +44,8 @@ func newReproTrajDBCmd(env *cli.Env) *cobra.Command {
 	fl.IntVar(&c.opt.PopulationSeqs, "population-seqs", 5, "trajectories per person of the synthetic population")
 	fl.BoolVar(&c.opt.Utility.Bounded, "bounded", false, "compare with the bounded trajectories (the mechanisms' input) instead of all")
 	fl.Uint64Var(&c.opt.Utility.Metrics.QuerySeed, "query-seed", 0, "seed of the query generator")
-	c.u.add(fl)
-	c.rf.addTo(fl)
+	c.u.Add(fl)
+	c.rf.AddTo(fl)
 	for _, f := range []string{"in", "cell-m", "bbox"} {
 		_ = cmd.MarkFlagRequired(f)
 	}
@@ -53,11 +53,11 @@ func newReproTrajDBCmd(env *cli.Env) *cobra.Command {
 }
 
 func (c *reproTrajDBCmd) run() error {
-	g, err := c.u.grid()
+	g, err := c.u.Grid()
 	if err != nil {
 		return fmt.Errorf("repro trajdb: %w", err)
 	}
-	if c.opt.Utility.Bounds, err = c.u.bounds(); err != nil {
+	if c.opt.Utility.Bounds, err = c.u.Bounds(); err != nil {
 		return fmt.Errorf("repro trajdb: %w", err)
 	}
 	if c.opt.Utility.Epsilons, err = positiveList("repro trajdb: --epsilons", c.epsilons); err != nil {
@@ -70,7 +70,7 @@ func (c *reproTrajDBCmd) run() error {
 	if err := os.MkdirAll(c.opt.Out, 0o755); err != nil {
 		return fmt.Errorf("repro trajdb: --out: %w", err)
 	}
-	db, rep, err := readTrajectories(c.env, &c.rf, &c.u, g, c.in)
+	db, rep, err := cli.ReadTrajectories(c.env, &c.rf, &c.u, g, c.in)
 	if err != nil {
 		return fmt.Errorf("repro trajdb: --in %w", err)
 	}

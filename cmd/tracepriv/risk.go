@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -66,7 +65,7 @@ func newRiskRADCmd(env *cli.Env) *cobra.Command {
 	c := &riskRADCmd{env: env}
 	long, example := help("risk rad")
 	cmd := &cobra.Command{
-		Use:     "rad --mechanism " + mechanismList(risk.Mechanisms(), "|", "|") + " --m M (--epsilon E | --sigma S)",
+		Use:     "rad --mechanism " + risk.JoinNames(risk.Mechanisms(), "|", "|") + " --m M (--epsilon E | --sigma S)",
 		Short:   "Print the exact RAD of a mechanism",
 		Long:    long,
 		Example: example,
@@ -74,7 +73,7 @@ func newRiskRADCmd(env *cli.Env) *cobra.Command {
 		RunE:    func(cmd *cobra.Command, _ []string) error { return c.run(cmd.Flags()) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&c.mech, "mechanism", "", mechanismList(risk.Mechanisms(), ", ", " or "))
+	fl.StringVar(&c.mech, "mechanism", "", risk.JoinNames(risk.Mechanisms(), ", ", " or "))
 	fl.Float64Var(&c.eps, "epsilon", 0, "privacy parameter epsilon")
 	fl.Float64Var(&c.delta, "delta", 1e-5, "delta for --mechanism gaussian given by --epsilon")
 	fl.Float64Var(&c.sigma, "sigma", 0, "Gaussian noise in units of the sensitivity (gaussian), or the DP-SGD noise multiplier")
@@ -150,7 +149,7 @@ func newRiskCalibrateCmd(env *cli.Env) *cobra.Command {
 	c := &riskCalibrateCmd{env: env}
 	long, example := help("risk calibrate")
 	cmd := &cobra.Command{
-		Use:     "calibrate --mechanism " + mechanismList(risk.Mechanisms(), "|", "|") + " --risk R --m M",
+		Use:     "calibrate --mechanism " + risk.JoinNames(risk.Mechanisms(), "|", "|") + " --risk R --m M",
 		Short:   "Largest epsilon (or smallest sigma) whose RAD stays below a risk",
 		Long:    long,
 		Example: example,
@@ -158,7 +157,7 @@ func newRiskCalibrateCmd(env *cli.Env) *cobra.Command {
 		RunE:    func(*cobra.Command, []string) error { return c.run() },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&c.mech, "mechanism", "", mechanismList(risk.Mechanisms(), ", ", " or "))
+	fl.StringVar(&c.mech, "mechanism", "", risk.JoinNames(risk.Mechanisms(), ", ", " or "))
 	fl.Float64Var(&c.gamma, "risk", 0, "accepted RAD, in (0, 1)")
 	fl.IntVar(&c.m, "m", 0, "number of candidate values (uniform prior)")
 	fl.IntVar(&c.steps, "steps", 1, "DP-SGD steps (dpsgd)")
@@ -203,21 +202,5 @@ func lookupMechanism(name string, table []risk.Mechanism) (risk.Mechanism, error
 			return m, nil
 		}
 	}
-	return risk.Mechanism{}, usageErrorf("unknown --mechanism %q (want %s)", name, mechanismList(table, ", ", " or "))
-}
-
-// mechanismList joins the names of a table of mechanisms: "a, b or c".
-func mechanismList(table []risk.Mechanism, sep, last string) string {
-	var b strings.Builder
-	for i, m := range table {
-		switch {
-		case i == 0:
-		case i == len(table)-1:
-			b.WriteString(last)
-		default:
-			b.WriteString(sep)
-		}
-		b.WriteString(m.Name)
-	}
-	return b.String()
+	return risk.Mechanism{}, usageErrorf("unknown --mechanism %q (want %s)", name, risk.JoinNames(table, ", ", " or "))
 }

@@ -29,8 +29,8 @@ type sanitizeCmd struct {
 	noiseOut                                                            string
 	eps, lambda, radius, delta                                          float64
 	listSecrets, force, pointsOnly, allowOverlap, placesEvery           bool
-	rf                                                                  readFlags
-	led                                                                 ledgerFlags
+	rf                                                                  cli.ReadFlags
+	led                                                                 cli.LedgerFlags
 	workers                                                             int
 }
 
@@ -63,9 +63,9 @@ func newSanitizeCmd(env *cli.Env) *cobra.Command {
 	f.MarkHidden("method")
 	f.StringVar(&c.noiseOut, "noise-out", "", "write the per-dimension noise covariance (CSV matrix, input order; one person, <= 5,000 points)")
 	f.Float64Var(&c.delta, "delta", sanitize.DefaultDelta, "delta of the prior-posterior gap stated in the certificate")
-	c.rf.add(cmd)
-	c.rf.addCorpus(f, "with --in DIR, --out DIR mirrors it")
-	c.led.add(f)
+	c.rf.Add(cmd)
+	c.rf.AddCorpus(f, "with --in DIR, --out DIR mirrors it")
+	c.led.Add(f)
 	f.BoolVar(&c.listSecrets, "list-secrets", false, "list every secret in the certificate (listed secrets always are)")
 	f.BoolVar(&c.force, "force", false, "replace existing output files")
 	f.BoolVar(&c.placesEvery, "places-every-length", false, "certify places against every Matérn member of the family, also those shorter than the stay (more noise; docs/robust-cip.md section 5)")
@@ -97,14 +97,14 @@ func (c *sanitizeCmd) run(cmd *cobra.Command) error {
 	if f.Changed("delta") && !(c.delta > 0 && c.delta < 1) {
 		return usageErrorf("sanitize: --delta %v: the prior-posterior gap needs a delta in (0, 1), e.g. 1e-5", c.delta)
 	}
-	lf, ledgerName, err := c.led.open(c.env, cmd, "sanitize")
+	lf, ledgerName, err := c.led.Open(c.env, cmd.Flags(), "sanitize")
 	if err != nil {
 		return err
 	}
 	if lf != nil {
 		defer lf.Close()
 	}
-	charge := c.led.request(budget.CIP, "tracepriv sanitize", c.out)
+	charge := c.led.Request(budget.CIP, "tracepriv sanitize", c.out)
 	charge.Lambda, charge.RadiusM = c.lambda, c.radius
 	if st, err := os.Stat(c.in); err == nil && st.IsDir() {
 		return c.runCorpus(cmd, lf, ledgerName, charge)
@@ -148,7 +148,7 @@ func (c *sanitizeCmd) runFile(lf *budget.File, ledgerName string, charge budget.
 		charge.Release = fileKey + " " + budget.Nonce()
 		adm = budget.NewAdmission(lf, charge)
 	}
-	ro, err := c.rf.options(c.in)
+	ro, err := c.rf.Options(c.in)
 	if err != nil {
 		return fmt.Errorf("sanitize: --in: %w", err)
 	}
@@ -174,137 +174,63 @@ func (c *sanitizeCmd) runFile(lf *budget.File, ledgerName string, charge budget.
 		return fmt.Errorf("sanitize: %w", flagError(err))
 	}
 	if err := sanitize.SettleLeftovers(lf, fileKey, c.out, c.certFile); err != nil {
-		return ledgerError("sanitize", err)
+		return cli.LedgerError("sanitize", err)
 	}
+	fr := sanitize.FileRelease{In: c.in, Options: opt, Admission: adm, Report: c.env,
+		Files: sanitize.Files{Traces: c.out, Format: ro.Format, Certificate: c.certFile, NoiseCovariance: c.noiseOut}}
 	// A CSV file is streamed (two passes, one chunk in memory) when its
 	// people's rows are contiguous.
 	if ro.Format == trace.CSV && opt.Secrets == nil && c.noiseOut == "" {
-		done, err := c.runStream(ro, opt, adm)
-		if done || err != nil {
-			return err
+		done, cert, err := fr.Stream(ro)
+		if err != nil {
+			return c.fileError(err)
+		}
+		if done {
+			return c.emit(cert)
 		}
 	}
-	return c.release(ro.Format, opt, adm)
-}
-
-// release reads the one file and releases it.
-func (c *sanitizeCmd) release(format trace.Format, opt sanitize.Options, adm *budget.Admission) error {
-	traces, rep, err := c.rf.read(c.in)
+	traces, rep, err := c.rf.Read(c.in)
 	if err != nil {
 		return fmt.Errorf("sanitize: %w", err)
 	}
 	if len(traces) == 0 {
 		return fmt.Errorf("sanitize: %s: no trace", c.in)
 	}
-	reportSkipped(c.env, rep)
-	reportPersons(c.env, trace.CountPersons(traces))
-	target := map[string]float64{}
-	if adm != nil {
-		uids, err := uidsOf(traces)
-		if err != nil {
-			return fmt.Errorf("sanitize: --ledger: %s: %w", c.in, err)
-		}
-		for _, u := range uids {
-			target[u] = c.eps
-		}
-	}
-	if err := adm.Check(target); err != nil {
-		return ledgerError("sanitize", err)
-	}
-	if err := adm.Charge("", target); err != nil {
-		return ledgerError("sanitize", err)
-	}
-	bar := c.env.Progress(4, "sanitize")
-	opt.Progress = func(string) { bar.Add(1) }
-	outs, cert, err := sanitize.Release(traces, opt)
-	bar.Finish()
+	c.env.ReportSkipped(rep)
+	c.env.ReportPersons(trace.CountPersons(traces))
+	target, err := cli.LedgerTargets(adm, traces, c.eps)
 	if err != nil {
-		return fmt.Errorf("%s: %w%s", c.in, flagError(err), undoCharge(adm))
+		return fmt.Errorf("sanitize: --ledger: %s: %w", c.in, err)
 	}
-	cert.RecordInput(rep)
-	files := sanitize.Files{Traces: c.out, Format: format, Certificate: c.certFile, NoiseCovariance: c.noiseOut}
-	if err := files.Write(traces, outs, cert); err != nil {
-		var pe *param.Error
-		if errors.As(err, &pe) && pe.Name == "NoiseCovariance" {
-			return usageErrorf("sanitize: --noise-out: %s%s", pe.Why, undoCharge(adm))
-		}
-		return fmt.Errorf("sanitize: nothing written: %w%s", err, undoCharge(adm))
-	}
-	if err := settleCertificate(c.env, adm, cert); err != nil {
-		return err
+	cert, err := fr.Release(traces, rep, target)
+	if err != nil {
+		return c.fileError(err)
 	}
 	return c.emit(cert)
 }
 
-// streamChunk is the points a streamed release holds at once.
-const streamChunk = 1 << 16
-
-// runStream releases a CSV file in two passes without holding it
-// (sanitize.NewStream). It reports done false, with no error, when the
-// file cannot be streamed (the caller then reads it into memory).
-func (c *sanitizeCmd) runStream(ro trace.ReadOptions, opt sanitize.Options, adm *budget.Admission) (bool, error) {
-	ro.Chunk = streamChunk
-	var open []io.Closer
-	defer func() {
-		for _, f := range open {
-			f.Close()
-		}
-	}()
-	reader := func() (trace.Reader, error) {
-		f, err := infile.Open(c.in)
-		if err != nil {
-			return nil, err
-		}
-		open = append(open, f)
-		o := ro
-		o.Name = c.in
-		return trace.NewReader(f, trace.CSV, o)
+// fileError names the flags behind a failed step of a one-file release.
+func (c *sanitizeCmd) fileError(err error) error {
+	var fe *sanitize.FileReleaseError
+	if !errors.As(err, &fe) {
+		return err
 	}
-	// The person rule over the streamed file (trace.Persons.Stream).
-	persons, err := (trace.PersonRule{Corpus: ro.Corpus, UID: ro.UID}).Of(c.in)
-	if err != nil {
-		return true, fmt.Errorf("sanitize: --in: %w", err)
+	var pe *param.Error
+	switch {
+	case errors.Is(fe.Err, sanitize.ErrNoUID):
+		return usageErrorf("sanitize: --ledger: %v: give --uid", fe.Err)
+	case fe.Step == sanitize.StepInput:
+		return fmt.Errorf("sanitize: --in: %w", fe.Err)
+	case fe.Step == sanitize.StepLedger:
+		return cli.LedgerError("sanitize", fe.Err)
+	case fe.Step == sanitize.StepRelease:
+		return fmt.Errorf("%s: %w%s", c.in, flagError(fe.Err), fe.Charge)
+	case fe.Step == sanitize.StepWrite && errors.As(fe.Err, &pe) && pe.Name == "NoiseCovariance":
+		return usageErrorf("sanitize: --noise-out: %s%s", pe.Why, fe.Charge)
+	case fe.Step == sanitize.StepWrite:
+		return fmt.Errorf("sanitize: nothing written: %w%s", fe.Err, fe.Charge)
 	}
-	ro.UID = ""
-	reader, merged, err := persons.Stream(c.in, reader)
-	if err != nil {
-		return true, fmt.Errorf("sanitize: --in: %w", err)
-	}
-	s, cert, err := sanitize.NewStream(reader, opt)
-	if errors.Is(err, sanitize.ErrNotStreamable) {
-		return false, nil
-	}
-	if err != nil {
-		return true, fmt.Errorf("%s: %w", c.in, flagError(err))
-	}
-	reportSkipped(c.env, s.Report())
-	if !c.env.Quiet {
-		writeMerged(c.env.Stderr, merged)
-	}
-	var counts []trace.PersonCount
-	for _, p := range cert.Persons {
-		counts = append(counts, trace.PersonCount{UID: p.UID, Files: 1, Points: p.Points})
-	}
-	reportPersons(c.env, counts)
-	// The stream's certificate comes before any noise is drawn
-	// (WriteStream draws): charge it, pending until the files land.
-	if adm != nil {
-		certified, err := certifiedEpsilons(cert)
-		if err != nil {
-			return true, err
-		}
-		if err := adm.Charge("", certified); err != nil {
-			return true, ledgerError("sanitize", err)
-		}
-	}
-	files := sanitize.Files{Traces: c.out, Format: trace.CSV, Certificate: c.certFile}
-	if err := files.WriteStream(s, cert); err != nil {
-		return true, fmt.Errorf("sanitize: nothing written: %w%s", err, undoCharge(adm))
-	}
-	if err := settleCertificate(c.env, adm, cert); err != nil {
-		return true, err
-	}
-	return true, c.emit(cert)
+	return fmt.Errorf("sanitize: the release was written, but settling its charge to the certified epsilons failed (it stays at the target, an upper bound): %w", fe.Err)
 }
 
 // certificateOutput is sanitize --in FILE --json: the certificate, each
@@ -347,11 +273,9 @@ func (c *sanitizeCmd) runCorpus(cmd *cobra.Command, lf *budget.File, ledgerName 
 	if err != nil {
 		return fmt.Errorf("sanitize: --in: %w", flagError(err))
 	}
-	if !c.env.Quiet {
-		writeMerged(c.env.Stderr, merged)
-	}
-	reportPersons(c.env, persons)
-	hintCorpus(c.env, &c.rf, c.in)
+	c.env.WriteMerged(merged)
+	c.env.ReportPersons(persons)
+	c.env.HintCorpus(&c.rf, c.in)
 	if lf != nil {
 		// Each group of people is checked before anything is drawn,
 		// charged immediately before it is drawn, and settled when its
@@ -370,7 +294,7 @@ func (c *sanitizeCmd) runCorpus(cmd *cobra.Command, lf *budget.File, ledgerName 
 	if err != nil && m == nil {
 		var re *budget.RefusedError
 		if errors.As(err, &re) {
-			return ledgerError("sanitize", err)
+			return cli.LedgerError("sanitize", err)
 		}
 		return fmt.Errorf("sanitize: %w (nothing was charged for people whose files were not written)", flagError(err))
 	}
@@ -378,7 +302,7 @@ func (c *sanitizeCmd) runCorpus(cmd *cobra.Command, lf *budget.File, ledgerName 
 		for _, p := range m.Persons {
 			charge.Epsilon[p.UID] = p.EpsilonMax
 		}
-		reportCharge(c.env, lf, charge)
+		c.env.ReportCharge(lf, charge)
 	}
 	emitErr := c.env.Emit(m, func(w io.Writer) error {
 		if err := m.WriteText(w); err != nil {
@@ -416,7 +340,7 @@ func (c *sanitizeCmd) corpusOptions(cmd *cobra.Command, ledgerName string) (sani
 	if st, err := os.Stat(c.out); err == nil && !st.IsDir() {
 		return sanitize.CorpusOptions{}, usageErrorf("sanitize: --out %s is a file; with --in DIR give an output directory", c.out)
 	}
-	ro, err := c.rf.base()
+	ro, err := c.rf.Base()
 	if err != nil {
 		return sanitize.CorpusOptions{}, fmt.Errorf("sanitize: %w", err)
 	}
@@ -444,42 +368,4 @@ func flagError(err error) error {
 		return &cli.FlagError{Err: fe}
 	}
 	return err
-}
-
-// certifiedEpsilons is each person's certified epsilon_max in cert.
-func certifiedEpsilons(cert *sanitize.Certificate) (map[string]float64, error) {
-	eps, err := cert.Epsilons()
-	if errors.Is(err, sanitize.ErrNoUID) {
-		return nil, usageErrorf("sanitize: --ledger: %v: give --uid", err)
-	}
-	return eps, err
-}
-
-// settleCertificate settles the pending charge of a release that has
-// landed to each person's certified epsilon_max, and reports it.
-func settleCertificate(env *cli.Env, adm *budget.Admission, cert *sanitize.Certificate) error {
-	if adm == nil {
-		return nil
-	}
-	eps, err := certifiedEpsilons(cert)
-	if err != nil {
-		return err
-	}
-	if err := adm.Settle("", eps); err != nil {
-		return fmt.Errorf("sanitize: the release was written, but settling its charge to the certified epsilons failed (it stays at the target, an upper bound): %w", err)
-	}
-	reportCharge(env, adm.File(), budget.Request{Mechanism: budget.CIP, Epsilon: eps})
-	return nil
-}
-
-// undoCharge removes the pending charge of a release that did not land,
-// and says so for the error message.
-func undoCharge(adm *budget.Admission) string {
-	if adm == nil {
-		return ""
-	}
-	if err := adm.Undo(""); err != nil {
-		return fmt.Sprintf(" (its charge stays in the ledger %s, as pending: undoing it failed: %v)", adm.File().Path(), err)
-	}
-	return fmt.Sprintf(" (nothing was released, so nothing is charged in the ledger %s)", adm.File().Path())
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -52,7 +53,7 @@ func newSDPSolveCmd(env *cli.Env) *cobra.Command {
 }
 
 func (c *sdpSolveCmd) run(path string) error {
-	f, err := openFile(path)
+	f, err := infile.OpenNamed(path)
 	if err != nil {
 		return fmt.Errorf("sdp solve: %w", err)
 	}

@@ -4,155 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/repro"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
-	"github.com/tracepriv/tracepriv/viz"
 )
-
-// universeFlags are the public parameters that turn traces into a
-// trajectory database: the grid and the mapping rule, and the
-// contribution bounds. None may come from the data.
-type universeFlags struct {
-	cellM           float64
-	bbox            string
-	alphabet, base  int
-	maxLen, maxSeqs int
-	maxGap          time.Duration
-	minLen          int
-}
-
-func (u *universeFlags) add(f *pflag.FlagSet) {
-	f.Float64Var(&u.cellM, "cell-m", 0, "grid cell size in metres (public)")
-	f.StringVar(&u.bbox, "bbox", "", "public bounding box MINLAT,MINLON,MAXLAT,MAXLON of the grid (never taken from the data)")
-	f.IntVar(&u.alphabet, "alphabet", 0, "symbolic input: the input is a sequence file over symbols 0..N-1 (public N) instead of traces on a grid")
-	f.IntVar(&u.base, "base", 0, "symbolic input: the id of the first symbol in the file (1 for MSNBC)")
-	def := trajdb.DefaultBounds()
-	f.IntVar(&u.maxLen, "max-len", def.MaxLen, "contribution bound: keep the first L cells of each trajectory")
-	f.IntVar(&u.maxSeqs, "max-seqs", def.MaxSeqs, "contribution bound: keep each person's first K trajectories")
-	f.DurationVar(&u.maxGap, "max-gap", trajdb.DefaultMaxGap, "split a trace where two fixes are further apart in time (negative: never)")
-	f.IntVar(&u.minLen, "min-len", 1, "drop trajectories of fewer cells (after collapsing repeats)")
-}
-
-func (u *universeFlags) grid() (*trajdb.Grid, error) {
-	if u.bbox == "" {
-		return nil, usageErrorf("--bbox is required: give the public box MINLAT,MINLON,MAXLAT,MAXLON of the area released (e.g. 39.75,116.15,40.10,116.60 for Beijing)")
-	}
-	box, err := trace.ParseBBox(u.bbox)
-	if pe := (*param.Error)(nil); errors.As(err, &pe) {
-		return nil, usageErrorf("--bbox %q: %s", u.bbox, pe.Why)
-	} else if err != nil {
-		return nil, fmt.Errorf("--bbox %q: %w", u.bbox, err)
-	}
-	if !(u.cellM > 0) || math.IsInf(u.cellM, 0) {
-		return nil, usageErrorf("--cell-m must be a positive number of metres, got %v", u.cellM)
-	}
-	g, err := trajdb.NewGrid(box, u.cellM)
-	if err != nil {
-		return nil, fmt.Errorf("--cell-m %g --bbox %s: %w", u.cellM, u.bbox, err)
-	}
-	return g, nil
-}
-
-func (u *universeFlags) bounds() (trajdb.Bounds, error) {
-	b := trajdb.Bounds{MaxLen: u.maxLen, MaxSeqs: u.maxSeqs}
-	if u.maxLen < 1 {
-		return b, usageErrorf("--max-len must be at least 1, got %d", u.maxLen)
-	}
-	if u.maxSeqs < 1 {
-		return b, usageErrorf("--max-seqs must be at least 1, got %d", u.maxSeqs)
-	}
-	return b, nil
-}
-
-func (u *universeFlags) mapOptions() (trajdb.MapOptions, error) {
-	if u.minLen < 1 {
-		return trajdb.MapOptions{}, usageErrorf("--min-len must be at least 1, got %d", u.minLen)
-	}
-	gap := u.maxGap
-	if gap == 0 {
-		return trajdb.MapOptions{}, usageErrorf("--max-gap 0 would split at every fix; give a duration such as 10m, or -1s to never split")
-	}
-	return trajdb.MapOptions{MaxGap: gap, MinLen: u.minLen}, nil
-}
-
-// trajSpace is the location universe of a command: a grid for traces, or
-// the alphabet of a symbolic sequence file.
-type trajSpace struct {
-	grid *trajdb.Grid // nil for symbols
-	size int
-	base int
-}
-
-// space resolves the universe flags: --alphabet for symbolic input, else
-// the grid of --cell-m and --bbox.
-func (u *universeFlags) space() (*trajSpace, error) {
-	if u.alphabet != 0 {
-		if u.bbox != "" || u.cellM != 0 {
-			return nil, usageErrorf("--alphabet is for symbolic sequence files; --bbox and --cell-m are for traces: give one or the other")
-		}
-		if u.alphabet < 1 {
-			return nil, usageErrorf("--alphabet must be positive, got %d", u.alphabet)
-		}
-		if u.base < 0 {
-			return nil, usageErrorf("--base must be 0 or more, got %d", u.base)
-		}
-		return &trajSpace{size: u.alphabet, base: u.base}, nil
-	}
-	g, err := u.grid()
-	if err != nil {
-		return nil, err
-	}
-	return &trajSpace{grid: g, size: g.Size()}, nil
-}
-
-// read reads a database: a trace directory mapped onto the grid, or a
-// symbolic sequence file (then the report is nil).
-func (s *trajSpace) read(env *cli.Env, rf *readFlags, u *universeFlags, path string) (*trajdb.DB, *trajdb.MapReport, error) {
-	if s.grid != nil {
-		return readTrajectories(env, rf, u, s.grid, path)
-	}
-	db, err := trajdb.ReadSequencesFile(path, trajdb.SeqOptions{Size: s.size, Base: s.base})
-	return db, nil, err
-}
-
-func (s *trajSpace) String() string {
-	if s.grid == nil {
-		return fmt.Sprintf("an alphabet of %d symbols", s.size)
-	}
-	return s.grid.String()
-}
-
-// readTrajectories reads the trace directory in and maps it onto g.
-func readTrajectories(env *cli.Env, rf *readFlags, u *universeFlags, g *trajdb.Grid, in string) (*trajdb.DB, *trajdb.MapReport, error) {
-	ro, err := rf.base()
-	if err != nil {
-		return nil, nil, err
-	}
-	mo, err := u.mapOptions()
-	if err != nil {
-		return nil, nil, err
-	}
-	db, rep, err := trajdb.FromFiles(g, []string{in}, ro, mo)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", in, err)
-	}
-	if rep.Read != nil {
-		reportSkipped(env, rep.Read)
-	}
-	return db, rep, nil
-}
 
 // releaseMechanism is trajdb.NewMechanism with errors that name the flags.
 func releaseMechanism(name string, b trajdb.Bounds, nmax int) (trajdb.Mechanism, error) {
@@ -163,63 +26,14 @@ func releaseMechanism(name string, b trajdb.Bounds, nmax int) (trajdb.Mechanism,
 	return m, nil
 }
 
-// releaseOutput is the --json output of release: the public certificate
-// (release.json) apart from what only the operator may see.
-type releaseOutput struct {
-	Certificate *trajdb.Certificate `json:"certificate"`
-	Operator    releaseOperator     `json:"operator"`
-	Files       []string            `json:"files"`
-	// The rows skipped while reading, at the top level as every command
-	// reports them; like Operator, not protected and not published.
-	trace.InputSummary
-
-	space     *trajSpace
-	mechanism trajdb.MechanismName
-	rel       *trajdb.Synthetic
-}
-
-func (o *releaseOutput) writeText(w io.Writer) error {
-	rel, cert := o.rel, o.Certificate
-	if rep := o.Operator.Input; rep != nil {
-		fmt.Fprintf(w, "read: %s\n", rep)
-	} else {
-		st := o.Operator.Sequences
-		fmt.Fprintf(w, "read: %d sequences of %d persons over %s (%d kept, %d cut to --max-len)\n", st.Sequences, st.Persons, o.space, st.Kept, st.Truncated)
-	}
-	how := ""
-	if rel.Reconstruction != "" {
-		how = ", reconstruction " + string(rel.Reconstruction)
-	}
-	fmt.Fprintf(w, "released %d trajectories with %s at epsilon %g%s (%d levels, %d noisy counts; the most expensive path spent %.6g); randomness %s\n",
-		len(rel.Seqs), o.mechanism, cert.EpsilonSpent, how, len(rel.Levels), rel.Nodes, rel.WorstPathEpsilon, cert.Randomness)
-	for _, l := range rel.Levels {
-		fmt.Fprintf(w, "  %s\n", l)
-	}
-	fmt.Fprintf(w, "what it means: %s\n", trajdb.Meaning(cert.EpsilonSpent))
-	_, err := fmt.Fprintf(w, "wrote %s\n", strings.Join(o.Files, ", "))
-	return err
-}
-
-// releaseOperator is what release read: counts of the input, not
-// protected, never written beside the release.
-type releaseOperator struct {
-	Note string `json:"note"`
-	// Input is the mapping of traces onto the grid; Sequences what a
-	// symbolic file held.
-	Input     *trajdb.MapReport `json:"input,omitempty"`
-	Sequences *trajdb.SeqStats  `json:"sequences,omitempty"`
-}
-
-const operatorNote = "counts of the input for the operator (with skipped_rows): not protected, not part of the release"
-
 func init() { register(newReleaseCmd) }
 
 // releaseCmd is "tracepriv synthesize" (formerly "tracepriv release"): a trajectory database released under
 // user-level DP.
 type releaseCmd struct {
 	env          *cli.Env
-	rf           readFlags
-	u            universeFlags
+	rf           cli.ReadFlags
+	u            cli.UniverseFlags
 	in, out, mec string
 	recon        string
 	eps          float64
@@ -254,8 +68,8 @@ func newReleaseCmd(env *cli.Env) *cobra.Command {
 	fl.IntVar(&c.nmax, "n-max", 0, fmt.Sprintf("n-gram tree height, the longest gram counted (ngram only; default %d)", trajdb.DefaultNMax))
 	fl.StringVar(&c.recon, "reconstruction", string(trajdb.ReconstructPersons), "ngram only: how the noisy grams become sequences: persons (as many as the noisy counts say there are people, with their lengths) or authors (the paper's code: Markov extension and greedy decomposition)")
 	fl.BoolVar(&c.force, "force", false, "replace an earlier release in --out")
-	c.u.add(fl)
-	c.rf.addTo(fl)
+	c.u.Add(fl)
+	c.rf.AddTo(fl)
 	for _, f := range []string{"in", "out", "mechanism", "epsilon"} {
 		_ = cmd.MarkFlagRequired(f)
 	}
@@ -264,15 +78,15 @@ func newReleaseCmd(env *cli.Env) *cobra.Command {
 
 // mechanism checks the flags and returns the release's space, bounds and
 // mechanism.
-func (c *releaseCmd) mechanism(f *pflag.FlagSet) (*trajSpace, trajdb.Mechanism, trajdb.Bounds, error) {
+func (c *releaseCmd) mechanism(f *pflag.FlagSet) (*cli.Space, trajdb.Mechanism, trajdb.Bounds, error) {
 	if err := trajdb.CheckEpsilon(c.eps); err != nil {
 		return nil, nil, trajdb.Bounds{}, usageErrorf("--%w", err)
 	}
-	sp, err := c.u.space()
+	sp, err := c.u.Space()
 	if err != nil {
 		return nil, nil, trajdb.Bounds{}, err
 	}
-	b, err := c.u.bounds()
+	b, err := c.u.Bounds()
 	if err != nil {
 		return nil, nil, b, err
 	}
@@ -303,7 +117,7 @@ func (c *releaseCmd) run(f *pflag.FlagSet) (err error) {
 	}
 	files := map[string]string{}
 	names := []string{trajdb.SeqFile, trajdb.CertificateFile}
-	if sp.grid != nil {
+	if sp.Grid != nil {
 		names = append(names, trajdb.CSVFile) // symbols have no positions
 	}
 	for _, f := range names {
@@ -324,16 +138,16 @@ func (c *releaseCmd) run(f *pflag.FlagSet) (err error) {
 		return fmt.Errorf("release: %w", err)
 	}
 	src := c.env.Source()
-	o := &releaseOutput{space: sp, mechanism: m.Name(), Operator: releaseOperator{Note: operatorNote}}
-	if sp.grid == nil {
+	o := &trajdb.SynthesisReport{Space: sp, Mechanism: m.Name(), Operator: trajdb.SynthesisOperator{Note: trajdb.OperatorNote}}
+	if sp.Grid == nil {
 		// A symbolic file is counted as it is read: the database is never
 		// held in memory.
-		o.rel, o.Operator.Sequences, err = trajdb.SynthesizeSequencesFile(m, c.in, trajdb.SeqOptions{Size: sp.size, Base: sp.base}, c.eps, src)
+		o.Synthetic, o.Operator.Sequences, err = trajdb.SynthesizeSequencesFile(m, c.in, trajdb.SeqOptions{Size: sp.Size, Base: sp.Base}, c.eps, src)
 		if err != nil {
 			return fmt.Errorf("release: --in %s: %w", c.in, err)
 		}
 	} else {
-		db, rep, err := sp.read(c.env, &c.rf, &c.u, c.in)
+		db, rep, err := sp.Read(c.env, &c.rf, &c.u, c.in)
 		if err != nil {
 			return fmt.Errorf("release: --in %s: %w", c.in, err)
 		}
@@ -342,19 +156,19 @@ func (c *releaseCmd) run(f *pflag.FlagSet) (err error) {
 		if err != nil {
 			return fmt.Errorf("release: %w", err)
 		}
-		if o.rel, err = m.Synthesize(bd, c.eps, src); err != nil {
+		if o.Synthetic, err = m.Synthesize(bd, c.eps, src); err != nil {
 			return fmt.Errorf("release: %w", err)
 		}
 	}
-	if sp.grid == nil {
+	if sp.Grid == nil {
 		o.InputSummary = (*trace.Report)(nil).Summary()
 	}
-	mo, _ := c.u.mapOptions()
-	o.Certificate = trajdb.NewCertificate(m, o.rel, c.eps, sp.grid, sp.size, mo, src)
-	if o.Files, err = trajdb.WriteSynthesis(c.out, o.Certificate, sp.base); err != nil {
+	mo, _ := c.u.MapOptions()
+	o.Certificate = trajdb.NewCertificate(m, o.Synthetic, c.eps, sp.Grid, sp.Size, mo, src)
+	if o.Files, err = trajdb.WriteSynthesis(c.out, o.Certificate, sp.Base); err != nil {
 		return fmt.Errorf("release: %w", err)
 	}
-	return c.env.Emit(o, o.writeText)
+	return c.env.Emit(o, o.WriteText)
 }
 
 // checkOutDir refuses an output directory that is the input directory or
@@ -382,8 +196,8 @@ func init() { register(newEvaluateCmd) }
 // evaluateCmd is "tracepriv evaluate".
 type evaluateCmd struct {
 	env                     *cli.Env
-	rf                      readFlags
-	u                       universeFlags
+	rf                      cli.ReadFlags
+	u                       cli.UniverseFlags
 	realDir, relDir, plotTo string
 	against                 string
 	draws                   int
@@ -411,8 +225,8 @@ func newEvaluateCmd(env *cli.Env) *cobra.Command {
 	fl.Uint64Var(&c.mopt.QuerySeed, "query-seed", 0, "seed of the query generator (the same queries for every release compared)")
 	fl.IntVar(&c.mopt.TopK, "top-k", 0, "frequent patterns compared (default 100)")
 	fl.IntVar(&c.mopt.TripBlock, "trip-block", 0, "take trips' start and end cells in blocks of B x B cells (default 1)")
-	c.u.add(fl)
-	c.rf.addTo(fl)
+	c.u.Add(fl)
+	c.rf.AddTo(fl)
 	for _, f := range []string{"real", "released"} {
 		_ = cmd.MarkFlagRequired(f)
 	}
@@ -420,7 +234,7 @@ func newEvaluateCmd(env *cli.Env) *cobra.Command {
 }
 
 func (c *evaluateCmd) run(f *pflag.FlagSet) error {
-	sp, err := c.u.space()
+	sp, err := c.u.Space()
 	if err != nil {
 		return fmt.Errorf("evaluate: %w", err)
 	}
@@ -435,7 +249,7 @@ func (c *evaluateCmd) run(f *pflag.FlagSet) error {
 			return fmt.Errorf("evaluate: %w", err)
 		}
 	}
-	b, err := c.u.bounds()
+	b, err := c.u.Bounds()
 	if err != nil {
 		return fmt.Errorf("evaluate: %w", err)
 	}
@@ -448,7 +262,7 @@ func (c *evaluateCmd) run(f *pflag.FlagSet) error {
 	}
 	realCh := make(chan realRead, 1)
 	go func() {
-		db, rep, err := sp.read(c.env, &c.rf, &c.u, c.realDir)
+		db, rep, err := sp.Read(c.env, &c.rf, &c.u, c.realDir)
 		realCh <- realRead{db, rep, err}
 	}()
 	released, err := c.readReleased(sp, &b, f.Changed("max-len") || f.Changed("max-seqs"))
@@ -460,10 +274,10 @@ func (c *evaluateCmd) run(f *pflag.FlagSet) error {
 	if opt.UniformDraws == 0 {
 		opt.UniformDraws = trajdb.AutoUniformDraws(len(released))
 	}
-	if sp.grid != nil {
-		opt.Metrics.Universe = sp.grid
+	if sp.Grid != nil {
+		opt.Metrics.Universe = sp.Grid
 	} else {
-		opt.Metrics.Size = sp.size
+		opt.Metrics.Size = sp.Size
 	}
 	// Steps: the two reads, then the library's (the real side, each
 	// release measured).
@@ -485,7 +299,7 @@ func (c *evaluateCmd) run(f *pflag.FlagSet) error {
 	}
 	o := evaluateOutput{Comparison: cmp, InputSummary: read.Summary(), Real: c.realDir, Released: c.relDir}
 	if c.plotTo != "" {
-		if err := plotMetrics(c.plotTo, "released vs real", []string{"released", "uniform", "non-private"},
+		if err := repro.PlotMetrics(c.plotTo, "released vs real", []string{"released", "uniform", "non-private"},
 			[]*trajdb.Metrics{cmp.Metrics, cmp.Baselines[trajdb.BaselineUniform], cmp.Baselines[trajdb.BaselineNonPrivate]}); err != nil {
 			return fmt.Errorf("evaluate: --plot: %w", err)
 		}
@@ -503,15 +317,15 @@ func (c *evaluateCmd) run(f *pflag.FlagSet) error {
 // readReleased reads the released database: its sequences
 // (trajdb.ReadReleasedSequences; the release's bounds unless the flags
 // give them), or the traces in the directory.
-func (c *evaluateCmd) readReleased(sp *trajSpace, b *trajdb.Bounds, boundsGiven bool) ([][]int, error) {
-	seqs, cert, found, err := trajdb.ReadReleasedSequences(c.relDir, sp.grid, sp.size, sp.base)
+func (c *evaluateCmd) readReleased(sp *cli.Space, b *trajdb.Bounds, boundsGiven bool) ([][]int, error) {
+	seqs, cert, found, err := trajdb.ReadReleasedSequences(c.relDir, sp.Grid, sp.Size, sp.Base)
 	switch {
 	case errors.Is(err, trajdb.ErrOtherSpace):
 		return nil, fmt.Errorf("%w; evaluate on the release's grid (--cell-m, --bbox) or alphabet", err)
 	case err != nil:
 		return nil, err
 	case !found:
-		db, _, err := sp.read(c.env, &c.rf, &c.u, c.relDir)
+		db, _, err := sp.Read(c.env, &c.rf, &c.u, c.relDir)
 		if err != nil {
 			return nil, err
 		}
@@ -521,58 +335,4 @@ func (c *evaluateCmd) readReleased(sp *trajSpace, b *trajdb.Bounds, boundsGiven 
 		*b = cert.Bounds
 	}
 	return seqs, nil
-}
-
-// plotMetrics draws the metrics of several releases side by side, as
-// errors (lower is better): the two count-query errors in their own
-// panel, the divergences, 1 - pattern F1, 1 - top-k precision and
-// (1 - tau)/2 in [0, 1] in the other.
-func plotMetrics(path, title string, labels []string, ms []*trajdb.Metrics) error {
-	rows := repro.MetricRows(ms...)
-	var scoreNames, areNames []string
-	are := make([]viz.BarSeries, len(ms))
-	score := make([]viz.BarSeries, len(ms))
-	for i := range ms {
-		are[i].Label, score[i].Label = labels[i], labels[i]
-	}
-	for _, r := range rows {
-		for i, v := range r.Values {
-			switch r.Name {
-			case "query_are", "paper_are":
-				are[i].Values = append(are[i].Values, v)
-			case "pattern_f1", "top_k_precision":
-				score[i].Values = append(score[i].Values, 1-v)
-			case "kendall_tau":
-				score[i].Values = append(score[i].Values, (1-v)/2)
-			default:
-				score[i].Values = append(score[i].Values, v)
-			}
-		}
-		switch r.Name {
-		case "query_are":
-			areNames = append(areNames, "query ARE")
-		case "paper_are":
-			areNames = append(areNames, "paper ARE")
-		case "pattern_f1":
-			scoreNames = append(scoreNames, "1 − F1")
-		case "top_k_precision":
-			scoreNames = append(scoreNames, "1 − top-k precision")
-		case "kendall_tau":
-			scoreNames = append(scoreNames, "(1 − τ)/2")
-		default:
-			scoreNames = append(scoreNames, strings.TrimSuffix(r.Name, "_jsd")+" JSD")
-		}
-	}
-	// The uniform baseline's count-query error can be orders of magnitude
-	// above the release's: a log axis, with every bar's value written on
-	// it, keeps both readable.
-	pa, err := viz.Bars(areNames, are, viz.BarOptions{Title: title + ": count queries", YLabel: "relative error (lower is better)", LogY: true, ValueLabels: true})
-	if err != nil {
-		return err
-	}
-	ps, err := viz.Bars(scoreNames, score, viz.BarOptions{Title: title + ": distributions and patterns", YLabel: "error in [0, 1] (lower is better)", YMax: 1.1, ValueLabels: true})
-	if err != nil {
-		return err
-	}
-	return viz.SaveRow(path, 0, 0, pa, ps)
 }

@@ -67,3 +67,9 @@ func (e *Env) Progress(total int, what string) *progressbar.ProgressBar {
 		progressbar.OptionClearOnFinish(),
 	)
 }
+
+// Bar is Progress as two functions: a step of the bar and its end.
+func (e *Env) Bar(total int, what string) (step func(string), finish func()) {
+	bar := e.Progress(total, what)
+	return func(string) { bar.Add(1) }, func() { bar.Finish() }
+}

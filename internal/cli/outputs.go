@@ -135,3 +135,19 @@ func CheckOut(flag, path string) error {
 	}
 	return nil
 }
+
+// RenderToBytes returns the bytes save writes to a file named like path
+// (save picks the format by the extension), so that a figure can join an
+// atomicfile.WriteGroup.
+func RenderToBytes(path string, save func(tmp string) error) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "tracepriv-render-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	tmp := filepath.Join(dir, "figure"+filepath.Ext(path))
+	if err := save(tmp); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(tmp)
+}

@@ -18,8 +18,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -262,7 +260,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			}
 		}
 		req := budget.Request{Mechanism: budget.CIP, Lambda: lambda, RadiusM: radius, RaiseBudget: raise,
-			Command: "tracepriv-pipeline sanitize", Output: o.Output, Release: "pipeline sanitize " + nonce()}
+			Command: "tracepriv-pipeline sanitize", Output: o.Output, Release: "pipeline sanitize " + budget.Nonce()}
 		if budgetStr != "" {
 			if req.Budget, err = strconv.ParseFloat(budgetStr, 64); err != nil || !(req.Budget > 0) || math.IsInf(req.Budget, 0) {
 				return fmt.Errorf("--budget %q: want a positive number", budgetStr)
@@ -284,17 +282,8 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err := jsondoc.Write(stdout, m); err != nil {
 			return err
 		}
-	} else {
-		fmt.Fprintf(stdout, "%d people, %d points from %d files", len(m.Persons), m.Points, m.Files)
-		if len(m.Ignored) > 0 {
-			fmt.Fprintf(stdout, " (%d other files ignored)", len(m.Ignored))
-		}
-		fmt.Fprintf(stdout, "; skipped or merged %d input rows\n", m.SkippedRows)
-		fmt.Fprintf(stdout, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s; ledger %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness, m.Ledger)
-		for _, f := range m.Failed {
-			fmt.Fprintf(stdout, "failed: %s: %s\n", strings.Join(f.Files, ", "), f.Error)
-		}
-		fmt.Fprintf(stdout, "wrote %s/%s in %.1f s\n", o.Output, sanitize.ManifestName, m.Seconds)
+	} else if err := res.WriteText(stdout); err != nil {
+		return err
 	}
 	if len(m.Failed) > 0 {
 		return fmt.Errorf("%d files or groups of people could not be released (listed in %s/%s); the rest was", len(m.Failed), o.Output, sanitize.ManifestName)
@@ -346,36 +335,10 @@ func fitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	p := res.Prior
 	if c.json {
-		return jsondoc.Write(stdout, struct {
-			Prior           any    `json:"prior"`
-			Report          any    `json:"report,omitempty"`
-			Out             string `json:"out"`
-			UnreadableFiles int64  `json:"unreadable_files"`
-		}{p, res.Report, o.Output, res.Unreadable})
+		return jsondoc.Write(stdout, res)
 	}
-	if res.Unreadable > 0 {
-		fmt.Fprintf(stdout, "%d unreadable files skipped (--verbose shows which)\n", res.Unreadable)
-	}
-	fq := *p.Fit.FamilyQuantiles
-	fmt.Fprintf(stdout, "windows: %d fitted; skipped %v\n", p.Fit.Windows, p.Fit.Skipped)
-	fmt.Fprintf(stdout, "l_eff quartiles (samples): %.2f / %.2f / %.2f\n", p.Fit.LEffQuartiles[0], p.Fit.LEffQuartiles[1], p.Fit.LEffQuartiles[2])
-	fmt.Fprintf(stdout, "prior family: %s, lengthscale %.2f-%.2f s (quantiles %g-%g; nominal %.2f s), variance >= %.4g m^2 (quantile %g), std %.1f m\n",
-		p.Kernel, p.LengthscaleMin, p.LengthscaleMax, fq[0], fq[1], p.Lengthscale, p.Variance, 1-fq[1], math.Sqrt(p.Variance))
-	if p.Origin != nil {
-		fmt.Fprintf(stdout, "public origin: %.4f, %.4f (%s)\n", p.Origin.Lat, p.Origin.Lon, p.Origin.Note)
-	}
-	if r := res.Report; r != nil {
-		fmt.Fprintf(stdout, "lengthscale on a fit bound: %d at the lower, %d at the upper (of %d coordinate fits)\n", r.AtLowerBound, r.AtUpperBound, 2*r.Windows)
-		if r.Censored {
-			fmt.Fprintf(stdout, "warning: %d of %d fits ended on the upper lengthscale bound, more than 1 - %g: the family's upper end is that bound, a lower limit on the dependence\n", r.AtUpperBound, 2*r.Windows, fq[1])
-		}
-		fmt.Fprintf(stdout, "wrote %s and %s\n", o.Output, o.Report)
-		return nil
-	}
-	fmt.Fprintf(stdout, "wrote %s\n", o.Output)
-	return nil
+	return res.WriteText(stdout)
 }
 
 func synthesizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -434,28 +397,10 @@ func synthesizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	cert := res.Cert
 	if c.json {
-		return jsondoc.Write(stdout, struct {
-			*pipeline.SynthesisCert
-			Input           trajdb.MapReport     `json:"input"`
-			Bounded         pipeline.BoundReport `json:"bounded"`
-			UnreadableFiles int64                `json:"unreadable_files"`
-			Output          string               `json:"output"`
-		}{cert, res.Input, res.Bounded, res.Unreadable, o.Output})
+		return jsondoc.Write(stdout, res)
 	}
-	if res.Unreadable > 0 {
-		fmt.Fprintf(stdout, "%d unreadable files skipped (--verbose shows which)\n", res.Unreadable)
-	}
-	fmt.Fprintf(stdout, "read: %s\n", &res.Input)
-	fmt.Fprintf(stdout, "bounded: %d trajectories kept, %d beyond --max-seqs dropped, %d cells beyond --max-len cut\n", res.Bounded.Trajectories, res.Bounded.OverMaxSeqs, res.Bounded.SymbolsCut)
-	fmt.Fprintf(stdout, "released %d trajectories with %s at epsilon %g (spent %.6g over %d levels, %d noisy counts); randomness %s\n",
-		cert.Trajectories, cert.Mechanism, cert.Epsilon, cert.EpsilonSpent, len(cert.Levels), cert.Nodes, cert.Randomness)
-	for _, l := range cert.Levels {
-		fmt.Fprintf(stdout, "  level %d: epsilon %.4g, noise scale %.4g, %d counts, threshold %.4g\n", l.Depth, l.Epsilon, l.Scale, l.Nodes, l.Threshold)
-	}
-	fmt.Fprintf(stdout, "wrote %s, %s and %s in %s\n", pipeline.SynthesisSeqFile, pipeline.SynthesisCSVFile, pipeline.SynthesisCertFile, o.Output)
-	return nil
+	return res.WriteText(stdout)
 }
 
 // readFlags adds the read flags to fs, setting r, with strict's help
@@ -525,11 +470,4 @@ func isSet(fs *flag.FlagSet, name string) bool {
 func flagError(err error) error {
 	fe, _ := param.AsFlag(err, map[string]string{"out": "output", "in": "input"})
 	return fe
-}
-
-// nonce names a release in the ledger without a path.
-func nonce() string {
-	b := make([]byte, 8)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
