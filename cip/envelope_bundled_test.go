@@ -77,3 +77,17 @@ func BenchmarkEnvelopeBundled(b *testing.B) {
 	b.ReportMetric(e.Overhead, "overhead")
 	b.ReportMetric(float64(len(e.Components)), "components")
 }
+
+// roundUpBits never rounds down and keeps the requested bits; a negative
+// control (rounding to nearest) would go below x for some of them.
+func TestRoundUpBits(t *testing.T) {
+	for _, x := range []float64{1, 0.75, 1.0000001, 3.14159265358979, 123456.789, 7.3e-10, math.Nextafter(1, 2)} {
+		r := roundUpBits(x, 16)
+		if r < x || r > x*(1+math.Ldexp(1, -15)) {
+			t.Errorf("roundUpBits(%v) = %v: below it or more than 2^-15 above", x, r)
+		}
+		if m, _ := math.Frexp(r); math.Ldexp(m, 16) != math.Trunc(math.Ldexp(m, 16)) {
+			t.Errorf("roundUpBits(%v) = %v has more than 16 significant bits", x, r)
+		}
+	}
+}

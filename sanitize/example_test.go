@@ -44,7 +44,7 @@ func ExampleRelease() {
 	// 268 points released, timestamps kept: true
 	// family: matern12, lengthscale in [20, 7.2e+05] s; matern32, lengthscale in [20, 7200] s; matern52, lengthscale in [20, 7200] s
 	// method envelope: epsilon 1 (upper_bound) for all 268 points of person synth-1
-	// points 1, places 1 (covered true), route 0.222
+	// points 1, places 1 (covered true), route 0.235
 	// best guess between two places 100 m apart: 69.1 %
 	// RMS noise 400 m (2.83x one known prior); origin from the prior; private false
 }
