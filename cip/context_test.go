@@ -4,23 +4,9 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/internal/pollctx"
 )
-
-// pollCtx counts its Err polls and reports cancellation from the
-// cancelAt-th on (0: never), so that a test judges where a designer stops,
-// not how fast the machine is.
-type pollCtx struct {
-	context.Context
-	polls, cancelAt int
-}
-
-func (c *pollCtx) Err() error {
-	c.polls++
-	if c.cancelAt > 0 && c.polls >= c.cancelAt {
-		return context.Canceled
-	}
-	return nil
-}
 
 // DesignRequest.Context reaches the paper's SDP solves (per interior-point
 // iteration) and the (E3) solver (per Newton step): cancelled at the k-th
@@ -38,24 +24,24 @@ func TestDesignNoiseContext(t *testing.T) {
 		{"e3 barrier", DesignRequest{Method: MethodE3, Sigma: sigma, Secrets: []Secret{Basic(2), Basic(5), Basic(8)}, Targets: []float64{0.5}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			never := &pollCtx{Context: context.Background()}
+			never := pollctx.New(0)
 			req := c.req
 			req.Context = never
 			if d, err := DesignNoise(req); err != nil || d == nil {
 				t.Fatalf("uncancelled: %v", err)
 			}
 			const cancelAt = 3
-			if never.polls < 3*cancelAt {
-				t.Fatalf("the design polled its context %d times: too few for a cancellation at poll %d to fall inside it", never.polls, cancelAt)
+			if never.Polls() < 3*cancelAt {
+				t.Fatalf("the design polled its context %d times: too few for a cancellation at poll %d to fall inside it", never.Polls(), cancelAt)
 			}
-			ctx := &pollCtx{Context: context.Background(), cancelAt: cancelAt}
+			ctx := pollctx.New(cancelAt)
 			req.Context = ctx
 			d, err := DesignNoise(req)
 			if !errors.Is(err, context.Canceled) || d != nil {
 				t.Fatalf("cancelled at poll %d: design %v, %v; want context.Canceled and none", cancelAt, d != nil, err)
 			}
-			if ctx.polls != cancelAt {
-				t.Errorf("cancelled at poll %d, the designer polled %d times", cancelAt, ctx.polls)
+			if ctx.Polls() != cancelAt {
+				t.Errorf("cancelled at poll %d, the designer polled %d times", cancelAt, ctx.Polls())
 			}
 		})
 	}

@@ -3,53 +3,12 @@ package sanitize
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/internal/pollctx"
 	"github.com/tracepriv/tracepriv/trace"
 )
-
-// pollCtx is a context that counts its Err polls once armed and reports
-// cancellation from the cancelAt-th armed poll on (cancelAt 0: never).
-// Counting polls instead of timing the return makes the test judge where
-// the release stops, not how fast the machine is.
-type pollCtx struct {
-	context.Context
-	mu       sync.Mutex
-	armed    bool
-	polls    int
-	cancelAt int
-	done     chan struct{}
-}
-
-func newPollCtx(cancelAt int) *pollCtx {
-	return &pollCtx{Context: context.Background(), cancelAt: cancelAt, done: make(chan struct{})}
-}
-
-func (c *pollCtx) arm() { c.mu.Lock(); c.armed = true; c.mu.Unlock() }
-
-func (c *pollCtx) Done() <-chan struct{} { return c.done }
-
-func (c *pollCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.armed {
-		return nil
-	}
-	c.polls++
-	if c.cancelAt > 0 && c.polls >= c.cancelAt {
-		select {
-		case <-c.done:
-		default:
-			close(c.done)
-		}
-		return context.Canceled
-	}
-	return nil
-}
-
-func (c *pollCtx) count() int { c.mu.Lock(); defer c.mu.Unlock(); return c.polls }
 
 // ReleaseContext stops inside the (E3) design when its context ends. The
 // context is armed when the design starts and ends at its third poll:
@@ -77,28 +36,28 @@ func TestReleaseContextCancelsDesign(t *testing.T) {
 
 	// run releases with ctx, arming it as the design starts, and returns
 	// the polls seen during the design (until the next stage, if any).
-	run := func(ctx *pollCtx) (outs []*trace.Trace, cert *Certificate, err error, designPolls int, stages []string) {
+	run := func(ctx *pollctx.Ctx) (outs []*trace.Trace, cert *Certificate, err error, designPolls int, stages []string) {
 		designPolls = -1
 		o := opt
 		o.Progress = func(stage string) {
 			if len(stages) > 0 && stages[len(stages)-1] == "design" {
-				designPolls = ctx.count()
+				designPolls = ctx.Polls()
 			}
 			stages = append(stages, stage)
 			if stage == "design" {
-				ctx.arm()
+				ctx.Arm()
 			}
 		}
 		outs, cert, err = ReleaseContext(ctx, []*trace.Trace{tr}, o)
 		if designPolls < 0 {
-			designPolls = ctx.count()
+			designPolls = ctx.Polls()
 		}
 		return
 	}
 
 	// Negative control: never cancelled, the release completes and its
 	// design polls the context many times.
-	_, cert, err, polls, _ := run(newPollCtx(0))
+	_, cert, err, polls, _ := run(pollctx.Unarmed(0))
 	if err != nil || cert == nil {
 		t.Fatalf("uncancelled: %v", err)
 	}
@@ -107,7 +66,7 @@ func TestReleaseContextCancelsDesign(t *testing.T) {
 		t.Fatalf("the design polled its context %d times, want at least %d: the third poll would not be inside it", polls, 4*cancelAt)
 	}
 
-	ctx := newPollCtx(cancelAt)
+	ctx := pollctx.Unarmed(cancelAt)
 	outs, cert, err, polls, stages := run(ctx)
 	if !errors.Is(err, context.Canceled) || outs != nil || cert != nil {
 		t.Fatalf("cancelled: %v (traces %v, certificate %v), want context.Canceled and nothing", err, outs != nil, cert != nil)
@@ -137,23 +96,23 @@ func TestReleaseContextCancelsLinearSampling(t *testing.T) {
 	tr := walk(n, 39.98, 116.30)
 	opt := options(familyPrior())
 	opt.Path = PathLinear
-	run := func(ctx *pollCtx) (outs []*trace.Trace, cert *Certificate, err error, samplePolls int, drawn bool) {
+	run := func(ctx *pollctx.Ctx) (outs []*trace.Trace, cert *Certificate, err error, samplePolls int, drawn bool) {
 		samplePolls = -1
 		o := opt
 		o.ecefTap = func(string, []float64, [Dims][]float64, [Dims][]float64) {
 			drawn = true
-			samplePolls = ctx.count()
+			samplePolls = ctx.Polls()
 		}
 		o.Progress = func(stage string) {
 			if stage == "sample" {
-				ctx.arm()
+				ctx.Arm()
 			}
 		}
 		outs, cert, err = ReleaseContext(ctx, []*trace.Trace{tr}, o)
 		return
 	}
 
-	_, cert, err, polls, drawn := run(newPollCtx(0))
+	_, cert, err, polls, drawn := run(pollctx.Unarmed(0))
 	if err != nil || cert == nil || !drawn {
 		t.Fatalf("uncancelled: %v (drawn %v)", err, drawn)
 	}
@@ -161,7 +120,7 @@ func TestReleaseContextCancelsLinearSampling(t *testing.T) {
 		t.Fatalf("the linear sampler polled its context %d times over %d points, want once per chunk (at least 4)", polls, n)
 	}
 
-	ctx := newPollCtx(cancelAt)
+	ctx := pollctx.Unarmed(cancelAt)
 	outs, cert, err, _, drawn := run(ctx)
 	if !errors.Is(err, context.Canceled) || outs != nil || cert != nil {
 		t.Fatalf("cancelled: %v (traces %v, certificate %v), want context.Canceled and nothing", err, outs != nil, cert != nil)
@@ -169,7 +128,7 @@ func TestReleaseContextCancelsLinearSampling(t *testing.T) {
 	if drawn {
 		t.Error("the sampler drew every chunk after its context ended")
 	}
-	if got := ctx.count(); got > cancelAt+3 {
+	if got := ctx.Polls(); got > cancelAt+3 {
 		t.Errorf("the cancelled release polled %d times after sampling started, want it to stop at poll %d (at most 3 more on the way out)", got, cancelAt)
 	}
 }
