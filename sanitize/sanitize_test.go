@@ -438,11 +438,11 @@ func TestSampledCovariance(t *testing.T) {
 	}
 }
 
-func sampledCovariance(t *testing.T, method Path) {
+func sampledCovariance(t *testing.T, path Path) {
 	tr := walk(6, 39.98, 116.30)
 	opt := options(familyPrior())
 	opt.Source = noise.Seeded(11)
-	opt.Path = method
+	opt.Path = path
 	enu := geo.NewENU(*opt.Origin)
 	const reps = 3000
 	n := 6
@@ -456,8 +456,8 @@ func sampledCovariance(t *testing.T, method Path) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cert.Path != method {
-			t.Fatalf("method %s, asked for %s", cert.Path, method)
+		if cert.Path != path {
+			t.Fatalf("path %s, asked for %s", cert.Path, path)
 		}
 		if r == 0 {
 			if g, err = cert.NoiseCovariance(cert.Persons[0], secondsOf(t, tr.Points)); err != nil {

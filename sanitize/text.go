@@ -12,7 +12,7 @@ import (
 // the input cost and the randomness. It is the text output of
 // "tracepriv sanitize".
 func (c *Certificate) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "prior family: %v; noise in %s coordinates (no origin); design %s, method %s\n", c.PriorFamily, c.Coordinates, c.Design, c.Path)
+	fmt.Fprintf(w, "prior family: %v; noise in %s coordinates (no origin); design %s, path %s\n", c.PriorFamily, c.Coordinates, c.Design, c.Path)
 	for _, p := range c.Persons {
 		c.writePerson(w, p)
 	}
