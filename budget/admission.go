@@ -120,16 +120,6 @@ func (a *Admission) Undo(key string) error {
 	return a.f.Undo(a.Release(key))
 }
 
-// Admit checks eps, each person's upper bound, against the ledger and
-// charges it as the release's pending charge: the first two steps of the
-// policy, immediately before the release is drawn.
-func (a *Admission) Admit(eps map[string]float64) error {
-	if err := a.Check(eps); err != nil {
-		return err
-	}
-	return a.Charge("", eps)
-}
-
 // UndoNote undoes the pending charge of a release that did not land
 // (Undo) and says what became of it, as a clause an error message ends
 // with ("" for a nil Admission: nothing was charged).

@@ -501,10 +501,11 @@ func TestAccountCostIsTheLedgersCharge(t *testing.T) {
 	}
 }
 
-// TestAdmissionAdmitAndUndoNote: Admit refuses a person past their budget
-// and charges nothing; within it, charges the bound as pending, which
-// UndoNote removes and says so. A nil Admission admits and notes nothing.
-func TestAdmissionAdmitAndUndoNote(t *testing.T) {
+// TestAdmissionChargeAndUndoNote: Charge refuses a person past their
+// budget and charges nothing (File.Charge checks first); within it, it
+// charges the bound as pending, which UndoNote removes and says so. A nil
+// Admission charges and notes nothing.
+func TestAdmissionChargeAndUndoNote(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "ledger.json")
 	f, err := Open(p, time.Second)
 	if err != nil {
@@ -515,14 +516,14 @@ func TestAdmissionAdmitAndUndoNote(t *testing.T) {
 	r.Release = "file x"
 	a := NewAdmission(f, r)
 	var re *RefusedError
-	if err := a.Admit(map[string]float64{"u": 2}); !errors.As(err, &re) || len(f.Ledger().Charges) != 0 {
+	if err := a.Charge("", map[string]float64{"u": 2}); !errors.As(err, &re) || len(f.Ledger().Charges) != 0 {
 		t.Fatalf("over budget: %v, charges %+v", err, f.Ledger().Charges)
 	}
-	if err := a.Admit(map[string]float64{"u": 0.5}); err != nil {
+	if err := a.Charge("", map[string]float64{"u": 0.5}); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.Ledger().Pending(a.Release("")); got["u"] != 0.5 {
-		t.Fatalf("pending after Admit: %v", got)
+		t.Fatalf("pending after Charge: %v", got)
 	}
 	if note := a.UndoNote(); !strings.Contains(note, "nothing is charged in the ledger "+p) {
 		t.Fatalf("UndoNote: %q", note)
@@ -531,7 +532,7 @@ func TestAdmissionAdmitAndUndoNote(t *testing.T) {
 		t.Fatalf("after UndoNote: %+v", f.Ledger().Charges)
 	}
 	var nilA *Admission
-	if nilA.Admit(map[string]float64{"u": 1e9}) != nil || nilA.UndoNote() != "" {
+	if nilA.Charge("", map[string]float64{"u": 1e9}) != nil || nilA.UndoNote() != "" {
 		t.Fatal("a nil Admission admits or notes")
 	}
 }

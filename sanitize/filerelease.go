@@ -95,7 +95,7 @@ func (e *FileReleaseError) Unwrap() error { return e.Err }
 // Options.Epsilon; nil when not charged) before anything is drawn.
 func (f FileRelease) Release(traces []*trace.Trace, rep *trace.Report, target map[string]float64) (*Certificate, error) {
 	adm := f.Admission
-	if err := adm.Admit(target); err != nil {
+	if err := adm.Charge("", target); err != nil {
 		return nil, &FileReleaseError{Step: StepLedger, Err: err}
 	}
 	step, finish := f.reporter().Bar(4, "sanitize")

@@ -210,7 +210,7 @@ func (c *geoindSanitizeCmd) admit(lf *budget.File, charge budget.Request, cfg ge
 	if err != nil {
 		return nil, nil, fmt.Errorf("geoind sanitize: --ledger: %s: %w", c.in, err)
 	}
-	if err := adm.Admit(target); err != nil {
+	if err := adm.Charge("", target); err != nil {
 		return nil, nil, cli.LedgerError("geoind sanitize", err)
 	}
 	return adm, target, nil
