@@ -1,8 +1,18 @@
 package cip
 
 import (
+	"bytes"
 	"math"
+	"math/rand/v2"
+	"os/exec"
 	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/gp"
 )
 
 // The proof of PlaceSlopeBounds for Matérn 3/2 (docs/robust-cip.md,
@@ -273,4 +283,268 @@ func (c *slopeCover) verify() (float64, bool) {
 		}
 	}
 	return up(sup * up(math.Sqrt(3))), true
+}
+
+// m32Cover returns the cover's cells: np equal P-cells, gap cells of
+// width h up to x = 6, then of ratio 1.01 up to the tail at x >= 40.
+func m32Cover(np int, h float64) *slopeCover {
+	var xb []float64
+	for i := 0; float64(i)*h < 6; i++ {
+		xb = append(xb, float64(i)*h)
+	}
+	for x := 6.0; x < 40; x *= 1.01 {
+		xb = append(xb, x)
+	}
+	return newSlopeCover(np, append(xb, 40))
+}
+
+// TestPlaceSlopeProofMatern32 is the proof of PlaceSlopeBounds for Matérn
+// 3/2: the cell map grows a cover from the start, and verify checks that
+// it is closed under the recursion for every gap, so |m_1| l never
+// exceeds the verified bound, at most PlaceSlopeBounds' 0.40. The verified
+// bound must be at least the largest value a sampling reaches (0.37726,
+// two times 0.74 lengthscales apart), or the verifier is vacuous. With
+// -short a coarser cover (about 2 CPU-s) proves 0.392; the full suite's
+// finer one (about 30 CPU-s) proves 0.381.
+func TestPlaceSlopeProofMatern32(t *testing.T) {
+	t.Parallel()
+	mu := PlaceSlopeBounds(gp.KernelMatern32)[0]
+	np, h := 400, 0.01
+	if !testing.Short() {
+		np, h = 1600, 0.0025
+	}
+	c := m32Cover(np, h)
+	if !c.grow(mu) {
+		t.Fatalf("the cell map exceeded |m_1| l = %v: no invariant set found", mu)
+	}
+	b, ok := c.verify()
+	if !ok {
+		t.Fatal("the cover is not closed under the recursion")
+	}
+	if b > mu || b < m32Reached {
+		t.Errorf("verified bound %v: want within [%v, %v]", b, m32Reached, mu)
+	}
+	t.Logf("Matérn 3/2: |m_1| l <= %.4f proved (%d P-cells, %d gap cells)", b, np, len(c.xb))
+}
+
+// m32Reached is |m_1| l after two times 0.7418 lengthscales apart, about
+// the largest any sampling reaches (TestPlaceSlopeBounds' search).
+var m32Reached = func() float64 {
+	m, _ := m32StepFloat(0, 1, 0.7418*math.Sqrt(3))
+	return math.Abs(m) * math.Sqrt(3)
+}()
+
+// TestPlaceSlopeProofNegative: the same verifier must fail to prove a bound
+// below what a sampling reaches, both when the cell map is asked for 0.37
+// and when a closed cover is cut down to 0.37.
+func TestPlaceSlopeProofNegative(t *testing.T) {
+	t.Parallel()
+	if m32Reached < 0.377 {
+		t.Fatalf("two times reach only %v", m32Reached)
+	}
+	if c := m32Cover(400, 0.01); c.grow(0.37) {
+		t.Error("the cell map closed below the reached 0.377")
+	}
+	c := m32Cover(400, 0.01)
+	if !c.grow(0.40) {
+		t.Fatal("no cover at 0.40")
+	}
+	lim := 0.37 / math.Sqrt(3)
+	for k := range c.m {
+		c.m[k] = c.m[k].clip(-lim, lim)
+		c.set[k] = c.set[k] && c.m[k].lo <= c.m[k].hi
+	}
+	if b, ok := c.verify(); ok {
+		t.Errorf("a cover cut to 0.37 verified, bound %v", b)
+	}
+}
+
+// m32StepFloat is one step of the recursion in float64 by the plain
+// formulas (scaled units: m and P of g = f'/sqrt(3), gap x = sqrt(3) delta).
+// It loses precision for x below about 0.01 (Q11 ~ x^3 by cancellation).
+func m32StepFloat(m, p, x float64) (float64, float64) {
+	e := math.Exp(-x)
+	phi := [2][2]float64{{e * (1 + x), e * x}, {-e * x, e * (1 - x)}}
+	var q [2][2]float64
+	for i := range 2 {
+		for j := range 2 {
+			q[i][j] = -(phi[i][0]*phi[j][0] + phi[i][1]*phi[j][1])
+		}
+		q[i][i]++
+	}
+	mu1 := phi[0][0] + phi[0][1]*m
+	mu2 := phi[1][0] + phi[1][1]*m
+	s11 := p*phi[0][1]*phi[0][1] + q[0][0]
+	s12 := p*phi[0][1]*phi[1][1] + q[0][1]
+	s22 := p*phi[1][1]*phi[1][1] + q[1][1]
+	return mu2 + s12/s11*(1-mu1), s22 - s12*s12/s11
+}
+
+// m32Chain runs the verifier's interval step along gaps xs (scaled) from
+// the start, each on a one-point cell, and returns enclosures of m and P.
+func m32Chain(t *testing.T, xs []float64) (ival, ival) {
+	t.Helper()
+	m, p := pt(0), pt(1)
+	for _, x := range xs {
+		c := m32Coefs(x, x)
+		var ok bool
+		m, p, ok = c.image(p.lo, p.hi, m)
+		if !ok {
+			t.Fatalf("gap %v: a denominator contains 0", x)
+		}
+	}
+	return m, p
+}
+
+// denseSlope returns the conditional mean and variance of f' at the last
+// of the times ts (unit lengthscale, Matérn 3/2) given f = 1 at all of
+// them, by dense Cholesky solves: independent of the recursion.
+func denseSlope(ts []float64) (float64, float64, bool) {
+	k, _, _ := unitKernel(gp.KernelMatern32)
+	d1 := k.deriv()
+	n := len(ts)
+	r := mat.NewSymDense(n, nil)
+	c := mat.NewVecDense(n, nil)
+	ones := mat.NewVecDense(n, nil)
+	tb := ts[n-1]
+	for i := range n {
+		for j := i; j < n; j++ {
+			r.SetSym(i, j, k.at(math.Abs(ts[i]-ts[j])))
+		}
+		c.SetVec(i, d1.at(tb-ts[i])) // Cov(f'(tb), f(t_i)) = k'(tb - t_i)
+		ones.SetVec(i, 1)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(r) {
+		return 0, 0, false
+	}
+	var w, v mat.VecDense
+	if ch.SolveVecTo(&w, ones) != nil || ch.SolveVecTo(&v, c) != nil {
+		return 0, 0, false
+	}
+	return mat.Dot(c, &w), 3 - mat.Dot(c, &v), true
+}
+
+// TestPlaceSlopeStepDense checks that the verifier's interval step is the
+// conditioning it claims to be: on random samplings (gaps 0.01 to 20
+// lengthscales) the chained enclosures of m and P contain the dense
+// conditional mean and variance of f' at the last time (up to the dense
+// solve's rounding), and the float recursion agrees.
+func TestPlaceSlopeStepDense(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(31, 5))
+	for trial := 0; trial < 300; trial++ {
+		n := 2 + rng.IntN(12)
+		ts, xs := []float64{0}, []float64(nil)
+		sc := math.Pow(10, -1+1.5*rng.Float64())
+		for i := 1; i < n; i++ {
+			d := math.Min(20, math.Max(0.01, sc*rng.ExpFloat64()))
+			ts = append(ts, ts[i-1]+d)
+			xs = append(xs, d*math.Sqrt(3))
+		}
+		dm, dp, ok := denseSlope(ts)
+		if !ok {
+			continue
+		}
+		dm, dp = dm/math.Sqrt(3), dp/3
+		m, p := m32Chain(t, xs)
+		const tol = 1e-7
+		if m.lo > dm+tol || m.hi < dm-tol || p.lo > dp+tol || p.hi < dp-tol {
+			t.Fatalf("times %v: dense m %v P %v, interval m %v P %v", ts, dm, dp, m, p)
+		}
+		fm, fp := 0.0, 1.0
+		for _, x := range xs {
+			fm, fp = m32StepFloat(fm, fp, x)
+		}
+		if math.Abs(fm-dm) > tol || math.Abs(fp-dp) > tol {
+			t.Fatalf("times %v: dense m %v P %v, float recursion %v %v", ts, dm, dp, fm, fp)
+		}
+	}
+}
+
+// TestPlaceSlopeStepMpmath checks the interval step against dense
+// conditioning in 50-digit arithmetic (mpmath) on samplings with gaps
+// from 10^-7 to 30 lengthscales, where float64 dense conditioning fails:
+// the small-gap formulas are the ones the proof leans on. Skipped without
+// python3 and mpmath (Debian: python3-mpmath).
+func TestPlaceSlopeStepMpmath(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	if exec.Command(py, "-c", "import mpmath").Run() != nil {
+		t.Skip("python3 has no mpmath")
+	}
+	rng := rand.New(rand.NewPCG(31, 7))
+	var in bytes.Buffer
+	var runs [][]float64
+	for trial := 0; trial < 40; trial++ {
+		n := 2 + rng.IntN(8)
+		var gaps []float64
+		for i := 1; i < n; i++ {
+			gaps = append(gaps, math.Pow(10, -7+8.5*rng.Float64()))
+		}
+		runs = append(runs, gaps)
+		for i, g := range gaps {
+			if i > 0 {
+				in.WriteByte(' ')
+			}
+			in.WriteString(strconv.FormatFloat(g, 'g', -1, 64))
+		}
+		in.WriteByte('\n')
+	}
+	// Times are sums of the float gaps, taken exactly; the kernel is
+	// (1 + r s) e^(-r s), r = sqrt(3); m and P are of g = f'/r.
+	const script = `
+import sys, mpmath as mp
+mp.mp.dps = 50
+r = mp.sqrt(3)
+k = lambda s: (1 + r*abs(s)) * mp.exp(-r*abs(s))
+k1 = lambda s: -r*r*s*mp.exp(-r*s)  # k'(s), s >= 0
+for line in sys.stdin:
+    gaps = [mp.mpf(g) for g in line.split()]
+    ts = [mp.mpf(0)]
+    for g in gaps:
+        ts.append(ts[-1] + g)
+    n, tb = len(ts), ts[-1]
+    K = mp.matrix(n, n)
+    for i in range(n):
+        for j in range(n):
+            K[i, j] = k(ts[i] - ts[j])
+    c = mp.matrix([k1(tb - t) for t in ts])
+    w = mp.lu_solve(K, mp.matrix([1]*n))
+    v = mp.lu_solve(K, c)
+    m = sum(c[i]*w[i] for i in range(n)) / r
+    p = (r*r - sum(c[i]*v[i] for i in range(n))) / (r*r)
+    print(mp.nstr(m, 30), mp.nstr(p, 30))
+`
+	cmd := exec.Command(py, "-c", script)
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("mpmath: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(runs) {
+		t.Fatalf("mpmath answered %d lines for %d samplings", len(lines), len(runs))
+	}
+	for i, line := range lines {
+		f := strings.Fields(line)
+		wm, err1 := strconv.ParseFloat(f[0], 64)
+		wp, err2 := strconv.ParseFloat(f[1], 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("mpmath line %q", line)
+		}
+		xs := make([]float64, len(runs[i]))
+		for j, g := range runs[i] {
+			xs[j] = g * math.Sqrt(3)
+		}
+		m, p := m32Chain(t, xs)
+		// The float gaps x = g sqrt(3) differ from the exact ones by an
+		// ulp; m and P move by far less than this tolerance.
+		const tol = 1e-12
+		if m.lo > wm+tol || m.hi < wm-tol || p.lo > wp+tol || p.hi < wp-tol {
+			t.Errorf("gaps %v: mpmath m %v P %v, interval m %v P %v", runs[i], wm, wp, m, p)
+		}
+	}
 }
