@@ -5,8 +5,9 @@ import "math"
 // ival is a closed interval [lo, hi] of reals, computed with outward
 // rounding: every operation rounds its lower end down and its upper end
 // up by one ulp (math.Nextafter) after the correctly rounded IEEE result,
-// so the true value of every expression lies inside its ival. math.Exp is
-// accurate to under one ulp; its ends are moved by two.
+// so the true value of every expression lies inside its ival. Only +, -,
+// *, / are used (correctly rounded by IEEE 754): the exponential is its
+// series of positive terms (math.Exp states no error bound on amd64).
 type ival struct{ lo, hi float64 }
 
 func dn(v float64) float64 { return math.Nextafter(v, math.Inf(-1)) }
@@ -55,9 +56,13 @@ func (a ival) sqr() ival {
 	return ival{dn(l * l), up(h * h)}
 }
 
-// expIv encloses e^a (increasing).
-func expIv(a ival) ival {
-	return ival{math.Max(0, dn(dn(math.Exp(a.lo)))), up(up(math.Exp(a.hi)))}
+// expNeg encloses e^-a over a in [lo, hi], 0 <= lo <= hi (both exact):
+// 1/e^a, with e^a enclosed by its series of positive terms.
+func expNeg(lo, hi float64) ival {
+	if lo < 0 || hi < lo {
+		panic("expNeg: want 0 <= lo <= hi")
+	}
+	return ival{dn(1 / expTailAt(hi, 0, 0, true)), up(1 / expTailAt(lo, 0, 0, false))}
 }
 
 func hull(a, b ival) ival { return ival{math.Min(a.lo, b.lo), math.Max(a.hi, b.hi)} }
