@@ -354,8 +354,8 @@ func m32Cover(np int, h float64) *slopeCover {
 // exceeds the verified bound, at most PlaceSlopeBounds' 0.40. The verified
 // bound must be at least the largest value a sampling reaches (0.37726,
 // two times 0.74 lengthscales apart), or the verifier is vacuous. With
-// -short a coarser cover (about 2 CPU-s) proves 0.392; the full suite's
-// finer one (about 8 CPU-s) proves 0.385.
+// -short a coarser cover (about 1.5 CPU-s) proves 0.392; the full suite's
+// finer one (about 4 CPU-s) proves 0.385.
 func TestPlaceSlopeProofMatern32(t *testing.T) {
 	t.Parallel()
 	mu := PlaceSlopeBounds(gp.KernelMatern32)[0]
