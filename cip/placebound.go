@@ -198,8 +198,9 @@ func placeTails(kernel string) (tau expPoly, psi []expPoly, ok bool) {
 // lengthscales apart, and |m_2| l^2 is at most 5/3, minus the kernel's
 // second derivative at 0, attained by an isolated time: margins of about
 // 5 %. TestPlaceSlopeBounds repeats a search for both kernels, and
-// TestPlaceSlopeSearch52 climbs from 400 random samplings by coordinate
-// ascent on the gaps without finding more.
+// TestPlaceSlopeSearch52 climbs from 400 random samplings (clusters of
+// vanishing gaps included) by coordinate ascent on the gaps without
+// finding more.
 func PlaceSlopeBounds(kernel string) []float64 {
 	switch kernel {
 	case gp.KernelMatern32:

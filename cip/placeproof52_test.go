@@ -69,12 +69,36 @@ func m52Step(m [2]float64, p [2][2]float64, x float64) ([2]float64, [2][2]float6
 	return m2, p2
 }
 
-// m52Run returns (m_1 l, m_2 l^2) after the scaled gaps xs.
-func m52Run(xs []float64) (float64, float64) {
+// m52Pin conditions on g1 = 0 (k = 1: the limit of two times ever
+// closer, f = 1 at both), or on g1 = g2 = 0 (k = 2: three): the tiny
+// gaps the float recursion cannot take.
+func m52Pin(m [2]float64, p [2][2]float64, k int) ([2]float64, [2][2]float64) {
+	if k == 0 {
+		return m, p
+	}
+	if k == 2 {
+		return [2]float64{}, [2][2]float64{}
+	}
+	if p[0][0] <= 0 { // g1 is known already (it can only be 0 then)
+		return m, p
+	}
+	r := p[1][0] / p[0][0]
+	return [2]float64{0, m[1] - r*m[0]}, [2][2]float64{{0, 0}, {0, p[1][1] - r*p[1][0]}}
+}
+
+// m52Run returns (m_1 l, m_2 l^2) after the scaled gaps xs; pins, when
+// not nil, holds one m52Pin kind per time (len(xs) + 1).
+func m52Run(xs []float64, pins []int) (float64, float64) {
 	m := [2]float64{0, -1.0 / 3}
 	p := [2][2]float64{{1.0 / 3, 0}, {0, 8.0 / 9}}
-	for _, x := range xs {
+	if pins != nil {
+		m, p = m52Pin(m, p, pins[0])
+	}
+	for i, x := range xs {
 		m, p = m52Step(m, p, x)
+		if pins != nil {
+			m, p = m52Pin(m, p, pins[i+1])
+		}
 	}
 	return m[0] * math.Sqrt(5), m[1] * 5
 }
@@ -114,7 +138,7 @@ func TestPlaceSlopeStep52Dense(t *testing.T) {
 			continue
 		}
 		dm1, dm2 := mat.Dot(c1, &w), mat.Dot(c2, &w)
-		m1, m2 := m52Run(xs)
+		m1, m2 := m52Run(xs, nil)
 		if math.Abs(m1-dm1) > 1e-6 || math.Abs(m2-dm2) > 1e-6 {
 			t.Fatalf("times %v: dense (%v, %v), recursion (%v, %v)", ts, dm1, dm2, m1, m2)
 		}
@@ -123,8 +147,9 @@ func TestPlaceSlopeStep52Dense(t *testing.T) {
 
 // TestPlaceSlopeSearch52 looks for samplings past Matérn 5/2's measured
 // bounds: random gap sequences (2 to 24 times, gaps from 0.02 to 10
-// lengthscales) each improved by a coordinate ascent on the log gaps, for
-// |m_1| l and for |m_2| l^2. None may exceed PlaceSlopeBounds; the search
+// lengthscales; at each time, with probability 1/2, a cluster of two or
+// three times closer than any gap, in the limit) each improved by a
+// coordinate ascent on the log gaps, for |m_1| l and for |m_2| l^2. None may exceed PlaceSlopeBounds; the search
 // must find at least the known two-time maximum of |m_1| l (0.3815) and
 // the one-time |m_2| l^2 = 5/3 (the full suite runs 10 times as many starts).
 func TestPlaceSlopeSearch52(t *testing.T) {
@@ -138,18 +163,25 @@ func TestPlaceSlopeSearch52(t *testing.T) {
 	best := [2]float64{}
 	var arg [2][]float64
 	for j := range 2 {
+		var pins []int
 		obj := func(ls []float64) float64 {
 			xs := make([]float64, len(ls))
 			for i, l := range ls {
 				xs[i] = math.Sqrt(5) * math.Exp(l)
 			}
-			m1, m2 := m52Run(xs)
+			m1, m2 := m52Run(xs, pins)
 			return []float64{math.Abs(m1), math.Abs(m2)}[j]
 		}
 		for s := 0; s < starts; s++ {
 			ls := make([]float64, 1+rng.IntN(23))
 			for i := range ls {
 				ls[i] = math.Log(0.02) + rng.Float64()*math.Log(500)
+			}
+			pins = make([]int, len(ls)+1)
+			for i := range pins {
+				if rng.IntN(2) == 0 {
+					pins[i] = 1 + rng.IntN(2)
+				}
 			}
 			v := obj(ls)
 			for step := 1.0; step > 1e-3; step /= 2 {
