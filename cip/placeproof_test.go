@@ -479,7 +479,8 @@ func denseSlope(ts []float64) (float64, float64, bool) {
 // conditioning it claims to be: on random samplings (gaps 0.01 to 20
 // lengthscales) the chained enclosures of m and P contain the dense
 // conditional mean and variance of f' at the last time (up to the dense
-// solve's rounding), and the float recursion agrees.
+// solve's rounding), the float recursion agrees, and so does the tail's
+// enclosure for gaps beyond 40.
 func TestPlaceSlopeStepDense(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 5))
@@ -508,6 +509,15 @@ func TestPlaceSlopeStepDense(t *testing.T) {
 		}
 		if math.Abs(fm-dm) > tol || math.Abs(fp-dp) > tol {
 			t.Fatalf("times %v: dense m %v P %v, float recursion %v %v", ts, dm, dp, fm, fp)
+		}
+		// The tail's enclosure holds every gap beyond 40: one more time
+		// that far on (the float step is exact enough there).
+		for _, x := range []float64{40, 41, 80} {
+			tm, tp := m32StepFloat(fm, fp, x)
+			m, p, ok := m32Tail(40, fp, fp, pt(fm))
+			if !ok || m.lo > tm+tol || m.hi < tm-tol || p.lo > tp+tol || p.hi < tp-tol {
+				t.Fatalf("gap %v after %v: float m %v P %v, tail m %v P %v", x, ts, tm, tp, m, p)
+			}
 		}
 	}
 }
