@@ -41,7 +41,8 @@ import (
 //  4. The derivative responses add pointwise in w: |h^| <= |h0^| + both
 //     sides' sup |sum_j c_j psi_j^| over |c_j| <= PlaceSlopeBounds (at a
 //     vertex of that box: the modulus is convex in c). These bounds on the
-//     derivatives are measured, not proved (see PlaceSlopeBounds).
+//     derivatives are proved for Matérn 3/2 and measured, not proved, for
+//     Matérn 5/2 (see PlaceSlopeBounds).
 //
 //  5. Above a split frequency w_s the window's phase is averaged rather
 //     than taken at its worst: |h^|^2 = |alpha|^2 + |beta|^2 + 2 Re(alpha
@@ -177,15 +178,29 @@ func placeTails(kernel string) (tau expPoly, psi []expPoly, ok bool) {
 // the window, over every sampling (the first derivative, then the
 // second). Matérn 1/2 has none.
 //
-// These are established numerically, not proved: over 2*10^5 random
-// samplings for Matérn 3/2 (1 to 40 times, gaps spread over six decades
-// of lengthscales; a Kalman recursion with exact observations) and 3,000
-// for Matérn 5/2 (1 to 9 times; dense conditioning in 30-digit
-// arithmetic) the largest |m_1| l is 0.37726 (3/2) and 0.3815 (5/2),
-// attained by two isolated times about 0.74 and 0.90 lengthscales apart,
-// and |m_2| l^2 is at most 5/3, minus the kernel's second derivative at 0,
-// attained by an isolated time. The bounds carry a margin of about 5 %.
-// TestPlaceSlopeBounds repeats a search.
+// Matérn 3/2's bound is proved. Given the value 1 at every time so far,
+// the conditional mean and variance of the derivative at the last time
+// evolve by a Kalman recursion with exact observations, one step per time,
+// that depends only on the gap in lengthscales; the first time gives mean
+// 0 and the prior variance. TestPlaceSlopeProofMatern32 checks in interval
+// arithmetic (outward rounding, every gap in (0, inf): the small gaps by
+// formulas with the powers of the gap divided out, the gaps beyond 40/sqrt(3)
+// lengthscales by monotone bounds) that a union of boxes in (mean,
+// variance) holding the start is closed under the step, and its largest
+// |m_1| l is 0.392 (0.385 with the full suite's finer cover); two times
+// 0.74 lengthscales apart reach 0.37726. The step is checked against dense
+// conditioning in float64 and in 50-digit arithmetic (docs/robust-cip.md,
+// section 5).
+//
+// Matérn 5/2's bounds are measured, not proved: over 3,000 random
+// samplings (1 to 9 times; dense conditioning in 30-digit arithmetic) the
+// largest |m_1| l is 0.3815, attained by two isolated times about 0.90
+// lengthscales apart, and |m_2| l^2 is at most 5/3, minus the kernel's
+// second derivative at 0, attained by an isolated time: margins of about
+// 5 %. TestPlaceSlopeBounds repeats a search for both kernels, and
+// TestPlaceSlopeSearch52 climbs from 400 random samplings (clusters of
+// vanishing gaps included) by coordinate ascent on the gaps without
+// finding more.
 func PlaceSlopeBounds(kernel string) []float64 {
 	switch kernel {
 	case gp.KernelMatern32:

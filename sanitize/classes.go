@@ -59,8 +59,9 @@ type ClassCertificate struct {
 // to radius_m against the Matérn members of the family of every lengthscale
 // up to the person's span, conditioning on the window, under the noise
 // released (cip.PlaceConditionalBound): a proven upper bound for Matérn
-// 1/2 members, resting for Matérn 3/2 and 5/2 members on slope bounds that
-// were measured, not proven (cip.PlaceSlopeBounds).
+// 1/2 and 3/2 members (the 3/2 slope bound proved in interval arithmetic),
+// resting for Matérn 5/2 members on slope bounds that were measured, not
+// proven (cip.PlaceSlopeBounds).
 type ShorterMembers struct {
 	Epsilon    float64 `json:"epsilon"`
 	LossFactor float64 `json:"loss_factor"`
@@ -287,7 +288,7 @@ func (d *designer) classes(nd *PersonDesign, pointsFactor, pointsEps float64) Se
 	case nd.PlacesEveryLength:
 		pl.Covers += ", and against " + placesEveryMember + " of any lengthscale in its range, conditioning on the window, for windows of any duration up to the person's span " +
 			"(the window's conditional mean bounded in the noise's RKHS, frequency by frequency, cip.PlaceConditionalBound; " +
-			"proven for Matérn 1/2 members; for Matérn 3/2 and 5/2 members it uses slope bounds at a window's ends that were measured numerically, not proven, docs/robust-cip.md section 5)"
+			"proven for Matérn 1/2 and 3/2 members (the 3/2 slope bound at a window's ends by an interval-arithmetic proof); for Matérn 5/2 members it uses slope bounds at a window's ends that were measured numerically, not proven, docs/robust-cip.md section 5)"
 	case nd.PlacesCovered:
 		pl.Covers += ", and against every member of prior_family whose lengthscale is at least the window's duration, conditioning on the window (spectral domination and the RKHS norm of a constant, cip.PlaceFactor)"
 	}
@@ -296,7 +297,7 @@ func (d *designer) classes(nd *PersonDesign, pointsFactor, pointsEps float64) Se
 		pl.ShorterMembers = &ShorterMembers{Epsilon: e, LossFactor: f, Kind: EpsilonUpperBound, Meaning: MeaningOf(e, opt.Lambda, opt.Radius),
 			Covers: "any contiguous window of up to the person's span moved rigidly by up to radius_m, against " + placesEveryMember + " of every lengthscale in its range " +
 				"(including those shorter than the window, which the class's epsilon does not cover), conditioning on the window, under the noise released " +
-				"(cip.PlaceConditionalBound: proven for Matérn 1/2 members; for Matérn 3/2 and 5/2 members it uses slope bounds at a window's ends that were measured numerically, not proven, " +
+				"(cip.PlaceConditionalBound: proven for Matérn 1/2 and 3/2 members (the 3/2 slope bound at a window's ends by an interval-arithmetic proof); for Matérn 5/2 members it uses slope bounds at a window's ends that were measured numerically, not proven, " +
 				"docs/robust-cip.md section 5); PlacesEveryLength (--places-every-length) raises the noise until it is within the target"}
 		unc := fmt.Sprintf("members of prior_family shorter than the window: epsilon up to %.3g (shorter_members)", e)
 		nd.PlacesUncovered = append([]string{unc}, nd.PlacesUncovered...)
