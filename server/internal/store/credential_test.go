@@ -25,6 +25,15 @@ func createWithHash(t *testing.T, st *Store, id string, h []byte) {
 	}
 }
 
+// aliceAndCarol opens a fresh store with two people, alice and carol, of token hashes
+// hashOf("a") and hashOf("c").
+func aliceAndCarol(t *testing.T, dir, url string) *Store {
+	st := open(t, dir, url, Options{})
+	createWithHash(t, st, "alice", hashOf("a"))
+	createWithHash(t, st, "carol", hashOf("c"))
+	return st
+}
+
 func hashOf(s string) []byte { h := sha256.Sum256([]byte(s)); return h[:] }
 
 // unknownIDs are ids of no person in a store of alice and carol: before both, between, after
@@ -40,9 +49,7 @@ func TestCredential(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
 		ctx := context.Background()
-		st := open(t, dir, url, Options{})
-		createWithHash(t, st, "alice", hashOf("a"))
-		createWithHash(t, st, "carol", hashOf("c"))
+		st := aliceAndCarol(t, dir, url)
 		check := func(id string, want []byte, exists bool) {
 			t.Helper()
 			c, err := st.Credential(ctx, id)
@@ -245,9 +252,7 @@ func TestCredentialSameWork(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
 		ctx := context.Background()
-		st := open(t, dir, url, Options{})
-		createWithHash(t, st, "alice", hashOf("a"))
-		createWithHash(t, st, "carol", hashOf("c"))
+		st := aliceAndCarol(t, dir, url)
 		conn, err := st.db.Conn(ctx)
 		if err != nil {
 			t.Fatal(err)
