@@ -87,3 +87,27 @@ func sameID(a, b string) int {
 	}
 	return subtle.ConstantTimeCompare(pa[:], pb[:]) & subtle.ConstantTimeEq(int32(min(len(a), idCompareLen+1)), int32(min(len(b), idCompareLen+1))) & (1 - long)
 }
+
+// checkCredentials checks that credentials is people's ids and token hashes and the end row,
+// nothing more nor less (IntegrityCheck): a person missing there could not authenticate, a
+// row of no person would be read in place of an unknown id's neighbour.
+func (s *Store) checkCredentials(ctx context.Context) error {
+	collate := ""
+	if s.dialect == Postgres {
+		collate = ` COLLATE "C"` // people.id's collation is the database's: compare bytes
+	}
+	var missing, extra, end int
+	err := s.db.QueryRowContext(ctx, rebind(s.dialect, `SELECT
+		(SELECT COUNT(*) FROM people AS p WHERE NOT EXISTS
+			(SELECT 1 FROM credentials AS c WHERE c.id = p.id`+collate+` AND c.token_hash = p.token_hash)),
+		(SELECT COUNT(*) FROM credentials AS c WHERE c.id <> ? AND NOT EXISTS
+			(SELECT 1 FROM people AS p WHERE p.id`+collate+` = c.id)),
+		(SELECT COUNT(*) FROM credentials WHERE id = ?)`), credentialEnd, credentialEnd).Scan(&missing, &extra, &end)
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if missing != 0 || extra != 0 || end != 1 {
+		return fmt.Errorf("credentials: %d people missing or with another token hash, %d rows of no person, %d end rows (want 0, 0, 1): the triggers of schema 3 were bypassed; rebuild the table from people (see migrate_credentials.go)", missing, extra, end)
+	}
+	return nil
+}

@@ -148,6 +148,31 @@ func TestMigrateCredentials(t *testing.T) {
 				t.Errorf("%s after the migration: %x, %v, %v", id, c.TokenHash, c.Exists, err)
 			}
 		}
+		// IntegrityCheck sees credentials that no longer mirror people.
+		if _, err := st.IntegrityCheck(ctx); err != nil {
+			t.Errorf("integrity: %v", err)
+		}
+		for _, c := range []struct {
+			breaks, mends string
+			mendArgs      []any
+		}{
+			{`UPDATE credentials SET token_hash = ? WHERE id = 'bob'`, `UPDATE credentials SET token_hash = ? WHERE id = 'bob'`, []any{hashOf("b")}},
+			{`INSERT INTO credentials (id, token_hash) VALUES ('dave', ?)`, `DELETE FROM credentials WHERE id = 'dave'`, nil},
+			{`DELETE FROM credentials WHERE token_hash = ?`, `INSERT INTO credentials (id, token_hash) VALUES (?, ?)`, []any{credentialEnd, DummyTokenHash[:]}},
+		} {
+			if _, err := st.db.Exec(rebind(d, c.breaks), DummyTokenHash[:]); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.IntegrityCheck(ctx); err == nil || !strings.Contains(err.Error(), "credentials:") {
+				t.Errorf("after %s: integrity %v, want a credentials error", c.breaks, err)
+			}
+			if _, err := st.db.Exec(rebind(d, c.mends), c.mendArgs...); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.IntegrityCheck(ctx); err != nil {
+				t.Errorf("mended by %s: %v", c.mends, err)
+			}
+		}
 	})
 }
 
