@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The credentials table holds every person's token hash (kept by triggers on people; see
@@ -22,6 +23,25 @@ const credentialQuery = `SELECT id, token_hash FROM credentials WHERE id >= ? OR
 // ([A-Za-z0-9._-], server.validID) in byte order (SQLite's BINARY, PostgreSQL's "C" collation
 // of credentials.id), and no person can be given it.
 const credentialEnd = "\x7f"
+
+// credentialRebuild is the fix, in errors, for a credentials table that no longer mirrors
+// people: the statements of credentialRebuildSQL.
+func credentialRebuild(d Dialect) string {
+	return "with the service stopped, rebuild it in one transaction: " + strings.Join(credentialRebuildSQL(d), "; ")
+}
+
+// credentialRebuildSQL rebuilds credentials from people, with the end row.
+func credentialRebuildSQL(d Dialect) []string {
+	end := `chr(127), sha256('x')`
+	if d == SQLite {
+		end = `char(127), zeroblob(32)`
+	}
+	return []string{
+		`DELETE FROM credentials`,
+		`INSERT INTO credentials (id, token_hash) SELECT id, token_hash FROM people`,
+		`INSERT INTO credentials (id, token_hash) VALUES (` + end + `)`,
+	}
+}
 
 // DummyTokenHash is what Credential returns as the token hash of an unknown id: the
 // SHA-256 of a string that is not a token, of the size of a real hash.
@@ -42,11 +62,6 @@ type Credential struct {
 // takes does not say whether the person exists. It reads nothing else (Lookup reads the person
 // once the token is right).
 func (s *Store) Credential(ctx context.Context, id string) (Credential, error) {
-	return readCredential(id, func(key string) *sql.Row { return s.cred.QueryRowContext(ctx, key) })
-}
-
-// readCredential is Credential over query, which runs credentialQuery with the key.
-func readCredential(id string, query func(key string) *sql.Row) (Credential, error) {
 	// An id past the end row (none a person can have) is read as the end row: one row, always.
 	// A branch on the id alone, which the client sent.
 	key := id
@@ -55,8 +70,8 @@ func readCredential(id string, query func(key string) *sql.Row) (Credential, err
 	}
 	var found string
 	var hash []byte
-	if err := query(key).Scan(&found, &hash); errors.Is(err, sql.ErrNoRows) {
-		return Credential{}, wrap(ErrUnavailable, fmt.Errorf("the credentials table lost its end row (id %q): restore it with INSERT INTO credentials (id, token_hash) VALUES (%q, <32 bytes>)", credentialEnd, credentialEnd))
+	if err := s.cred.QueryRowContext(ctx, key).Scan(&found, &hash); errors.Is(err, sql.ErrNoRows) {
+		return Credential{}, wrap(ErrUnavailable, fmt.Errorf("the credentials table lost its end row (id %q): %s", credentialEnd, credentialRebuild(s.dialect)))
 	} else if err != nil {
 		return Credential{}, wrap(ErrUnavailable, err)
 	}
@@ -107,7 +122,7 @@ func (s *Store) checkCredentials(ctx context.Context) error {
 		return fmt.Errorf("credentials: %w", err)
 	}
 	if missing != 0 || extra != 0 || end != 1 {
-		return fmt.Errorf("credentials: %d people missing or with another token hash, %d rows of no person, %d end rows (want 0, 0, 1): the triggers of schema 3 were bypassed; rebuild the table from people (see migrate_credentials.go)", missing, extra, end)
+		return fmt.Errorf("credentials: %d people missing or with another token hash, %d rows of no person, %d end rows (want 0, 0, 1): the triggers of schema 3 were bypassed; %s", missing, extra, end, credentialRebuild(s.dialect))
 	}
 	return nil
 }
