@@ -35,7 +35,7 @@ const timingZ = 4.5
 // timingFloorµ is the smallest median difference the test calls a leak. A sign test over
 // enough pairs finds any difference at all, and on a busy machine the request that follows
 // another in a pair is not quite a fair coin. Before the credentials table, fetching a found
-// row from the table after the index took 0.3 to 1.2 µs more for an existing person over
+// row from the table after the index took 0.3 to 1.6 µs more for an existing person over
 // 12,000 pairs (once 4.1 µs, z 4.76, on PostgreSQL in a loaded suite); now every id fetches
 // one row (store.Credential), and what the database does for each is counted, not timed, by
 // store's TestCredentialSameWork. 2 µs is
