@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // SDPAEntry is one nonzero of an SDPA problem, 0-based: matrix Mat (0 is C,
@@ -35,7 +37,9 @@ type SDPA struct {
 
 // ReadSDPA parses the SDPA sparse format (.dat-s). Comment lines start with
 // '"' or '*' before the data; the separators { } ( ) , are treated as
-// spaces. Errors name the line and the field at fault.
+// spaces. Errors name the line and the field at fault, and quote a bad token
+// as infile.Excerpt does (at most infile.ExcerptLen bytes, escaped): a
+// megabyte token must not make a megabyte error.
 func ReadSDPA(r io.Reader) (*SDPA, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<28)
@@ -79,7 +83,7 @@ func ReadSDPA(r io.Reader) (*SDPA, error) {
 	p := &SDPA{}
 	m, err := strconv.Atoi(fields[0])
 	if err != nil || m < 0 {
-		return nil, errf("number of constraints (mDIM): %q is not a nonnegative integer", fields[0])
+		return nil, errf("number of constraints (mDIM): %s is not a nonnegative integer", infile.Excerpt([]byte(fields[0])))
 	}
 	p.M = m
 	if !next() {
@@ -87,7 +91,7 @@ func ReadSDPA(r io.Reader) (*SDPA, error) {
 	}
 	nb, err := strconv.Atoi(fields[0])
 	if err != nil || nb <= 0 {
-		return nil, errf("number of blocks (nBLOCK): %q is not a positive integer", fields[0])
+		return nil, errf("number of blocks (nBLOCK): %s is not a positive integer", infile.Excerpt([]byte(fields[0])))
 	}
 	// Block sizes and the vector a may wrap over lines; read tokens.
 	var pending []string
@@ -110,7 +114,7 @@ func ReadSDPA(r io.Reader) (*SDPA, error) {
 		}
 		k, err := strconv.Atoi(strings.TrimSuffix(t, ".0"))
 		if err != nil || k == 0 {
-			return nil, errf("%s: %q is not a nonzero integer", what, t)
+			return nil, errf("%s: %s is not a nonzero integer", what, infile.Excerpt([]byte(t)))
 		}
 		p.Blocks = append(p.Blocks, k)
 	}
@@ -123,7 +127,7 @@ func ReadSDPA(r io.Reader) (*SDPA, error) {
 			return nil, err
 		}
 		if p.A[i], err = parseFloat(t); err != nil {
-			return nil, errf("%s: %q is not a number", what, t)
+			return nil, errf("%s: %s is not a number", what, infile.Excerpt([]byte(t)))
 		}
 	}
 	for next() {
@@ -135,13 +139,13 @@ func ReadSDPA(r io.Reader) (*SDPA, error) {
 		for f := 0; f < 4; f++ {
 			v, err := strconv.Atoi(fields[f])
 			if err != nil {
-				return nil, errf("%s: %q is not an integer", names[f], fields[f])
+				return nil, errf("%s: %s is not an integer", names[f], infile.Excerpt([]byte(fields[f])))
 			}
 			idx[f] = v
 		}
 		v, err := parseFloat(fields[4])
 		if err != nil {
-			return nil, errf("value: %q is not a number", fields[4])
+			return nil, errf("value: %s is not a number", infile.Excerpt([]byte(fields[4])))
 		}
 		if idx[0] < 0 || idx[0] > m {
 			return nil, errf("matrix number %d outside 0..%d", idx[0], m)

@@ -67,9 +67,10 @@ func TestSDPASolutionRoundTrip(t *testing.T) {
 		{"ragged", strings.NewReplacer(`"x": [`, `"x": [[[1, 2], [3]], `, `"z": [`, `"z": [[[1]], `).Replace(buf.String()), "X block 1: row 2"},
 		{"not JSON", "{", "sdp solution"},
 		{"status", strings.Replace(buf.String(), `"status": "optimal"`, `"status": "fine"`, 1), `unknown SDP status "fine"`},
+		{"huge status", strings.Replace(buf.String(), `"status": "optimal"`, `"status": "`+strings.Repeat("f", 1<<20)+`"`, 1), `unknown SDP status "` + strings.Repeat("f", 40) + `"… (1048576 bytes)`},
 	} {
-		if _, err := ReadSDPASolution(strings.NewReader(c.edit)); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		if _, err := ReadSDPASolution(strings.NewReader(c.edit)); err == nil || !strings.Contains(err.Error(), c.want) || len(err.Error()) > 200 {
+			t.Errorf("%s: err = %.300v, want at most 200 bytes with %q", c.name, err, c.want)
 		}
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // Example 1 of the SDPA manual, with comments and { , } separators. Its
@@ -70,6 +73,35 @@ func TestReadSDPAErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to contain %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestReadSDPAErrorsQuoteExcerpt: a bad token of a megabyte, in each field that quotes its
+// token, gives an error of a few hundred bytes naming the field, with at most
+// infile.ExcerptLen bytes of the token (escaped) and its length; short tokens are quoted whole.
+func TestReadSDPAErrorsQuoteExcerpt(t *testing.T) {
+	huge := "\x01" + strings.Repeat("9x", 1<<19)
+	for _, tc := range []struct{ name, in, want string }{
+		{"m", huge + "\n1\n2\n1\n", "number of constraints"},
+		{"nblock", "1\n" + huge + "\n2\n1\n", "number of blocks"},
+		{"block size", "1\n1\n" + huge + "\n1\n", "size of block 1"},
+		{"a", "1\n1\n2\n" + huge + "\n", "entry 1 of the objective vector"},
+		{"index", "1\n1\n2\n1\n0 " + huge + " 1 1 1\n", "block number"},
+		{"value", "1\n1\n2\n1\n0 1 1 1 " + huge + "\n", "value"},
+	} {
+		_, err := ReadSDPA(strings.NewReader(tc.in))
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		msg := err.Error()
+		want := strconv.Quote(huge[:infile.ExcerptLen]) + "… (" + strconv.Itoa(len(huge)) + " bytes)"
+		if len(msg) > 200 || !strings.Contains(msg, tc.want) || !strings.Contains(msg, want) {
+			t.Errorf("%s: an error of %d bytes: %.300s; want at most 200 naming %q and quoting %s", tc.name, len(msg), msg, tc.want, want)
+		}
+	}
+	if _, err := ReadSDPA(strings.NewReader("1\n1\n2\nab\x01c\n")); err == nil || !strings.Contains(err.Error(), `"ab\x01c" is not a number`) {
+		t.Errorf("a short token: %v, want it quoted whole", err)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/tracepriv/tracepriv/internal/infile"
 )
 
 // Status is the outcome of a solve.
@@ -52,7 +54,7 @@ func (s *Status) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown SDP status %q", b)
+	return fmt.Errorf("unknown SDP status %s", infile.Excerpt(b))
 }
 
 // Settings tune the solver. The zero value is replaced by DefaultSettings.

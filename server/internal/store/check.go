@@ -9,8 +9,12 @@ import (
 // IntegrityCheck runs the database's own consistency check: SQLite's
 // PRAGMA integrity_check; on PostgreSQL, amcheck's bt_index_check on the
 // service's indexes when the extension is installed (skipped, and said
-// so, otherwise). It returns what was checked.
+// so, otherwise). It returns what was checked. First, credentials must
+// mirror people (checkCredentials).
 func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
+	if err := s.checkCredentials(ctx); err != nil {
+		return "", err
+	}
 	if s.dialect == SQLite {
 		rows, err := s.db.QueryContext(ctx, "PRAGMA integrity_check")
 		if err != nil {
@@ -44,7 +48,7 @@ func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 		JOIN pg_class t ON t.oid = i.indrelid JOIN pg_am a ON a.oid = c.relam
-		WHERE t.relname IN ('people', 'charges', 'schema_migrations') AND a.amname = 'btree'`)
+		WHERE t.relname IN ('people', 'charges', 'schema_migrations', 'credentials') AND a.amname = 'btree'`)
 	if err != nil {
 		return "", err
 	}

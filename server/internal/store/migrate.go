@@ -139,6 +139,7 @@ var migrations = []migration{
 		},
 		data: migrateAccounts,
 	},
+	credentialMigration(3),
 }
 
 // AccountTerms are a person's account as migration 2 opens it for a

@@ -157,7 +157,11 @@ func Open(ctx context.Context, dataDir, url string, opt Options) (*Store, error)
 		s.closeDBs()
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	if s.cred, err = s.db.PrepareContext(pctx, credentialQuery(s.dialect)); err != nil {
+	credQuery := rebind(s.dialect, credentialQuery)
+	if s.opt.maxVersion != 0 {
+		credQuery = "SELECT 1" // an old schema may have no credentials table
+	}
+	if s.cred, err = s.db.PrepareContext(pctx, credQuery); err != nil {
 		s.closeDBs()
 		return nil, fmt.Errorf("store: %w", err)
 	}
