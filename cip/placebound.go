@@ -202,9 +202,9 @@ func PlaceSlopeBounds(kernel string) []float64 {
 type placeTable struct {
 	u0, ratio float64
 	gSuffix   []float64
-	q         [][][]float64  // q[j][level][i]
-	ab        [2][][]float64 // |a|, |b| (A = (2/w) a(u), B = (2/w) b(u))
-	gTab      [][]float64
+	q         []*maxTable  // q[j]
+	ab        [2]*maxTable // |a|, |b| (A = (2/w) a(u), B = (2/w) b(u))
+	gTab      *maxTable
 	tauAbs    float64
 	psiAbs    []float64
 	u2g       []float64   // suffix suprema of u^2 g
@@ -260,6 +260,15 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 	if t, ok := placeTables[kernel]; ok {
 		return t, true
 	}
+	t, ok := newPlaceTable(kernel)
+	if ok {
+		placeTables[kernel] = t
+	}
+	return t, ok
+}
+
+// newPlaceTable builds the kernel's table (about 0.1 s of CPU).
+func newPlaceTable(kernel string) (*placeTable, bool) {
 	tau, psi, ok := placeTails(kernel)
 	if !ok {
 		return nil, false
@@ -284,8 +293,10 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 		}
 		t.psiAbs = []float64{a}
 	}
+	us := make([]float64, n)
 	for i := range n {
 		u := t.u0 * math.Pow(t.ratio, float64(i))
+		us[i] = u
 		f := tau.fourier(u)
 		a, b := 1+u*imag(f), u*real(f)
 		g[i] = (a*a + b*b) * tableInflation
@@ -310,50 +321,101 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 			qs[0][i] = u * u * best * best * tableInflation
 		}
 	}
-	u := func(i int) float64 { return t.u0 * math.Pow(t.ratio, float64(i)) }
-	t.gSuffix = suffixMax(g, func(i int) float64 { return 1 })
-	t.u2g = suffixMax(g, func(i int) float64 { return u(i) * u(i) * t.ratio * t.ratio })
+	u2 := make([]float64, n) // u^2 at the cell's top
+	for i, u := range us {
+		u2[i] = u * u * t.ratio * t.ratio
+	}
+	t.gSuffix = suffixMax(g, nil)
+	t.u2g = suffixMax(g, u2)
 	for j := range qs {
-		t.u2q = append(t.u2q, suffixMax(qs[j], func(i int) float64 { return u(i) * u(i) * t.ratio * t.ratio }))
+		t.u2q = append(t.u2q, suffixMax(qs[j], u2))
 	}
 	for j := range qs {
-		t.q = append(t.q, sparseTable(qs[j]))
+		t.q = append(t.q, newMaxTable(qs[j]))
 	}
-	t.ab = [2][][]float64{sparseTable(av), sparseTable(bv)}
-	t.gTab = sparseTable(g)
-	placeTables[kernel] = t
+	t.ab = [2]*maxTable{newMaxTable(av), newMaxTable(bv)}
+	t.gTab = newMaxTable(g)
 	return t, true
 }
 
-// sparseTable returns the maxima of f over runs of 2^k cells, k = 0, 1, ...
-func sparseTable(f []float64) [][]float64 {
-	levels := [][]float64{f}
-	for w := 1; 2*w <= len(f); w *= 2 {
-		prev := levels[len(levels)-1]
-		cur := make([]float64, len(f)-2*w+1)
+// maxTable answers the maximum of f over any run of cells a..b in O(1)
+// after O(n) work and memory (a sparse table over all cells, as before,
+// took 17 levels of n cells: most of the tables' construction time). The
+// cells form blocks of maxBlock; a run within a block is scanned, any other
+// run is the suffix maximum of its first block, the prefix maximum of its
+// last and a sparse table over the block maxima between. A maximum is
+// exact whatever the grouping, so the answers are those of a scan.
+type maxTable struct {
+	f, prefix, suffix []float64   // prefix and suffix maxima within each block
+	blocks            [][]float64 // sparse table over the block maxima
+}
+
+const maxBlock = 64
+
+func newMaxTable(f []float64) *maxTable {
+	n := len(f)
+	m := &maxTable{f: f, prefix: make([]float64, n), suffix: make([]float64, n)}
+	nb := (n + maxBlock - 1) / maxBlock
+	bmax := make([]float64, nb)
+	for b := range nb {
+		lo, hi := b*maxBlock, min((b+1)*maxBlock, n)
+		m.prefix[lo] = f[lo]
+		for i := lo + 1; i < hi; i++ {
+			m.prefix[i] = math.Max(m.prefix[i-1], f[i])
+		}
+		m.suffix[hi-1] = f[hi-1]
+		for i := hi - 2; i >= lo; i-- {
+			m.suffix[i] = math.Max(m.suffix[i+1], f[i])
+		}
+		bmax[b] = m.prefix[hi-1]
+	}
+	m.blocks = [][]float64{bmax}
+	for w := 1; 2*w <= nb; w *= 2 {
+		prev := m.blocks[len(m.blocks)-1]
+		cur := make([]float64, nb-2*w+1)
 		for i := range cur {
 			cur[i] = math.Max(prev[i], prev[i+w])
 		}
-		levels = append(levels, cur)
+		m.blocks = append(m.blocks, cur)
 	}
-	return levels
+	return m
 }
 
-// rangeMax returns the maximum of the cells a..b of a sparse table.
-func rangeMax(st [][]float64, a, b int) float64 {
-	lv := 0
-	for (2 << lv) <= b-a+1 {
-		lv++
+// max returns the maximum of the cells a..b (f[a] when b < a, as the
+// callers' empty runs never occur).
+func (m *maxTable) max(a, b int) float64 {
+	if b <= a {
+		return math.Max(m.f[a], m.f[b])
 	}
-	return math.Max(st[lv][a], st[lv][b-(1<<lv)+1])
+	ba, bb := a/maxBlock, b/maxBlock
+	if ba == bb {
+		v := m.f[a]
+		for i := a + 1; i <= b; i++ {
+			v = math.Max(v, m.f[i])
+		}
+		return v
+	}
+	v := math.Max(m.suffix[a], m.prefix[b])
+	if lo, hi := ba+1, bb-1; lo <= hi {
+		lv := 0
+		for (2 << lv) <= hi-lo+1 {
+			lv++
+		}
+		v = math.Max(v, math.Max(m.blocks[lv][lo], m.blocks[lv][hi-(1<<lv)+1]))
+	}
+	return v
 }
 
-// suffixMax returns the suffix maxima of f[i] w(i).
-func suffixMax(f []float64, w func(int) float64) []float64 {
+// suffixMax returns the suffix maxima of f[i] w[i] (of f when w is nil).
+func suffixMax(f, w []float64) []float64 {
 	out := make([]float64, len(f))
 	m := 0.0
 	for i := len(f) - 1; i >= 0; i-- {
-		m = math.Max(m, f[i]*w(i))
+		v := f[i]
+		if w != nil {
+			v *= w[i]
+		}
+		m = math.Max(m, v)
 		out[i] = m
 	}
 	return out
@@ -401,7 +463,7 @@ func (t *placeTable) qSup(j int, u1, u2 float64) float64 {
 		return out
 	}
 	a, b := t.index(u1), min(t.index(u2)+1, n-1)
-	return math.Max(out, rangeMax(t.q[j], a, b))
+	return math.Max(out, t.q[j].max(a, b))
 }
 
 // gRange bounds g over [u1, u2].
@@ -413,7 +475,7 @@ func (t *placeTable) gRange(u1, u2 float64) float64 {
 	if u2 > t.top() {
 		out = t.gSup(t.top())
 	}
-	return math.Max(out, rangeMax(t.gTab, t.index(u1), min(t.index(u2)+1, len(t.gSuffix)-1)))
+	return math.Max(out, t.gTab.max(t.index(u1), min(t.index(u2)+1, len(t.gSuffix)-1)))
 }
 
 // abSup returns bounds on |a| (k = 0) or |b| (k = 1) over [u1, u2]; beyond
@@ -428,7 +490,7 @@ func (t *placeTable) abSup(k int, u1, u2 float64) float64 {
 		out = math.Sqrt(t.gSup(t.top()))
 	}
 	a, b := t.index(u1), min(t.index(u2)+1, n-1)
-	return math.Max(out, rangeMax(t.ab[k], a, b))
+	return math.Max(out, t.ab[k].max(a, b))
 }
 
 // PlaceConditionalBound returns an upper bound on the loss factor v' (Ct +
