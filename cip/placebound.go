@@ -629,9 +629,20 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 		}
 	}
 	hi := newPlaceHigh(tab, l0, l1, ws, weights, invD, g, sl)
+	// |sin| of each cell's top phase ws[i+1] tHi/2 is the next cell's
+	// bottom phase ws[i+1] tLo/2 at the next duration cell (tLo takes tHi):
+	// each sine is computed once (NaN: not yet).
+	sinLo, sinHi := make([]float64, n+1), make([]float64, n+1)
+	for i := range sinHi {
+		sinLo[i], sinHi[i] = math.NaN(), math.NaN()
+	}
 	worst := 0.0
 	tLo := 0.0
 	for tHi := math.Min(0.1*l0, tMax); ; tHi = math.Min(tHi*placeTRatio, tMax) {
+		sinLo, sinHi = sinHi, sinLo
+		for i := range sinHi {
+			sinHi[i] = math.NaN()
+		}
 		cap0 := tHi + 2*l1*tab.tauAbs
 		m := cap0 + slopes0
 		low := m * m * d0
@@ -645,7 +656,7 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 			// alone reaches main, the phase cannot lower it; its sines are
 			// most of this loop's time.
 			if b[i]*b[i] < main {
-				if ph := a[i]*maxAbsSin(ws[i]*tLo/2, ws[i+1]*tHi/2) + b[i]; ph*ph < main {
+				if ph := a[i]*maxAbsSin(ws[i]*tLo/2, ws[i+1]*tHi/2, &sinLo[i], &sinHi[i+1]) + b[i]; ph*ph < main {
 					main = ph * ph
 				}
 			}
@@ -704,8 +715,9 @@ func (h *placeHigh) bound(s int, tLo float64) float64 {
 	return h.avg[s] + 2*(edges+h.tv[s])/tLo
 }
 
-// maxAbsSin returns the largest |sin a| over a in [a1, a2].
-func maxAbsSin(a1, a2 float64) float64 {
+// maxAbsSin returns the largest |sin a| over a in [a1, a2]; s1 and s2 hold
+// |sin a1| and |sin a2| once computed (NaN before).
+func maxAbsSin(a1, a2 float64, s1, s2 *float64) float64 {
 	if a2-a1 >= math.Pi {
 		return 1
 	}
@@ -713,7 +725,13 @@ func maxAbsSin(a1, a2 float64) float64 {
 	if k := math.Ceil((a1 - math.Pi/2) / math.Pi); math.Pi/2+k*math.Pi <= a2 {
 		return 1
 	}
-	return math.Max(math.Abs(math.Sin(a1)), math.Abs(math.Sin(a2)))
+	if math.IsNaN(*s1) {
+		*s1 = math.Abs(math.Sin(a1))
+	}
+	if math.IsNaN(*s2) {
+		*s2 = math.Abs(math.Sin(a2))
+	}
+	return math.Max(*s1, *s2)
 }
 
 // ScaledComponents returns the noise kernels alpha k_D, one per component
