@@ -112,3 +112,24 @@ func BenchmarkPlaceTable(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlaceConditionalBound computes, uncached, the bound a release
+// pays per kernel and span: the three kernels over [20 s, 7,200 s] and
+// windows up to an hour, and at one lengthscale over 10 minutes.
+func BenchmarkPlaceConditionalBound(b *testing.B) {
+	noise := placeTestNoise()
+	kernels := []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52}
+	for _, k := range kernels {
+		placeTableFor(k)
+	}
+	for b.Loop() {
+		for _, k := range kernels {
+			if _, err := placeConditionalBound(k, 20, 7200, 3600, noise); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := placeConditionalBound(k, 20, 20, 600, noise); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
