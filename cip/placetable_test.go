@@ -3,6 +3,7 @@ package cip
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/gp"
@@ -130,6 +131,63 @@ func BenchmarkPlaceConditionalBound(b *testing.B) {
 			if _, err := placeConditionalBound(k, 20, 20, 600, noise); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// PlaceConditionalBound remembers its answers by value: a call with any
+// argument changed (one noise component's variance or lengthscale, the
+// order of the components, the kernel, a lengthscale, the duration) gives
+// the bound computed afresh for those arguments, never a remembered one
+// (a key that dropped one of them would certify with another noise's
+// bound), and a repeated call gives the same value. The negative control:
+// each change does change the bound, so a stale answer would be caught.
+func TestPlaceConditionalBoundRemembered(t *testing.T) {
+	t.Parallel()
+	base := placeTestNoise()
+	with := func(i int, variance, lengthscale float64) []gp.Kernel {
+		n := append([]gp.Kernel(nil), base...)
+		n[i] = gp.Matern12{Variance: variance, Lengthscale: lengthscale}
+		return n
+	}
+	reversed := append([]gp.Kernel(nil), base...)
+	slices.Reverse(reversed)
+	type call struct {
+		name             string
+		kernel           string
+		lMin, lMax, tMax float64
+		noise            []gp.Kernel
+	}
+	first := call{"base", gp.KernelMatern32, 20, 40, 600, base}
+	calls := []call{
+		first,
+		{"variance of one component", gp.KernelMatern32, 20, 40, 600, with(0, 0.6, 10)},
+		{"lengthscale of one component", gp.KernelMatern32, 20, 40, 600, with(0, 0.3, 15)},
+		{"components reversed", gp.KernelMatern32, 20, 40, 600, reversed},
+		{"kernel", gp.KernelMatern52, 20, 40, 600, base},
+		{"lMin", gp.KernelMatern32, 25, 40, 600, base},
+		{"lMax", gp.KernelMatern32, 20, 80, 600, base},
+		{"duration", gp.KernelMatern32, 20, 40, 1200, base},
+		first,
+	}
+	fresh := map[string]float64{}
+	for _, c := range calls {
+		got, err := PlaceConditionalBound(c.kernel, c.lMin, c.lMax, c.tMax, c.noise)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := placeConditionalBound(c.kernel, c.lMin, c.lMax, c.tMax, c.noise)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("%s: remembered %v, computed afresh %v", c.name, got, want)
+		}
+		fresh[c.name] = want
+	}
+	for _, c := range calls[1 : len(calls)-1] {
+		if c.name != "components reversed" && fresh[c.name] == fresh["base"] {
+			t.Errorf("negative control: changing the %s leaves the bound at %v, so a stale answer would pass", c.name, fresh["base"])
 		}
 	}
 }
