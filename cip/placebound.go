@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"strings"
 	"sync"
 
 	"github.com/tracepriv/tracepriv/gp"
@@ -217,9 +218,9 @@ func PlaceSlopeBounds(kernel string) []float64 {
 type placeTable struct {
 	u0, ratio float64
 	gSuffix   []float64
-	q         [][][]float64  // q[j][level][i]
-	ab        [2][][]float64 // |a|, |b| (A = (2/w) a(u), B = (2/w) b(u))
-	gTab      [][]float64
+	q         []*maxTable  // q[j]
+	ab        [2]*maxTable // |a|, |b| (A = (2/w) a(u), B = (2/w) b(u))
+	gTab      *maxTable
 	tauAbs    float64
 	psiAbs    []float64
 	u2g       []float64   // suffix suprema of u^2 g
@@ -275,6 +276,15 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 	if t, ok := placeTables[kernel]; ok {
 		return t, true
 	}
+	t, ok := newPlaceTable(kernel)
+	if ok {
+		placeTables[kernel] = t
+	}
+	return t, ok
+}
+
+// newPlaceTable builds the kernel's table (about 0.1 s of CPU).
+func newPlaceTable(kernel string) (*placeTable, bool) {
 	tau, psi, ok := placeTails(kernel)
 	if !ok {
 		return nil, false
@@ -299,8 +309,10 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 		}
 		t.psiAbs = []float64{a}
 	}
+	us := make([]float64, n)
 	for i := range n {
 		u := t.u0 * math.Pow(t.ratio, float64(i))
+		us[i] = u
 		f := tau.fourier(u)
 		a, b := 1+u*imag(f), u*real(f)
 		g[i] = (a*a + b*b) * tableInflation
@@ -325,50 +337,101 @@ func placeTableFor(kernel string) (*placeTable, bool) {
 			qs[0][i] = u * u * best * best * tableInflation
 		}
 	}
-	u := func(i int) float64 { return t.u0 * math.Pow(t.ratio, float64(i)) }
-	t.gSuffix = suffixMax(g, func(i int) float64 { return 1 })
-	t.u2g = suffixMax(g, func(i int) float64 { return u(i) * u(i) * t.ratio * t.ratio })
+	u2 := make([]float64, n) // u^2 at the cell's top
+	for i, u := range us {
+		u2[i] = u * u * t.ratio * t.ratio
+	}
+	t.gSuffix = suffixMax(g, nil)
+	t.u2g = suffixMax(g, u2)
 	for j := range qs {
-		t.u2q = append(t.u2q, suffixMax(qs[j], func(i int) float64 { return u(i) * u(i) * t.ratio * t.ratio }))
+		t.u2q = append(t.u2q, suffixMax(qs[j], u2))
 	}
 	for j := range qs {
-		t.q = append(t.q, sparseTable(qs[j]))
+		t.q = append(t.q, newMaxTable(qs[j]))
 	}
-	t.ab = [2][][]float64{sparseTable(av), sparseTable(bv)}
-	t.gTab = sparseTable(g)
-	placeTables[kernel] = t
+	t.ab = [2]*maxTable{newMaxTable(av), newMaxTable(bv)}
+	t.gTab = newMaxTable(g)
 	return t, true
 }
 
-// sparseTable returns the maxima of f over runs of 2^k cells, k = 0, 1, ...
-func sparseTable(f []float64) [][]float64 {
-	levels := [][]float64{f}
-	for w := 1; 2*w <= len(f); w *= 2 {
-		prev := levels[len(levels)-1]
-		cur := make([]float64, len(f)-2*w+1)
+// maxTable answers the maximum of f over any run of cells a..b in O(1)
+// after O(n) work and memory (a sparse table over all cells, as before,
+// took 17 levels of n cells: most of the tables' construction time). The
+// cells form blocks of maxBlock; a run within a block is scanned, any other
+// run is the suffix maximum of its first block, the prefix maximum of its
+// last and a sparse table over the block maxima between. A maximum is
+// exact whatever the grouping, so the answers are those of a scan.
+type maxTable struct {
+	f, prefix, suffix []float64   // prefix and suffix maxima within each block
+	blocks            [][]float64 // sparse table over the block maxima
+}
+
+const maxBlock = 64
+
+func newMaxTable(f []float64) *maxTable {
+	n := len(f)
+	m := &maxTable{f: f, prefix: make([]float64, n), suffix: make([]float64, n)}
+	nb := (n + maxBlock - 1) / maxBlock
+	bmax := make([]float64, nb)
+	for b := range nb {
+		lo, hi := b*maxBlock, min((b+1)*maxBlock, n)
+		m.prefix[lo] = f[lo]
+		for i := lo + 1; i < hi; i++ {
+			m.prefix[i] = math.Max(m.prefix[i-1], f[i])
+		}
+		m.suffix[hi-1] = f[hi-1]
+		for i := hi - 2; i >= lo; i-- {
+			m.suffix[i] = math.Max(m.suffix[i+1], f[i])
+		}
+		bmax[b] = m.prefix[hi-1]
+	}
+	m.blocks = [][]float64{bmax}
+	for w := 1; 2*w <= nb; w *= 2 {
+		prev := m.blocks[len(m.blocks)-1]
+		cur := make([]float64, nb-2*w+1)
 		for i := range cur {
 			cur[i] = math.Max(prev[i], prev[i+w])
 		}
-		levels = append(levels, cur)
+		m.blocks = append(m.blocks, cur)
 	}
-	return levels
+	return m
 }
 
-// rangeMax returns the maximum of the cells a..b of a sparse table.
-func rangeMax(st [][]float64, a, b int) float64 {
-	lv := 0
-	for (2 << lv) <= b-a+1 {
-		lv++
+// max returns the maximum of the cells a..b (f[a] when b < a, as the
+// callers' empty runs never occur).
+func (m *maxTable) max(a, b int) float64 {
+	if b <= a {
+		return math.Max(m.f[a], m.f[b])
 	}
-	return math.Max(st[lv][a], st[lv][b-(1<<lv)+1])
+	ba, bb := a/maxBlock, b/maxBlock
+	if ba == bb {
+		v := m.f[a]
+		for i := a + 1; i <= b; i++ {
+			v = math.Max(v, m.f[i])
+		}
+		return v
+	}
+	v := math.Max(m.suffix[a], m.prefix[b])
+	if lo, hi := ba+1, bb-1; lo <= hi {
+		lv := 0
+		for (2 << lv) <= hi-lo+1 {
+			lv++
+		}
+		v = math.Max(v, math.Max(m.blocks[lv][lo], m.blocks[lv][hi-(1<<lv)+1]))
+	}
+	return v
 }
 
-// suffixMax returns the suffix maxima of f[i] w(i).
-func suffixMax(f []float64, w func(int) float64) []float64 {
+// suffixMax returns the suffix maxima of f[i] w[i] (of f when w is nil).
+func suffixMax(f, w []float64) []float64 {
 	out := make([]float64, len(f))
 	m := 0.0
 	for i := len(f) - 1; i >= 0; i-- {
-		m = math.Max(m, f[i]*w(i))
+		v := f[i]
+		if w != nil {
+			v *= w[i]
+		}
+		m = math.Max(m, v)
 		out[i] = m
 	}
 	return out
@@ -416,7 +479,7 @@ func (t *placeTable) qSup(j int, u1, u2 float64) float64 {
 		return out
 	}
 	a, b := t.index(u1), min(t.index(u2)+1, n-1)
-	return math.Max(out, rangeMax(t.q[j], a, b))
+	return math.Max(out, t.q[j].max(a, b))
 }
 
 // gRange bounds g over [u1, u2].
@@ -428,7 +491,7 @@ func (t *placeTable) gRange(u1, u2 float64) float64 {
 	if u2 > t.top() {
 		out = t.gSup(t.top())
 	}
-	return math.Max(out, rangeMax(t.gTab, t.index(u1), min(t.index(u2)+1, len(t.gSuffix)-1)))
+	return math.Max(out, t.gTab.max(t.index(u1), min(t.index(u2)+1, len(t.gSuffix)-1)))
 }
 
 // abSup returns bounds on |a| (k = 0) or |b| (k = 1) over [u1, u2]; beyond
@@ -443,7 +506,7 @@ func (t *placeTable) abSup(k int, u1, u2 float64) float64 {
 		out = math.Sqrt(t.gSup(t.top()))
 	}
 	a, b := t.index(u1), min(t.index(u2)+1, n-1)
-	return math.Max(out, rangeMax(t.ab[k], a, b))
+	return math.Max(out, t.ab[k].max(a, b))
 }
 
 // PlaceConditionalBound returns an upper bound on the loss factor v' (Ct +
@@ -459,6 +522,28 @@ func (t *placeTable) abSup(k int, u1, u2 float64) float64 {
 // periodic) or the noise has no Matérn 1/2 component (the bound needs its
 // tail).
 func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.Kernel) (float64, error) {
+	// A pure function of its arguments costing 0.1-0.2 s: remembered per
+	// process by value (%#v prints every field, floats exactly), so each
+	// release of a corpus or each command of a test binary with the same
+	// noise computes it once.
+	var key strings.Builder
+	fmt.Fprintf(&key, "%s|%x|%x|%x", kernel, math.Float64bits(lMin), math.Float64bits(lMax), math.Float64bits(tMax))
+	for _, k := range noise {
+		fmt.Fprintf(&key, "|%#v", k)
+	}
+	if v, ok := placeConditionalBounds.Load(key.String()); ok {
+		return v.(float64), nil
+	}
+	v, err := placeConditionalBound(kernel, lMin, lMax, tMax, noise)
+	if err == nil {
+		placeConditionalBounds.Store(key.String(), v)
+	}
+	return v, err
+}
+
+var placeConditionalBounds sync.Map
+
+func placeConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.Kernel) (float64, error) {
 	if !(lMin > 0) || !(lMax >= lMin) || math.IsInf(lMax, 0) || !(tMax >= 0) || math.IsInf(tMax, 0) {
 		return 0, param.Invalid("lengthscales and duration", fmt.Sprintf("[%g, %g], %g", lMin, lMax, tMax), "must be positive and finite, with lMin <= lMax")
 	}
@@ -559,9 +644,20 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 		}
 	}
 	hi := newPlaceHigh(tab, l0, l1, ws, weights, invD, g, sl)
+	// |sin| of each cell's top phase ws[i+1] tHi/2 is the next cell's
+	// bottom phase ws[i+1] tLo/2 at the next duration cell (tLo takes tHi):
+	// each sine is computed once (NaN: not yet).
+	sinLo, sinHi := make([]float64, n+1), make([]float64, n+1)
+	for i := range sinHi {
+		sinLo[i], sinHi[i] = math.NaN(), math.NaN()
+	}
 	worst := 0.0
 	tLo := 0.0
 	for tHi := math.Min(0.1*l0, tMax); ; tHi = math.Min(tHi*placeTRatio, tMax) {
+		sinLo, sinHi = sinHi, sinLo
+		for i := range sinHi {
+			sinHi[i] = math.NaN()
+		}
 		cap0 := tHi + 2*l1*tab.tauAbs
 		m := cap0 + slopes0
 		low := m * m * d0
@@ -571,8 +667,13 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 				best = math.Min(best, low+hi.bound(i, tLo))
 			}
 			main := math.Min(cap0*cap0, g[i])
-			if ph := a[i]*maxAbsSin(ws[i]*tLo/2, ws[i+1]*tHi/2) + b[i]; ph*ph < main {
-				main = ph * ph
+			// ph >= b[i] (a[i], b[i] >= 0, the sine in [0, 1]): when b[i]^2
+			// alone reaches main, the phase cannot lower it; its sines are
+			// most of this loop's time.
+			if b[i]*b[i] < main {
+				if ph := a[i]*maxAbsSin(ws[i]*tLo/2, ws[i+1]*tHi/2, &sinLo[i], &sinHi[i+1]) + b[i]; ph*ph < main {
+					main = ph * ph
+				}
 			}
 			m := math.Sqrt(main) + sl[i]
 			low += m * m * weights[i]
@@ -629,8 +730,9 @@ func (h *placeHigh) bound(s int, tLo float64) float64 {
 	return h.avg[s] + 2*(edges+h.tv[s])/tLo
 }
 
-// maxAbsSin returns the largest |sin a| over a in [a1, a2].
-func maxAbsSin(a1, a2 float64) float64 {
+// maxAbsSin returns the largest |sin a| over a in [a1, a2]; s1 and s2 hold
+// |sin a1| and |sin a2| once computed (NaN before).
+func maxAbsSin(a1, a2 float64, s1, s2 *float64) float64 {
 	if a2-a1 >= math.Pi {
 		return 1
 	}
@@ -638,7 +740,13 @@ func maxAbsSin(a1, a2 float64) float64 {
 	if k := math.Ceil((a1 - math.Pi/2) / math.Pi); math.Pi/2+k*math.Pi <= a2 {
 		return 1
 	}
-	return math.Max(math.Abs(math.Sin(a1)), math.Abs(math.Sin(a2)))
+	if math.IsNaN(*s1) {
+		*s1 = math.Abs(math.Sin(a1))
+	}
+	if math.IsNaN(*s2) {
+		*s2 = math.Abs(math.Sin(a2))
+	}
+	return math.Max(*s1, *s2)
 }
 
 // ScaledComponents returns the noise kernels alpha k_D, one per component

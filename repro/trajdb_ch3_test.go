@@ -77,7 +77,7 @@ func TestReproduceChapter3(t *testing.T) {
 	}
 	res, err := ReproduceChapter3(Chapter3Options{
 		Epsilon: 1, Draws: 400,
-		Audit:          trajdb.AuditOptions{Draws: 300, NeighbourDraws: 60, MaxRemovals: 8, MaxAdditions: 16, ConfirmDraws: 3000},
+		Audit:          Chapter3QuickAudit(),
 		Attack:         trajdb.QIAttackOptions{Victims: 25, Draws: 12},
 		AttackEpsilons: []float64{1},
 		Src:            noise.Seeded(43),

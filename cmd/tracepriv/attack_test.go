@@ -82,8 +82,13 @@ func TestAttackStayErrorCLI(t *testing.T) {
 
 // The place attack on a real GeoLife trace with stays of 15 to 34 minutes
 // (user 000, held out of the bundled prior's corpus; 1,477 fixes),
-// sanitised with the CLI: attack --json reports stay_error_m.
+// sanitised with the CLI: attack --json reports stay_error_m. Full suite
+// only (9 CPU-s): with -short TestAttackStayErrorCLI checks the same
+// wiring on the bundled sample, and attack's place tests the attack.
 func TestAttackStayErrorGeoLife(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 1,477-point release and attack; TestAttackStayErrorCLI checks the wiring with -short")
+	}
 	in := filepath.Join(geolifeDir, "000", "20081028003826.plt")
 	if _, err := os.Stat(in); err != nil {
 		t.Skipf("GeoLife trace with a stay of 15 minutes or more not found (%v)", err)
