@@ -139,6 +139,7 @@ var migrations = []migration{
 		},
 		data: migrateAccounts,
 	},
+	pendingCharges(),
 }
 
 // AccountTerms are a person's account as migration 2 opens it for a
