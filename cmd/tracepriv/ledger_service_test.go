@@ -1,0 +1,252 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracepriv/tracepriv/budget"
+	"github.com/tracepriv/tracepriv/server"
+)
+
+// servedStore is a tracepriv serve on loopback over the SQLite database
+// in data, stopped when the test ends.
+type servedStore struct {
+	t           *testing.T
+	base, admin string
+	data        string
+}
+
+func startServe(t *testing.T) *servedStore {
+	t.Helper()
+	s := &servedStore{t: t, admin: "ledger-service-admin-token-0123456789", data: t.TempDir()}
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", s.admin)
+	var stdout, stderr syncBuffer
+	root := newRootCmd(&stdout, &stderr)
+	root.SetArgs([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.data})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+	for s.base == "" { // no deadline: go test's -timeout guards a serve that never listens
+		if m := re.FindStringSubmatch(stdout.String()); m != nil {
+			s.base = m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve stopped before listening: %v\n%s", err, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return s
+}
+
+// do sends a request with bearer token tok and returns the status and
+// the decoded answer.
+func (s *servedStore) do(method, path, tok, body string) (int, map[string]any) {
+	s.t.Helper()
+	req, err := http.NewRequest(method, s.base+path, strings.NewReader(body))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	var k [16]byte
+	rand.Read(k[:])
+	req.Header.Set("Idempotency-Key", hex.EncodeToString(k[:]))
+	r, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer r.Body.Close()
+	b, _ := io.ReadAll(r.Body)
+	var v map[string]any
+	json.Unmarshal(b, &v)
+	return r.StatusCode, v
+}
+
+// chargeCIP charges a CIP release of eps drawn elsewhere, as a device
+// does, and returns the status.
+func (s *servedStore) chargeCIP(id, tok string, eps float64) int {
+	s.t.Helper()
+	body, _ := json.Marshal(map[string]any{"mechanism": "cip", "epsilon": eps, "radius_m": 100, "certificate_sha256": strings.Repeat("ab", 32)})
+	st, _ := s.do("POST", "/v1/people/"+id+"/charges", tok, string(body))
+	return st
+}
+
+// ledgerJSON is the person's ledger as the service answers it, without
+// the fields that change with the clock.
+func (s *servedStore) ledgerJSON(id, tok string) map[string]any {
+	s.t.Helper()
+	st, v := s.do("GET", "/v1/people/"+id+"/ledger", tok, "")
+	if st != http.StatusOK {
+		s.t.Fatalf("ledger: %d %v", st, v)
+	}
+	return v
+}
+
+func spentOf(led map[string]any) float64 {
+	return led["account"].(map[string]any)["spent"].(float64)
+}
+
+// TestLedgerServiceAndCLIOneBudget: one person, one budget, spent through
+// the service (POST /v1/people/{id}/charges over loopback HTTP, against a
+// running tracepriv serve on SQLite) and through tracepriv sanitize
+// --ledger sqlite:DATA together. The release past the budget is refused
+// before drawing on either path; a refused command leaves the service's
+// ledger unchanged and writes nothing; a person the service does not
+// know is refused; a charge that a
+// run killed between its charge and its write left pending is settled by
+// the next run (undone when nothing landed, settled to the certificate
+// when it did). Before issue 31 the command kept its own ledger file, and
+// the person had two budgets.
+func TestLedgerServiceAndCLIOneBudget(t *testing.T) {
+	s := startServe(t)
+	st, created := s.do("POST", "/v1/people", s.admin, `{"id": "alice", "epsilon_budget": 0.023, "account": {"epsilon_budget": 3}, "cip": {"lambda": 2, "radius_m": 100}}`)
+	if st != http.StatusCreated {
+		t.Fatalf("create: %d %v", st, created)
+	}
+	tok := created["token"].(string)
+	if st := s.chargeCIP("alice", tok, 0.5); st != http.StatusCreated {
+		t.Fatalf("the service's charge: %d", st)
+	}
+	dir, in, prior := samplePaths(t)
+	ledger := "sqlite:" + s.data
+	sanitize := func(out string, extra ...string) error {
+		args := append([]string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100",
+			"--uid", "alice", "--ledger", ledger, "-q"}, extra...)
+		_, _, err := run(t, args...)
+		return err
+	}
+	certified := func(out string) float64 {
+		return readJSON(t, out+".cert.json")["persons"].([]any)[0].(map[string]any)["epsilon_max"].(float64)
+	}
+	out := filepath.Join(dir, "a.plt")
+	if err := sanitize(out); err != nil {
+		t.Fatal(err)
+	}
+	eps := certified(out)
+	if cert := readJSON(t, out+".cert.json"); cert["ledger"] != "sqlite:tracepriv.db" {
+		t.Errorf("certificate ledger %q, want sqlite:tracepriv.db", cert["ledger"])
+	}
+	if got := spentOf(s.ledgerJSON("alice", tok)); math.Abs(got-(0.5+eps)) > 1e-12 {
+		t.Fatalf("the service's account after the command's release of %v: spent %v, want %v", eps, got, 0.5+eps)
+	}
+	// A person the service does not know: refused, naming the fix.
+	_, _, err := run(t, "sanitize", "--in", in, "--out", filepath.Join(dir, "bob.plt"), "--prior", prior, "--epsilon", "0.1", "--lambda", "2", "--radius", "100",
+		"--uid", "bob", "--ledger", ledger, "-q")
+	if err == nil || !strings.Contains(err.Error(), "POST /v1/people") {
+		t.Fatalf("an unknown person: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bob.plt")); err == nil {
+		t.Error("an unknown person's release was written")
+	}
+	// A release into a missing folder: refused before anything is
+	// charged.
+	if err := sanitize(filepath.Join(dir, "gone", "c.plt"), "--epsilon", "0.4"); err == nil {
+		t.Fatal("a release into a missing folder succeeded")
+	}
+	if got := spentOf(s.ledgerJSON("alice", tok)); math.Abs(got-(0.5+eps)) > 1e-12 {
+		t.Fatalf("a refused release is charged: spent %v", got)
+	}
+	// What a run killed between its charge and its write leaves: a
+	// pending charge keyed by its output, counted in the account. Nothing
+	// landed: the next run to that output undoes it (and is charged).
+	out3 := filepath.Join(dir, "c.plt")
+	abs, _ := filepath.Abs(out3)
+	leave := func() {
+		l, err := server.OpenLedgerDB(ledger)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		if err := l.Charge(budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Command: "killed", Pending: true,
+			Release: budget.ReleaseKey("sanitize file", abs) + " killed", Epsilon: map[string]float64{"alice": 0.4}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	leave()
+	if got := spentOf(s.ledgerJSON("alice", tok)); math.Abs(got-(0.9+eps)) > 1e-12 {
+		t.Fatalf("the killed run's pending charge is not in the account: spent %v", got)
+	}
+	if err := sanitize(out3, "--epsilon", "0.4"); err != nil {
+		t.Fatal(err)
+	}
+	eps3 := certified(out3)
+	if got := spentOf(s.ledgerJSON("alice", tok)); math.Abs(got-(0.5+eps+eps3)) > 1e-12 {
+		t.Fatalf("after the next run to the killed run's output: spent %v, want %v (the killed charge undone, this one settled)", got, 0.5+eps+eps3)
+	}
+	// Killed after its files landed: the next release to that output
+	// (--force) settles the leftover to the certificate there, and is
+	// charged itself.
+	leave()
+	if err := sanitize(out3, "--epsilon", "0.1", "--force"); err != nil {
+		t.Fatal(err)
+	}
+	eps4 := certified(out3)
+	led := s.ledgerJSON("alice", tok)
+	var cli []float64
+	for _, c := range led["charges"].([]any) {
+		if c := c.(map[string]any); c["origin"] == "cli" {
+			cli = append(cli, c["epsilon"].(float64))
+		}
+	}
+	// The command's charges: a.plt, the undone leftover, c.plt, the
+	// leftover settled to c.plt's certificate, c.plt again.
+	want := []float64{eps, 0, eps3, eps3, eps4}
+	spent := 0.5 + eps + 2*eps3 + eps4
+	if !slicesEqual(cli, want) || math.Abs(spentOf(led)-spent) > 1e-12 {
+		t.Fatalf("the command's charges %v (spent %v), want %v (spent %v)", cli, spentOf(led), want, spent)
+	}
+	// The rest of the budget is less than one release at epsilon 1:
+	// refused on both paths, before anything is drawn, and the refused
+	// command changes nothing.
+	if spent+1 <= 3 {
+		t.Fatalf("spent %v: the test needs less than 1 left of 3 (certified %v, %v, %v)", spent, eps, eps3, eps4)
+	}
+	before := s.ledgerJSON("alice", tok)
+	out2 := filepath.Join(dir, "b.plt")
+	if err := sanitize(out2); err == nil || !strings.Contains(err.Error(), "over budget") {
+		t.Fatalf("the command past the budget: %v", err)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Error("a refused release wrote its output")
+	}
+	if st := s.chargeCIP("alice", tok, 1); st != http.StatusTooManyRequests {
+		t.Fatalf("the service past the budget: %d", st)
+	}
+	if after := s.ledgerJSON("alice", tok); !jsonEqual(before, after) {
+		t.Fatalf("refused releases changed the service's ledger:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+func slicesEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonEqual compares two decoded JSON documents.
+func jsonEqual(a, b map[string]any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
