@@ -250,3 +250,60 @@ func jsonEqual(a, b map[string]any) bool {
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
 }
+
+// TestLedgerServiceGeoindQuery: geoind query --ledger sqlite:DATA charges
+// the service's account of the person once per session, in the account's
+// currency (GeoIndCharge at its order and radius), whatever the --state;
+// a session past the budget is refused with nothing written and the
+// service's ledger unchanged, and no charge is left pending.
+func TestLedgerServiceGeoindQuery(t *testing.T) {
+	s := startServe(t)
+	st, created := s.do("POST", "/v1/people", s.admin, `{"id": "bob", "epsilon_budget": 0.023, "account": {"epsilon_budget": 5}, "cip": {"lambda": 2, "radius_m": 100}}`)
+	if st != http.StatusCreated {
+		t.Fatalf("create: %d %v", st, created)
+	}
+	tok := created["token"].(string)
+	dir := t.TempDir()
+	ledger, keys := "sqlite:"+s.data, filepath.Join(dir, "keys")
+	q := func(state, tm string, extra ...string) error {
+		args := append([]string{"geoind", "query", "--state", filepath.Join(dir, state), "--key-dir", keys, "--lat", "39.98", "--lon", "116.32",
+			"--time", tm, "-q", "--uid", "bob", "--ledger", ledger}, extra...)
+		_, err := geoindRun(t, args...)
+		return err
+	}
+	cfg := []string{"--origin", "39.9,116.4", "--epsilon", "0.023"}
+	session := budget.GeoIndCharge(0.023, 1, 2, 100)
+	if err := q("s1.json", "2008-10-24T02:09:59Z", cfg...); err != nil {
+		t.Fatal(err)
+	}
+	if err := q("s1.json", "2008-10-24T02:10:59Z"); err != nil {
+		t.Fatal(err)
+	}
+	if got := spentOf(s.ledgerJSON("bob", tok)); math.Abs(got-session) > 1e-12 {
+		t.Fatalf("one session, two queries: spent %v, want %v", got, session)
+	}
+	if err := q("s2.json", "2008-10-24T02:11:59Z", cfg...); err != nil {
+		t.Fatalf("second session: %v", err)
+	}
+	before := s.ledgerJSON("bob", tok)
+	if got := spentOf(before); math.Abs(got-2*session) > 1e-12 {
+		t.Fatalf("two sessions: spent %v, want %v", got, 2*session)
+	}
+	if err := q("s3.json", "2008-10-24T02:12:59Z", cfg...); err == nil || !strings.Contains(err.Error(), "over budget") {
+		t.Fatalf("third session at a new --state: %v, want refused", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "s3.json")); err == nil {
+		t.Error("a refused session wrote its state")
+	}
+	if after := s.ledgerJSON("bob", tok); !jsonEqual(before, after) {
+		t.Fatalf("a refused session changed the service's ledger:\nbefore %v\nafter  %v", before, after)
+	}
+	l, err := server.OpenLedgerDB(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if p, err := l.PendingReleases(""); err != nil || len(p) != 0 {
+		t.Fatalf("pending after the sessions started: %v %v", p, err)
+	}
+}
