@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -44,6 +45,18 @@ type Store interface {
 }
 
 var _ Store = (*File)(nil)
+
+// IsDatabase reports whether a --ledger value names the service's
+// database (sqlite:PATH, postgres://..., postgresql://...; a Store the
+// service provides, server.LedgerDB) rather than a ledger file.
+func IsDatabase(ledger string) bool {
+	for _, p := range []string{"sqlite:", "postgres://", "postgresql://"} {
+		if strings.HasPrefix(ledger, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // CheckRequest is the admission check of every Store: for each person of
 // req, account(uid) is their account as the store keeps it (an error

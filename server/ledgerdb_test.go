@@ -70,6 +70,9 @@ func TestLedgerDBOneAccount(t *testing.T) {
 		if k := exhaustedKind(t, device(1)); k != string(store.BudgetAccount) {
 			t.Fatalf("refusal kind %q", k)
 		}
+		if cs := e.ledgerOf("alice", tok).Charges; cs[len(cs)-1].Settlement != store.Pending || cs[len(cs)-1].Origin != store.OriginCLI {
+			t.Fatalf("the pending charge in the service's ledger: %+v", cs[len(cs)-1])
+		}
 		if err := adm.Settle("", map[string]float64{"alice": 0.8}); err != nil {
 			t.Fatal(err)
 		}
@@ -108,12 +111,14 @@ func TestLedgerDBOneAccount(t *testing.T) {
 		}
 		led := e.ledgerOf("alice", tok)
 		var cli []float64
+		var settled []string
 		for _, c := range led.Charges {
 			if c.Origin == store.OriginCLI {
-				cli = append(cli, c.Epsilon)
+				cli, settled = append(cli, c.Epsilon), append(settled, c.Settlement)
 			}
 		}
-		if len(cli) != 3 || cli[0] != 0.8 || cli[1] != 0 || cli[2] != 0.1 || math.Abs(led.Account.Spent-2.9) > 1e-12 {
+		if len(cli) != 3 || cli[0] != 0.8 || cli[1] != 0 || cli[2] != 0.1 || math.Abs(led.Account.Spent-2.9) > 1e-12 ||
+			settled[0] != "" || settled[1] != store.Undone || settled[2] != "" {
 			t.Fatalf("the service's ledger: command charges %v, account %+v; want 0.8, 0 (undone), 0.1 and 2.9 spent", cli, led.Account)
 		}
 		checkInvariants(t, e.srv.store)

@@ -65,6 +65,9 @@ func newLedgerCmd(env *cli.Env) *cobra.Command {
 }
 
 func (c *ledgerCmd) file() (string, error) {
+	if budget.IsDatabase(c.path) {
+		return "", usageErrorf("--ledger names the service's database, which this command does not read: see a person's account with GET /v1/people/{id}/ledger (docs/serve.md)")
+	}
 	if c.path != "" {
 		return c.path, nil
 	}

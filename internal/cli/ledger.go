@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -41,17 +40,6 @@ func (l *LedgerFlags) Add(f *pflag.FlagSet) {
 // command sets it (tracepriv sets server.OpenLedgerDB).
 type OpenDatabase func(location string) (s budget.Store, name string, err error)
 
-// IsDatabase reports whether a --ledger value names the service's
-// database rather than a ledger file.
-func IsDatabase(ledger string) bool {
-	for _, p := range []string{"sqlite:", "postgres://", "postgresql://"} {
-		if strings.HasPrefix(ledger, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // Open checks the flags (f is the command's parsed flag set) and opens
 // the ledger: a ledger file, locked and read, or the service's database
 // (env.OpenDatabase). It returns nil and what the certificate's ledger
@@ -75,12 +63,12 @@ func (l *LedgerFlags) Open(env *Env, f *pflag.FlagSet, name string) (budget.Stor
 		}
 		return nil, budget.Seeded, nil
 	}
-	if IsDatabase(l.Path) {
+	if budget.IsDatabase(l.Path) {
 		if env.OpenDatabase == nil {
-			return nil, "", usagef("%s: --ledger %s: this command keeps its ledger in a file only; give --ledger FILE", name, l.Path)
+			return nil, "", usagef("%s: --ledger names the service's database, and this command keeps its ledger in a file only: give --ledger FILE", name)
 		}
 		if l.Raise {
-			return nil, "", usagef("%s: --raise-budget with --ledger %s: the service's budgets are set when a person is created and never raised; a smaller --budget applies to one run", name, l.Path)
+			return nil, "", usagef("%s: --raise-budget with the service's database as --ledger: the service's budgets are set when a person is created and never raised (a smaller --budget applies to one run)", name)
 		}
 		s, ledgerName, err := env.OpenDatabase(l.Path)
 		if err != nil {
