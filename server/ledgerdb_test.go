@@ -5,6 +5,8 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/budget"
@@ -120,6 +122,60 @@ func TestLedgerDBOneAccount(t *testing.T) {
 		if len(cli) != 3 || cli[0] != 0.8 || cli[1] != 0 || cli[2] != 0.1 || math.Abs(led.Account.Spent-2.9) > 1e-12 ||
 			settled[0] != "" || settled[1] != store.Undone || settled[2] != "" {
 			t.Fatalf("the service's ledger: command charges %v, account %+v; want 0.8, 0 (undone), 0.1 and 2.9 spent", cli, led.Account)
+		}
+		checkInvariants(t, e.srv.store)
+	})
+}
+
+// TestLedgerDBConcurrentCannotOverspend: the service's device charges and
+// commands charging through their own LedgerDB (their own connections,
+// as separate processes have) race for the last of one budget: what is
+// admitted never exceeds it, every refusal is a budget refusal, and the
+// store's invariants hold. Ten charges of 0.1 fit, and ten are admitted.
+func TestLedgerDBConcurrentCannotOverspend(t *testing.T) {
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, d Dialect) {
+		e := newEnv(t, d, nil).on(t)
+		tok := e.createPerson(map[string]any{"id": "carol", "epsilon_budget": 0.023, "account": map[string]any{"epsilon_budget": 1},
+			"cip": map[string]any{"lambda": 2, "radius_m": 100}})
+		const n = 12 // each side could pay 1.2 alone
+		var wg sync.WaitGroup
+		var admitted atomic.Int64
+		for i := range n {
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				r := e.charge("carol", tok, newKey(), map[string]any{"mechanism": "cip", "epsilon": 0.1, "radius_m": 100, "certificate_sha256": certDigest(newKey())})
+				switch {
+				case r.status == http.StatusCreated:
+					admitted.Add(1)
+				case r.status != http.StatusTooManyRequests:
+					t.Errorf("device charge %d: %d %s", i, r.status, r.body)
+				}
+			}()
+			go func() {
+				defer wg.Done()
+				l := ledgerDBOf(t, e, d)
+				adm := budget.NewAdmission(l, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Release: "race " + newKey()})
+				var re *budget.RefusedError
+				switch err := adm.Charge("", map[string]float64{"carol": 0.1}); {
+				case err == nil:
+					admitted.Add(1)
+					if err := adm.Settle("", map[string]float64{"carol": 0.1}); err != nil {
+						t.Error(err)
+					}
+				case !errors.As(err, &re):
+					t.Errorf("command charge %d: %v", i, err)
+				}
+			}()
+		}
+		wg.Wait()
+		a, err := ledgerDBOf(t, e, d).Account("carol")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if admitted.Load() != 10 || a.Spent > 1+1e-9 || math.Abs(a.Spent-0.1*float64(admitted.Load())) > 1e-9 {
+			t.Fatalf("%d charges of 0.1 admitted, spent %v of 1", admitted.Load(), a.Spent)
 		}
 		checkInvariants(t, e.srv.store)
 	})
