@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -148,7 +149,7 @@ func (l *LedgerDB) Account(uid string) (*budget.Account, error) {
 // know is refused.
 func (l *LedgerDB) Check(req budget.Request) error {
 	accts := map[string]*budget.Account{}
-	for _, uid := range sortedKeys(req.Epsilon) {
+	for _, uid := range slices.Sorted(maps.Keys(req.Epsilon)) {
 		a, err := l.Account(uid)
 		if err != nil {
 			return err
@@ -214,7 +215,7 @@ func (l *LedgerDB) Charge(req budget.Request) error {
 	if req.RaiseBudget {
 		return fmt.Errorf("%s: the service's budgets are set when a person is created and never raised (--raise-budget)", l.Path())
 	}
-	uids := sortedKeys(req.Epsilon)
+	uids := slices.Sorted(maps.Keys(req.Epsilon))
 	out := ""
 	if req.Output != "" {
 		out = filepath.Base(req.Output)
@@ -364,13 +365,4 @@ func (l *LedgerDB) SetRelease(old, release string) error {
 		}
 		return nil
 	})
-}
-
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
