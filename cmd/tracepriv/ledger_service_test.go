@@ -307,3 +307,70 @@ func TestLedgerServiceGeoindQuery(t *testing.T) {
 		t.Fatalf("pending after the sessions started: %v %v", p, err)
 	}
 }
+
+// TestLedgerServiceCorpus: a corpus release with --ledger sqlite:DATA
+// charges each person's service account: refused whole, before anything
+// is drawn, while one person is unknown to the service; then each group
+// charged before it is drawn and settled to its certified epsilon when its
+// files land, and a group whose files cannot be written (a file stands
+// where its folder goes) left with nothing charged or pending.
+func TestLedgerServiceCorpus(t *testing.T) {
+	s := startServe(t)
+	dir, _, prior := samplePaths(t)
+	in := corpusDir(t, dir, 3)
+	out := filepath.Join(dir, "out")
+	corpus := func() error {
+		_, _, err := run(t, "sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q",
+			"--corpus", "--ledger", "sqlite:"+filepath.Join(s.data, "tracepriv.db"), "--allow-prior-overlap")
+		return err
+	}
+	tokens := map[string]string{}
+	for _, id := range []string{"p0", "p1"} {
+		st, v := s.do("POST", "/v1/people", s.admin, `{"id": "`+id+`", "epsilon_budget": 0.023, "account": {"epsilon_budget": 4}}`)
+		if st != http.StatusCreated {
+			t.Fatalf("create %s: %d %v", id, st, v)
+		}
+		tokens[id] = v["token"].(string)
+	}
+	if err := corpus(); err == nil || !strings.Contains(err.Error(), `"p2"`) || !strings.Contains(err.Error(), "POST /v1/people") {
+		t.Fatalf("a corpus with a person the service does not know: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
+		t.Fatal("a refused corpus wrote its manifest")
+	}
+	for id, tok := range tokens {
+		if led := s.ledgerJSON(id, tok); spentOf(led) != 0 || len(led["charges"].([]any)) != 0 {
+			t.Fatalf("a refused corpus charged %s: %v", id, led)
+		}
+	}
+	st, v := s.do("POST", "/v1/people", s.admin, `{"id": "p2", "epsilon_budget": 0.023, "account": {"epsilon_budget": 4}}`)
+	if st != http.StatusCreated {
+		t.Fatalf("create p2: %d %v", st, v)
+	}
+	tokens["p2"] = v["token"].(string)
+	os.MkdirAll(out, 0o755)
+	if err := os.WriteFile(filepath.Join(out, "p1"), []byte("in the way"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := corpus(); err == nil || !strings.Contains(err.Error(), "could not be released") {
+		t.Fatalf("corpus with an unwritable group: %v", err)
+	}
+	certified := map[string]float64{}
+	for _, p := range readJSON(t, filepath.Join(out, "manifest.json"))["persons"].([]any) {
+		certified[p.(map[string]any)["uid"].(string)] = p.(map[string]any)["epsilon_max"].(float64)
+	}
+	if len(certified) != 2 || certified["p1"] != 0 {
+		t.Fatalf("released %v: want p0 and p2", certified)
+	}
+	for id, tok := range tokens {
+		led := s.ledgerJSON(id, tok)
+		if got := spentOf(led); got != certified[id] {
+			t.Errorf("%s: spent %v, want its certified %v", id, got, certified[id])
+		}
+		for _, c := range led["charges"].([]any) {
+			if c := c.(map[string]any); c["settlement"] == "pending" {
+				t.Errorf("%s: a charge left pending: %v", id, c)
+			}
+		}
+	}
+}
