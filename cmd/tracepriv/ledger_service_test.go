@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/budget"
+	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/server"
 )
 
@@ -372,5 +373,51 @@ func TestLedgerServiceCorpus(t *testing.T) {
 				t.Errorf("%s: a charge left pending: %v", id, c)
 			}
 		}
+	}
+}
+
+// TestLedgerServiceGeoindSanitize: geoind sanitize --ledger sqlite:DATA
+// charges the service's account of the person each release's session, in
+// the account's currency; the release past the budget is refused, nothing
+// written and the service's ledger unchanged.
+func TestLedgerServiceGeoindSanitize(t *testing.T) {
+	s := startServe(t)
+	st, created := s.do("POST", "/v1/people", s.admin, `{"id": "000", "epsilon_budget": 0.023, "account": {"epsilon_budget": 5}}`)
+	if st != http.StatusCreated {
+		t.Fatalf("create: %d %v", st, created)
+	}
+	tok := created["token"].(string)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "000", "in.plt")
+	os.MkdirAll(filepath.Dir(in), 0o755)
+	if err := os.WriteFile(in, sample.PLT, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gs := func(out string) error {
+		_, err := geoindRun(t, "geoind", "sanitize", "--in", in, "--out", filepath.Join(dir, out), "--origin", "39.9042,116.4074",
+			"--rate", "0.0035", "-q", "--ledger", "sqlite:"+s.data)
+		return err
+	}
+	for _, out := range []string{"a.csv", "b.csv"} {
+		if err := gs(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	session := budget.GeoIndCharge(math.Ln10/100, 1, 2, 100)
+	before := s.ledgerJSON("000", tok)
+	if got := spentOf(before); math.Abs(got-2*session) > 1e-12 {
+		t.Fatalf("two releases: spent %v, want 2 × %v", got, session)
+	}
+	if cert := readJSON(t, filepath.Join(dir, "a.csv.cert.json")); cert["ledger"] != "sqlite:tracepriv.db" {
+		t.Errorf("certificate ledger %v", cert["ledger"])
+	}
+	if err := gs("c.csv"); err == nil || !strings.Contains(err.Error(), "over budget") {
+		t.Fatalf("third release: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "c.csv")); err == nil {
+		t.Error("refused release written")
+	}
+	if after := s.ledgerJSON("000", tok); !jsonEqual(before, after) {
+		t.Fatalf("a refused release changed the service's ledger:\nbefore %v\nafter  %v", before, after)
 	}
 }
