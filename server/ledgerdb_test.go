@@ -28,6 +28,14 @@ func ledgerDBOf(t *testing.T, e *testEnv, d Dialect) *LedgerDB {
 	return l
 }
 
+// createAccount creates person id with an account budget of b at order 2
+// within 100 m and returns their token.
+func (e *testEnv) createAccount(id string, b float64) string {
+	e.t.Helper()
+	return e.createPerson(map[string]any{"id": id, "epsilon_budget": 0.023, "account": map[string]any{"epsilon_budget": b},
+		"cip": map[string]any{"lambda": 2, "radius_m": 100}})
+}
+
 // TestLedgerDBOneAccount: budget.Admission on the service's database
 // charges the service's account of the person: the service's own charges
 // count in its check, its pending charge counts in the service's check
@@ -39,8 +47,7 @@ func TestLedgerDBOneAccount(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil).on(t)
-		tok := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.023, "account": map[string]any{"epsilon_budget": 3},
-			"cip": map[string]any{"lambda": 2, "radius_m": 100}})
+		tok := e.createAccount("alice", 3)
 		device := func(eps float64) response {
 			return e.charge("alice", tok, newKey(), map[string]any{"mechanism": "cip", "epsilon": eps, "radius_m": 100, "certificate_sha256": certDigest(newKey())})
 		}
@@ -136,8 +143,7 @@ func TestLedgerDBConcurrentCannotOverspend(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil).on(t)
-		tok := e.createPerson(map[string]any{"id": "carol", "epsilon_budget": 0.023, "account": map[string]any{"epsilon_budget": 1},
-			"cip": map[string]any{"lambda": 2, "radius_m": 100}})
+		tok := e.createAccount("carol", 1)
 		const n = 12 // each side could pay 1.2 alone
 		var wg sync.WaitGroup
 		var admitted atomic.Int64

@@ -78,6 +78,19 @@ func (s *servedStore) do(method, path, tok, body string) (int, map[string]any) {
 	return r.StatusCode, v
 }
 
+// create creates person id with an account budget of b (order 2 within
+// 100 m) and returns their token.
+func (s *servedStore) create(id string, b float64) string {
+	s.t.Helper()
+	body, _ := json.Marshal(map[string]any{"id": id, "epsilon_budget": 0.023, "account": map[string]any{"epsilon_budget": b},
+		"cip": map[string]any{"lambda": 2, "radius_m": 100}})
+	st, v := s.do("POST", "/v1/people", s.admin, string(body))
+	if st != http.StatusCreated {
+		s.t.Fatalf("create %s: %d %v", id, st, v)
+	}
+	return v["token"].(string)
+}
+
 // chargeCIP charges a CIP release of eps drawn elsewhere, as a device
 // does, and returns the status.
 func (s *servedStore) chargeCIP(id, tok string, eps float64) int {
@@ -115,11 +128,7 @@ func spentOf(led map[string]any) float64 {
 // the person had two budgets.
 func TestLedgerServiceAndCLIOneBudget(t *testing.T) {
 	s := startServe(t)
-	st, created := s.do("POST", "/v1/people", s.admin, `{"id": "alice", "epsilon_budget": 0.023, "account": {"epsilon_budget": 3}, "cip": {"lambda": 2, "radius_m": 100}}`)
-	if st != http.StatusCreated {
-		t.Fatalf("create: %d %v", st, created)
-	}
-	tok := created["token"].(string)
+	tok := s.create("alice", 3)
 	if st := s.chargeCIP("alice", tok, 0.5); st != http.StatusCreated {
 		t.Fatalf("the service's charge: %d", st)
 	}
@@ -259,11 +268,7 @@ func jsonEqual(a, b map[string]any) bool {
 // service's ledger unchanged, and no charge is left pending.
 func TestLedgerServiceGeoindQuery(t *testing.T) {
 	s := startServe(t)
-	st, created := s.do("POST", "/v1/people", s.admin, `{"id": "bob", "epsilon_budget": 0.023, "account": {"epsilon_budget": 5}, "cip": {"lambda": 2, "radius_m": 100}}`)
-	if st != http.StatusCreated {
-		t.Fatalf("create: %d %v", st, created)
-	}
-	tok := created["token"].(string)
+	tok := s.create("bob", 5)
 	dir := t.TempDir()
 	ledger, keys := "sqlite:"+s.data, filepath.Join(dir, "keys")
 	q := func(state, tm string, extra ...string) error {
@@ -327,11 +332,7 @@ func TestLedgerServiceCorpus(t *testing.T) {
 	}
 	tokens := map[string]string{}
 	for _, id := range []string{"p0", "p1"} {
-		st, v := s.do("POST", "/v1/people", s.admin, `{"id": "`+id+`", "epsilon_budget": 0.023, "account": {"epsilon_budget": 4}}`)
-		if st != http.StatusCreated {
-			t.Fatalf("create %s: %d %v", id, st, v)
-		}
-		tokens[id] = v["token"].(string)
+		tokens[id] = s.create(id, 4)
 	}
 	if err := corpus(); err == nil || !strings.Contains(err.Error(), `"p2"`) || !strings.Contains(err.Error(), "POST /v1/people") {
 		t.Fatalf("a corpus with a person the service does not know: %v", err)
@@ -344,11 +345,7 @@ func TestLedgerServiceCorpus(t *testing.T) {
 			t.Fatalf("a refused corpus charged %s: %v", id, led)
 		}
 	}
-	st, v := s.do("POST", "/v1/people", s.admin, `{"id": "p2", "epsilon_budget": 0.023, "account": {"epsilon_budget": 4}}`)
-	if st != http.StatusCreated {
-		t.Fatalf("create p2: %d %v", st, v)
-	}
-	tokens["p2"] = v["token"].(string)
+	tokens["p2"] = s.create("p2", 4)
 	os.MkdirAll(out, 0o755)
 	if err := os.WriteFile(filepath.Join(out, "p1"), []byte("in the way"), 0o644); err != nil {
 		t.Fatal(err)
@@ -382,11 +379,7 @@ func TestLedgerServiceCorpus(t *testing.T) {
 // written and the service's ledger unchanged.
 func TestLedgerServiceGeoindSanitize(t *testing.T) {
 	s := startServe(t)
-	st, created := s.do("POST", "/v1/people", s.admin, `{"id": "000", "epsilon_budget": 0.023, "account": {"epsilon_budget": 5}}`)
-	if st != http.StatusCreated {
-		t.Fatalf("create: %d %v", st, created)
-	}
-	tok := created["token"].(string)
+	tok := s.create("000", 5)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "000", "in.plt")
 	os.MkdirAll(filepath.Dir(in), 0o755)

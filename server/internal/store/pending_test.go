@@ -9,6 +9,22 @@ import (
 	"github.com/tracepriv/tracepriv/budget"
 )
 
+// openAtSchema opens a store whose migrations stop at version, for a
+// migration's test, with exec running raw SQL on it.
+func openAtSchema(t *testing.T, d Dialect, dir, url string, version int) (*Store, func(q string, args ...any)) {
+	t.Helper()
+	st, err := Open(context.Background(), dir, url, Options{maxVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, func(q string, args ...any) {
+		t.Helper()
+		if _, err := st.db.Exec(rebind(d, q), args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestMigratePendingCharges: the pending-charges migration applies to a
 // database of the previous schema, keeping every charge as it was
 // (settled, with no release key), and applies once: opening again
@@ -17,17 +33,7 @@ func TestMigratePendingCharges(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
 		ctx := context.Background()
-		prev := pendingCharges().version - 1
-		old, err := Open(ctx, dir, url, Options{maxVersion: prev})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec := func(q string, args ...any) {
-			t.Helper()
-			if _, err := old.db.Exec(rebind(d, q), args...); err != nil {
-				t.Fatal(err)
-			}
-		}
+		old, exec := openAtSchema(t, d, dir, url, pendingCharges().version-1)
 		exec(`INSERT INTO people (id, token_hash, created_at, config, budget, spent, geo_budget, cip_budget, seq) VALUES ('alice', ?, 0, '{}', 4, 0.9, 1, 0, 1)`, []byte("h"))
 		exec(`INSERT INTO charges (person_id, seq, created_at, kind, win, amount, epsilon, origin, request_id, idem_key, body_mac, detail, status, content_type, response)
 			VALUES ('alice', 1, 0, 'cip', 0, 0.9, 0.9, 'device', 'r', 'k', ?, '{}', 201, 'application/json', ?)`, []byte("m"), []byte("{}"))
