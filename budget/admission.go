@@ -31,28 +31,29 @@ const (
 // between Charge and Settle leaves the pending upper bound charged, which
 // the next run of the same release settles or undoes (Pending).
 //
-// The methods serialise, so the parts of a release drawn in parallel can
-// share one Admission. A nil *Admission is a release that is not charged
+// The policy is the same whichever Store keeps the accounts: a ledger
+// file, or the service's database. The methods serialise, so the parts of
+// a release drawn in parallel can share one Admission. A nil *Admission is a release that is not charged
 // (--no-ledger, or a seeded, non-private run): every method does nothing.
 type Admission struct {
 	mu  sync.Mutex
-	f   *File
+	s   Store
 	req Request
 }
 
 // NewAdmission admits releases described by req (its Epsilon is ignored;
-// each call gives its own) into f, under req.Release as the key prefix.
-func NewAdmission(f *File, req Request) *Admission {
+// each call gives its own) into s, under req.Release as the key prefix.
+func NewAdmission(s Store, req Request) *Admission {
 	req.Epsilon = nil
-	return &Admission{f: f, req: req}
+	return &Admission{s: s, req: req}
 }
 
-// File is the ledger (nil for a nil Admission).
-func (a *Admission) File() *File {
+// Store is where the accounts are kept (nil for a nil Admission).
+func (a *Admission) Store() Store {
 	if a == nil {
 		return nil
 	}
-	return a.f
+	return a.s
 }
 
 // Release is the key of part key of the release ("" is the release
@@ -81,7 +82,7 @@ func (a *Admission) Check(eps map[string]float64) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.f.Check(a.request("", eps))
+	return a.s.Check(a.request("", eps))
 }
 
 // Charge charges eps as pending under part key, durably; call it
@@ -94,7 +95,7 @@ func (a *Admission) Charge(key string, eps map[string]float64) error {
 	defer a.mu.Unlock()
 	r := a.request(key, eps)
 	r.Pending = true
-	return a.f.Charge(r)
+	return a.s.Charge(r)
 }
 
 // Settle settles part key's pending charges to the certified eps (a
@@ -106,7 +107,7 @@ func (a *Admission) Settle(key string, eps map[string]float64) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.f.Settle(a.Release(key), eps)
+	return a.s.Settle(a.Release(key), eps)
 }
 
 // Undo removes part key's pending charges; call it only when nothing of
@@ -117,7 +118,7 @@ func (a *Admission) Undo(key string) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.f.Undo(a.Release(key))
+	return a.s.UndoPeople(a.Release(key), nil)
 }
 
 // UndoNote undoes the pending charge of a release that did not land
@@ -128,9 +129,9 @@ func (a *Admission) UndoNote() string {
 		return ""
 	}
 	if err := a.Undo(""); err != nil {
-		return fmt.Sprintf(" (its charge stays in the ledger %s, as pending: undoing it failed: %v)", a.File().Path(), err)
+		return fmt.Sprintf(" (its charge stays in the ledger %s, as pending: undoing it failed: %v)", a.s.Path(), err)
 	}
-	return fmt.Sprintf(" (nothing was released, so nothing is charged in the ledger %s)", a.File().Path())
+	return fmt.Sprintf(" (nothing was released, so nothing is charged in the ledger %s)", a.s.Path())
 }
 
 // UndoPeople removes the pending charges of part key for the people uids
@@ -141,15 +142,15 @@ func (a *Admission) UndoPeople(key string, uids []string) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.f.UndoPeople(a.Release(key), uids)
+	return a.s.UndoPeople(a.Release(key), uids)
 }
 
 // Pending returns the parts of this release with pending charges (left by
 // a run that stopped between Charge and Settle), as the keys given to
 // Charge.
-func (a *Admission) Pending() []string {
+func (a *Admission) Pending() ([]string, error) {
 	if a == nil {
-		return nil
+		return nil, nil
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -157,11 +158,15 @@ func (a *Admission) Pending() []string {
 	if prefix != "" {
 		prefix += " "
 	}
+	rels, err := a.s.PendingReleases(prefix)
+	if err != nil {
+		return nil, err
+	}
 	var keys []string
-	for _, r := range a.f.l.PendingReleases(prefix) {
+	for _, r := range rels {
 		keys = append(keys, r[len(prefix):])
 	}
-	return keys
+	return keys, nil
 }
 
 // Migrate rewrites the version-1 ledger at path as version 2 (MigrateV1

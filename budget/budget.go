@@ -525,47 +525,18 @@ func (f *File) Cost(req Request, uid string) float64 {
 	return charged(req.Mechanism, req.Epsilon[uid], req.GridM, a)
 }
 
-// Check reports whether req fits every person's budget, without charging:
-// a *RefusedError if some would go over, another error if the request
-// cannot be charged at all (an order or radius below a CIP account's, a
-// budget above the recorded one without RaiseBudget).
+// Check reports whether req fits every person's budget, without charging
+// (CheckRequest; a person without an account is checked against the
+// account req would open): a *RefusedError if some would go over, another
+// error if the request cannot be charged at all (an order or radius below
+// a CIP account's, a budget above the recorded one without RaiseBudget).
 func (f *File) Check(req Request) error {
-	if err := req.validate(); err != nil {
-		return err
-	}
-	var over []Over
-	for _, uid := range sortedUIDs(req.Epsilon) {
-		a := f.l.Account(uid)
-		if a == nil {
-			a = req.newAccount(uid, time.Time{})
+	return CheckRequest(f.path, req, func(uid string) (*Account, error) {
+		if a := f.l.Account(uid); a != nil {
+			return a, nil
 		}
-		if req.Mechanism == CIP && !a.Covers(req.Lambda, req.RadiusM) {
-			return fmt.Errorf("%s: person %q's account is kept at lambda %g within %g m; a cip release at lambda %g within %g m is not covered by it (use a lambda and a radius at least as large)",
-				f.path, uid, a.Lambda, a.RadiusM, req.Lambda, req.RadiusM)
-		}
-		b, ok := math.Inf(1), false
-		switch {
-		case a.Budget == nil && req.Budget > 0:
-			b, ok = req.Budget, true
-		case a.Budget != nil && req.Budget > *a.Budget*(1+Tolerance) && !req.RaiseBudget:
-			return fmt.Errorf("%s: --budget %g is above the budget %g recorded for person %q on %s; raising a person's budget is a decision: repeat with --raise-budget to record it",
-				f.path, req.Budget, *a.Budget, uid, a.Opened.Format(time.RFC3339))
-		case a.Budget != nil && req.RaiseBudget:
-			b, ok = math.Max(req.Budget, *a.Budget), true
-		case a.Budget != nil && req.Budget > 0:
-			b, ok = math.Min(req.Budget, *a.Budget), true
-		case a.Budget != nil:
-			b, ok = *a.Budget, true
-		}
-		e := a.Cost(req.Mechanism, req.Epsilon[uid], req.GridM)
-		if ok && !Fits(a.Spent, e, b) {
-			over = append(over, Over{UID: uid, Budget: b, Spent: a.Spent, Charge: e})
-		}
-	}
-	if len(over) > 0 {
-		return &RefusedError{Path: f.path, Mechanism: req.Mechanism, Over: over}
-	}
-	return nil
+		return req.newAccount(uid, time.Time{}), nil
+	})
 }
 
 // Charge checks req and, if it fits, records its charges (opening
@@ -628,17 +599,12 @@ func (f *File) Settle(release string, eps map[string]float64) error {
 		if !c.Pending || c.Release != release {
 			continue
 		}
-		// A certified epsilon of 0 is no guarantee at all (a person the
-		// prior was fitted on, released with --allow-prior-overlap): the
-		// charge stays at what was charged, the upper bound the release
-		// was designed for.
-		if e, ok := eps[c.UID]; ok && e != 0 {
-			if !finitePos(e) || e > c.NativeEpsilon*(1+Tolerance) {
-				return fmt.Errorf("%s: person %q: certified epsilon %v is not within the %v charged before the release", f.path, c.UID, e, c.NativeEpsilon)
-			}
-			c.NativeEpsilon = e
-			c.Epsilon = charged(c.Mechanism, e, c.GridM, next.Account(c.UID))
+		e, err := Settled(f.path, c.UID, c.NativeEpsilon, eps)
+		if err != nil {
+			return err
 		}
+		c.NativeEpsilon = e
+		c.Epsilon = charged(c.Mechanism, e, c.GridM, next.Account(c.UID))
 		c.Pending = false
 	}
 	return f.commit(next)

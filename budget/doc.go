@@ -7,7 +7,10 @@
 // Every release follows one admission policy, Admission: check before
 // anything is drawn, charge a pending upper bound immediately before
 // drawing, settle it to the certified epsilon when the release has landed,
-// undo it when nothing landed:
+// undo it when nothing landed. The policy runs on a Store: a ledger file
+// (File), or the database of the tracepriv service (server.LedgerDB), so
+// that a person released both by the service and by the commands keeps
+// one account; both admit with CheckRequest and settle with Settled:
 //
 //	f, err := budget.Open("ledger.json", 10*time.Second) // waits up to 10 s for the lock
 //	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"path/filepath"
 )
 
 // ReleaseKey names a release that spans runs (a corpus run resumed, an
@@ -34,32 +33,6 @@ func Nonce() string {
 func NewRequest(m Mechanism, command, out string, budget float64, raise bool) Request {
 	return Request{Mechanism: m, Budget: budget, RaiseBudget: raise, Command: command, Output: out,
 		Epsilon: map[string]float64{}, Release: ReleaseKey(command, Nonce())}
-}
-
-// WriteCharges writes what the ledger now holds for the people req
-// charged, a line each (the first five, by uid): the charge in the
-// currency and natively, the account's spending and budget.
-func (f *File) WriteCharges(w io.Writer, req Request) error {
-	uids := sortedUIDs(req.Epsilon)
-	for i, u := range uids {
-		if i == 5 {
-			_, err := fmt.Fprintf(w, "ledger: ... and %d more people\n", len(uids)-5)
-			return err
-		}
-		a := f.Ledger().Account(u)
-		if a == nil {
-			continue
-		}
-		of := "no budget set (--budget sets one)"
-		if a.Budget != nil {
-			of = fmt.Sprintf("of %.6g", *a.Budget)
-		}
-		if _, err := fmt.Fprintf(w, "ledger %s: person %q charged %.6g (%s %.6g); spent %.6g %s, at lambda %g within %g m\n",
-			filepath.Base(f.Path()), u, f.Cost(req, u), req.Mechanism, req.Epsilon[u], a.Spent, of, a.Lambda, a.RadiusM); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // WriteText writes the ledger's accounts, a line each after a count of

@@ -576,7 +576,7 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	var target map[string]float64
 	if o.Admission != nil {
 		if c.Ledger == "" {
-			c.Ledger = filepath.Base(o.Admission.File().Path())
+			c.Ledger = filepath.Base(o.Admission.Store().Path())
 		}
 		if target, err = ledgerTarget(o.Input, c); err != nil {
 			return nil, err
@@ -599,7 +599,7 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	if err != nil {
 		log.Error("tracepriv pipeline: sanitize: failed", "error", err)
 		if o.Admission != nil {
-			err = fmt.Errorf("%w (the people of this release stay charged in %s at the target epsilon, pending: some of their files may have been written)", err, o.Admission.File().Path())
+			err = fmt.Errorf("%w (the people of this release stay charged in %s at the target epsilon, pending: some of their files may have been written)", err, o.Admission.Store().Path())
 		}
 		return nil, err
 	}

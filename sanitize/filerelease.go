@@ -36,7 +36,7 @@ type silent struct{}
 func (silent) ReportSkipped(*trace.Report)               {}
 func (silent) WriteMerged([]trace.Merge)                 {}
 func (silent) ReportPersons([]trace.PersonCount)         {}
-func (silent) ReportCharge(*budget.File, budget.Request) {}
+func (silent) ReportCharge(budget.Store, budget.Request) {}
 func (silent) Bar(int, string) (func(string), func())    { return func(string) {}, func() {} }
 
 func (f *FileRelease) reporter() Reporter {
@@ -52,7 +52,7 @@ type Reporter interface {
 	ReportSkipped(*trace.Report)
 	WriteMerged([]trace.Merge)
 	ReportPersons([]trace.PersonCount)
-	ReportCharge(*budget.File, budget.Request)
+	ReportCharge(budget.Store, budget.Request)
 	// Bar starts a progress report of total stages.
 	Bar(total int, what string) (step func(string), finish func())
 }
@@ -197,6 +197,6 @@ func (f FileRelease) settle(cert *Certificate) error {
 	if err := adm.Settle("", eps); err != nil {
 		return &FileReleaseError{Step: StepSettle, Err: err}
 	}
-	f.reporter().ReportCharge(adm.File(), budget.Request{Mechanism: budget.CIP, Epsilon: eps})
+	f.reporter().ReportCharge(adm.Store(), budget.Request{Mechanism: budget.CIP, Epsilon: eps})
 	return nil
 }

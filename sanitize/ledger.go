@@ -63,13 +63,17 @@ func FileReleaseKey(out string) (string, error) {
 // certificate reads and is within the charge, else at its upper bound; if
 // none is there, nothing of it landed and the charge is removed. In doubt
 // the charge is kept.
-func SettleLeftovers(lf *budget.File, key, out, certFile string) error {
+func SettleLeftovers(lf budget.Store, key, out, certFile string) error {
 	if lf == nil || key == "" {
 		return nil
 	}
-	for _, rel := range lf.Ledger().PendingReleases(key + " ") {
+	pending, err := lf.PendingReleases(key + " ")
+	if err != nil {
+		return err
+	}
+	for _, rel := range pending {
 		if !landed(out, certFile) {
-			if err := lf.Undo(rel); err != nil {
+			if err := lf.UndoPeople(rel, nil); err != nil {
 				return err
 			}
 			continue

@@ -32,9 +32,7 @@ const composition = "one account per person in one currency, Rényi epsilon at t
 // account is the person's account as package budget keeps one: its
 // currency from the configuration, its budget and spent from the row.
 func account(p *personInfo, row *store.PersonRow) *budget.Account {
-	b := row.Budget
-	return &budget.Account{UID: p.id, Unit: budget.CurrencyUnit, Lambda: p.cfg.CIP.Lambda, RadiusM: p.cfg.CIP.Radius,
-		Budget: &b, Spent: row.Spent}
+	return accountOf(row, p.cfg)
 }
 
 // sessionCharge is what one window's geoind session costs the account

@@ -63,6 +63,14 @@ func checkInvariants(t testing.TB, st *store.Store) ledgerReport {
 				}
 				acct += c.Epsilon
 				switch {
+				case c.Origin == store.OriginCLI:
+					// A tracepriv command's charge: pending or settled at a
+					// positive epsilon, undone at 0.
+					if (c.Settlement == store.Undone) != (c.Epsilon == 0) || c.Epsilon < 0 {
+						return fmt.Errorf("person %s charge %d: a %s command charge of %v", p.ID, c.Seq, c.Settlement, c.Epsilon)
+					}
+				case c.Settlement != store.Settled:
+					return fmt.Errorf("person %s charge %d: a %s charge of origin %s", p.ID, c.Seq, c.Settlement, c.Origin)
 				case c.Origin == "device":
 					if c.Epsilon <= 0 {
 						return fmt.Errorf("person %s charge %d: a device charge of %v", p.ID, c.Seq, c.Epsilon)

@@ -81,7 +81,7 @@ func (s *Server) ledger(ctx context.Context, p *personInfo, after, limit int64) 
 	led := &api.LedgerResponse{ID: p.id, Unit: api.UnitGeoind, Config: s.view(p), Charges: make([]api.Charge, 0, len(charges))}
 	for _, c := range charges {
 		led.Charges = append(led.Charges, api.Charge{ChargeID: chargeID(c.Seq), Seq: c.Seq, Time: c.Time, Kind: string(c.Mechanism), Mechanism: string(c.Mechanism),
-			Origin: c.Origin, Amount: c.Amount, Epsilon: c.Epsilon, Window: c.Window, CertificateSHA256: c.Certificate, RequestID: c.RequestID})
+			Origin: c.Origin, Settlement: settlementView(c.Settlement), Amount: c.Amount, Epsilon: c.Epsilon, Window: c.Window, CertificateSHA256: c.Certificate, RequestID: c.RequestID})
 	}
 	if int64(len(led.Charges)) > limit {
 		led.Charges = led.Charges[:limit]
@@ -165,4 +165,13 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, api.HealthResponse{Status: "ok", Store: string(s.store.Dialect()), SchemaVersion: v})
+}
+
+// settlementView is a charge's settlement in a ledger line: absent once
+// settled.
+func settlementView(s string) string {
+	if s == store.Settled {
+		return ""
+	}
+	return s
 }

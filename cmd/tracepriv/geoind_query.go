@@ -141,7 +141,7 @@ func (c *geoindQueryCmd) sessionConfig(cmd *cobra.Command, sf geoind.StateFile) 
 // charge charges the session in lf before the query (chargeSession); it
 // returns the pending key of a session that starts and the id of the
 // session the state held before.
-func (c *geoindQueryCmd) charge(lf *budget.File, sf geoind.StateFile, cfg *geoind.Config) (pending, before string, err error) {
+func (c *geoindQueryCmd) charge(lf budget.Store, sf geoind.StateFile, cfg *geoind.Config) (pending, before string, err error) {
 	if c.uid == "" {
 		return "", "", usageErrorf("geoind query: --uid U is required: every private query is charged to its person in the ledger %s, so that a new --state does not start a fresh budget; give the person's uid, or --no-ledger to release without recording it", lf.Path())
 	}

@@ -201,7 +201,7 @@ func (c *geoindSanitizeCmd) plan(hc cli.GeoIndHints) ([]geoind.PersonPlan, error
 // admit checks each person's session budget against the ledger and
 // charges it, pending, before anything is drawn (a nil Admission without
 // a ledger).
-func (c *geoindSanitizeCmd) admit(lf *budget.File, charge budget.Request, cfg geoind.Config, traces []*trace.Trace) (*budget.Admission, map[string]float64, error) {
+func (c *geoindSanitizeCmd) admit(lf budget.Store, charge budget.Request, cfg geoind.Config, traces []*trace.Trace) (*budget.Admission, map[string]float64, error) {
 	var adm *budget.Admission
 	if lf != nil {
 		adm = budget.NewAdmission(lf, charge)

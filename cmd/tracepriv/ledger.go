@@ -8,9 +8,20 @@ import (
 
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/server"
 )
 
 func init() { register(newLedgerCmd) }
+
+// openLedgerDB is cli.Env.OpenDatabase: --ledger sqlite:PATH or
+// postgres://... charges the accounts of tracepriv serve's database.
+func openLedgerDB(location string) (budget.Store, string, error) {
+	l, err := server.OpenLedgerDB(location)
+	if err != nil {
+		return nil, "", err
+	}
+	return l, l.Name(), nil
+}
 
 // ledgerCmd is "tracepriv ledger show" and "ledger migrate".
 type ledgerCmd struct {
@@ -54,6 +65,9 @@ func newLedgerCmd(env *cli.Env) *cobra.Command {
 }
 
 func (c *ledgerCmd) file() (string, error) {
+	if budget.IsDatabase(c.path) {
+		return "", usageErrorf("--ledger names the service's database, which this command does not read: see a person's account with GET /v1/people/{id}/ledger (docs/serve.md)")
+	}
 	if c.path != "" {
 		return c.path, nil
 	}

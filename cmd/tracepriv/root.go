@@ -18,7 +18,7 @@ var subcommands []func(env *cli.Env) *cobra.Command
 func register(f func(env *cli.Env) *cobra.Command) { subcommands = append(subcommands, f) }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	env := &cli.Env{Stdout: stdout, Stderr: stderr}
+	env := &cli.Env{Stdout: stdout, Stderr: stderr, OpenDatabase: openLedgerDB}
 	long, example := help("tracepriv")
 	root := &cobra.Command{
 		Use:           "tracepriv",

@@ -136,7 +136,7 @@ func (c *sanitizeCmd) options(ledgerName string) (sanitize.Options, error) {
 // the target charged immediately before drawing (each person's certified
 // epsilon is at most it), settled when the files landed, undone when
 // they did not.
-func (c *sanitizeCmd) runFile(lf *budget.File, ledgerName string, charge budget.Request) error {
+func (c *sanitizeCmd) runFile(lf budget.Store, ledgerName string, charge budget.Request) error {
 	var adm *budget.Admission
 	var fileKey string
 	if lf != nil {
@@ -263,7 +263,7 @@ func (c *sanitizeCmd) emit(cert *sanitize.Certificate) error {
 }
 
 // runCorpus is sanitize --in DIR --out DIR (sanitize.Corpus).
-func (c *sanitizeCmd) runCorpus(cmd *cobra.Command, lf *budget.File, ledgerName string, charge budget.Request) error {
+func (c *sanitizeCmd) runCorpus(cmd *cobra.Command, lf budget.Store, ledgerName string, charge budget.Request) error {
 	opt, err := c.corpusOptions(cmd, ledgerName)
 	if err != nil {
 		return err

@@ -23,6 +23,9 @@ type Env struct {
 	Quiet   bool
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// OpenDatabase opens the service's database as a ledger (--ledger
+	// sqlite:PATH or postgres://...); nil: ledger files only.
+	OpenDatabase OpenDatabase
 	// emitted is set once Emit has printed the result, so that an error
 	// after it does not print a second JSON document (EmitError).
 	emitted bool

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/geoind"
@@ -41,7 +42,7 @@ func sessionRelease(id string) string { return "geoind session " + id }
 // returned key); an existing session is charged only if the ledger has no
 // charge for it (it was started without --ledger, or its start's key was
 // never replaced). A session charged to another person is refused.
-func ChargeSession(env *Env, lf *budget.File, led LedgerFlags, sf geoind.StateFile, cfg *geoind.Config, uid, state string) (string, error) {
+func ChargeSession(env *Env, lf budget.Store, led LedgerFlags, sf geoind.StateFile, cfg *geoind.Config, uid, state string) (string, error) {
 	charge := led.Request(budget.GeoInd, "tracepriv geoind query", state)
 	if cfg != nil {
 		if _, err := os.Stat(state); err != nil && !sf.NewBudget {
@@ -69,10 +70,14 @@ func ChargeSession(env *Env, lf *budget.File, led LedgerFlags, sf geoind.StateFi
 		return "", nil // Query reports it
 	}
 	release := sessionRelease(st.Seal.ID)
-	if lf.Ledger().Charged(uid, budget.GeoInd, release) {
+	other, err := lf.ChargedUIDs(budget.GeoInd, release)
+	if err != nil {
+		return "", LedgerError("geoind query", err)
+	}
+	if slices.Contains(other, uid) {
 		return "", nil
 	}
-	if other := lf.Ledger().ChargedUIDs(budget.GeoInd, release); len(other) > 0 {
+	if len(other) > 0 {
 		return "", usagef("geoind query: --uid %s: the session at %s is charged to person %q in %s; give that person's uid", uid, state, other[0], lf.Path())
 	}
 	charge.Release = release
@@ -88,13 +93,13 @@ func ChargeSession(env *Env, lf *budget.File, led LedgerFlags, sf geoind.StateFi
 // TieSessionCharge ties the pending charge of a geoind query at state to
 // the session now that it has an id; a session that did not start (no new state landed) released
 // nothing, and its charge is undone.
-func TieSessionCharge(env *Env, lf *budget.File, state, pending, before string, queryErr error) {
+func TieSessionCharge(env *Env, lf budget.Store, state, pending, before string, queryErr error) {
 	st, err := geoind.ReadState(state)
 	switch {
 	case err == nil && st.Seal != nil && st.Seal.ID != before:
 		err = lf.SetRelease(pending, sessionRelease(st.Seal.ID))
 	case queryErr != nil:
-		err = lf.Undo(pending)
+		err = lf.UndoPeople(pending, nil)
 	default:
 		err = nil // the charge stays pending: an upper bound
 	}

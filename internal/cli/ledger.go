@@ -17,7 +17,8 @@ import (
 // LedgerFlags are --ledger, --no-ledger, --budget and --raise-budget of
 // the commands that release (sanitize, geoind sanitize, geoind query): a
 // person's one budget across releases and mechanisms (package budget,
-// docs/ledger.md). The ledger is on by default.
+// docs/ledger.md). The ledger is on by default: a JSON file, or the
+// service's database (--ledger sqlite:PATH, --ledger postgres://...).
 type LedgerFlags struct {
 	Path   string
 	Off    bool
@@ -27,20 +28,27 @@ type LedgerFlags struct {
 
 // Add registers the flags.
 func (l *LedgerFlags) Add(f *pflag.FlagSet) {
-	f.StringVar(&l.Path, "ledger", "", "per-person budget ledger (JSON; created if missing; default: the user configuration directory's tracepriv/ledger.json): every private release is charged to its people there, and refused past their budget (docs/ledger.md)")
+	f.StringVar(&l.Path, "ledger", "", "per-person budget ledger: a JSON file (created if missing; default: the user configuration directory's tracepriv/ledger.json), or the database of tracepriv serve, sqlite:PATH (its --data directory or PATH/tracepriv.db) or postgres://..., whose accounts the release then charges: every private release is charged to its people there, and refused past their budget (docs/ledger.md)")
 	f.BoolVar(&l.Off, "no-ledger", false, "release without recording the cost in any ledger (the certificate says ledger: off)")
-	f.Float64Var(&l.Budget, "budget", 0, "set each person's total budget B, in Rényi epsilon at the account's order within its radius, for CIP and geoind releases together; once set it is enforced in every later run")
-	f.BoolVar(&l.Raise, "raise-budget", false, "allow --budget above the budget the ledger recorded for a person (the raise is recorded)")
+	f.Float64Var(&l.Budget, "budget", 0, "set each person's total budget B, in Rényi epsilon at the account's order within its radius, for CIP and geoind releases together; once set it is enforced in every later run (a database ledger keeps the budget the service set: a smaller B applies to this run)")
+	f.BoolVar(&l.Raise, "raise-budget", false, "allow --budget above the budget the ledger recorded for a person (the raise is recorded; not with a database ledger)")
 }
 
-// Open checks the flags (f is the command's parsed flag set) and locks
-// and reads the ledger. It returns nil and what the certificate's ledger
+// OpenDatabase opens the service's database at location (sqlite:PATH,
+// postgres://...) as a budget store, and names it for certificates.
+// Package cli cannot import the service (it is a layer above): the
+// command sets it (tracepriv sets server.OpenLedgerDB).
+type OpenDatabase func(location string) (s budget.Store, name string, err error)
+
+// Open checks the flags (f is the command's parsed flag set) and opens
+// the ledger: a ledger file, locked and read, or the service's database
+// (env.OpenDatabase). It returns nil and what the certificate's ledger
 // field says when nothing is charged: with --no-ledger, and for a seeded
 // run (not private, so not charged: demos and tests can run again and
-// again). Otherwise the ledger is --ledger FILE or the default one, and
-// the field is its base name. name is the command, for messages. The
-// caller closes it when the release has landed.
-func (l *LedgerFlags) Open(env *Env, f *pflag.FlagSet, name string) (*budget.File, string, error) {
+// again). Otherwise the ledger is --ledger or the default file, and the
+// field is its name (a file's base name). name is the command, for
+// messages. The caller closes it when the release has landed.
+func (l *LedgerFlags) Open(env *Env, f *pflag.FlagSet, name string) (budget.Store, string, error) {
 	if l.Off {
 		for _, fl := range []string{"ledger", "budget", "raise-budget"} {
 			if f.Changed(fl) {
@@ -54,6 +62,19 @@ func (l *LedgerFlags) Open(env *Env, f *pflag.FlagSet, name string) (*budget.Fil
 			fmt.Fprintf(env.Stderr, "tracepriv: seeded run: NOT private, so not charged to any ledger (run again freely; drop --seed for a private, charged release)\n")
 		}
 		return nil, budget.Seeded, nil
+	}
+	if budget.IsDatabase(l.Path) {
+		if env.OpenDatabase == nil {
+			return nil, "", usagef("%s: --ledger names the service's database, and this command keeps its ledger in a file only: give --ledger FILE", name)
+		}
+		if l.Raise {
+			return nil, "", usagef("%s: --raise-budget with the service's database as --ledger: the service's budgets are set when a person is created and never raised (a smaller --budget applies to one run)", name)
+		}
+		s, ledgerName, err := env.OpenDatabase(l.Path)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: --ledger: %w", name, err)
+		}
+		return s, ledgerName, nil
 	}
 	path := l.Path
 	if path == "" {
@@ -107,11 +128,11 @@ func UIDsOf(traces []*trace.Trace) ([]string, error) {
 
 // ReportCharge tells on stderr what the ledger now holds for the people
 // charged (nothing with --quiet or without a ledger).
-func (e *Env) ReportCharge(lf *budget.File, req budget.Request) {
+func (e *Env) ReportCharge(lf budget.Store, req budget.Request) {
 	if e.Quiet || lf == nil {
 		return
 	}
-	lf.WriteCharges(Notes{e.Stderr}, req)
+	budget.WriteCharges(Notes{e.Stderr}, lf, req)
 }
 
 // LedgerTargets is each person's upper bound eps, the charge a release of

@@ -377,7 +377,11 @@ func settleCrashed[C any, R Record](c Config[C, R], units []Unit, in, out string
 	for _, u := range units {
 		byKey[UnitKey(Rel(in, u.Files))] = u
 	}
-	for _, key := range c.Ledger.Pending() {
+	pending, err := c.Ledger.Pending()
+	if err != nil {
+		return err
+	}
+	for _, key := range pending {
 		u, ok := byKey[key]
 		if !ok {
 			continue

@@ -58,6 +58,8 @@ var sharedTypeNames = map[string]map[string]string{
 	"Session": {"device": "the bindable form of a geoind session", "geoind": "a geoind session"},
 	"Stats":   {"geoind": "a run's statistics", "trace": "a sample's statistics"},
 	"Step":    {"geoind": "a step of a predictive run", "trace": "a step between two fixes"},
+	"Store": {"budget": "where an Admission keeps accounts: a ledger file, or the service's database through server.LedgerDB",
+		"server/internal/store": "the service's SQL store"},
 }
 
 // TestTypeNamesOneConcept: an exported type name defined in several

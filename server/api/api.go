@@ -324,10 +324,17 @@ type Charge struct {
 	// certified epsilon).
 	Kind      string `json:"kind"`
 	Mechanism string `json:"mechanism"`
-	// Origin is "service" (this service drew the release) or "device"
-	// (drawn elsewhere, charged by POST /v1/people/{id}/charges).
-	Origin string  `json:"origin"`
-	Amount float64 `json:"amount"`
+	// Origin is "service" (this service drew the release), "device"
+	// (drawn elsewhere, charged by POST /v1/people/{id}/charges) or "cli"
+	// (drawn by a tracepriv command whose --ledger is this service's
+	// database).
+	Origin string `json:"origin"`
+	// Settlement is "pending" for a command's charge made before its
+	// release was drawn (at the release's upper bound, counted in the
+	// account) and "undone" for one whose release did not land (epsilon
+	// 0); absent once settled.
+	Settlement string  `json:"settlement,omitempty"`
+	Amount     float64 `json:"amount"`
 	// Epsilon is what the charge cost the account (UnitAccount).
 	Epsilon           float64 `json:"epsilon"`
 	Window            int64   `json:"window"`

@@ -247,6 +247,8 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errors.New("--no-ledger contradicts --ledger, --budget and --raise-budget: give one")
 	case noLedger:
 		o.SanitizeParams.Ledger = budget.Off
+	case budget.IsDatabase(ledgerPath):
+		return errors.New("--ledger names the service's database (sqlite:, postgres://), and the pipeline keeps its ledger in a file only: charge the service's accounts with tracepriv sanitize --ledger, or give --ledger FILE (docs/ledger.md)")
 	case o.Seeded:
 		fmt.Fprintln(stderr, "tracepriv-pipeline: seeded run: NOT private, so not charged to any ledger")
 		o.SanitizeParams.Ledger = budget.Seeded

@@ -140,6 +140,7 @@ var migrations = []migration{
 		data: migrateAccounts,
 	},
 	credentialMigration(3),
+	pendingCharges(),
 }
 
 // AccountTerms are a person's account as migration 2 opens it for a

@@ -350,16 +350,7 @@ func TestMigrateAccounts(t *testing.T) {
 	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect, dir, url string) {
 		ctx := context.Background()
-		old, err := Open(ctx, dir, url, Options{maxVersion: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		exec := func(q string, args ...any) {
-			t.Helper()
-			if _, err := old.db.Exec(rebind(d, q), args...); err != nil {
-				t.Fatal(err)
-			}
-		}
+		old, exec := openAtSchema(t, d, dir, url, 1)
 		// alice: two windows of geoind answers (0.004 + 0.002, then 0.003)
 		// and one CIP release of 0.9; bob: nothing yet.
 		for _, id := range []string{"alice", "bob"} {
@@ -393,7 +384,7 @@ func TestMigrateAccounts(t *testing.T) {
 		if len(seen) != 2 {
 			t.Errorf("Account called for %d people, want 2", len(seen))
 		}
-		err = st.Scan(ctx, func(v *View) error {
+		err := st.Scan(ctx, func(v *View) error {
 			if n, err := v.SchemaVersion(); err != nil || n != SchemaVersion() {
 				return fmt.Errorf("schema %d, %v", n, err)
 			}

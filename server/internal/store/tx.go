@@ -146,8 +146,13 @@ type ChargeRow struct {
 	Amount    float64 // in the mechanism's own unit (epsilon per metre for geoind)
 	// Epsilon is what the charge cost the account, in its currency.
 	Epsilon float64
-	// Origin is "service" (this service drew the release) or "device".
+	// Origin is "service" (this service drew the release), "device", or
+	// OriginCLI.
 	Origin string
+	// Release is the key of the release a tracepriv command charged
+	// (budget.Request.Release), "" otherwise; Settlement is Settled,
+	// Pending or Undone ("" is Settled).
+	Release, Settlement string
 	// Certificate is the SHA-256 (hex) of the release's certificate, if
 	// the client gave it.
 	Certificate string
@@ -248,10 +253,13 @@ func (t *Tx) insertCharge(c *ChargeRow) error {
 	if c.Origin == "" {
 		c.Origin = "service"
 	}
-	_, err := t.exec(`INSERT INTO charges (person_id, seq, created_at, kind, win, amount, epsilon, origin, certificate, request_id, idem_key, body_mac, detail, status, content_type, response)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if c.Settlement == "" {
+		c.Settlement = Settled
+	}
+	_, err := t.exec(`INSERT INTO charges (person_id, seq, created_at, kind, win, amount, epsilon, origin, certificate, request_id, idem_key, body_mac, detail, status, content_type, response, release_key, settlement)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.Person, c.Seq, c.Time.UnixNano(), c.Mechanism, c.Window, c.Amount, c.Epsilon, c.Origin, c.Certificate, c.RequestID, c.Key, c.Answer.MAC, string(c.Detail),
-		c.Answer.Status, c.Answer.ContentType, c.Answer.Body)
+		c.Answer.Status, c.Answer.ContentType, c.Answer.Body, c.Release, c.Settlement)
 	return err
 }
 
@@ -399,7 +407,7 @@ func (v *View) Answer(id, key string) (*Answer, error) {
 // Charges returns at most limit of the person's charges numbered after
 // after, in order, with their stored answers if answers is set.
 func (v *View) Charges(id string, after, limit int64, answers bool) ([]ChargeRow, error) {
-	cols := `seq, created_at, kind, win, amount, epsilon, origin, certificate, request_id, idem_key, detail`
+	cols := `seq, created_at, kind, win, amount, epsilon, origin, certificate, request_id, idem_key, detail, release_key, settlement`
 	if answers {
 		cols += `, body_mac, status, content_type, response`
 	}
@@ -413,7 +421,7 @@ func (v *View) Charges(id string, after, limit int64, answers bool) ([]ChargeRow
 		c := ChargeRow{Person: id}
 		var at int64
 		var detail string
-		dst := []any{&c.Seq, &at, &c.Mechanism, &c.Window, &c.Amount, &c.Epsilon, &c.Origin, &c.Certificate, &c.RequestID, &c.Key, &detail}
+		dst := []any{&c.Seq, &at, &c.Mechanism, &c.Window, &c.Amount, &c.Epsilon, &c.Origin, &c.Certificate, &c.RequestID, &c.Key, &detail, &c.Release, &c.Settlement}
 		if answers {
 			dst = append(dst, &c.Answer.MAC, &c.Answer.Status, &c.Answer.ContentType, &c.Answer.Body)
 		}
