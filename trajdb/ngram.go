@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/tracepriv/tracepriv/noise"
 )
@@ -159,18 +160,31 @@ const (
 	// ReconstructAuthors is the authors' Markov extension and greedy
 	// decomposition of the released grams.
 	ReconstructAuthors Reconstruction = "authors"
+	// ReconstructJoined is the authors' decomposition, its pieces joined
+	// into as many sequences as the noisy counts say there are people,
+	// the joins adding the grams the pieces lack.
+	ReconstructJoined Reconstruction = "joined"
 )
+
+// Reconstructions lists the reconstruction modes, the default first.
+func Reconstructions() []Reconstruction {
+	return []Reconstruction{ReconstructPersons, ReconstructJoined, ReconstructAuthors}
+}
 
 // ParseReconstruction returns the Reconstruction called s ("" for the
 // default).
 func ParseReconstruction(s string) (Reconstruction, error) {
-	switch r := Reconstruction(s); r {
-	case "":
+	if s == "" {
 		return ReconstructPersons, nil
-	case ReconstructPersons, ReconstructAuthors:
+	}
+	if r := Reconstruction(s); slices.Contains(Reconstructions(), r) {
 		return r, nil
 	}
-	return "", fmt.Errorf("trajdb: unknown reconstruction %q (want %q or %q)", s, ReconstructPersons, ReconstructAuthors)
+	names := make([]string, 0, 3)
+	for _, r := range Reconstructions() {
+		names = append(names, string(r))
+	}
+	return "", fmt.Errorf("trajdb: unknown reconstruction %q (want one of %s)", s, strings.Join(names, ", "))
 }
 
 // Name returns MechanismNGram.
@@ -213,6 +227,9 @@ type ngramNode struct {
 	kids      []*ngramNode // children by symbol, nil if none
 	// trans caches ReconstructPersons' transition weights.
 	trans []float64
+	// def holds, for ReconstructJoined, how many occurrences of each gram
+	// gram·y the noisy counts hold and the joined pieces do not.
+	def []float64
 	// hooksExact marks a node of a tree drawn without noise (tests).
 	hooksExact bool
 }
@@ -288,12 +305,15 @@ func (g *NGram) finish(t *ngramTree, src noise.Source) (*Synthetic, error) {
 	for _, l := range out.Levels {
 		out.WorstPathEpsilon += l.Epsilon
 	}
-	if rec == ReconstructAuthors {
+	if src == nil {
+		src = noise.Secure()
+	}
+	switch rec {
+	case ReconstructAuthors:
 		out.Seqs = ngramReconstruct(t.grams(), t.m, g.Contribution.MaxLen)
-	} else {
-		if src == nil {
-			src = noise.Secure()
-		}
+	case ReconstructJoined:
+		out.Seqs = t.joined(g.Contribution.MaxLen, src)
+	default:
 		out.Seqs = t.synthesise(g.Contribution.MaxLen, src)
 	}
 	return out, nil
