@@ -308,15 +308,22 @@ func (g *NGram) finish(t *ngramTree, src noise.Source) (*Synthetic, error) {
 	if src == nil {
 		src = noise.Secure()
 	}
+	out.Seqs = t.reconstruct(rec, g.Contribution.MaxLen, src)
+	return out, nil
+}
+
+// reconstruct turns t's noisy grams into sequences of at most lmax
+// symbols as rec says. It reads the tree's noisy counts, never t.counts
+// (the true ones): post-processing.
+func (t *ngramTree) reconstruct(rec Reconstruction, lmax int, src noise.Source) [][]int {
 	switch rec {
 	case ReconstructAuthors:
-		out.Seqs = ngramReconstruct(t.grams(), t.m, g.Contribution.MaxLen)
+		return ngramReconstruct(t.grams(), t.m, lmax)
 	case ReconstructJoined:
-		out.Seqs = t.joined(g.Contribution.MaxLen, src)
+		return t.joined(lmax, src)
 	default:
-		out.Seqs = t.synthesise(g.Contribution.MaxLen, src)
+		return t.synthesise(lmax, src)
 	}
-	return out, nil
 }
 
 // SynthesizeCounts is Release from the gram counts of a bounded database
