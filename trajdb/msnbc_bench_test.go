@@ -39,7 +39,7 @@ var msnbcOpt = SeqOptions{Size: 17, Base: 1}
 // authors' code).
 func BenchmarkMSNBCRelease(b *testing.B) {
 	raw := msnbcData(b)
-	for _, rec := range []Reconstruction{ReconstructPersons, ReconstructAuthors} {
+	for _, rec := range Reconstructions() {
 		b.Run(string(rec), func(b *testing.B) {
 			m := &NGram{Contribution: Bounds{MaxLen: 20, MaxSeqs: 1}, Reconstruction: rec}
 			for b.Loop() {

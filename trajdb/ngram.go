@@ -69,8 +69,8 @@ import (
 //
 // # Synthetic database
 //
-// Reconstruction selects how the noisy grams become sequences; both are
-// post-processing of the noisy counts and cost no budget.
+// Reconstruction selects how the noisy grams become sequences; all three
+// are post-processing of the noisy counts and cost no budget.
 //
 // ReconstructPersons (the default; ours, not the paper's) keeps the
 // number of people. The & bins already hold a DP estimate of it: after
@@ -105,6 +105,20 @@ import (
 // end, and the sub-gram counts left over become sequences of their own:
 // on MSNBC at ε = 1 it releases about 1.66 million sequences for 989,818
 // people, most of them one symbol long (docs/trajdb.md).
+//
+// ReconstructJoined keeps both: the authors' pieces, which hold the noisy
+// grams' occurrences, joined into N sequences, N the noisy number of
+// people as for ReconstructPersons. P pieces for N people lack P − N
+// bigrams (a sequence has one bigram fewer than unigrams), one per join;
+// the joins x→y are planned in proportion to the bigrams x·y the pieces
+// lack, and each joins, of a few chains ending with x and a few starting
+// with y, the pair whose junction adds the most grams of 3 to n_max
+// symbols that the noisy counts hold and the pieces lack; joins the plan
+// cannot place (no chain left, or l_max exceeded) are made between any
+// chains, chosen the same way. Unigram occurrences are those of the
+// authors' release exactly; on MSNBC its paper_are against the bounded
+// data is below the authors' at ε = 0.1, 0.5 and 1 with the persons'
+// number of sequences (docs/trajdb.md).
 //
 // # Sensitivity and budget
 //
@@ -199,10 +213,11 @@ func (g *NGram) Height() int { return g.height() }
 
 // CanOutput reports whether seq is a non-empty sequence over db's alphabet
 // of at most MaxLen symbols. Whatever db holds, every such sequence has
-// positive probability under either reconstruction: every bin of every
+// positive probability under every reconstruction: every bin of every
 // node can be released with a positive noisy count, and a positive count
 // reaches every child of a drawn prefix tree (systematic sampling) or is
-// extended by the Markov chain up to l_max = MaxLen. Longer sequences are
+// extended by the Markov chain up to l_max = MaxLen (the joined pieces
+// are the authors', and the joins never pass l_max). Longer sequences are
 // never released.
 func (g *NGram) CanOutput(db *DB, seq []int) bool {
 	return exploreCanOutput(db, seq, g.Contribution.MaxLen)
