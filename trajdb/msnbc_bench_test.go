@@ -13,7 +13,7 @@ import (
 
 // msnbcData returns the full MSNBC click sequences (989,818 persons) from
 // ../shared/data/msnbc, decompressed, or skips: the data is not shipped.
-func msnbcData(b *testing.B) []byte {
+func msnbcData(b testing.TB) []byte {
 	b.Helper()
 	f, err := os.Open(filepath.Join("..", "..", "shared", "data", "msnbc", "msnbc.dat.gz"))
 	if err != nil {
