@@ -48,20 +48,6 @@ func TestReconstructionPostProcessing(t *testing.T) {
 	}
 }
 
-// gramOccurrences counts, for every gram of 1 to n symbols, its occurrences in
-// seqs (every start position).
-func gramOccurrences(seqs [][]int, n int) map[string]int64 {
-	out := make(map[string]int64)
-	for _, s := range seqs {
-		for i := range s {
-			for l := 1; l <= n && i+l <= len(s); l++ {
-				out[Key(s[i:i+l])]++
-			}
-		}
-	}
-	return out
-}
-
 // TestJoinedKeepsPeopleAndCounts: on noisy trees of clickDB, the joined
 // reconstruction releases exactly the noisy number of people N (the sum of
 // the noisy starts), holds every unigram exactly as often as its truncated
@@ -86,7 +72,8 @@ func TestJoinedKeepsPeopleAndCounts(t *testing.T) {
 				if int64(len(seqs)) != persons {
 					bad = append(bad, fmt.Sprintf("%d sequences, want N = %d", len(seqs), persons))
 				}
-				occ := gramOccurrences(seqs, 2)
+				// The occurrences of every gram (those with & aside).
+				occ := gramCounts(&DB{Size: m, Users: []User{{ID: "all", Seqs: seqs}}}, 2, m)
 				for x := range m {
 					if c := math.Max(math.Trunc(tr.root.hist[x]), 0); float64(occ[Key([]int{x})]) != c {
 						bad = append(bad, fmt.Sprintf("unigram %d: %d occurrences, truncated noisy count %v", x, occ[Key([]int{x})], c))
