@@ -9,11 +9,11 @@ import (
 	"github.com/tracepriv/tracepriv/noise"
 )
 
-// noisyTree is the n-gram tree of clickDB(n) at epsilon 1 (l_max 10, one
-// sequence a person), with its noise drawn from seed.
-func noisyTree(t *testing.T, n int, seed uint64) *ngramTree {
+// noisyTree is the n-gram tree of clickDB(n) at epsilon 1 (l_max lmax,
+// one sequence a person), with its noise drawn from seed.
+func noisyTree(t *testing.T, n, lmax int, seed uint64) *ngramTree {
 	t.Helper()
-	g := &NGram{Contribution: Bounds{MaxLen: 10, MaxSeqs: 1}}
+	g := &NGram{Contribution: Bounds{MaxLen: lmax, MaxSeqs: 1}}
 	tr, err := g.build(clickDB(n), 1, noise.Seeded(seed))
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +32,7 @@ func TestReconstructionPostProcessing(t *testing.T) {
 	for _, rec := range Reconstructions() {
 		t.Run(string(rec), func(t *testing.T) {
 			t.Parallel()
-			tr := noisyTree(t, 3000, 11)
+			tr := noisyTree(t, 3000, 10, 11)
 			first := tr.reconstruct(rec, 10, noise.Seeded(5))
 			if len(first) == 0 {
 				t.Fatal("no sequences")
@@ -50,7 +50,7 @@ func TestReconstructionPostProcessing(t *testing.T) {
 
 // TestJoinedKeepsPeopleAndCounts: on noisy trees of clickDB, the joined
 // reconstruction releases exactly the noisy number of people N (the sum of
-// the noisy starts), holds every unigram exactly as often as its truncated
+// the noisy starts) of at most l_max symbols, holds every unigram exactly as often as its truncated
 // noisy count, and its bigrams' occurrences are at most a third as far
 // (L1) from the truncated noisy counts as those of the pieces it joins,
 // the authors' decomposition, which lacks P − N bigrams for P pieces. The
@@ -62,7 +62,7 @@ func TestJoinedKeepsPeopleAndCounts(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			t.Parallel()
-			tr := noisyTree(t, 6000, 20+seed)
+			tr := noisyTree(t, 6000, 10, 20+seed)
 			m := tr.m
 			w := make([]float64, m+1)
 			persons := int64(math.Round(tr.startWeights(nil, w)))
@@ -71,6 +71,12 @@ func TestJoinedKeepsPeopleAndCounts(t *testing.T) {
 			check := func(seqs [][]int) (bad []string, l1 float64) {
 				if int64(len(seqs)) != persons {
 					bad = append(bad, fmt.Sprintf("%d sequences, want N = %d", len(seqs), persons))
+				}
+				for _, q := range seqs {
+					if len(q) > 10 {
+						bad = append(bad, fmt.Sprintf("sequence of %d symbols, more than l_max 10", len(q)))
+						break
+					}
 				}
 				// The occurrences of every gram (those with & aside).
 				occ := gramCounts(&DB{Size: m, Users: []User{{ID: "all", Seqs: seqs}}}, 2, m)
@@ -93,6 +99,14 @@ func TestJoinedKeepsPeopleAndCounts(t *testing.T) {
 			bad, l1 := check(tr.reconstruct(ReconstructJoined, 10, noise.Seeded(seed)))
 			for _, b := range bad {
 				t.Error("joined: " + b)
+			}
+			// A tight l_max (the clicks are 1 to 3 symbols, n_max is
+			// 3): the joins that would pass it are not made.
+			tight := noisyTree(t, 6000, 3, 20+seed)
+			for _, q := range tight.reconstruct(ReconstructJoined, 3, noise.Seeded(seed)) {
+				if len(q) > 3 {
+					t.Fatalf("joined with l_max 3: sequence %v", q)
+				}
 			}
 			aBad, aL1 := check(pieces)
 			t.Logf("N %d (6000 people): %d pieces; bigram L1 joined %v, pieces %v", persons, len(pieces), l1, aL1)
