@@ -149,22 +149,46 @@ func (t *ngramTree) joined(lmax int, src noise.Source) [][]int {
 	// score counts the junction's grams of minLen to n symbols the pieces
 	// lack, less those they already hold in full.
 	buf := make([]int, 0, 2*n)
-	score := func(a, b *joinChain, minLen int) int {
-		buf = append(append(buf[:0], a.tail...), b.head...)
+	// tailNodes sets from[i] to the node of the context a.tail[i:] (nil if
+	// the tree has none): where the junction's grams that start at i
+	// continue into the next chain.
+	tailNodes := func(a *joinChain, from []*ngramNode) {
+		for i := range a.tail {
+			v := t.root
+			for _, x := range a.tail[i:] {
+				if v.kids == nil || v.kids[x] == nil {
+					v = nil
+					break
+				}
+				v = v.kids[x]
+			}
+			from[i] = v
+		}
+	}
+	score := func(from []*ngramNode, la int, b *joinChain, minLen int) int {
 		sc := 0
-		for i := range len(a.tail) {
-			gramAt(buf, i, func(d []float64, y, l int) {
-				if i+l > len(a.tail) && l >= minLen {
-					if d[y] >= 1 {
+		for i, v := range from[:la] {
+			for k, y := range b.head {
+				l := la - i + k + 1
+				if v == nil || l > n {
+					break
+				}
+				if v.def != nil && l >= minLen {
+					if v.def[y] >= 1 {
 						sc++
 					} else {
 						sc--
 					}
 				}
-			})
+				if v.kids == nil {
+					break
+				}
+				v = v.kids[y]
+			}
 		}
 		return sc
 	}
+	from := make([]*ngramNode, n)
 	// pick draws joinCandidates last pieces from tails() and as many
 	// chains from heads() and returns the best pair to join (-1 if none
 	// fits in l_max symbols without closing a cycle).
@@ -173,12 +197,13 @@ func (t *ngramTree) joined(lmax int, src noise.Source) [][]int {
 		for range joinCandidates {
 			t := tails()
 			a := headOf[t]
+			tailNodes(&ch[a], from)
 			for range joinCandidates {
 				h := heads()
 				if h == a || ch[a].n+ch[h].n > lmax {
 					continue
 				}
-				if sc := score(&ch[a], &ch[h], minLen); sc > best {
+				if sc := score(from, len(ch[a].tail), &ch[h], minLen); sc > best {
 					ta, b, best = t, h, sc
 				}
 			}
@@ -251,11 +276,17 @@ func (t *ngramTree) joined(lmax int, src noise.Source) [][]int {
 		}
 	}
 
-	// Emit each chain, from its first piece.
+	// Emit each chain, from its first piece; a chain of one piece is the
+	// piece itself (each is its own capacity-limited slice).
 	sb := newSeqBuilder()
+	out := make([][]int, 0, chains)
 	seq := make([]int, 0, lmax)
 	for i := range ch {
 		if !ch[i].free {
+			continue
+		}
+		if next[i] < 0 {
+			out = append(out, pieces[i])
 			continue
 		}
 		seq = seq[:0]
@@ -263,6 +294,7 @@ func (t *ngramTree) joined(lmax int, src noise.Source) [][]int {
 			seq = append(seq, pieces[p]...)
 		}
 		sb.emit(seq, 1)
+		out = append(out, sb.seqs[len(sb.seqs)-1])
 	}
-	return sb.seqs
+	return out
 }
