@@ -2,6 +2,7 @@ package trajdb
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/tracepriv/tracepriv/noise"
 )
@@ -100,6 +101,9 @@ func (t *ngramTree) joined(lmax int, src noise.Source) [][]int {
 			}
 		}
 	}
+	// One generator for the draws below (noise.Int64N makes one a call):
+	// the same draws from src.
+	rng := rand.New(src)
 	counts := make([]int64, len(plan))
 	if s > 0 {
 		systematicSplit(joins, plan, s, uniform01(src), counts)
@@ -112,7 +116,7 @@ func (t *ngramTree) joined(lmax int, src noise.Source) [][]int {
 		}
 	}
 	for i := len(order) - 1; i > 0; i-- {
-		j := noise.Int64N(src, int64(i+1))
+		j := rng.Int64N(int64(i + 1))
 		order[i], order[j] = order[j], order[i]
 	}
 
@@ -246,7 +250,7 @@ func (t *ngramTree) joined(lmax int, src noise.Source) [][]int {
 	}
 	randomIn := func(lists [][]int32) func() int32 {
 		return func() int32 {
-			i := noise.Int64N(src, chains)
+			i := rng.Int64N(chains)
 			for _, l := range lists {
 				if i < int64(len(l)) {
 					return l[i]
@@ -261,8 +265,8 @@ func (t *ngramTree) joined(lmax int, src noise.Source) [][]int {
 		if len(byEnd[x]) == 0 || len(byStart[y]) == 0 {
 			continue
 		}
-		ta, b := pick(func() int32 { return byEnd[x][noise.Int64N(src, int64(len(byEnd[x])))] },
-			func() int32 { return byStart[y][noise.Int64N(src, int64(len(byStart[y])))] }, 3)
+		ta, b := pick(func() int32 { return byEnd[x][rng.Int64N(int64(len(byEnd[x])))] },
+			func() int32 { return byStart[y][rng.Int64N(int64(len(byStart[y])))] }, 3)
 		if ta >= 0 {
 			join(ta, b)
 		}
