@@ -50,7 +50,7 @@ PY
 
 for ((r = 1; r <= runs; r++)); do
 	for eps in $epsilons; do
-		for rec in persons authors; do
+		for rec in persons joined authors; do
 			rel="$out/ngram-$rec-$eps-$r"
 			/usr/bin/time -v "$out/tracepriv" release --in "$out/msnbc.seq" --alphabet 17 --base 1 --out "$rel" \
 				--mechanism ngram --n-max 5 --max-len 20 --max-seqs 1 --epsilon "$eps" --reconstruction "$rec" \
