@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Our side of the MSNBC comparison in docs/trajdb.md: tracepriv's n-gram
-# release (both reconstructions) and prefix release of the full MSNBC data
+# release (every reconstruction) and prefix release of the full MSNBC data
 # (989,818 persons, one click sequence each) at n_max 5, l_max 20,
 # --max-seqs 1, each timed with /usr/bin/time -v and measured by
 # `tracepriv evaluate` against all real sequences with the same query seed,
