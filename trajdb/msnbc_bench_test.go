@@ -13,7 +13,7 @@ import (
 
 // msnbcData returns the full MSNBC click sequences (989,818 persons) from
 // ../shared/data/msnbc, decompressed, or skips: the data is not shipped.
-func msnbcData(b *testing.B) []byte {
+func msnbcData(b testing.TB) []byte {
 	b.Helper()
 	f, err := os.Open(filepath.Join("..", "..", "shared", "data", "msnbc", "msnbc.dat.gz"))
 	if err != nil {
@@ -39,7 +39,7 @@ var msnbcOpt = SeqOptions{Size: 17, Base: 1}
 // authors' code).
 func BenchmarkMSNBCRelease(b *testing.B) {
 	raw := msnbcData(b)
-	for _, rec := range []Reconstruction{ReconstructPersons, ReconstructAuthors} {
+	for _, rec := range Reconstructions() {
 		b.Run(string(rec), func(b *testing.B) {
 			m := &NGram{Contribution: Bounds{MaxLen: 20, MaxSeqs: 1}, Reconstruction: rec}
 			for b.Loop() {

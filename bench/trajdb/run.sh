@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Our side of the MSNBC comparison in docs/trajdb.md: tracepriv's n-gram
-# release (both reconstructions) and prefix release of the full MSNBC data
+# release (every reconstruction) and prefix release of the full MSNBC data
 # (989,818 persons, one click sequence each) at n_max 5, l_max 20,
 # --max-seqs 1, each timed with /usr/bin/time -v and measured by
 # `tracepriv evaluate` against all real sequences with the same query seed,
@@ -50,7 +50,7 @@ PY
 
 for ((r = 1; r <= runs; r++)); do
 	for eps in $epsilons; do
-		for rec in persons authors; do
+		for rec in persons joined authors; do
 			rel="$out/ngram-$rec-$eps-$r"
 			/usr/bin/time -v "$out/tracepriv" release --in "$out/msnbc.seq" --alphabet 17 --base 1 --out "$rel" \
 				--mechanism ngram --n-max 5 --max-len 20 --max-seqs 1 --epsilon "$eps" --reconstruction "$rec" \

@@ -66,7 +66,7 @@ func newReleaseCmd(env *cli.Env) *cobra.Command {
 	fl.StringVar(&c.mec, "mechanism", "", "prefix or ngram")
 	fl.Float64Var(&c.eps, "epsilon", 0, "privacy budget of each person, spent once")
 	fl.IntVar(&c.nmax, "n-max", 0, fmt.Sprintf("n-gram tree height, the longest gram counted (ngram only; default %d)", trajdb.DefaultNMax))
-	fl.StringVar(&c.recon, "reconstruction", string(trajdb.ReconstructPersons), "ngram only: how the noisy grams become sequences: persons (as many as the noisy counts say there are people, with their lengths) or authors (the paper's code: Markov extension and greedy decomposition)")
+	fl.StringVar(&c.recon, "reconstruction", string(trajdb.ReconstructPersons), "ngram only: how the noisy grams become sequences: persons (as many as the noisy counts say there are people, drawn with their starts and lengths), joined (the authors' pieces joined into as many sequences as people, keeping the grams' occurrence counts) or authors (the paper's code: Markov extension and greedy decomposition)")
 	fl.BoolVar(&c.force, "force", false, "replace an earlier release in --out")
 	c.u.Add(fl)
 	c.rf.AddTo(fl)

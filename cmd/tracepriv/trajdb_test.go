@@ -262,8 +262,10 @@ func TestReleaseSymbolic(t *testing.T) {
 }
 
 // TestReleaseSymbolicNGram: an n-gram release of a click-stream file keeps
-// the people by default (about as many sequences as persons), and the
-// authors' reconstruction, on request, does not; both certify epsilon.
+// the people by default and with --reconstruction joined (about as many
+// sequences as persons), and the authors' reconstruction, on request, does
+// not; all certify epsilon. An unknown reconstruction is refused with the
+// list of modes, which the flag's help lists too.
 func TestReleaseSymbolicNGram(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "clicks.seq")
@@ -282,7 +284,7 @@ func TestReleaseSymbolicNGram(t *testing.T) {
 		t.Fatal(err)
 	}
 	counts := map[string]float64{}
-	for _, rec := range []string{"persons", "authors"} {
+	for _, rec := range []string{"persons", "joined", "authors"} {
 		out := filepath.Join(dir, rec)
 		o := runJSON(t, "release", "--in", in, "--alphabet", "4", "--base", "1", "--out", out, "--mechanism", "ngram",
 			"--epsilon", "2", "--max-len", "8", "--max-seqs", "1", "--reconstruction", rec, "--seed", "5")
@@ -292,8 +294,21 @@ func TestReleaseSymbolicNGram(t *testing.T) {
 		}
 		counts[rec] = c["trajectories"].(float64)
 	}
-	if n := counts["persons"]; math.Abs(n-3000) > 300 {
-		t.Errorf("persons reconstruction: %v sequences for 3000 persons", n)
+	for _, rec := range []string{"persons", "joined"} {
+		if n := counts[rec]; math.Abs(n-3000) > 300 {
+			t.Errorf("%s reconstruction: %v sequences for 3000 persons", rec, n)
+		}
+	}
+	_, _, err := run(t, "release", "--in", in, "--alphabet", "4", "--out", filepath.Join(dir, "y"), "--mechanism", "ngram",
+		"--epsilon", "1", "--reconstruction", "greedy")
+	help, _, _ := run(t, "release", "--help")
+	for _, r := range trajdb.Reconstructions() {
+		if err == nil || !strings.Contains(err.Error(), string(r)) {
+			t.Errorf("--reconstruction greedy: %v, want the modes listed (%s missing)", err, r)
+		}
+		if !strings.Contains(help, string(r)+" (") {
+			t.Errorf("release --help does not list the reconstruction %s", r)
+		}
 	}
 	if n := counts["authors"]; math.Abs(n-3000) <= 300 {
 		t.Errorf("authors' reconstruction: %v sequences for 3000 persons; the control no longer shows the difference", n)
