@@ -494,7 +494,7 @@ func TestWasmSamplingTests(t *testing.T) {
 	}
 	for pkg, run := range map[string]string{
 		"./geoind": "TestReleaseFloatSafety|TestReleaseSameCellIdentical|TestNoiseScaleLimit",
-		"./noise":  "TestLatticeCoverage|TestSupportAttackFirstPoint|TestSameCell|TestExactPathMatchesFloatPath|TestApplyFloatBound|TestSecureSanity|TestSecureMath|TestLazyNormal|TestPlanar",
+		"./noise":  "TestLatticeCoverage|TestSupportAttackFirstPoint|TestSameCell|TestExactPathMatchesFloatPath|TestApplyFloatBound|TestSecureSanity|TestSecureMath|TestLazyNormal|TestPlanar|TestProdErrIsFMA|TestDigitFastPaths",
 	} {
 		args := []string{"test", "-count=1", "-exec", runner, "-run", run, "-v", pkg}
 		if testing.Short() {
@@ -529,7 +529,7 @@ func TestWasmSamplingTests(t *testing.T) {
 // see pass under js/wasm.
 var mustPass = map[string][]string{
 	"./geoind": {"TestReleaseFloatSafety", "TestReleaseSameCellIdentical"},
-	"./noise":  {"TestLatticeCoverage", "TestSupportAttackFirstPoint", "TestSameCell", "TestExactPathMatchesFloatPath"},
+	"./noise":  {"TestLatticeCoverage", "TestSupportAttackFirstPoint", "TestSameCell", "TestExactPathMatchesFloatPath", "TestProdErrIsFMA"},
 }
 
 // TestModuleDependencies checks what the module links for js/wasm: no cgo,
