@@ -155,6 +155,27 @@ func newEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 		}
 		return &Envelope{Family: f, Components: []gp.Kernel{member}, Overhead: 1, Proportional: true, Check: EnvelopeCheck{Scale: 1}}, nil
 	}
+	e, err := newEnvelopeLP(f, opt)
+	if err != nil {
+		return nil, err
+	}
+	w, err := e.solve()
+	if err != nil {
+		return nil, err
+	}
+	env, err := e.verify(w)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range e.members {
+		env.MemberScales = append(env.MemberScales, m.scale)
+	}
+	return env, nil
+}
+
+// newEnvelopeLP sets up the design problem of a family with more than one
+// lengthscale (or opt.StateSpace): its members and its dictionary.
+func newEnvelopeLP(f prior.FamilySet, opt *EnvelopeOptions) (*envelopeLP, error) {
 	e := &envelopeLP{f: f, nuMin: math.Inf(1)}
 	e.a, e.b = f.LengthscaleRange()
 	for _, kf := range f.Kernels {
@@ -179,18 +200,7 @@ func newEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 	if err := e.dictionary(); err != nil {
 		return nil, err
 	}
-	w, err := e.solve()
-	if err != nil {
-		return nil, err
-	}
-	env, err := e.verify(w)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range e.members {
-		env.MemberScales = append(env.MemberScales, m.scale)
-	}
-	return env, nil
+	return e, nil
 }
 
 // envelopeLP holds the design problem of NewEnvelope.
