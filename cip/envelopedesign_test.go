@@ -81,11 +81,15 @@ func TestUseEnvelope(t *testing.T) {
 			d.Components = d.Components[1:] // the heaviest tail sorts first
 			resum(d)
 		},
-		"member scale 1":      func(d *EnvelopeDesign) { d.MemberScales[0] = 1 },
-		"overhead":            func(d *EnvelopeDesign) { d.Overhead *= 0.5 },
-		"kernel":              func(d *EnvelopeDesign) { d.Components[0].Kernel = gp.KernelRBF },
-		"version":             func(d *EnvelopeDesign) { d.Version++ },
-		"not state space":     func(d *EnvelopeDesign) { d.Family.Kernels = d.Family.Kernels[:1]; d.Family.Kernels[0].LengthscaleMax = d.Family.Kernels[0].LengthscaleMin; d.Options.StateSpace = false },
+		"member scale 1": func(d *EnvelopeDesign) { d.MemberScales[0] = 1 },
+		"overhead":       func(d *EnvelopeDesign) { d.Overhead *= 0.5 },
+		"kernel":         func(d *EnvelopeDesign) { d.Components[0].Kernel = gp.KernelRBF },
+		"version":        func(d *EnvelopeDesign) { d.Version++ },
+		"not state space": func(d *EnvelopeDesign) {
+			d.Family.Kernels = d.Family.Kernels[:1]
+			d.Family.Kernels[0].LengthscaleMax = d.Family.Kernels[0].LengthscaleMin
+			d.Options.StateSpace = false
+		},
 		"negative weight":     func(d *EnvelopeDesign) { d.Components[0].Weight = -d.Components[0].Weight; resum(d) },
 		"other family member": func(d *EnvelopeDesign) { d.Family.Kernels[1].LengthscaleMin = 5 },
 	}
