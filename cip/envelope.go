@@ -125,13 +125,18 @@ func NewEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
+	cacheEnvelope(key, e)
+	return e, nil
+}
+
+// cacheEnvelope keeps e under key (the cache holds at most 64 envelopes).
+func cacheEnvelope(key envelopeKey, e *Envelope) {
 	envelopeCache.Lock()
 	if len(envelopeCache.m) > 64 {
 		clear(envelopeCache.m)
 	}
 	envelopeCache.m[key] = e
 	envelopeCache.Unlock()
-	return e, nil
 }
 
 type envelopeKey struct {

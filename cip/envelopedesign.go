@@ -75,14 +75,7 @@ func UseEnvelope(d *EnvelopeDesign) (*Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := d.Options
-	key := envelopeKey{d.Family.Key(), o}
-	envelopeCache.Lock()
-	if len(envelopeCache.m) > 64 {
-		clear(envelopeCache.m)
-	}
-	envelopeCache.m[key] = env
-	envelopeCache.Unlock()
+	cacheEnvelope(envelopeKey{d.Family.Key(), d.Options}, env)
 	return env, nil
 }
 
