@@ -544,7 +544,7 @@ func TestWasmSamplingTests(t *testing.T) {
 // see pass under js/wasm.
 var mustPass = map[string][]string{
 	"./geoind": {"TestReleaseFloatSafety", "TestReleaseSameCellIdentical"},
-	"./noise":  {"TestLatticeCoverage", "TestSupportAttackFirstPoint", "TestSameCell", "TestExactPathMatchesFloatPath", "TestProdErrIsFMA"},
+	"./noise":  {"TestLatticeCoverage", "TestSupportAttackFirstPoint", "TestSameCell", "TestExactPathMatchesFloatPath", "TestProdErrIsFMA", "TestDigitFastPaths"},
 }
 
 // TestModuleDependencies checks what the module links for js/wasm: no cgo,
