@@ -21,9 +21,9 @@ import (
 // check of the digest alone would take them.
 func TestUseEnvelope(t *testing.T) {
 	fs := prior.FamilySet{Kernels: []prior.Family{
-		{Kernel: gp.KernelMatern12, LengthscaleMin: 180, LengthscaleMax: 7e5},
-		{Kernel: gp.KernelMatern32, LengthscaleMin: 20, LengthscaleMax: 7200},
-		{Kernel: gp.KernelMatern52, LengthscaleMin: 20, LengthscaleMax: 3600},
+		{Kernel: gp.KernelMatern12, LengthscaleMin: 180, LengthscaleMax: 3600},
+		{Kernel: gp.KernelMatern32, LengthscaleMin: 60, LengthscaleMax: 1800},
+		{Kernel: gp.KernelMatern52, LengthscaleMin: 60, LengthscaleMax: 900},
 	}}
 	opt := &EnvelopeOptions{StateSpace: true, PlaceScaled: true}
 	designed, err := NewEnvelope(fs, opt)
