@@ -125,13 +125,18 @@ func NewEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
+	cacheEnvelope(key, e)
+	return e, nil
+}
+
+// cacheEnvelope keeps e under key (the cache holds at most 64 envelopes).
+func cacheEnvelope(key envelopeKey, e *Envelope) {
 	envelopeCache.Lock()
 	if len(envelopeCache.m) > 64 {
 		clear(envelopeCache.m)
 	}
 	envelopeCache.m[key] = e
 	envelopeCache.Unlock()
-	return e, nil
 }
 
 type envelopeKey struct {
@@ -155,6 +160,27 @@ func newEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 		}
 		return &Envelope{Family: f, Components: []gp.Kernel{member}, Overhead: 1, Proportional: true, Check: EnvelopeCheck{Scale: 1}}, nil
 	}
+	e, err := newEnvelopeLP(f, opt)
+	if err != nil {
+		return nil, err
+	}
+	w, err := e.solve()
+	if err != nil {
+		return nil, err
+	}
+	env, err := e.verify(w)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range e.members {
+		env.MemberScales = append(env.MemberScales, m.scale)
+	}
+	return env, nil
+}
+
+// newEnvelopeLP sets up the design problem of a family with more than one
+// lengthscale (or opt.StateSpace): its members and its dictionary.
+func newEnvelopeLP(f prior.FamilySet, opt *EnvelopeOptions) (*envelopeLP, error) {
 	e := &envelopeLP{f: f, nuMin: math.Inf(1)}
 	e.a, e.b = f.LengthscaleRange()
 	for _, kf := range f.Kernels {
@@ -179,18 +205,7 @@ func newEnvelope(f prior.FamilySet, opt *EnvelopeOptions) (*Envelope, error) {
 	if err := e.dictionary(); err != nil {
 		return nil, err
 	}
-	w, err := e.solve()
-	if err != nil {
-		return nil, err
-	}
-	env, err := e.verify(w)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range e.members {
-		env.MemberScales = append(env.MemberScales, m.scale)
-	}
-	return env, nil
+	return e, nil
 }
 
 // envelopeLP holds the design problem of NewEnvelope.

@@ -112,6 +112,7 @@ type Plan struct {
 	digest   string
 	charge   string
 	seconds  float64 // the time the plan took
+	design   string  // Design's document
 	mu       sync.Mutex
 	chargeID string // the charge it was drawn for; "" before
 }
@@ -160,6 +161,11 @@ func plan(data []byte, format, optionsJSON string, src noise.Source) (*Plan, err
 		return nil, err
 	}
 	p := &Plan{in: in, prepared: prepared, cert: doc, digest: digest, seconds: seconds}
+	if d := prepared.EnvelopeDesign(); d != nil {
+		if p.design, err = encodeDesign(d); err != nil {
+			return nil, err
+		}
+	}
 	c, err := json.Marshal(planCharge{Mechanism: "cip", Epsilon: cert.EpsilonMax, RadiusM: in.opt.Radius, Lambda: in.opt.Lambda,
 		CertificateSHA256: digest})
 	if err != nil {

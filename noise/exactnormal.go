@@ -22,8 +22,19 @@ const minNormalDigits = 64 / digitBits
 // digitReader hands out random bits from a Source, read 64 at a time.
 type digitReader struct {
 	src Source
+	// ks, when set, is src itself: read without the interface call, which
+	// a browser pays per word (issue 33).
+	ks  *keyStream
 	buf uint64 // unread bits, most significant first
 	n   uint   // number of unread bits in buf
+}
+
+// word returns the source's next 64 bits.
+func (r *digitReader) word() uint64 {
+	if r.ks != nil {
+		return r.ks.Uint64()
+	}
+	return r.src.Uint64()
 }
 
 // take returns k uniformly random bits, 1 <= k <= 32. Bits left over in
@@ -37,7 +48,7 @@ func (r *digitReader) take(k uint) uint32 {
 	}
 	have := r.n
 	v := r.buf >> (64 - have) // 0 when have == 0: Go shifts by 64 give 0
-	r.buf, r.n = r.src.Uint64(), 64
+	r.buf, r.n = r.word(), 64
 	need := k - have
 	v = v<<need | r.buf>>(64-need)
 	r.buf <<= need
@@ -45,8 +56,18 @@ func (r *digitReader) take(k uint) uint32 {
 	return uint32(v)
 }
 
-// digit returns one base-2^digitBits digit.
-func (r *digitReader) digit() uint32 { return r.take(digitBits) }
+// digit returns one base-2^digitBits digit: take(digitBits), with the
+// common case small enough to inline (a call costs the most in the
+// samplers' inner loops, in a browser above all).
+func (r *digitReader) digit() uint32 {
+	if r.n < digitBits {
+		return r.take(digitBits)
+	}
+	v := r.buf
+	r.buf = v << digitBits
+	r.n -= digitBits
+	return uint32(v >> (64 - digitBits))
+}
 
 // intN returns a uniform integer in [0, m), m >= 1, by rejection from the
 // smallest number of bits that covers m, so no modulo bias.
@@ -269,15 +290,43 @@ func (s *normalSampler) expHalf() bool {
 	if d >= 1<<(digitBits-1) { // u₁ >= 1/2: n = 0
 		return true
 	}
-	y, z := append(s.p[:0], d), s.q[:0]
+	// While the last u-rand has one digit, less(z, y) draws one digit of
+	// z and decides on it unless the two are equal (probability 2^-16):
+	// compare the digits as numbers, and take the general path, with the
+	// same draws in the same order, on a tie.
 	n := 1
+	rd := &s.rd
 	for {
-		z = z[:0]
+		var e uint32
+		if rd.n >= digitBits { // rd.digit(), inlined by hand: the hottest loop of a release
+			e = uint32(rd.buf >> (64 - digitBits))
+			rd.buf <<= digitBits
+			rd.n -= digitBits
+		} else {
+			e = rd.take(digitBits)
+		}
+		if e == d {
+			return s.expHalfFrom(d, e, n)
+		}
+		if e > d {
+			return n%2 == 0
+		}
+		d = e
+		n++
+	}
+}
+
+// expHalfFrom is expHalf's general path from a tie: u_n has the one digit
+// d, u_{n+1}'s first digit e equals it.
+func (s *normalSampler) expHalfFrom(d, e uint32, n int) bool {
+	y, z := append(s.p[:0], d), append(s.q[:0], e)
+	for {
 		if !s.rd.less(&z, &y) {
 			s.p, s.q = y, z
 			return n%2 == 0
 		}
 		y, z = z, y
+		z = z[:0]
 		n++
 	}
 }

@@ -50,7 +50,7 @@ func newMarkovTask(r *MarkovRelease, dim, group, groups int) *markovTask {
 // function of the key and index alone.
 func deviateFloat(s *keyStream, ns *normalSampler, z *LazyNormal, index uint64) (f, e float64) {
 	s.reset(index)
-	ns.rd = digitReader{src: s}
+	ns.rd = digitReader{src: s, ks: s}
 	ns.sample(z)
 	return z.Float64(), z.ErrorBound()
 }
@@ -58,7 +58,7 @@ func deviateFloat(s *keyStream, ns *normalSampler, z *LazyNormal, index uint64) 
 // deviateDD is deviateFloat with the deviate as a double-double.
 func deviateDD(s *keyStream, ns *normalSampler, z *LazyNormal, index uint64) (hi, lo, e float64) {
 	s.reset(index)
-	ns.rd = digitReader{src: s}
+	ns.rd = digitReader{src: s, ks: s}
 	ns.sample(z)
 	return z.doubleDouble()
 }
@@ -154,7 +154,7 @@ func (t *markovTask) stepDD(st *compState, d int, tr *markovStep, zh, zl []float
 			var e float64
 			hi, e = numeric.TwoSum(hi, ph)
 			add(e)
-			add(math.FMA(a, st.s[j], -ph))
+			add(prodErr(a, st.s[j], ph))
 			p2 := a * st.lo[j]
 			add(p2)
 			prods += math.Abs(p2)
@@ -164,7 +164,7 @@ func (t *markovTask) stepDD(st *compState, d int, tr *markovStep, zh, zl []float
 			var e float64
 			hi, e = numeric.TwoSum(hi, qh)
 			add(e)
-			add(math.FMA(b, zh[j], -qh))
+			add(prodErr(b, zh[j], qh))
 			q2 := b * zl[j]
 			add(q2)
 			prods += math.Abs(q2)
@@ -256,7 +256,7 @@ func newMarkovExact(r *MarkovRelease, dim int) *markovExact {
 // its stream and refined by reading on in the same stream.
 func (e *markovExact) deviateMid(index uint64, b uint, mid *big.Float) {
 	e.stream.reset(index)
-	e.ns.rd = digitReader{src: e.stream}
+	e.ns.rd = digitReader{src: e.stream, ks: e.stream}
 	e.ns.sample(&e.z)
 	e.z.refine(&e.ns.rd, b)
 	e.z.enclose(b, &e.lo, &e.hi)

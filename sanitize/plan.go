@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -136,6 +137,18 @@ func prepareRelease(ctx context.Context, public []PublicTrace, opt Options) (*Pr
 // Certificate is the certificate of the prepared release: the one Draw's
 // release carries (the same value Draw returns).
 func (p *Prepared) Certificate() *Certificate { return p.s.cert }
+
+// EnvelopeDesign is the prepared release's noise envelope as data
+// (cip.Envelope.Design): it depends on the prior family and the path
+// alone, so a device keeps it and gives it back to cip.UseEnvelope before
+// its next release, which then skips the envelope's linear program. Nil
+// when the release has none to keep (a proportional or E3 design).
+func (p *Prepared) EnvelopeDesign() *cip.EnvelopeDesign {
+	if p.s.d.env == nil {
+		return nil
+	}
+	return p.s.d.env.Design(&p.s.d.envOpt)
+}
 
 // Draw releases traces, which must be the prepared ones (their
 // PublicOf equal to what Prepare was given; otherwise ErrNotPrepared and

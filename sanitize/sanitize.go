@@ -544,7 +544,8 @@ func prepare(ctx context.Context, opt Options, maxPoints int, step func(string))
 			return nil, nil, err
 		}
 		step("envelope")
-		if d.env, err = cip.NewEnvelope(fam, &cip.EnvelopeOptions{StateSpace: d.linear, PlaceScaled: opt.placeScaled(design)}); err != nil {
+		d.envOpt = cip.EnvelopeOptions{StateSpace: d.linear, PlaceScaled: opt.placeScaled(design)}
+		if d.env, err = cip.NewEnvelope(fam, &d.envOpt); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -694,6 +695,7 @@ type designer struct {
 	kind   cip.Method
 	linear bool // the linear path: no dense covariance
 	env    *cip.Envelope
+	envOpt cip.EnvelopeOptions // what env was designed with
 	// ctx ends the release: checked between stages, before each Newton
 	// step of the (E3) designer, between the coordinates the dense path
 	// samples and before each chunk the linear path samples.

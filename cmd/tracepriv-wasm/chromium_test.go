@@ -347,6 +347,54 @@ func BenchmarkChromiumPlanned(b *testing.B) {
 	b.ReportMetric(med(cpus), "cpu-s/planned-release-10k")
 }
 
+// BenchmarkChromiumStoredDesign measures a page's first planned release
+// of the 10,000-point walk (what a person's first release after opening
+// the page costs), in a fresh page each time (a fresh module, nothing
+// cached): without a stored envelope design, and with the one an earlier
+// page stored given back first (useDesign, which proves it again, then
+// planRelease and draw), alternately.
+func BenchmarkChromiumStoredDesign(b *testing.B) {
+	all := cases(b, 10_000)
+	release := []releaseCase{{all.Releases[1].Trace, "plt", cipOptions, nil, true}}
+	br := newBrowser(b)
+	br.open(b, "/")
+	got, _ := br.run(b, input{Sessions: []sessionCase{}, Releases: release})
+	stored := []storedDesign{{got.Releases[0].DesignKey, got.Releases[0].Design}}
+	if stored[0].Doc == "" {
+		b.Fatalf("the plan gave no envelope design: %.300s", got.Releases[0].Answer)
+	}
+	var coldWall, coldCPU, warmWall, warmCPU, useMS []float64
+	for b.Loop() {
+		for _, designs := range [][]storedDesign{nil, stored} {
+			br.open(b, "/")
+			got, cpu := br.run(b, input{Sessions: []sessionCase{}, Releases: release, Designs: designs})
+			r := got.Releases[0]
+			var a struct {
+				Error  string `json:"error"`
+				Digest string `json:"certificate_sha256"`
+			}
+			if err := json.Unmarshal([]byte(r.Answer), &a); err != nil || a.Error != "" || a.Digest != r.PlannedSHA256 {
+				b.Fatalf("a planned release: %v %s", err, a.Error)
+			}
+			if designs == nil {
+				coldWall, coldCPU = append(coldWall, r.MS/1000), append(coldCPU, cpu.Seconds())
+				continue
+			}
+			if len(got.UseDesign) != 1 || got.UseDesign[0] != "{}" {
+				b.Fatalf("the stored design was not used: %v", got.UseDesign)
+			}
+			warmWall, warmCPU = append(warmWall, (got.UseDesignMS+r.MS)/1000), append(warmCPU, cpu.Seconds())
+			useMS = append(useMS, got.UseDesignMS/1000)
+		}
+	}
+	med := func(x []float64) float64 { slices.Sort(x); return x[len(x)/2] }
+	b.ReportMetric(med(coldWall), "s/first-release-designed")
+	b.ReportMetric(med(coldCPU), "cpu-s/first-release-designed")
+	b.ReportMetric(med(warmWall), "s/first-release-stored-design")
+	b.ReportMetric(med(warmCPU), "cpu-s/first-release-stored-design")
+	b.ReportMetric(med(useMS), "s/use-design")
+}
+
 // BenchmarkNative is BenchmarkChromium's work in the Go library natively,
 // for the side-by-side row: a 60-query session and the 10,000-point
 // release (crypto randomness; the envelope cached after the first run, as

@@ -17,6 +17,8 @@
 //	const c = await charge(p.charge())                          // POST /v1/people/{id}/charges
 //	const r = JSON.parse(p.draw(c.charge_id))                   // once per charge_id
 //	const s = tracepriv.newChargedSession(configJSON, chargeID) // a session paid by one geoind charge
+//	localStorage.setItem("tracepriv.design." + p.design_key, p.design) // the envelope, for the next page load:
+//	tracepriv.useDesign(key, localStorage.getItem("tracepriv.design." + key)) // {} or {"error"}: proven again, or refused
 //
 // Every call returns a JSON string; a failure is {"error": "..."} (and, for
 // a spent budget, "exhausted": true), so nothing throws across the
@@ -43,6 +45,7 @@ func main() {
 	api.Set("newChargedSession", js.FuncOf(newChargedSession))
 	api.Set("claims", js.FuncOf(func(js.Value, []js.Value) any { return device.Claims() }))
 	api.Set("restoreClaims", js.FuncOf(restoreClaims))
+	api.Set("useDesign", js.FuncOf(useDesign))
 	js.Global().Set("tracepriv", api)
 	// A loader waiting for the API is told it is there.
 	if cb := js.Global().Get("__traceprivReady"); cb.Type() == js.TypeFunction {
@@ -180,6 +183,14 @@ func planRelease(_ js.Value, args []js.Value) any {
 	o.Set("certificate_sha256", p.CertificateSHA256())
 	o.Set("certificate", p.Certificate())
 	o.Set("charge", js.FuncOf(func(js.Value, []js.Value) any { return p.Charge() }))
+	// The envelope design to store (localStorage) under design_key and give
+	// back to useDesign on the next page load; "" when there is none.
+	o.Set("design", p.Design())
+	key := ""
+	if d := p.Design(); d != "" {
+		key, _ = device.DesignKey(d)
+	}
+	o.Set("design_key", key)
 	o.Set("draw", js.FuncOf(func(_ js.Value, args []js.Value) any {
 		if len(args) < 1 || args[0].Type() != js.TypeString {
 			return `{"error":"draw(chargeID): the charge_id the service answered"}`
@@ -212,6 +223,20 @@ func restoreClaims(_ js.Value, args []js.Value) any {
 		return `{"error":"restoreClaims(listJSON): the list is missing"}`
 	}
 	if err := device.RestoreClaims(args[0].String()); err != nil {
+		return fail(err)
+	}
+	return `{}`
+}
+
+// useDesign(key, designJSON) takes back an envelope design a plan's
+// design gave (stored under its design_key): {} when it is used, or
+// {"error"} when it is refused (then drop it; the next release designs the
+// envelope again).
+func useDesign(_ js.Value, args []js.Value) any {
+	if len(args) < 2 || args[0].Type() != js.TypeString || args[1].Type() != js.TypeString {
+		return `{"error":"useDesign(key, designJSON): the key and the document a plan's design gave"}`
+	}
+	if err := device.UseDesign(args[0].String(), args[1].String()); err != nil {
 		return fail(err)
 	}
 	return `{}`

@@ -77,8 +77,9 @@ type releaseCase struct {
 }
 
 type input struct {
-	Sessions []sessionCase `json:"sessions"`
-	Releases []releaseCase `json:"releases"`
+	Sessions []sessionCase  `json:"sessions"`
+	Releases []releaseCase  `json:"releases"`
+	Designs  []storedDesign `json:"designs,omitempty"`
 }
 
 // output is runCases's output.
@@ -99,7 +100,21 @@ type output struct {
 		PlanMS        float64 `json:"plan_ms"`
 		DrawMS        float64 `json:"draw_ms"`
 		PlannedSHA256 string  `json:"planned_sha256"`
+		// Design and DesignKey are the plan's envelope design (plan.design).
+		Design    string `json:"design"`
+		DesignKey string `json:"design_key"`
 	} `json:"releases"`
+	// UseDesign are the module's answers to the input's Designs, and
+	// UseDesignMS the time they took.
+	UseDesign   []string `json:"use_design"`
+	UseDesignMS float64  `json:"use_design_ms"`
+}
+
+// storedDesign is an envelope design a page stored (plan.design under
+// plan.design_key), given back with useDesign before the releases.
+type storedDesign struct {
+	Key string `json:"key"`
+	Doc string `json:"doc"`
 }
 
 func seed(s int64) *int64 { return &s }
@@ -494,7 +509,7 @@ func TestWasmSamplingTests(t *testing.T) {
 	}
 	for pkg, run := range map[string]string{
 		"./geoind": "TestReleaseFloatSafety|TestReleaseSameCellIdentical|TestNoiseScaleLimit",
-		"./noise":  "TestLatticeCoverage|TestSupportAttackFirstPoint|TestSameCell|TestExactPathMatchesFloatPath|TestApplyFloatBound|TestSecureSanity|TestSecureMath|TestLazyNormal|TestPlanar",
+		"./noise":  "TestLatticeCoverage|TestSupportAttackFirstPoint|TestSameCell|TestExactPathMatchesFloatPath|TestApplyFloatBound|TestSecureSanity|TestSecureMath|TestLazyNormal|TestPlanar|TestProdErrIsFMA|TestDigitFastPaths",
 	} {
 		args := []string{"test", "-count=1", "-exec", runner, "-run", run, "-v", pkg}
 		if testing.Short() {
@@ -529,7 +544,7 @@ func TestWasmSamplingTests(t *testing.T) {
 // see pass under js/wasm.
 var mustPass = map[string][]string{
 	"./geoind": {"TestReleaseFloatSafety", "TestReleaseSameCellIdentical"},
-	"./noise":  {"TestLatticeCoverage", "TestSupportAttackFirstPoint", "TestSameCell", "TestExactPathMatchesFloatPath"},
+	"./noise":  {"TestLatticeCoverage", "TestSupportAttackFirstPoint", "TestSameCell", "TestExactPathMatchesFloatPath", "TestProdErrIsFMA", "TestDigitFastPaths"},
 }
 
 // TestModuleDependencies checks what the module links for js/wasm: no cgo,

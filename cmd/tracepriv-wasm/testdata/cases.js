@@ -16,6 +16,12 @@ globalThis.runCases = function (tp, input) {
     }
     out.sessions.push({ answers, ms, state: s.state(), total_ms: now() - t0 });
   }
+  if (input.designs) {
+    // Envelope designs a page stored, given back before the releases.
+    const t0 = now();
+    out.use_design = input.designs.map((d) => tp.useDesign(d.key, d.doc));
+    out.use_design_ms = now() - t0;
+  }
   for (const r of input.releases) {
     const t0 = now();
     if (r.plan) {
@@ -25,7 +31,8 @@ globalThis.runCases = function (tp, input) {
       if (typeof p === "string") { out.releases.push({ answer: p, ms: now() - t0 }); continue; }
       const t1 = now();
       const answer = p.draw("c-bench-" + t0 + "-" + Math.random());
-      out.releases.push({ answer, ms: now() - t0, plan_ms: t1 - t0, draw_ms: now() - t1, planned_sha256: p.certificate_sha256 });
+      out.releases.push({ answer, ms: now() - t0, plan_ms: t1 - t0, draw_ms: now() - t1, planned_sha256: p.certificate_sha256,
+        design: p.design || "", design_key: p.design_key || "" });
       continue;
     }
     const answer = r.seed === null ? tp.release(r.trace, r.format, r.options) : tp.release(r.trace, r.format, r.options, r.seed);

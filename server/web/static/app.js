@@ -29,6 +29,7 @@
   const STORE_CLAIMS = 'tracepriv.claims'; // localStorage: charge ids already drawn for
   const STORE_SESSION = 'tracepriv.session.'; // localStorage, + person id: {charge_id, state}
   const STORE_PENDING = 'tracepriv.pending.'; // localStorage, + person id + what: a charge's key until it is used
+  const STORE_DESIGN = 'tracepriv.design.'; // localStorage, + design key: the envelope's design (proven again before use)
   const MAX_ANSWERS = 50;
   // The predictive mechanism's modes (package geoind).
   const MODES = {
@@ -861,6 +862,15 @@
       const tp = await globalThis.traceprivLoad();
       const claims = localStorage.getItem(STORE_CLAIMS);
       if (claims) check(tp.restoreClaims(claims));
+      // Envelope designs kept from earlier releases: the module proves each again before use
+      // and refuses what is corrupted, altered or stored under another key (then it is dropped,
+      // and the next release designs the envelope again).
+      for (let i = localStorage.length - 1; typeof tp.useDesign === 'function' && i >= 0; i--) {
+        const k = localStorage.key(i);
+        if (!k || !k.startsWith(STORE_DESIGN)) continue;
+        const used = JSON.parse(tp.useDesign(k.slice(STORE_DESIGN.length), localStorage.getItem(k) || ''));
+        if (used.error) localStorage.removeItem(k);
+      }
       state.tp = tp;
       document.body.dataset.module = 'ready';
       return tp;
@@ -1001,6 +1011,10 @@
     setStatus('Planning the release on this device (' + num(file.size / 1024, 3) + ' KiB, ' + format + ')…', true);
     await new Promise((r) => setTimeout(r, 0)); // let the status show before the module blocks
     const plan = check(tp.planRelease(bytes, format, JSON.stringify(opts)));
+    // The envelope's design depends on the prior family alone: kept for the next page load.
+    if (plan.design) {
+      try { localStorage.setItem(STORE_DESIGN + plan.design_key, plan.design); } catch (e) { /* storage full: design again next time */ }
+    }
     // The plan's digest depends on public inputs only, so planning the same file again after a
     // reload names the same pending charge: it is replayed, and the device draws at most once for it.
     const c = await charge(JSON.parse(plan.charge()), 'charge this release', 'release.' + plan.certificate_sha256);

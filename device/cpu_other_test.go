@@ -1,0 +1,18 @@
+//go:build !js && !windows
+
+package device_test
+
+import (
+	"syscall"
+	"time"
+)
+
+// processCPU is the test process's user and system CPU time (every
+// thread).
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
