@@ -155,10 +155,10 @@ func TestSynthesizeJoinsPersons(t *testing.T) {
 // TestSanitizeJoinsPersons: the pipeline's corpus release releases,
 // certifies and charges a person whose files lie in two folders once,
 // under one account: the manifest lists three persons, old-phone with
-// both folders' files, and the ledger three accounts and three charges.
-// Before, the launcher found four persons for the ledger (synth-1 apart),
-// checked and charged synth-1 pending, and left an account for a person
-// the release does not have.
+// both folders' files, and the ledger three accounts and three charges
+// (the launcher checks synth-1's account too and charges it pending; the
+// charge is undone once the job has run). A regression test: the job
+// joined persons (corpus.GroupUnits) before issue 31's item 1 too.
 func TestSanitizeJoinsPersons(t *testing.T) {
 	root := splitPerson(t)
 	singleMachineCorpus(t, root)

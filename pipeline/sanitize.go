@@ -638,10 +638,13 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 }
 
 // ledgerTarget finds the people of the files matching pattern, on this
-// machine, as the job's first pass and grouping will (corpus.ScanFile,
-// then corpus.JoinPersons: one uid found in two folders is one person,
-// charged once), and gives each the target epsilon: the most their
-// release can be certified.
+// machine, as the job's first pass will (corpus.ScanFile), and gives each
+// the target epsilon: the most their release can be certified. It does not
+// join the persons found to be one (the job does, corpus.GroupUnits): a
+// name the join releases as another is checked too, so that what a person
+// spent under either name bounds the release, and charged pending until
+// the job has run, when it is undone, being in no unit (a merge costs
+// accuracy, never privacy).
 func ledgerTarget(pattern string, c sanitizeConfig) (map[string]float64, error) {
 	files, _, err := Match(pattern)
 	if err != nil {
@@ -651,16 +654,11 @@ func ledgerTarget(pattern string, c sanitizeConfig) (map[string]float64, error) 
 	if err != nil {
 		return nil, err
 	}
-	scans := make([]corpus.FileScan, len(files))
-	for i, f := range files {
-		scans[i] = corpus.ScanFile(f, ro)
-	}
-	scans, _ = corpus.JoinPersons(scans)
 	target := map[string]float64{}
-	for _, s := range scans {
-		for _, p := range s.People {
+	for _, f := range files {
+		for _, p := range corpus.ScanFile(f, ro).People {
 			if p.UID == "" {
-				return nil, fmt.Errorf("%s has traces without a uid, and the ledger is kept per person", s.Path)
+				return nil, fmt.Errorf("%s has traces without a uid, and the ledger is kept per person", f)
 			}
 			target[p.UID] = c.Epsilon
 		}
