@@ -36,7 +36,11 @@
 // Fit runs FitPrior's steps over files, keyed by file so that the prior
 // is prior.Fit's over them byte for byte; Release releases a trajectory
 // database under user-level differential privacy with trajdb's mechanisms,
-// whose node counts Beam sums over persons bounded one by one. A seeded
+// whose node counts Beam sums over persons bounded one by one. Persons
+// are the person rule's (trace.PersonRule) in every job and in
+// ReadTraces: a corpus's persons found to hold the same uid, in two
+// folders, are joined into one by a global step over every file's uids
+// (trace.JoinPersons) before any step groups by person. A seeded
 // run derives each person's noise from the seed and their uid
 // (noise.Derive), and a seeded trajectory database draws its noise on one
 // worker from sums that do not depend on the sharding, so both are the

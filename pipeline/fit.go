@@ -159,7 +159,7 @@ type Fitted struct {
 }
 
 func init() {
-	register.DoFn5x1[context.Context, string, func(windowTask), func(fileSummary), func(prior.Positions), error](&windowFn{})
+	register.DoFn6x1[context.Context, string, func(windowTask), func(fileSummary), func(prior.Positions), func(trace.FilePersons), error](&windowFn{})
 	register.DoFn4x1[trace.Trace, func(windowTask), func(fileSummary), func(prior.Positions), error](&traceWindowFn{})
 	register.Emitter1[windowTask]()
 	register.Emitter1[fileSummary]()
@@ -167,7 +167,7 @@ func init() {
 	register.Combiner1[prior.Positions](&positionsFn{})
 	register.DoFn2x1[windowTask, func(windowOutcome), error](&fitFn{})
 	register.Emitter1[windowOutcome]()
-	register.DoFn5x1[[]byte, func(*windowOutcome) bool, func(*fileSummary) bool, func(*prior.Positions) bool, func(Fitted), error](&chooseFn{})
+	register.DoFn6x1[[]byte, func(*windowOutcome) bool, func(*fileSummary) bool, func(*prior.Positions) bool, personJoin, func(Fitted), error](&chooseFn{})
 	register.Iter1[windowOutcome]()
 	register.Iter1[fileSummary]()
 	register.Iter1[prior.Positions]()
@@ -203,8 +203,9 @@ func cutWindows(key string, traces []*trace.Trace, opt prior.Mode, emit func(win
 }
 
 // windowFn reads a file and cuts its traces into windows, keyed by the
-// file (cutWindows). A file that cannot be read is skipped and counted,
-// as the single-machine command skips it, unless reading is strict.
+// file (cutWindows), and emits the file's persons for the join
+// (joinPersons). A file that cannot be read is skipped and counted, as
+// the single-machine command skips it, unless reading is strict.
 type windowFn struct {
 	Cfg fitConfig
 	opt prior.Mode
@@ -224,12 +225,13 @@ func (f *windowFn) Setup() error {
 	return nil
 }
 
-func (f *windowFn) ProcessElement(ctx context.Context, path string, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions)) error {
+func (f *windowFn) ProcessElement(ctx context.Context, path string, emit func(windowTask), summary func(fileSummary), positions func(prior.Positions), persons func(trace.FilePersons)) error {
 	// The step's context carries its counters; another drops them.
-	traces, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
+	traces, merged, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
 	if !ok {
 		return err
 	}
+	persons(trace.NewFilePersons(path, traces, merged))
 	if err := cutWindows(path, traces, f.opt, emit, summary, positions); err != nil {
 		return stageError("%s: %v", path, err)
 	}
@@ -309,14 +311,16 @@ func (f *fitFn) ProcessElement(t windowTask, emit func(windowOutcome)) error {
 
 // chooseFn puts the fits in corpus order (keys sorted, traces in their
 // order under a key, windows in time order), numbers the traces as
-// prior.Fit numbers them, chooses the prior (prior.CombineCorpus) and
+// prior.Fit numbers them, gives each window and the corpus index the
+// person the join releases them as (the leave-one-person-out coverage and
+// the index are per person), chooses the prior (prior.CombineCorpus) and
 // emits it; with an output file, it writes it, and the report. It runs
 // once, over per-window summaries.
 type chooseFn struct {
 	Cfg fitConfig
 }
 
-func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, summaries func(*fileSummary) bool, positions func(*prior.Positions) bool, emit func(Fitted)) error {
+func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, summaries func(*fileSummary) bool, positions func(*prior.Positions) bool, join personJoin, emit func(Fitted)) error {
 	var sums []fileSummary
 	var s fileSummary
 	for summaries(&s) {
@@ -349,12 +353,19 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 	for i, o := range outs {
 		results[i] = o.Result
 		results[i].Fit.Trace = offset[o.Key] + o.Trace
+		results[i].Fit.UID = join.of(o.Result.Fit.UID)
 	}
 	var pos prior.Positions
 	var p prior.Positions
 	for positions(&p) {
 		pos.Merge(p)
 		p = prior.Positions{}
+	}
+	for from, to := range join.Alias {
+		if pos.UIDs[from] {
+			delete(pos.UIDs, from)
+			pos.UIDs[to] = true
+		}
 	}
 	pr, rep, err := prior.CombineCorpus(results, rep, pos, f.Cfg.FitParams.Mode())
 	if err != nil {
@@ -383,19 +394,22 @@ func (f *chooseFn) ProcessElement(_ []byte, outcomes func(*windowOutcome) bool, 
 // fitWindows fits a prior over windows already cut (cutWindows): fit each
 // window (many workers, after a reshuffle: the expensive step), add up
 // the positions for the centre (a combiner), and choose the prior (one
-// worker, over the fits). It returns a PCollection<Fitted> of one element.
-func fitWindows(s beam.Scope, tasks, sums, pos beam.PCollection, c fitConfig) beam.PCollection {
+// worker, over the fits, with the persons renamed by join, a
+// PCollection<personJoin> of one element). It returns a
+// PCollection<Fitted> of one element.
+func fitWindows(s beam.Scope, tasks, sums, pos, join beam.PCollection, c fitConfig) beam.PCollection {
 	centre := beam.Combine(s, &positionsFn{}, pos)
 	// Windows are many and alike: spread them over the workers.
 	outs := beam.ParDo(s, &fitFn{Cfg: c}, beam.Reshuffle(s, tasks))
 	return beam.ParDo(s, &chooseFn{Cfg: c}, beam.Impulse(s),
-		beam.SideInput{Input: outs}, beam.SideInput{Input: sums}, beam.SideInput{Input: centre})
+		beam.SideInput{Input: outs}, beam.SideInput{Input: sums}, beam.SideInput{Input: centre}, beam.SideInput{Input: join})
 }
 
 // FitPrior fits a prior family over traces, a PCollection<trace.Trace> of
 // other people's traces than those the prior will protect, as prior.Fit
 // fits it over the same traces (every window: MaxWindows -1), and returns
-// a PCollection<Fitted> of one element. The traces are cut into windows
+// a PCollection<Fitted> of one element. Its persons are the traces' uids
+// as they come (ReadTraces joins a corpus's persons). The traces are cut into windows
 // and fitted on many workers, in an order of their own (by uid, first
 // time and name), so that the prior and its report do not depend on the
 // runner's. FitPrior panics if p is invalid, as Beam's own transforms
@@ -407,7 +421,7 @@ func FitPrior(s beam.Scope, traces beam.PCollection, p FitParams) beam.PCollecti
 	}
 	c := fitConfig{FitParams: p}
 	tasks, sums, pos := beam.ParDo3(s, &traceWindowFn{Cfg: c}, beam.Reshuffle(s, traces))
-	return fitWindows(s, tasks, sums, pos, c)
+	return fitWindows(s, tasks, sums, pos, beam.Create(s, personJoin{}), c)
 }
 
 // FitResult is what a prior fit did.
@@ -426,9 +440,11 @@ type FitResult struct {
 // Fit fits a prior family over a corpus of files with a Beam pipeline and
 // writes it: the prior prior.Fit gives over the matched files' traces
 // (files sorted, traces in their order, unreadable files skipped), with
-// the corpus named by the pattern. It runs FitPrior's steps with the
-// windows keyed by file, so that the traces are numbered as prior.Fit
-// numbers them.
+// the corpus named by the pattern. Its persons are the person rule's
+// over the pattern's root, a corpus's persons holding the same uid joined
+// (trace.JoinPersons, a global step) as tracepriv fit --corpus joins
+// them. It runs FitPrior's steps with the windows keyed by file, so that
+// the traces are numbered as prior.Fit numbers them.
 func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 	initBeam()
 	log := logger(o.Logger)
@@ -473,8 +489,8 @@ func Fit(ctx context.Context, o FitOptions) (*FitResult, error) {
 	res, b, err := runAndRead(ctx, func(s beam.Scope) {
 		s = s.Scope("tracepriv.fit")
 		files, _ := beam.ParDo2(s, &matchFn{}, beam.Create(s, o.Input))
-		tasks, sums, pos := beam.ParDo3(s, &windowFn{Cfg: c}, beam.Reshuffle(s, files))
-		fitWindows(s, tasks, sums, pos, c)
+		tasks, sums, pos, persons := beam.ParDo4(s, &windowFn{Cfg: c}, beam.Reshuffle(s, files))
+		fitWindows(s, tasks, sums, pos, joinPersons(s, persons, c.AsCorpus), c)
 	}, out)
 	if err != nil {
 		log.Error("tracepriv pipeline: fit: failed", "error", err)

@@ -69,7 +69,7 @@ func (r Reading) options() (trace.ReadOptions, error) {
 }
 
 func init() {
-	register.DoFn3x1[context.Context, string, func(trace.Trace), error](&readFn{})
+	register.DoFn4x1[context.Context, string, func(trace.Trace), func(trace.FilePersons), error](&readFn{})
 	register.Emitter1[trace.Trace]()
 }
 
@@ -77,7 +77,11 @@ func init() {
 // Match lists them), into a PCollection<trace.Trace>, spread over the
 // workers. Each trace's person is the person rule's (trace.PersonRule)
 // over r.InputRoot, a corpus if r.AsCorpus, as a corpus release names
-// them (sanitize.Manifest.UIDRule). Dirty rows are repaired or skipped by the
+// them (sanitize.Manifest.UIDRule): with r.AsCorpus, persons of the files
+// read found to hold the same uid are one person (trace.JoinPersons, a
+// global step over every file's persons before any trace is emitted), so
+// that a person whose files lie in two folders reaches SanitizeTraces and
+// FitPrior as one. Dirty rows are repaired or skipped by the
 // one rule of package trace (docs/input.md) and counted ("skipped_rows");
 // a file that cannot be read is skipped and counted ("unreadable_files"),
 // or with r.Strict fails the pipeline. ReadTraces panics if r is invalid
@@ -88,7 +92,8 @@ func ReadTraces(s beam.Scope, files beam.PCollection, r Reading) beam.PCollectio
 	if _, err := r.options(); err != nil {
 		panic(fmt.Sprintf("pipeline.ReadTraces: %v", err))
 	}
-	return beam.ParDo(s, &readFn{R: r}, beam.Reshuffle(s, files))
+	traces, persons := beam.ParDo2(s, &readFn{R: r}, beam.Reshuffle(s, files))
+	return beam.ParDo(s, &renameTraceFn{}, traces, beam.SideInput{Input: joinPersons(s, persons, r.AsCorpus)})
 }
 
 // readFn reads one trace file.
@@ -109,12 +114,14 @@ func (f *readFn) Setup() error {
 	return nil
 }
 
-func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(trace.Trace)) error {
-	ts, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
+func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(trace.Trace), persons func(trace.FilePersons)) error {
+	ts, merged, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
 	if !ok {
 		return err
 	}
-	for _, t := range corpus.Attribute(path, ts) {
+	ts = corpus.Attribute(path, ts)
+	persons(trace.NewFilePersons(path, ts, merged))
+	for _, t := range ts {
 		emit(*t)
 	}
 	return nil
@@ -125,20 +132,23 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(trac
 // logged to the runner, and ok is false; with ro.Strict it is also the
 // step's error, as is a file the person rule gives no person
 // (trace.ErrNoPerson) in any mode. The rows reading skipped or merged are counted in skipped.
-func readFile(ctx context.Context, path string, ro trace.ReadOptions, unreadable, skipped beam.Counter) (traces []*trace.Trace, ok bool, err error) {
+// merged are the uids of the file's data the person rule released as
+// another person (trace.Report.Merged), which the join of persons needs
+// (joinPersons).
+func readFile(ctx context.Context, path string, ro trace.ReadOptions, unreadable, skipped beam.Counter) (traces []*trace.Trace, merged []trace.Merge, ok bool, err error) {
 	ts, rep, err := trace.ReadFile(path, ro)
 	if err != nil {
 		if ro.Strict || errors.Is(err, trace.ErrNoPerson) {
 			// A file of no person is never skipped: its traces would
 			// be nobody's, or guessed.
-			return nil, false, stageError("%s: %v", path, err)
+			return nil, nil, false, stageError("%s: %v", path, err)
 		}
 		unreadable.Inc(ctx, 1)
 		log.Warnf(ctx, "skipped unreadable file %s: %v", path, err)
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	skipped.Inc(ctx, int64(rep.SkippedRows()))
-	return ts, true, nil
+	return ts, rep.Merged, true, nil
 }
 
 // hasMeta reports whether a path element holds a filepath.Match wildcard.

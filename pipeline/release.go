@@ -123,7 +123,8 @@ func decPart(b []byte) (personPart, error) { return gobDecode[personPart](b) }
 
 func init() {
 	beam.RegisterCoder(reflect.TypeFor[personPart](), encPart, decPart)
-	register.DoFn4x1[context.Context, string, func(string, personPart), func(int), error](&mapFn{})
+	register.DoFn5x1[context.Context, string, func(string, personPart), func(int), func(trace.FilePersons), error](&mapFn{})
+	register.DoFn4x0[string, personPart, personJoin, func(string, personPart)](&rekeyPartFn{})
 	register.Emitter2[string, personPart]()
 	register.DoFn4x1[context.Context, string, func(*personPart) bool, func(string, int64), error](&boundFn{})
 	register.Iter1[personPart]()
@@ -134,7 +135,8 @@ func init() {
 
 // mapFn reads one file and maps its traces onto the grid
 // (trajdb.FromTraces), emitting each person's trajectories keyed by uid,
-// and the number of traces read. A file that cannot be read is skipped
+// the number of traces read, and the file's persons for the join
+// (joinPersons). A file that cannot be read is skipped
 // and counted, as trajdb.FromFiles skips it, unless reading is strict.
 type mapFn struct {
 	Cfg releaseConfig
@@ -162,11 +164,12 @@ func (f *mapFn) Setup() error {
 	return nil
 }
 
-func (f *mapFn) ProcessElement(ctx context.Context, path string, emit func(string, personPart), traces func(int)) error {
-	ts, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
+func (f *mapFn) ProcessElement(ctx context.Context, path string, emit func(string, personPart), traces func(int), persons func(trace.FilePersons)) error {
+	ts, merged, ok, err := readFile(ctx, path, f.ro, f.unreadable, f.skippedRows)
 	if !ok {
 		return err
 	}
+	persons(trace.NewFilePersons(path, ts, merged))
 	for _, t := range ts {
 		if t.UID == "" {
 			return stageError("%s: trace %q has no uid and its directory names no person (put each person's files in a directory named after them)", path, t.Name)
@@ -188,6 +191,14 @@ func (f *mapFn) ProcessElement(ctx context.Context, path string, emit func(strin
 		c.c.Inc(ctx, int64(c.n))
 	}
 	return nil
+}
+
+// rekeyPartFn keys a person's part by the person the join releases them
+// as, so that a person split over two folders is bounded once.
+type rekeyPartFn struct{}
+
+func (rekeyPartFn) ProcessElement(uid string, p personPart, j personJoin, emit func(string, personPart)) {
+	emit(j.of(uid), p)
 }
 
 // boundFn bounds one person's contribution (trajdb.Bound: their first
@@ -367,13 +378,19 @@ func newReleaseCert(c *releaseConfig, g *trajdb.Grid, m trajdb.Mechanism, rel *t
 }
 
 // aggregate adds the counting part of a release to the pipeline: match
-// files, map them (many workers), bound each person (many), and sum the
+// files, map them (many workers), join the persons found to be one (one
+// worker, over uids only), bound each person (many), and sum the
 // node counts per node (Beam's combiner, partial sums on every worker).
 // It returns the counts, KV<string, int64> keyed as nodeCounts, and the
 // traces read per file.
 func aggregate(s beam.Scope, c releaseConfig) (counts, traces beam.PCollection) {
 	files, _ := beam.ParDo2(s, &matchFn{}, beam.Create(s, c.Input))
-	parts, traces := beam.ParDo2(s, &mapFn{Cfg: c}, beam.Reshuffle(s, files))
+	parts, traces, filePersons := beam.ParDo3(s, &mapFn{Cfg: c}, beam.Reshuffle(s, files))
+	// One uid found in two folders is one person (trace.JoinPersons, over
+	// every file's persons), before anyone's contribution is bounded. A
+	// database is always a corpus (trajdb.FromFiles joins whatever the
+	// read options say).
+	parts = beam.ParDo(s, &rekeyPartFn{}, parts, beam.SideInput{Input: joinPersons(s, filePersons, true)})
 	persons := beam.GroupByKey(s, parts)
 	nodes := beam.ParDo(s, &boundFn{Cfg: c}, persons)
 	return stats.SumPerKey(s, nodes), traces

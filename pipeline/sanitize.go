@@ -639,7 +639,12 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 
 // ledgerTarget finds the people of the files matching pattern, on this
 // machine, as the job's first pass will (corpus.ScanFile), and gives each
-// the target epsilon: the most their release can be certified.
+// the target epsilon: the most their release can be certified. It does not
+// join the persons found to be one (the job does, corpus.GroupUnits): a
+// name the join releases as another is checked too, so that what a person
+// spent under either name bounds the release, and charged pending until
+// the job has run, when it is undone, being in no unit (a merge costs
+// accuracy, never privacy).
 func ledgerTarget(pattern string, c sanitizeConfig) (map[string]float64, error) {
 	files, _, err := Match(pattern)
 	if err != nil {

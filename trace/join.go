@@ -16,6 +16,21 @@ type FilePersons struct {
 	Merged  []Merge
 }
 
+// NewFilePersons is what JoinPersons needs of the file at path: the
+// persons of its traces (as the person rule gave them), each once, and
+// merged, the merges reading it made (its Report.Merged). A program that
+// reads a corpus's files apart (on many machines) gathers these, which
+// hold no location, to join the corpus's persons in one place.
+func NewFilePersons(path string, traces []*Trace, merged []Merge) FilePersons {
+	f := FilePersons{Path: path, Merged: merged}
+	for _, t := range traces {
+		if !slices.Contains(f.Persons, t.UID) {
+			f.Persons = append(f.Persons, t.UID)
+		}
+	}
+	return f
+}
+
 // JoinPersons is the last step of the person rule (PersonRule) for a
 // corpus: persons found to be the same person are one. Where the rule is
 // ambiguous it merges (a unit too large costs accuracy, never privacy),
@@ -108,13 +123,7 @@ func joinRead(read []fileTraces, merged []Merge) []Merge {
 	}
 	files := make([]FilePersons, len(read))
 	for i, r := range read {
-		f := FilePersons{Path: r.path, Merged: byFile[r.path]}
-		for _, t := range r.traces {
-			if !slices.Contains(f.Persons, t.UID) {
-				f.Persons = append(f.Persons, t.UID)
-			}
-		}
-		files[i] = f
+		files[i] = NewFilePersons(r.path, r.traces, byFile[r.path])
 	}
 	alias, joins := JoinPersons(files)
 	for _, r := range read {
