@@ -3,6 +3,7 @@ package attack_test
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,16 +47,16 @@ func TestFromCertificateRoundTrip(t *testing.T) {
 
 // sampleRelease reads the bundled sample (user 000) and releases it with
 // the bundled prior family at epsilon 1, lambda 2, r = 100 m from a seeded
-// source: the original, the release and its certificate.
+// source: the original, the release and its certificate. The release (1 s)
+// is made once per seed per test binary and shared: callers only read it.
 func sampleRelease(t testing.TB, seed uint64) (orig, outs []*trace.Trace, cert *sanitize.Certificate) {
 	t.Helper()
-	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
-	if err != nil {
-		t.Fatal(err)
+	sampleReleases.Lock()
+	defer sampleReleases.Unlock()
+	if r, ok := sampleReleases.m[seed]; ok {
+		return r.orig, r.outs, r.cert
 	}
-	if orig, err = trace.ReadAll(r); err != nil {
-		t.Fatal(err)
-	}
+	orig = sampleTraces(t)
 	prior, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,35 @@ func sampleRelease(t testing.TB, seed uint64) (orig, outs []*trace.Trace, cert *
 	if outs, cert, err = sanitize.Release(orig, sanitize.Options{Prior: prior, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(seed)}); err != nil {
 		t.Fatal(err)
 	}
+	if sampleReleases.m == nil {
+		sampleReleases.m = map[uint64]sampleRel{}
+	}
+	sampleReleases.m[seed] = sampleRel{orig, outs, cert}
 	return orig, outs, cert
+}
+
+type sampleRel struct {
+	orig, outs []*trace.Trace
+	cert       *sanitize.Certificate
+}
+
+var sampleReleases struct {
+	sync.Mutex
+	m map[uint64]sampleRel
+}
+
+// sampleTraces reads the bundled sample (user 000), a fresh copy.
+func sampleTraces(t testing.TB) []*trace.Trace {
+	t.Helper()
+	r, err := trace.NewReader(bytes.NewReader(sample.PLT), trace.PLT, trace.ReadOptions{UID: "000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return orig
 }
 
 // One file of a corpus release: a person released with two traces, then
@@ -76,7 +105,7 @@ func TestFromCertificatePartialPerson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	orig, _, _ := sampleRelease(t, 4)
+	orig := sampleTraces(t)
 	// Two trips of one person: the sample, and the sample a day later.
 	later := &trace.Trace{UID: orig[0].UID, Name: "later"}
 	for _, p := range orig[0].Points {

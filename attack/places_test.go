@@ -2,6 +2,7 @@ package attack
 
 import (
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -186,6 +187,43 @@ func placeRun(t *testing.T, s *stayTrace, idx []int, k *mat.SymDense, ms []int, 
 	return errs, sd
 }
 
+// ouPlaceRun is placeRun on the stay trace's first stand under
+// Ornstein-Uhlenbeck noise (Matérn 1/2, 5000 m^2, 60 s) for its first 15
+// minutes and the whole hour: TestAttackPlaceMatchesTheory and
+// TestAttackPlaceCommonOffsetControl read the same draws, made once per
+// test binary and number of seeds.
+func ouPlaceRun(t *testing.T, seeds int) (errs [][]float64, sd []float64) {
+	t.Helper()
+	ouRuns.Lock()
+	defer ouRuns.Unlock()
+	if r, ok := ouRuns.m[seeds]; ok {
+		return r.errs, r.sd
+	}
+	s := newStayTrace(0, nil)
+	st := s.stands[0]
+	var idx []int
+	for i := st[0]; i <= st[1]; i++ {
+		idx = append(idx, i)
+	}
+	k := gp.Gram(gp.Matern12{Variance: 5000, Lengthscale: 60}, shift(s.ts[st[0]:st[1]+1]))
+	errs, sd = placeRun(t, s, idx, k, []int{15*12 + 1, len(idx)}, seeds)
+	if ouRuns.m == nil {
+		ouRuns.m = map[int]ouRun{}
+	}
+	ouRuns.m[seeds] = ouRun{errs, sd}
+	return errs, sd
+}
+
+type ouRun struct {
+	errs [][]float64
+	sd   []float64
+}
+
+var ouRuns struct {
+	sync.Mutex
+	m map[int]ouRun
+}
+
 // chi2Within reports whether the sum of squares of errs, over sd^2, lies
 // between the 0.001 and 0.999 quantiles of a chi-square with len(errs)
 // degrees of freedom, and returns the ratio of the empirical to the
@@ -218,12 +256,15 @@ func TestAttackPlaceMatchesTheory(t *testing.T) {
 		idx = append(idx, i)
 	}
 	const s2, l = 5000.0, 60.0
-	k := gp.Gram(gp.Matern12{Variance: s2, Lengthscale: l}, shift(s.ts[st.Start:st.End+1]))
+	if st.Start != s.stands[0][0] || st.End != s.stands[0][1] {
+		t.Fatalf("stay %d-%d found, the trace stands still at %v", st.Start, st.End, s.stands[0])
+	}
 	seeds := 40
 	if testing.Short() {
 		seeds = 15
 	}
-	errs, sd := placeRun(t, s, idx, k, []int{len(idx)}, seeds)
+	errs, sd := ouPlaceRun(t, seeds)
+	errs, sd = errs[1:], sd[1:] // the whole stay
 	want := 1 / math.Sqrt(ouInfo(s2, l, 5, len(idx)))
 	if math.Abs(sd[0]/want-1) > 1e-8 {
 		t.Errorf("stated SD %.6f m, closed form %.6f m", sd[0], want)
@@ -281,7 +322,7 @@ func TestAttackPlaceCommonOffsetControl(t *testing.T) {
 		}
 		return math.Sqrt(q / float64(len(e)))
 	}
-	plain, sdPlain := placeRun(t, s, idx, k, ms, seeds)
+	plain, sdPlain := ouPlaceRun(t, seeds)
 	off, sdOff := placeRun(t, s, idx, koff, ms, seeds)
 	for a, m := range ms {
 		want := math.Sqrt(c2 + 1/ouInfo(s2, l, 5, m))

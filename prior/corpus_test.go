@@ -320,12 +320,32 @@ func TestFitRecoversLengthscale(t *testing.T) {
 // windows with a short lengthscale and a small variance, half long and
 // large. The family spans the chosen quantiles of the fitted lengthscales
 // in seconds; the variance is the 1 - hi quantile of the variances.
+// The windows are fitted once: the quantile rule lies in the combination,
+// so each rule combines the same fits (CombineCorpus; TestFitInParts
+// checks that Fit equals the parts combined).
 func TestPriorChoice(t *testing.T) {
 	t.Parallel()
 	ts := regular(0, 5, 50)
 	traces := append(gpTraces(t, 10, ts, 10, 10, 21), gpTraces(t, 10, ts, 100, 30, 22)...)
+	var pos Positions
+	pos.Add(traces...)
+	var results []WindowResult
 	for _, q := range [][2]float64{{0.25, 0.75}, {0.1, 0.9}, {0.5, 0.5}} {
-		p, rep, err := fit(traces, config{Kernel: "rbf", Family: q})
+		opt := config{Kernel: "rbf", Family: q}
+		ws, rep, err := Windows(traces, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if results == nil {
+			for _, w := range ws {
+				res, err := FitWindow(w, traces[w.Trace], opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				results = append(results, res)
+			}
+		}
+		p, rep, err := CombineCorpus(results, rep, pos, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
