@@ -196,6 +196,9 @@ type RefusedError struct {
 	Path      string
 	Mechanism Mechanism
 	Over      []Over
+	// Fix is what to do instead; empty, the ledger file's (fewer people,
+	// a smaller epsilon, or a deliberate raise).
+	Fix string
 }
 
 func (e *RefusedError) Error() string {
@@ -208,7 +211,11 @@ func (e *RefusedError) Error() string {
 		}
 		fmt.Fprintf(&b, " person %q has spent %.6g of %.6g and this %s release needs %.6g;", o.UID, o.Spent, o.Budget, e.Mechanism, o.Charge)
 	}
-	b.WriteString(" release fewer people, a smaller epsilon, or raise the budget deliberately with --budget and --raise-budget")
+	if e.Fix != "" {
+		b.WriteString(" " + e.Fix)
+	} else {
+		b.WriteString(" release fewer people, a smaller epsilon, or raise the budget deliberately with --budget and --raise-budget")
+	}
 	return b.String()
 }
 

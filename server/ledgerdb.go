@@ -156,16 +156,29 @@ func (l *LedgerDB) Check(req budget.Request) error {
 		}
 		accts[uid] = a
 	}
-	return budget.CheckRequest(l.Path(), req, l.lookup(accts))
+	return l.check(req, accts)
 }
 
-func (l *LedgerDB) lookup(accts map[string]*budget.Account) func(string) (*budget.Account, error) {
-	return func(uid string) (*budget.Account, error) {
-		if a := accts[uid]; a != nil {
-			return a, nil
+// check is budget.CheckRequest with the service's fixes: its budgets are
+// set when a person is created and never raised, so neither a refusal nor
+// a --budget above the account's may suggest --raise-budget.
+func (l *LedgerDB) check(req budget.Request, accts map[string]*budget.Account) error {
+	err := budget.CheckRequest(l.Path(), req, func(uid string) (*budget.Account, error) {
+		a := accts[uid]
+		if a == nil {
+			return nil, l.unknown(uid)
 		}
-		return nil, l.unknown(uid)
+		if a.Budget != nil && req.Budget > *a.Budget*(1+budget.Tolerance) {
+			return nil, fmt.Errorf("%s: --budget %g is above the budget %g the service set for person %q; the service's budgets are set when a person is created and never raised: leave out --budget (a smaller one applies to this run only)",
+				l.Path(), req.Budget, *a.Budget, uid)
+		}
+		return a, nil
+	})
+	var re *budget.RefusedError
+	if errors.As(err, &re) {
+		re.Fix = "release fewer people or a smaller epsilon (the service's budgets are set when a person is created and never raised)"
 	}
+	return err
 }
 
 // cliDetail is the public detail of a charge a tracepriv command made.
@@ -235,7 +248,7 @@ func (l *LedgerDB) Charge(req budget.Request) error {
 		settlement = store.Pending
 	}
 	return l.update(uids, func(tx *store.Tx, rows map[string]*store.PersonRow, accts map[string]*budget.Account) error {
-		if err := budget.CheckRequest(l.Path(), req, l.lookup(accts)); err != nil {
+		if err := l.check(req, accts); err != nil {
 			return err
 		}
 		now := l.Now()

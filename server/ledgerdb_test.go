@@ -60,6 +60,18 @@ func TestLedgerDBOneAccount(t *testing.T) {
 		var re *budget.RefusedError
 		if err := adm.Check(map[string]float64{"alice": 2.5}); !errors.As(err, &re) || re.Over[0].Spent != 1 || re.Over[0].Budget != 3 {
 			t.Fatalf("2.5 more on 1 of 3: %v", err)
+		} else if strings.Contains(err.Error(), "--raise-budget") || !strings.Contains(err.Error(), "never raised") {
+			t.Errorf("the refusal suggests a raise the database refuses: %v", err)
+		}
+		// A --budget above the service's is refused with the service's
+		// fix, not a raise; a smaller one applies to the run.
+		above := budget.NewAdmission(l, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: 5, Release: "above"})
+		if err := above.Check(map[string]float64{"alice": 0.1}); err == nil || strings.Contains(err.Error(), "--raise-budget") || !strings.Contains(err.Error(), "never raised") {
+			t.Errorf("--budget 5 above the service's 3: %v", err)
+		}
+		below := budget.NewAdmission(l, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: 1.5, Release: "below"})
+		if err := below.Check(map[string]float64{"alice": 0.6}); !errors.As(err, &re) || re.Over[0].Budget != 1.5 {
+			t.Errorf("--budget 1.5 below the service's 3, 0.6 more on 1: %v", err)
 		}
 		if err := adm.Check(map[string]float64{"bob": 0.1}); err == nil || !strings.Contains(err.Error(), "POST /v1/people") {
 			t.Fatalf("a person the service does not know: %v", err)
