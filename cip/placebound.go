@@ -790,30 +790,13 @@ const placeWRatio, placeLRatio, placeTRatio = 1.01, 1.5, 1.05
 // the noise k_D (alpha = 1: the bound scales as 1/alpha), windows of up
 // to span seconds and members of f up to the longer of span and its
 // shortest (members longer than every window are PlaceFactor's), without
-// the route component (more noise only lowers the loss). It is cached per
-// envelope, kernel and span rounded up to a power of 2^(1/4), so a corpus
-// computes it a few times.
+// the route component (more noise only lowers the loss). The span is
+// rounded up to a power of 2^(1/4), so a corpus computes it a few times
+// (PlaceConditionalBound remembers each).
 func (e *Envelope) PlaceBound(f prior.Family, span float64) (float64, error) {
 	if !(span > 0) || math.IsInf(span, 0) {
 		return 0, param.Positive("span", span)
 	}
 	bucket := math.Pow(2, math.Ceil(4*math.Log2(span))/4)
-	key := placeBoundKey{e, f, bucket}
-	if v, ok := placeBounds.Load(key); ok {
-		return v.(float64), nil
-	}
-	v, err := PlaceConditionalBound(f.Kernel, f.LengthscaleMin, math.Min(f.LengthscaleMax, math.Max(bucket, f.LengthscaleMin)), bucket, e.ScaledComponents(1))
-	if err != nil {
-		return 0, err
-	}
-	placeBounds.Store(key, v)
-	return v, nil
+	return PlaceConditionalBound(f.Kernel, f.LengthscaleMin, math.Min(f.LengthscaleMax, math.Max(bucket, f.LengthscaleMin)), bucket, e.ScaledComponents(1))
 }
-
-type placeBoundKey struct {
-	e      *Envelope
-	f      prior.Family
-	bucket float64
-}
-
-var placeBounds sync.Map
