@@ -60,6 +60,27 @@ func Chapter3QuickAudit() trajdb.AuditOptions {
 	return trajdb.AuditOptions{Draws: 300, NeighbourDraws: 60, MaxRemovals: 8, MaxAdditions: 16, ConfirmDraws: 3000}
 }
 
+// Chapter3SmallAudit is a support audit of draws exploration releases with
+// every other budget of Chapter3QuickAudit (and the defaults it keeps:
+// 32 random candidates, 8 refined neighbours of 400 releases, 2 confirmed
+// of 3,000) scaled by draws/300, each at least 1: a check that the
+// reproduction runs end to end at a fraction of the cost (tracepriv repro
+// thesis --audit-draws, the CLI's wiring test). Below 300 draws it need
+// not separate the mechanisms; TestReproduceChapter3 checks that they are
+// at Chapter3QuickAudit's size.
+func Chapter3SmallAudit(draws int) (trajdb.AuditOptions, error) {
+	if draws < 1 {
+		return trajdb.AuditOptions{}, fmt.Errorf("repro: %d audit draws: want at least 1", draws)
+	}
+	f := float64(draws) / 300
+	scale := func(n int) int { return max(1, int(math.Ceil(float64(n)*f))) }
+	return trajdb.AuditOptions{
+		Draws: draws, NeighbourDraws: scale(60), MaxRemovals: scale(8), MaxAdditions: scale(16),
+		RandomCandidates: scale(32), RefineNeighbours: scale(8), RefineDraws: scale(400),
+		ConfirmNeighbours: scale(2), ConfirmDraws: scale(3000),
+	}, nil
+}
+
 // Chapter3Result is the JSON of "tracepriv repro thesis --chapter 3".
 type Chapter3Result struct {
 	Version    int     `json:"version"`

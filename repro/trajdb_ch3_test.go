@@ -3,6 +3,7 @@ package repro
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -97,5 +98,29 @@ func TestReproduceChapter3(t *testing.T) {
 	// (its zero count is perturbed like any other).
 	if s := res.Prop35[1]; s.Without == 0 {
 		t.Fatalf("the prefix tree never released the victim's sequence without the victim: %+v", s)
+	}
+}
+
+// Chapter3SmallAudit at 300 draws is Chapter3QuickAudit with the defaults
+// it keeps written out (trajdb.AuditOptions' documented defaults), and
+// smaller sizes scale every budget down, none to zero (zero would mean the
+// default, the largest budget).
+func TestChapter3SmallAudit(t *testing.T) {
+	q := Chapter3QuickAudit()
+	q.RandomCandidates, q.RefineNeighbours, q.RefineDraws, q.ConfirmNeighbours = 32, 8, 400, 2
+	if a, err := Chapter3SmallAudit(300); err != nil || !reflect.DeepEqual(a, q) {
+		t.Errorf("300 draws: %+v, %v; want %+v", a, err, q)
+	}
+	a, err := Chapter3SmallAudit(30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := trajdb.AuditOptions{Draws: 30, NeighbourDraws: 6, MaxRemovals: 1, MaxAdditions: 2, RandomCandidates: 4,
+		RefineNeighbours: 1, RefineDraws: 40, ConfirmNeighbours: 1, ConfirmDraws: 300}
+	if !reflect.DeepEqual(a, want) {
+		t.Errorf("30 draws: %+v, want %+v", a, want)
+	}
+	if _, err := Chapter3SmallAudit(0); err == nil {
+		t.Error("0 draws: no error")
 	}
 }

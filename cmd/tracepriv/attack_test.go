@@ -46,6 +46,7 @@ func checkStays(t *testing.T, v map[string]any) []any {
 // minutes), the text says what it means, and --select-kernels adds the
 // model-selection adversary; with --no-places stay_error_m is null.
 func TestAttackStayErrorCLI(t *testing.T) {
+	t.Parallel()
 	dir, in, prior := samplePaths(t)
 	out := filepath.Join(dir, "out.plt")
 	riskRunJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior,
@@ -86,6 +87,7 @@ func TestAttackStayErrorCLI(t *testing.T) {
 // only (9 CPU-s): with -short TestAttackStayErrorCLI checks the same
 // wiring on the bundled sample, and attack's place tests the attack.
 func TestAttackStayErrorGeoLife(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 1,477-point release and attack; TestAttackStayErrorCLI checks the wiring with -short")
 	}
@@ -111,6 +113,7 @@ func TestAttackStayErrorGeoLife(t *testing.T) {
 // directory, and the linear-time path is used. Progress goes to stderr in
 // text mode and nowhere with --json; --help says directories are taken.
 func TestAttackCorpusRelease(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join(geolifeDir, "000", "*.plt"))
 	if len(files) < 3 {
 		t.Skipf("GeoLife user 000 not found under %s", geolifeDir)

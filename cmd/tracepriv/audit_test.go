@@ -39,6 +39,7 @@ func TestAuditCLI(t *testing.T) {
 // TestAuditFlagsNegativeControls (the same report, marshalled as here);
 // the command's wiring is checked on one control and one correct tree.
 func TestAuditSupportControlsCLI(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		mech      string
 		violation bool
@@ -94,6 +95,7 @@ func TestAuditSupportControlsCLI(t *testing.T) {
 // violation with epsilon_lower above the claim and its confidence; the
 // builds as documented do not; release never builds a weakened tree.
 func TestAuditNoiseFactorCLI(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"support", "--mechanism", "prefix", "--confirm-neighbours", "-1", "--draws", "50", "--neighbour-draws", "10"},
 		{"noise", "--mechanism", "planar-laplace"},

@@ -159,6 +159,7 @@ func TestReproCIPFigure(t *testing.T) {
 // Issue 5's interface: --method optimal (default) for every secret set, and
 // target mode with the epsilon met and tight.
 func TestCIPDesignOptimalModes(t *testing.T) {
+	t.Parallel()
 	n := "30"
 	if testing.Short() {
 		n = "24" // still above the secrets named below; Multiple Secrets' SDP costs a third as much

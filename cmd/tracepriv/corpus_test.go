@@ -88,22 +88,31 @@ func readAccounted(t *testing.T, v map[string]any, what string, files ...string)
 // TestGeoLifeCorpus runs the README's commands with default flags over the
 // GeoLife excerpt: convert, inspect, plot and geoind sanitize on every
 // file, the same and repro predictive on every user directory and on the
-// whole corpus, and fit on user directories. Each must succeed and report
-// what it skipped. With -short a copy of two files of two users
-// (geolifeSubset) stands in for the excerpt: the same commands, a corpus a
-// tenth the size.
+// whole excerpt (each costs a fraction of a second, and reads every file's
+// quirks). sanitize, attack and fit run on a copy of at most two files of
+// every user (geolifeSubset: the smallest file and one of 700 rows or
+// more), as files, user directories and a corpus of all eight people: the
+// wiring, and every person; the releases' properties on real data at full
+// size are the library's (sanitize's TestGeoLifeHeldOut and
+// TestPlacesEveryLength, attack's TestGeoLifeNeverWorseThanRelease,
+// prior's GeoLife fits). Each command must succeed and report what it
+// skipped. With -short a copy of two files of two users (geolifeSubset)
+// stands in for the excerpt in every command.
 func TestGeoLifeCorpus(t *testing.T) {
+	t.Parallel()
 	users, files := geolife(t)
 	root := geolifeDir
 	if testing.Short() {
 		root, users, files = geolifeSubset(t, 2)
 	}
 	tmp := t.TempDir()
+	// Its own ledger: other tests run beside this one (t.Parallel).
+	ledger := filepath.Join(tmp, "ledger.json")
 	const origin = "39.9042,116.4074" // central Beijing, public
 	// geoind sanitize refuses to release part of a person's points unless
 	// told it may; with the default budget it covers the first few dozen.
 	geoindArgs := func(in, out string) []string {
-		return []string{"geoind", "sanitize", "--in", in, "--out", out, "--origin", origin, "--rate", "0.033", "--allow-partial", "--force"}
+		return []string{"geoind", "sanitize", "--in", in, "--out", out, "--origin", origin, "--rate", "0.033", "--allow-partial", "--force", "--ledger", ledger}
 	}
 	for _, f := range files {
 		v := runJSON(t, "inspect", f)
@@ -135,6 +144,9 @@ func TestGeoLifeCorpus(t *testing.T) {
 		}
 		runJSON(t, "repro", "predictive", "--data", u, "--samplings", "2", "--seed", "1")
 	}
+	if !testing.Short() {
+		root, users, files = geolifeSubset(t, len(users))
+	}
 	// sanitize every file with the bundled prior (default flags beyond the
 	// required ones), every user directory and the whole corpus as a
 	// corpus; attack the smallest files' releases.
@@ -143,7 +155,7 @@ func TestGeoLifeCorpus(t *testing.T) {
 	// --allow-prior-overlap, and their certificates cover no class.
 	prior := bundledPriorWithIndex(t)
 	san := func(in, out string, more ...string) map[string]any {
-		v := runJSON(t, append([]string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--allow-prior-overlap"}, more...)...)
+		v := runJSON(t, append([]string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--allow-prior-overlap", "--ledger", ledger}, more...)...)
 		held := strings.Contains(filepath.ToSlash(in), "/000")
 		if cov, ok := v["prior_coverage"].(string); ok { // a file's certificate (a directory prints its manifest)
 			route := v["secret_classes"].(map[string]any)["route"].(map[string]any)["covered"].(bool)
@@ -218,6 +230,7 @@ func TestGeoLifeCorpus(t *testing.T) {
 // file that is not a PLT file), and checks that each command succeeds and
 // counts every fault by reason, on stderr and in --json.
 func TestGeoLifeDirty(t *testing.T) {
+	t.Parallel()
 	users, _ := geolife(t)
 	src, _ := filepath.Glob(filepath.Join(users[0], "*.plt"))
 	if testing.Short() && len(src) > 3 {
@@ -278,9 +291,9 @@ func TestGeoLifeDirty(t *testing.T) {
 		{"plot", dir, "--out", filepath.Join(tmp, "x.svg"), "--force"},
 		// What is read is counted before fitting: two kernels on four
 		// windows count the same faults as the default fit, at a fraction
-		// of its cost (TestGeoLifeCorpus runs the default).
+		// of its cost (TestFitCommandCompare runs the default).
 		{"fit", "--in", dir, "--out", filepath.Join(tmp, "p.json"), "--force", "--kernels", "rbf,matern32", "--max-windows", "4"},
-		{"geoind", "sanitize", "--in", dir, "--out", filepath.Join(tmp, "g.csv"), "--origin", "39.9042,116.4074", "--rate", "0.033", "--allow-partial", "--force"},
+		{"geoind", "sanitize", "--in", dir, "--out", filepath.Join(tmp, "g.csv"), "--origin", "39.9042,116.4074", "--rate", "0.033", "--allow-partial", "--force", "--ledger", filepath.Join(tmp, "ledger.json")},
 		{"repro", "predictive", "--data", dir, "--samplings", "1"},
 	} {
 		v := runJSON(t, args...)

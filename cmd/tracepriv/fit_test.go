@@ -81,6 +81,7 @@ func TestFitCommand(t *testing.T) {
 // --json and the text, draws the lengthscale distributions, and writes a
 // version 3 prior whose family reaches the window's duration.
 func TestFitCommandCompare(t *testing.T) {
+	t.Parallel()
 	dir := fitCorpus(t)
 	out := filepath.Join(t.TempDir(), "prior.json")
 	plot := filepath.Join(t.TempDir(), "ls.svg")
@@ -153,6 +154,7 @@ func TestFitCommandCompare(t *testing.T) {
 // TestFitCommandGeoLife fits two real GeoLife files when the shared data
 // is present.
 func TestFitCommandGeoLife(t *testing.T) {
+	t.Parallel()
 	files := []string{
 		"../../../shared/data/geolife/001/20081027233029.plt",
 		"../../../shared/data/geolife/004/20081024092739.plt",
@@ -194,6 +196,7 @@ func TestFitCommandGeoLife(t *testing.T) {
 }
 
 func TestFitCommandErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.plt")
 	plt := strings.Replace(string(sample.PLT), "39.9", "39.x9", 1) // the first fix, line 7

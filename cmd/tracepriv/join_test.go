@@ -17,6 +17,7 @@ import (
 // 31: they were two persons, each certified at epsilon, so person 008 was
 // released twice).
 func TestCorpusJoinsOneUIDInTwoFolders(t *testing.T) {
+	t.Parallel()
 	dir, _, prior := samplePaths(t)
 	root := filepath.Join(dir, "corpus")
 	for folder, src := range map[string]string{"A": "synth-2/cycle.plt", "B": "synth-3/walk.plt"} {

@@ -71,12 +71,13 @@ func dropRows(t *testing.T, src, dst string, drop ...int) {
 // class and its text claims none. A file of user 000, not fitted, is
 // independent (negative control).
 func TestSelfFittedGeoLife(t *testing.T) {
+	t.Parallel()
 	geolife(t)
 	priorPath := bundledPriorWithIndex(t)
 	tmp := t.TempDir()
 	src := filepath.Join(geolifeDir, "004", "20081024092739.plt")
 	args := func(in, out string, more ...string) []string {
-		return append([]string{"sanitize", "--in", in, "--out", out, "--prior", priorPath, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force"}, more...)
+		return append([]string{"sanitize", "--in", in, "--out", out, "--prior", priorPath, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--force", "--ledger", filepath.Join(tmp, "ledger.json")}, more...)
 	}
 	dropped := filepath.Join(tmp, "someone", "2009", "renamed.plt")
 	dropRows(t, src, dropped, 3)

@@ -14,6 +14,7 @@ import (
 // Issue 35: the computation path is --path; the old --method is accepted
 // for one release, hidden, with a warning, and gives the same release.
 func TestSanitizePathFlag(t *testing.T) {
+	t.Parallel()
 	dir, in, prior := samplePaths(t)
 	release := func(name string, flags ...string) (traces []byte, cert *sanitize.Certificate, stderr string) {
 		t.Helper()

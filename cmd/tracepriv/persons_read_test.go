@@ -114,6 +114,7 @@ func TestPlotPersons(t *testing.T) {
 // which sanitize's overlap check and leave-one-person-out coverage use)
 // are the rule's.
 func TestFitPersons(t *testing.T) {
+	t.Parallel()
 	personsCase(t, func(t *testing.T, in string, corpus bool) []string {
 		out := filepath.Join(t.TempDir(), "prior.json")
 		stdout, stderr, err := run(t, append([]string{"fit", "--in", in, "--out", out, "--kernel", "rbf", "--min-duration", "1s", "--min-points", "3", "-q", "--json"}, corpusFlag(corpus)...)...)

@@ -133,6 +133,7 @@ func TestSanitizeOnePersonNested(t *testing.T) {
 // per <uid>, whatever lies below; Data/<uid>/Trajectory without --corpus
 // is that person; Data without --corpus is one person.
 func TestSanitizeCorpusGeoLife(t *testing.T) {
+	t.Parallel()
 	dir, _, prior := samplePaths(t)
 	data := filepath.Join(dir, "Data")
 	writeParts(t, data, map[string][]string{"000/Trajectory/a.plt": nil, "000/Trajectory/2008/11/b.plt": nil, "001/Trajectory/c.plt": nil, "002/Trajectory/x/d.plt": nil})

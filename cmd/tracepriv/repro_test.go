@@ -13,6 +13,7 @@ import (
 // mechanism: the flags reach the library (bounds, reps, epsilons), the
 // report and its figure are written, and the JSON keeps its keys.
 func TestReproTrajDBCLI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v := riskRunJSON(t, "repro", "trajdb", "--in", filepath.Join("..", "..", "internal", "sample"), "--cell-m", "10000",
 		"--bbox", "39.75,116.15,40.10,116.60", "--max-len", "3", "--max-seqs", "1", "--reps", "1", "--epsilons", "1", "--out", dir, "--seed", "1")

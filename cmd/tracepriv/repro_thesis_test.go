@@ -64,6 +64,7 @@ func TestReproThesis(t *testing.T) {
 // attack's error on the flawed clustering (0: it recovers l1 exactly) and
 // on the corrected one (far off).
 func TestReproThesisExample37(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	v := riskRunJSON(t, "repro", "thesis", "--example", "3.7", "--out", dir, "--draws", "500", "--seed", "37")
 	flawed, correct := riskNum(t, v, "recovered_error"), riskNum(t, v, "recovered_error_correct")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -41,17 +42,19 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		root.AddCommand(f(env))
 	}
 	flagErrors(root)
-	envs[root] = env
+	envs.Store(root, env)
 	return root
 }
 
-// envs holds each root command's Env, for runMain's error output.
-var envs = map[*cobra.Command]*cli.Env{}
+// envs holds each root command's Env (*cobra.Command to *cli.Env), for
+// runMain's error output; a sync.Map because the tests build root commands
+// from parallel tests.
+var envs sync.Map
 
 // rootEnv returns the Env of a root command newRootCmd made.
 func rootEnv(root *cobra.Command) *cli.Env {
-	if env, ok := envs[root]; ok {
-		return env
+	if env, ok := envs.Load(root); ok {
+		return env.(*cli.Env)
 	}
 	return &cli.Env{Stdout: root.OutOrStdout(), Stderr: root.ErrOrStderr()}
 }

@@ -51,6 +51,7 @@ func readJSON(t *testing.T, path string) map[string]any {
 // kept, the noise covariance of --noise-out, and an independent (E1) check
 // of that covariance against the family's ends.
 func TestSanitizeInterface(t *testing.T) {
+	t.Parallel()
 	dir, in, prior := samplePaths(t)
 	out, cov := filepath.Join(dir, "out.plt"), filepath.Join(dir, "noise.csv")
 	v := riskRunJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior,

@@ -135,6 +135,7 @@ func TestEpsilonInPlainWordsOutput(t *testing.T) {
 // minutes a corpus takes: its progress now goes to stderr as lines, and
 // -q and --json silence it (as attack's).
 func TestFitProgressOffTerminal(t *testing.T) {
+	t.Parallel()
 	dir, in, _ := samplePaths(t)
 	// Progress is the wiring checked, not the fit (prior's tests): two
 	// kernels on four windows print the same lines as the default fit.
