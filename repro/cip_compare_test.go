@@ -20,6 +20,7 @@ import (
 // prior and mean known) is the largest. That adversary is never worse than
 // the release, states the exact posterior 2-sigma and is calibrated.
 func TestCompareBasic(t *testing.T) {
+	t.Parallel()
 	s := CIPPaperSettings([]float64{6.1})[0]
 	rows, err := CIPCompare(s, noise.Seeded(1))
 	if err != nil {
@@ -83,6 +84,7 @@ func TestCompareBasic(t *testing.T) {
 // drawn from, and the mean: its reconstruction is the posterior mean with
 // mean zero.
 func TestKnownPriorAdversary(t *testing.T) {
+	t.Parallel()
 	if math.Abs(chi1_95-1.959963984540054*1.959963984540054) > 1e-9 {
 		t.Errorf("chi-square(1) 95 %% quantile %v", chi1_95)
 	}
@@ -131,6 +133,7 @@ func TestKnownPriorAdversary(t *testing.T) {
 // shares the independent mechanism's per-point variance, the adversary is
 // the class's, and the release is reported beside every reconstruction.
 func TestCompareRealTrace(t *testing.T) {
+	t.Parallel()
 	n := 12
 	ts := make([]float64, n)
 	truth := attack.Planar{East: make([]float64, n), North: make([]float64, n)}

@@ -22,6 +22,7 @@ func short(t *testing.T, id string, l2 ...float64) CIPFigure {
 // baselines, at the median fitted dependence (l_eff about 6 for GeoLife,
 // 1.1 for temperature).
 func TestSDPBeatsBaselines(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		id string
 		l2 float64
@@ -54,6 +55,7 @@ func TestSDPBeatsBaselines(t *testing.T) {
 // prior (a condition number near 1e13 at l_eff 6, but determined) by
 // less than 1e-5 from panel 2a's value.
 func TestMisspecified(t *testing.T) {
+	t.Parallel()
 	res, err := RunCIPFigure(short(t, "2d", 36), CIPFigureOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +90,7 @@ func TestMisspecified(t *testing.T) {
 // noise that Multiple Secrets chose, and the point serialises (+Inf loss
 // factors as strings).
 func TestAllBasicShort(t *testing.T) {
+	t.Parallel()
 	f := short(t, "2c", 9)
 	f.N = 14
 	res, err := RunCIPFigure(f, CIPFigureOptions{Workers: 2})

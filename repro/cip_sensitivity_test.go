@@ -78,6 +78,7 @@ func byNugget(t *testing.T, r *CIPSensitivityResult, nu float64) ([]CIPSensitivi
 // 0.01 apart, and the same two designs agree to 1e-4 once the adversary's
 // prior has the default nugget (which needs no jitter).
 func TestSensitivityFloat64(t *testing.T) {
+	t.Parallel()
 	r := smallStudy(t)
 	p := r.Points[0]
 	if len(p.Designs) != 2 || !(p.Designs[1].Distance > 0 && p.Designs[1].Distance < 1e-6) {
@@ -108,6 +109,7 @@ func TestSensitivityFloat64(t *testing.T) {
 // condition number exceeds 1/eps, float64 misses the exact value by more
 // than 0.01 and the study says it is not determined.
 func TestSensitivityHighPrecision(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: skipping the mpmath cross-check")
 	}

@@ -31,6 +31,7 @@ func predictiveTrace() *trace.Trace {
 }
 
 func TestPredictiveSlowPointsAndSampling(t *testing.T) {
+	t.Parallel()
 	cs := DefaultPredictiveCaseStudy()
 	plane, _ := geoind.NewPlane(cs.Origin)
 	pts, err := cs.SlowPoints(plane, predictiveTrace())
@@ -76,6 +77,7 @@ func TestPredictiveSlowPointsAndSampling(t *testing.T) {
 }
 
 func TestPredictiveCaseStudyIMRates(t *testing.T) {
+	t.Parallel()
 	cs := DefaultPredictiveCaseStudy()
 	cs.Samplings = 3
 	cs.JumpProbs = []float64{0, 0.5}

@@ -56,6 +56,7 @@ func TestExample37AttackInvertsEveryPartition(t *testing.T) {
 // one, whose releases obey epsilon-DP between D and D' exactly and in the
 // attack's hit rates.
 func TestExample37(t *testing.T) {
+	t.Parallel()
 	res, err := ReproduceExample37(Example37Options{Epsilon: 1, Draws: 3000, Src: noise.Seeded(37)})
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +136,7 @@ func TestExample37(t *testing.T) {
 // universe is the data's own locations (the flaw again) is caught by the
 // same checks: the exact loss between D and D' is infinite.
 func TestExample37DetectsABrokenCorrection(t *testing.T) {
+	t.Parallel()
 	d := Example37Locations[:]
 	dp := [][2]float64{{8, 8}, d[1], d[2]}
 	side, err := example37Measure(dataUniverse{}, d, dp, Example37Options{Epsilon: 1, Draws: 500, Radius: 1}, noise.Seeded(5))

@@ -73,6 +73,7 @@ func checkChapter3(t *testing.T, res *Chapter3Result) {
 }
 
 func TestReproduceChapter3(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("audits seven mechanisms")
 	}
