@@ -211,13 +211,16 @@ func TestGeoLifeCorpus(t *testing.T) {
 		}
 	}
 	// fit costs a few seconds per user: two users' directories; with -short
-	// one (the wiring is the same; prior's tests check the fit itself).
+	// one, with two kernels on four windows (half the CPU: the wiring is the
+	// same, TestFitCommandCompare runs the default fit, and prior's tests
+	// check the fit itself).
 	fitUsers := []string{users[0], users[len(users)/2]}
+	var fitSmall []string
 	if testing.Short() {
-		fitUsers = fitUsers[:1]
+		fitUsers, fitSmall = fitUsers[:1], []string{"--kernels", "rbf,matern32", "--max-windows", "4"}
 	}
 	for _, u := range fitUsers {
-		v := runJSON(t, "fit", "--in", u, "--out", filepath.Join(tmp, "prior.json"), "--force")
+		v := runJSON(t, append([]string{"fit", "--in", u, "--out", filepath.Join(tmp, "prior.json"), "--force"}, fitSmall...)...)
 		if v["windows"].(float64) < 1 {
 			t.Errorf("fit %s: no windows", u)
 		}
