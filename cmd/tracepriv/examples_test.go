@@ -17,8 +17,11 @@ import (
 // TestReproChapter3CLI, and repro's TestReproduceChapter3; the
 // n-gram control's audit: trajdb's TestAuditFlagsNegativeControls; the
 // weakened n-gram tree's support audit: TestAuditNoiseFactorCLI, with
-// fewer draws); they run from the CLI like any other.
-var slowExamples = []string{"repro cip --figure all", "repro cip-compare", "repro thesis --chapter 3", "audit support --mechanism ngram-tenth-noise", "audit support --mechanism ngram --noise-factor"}
+// fewer draws; the attack of the whole released sample corpus, 12 CPU-s
+// of this test's 36: TestAttackCorpusRelease attacks a released corpus
+// directory with -short); they run from the CLI like any other.
+var slowExamples = []string{"repro cip --figure all", "repro cip-compare", "repro thesis --chapter 3", "audit support --mechanism ngram-tenth-noise", "audit support --mechanism ngram --noise-factor",
+	"attack --in sample-released --truth internal/sample"}
 
 // commands returns every command of the tree under root, root first.
 func commands(root *cobra.Command) []*cobra.Command {
