@@ -3,8 +3,9 @@ package webtest
 import (
 	"flag"
 	"os"
-	"strconv"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/internal/testrun"
 )
 
 // browserTests is how many browser tests run at once unless -parallel says otherwise: they
@@ -16,11 +17,7 @@ const browserTests = 4
 // (sharedBrowser) after they ran.
 func TestMain(m *testing.M) {
 	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		flag.Set("test.parallel", strconv.Itoa(browserTests))
-	}
+	testrun.RaiseParallel(flag.CommandLine, browserTests)
 	code := m.Run()
 	stopSharedBrowser()
 	os.Exit(code)
