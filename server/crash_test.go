@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -83,16 +84,45 @@ func serveMain(args []string) int {
 	return 0
 }
 
-// freePort returns a loopback port that was free a moment ago.
+// freePort returns a loopback port that was free a moment ago, below the
+// kernel's ephemeral range (ip_local_port_range): no listener on port 0
+// and no outgoing connection is given such a port, so between a SIGKILL
+// and the restart nothing else takes it (not the load's own connections,
+// not another test's server), and the crash test runs in parallel with the
+// others. A port is handed out once per test binary.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	low := 32768 // Linux's default range starts here
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 11000 {
+				low = n
+			}
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		p := 10000 + rand.IntN(low-10000)
+		if portsUsed[p] {
+			continue
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue // taken
+		}
+		ln.Close()
+		portsUsed[p] = true
+		return p
+	}
+	t.Fatalf("no free loopback port between 10000 and %d (the ephemeral range's start)", low)
+	return 0
 }
+
+var (
+	portsMu   sync.Mutex
+	portsUsed = map[int]bool{}
+)
 
 // process is one run of the server process.
 type process struct {
@@ -233,9 +263,11 @@ func TestCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short mode")
 	}
-	// Not in parallel with other tests: between a SIGKILL and the restart
-	// nothing else may take the server's port.
-	forEachStoreInTurn(t, func(t *testing.T, d Dialect) {
+	// In parallel with the other tests and both stores at once: its server's
+	// port is below the ephemeral range (freePort), so nothing else takes it
+	// between a SIGKILL and the restart.
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, d Dialect) {
 		kills := crashKills()
 		srv := launch(t, d)
 		base := srv.base

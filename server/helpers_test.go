@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/internal/testrun"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/pgtest"
 	"github.com/tracepriv/tracepriv/server/internal/store"
@@ -34,6 +36,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv(serveEnv) == "1" {
 		os.Exit(serveMain(os.Args[1:]))
 	}
+	// The tests wait on fsyncs, PostgreSQL and gated commits more than they
+	// compute: 4 at a time overlap those waits on 2 cores.
+	flag.Parse()
+	testrun.RaiseParallel(flag.CommandLine, 4)
 	code := m.Run()
 	pgtest.StopShared()
 	os.Exit(code)

@@ -386,10 +386,11 @@ func occurrences(p []int, seqs [][]int) int64 {
 	return n
 }
 
-// bruteTopGrams ranks every gram of minLen..maxLen symbols of seqs by
+// bruteRanking ranks every gram of minLen..maxLen symbols of seqs by
 // support or occurrences, ties in lexicographic order: the definition
-// topGrams must reproduce.
-func bruteTopGrams(seqs [][]int, k, minLen, maxLen int, occ bool) [][]int {
+// topGrams must reproduce. The order is total (count, then the grams, which
+// differ), so every top k is a prefix of it.
+func bruteRanking(seqs [][]int, minLen, maxLen int, occ bool) [][]int {
 	counts := map[string]int{}
 	for _, s := range seqs {
 		seen := map[string]bool{}
@@ -403,19 +404,23 @@ func bruteTopGrams(seqs [][]int, k, minLen, maxLen int, occ bool) [][]int {
 			}
 		}
 	}
-	keys := make([]string, 0, len(counts))
-	for k := range counts {
-		keys = append(keys, k)
+	type gram struct {
+		g []int
+		n int
 	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if counts[a] != counts[b] {
-			return counts[b] - counts[a]
+	grams := make([]gram, 0, len(counts))
+	for k, n := range counts {
+		grams = append(grams, gram{FromKey(k), n})
+	}
+	slices.SortFunc(grams, func(a, b gram) int {
+		if a.n != b.n {
+			return b.n - a.n
 		}
-		return slices.Compare(FromKey(a), FromKey(b))
+		return slices.Compare(a.g, b.g)
 	})
-	var out [][]int
-	for _, key := range keys[:min(k, len(keys))] {
-		out = append(out, FromKey(key))
+	out := make([][]int, len(grams))
+	for i, g := range grams {
+		out[i] = g.g
 	}
 	return out
 }
@@ -441,21 +446,28 @@ func TestTopGramsExact(t *testing.T) {
 			}
 			db = append(db, s)
 		}
+		// The brute-force rankings, once per database (each k's top is a prefix).
+		type config struct {
+			minLen, maxLen int
+			occ            bool
+		}
+		configs := []config{{2, 8, false}, {1, 8, true}, {1, 3, false}, {3, 5, true}}
+		rankings := map[config][][]int{}
+		for _, c := range configs {
+			rankings[c] = bruteRanking(db, c.minLen, c.maxLen, c.occ)
+		}
+		top := func(c config, k int) [][]int { r := rankings[c]; return r[:min(k, len(r))] }
 		for _, k := range []int{1, 7, 40, 100000} {
-			for _, c := range []struct {
-				minLen, maxLen int
-				occ            bool
-			}{{2, 8, false}, {1, 8, true}, {1, 3, false}, {3, 5, true}} {
+			for _, c := range configs {
 				got := topGrams(db, size, k, c.minLen, c.maxLen, c.occ)
-				want := bruteTopGrams(db, k, c.minLen, c.maxLen, c.occ)
-				if !slices.EqualFunc(got, want, slices.Equal) {
+				if want := top(c, k); !slices.EqualFunc(got, want, slices.Equal) {
 					t.Fatalf("seed %d k %d %+v: level-wise %v\nwant %v", seed, k, c, got, want)
 				}
 			}
 			// Both rankings of the metrics in one search.
 			both := topGramsBy(db, size, k, 8, []gramRank{{2, false}, {1, true}})
-			if !slices.EqualFunc(both[0], bruteTopGrams(db, k, 2, 8, false), slices.Equal) ||
-				!slices.EqualFunc(both[1], bruteTopGrams(db, k, 1, 8, true), slices.Equal) {
+			if !slices.EqualFunc(both[0], top(config{2, 8, false}, k), slices.Equal) ||
+				!slices.EqualFunc(both[1], top(config{1, 8, true}, k), slices.Equal) {
 				t.Fatalf("seed %d k %d: the joint search differs from the definitions", seed, k)
 			}
 		}

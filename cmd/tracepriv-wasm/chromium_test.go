@@ -245,12 +245,14 @@ func TestChromiumSameAsNative(t *testing.T) {
 	if testing.Short() {
 		t.Skip("Chromium: full suite only (Node.js checks the same module in -short)")
 	}
+	t.Parallel() // Chromium does the work: overlap it with the other module tests
 	n := 10_000
 	in := cases(t, n)
 	b := newBrowser(t)
 	b.open(t, "/")
+	want := nativeAsync(t, in)
 	got, cpu := b.run(t, in)
-	compare(t, "chromium", in, got)
+	compare(t, "chromium", in, got, want())
 	q := slices.Clone(got.Sessions[0].MS)
 	slices.Sort(q)
 	t.Logf("chromium: %d queries (pm, fixed-rate): median %.2f ms, max %.2f ms; the bundled trace's release %.0f ms; the %d-point walk's %.0f ms (wall times; the browser used %s of CPU in all)",

@@ -200,9 +200,29 @@ func failJSON(err error) string {
 	return string(b)
 }
 
+// nativeAnswers are native's answers to the seeded cases.
+type nativeAnswers struct {
+	sessions [][]string
+	releases []string
+}
+
+// nativeAsync runs native in the background while the module runs in
+// another process (Node.js, Chromium), so that the two computations
+// overlap on two cores; the returned func waits for its answers.
+func nativeAsync(t testing.TB, in input) func() nativeAnswers {
+	ch := make(chan nativeAnswers, 1)
+	go func() {
+		var a nativeAnswers
+		a.sessions, a.releases = native(t, in)
+		ch <- a
+	}()
+	return sync.OnceValue(func() nativeAnswers { return <-ch })
+}
+
 // native runs the seeded cases through package device natively: what the
 // module must answer, byte for byte. device's own tests check that it
-// answers what geoind and sanitize answer.
+// answers what geoind and sanitize answer. It reports no failure itself
+// (nativeAsync calls it off the test's goroutine).
 func native(t testing.TB, in input) (sessions [][]string, releases []string) {
 	t.Helper()
 	for _, c := range in.Sessions {
@@ -377,9 +397,9 @@ func mustJSON(v any) string {
 }
 
 // compare checks the module's output against the native answers.
-func compare(t *testing.T, where string, in input, got output) {
+func compare(t *testing.T, where string, in input, got output, want nativeAnswers) {
 	t.Helper()
-	sessions, releases := native(t, in)
+	sessions, releases := want.sessions, want.releases
 	if len(got.Sessions) != len(in.Sessions) || len(got.Releases) != len(in.Releases) {
 		t.Fatalf("%s: %d sessions and %d releases answered, want %d and %d", where, len(got.Sessions), len(got.Releases), len(in.Sessions), len(in.Releases))
 	}
@@ -446,6 +466,7 @@ func compare(t *testing.T, where string, in input, got output) {
 // byte-identical answers to the Go library natively: geoind runs of every
 // manager into the budget's end, and CIP releases with their certificates.
 func TestNodeSameAsNative(t *testing.T) {
+	t.Parallel() // a subprocess (node, go test) does the work: overlap it with the others
 	node, err := wasmbuild.Node()
 	if err != nil {
 		t.Skip(err)
@@ -467,7 +488,9 @@ func TestNodeSameAsNative(t *testing.T) {
 		t.Fatal(err)
 	}
 	driver, _ := filepath.Abs(filepath.Join("testdata", "node.js"))
-	cmd := exec.Command(node, "--stack-size=8192", driver, execJS, module(t), inFile)
+	mod := module(t)
+	want := nativeAsync(t, in)
+	cmd := exec.Command(node, "--stack-size=8192", driver, execJS, mod, inFile)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -480,7 +503,7 @@ func TestNodeSameAsNative(t *testing.T) {
 		t.Fatalf("node's output: %v: %.300s", err, res)
 	}
 	t.Logf("node %s: %s in all; the %d-point release took %.0f ms", strings.TrimSpace(nodeVersion(node)), time.Since(start).Round(time.Millisecond), n, got.Releases[1].MS)
-	compare(t, "node", in, got)
+	compare(t, "node", in, got, want())
 }
 
 func nodeVersion(node string) string {
@@ -493,6 +516,7 @@ func nodeVersion(node string) string {
 // (go test -exec go_js_wasm_exec): the same tests on the target the
 // browser runs, not only natively.
 func TestWasmSamplingTests(t *testing.T) {
+	t.Parallel() // a subprocess (node, go test) does the work: overlap it with the others
 	if testing.Short() {
 		t.Skip("full suite: the float-safety falsifiers rerun under js/wasm (they run natively in -short)")
 	}
@@ -511,33 +535,41 @@ func TestWasmSamplingTests(t *testing.T) {
 		"./geoind": "TestReleaseFloatSafety|TestReleaseSameCellIdentical|TestNoiseScaleLimit",
 		"./noise":  "TestLatticeCoverage|TestSupportAttackFirstPoint|TestSameCell|TestExactPathMatchesFloatPath|TestApplyFloatBound|TestSecureSanity|TestSecureMath|TestLazyNormal|TestPlanar|TestProdErrIsFMA|TestDigitFastPaths",
 	} {
-		args := []string{"test", "-count=1", "-exec", runner, "-run", run, "-v", pkg}
-		if testing.Short() {
-			args = append([]string{"test", "-short"}, args[1:]...)
-		}
-		cmd := exec.Command(wasmbuild.GoTool(), args...)
-		cmd.Dir = root
-		cmd.Env = wasmbuild.Env()
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Errorf("GOOS=js GOARCH=wasm go %s: %v\n%s", strings.Join(args, " "), err, out)
-			continue
-		}
-		passed := map[string]bool{}
-		var names []string
-		for _, p := range regexp.MustCompile(`(?m)^--- PASS: (\S+)`).FindAllStringSubmatch(string(out), -1) {
-			passed[p[1]] = true
-			names = append(names, p[1])
-		}
-		// The float-safety falsifiers themselves must have run and passed
-		// (statistical ones may skip under -short, as natively).
-		for _, must := range mustPass[pkg] {
-			if !passed[must] {
-				t.Errorf("%s under js/wasm: %s did not pass:\n%s", pkg, must, out)
-			}
-		}
-		t.Logf("%s under js/wasm: %d passed (%s)", pkg, len(names), strings.Join(names, ", "))
+		t.Run(strings.TrimPrefix(pkg, "./"), func(t *testing.T) {
+			t.Parallel() // the two packages' builds and Node.js runs overlap
+			wasmTests(t, root, runner, pkg, run)
+		})
 	}
+}
+
+// wasmTests runs the tests run of package pkg under js/wasm in Node.js
+// and checks that mustPass[pkg] passed.
+func wasmTests(t *testing.T, root, runner, pkg, run string) {
+	args := []string{"test", "-count=1", "-exec", runner, "-run", run, "-v", pkg}
+	if testing.Short() {
+		args = append([]string{"test", "-short"}, args[1:]...)
+	}
+	cmd := exec.Command(wasmbuild.GoTool(), args...)
+	cmd.Dir = root
+	cmd.Env = wasmbuild.Env()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("GOOS=js GOARCH=wasm go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	passed := map[string]bool{}
+	var names []string
+	for _, p := range regexp.MustCompile(`(?m)^--- PASS: (\S+)`).FindAllStringSubmatch(string(out), -1) {
+		passed[p[1]] = true
+		names = append(names, p[1])
+	}
+	// The float-safety falsifiers themselves must have run and passed
+	// (statistical ones may skip under -short, as natively).
+	for _, must := range mustPass[pkg] {
+		if !passed[must] {
+			t.Errorf("%s under js/wasm: %s did not pass:\n%s", pkg, must, out)
+		}
+	}
+	t.Logf("%s under js/wasm: %d passed (%s)", pkg, len(names), strings.Join(names, ", "))
 }
 
 // mustPass are the float-safety falsifiers TestWasmSamplingTests needs to

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -11,10 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/internal/testrun"
 	"github.com/tracepriv/tracepriv/server/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
+	// The tests wait on fsyncs, PostgreSQL and gated commits more than they
+	// compute: 4 at a time overlap those waits on 2 cores.
+	flag.Parse()
+	testrun.RaiseParallel(flag.CommandLine, 4)
 	code := m.Run()
 	pgtest.StopShared()
 	os.Exit(code)

@@ -28,6 +28,7 @@ var (
 // any other host (checkClean, with no other host allowed). On the page before the basemap the
 // map was a bare grid: no layer, no land or sea pixels, no place names.
 func TestPageBasemapOffline(t *testing.T) {
+	t.Parallel()
 	svc := newService(t)
 	s := newSession(t, svc)
 	s.open(testPerson, svc.token)
@@ -114,6 +115,7 @@ func (ts *tileServer) requested() []string {
 // another loopback port, so another origin), does not fetch the bundled layer, and its
 // Content-Security-Policy allows images from that host alone.
 func TestPageTiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("Chromium: full suite only")
 	}

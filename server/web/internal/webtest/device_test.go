@@ -211,6 +211,7 @@ func TestDetectorFinds(t *testing.T) {
 // (the next query is charged a new session). The negative control: the same detector finds the
 // coordinates in proxy mode's requests.
 func TestPageOnDevice(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("designs and draws a release in the browser (minutes under load); run without -short")
 	}
@@ -219,7 +220,8 @@ func TestPageOnDevice(t *testing.T) {
 	net := s.recordNetwork()
 	ctx, cancel := s.stepContext()
 	_, err := chromedp.CallBrowser(ctx, browser.SetPermission, browser.SetPermissionParams{
-		Permission: &browser.PermissionDescriptor{Name: "geolocation"}, Setting: browser.PermissionSettingGranted, Origin: svc.ts.URL})
+		Permission: &browser.PermissionDescriptor{Name: "geolocation"}, Setting: browser.PermissionSettingGranted, Origin: svc.ts.URL,
+		BrowserContextID: chromedp.FromContext(s.ctx).BrowserContextID}) // the session's, not the browser's default
 	cancel()
 	if err != nil {
 		t.Fatal(err)

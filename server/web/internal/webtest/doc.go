@@ -1,5 +1,7 @@
 // Package webtest tests the web page of package web in a real headless Chromium (Debian's
-// chromium), driven over the Chrome DevTools Protocol with chromedp.
+// chromium), driven over the Chrome DevTools Protocol with chromedp. The tests share one
+// browser per test binary; each opens its own tab in a browser context of its own (its own
+// storage, cache and permissions, as a fresh profile), and they run in parallel.
 //
 // The page talks to the real service of package server (its handler, the ledger in SQLite in
 // a temporary directory, a fixed clock) on a loopback httptest server. A thin front records

@@ -17,6 +17,7 @@ import (
 // answered (a blank world at 20, 0 was 10,655 km from the origin and
 // refused).
 func TestPageOpensAtOrigin(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("Chromium: full suite only")
 	}
@@ -44,6 +45,7 @@ func TestPageOpensAtOrigin(t *testing.T) {
 // text wherever it appears, the map's tooltips included: no element of it
 // is created, no link of it reaches the page.
 func TestPageMarkupInjection(t *testing.T) {
+	t.Parallel()
 	svc := newService(t)
 	s := newSession(t, svc)
 	id := `<b id="inj">bold</b><a id="evil" href="https://evil.example/">click</a><img src=x onerror=alert(1)>`
@@ -73,6 +75,7 @@ func TestPageMarkupInjection(t *testing.T) {
 // so; refused, the tab stays connected as before and nothing is sent as
 // the link's person.
 func TestPageLinkNeedsConfirmation(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("Chromium: full suite only")
 	}
@@ -94,7 +97,10 @@ func TestPageLinkNeedsConfirmation(t *testing.T) {
 	}
 	s.do(chromedp.Click(chromedp.ID("link-keep")))
 	s.waitFor("the answer", `document.getElementById("link-confirm").hidden`)
-	s.do(chromedp.Click(chromedp.ID("ledger-refresh")))
+	// Blank the totals first, so that the wait below ends at the refreshed ledger's rendering,
+	// after its read reached the server, not at the first one's.
+	s.do(chromedp.Evaluate[chromedp.Void](`document.getElementById("ledger-totals").textContent = ""`),
+		chromedp.Click(chromedp.ID("ledger-refresh")))
 	s.waitFor("the ledger again", `document.getElementById("ledger-totals").textContent.includes("Online queries")`)
 	if id, tok := eval[string](s, `sessionStorage.getItem("tracepriv.id")`), eval[string](s, `sessionStorage.getItem("tracepriv.token")`); id != testPerson || tok != svc.token {
 		t.Errorf("after keeping, the tab holds %q", id)

@@ -27,6 +27,7 @@ var epsilonKinds = map[string]string{
 // click the map three times, watch the budget drain, and run into the spent budget. What the
 // page shows is checked against what the server answered and what its ledger holds.
 func TestPageSanitiseAndLocate(t *testing.T) {
+	t.Parallel()
 	svc := newService(t)
 	s := newSession(t, svc)
 	s.open(testPerson, svc.token)
@@ -292,6 +293,7 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 // enter the token again (the server answers both with the same 403, saying nothing about who
 // exists).
 func TestPageBadToken(t *testing.T) {
+	t.Parallel()
 	svc := newService(t)
 	s := newSession(t, svc)
 
@@ -333,6 +335,7 @@ func TestPageBadToken(t *testing.T) {
 // committed it, a proxy answered 503): the page retries with the same key and body and gets the
 // server's stored answer, with no second charge.
 func TestPageDropAndKeyboard(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("Chromium: full suite only")
 	}

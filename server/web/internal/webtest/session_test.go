@@ -55,7 +55,8 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// session is one page in a fresh headless Chromium, with what the page logged and requested.
+// session is one page in its own tab and browser context of the shared headless Chromium, with
+// what the page logged and requested.
 type session struct {
 	t   *testing.T
 	ctx context.Context
@@ -69,43 +70,89 @@ type session struct {
 	allowed []string
 }
 
-func newSession(t *testing.T, svc *service) *session {
+// The browser the tests share: one headless Chromium per test binary (started by the first
+// session, stopped by TestMain), in which each session opens its own tab in a new browser
+// context, which has its own storage, cache and permissions as a fresh profile has. Starting a
+// Chromium per test cost a second or two of CPU each, and the tests, which mostly wait for the
+// page, run in parallel tabs (t.Parallel).
+var shared struct {
+	once     sync.Once
+	ctx      context.Context // the browser's first tab; sessions are its children
+	stop     func()
+	exe, dir string
+	err      error
+}
+
+// sharedBrowser starts the shared browser once and returns its context.
+func sharedBrowser(t *testing.T) context.Context {
 	t.Helper()
 	exe := chromiumPath(t)
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()), // a fresh profile each time
-		chromedp.WindowSize(viewW, viewH),
-		// This machine's network is closed: without these, Chromium keeps trying to reach
-		// Google's services and its connections are refused, many at a time.
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-default-apps", true),
-		chromedp.Flag("disable-extensions", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.Flag("metrics-recording-only", true),
-		chromedp.Flag("force-color-profile", "srgb"),
-	}
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to start its sandbox as root
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		cancelCtx()
-		cancelAlloc() // waits for the browser to exit, before t.TempDir is removed
+	shared.once.Do(func() {
+		shared.exe = exe
+		shared.dir, shared.err = os.MkdirTemp("", "tracepriv-webtest-profile")
+		if shared.err != nil {
+			return
+		}
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(exe),
+			chromedp.Headless,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.NoDefaultBrowserCheck,
+			chromedp.UserDataDir(shared.dir),
+			chromedp.WindowSize(viewW, viewH),
+			// This machine's network is closed: without these, Chromium keeps trying to reach
+			// Google's services and its connections are refused, many at a time.
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-default-apps", true),
+			chromedp.Flag("disable-extensions", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.Flag("metrics-recording-only", true),
+			chromedp.Flag("force-color-profile", "srgb"),
+			// Tabs in parallel: none of them is throttled for being in the background.
+			chromedp.Flag("disable-background-timer-throttling", true),
+			chromedp.Flag("disable-backgrounding-occluded-windows", true),
+			chromedp.Flag("disable-renderer-backgrounding", true),
+		}
+		if os.Geteuid() == 0 {
+			opts = append(opts, chromedp.NoSandbox) // Chromium refuses to start its sandbox as root
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelCtx := chromedp.NewContext(allocCtx)
+		shared.ctx = ctx
+		shared.stop = func() {
+			cancelCtx()
+			cancelAlloc() // waits for the browser to exit, before its profile is removed
+			os.RemoveAll(shared.dir)
+		}
+		// Start the browser with no deadline (a deadline on the first Run would bind the
+		// browser's life to it); each step then gets its own.
+		if err := chromedp.Do(ctx); err != nil {
+			shared.err = fmt.Errorf("starting %s: %v", exe, err)
+		}
 	})
-	// Start the browser with no deadline (a deadline on the first Run would bind the browser's
-	// life to it); each step then gets its own.
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.ctx
+}
+
+// stopSharedBrowser stops the shared browser, if a test started it.
+func stopSharedBrowser() {
+	if shared.stop != nil {
+		shared.stop()
+	}
+}
+
+func newSession(t *testing.T, svc *service) *session {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(sharedBrowser(t), chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel) // closes the tab and disposes of its browser context
 	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
+		t.Fatalf("opening a tab in %s: %v", shared.exe, err)
 	}
 	s := &session{t: t, ctx: ctx, svc: svc}
 	err := chromedp.Listen(ctx, func(ev any) {
