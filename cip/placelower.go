@@ -117,6 +117,12 @@ type PlaceLowerBound struct {
 	Points      int `json:"points"`
 	Windows     int `json:"windows"`
 	Constraints int `json:"constraints"`
+	// DesignRMSM is the least rms_noise_m over the rounds of a trial noise
+	// scaled until every window's loss against every member is within the
+	// target (bounded above by v_S' G^-1 v_S, so without the adversary's
+	// own uncertainty): a noise that certifies these windows, so the least
+	// noise is between RMSNoiseM and it. 0 without a trial.
+	DesignRMSM float64 `json:"design_rms_noise_m"`
 	// Round and Step are the trial's round and the weights' step that
 	// gave the bound (0: the first trial, uniform weights).
 	Round int `json:"round"`
@@ -219,9 +225,14 @@ func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound,
 			return best, err
 		}
 		b.Round = round
+		designed := b.DesignRMSM
+		if round > 0 && best.DesignRMSM > 0 && (designed == 0 || best.DesignRMSM < designed) {
+			designed = best.DesignRMSM
+		}
 		if b.MeanVarianceM2 > best.MeanVarianceM2 || round == 0 {
 			best = b
 		}
+		best.DesignRMSM = designed
 	}
 	return best, nil
 }
@@ -289,6 +300,7 @@ func reweightTrial(trial mat.Symmetric, v *mat.Dense, b []float64) error {
 // when trial is nil), with Steps fixed-point steps on the weights.
 func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.Dense, variances []float64, models []*lowerModel, trial mat.Symmetric) (PlaceLowerBound, error) {
 	n, m := v.Dims()
+	design := 0.0
 	u := mat.DenseCopyOf(v)
 	if trial != nil {
 		f, err := gp.Factorize(trial, 0)
@@ -298,6 +310,15 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 		if err := f.SolveTo(u, v); err != nil {
 			return PlaceLowerBound{}, fmt.Errorf("trial noise: %w", err)
 		}
+		// The trial scaled so that every window's v_S' G^-1 v_S, which
+		// is at least its loss factor (C_S >= 0), is within the target:
+		// a noise that certifies every window against every member.
+		worst := 0.0
+		for s := range m {
+			worst = math.Max(worst, mat.Dot(v.ColView(s), u.ColView(s)))
+		}
+		tr := mat.Trace(trial) + float64(n)*f.Jitter()
+		design = math.Sqrt(2 * c * worst * tr / float64(n))
 	}
 	var err error
 	// Unit directions u_S and their gains g_S = c (v_S'u_S)^2 - u_S'C_S u_S
@@ -336,7 +357,7 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 			gains = append(gains, gain)
 		}
 	}
-	out := PlaceLowerBound{Points: n, Windows: len(req.Windows), Constraints: len(cols)}
+	out := PlaceLowerBound{Points: n, Windows: len(req.Windows), Constraints: len(cols), DesignRMSM: design}
 	if len(cols) == 0 {
 		return out, nil
 	}
@@ -505,7 +526,7 @@ func lambdaMaxUpper(w *mat.SymDense, extra float64) (upper, estimate float64, er
 		lo = mu
 	}
 	// Tighten: bisect between the last failure and the first success.
-	for range 8 {
+	for range 5 {
 		mu := (lo + hi) / 2
 		if up, ok := try(mu); ok {
 			hi, best = mu, math.Min(best, up)

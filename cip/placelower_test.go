@@ -301,10 +301,13 @@ func TestPlacesNoiseLowerBound(t *testing.T) {
 		if b.RMSNoiseM > design {
 			t.Errorf("variance %g: lower bound %.2f m above the RMS %.2f m of a noise certified for the stays (worst exact epsilon %.4f)", variance, b.RMSNoiseM, design, worst)
 		}
+		if !(b.DesignRMSM >= b.RMSNoiseM) {
+			t.Errorf("variance %g: the bound's own certified trial, %.2f m, is below the lower bound %.2f m", variance, b.DesignRMSM, b.RMSNoiseM)
+		}
 		if !(b.RMSNoiseM > 0.3*design) {
 			t.Errorf("variance %g: lower bound %.2f m is under 0.3 of the certified noise's %.2f m: the dual weights or directions are broken", variance, b.RMSNoiseM, design)
 		}
-		t.Logf("variance %g m^2: lower bound %.2f m (steps %v), certified trial noise %.2f m (worst epsilon %.4f), %d constraints", variance, b.RMSNoiseM, b.Steps, design, worst, b.Constraints)
+		t.Logf("variance %g m^2: lower bound %.2f m (steps %v), certified trial noise %.2f m (worst epsilon %.4f), the bound's own scaled trial %.2f m, %d constraints", variance, b.RMSNoiseM, b.Steps, design, worst, b.DesignRMSM, b.Constraints)
 		if lib, err := PlacesNoiseLowerBound(req); err != nil || math.Abs(lib.MeanVarianceM2/b.MeanVarianceM2-1) > 1e-9 {
 			t.Errorf("the exported function differs from the checked run: %v, %v against %v", err, lib.MeanVarianceM2, b.MeanVarianceM2)
 		}
