@@ -199,4 +199,3 @@ func joinInTime(trs []*trace.Trace) *trace.Trace {
 	slices.SortStableFunc(tr.Points, func(a, b trace.Point) int { return a.Time.Compare(b.Time) })
 	return tr
 }
-
