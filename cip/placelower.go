@@ -663,14 +663,7 @@ func (lm *lowerModel) sweep(from, to, dir int, v []float64) {
 	x := slices.Clone(m)
 	y := make([]float64, d)
 	for i := to; i+dir >= 0 && i+dir < lm.n; i += dir {
-		a := lm.a[min(i, i+dir)]
-		for j := range d {
-			y[j] = 0
-			for k := range d {
-				y[j] += a[j*d+k] * x[k]
-			}
-		}
-		copy(x, y)
+		applyState(lm.a[min(i, i+dir)], x, y, d)
 		v[i+dir] = x[0]
 	}
 }
@@ -686,13 +679,7 @@ func clampObserved(m, p []float64, d int) {
 
 // propagate replaces (m, p) by (A m, A p A' + Q), symmetrised.
 func propagate(a, q, m, p, tmp []float64, d int) {
-	y := make([]float64, d)
-	for j := range d {
-		for k := range d {
-			y[j] += a[j*d+k] * m[k]
-		}
-	}
-	copy(m, y)
+	applyState(a, m, make([]float64, d), d)
 	// tmp = A p
 	for j := range d {
 		for k := range d {
@@ -735,14 +722,7 @@ func (lm *lowerModel) quad(u []float64) float64 {
 	}
 	for i := range n {
 		if i > 0 {
-			a := lm.a[i-1]
-			for j := range d {
-				y[j] = 0
-				for k := range d {
-					y[j] += a[j*d+k] * z[k]
-				}
-			}
-			copy(z, y)
+			applyState(lm.a[i-1], z, y, d)
 		}
 		for j := range d {
 			z[j] += pe[j] * u[i]
@@ -752,14 +732,7 @@ func (lm *lowerModel) quad(u []float64) float64 {
 	clear(z)
 	for i := n - 1; i >= 0; i-- {
 		if i < n-1 {
-			a := lm.a[i]
-			for j := range d {
-				y[j] = 0
-				for k := range d {
-					y[j] += a[j*d+k] * z[k]
-				}
-			}
-			copy(z, y)
+			applyState(lm.a[i], z, y, d)
 		}
 		for j := range d {
 			z[j] += pe[j] * u[i]
@@ -771,4 +744,15 @@ func (lm *lowerModel) quad(u []float64) float64 {
 		s += u[i] * ru[i]
 	}
 	return s
+}
+
+// applyState replaces x by A x (A d x d row-major), through y.
+func applyState(a, x, y []float64, d int) {
+	for j := range d {
+		y[j] = 0
+		for k := range d {
+			y[j] += a[j*d+k] * x[k]
+		}
+	}
+	copy(x, y)
 }
