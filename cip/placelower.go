@@ -220,7 +220,11 @@ func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound,
 				return best, err
 			}
 		}
-		b, err := lowerBoundWith(req, hooks, c, v, variances, models, trial)
+		var init []float64
+		if req.Trial == nil || round > 0 {
+			init = weights
+		}
+		b, err := lowerBoundWith(req, hooks, c, v, variances, models, trial, init)
 		if err != nil {
 			return best, err
 		}
@@ -297,8 +301,11 @@ func reweightTrial(trial mat.Symmetric, v *mat.Dense, b []float64) error {
 }
 
 // lowerBoundWith is the bound for the directions w_S = trial^-1 v_S (v_S
-// when trial is nil), with Steps fixed-point steps on the weights.
-func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.Dense, variances []float64, models []*lowerModel, trial mat.Symmetric) (PlaceLowerBound, error) {
+// when trial is nil). With init (the b_S of a square-root trial) the
+// weights start at a_S = b_S ||w_S||^2, which makes W = I exactly when
+// trial = (sum_S b_S v_S v_S')^(1/2); else uniform. Steps fixed-point
+// steps on the weights follow.
+func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.Dense, variances []float64, models []*lowerModel, trial mat.Symmetric, init []float64) (PlaceLowerBound, error) {
 	n, m := v.Dims()
 	design := 0.0
 	u := mat.DenseCopyOf(v)
@@ -324,7 +331,7 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 	// Unit directions u_S and their gains g_S = c (v_S'u_S)^2 - u_S'C_S u_S
 	// (the latter bounded above); only positive gains enter.
 	var cols []int
-	var gains []float64
+	var gains, start []float64
 	uo := make([]float64, n)
 	for s := range m {
 		col := mat.Col(nil, s, u)
@@ -355,6 +362,11 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 			}
 			cols = append(cols, s)
 			gains = append(gains, gain)
+			a0 := 1.0
+			if init != nil {
+				a0 = init[s] * norm * norm
+			}
+			start = append(start, a0)
 		}
 	}
 	out := PlaceLowerBound{Points: n, Windows: len(req.Windows), Constraints: len(cols), DesignRMSM: design}
@@ -365,10 +377,7 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 	for j, s := range cols {
 		us.SetCol(j, mat.Col(nil, s, u))
 	}
-	a := make([]float64, len(cols))
-	for i := range a {
-		a[i] = 1
-	}
+	a := start
 	b := mat.NewDense(n, len(cols), nil)
 	w := mat.NewSymDense(n, nil)
 	for step := 0; step <= req.Steps; step++ {

@@ -21,8 +21,8 @@ import (
 
 // PlacesLowerOptions configures RunPlacesLower. Zero values take the
 // issue's settings: stays of 30, 50 and 90 minutes from every point,
-// epsilon 1, lambda 2, r = 100 m, one weight step, three rounds of
-// the trial, a 400 m target.
+// epsilon 1, lambda 2, r = 100 m, four rounds of the trial and no
+// weight steps (Steps), a 400 m target.
 type PlacesLowerOptions struct {
 	Prior                   *prior.Prior
 	Durations               []float64 // seconds
@@ -45,11 +45,8 @@ func (o *PlacesLowerOptions) defaults() {
 	if o.Radius == 0 {
 		o.Radius = 100
 	}
-	if o.Steps == 0 {
-		o.Steps = 1
-	}
 	if o.Rounds == 0 {
-		o.Rounds = 3
+		o.Rounds = 4
 	}
 	if o.TargetRMSM == 0 {
 		o.TargetRMSM = 400

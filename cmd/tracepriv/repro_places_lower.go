@@ -38,7 +38,7 @@ func newReproPlacesLowerCmd(env *cli.Env) *cobra.Command {
 	f.StringVar(&c.prior, "prior", "", "prior file whose family the stays are certified against")
 	f.StringVar(&c.durations, "durations", "30,50,90", "stay durations in minutes (comma-separated)")
 	f.IntVar(&c.stride, "stride", 1, "start a stay at every stride-th point")
-	f.IntVar(&c.rounds, "rounds", 3, "rounds of rebuilding the trial noise (more: a higher bound, slower)")
+	f.IntVar(&c.rounds, "rounds", 4, "rounds of rebuilding the trial noise (more: a higher bound, slower)")
 	f.Float64Var(&c.target, "target", 400, "the RMS target (m) the bound is compared with")
 	return cmd
 }
