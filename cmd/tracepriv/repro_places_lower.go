@@ -51,8 +51,8 @@ func (c *reproPlacesLowerCmd) run() error {
 	if err != nil {
 		return err
 	}
-	if c.stride < 1 || c.rounds < 0 {
-		return usageErrorf("repro places-lower-bound: --stride must be at least 1 and --rounds at least 0")
+	if c.stride < 1 || c.rounds < 1 {
+		return usageErrorf("repro places-lower-bound: --stride and --rounds must be at least 1")
 	}
 	ds := make([]float64, len(mins))
 	for i, m := range mins {
