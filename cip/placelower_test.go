@@ -259,13 +259,17 @@ func TestPlacesNoiseLowerBound(t *testing.T) {
 		for _, k := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52} {
 			members = append(members, PlaceLowerMember{Kernel: k, Lengthscale: 20, Variance: variance})
 		}
-		// The certified noise: the square-root trial the bound itself
-		// starts from (close to the least noise), scaled until certified.
+		// The certified noise: the trial of the bound's best round (close
+		// to the least noise), scaled until every stay is certified by
+		// dense (E1) recomputation; for a negative control it must be
+		// close to the bound, so each broken variant has little room.
+		req := PlaceLowerRequest{Times: su.ts, Members: members, Windows: su.windows, Epsilon: eps, Lambda: lambda, Radius: r, Trial: su.trial, Steps: 6, Rounds: 3}
 		cert := su
-		cert.trial = windowsRoot(t, su, members)
+		if _, err := placesLowerBound(req, lowerHooks{bestTrial: func(g mat.Symmetric) { cert.trial = mat.NewSymDense(g.SymmetricDim(), nil); cert.trial.CopySym(g) }}); err != nil {
+			t.Fatal(err)
+		}
 		s, worst := certifiedScale(t, cert, members, eps, lambda, r)
 		design := rmsOf(cert.trial, s)
-		req := PlaceLowerRequest{Times: su.ts, Members: members, Windows: su.windows, Epsilon: eps, Lambda: lambda, Radius: r, Trial: su.trial, Steps: 6, Rounds: 3}
 		// Each constraint's Cauchy-Schwarz inequality under the certified
 		// noise: u' (s trial) u >= g.
 		var sd mat.SymDense
@@ -346,33 +350,6 @@ func TestPlacesNoiseLowerBound(t *testing.T) {
 		}
 		t.Logf("negative control, C dropped at variance %g: %.2f m against the certified %.2f m; %d constraints' inequalities fail under the certified noise", variance, db.RMSNoiseM, design, violations)
 	}
-}
-
-// windowsRoot is (sum_S v_S v_S')^(1/2) over the setup's windows and the
-// members.
-func windowsRoot(t *testing.T, su lowerSetup, members []PlaceLowerMember) *mat.SymDense {
-	t.Helper()
-	v := mat.NewDense(len(su.ts), len(members)*len(su.windows), nil)
-	col := make([]float64, len(su.ts))
-	for k, m := range members {
-		lm, err := newLowerModel(m, su.ts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for j, w := range su.windows {
-			lm.conditionalMean(w, col)
-			v.SetCol(k*len(su.windows)+j, col)
-		}
-	}
-	b := make([]float64, len(members)*len(su.windows))
-	for i := range b {
-		b[i] = 1
-	}
-	g, err := sqrtTrial(v, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
 }
 
 func denseLambdaMax(w mat.Symmetric) float64 {
