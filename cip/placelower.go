@@ -65,9 +65,9 @@ func StayWindows(times []float64, durations []float64, stride int) []PlaceWindow
 // the loss. 0 means the certificate covers every variance, where that help
 // vanishes in the limit.
 type PlaceLowerMember struct {
-	Kernel      string
-	Lengthscale float64
-	Variance    float64
+	Kernel      string  `json:"kernel"`
+	Lengthscale float64 `json:"lengthscale_s"`
+	Variance    float64 `json:"variance_min_m2"`
 }
 
 // PlaceLowerRequest is what PlacesNoiseLowerBound bounds: a noise for

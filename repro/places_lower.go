@@ -142,8 +142,12 @@ func RunPlacesLower(tr *trace.Trace, opt PlacesLowerOptions) (*PlacesLower, erro
 
 // WriteText prints the bound beside the target and the two releases.
 func (r *PlacesLower) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "trace %s: %d points over %.2f h; stays of %v min from every %d. point; epsilon %g, lambda %g, r %g m\n",
-		r.Trace, r.Points, r.SpanS/3600, minutes(r.Durations), r.Stride, r.Epsilon, r.Lambda, r.RadiusM)
+	starts := "every point"
+	if r.Stride > 1 {
+		starts = fmt.Sprintf("one point in %d", r.Stride)
+	}
+	fmt.Fprintf(w, "trace %s: %d points over %.2f h; stays of %v min starting at %s; epsilon %g, lambda %g, r %g m\n",
+		r.Trace, r.Points, r.SpanS/3600, minutes(r.Durations), starts, r.Epsilon, r.Lambda, r.RadiusM)
 	for _, m := range r.Members {
 		fmt.Fprintf(w, "  member %s at %g s, variance from %.1f m^2\n", m.Kernel, m.Lengthscale, m.Variance)
 	}
