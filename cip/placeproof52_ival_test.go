@@ -270,8 +270,9 @@ func TestPlaceSlopeStep52Ival(t *testing.T) {
 // conditioning in 120-digit arithmetic (mpmath) on samplings with gaps
 // from 10^-7 to 30 lengthscales, where float64 dense conditioning fails:
 // the small-gap formulas are the ones a proof leans on. With w off by
-// 0.5 % (negative control) the enclosures miss. Skipped without python3
-// and mpmath (Debian: python3-mpmath).
+// 0.5 % (negative control) the enclosures miss. 40 samplings (about 13
+// s), 10 with -short. Skipped without python3 and mpmath (Debian:
+// python3-mpmath).
 func TestPlaceSlopeStep52Mpmath(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -283,7 +284,11 @@ func TestPlaceSlopeStep52Mpmath(t *testing.T) {
 	rng := rand.New(rand.NewPCG(52, 13))
 	var in bytes.Buffer
 	var runs [][]float64
-	for trial := 0; trial < 40; trial++ {
+	trials := 40
+	if testing.Short() {
+		trials = 10
+	}
+	for trial := 0; trial < trials; trial++ {
 		n := 2 + rng.IntN(7)
 		var gaps []float64
 		for i := 1; i < n; i++ {
