@@ -13,6 +13,7 @@ import (
 // Matérn 5/2's slope bounds are measured, not proved (PlaceSlopeBounds).
 // This file searches for samplings that break them, harder than
 // TestPlaceSlopeBounds' random draws: an ascent on the gaps.
+// placeproof52_ival_test.go holds the interval step a proof would run.
 //
 // Units: lengthscale 1, r = sqrt(5), the state (f, g1, g2) = (f, f'/r,
 // f''/r^2), gap x = r delta. The generator is [[0,1,0],[0,0,1],[-1,-3,-3]],
