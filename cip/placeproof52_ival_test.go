@@ -270,9 +270,9 @@ func TestPlaceSlopeStep52Ival(t *testing.T) {
 // conditioning in 120-digit arithmetic (mpmath) on samplings with gaps
 // from 10^-7 to 30 lengthscales, where float64 dense conditioning fails:
 // the small-gap formulas are the ones a proof leans on. With w off by
-// 0.5 % (negative control) the enclosures miss. 40 samplings (about 13
-// s), 10 with -short. Skipped without python3 and mpmath (Debian:
-// python3-mpmath).
+// 0.5 % (negative control) the enclosures miss. 40 samplings (about 2
+// CPU-s in python3), 10 with -short. Skipped without python3 and mpmath
+// (Debian: python3-mpmath).
 func TestPlaceSlopeStep52Mpmath(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
