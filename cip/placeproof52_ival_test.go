@@ -29,15 +29,9 @@ package cip
 // so the P^2 terms that cancel in P - P u u'P/D never appear.
 
 import (
-	"bytes"
 	"math"
 	"math/rand/v2"
-	"os/exec"
-	"strconv"
-	"strings"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
 )
@@ -173,38 +167,15 @@ func m52ChainIval(t *testing.T, xs []float64, wScale float64) ([2]ival, [3]ival)
 	return m, p
 }
 
-// dense52 returns the conditional means of (g1, g2) and their covariance
-// (P11, P12, P22) at the last of the times ts (unit lengthscale) given
-// f = 1 at all of them, by dense Cholesky solves of the kernel matrix:
-// independent of the recursion.
+// dense52 returns denseDerivs' means of (g1, g2) and their covariance
+// (P11, P12, P22) in the scaled units.
 func dense52(ts []float64) ([2]float64, [3]float64, bool) {
-	k, _, _ := unitKernel(gp.KernelMatern52)
-	d1, d2 := k.deriv(), k.deriv().deriv()
-	n := len(ts)
-	r := mat.NewSymDense(n, nil)
-	c1, c2, ones := mat.NewVecDense(n, nil), mat.NewVecDense(n, nil), mat.NewVecDense(n, nil)
-	tb := ts[n-1]
-	for i := range n {
-		for j := i; j < n; j++ {
-			r.SetSym(i, j, k.at(math.Abs(ts[i]-ts[j])))
-		}
-		c1.SetVec(i, d1.at(tb-ts[i]))
-		c2.SetVec(i, d2.at(tb-ts[i]))
-		ones.SetVec(i, 1)
-	}
-	var ch mat.Cholesky
-	if !ch.Factorize(r) {
-		return [2]float64{}, [3]float64{}, false
-	}
-	var w, v1, v2 mat.VecDense
-	if ch.SolveVecTo(&w, ones) != nil || ch.SolveVecTo(&v1, c1) != nil || ch.SolveVecTo(&v2, c2) != nil {
+	m, p, ok := denseDerivs(gp.KernelMatern52, ts, 2)
+	if !ok {
 		return [2]float64{}, [3]float64{}, false
 	}
 	s5 := math.Sqrt(5)
-	// Prior: Var f' = 5/3, Var f'' = 25, Cov(f', f'') = 0.
-	m := [2]float64{mat.Dot(c1, &w) / s5, mat.Dot(c2, &w) / 5}
-	p := [3]float64{(5.0/3 - mat.Dot(c1, &v1)) / 5, -mat.Dot(c1, &v2) / (5 * s5), (25 - mat.Dot(c2, &v2)) / 25}
-	return m, p, true
+	return [2]float64{m[0] / s5, m[1] / 5}, [3]float64{p[0] / 5, p[1] / (5 * s5), p[3] / 25}, true
 }
 
 func ivalNear(r ival, v, tol float64) bool { return r.lo <= v+tol && r.hi >= v-tol }
@@ -274,84 +245,26 @@ func TestPlaceSlopeStep52Ival(t *testing.T) {
 // CPU-s in python3), 10 with -short. Skipped without python3 and mpmath
 // (Debian: python3-mpmath).
 func TestPlaceSlopeStep52Mpmath(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found")
-	}
-	if exec.Command(py, "-c", "import mpmath").Run() != nil {
-		t.Skip("python3 has no mpmath")
-	}
-	rng := rand.New(rand.NewPCG(52, 13))
-	var in bytes.Buffer
-	var runs [][]float64
 	trials := 40
 	if testing.Short() {
 		trials = 10
 	}
-	for trial := 0; trial < trials; trial++ {
-		n := 2 + rng.IntN(7)
-		var gaps []float64
-		for i := 1; i < n; i++ {
-			gaps = append(gaps, math.Pow(10, -7+8.5*rng.Float64()))
-		}
-		runs = append(runs, gaps)
-		for i, g := range gaps {
-			if i > 0 {
-				in.WriteByte(' ')
-			}
-			in.WriteString(strconv.FormatFloat(g, 'g', -1, 64))
-		}
-		in.WriteByte('\n')
-	}
-	// Times are sums of the float gaps, taken exactly; the kernel is
-	// (1 + r s + r^2 s^2/3) e^(-r s), r = sqrt(5); (m, P) are of
-	// (f'/r, f''/r^2).
-	const script = `
-import sys, mpmath as mp
+	runs := tinyGapRuns(rand.New(rand.NewPCG(52, 13)), trials, 7)
+	// The kernel is (1 + r s + r^2 s^2/3) e^(-r s), r = sqrt(5); (m, P)
+	// are of (f'/r, f''/r^2).
+	const setup = `
 mp.mp.dps = 120
 r = mp.sqrt(5)
 k = lambda s: (1 + r*abs(s) + r*r*s*s/3) * mp.exp(-r*abs(s))
-k1 = lambda s: -r*r/3*s*(1 + r*s)*mp.exp(-r*s)        # k'(s), s >= 0
-k2 = lambda s: -r*r/3*(1 + r*s - r*r*s*s)*mp.exp(-r*s) # k''(s), s >= 0
-for line in sys.stdin:
-    gaps = [mp.mpf(g) for g in line.split()]
-    ts = [mp.mpf(0)]
-    for g in gaps:
-        ts.append(ts[-1] + g)
-    n, tb = len(ts), ts[-1]
-    K = mp.matrix(n, n)
-    for i in range(n):
-        for j in range(n):
-            K[i, j] = k(ts[i] - ts[j])
-    c1 = mp.matrix([k1(tb - t) for t in ts])
-    c2 = mp.matrix([k2(tb - t) for t in ts])
-    w = mp.lu_solve(K, mp.matrix([1]*n))
-    v1 = mp.lu_solve(K, c1)
-    v2 = mp.lu_solve(K, c2)
-    dot = lambda a, b: sum(a[i]*b[i] for i in range(n))
-    out = [dot(c1, w)/r, dot(c2, w)/r**2,
-           (r*r/3 - dot(c1, v1))/r**2, -dot(c1, v2)/r**3, (r**4 - dot(c2, v2))/r**4]
-    print(' '.join(mp.nstr(v, 30) for v in out))
-`
-	cmd := exec.Command(py, "-c", script)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("mpmath: %v", err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(runs) {
-		t.Fatalf("mpmath answered %d lines for %d samplings", len(lines), len(runs))
-	}
+ks = [lambda s: -r*r/3*s*(1 + r*s)*mp.exp(-r*s),
+      lambda s: -r*r/3*(1 + r*s - r*r*s*s)*mp.exp(-r*s)]`
+	const out = `[dot(cs[0], w)/r, dot(cs[1], w)/r**2, (r*r/3 - dot(cs[0], vs[0]))/r**2,
+           -dot(cs[0], vs[1])/r**3, (r**4 - dot(cs[1], vs[1]))/r**4]`
+	lines := mpmathRun(t, setup, out, runs)
 	misses := 0
-	for i, line := range lines {
-		var want [5]float64
-		for j, f := range strings.Fields(line) {
-			v, err := strconv.ParseFloat(f, 64)
-			if err != nil || j >= 5 {
-				t.Fatalf("mpmath line %q", line)
-			}
-			want[j] = v
+	for i, want := range lines {
+		if len(want) != 5 {
+			t.Fatalf("mpmath line %v: want 5 numbers", want)
 		}
 		xs := make([]float64, len(runs[i]))
 		for j, g := range runs[i] {

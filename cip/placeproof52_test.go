@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/tracepriv/tracepriv/gp"
 )
 
@@ -108,8 +106,6 @@ func m52Run(xs []float64, pins []int) (float64, float64) {
 // (Cholesky solves of the kernel matrix) on random samplings.
 func TestPlaceSlopeStep52Dense(t *testing.T) {
 	t.Parallel()
-	k, _, _ := unitKernel(gp.KernelMatern52)
-	d1, d2 := k.deriv(), k.deriv().deriv()
 	rng := rand.New(rand.NewPCG(52, 1))
 	for trial := 0; trial < 300; trial++ {
 		n := 1 + rng.IntN(10)
@@ -119,26 +115,11 @@ func TestPlaceSlopeStep52Dense(t *testing.T) {
 			ts = append(ts, ts[i-1]+d)
 			xs = append(xs, d*math.Sqrt(5))
 		}
-		r := mat.NewSymDense(n, nil)
-		c1, c2, ones := mat.NewVecDense(n, nil), mat.NewVecDense(n, nil), mat.NewVecDense(n, nil)
-		tb := ts[n-1]
-		for i := range n {
-			for j := i; j < n; j++ {
-				r.SetSym(i, j, k.at(math.Abs(ts[i]-ts[j])))
-			}
-			c1.SetVec(i, d1.at(tb-ts[i]))
-			c2.SetVec(i, d2.at(tb-ts[i]))
-			ones.SetVec(i, 1)
-		}
-		var ch mat.Cholesky
-		if !ch.Factorize(r) {
+		dm, _, ok := denseDerivs(gp.KernelMatern52, ts, 2)
+		if !ok {
 			continue
 		}
-		var w mat.VecDense
-		if ch.SolveVecTo(&w, ones) != nil {
-			continue
-		}
-		dm1, dm2 := mat.Dot(c1, &w), mat.Dot(c2, &w)
+		dm1, dm2 := dm[0], dm[1]
 		m1, m2 := m52Run(xs, nil)
 		if math.Abs(m1-dm1) > 1e-6 || math.Abs(m2-dm2) > 1e-6 {
 			t.Fatalf("times %v: dense (%v, %v), recursion (%v, %v)", ts, dm1, dm2, m1, m2)
