@@ -78,6 +78,9 @@ func m52Coefs(x0, x1, wScale float64) m52Coef {
 	c.qd[0] = e2.mul(ik(2, 0).sub(ik(3, 0)).add(ik(4, 0).scale(0.25))).scale(q)
 	c.qd[1] = e2.mul(ik(1, 0).sub(ik(2, 0).scale(2.5)).add(ik(3, 0).scale(1.5)).sub(ik(4, 0).scale(0.25))).scale(q)
 	c.qd[2] = e2.mul(i0.sub(ik(1, 0).scale(4)).add(ik(2, 0).scale(5)).sub(ik(3, 0).scale(2)).add(ik(4, 0).scale(0.25))).scale(q)
+	if x0 >= 1 {
+		c.largeGapNoise(x, e, e2, wScale)
+	}
 	x2 := x.sqr().scale(0.5)
 	c.b = [2][2]ival{
 		{e.mul(pt(1).add(x).sub(x2.scale(2))), e.mul(x.sub(x2))},
@@ -85,6 +88,41 @@ func m52Coefs(x0, x1, wScale float64) m52Coef {
 	}
 	c.phi0 = [2]ival{e.mul(x2).neg(), e.mul(x2.sub(x))}
 	return c
+}
+
+// largeGapNoise replaces, for gaps x >= 1, the process noise's series
+// forms (e^-2x times series growing like e^2x, enclosed separately, which
+// widens them across a gap cell) by the closed forms I_k = k!/2^(k+1)
+// (1 - e^-2x sum_{j<=k} (2x)^j/j!), whose only x-dependent part is small.
+func (c *m52Coef) largeGapNoise(x, e, e2 ival, wScale float64) {
+	fact := []float64{1, 1, 2, 6, 24}
+	var i [5]ival
+	for k := range 5 {
+		poly, term := pt(0), pt(1)
+		for j := 0; j <= k; j++ {
+			if j > 0 {
+				term = term.mul(x.scale(2)).scale(1 / float64(j))
+			}
+			poly = poly.add(term)
+		}
+		i[k] = pt(1).sub(e2.mul(poly)).scale(fact[k] / math.Pow(2, float64(k+1)))
+	}
+	const q = 16.0 / 3
+	q00 := i[4].scale(q / 4)
+	q10 := i[3].scale(0.5).sub(i[4].scale(0.25)).scale(q)
+	q20 := i[2].scale(0.5).sub(i[3]).add(i[4].scale(0.25)).scale(q)
+	xe := x.mul(e)
+	var ok1, ok2, ok3 bool
+	c.q[0], ok1 = q10.div(xe)
+	c.q[1], ok2 = q20.div(xe)
+	c.w, ok3 = q00.div(xe.sqr())
+	if !ok1 || !ok2 || !ok3 {
+		panic("largeGapNoise: x e^-x encloses 0")
+	}
+	c.w = c.w.scale(wScale)
+	c.qd[0] = i[2].sub(i[3]).add(i[4].scale(0.25)).scale(q)
+	c.qd[1] = i[1].sub(i[2].scale(2.5)).add(i[3].scale(1.5)).sub(i[4].scale(0.25)).scale(q)
+	c.qd[2] = i[0].sub(i[1].scale(4)).add(i[2].scale(5)).sub(i[3].scale(2)).add(i[4].scale(0.25)).scale(q)
 }
 
 // step returns enclosures of m' and P' = (P11, P12, P22) for m in the box
