@@ -5,7 +5,8 @@ package cip
 // "Matérn 5/2: what closes and what does not"). It is exact in interval
 // arithmetic at every gap x > 0, the smallest included, because every
 // power of x that makes a ratio 0/0 is divided out by hand and every
-// process-noise entry is a series of positive terms.
+// process-noise entry is a series of positive terms (below x = 1; above,
+// its closed form, largeGapNoise).
 //
 // Units as in placeproof52_test.go: lengthscale 1, r = sqrt(5), the state
 // (f, g1, g2) = (f, f'/r, f''/r^2), the gap x = r delta. Phi = e^-x (I +
