@@ -443,33 +443,62 @@ func m32Chain(t *testing.T, xs []float64) (ival, ival) {
 	return m, p
 }
 
-// denseSlope returns the conditional mean and variance of f' at the last
-// of the times ts (unit lengthscale, Matérn 3/2) given f = 1 at all of
-// them, by dense Cholesky solves: independent of the recursion.
-func denseSlope(ts []float64) (float64, float64, bool) {
-	k, _, _ := unitKernel(gp.KernelMatern32)
-	d1 := k.deriv()
+// denseDerivs returns the conditional means of the first nd derivatives at
+// the last of the times ts (unit lengthscale) given f = 1 at all of them,
+// and their conditional covariance (row-major, nd x nd), by dense Cholesky
+// solves of the kernel matrix: independent of the recursions.
+func denseDerivs(kernel string, ts []float64, nd int) ([]float64, []float64, bool) {
+	k, _, _ := unitKernel(kernel)
 	n := len(ts)
 	r := mat.NewSymDense(n, nil)
-	c := mat.NewVecDense(n, nil)
 	ones := mat.NewVecDense(n, nil)
 	tb := ts[n-1]
 	for i := range n {
 		for j := i; j < n; j++ {
 			r.SetSym(i, j, k.at(math.Abs(ts[i]-ts[j])))
 		}
-		c.SetVec(i, d1.at(tb-ts[i])) // Cov(f'(tb), f(t_i)) = k'(tb - t_i)
 		ones.SetVec(i, 1)
 	}
 	var ch mat.Cholesky
 	if !ch.Factorize(r) {
-		return 0, 0, false
+		return nil, nil, false
 	}
-	var w, v mat.VecDense
-	if ch.SolveVecTo(&w, ones) != nil || ch.SolveVecTo(&v, c) != nil {
-		return 0, 0, false
+	var w mat.VecDense
+	if ch.SolveVecTo(&w, ones) != nil {
+		return nil, nil, false
 	}
-	return mat.Dot(c, &w), 3 - mat.Dot(c, &v), true
+	// Cov(f^(j)(tb), f(t_i)) = k^(j)(tb - t_i); Cov(f^(i), f^(j)) at one
+	// time is (-1)^j k^(i+j)(0), 0 when i + j is odd.
+	c := make([]*mat.VecDense, nd)
+	v := make([]mat.VecDense, nd)
+	d := k
+	for j := range nd {
+		d = d.deriv()
+		c[j] = mat.NewVecDense(n, nil)
+		for i := range n {
+			c[j].SetVec(i, d.at(tb-ts[i]))
+		}
+		if ch.SolveVecTo(&v[j], c[j]) != nil {
+			return nil, nil, false
+		}
+	}
+	mean := make([]float64, nd)
+	cov := make([]float64, nd*nd)
+	for i := range nd {
+		mean[i] = mat.Dot(c[i], &w)
+		for j := range nd {
+			prior := 0.0
+			if (i+j)%2 == 0 {
+				dd := k
+				for range i + j + 2 {
+					dd = dd.deriv()
+				}
+				prior = math.Pow(-1, float64(j+1)) * dd.at(0)
+			}
+			cov[i*nd+j] = prior - mat.Dot(c[i], &v[j])
+		}
+	}
+	return mean, cov, true
 }
 
 // TestPlaceSlopeStepDense checks that the verifier's interval step is the
@@ -490,11 +519,11 @@ func TestPlaceSlopeStepDense(t *testing.T) {
 			ts = append(ts, ts[i-1]+d)
 			xs = append(xs, d*math.Sqrt(3))
 		}
-		dm, dp, ok := denseSlope(ts)
+		dmv, dpv, ok := denseDerivs(gp.KernelMatern32, ts, 1)
 		if !ok {
 			continue
 		}
-		dm, dp = dm/math.Sqrt(3), dp/3
+		dm, dp := dmv[0]/math.Sqrt(3), dpv[0]/3
 		m, p := m32Chain(t, xs)
 		const tol = 1e-7
 		if m.lo > dm+tol || m.hi < dm-tol || p.lo > dp+tol || p.hi < dp-tol {
@@ -519,45 +548,15 @@ func TestPlaceSlopeStepDense(t *testing.T) {
 	}
 }
 
-// TestPlaceSlopeStepMpmath checks the interval step against dense
-// conditioning in 50-digit arithmetic (mpmath) on samplings with gaps
-// from 10^-7 to 30 lengthscales, where float64 dense conditioning fails:
-// the small-gap formulas are the ones the proof leans on. Skipped without
-// python3 and mpmath (Debian: python3-mpmath).
-func TestPlaceSlopeStepMpmath(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found")
-	}
-	if exec.Command(py, "-c", "import mpmath").Run() != nil {
-		t.Skip("python3 has no mpmath")
-	}
-	rng := rand.New(rand.NewPCG(31, 7))
-	var in bytes.Buffer
-	var runs [][]float64
-	for trial := 0; trial < 40; trial++ {
-		n := 2 + rng.IntN(8)
-		var gaps []float64
-		for i := 1; i < n; i++ {
-			gaps = append(gaps, math.Pow(10, -7+8.5*rng.Float64()))
-		}
-		runs = append(runs, gaps)
-		for i, g := range gaps {
-			if i > 0 {
-				in.WriteByte(' ')
-			}
-			in.WriteString(strconv.FormatFloat(g, 'g', -1, 64))
-		}
-		in.WriteByte('\n')
-	}
-	// Times are sums of the float gaps, taken exactly; the kernel is
-	// (1 + r s) e^(-r s), r = sqrt(3); m and P are of g = f'/r.
-	const script = `
+// mpmathDense is the python3 program mpmathRun runs: for each sampling
+// (its gaps in lengthscales, one a line; times are their sums, taken
+// exactly) it conditions on f = 1 at every time by dense LU solves in
+// mpmath and prints the numbers of the expression OUT, given SETUP's
+// precision, kernel k and derivatives ks (ks[j](s) = k^(j+1)(s), s >= 0):
+// cs[j] holds Cov(f^(j+1)(tb), f(t_i)), w = K^-1 1 and vs[j] = K^-1 cs[j].
+const mpmathDense = `
 import sys, mpmath as mp
-mp.mp.dps = 50
-r = mp.sqrt(3)
-k = lambda s: (1 + r*abs(s)) * mp.exp(-r*abs(s))
-k1 = lambda s: -r*r*s*mp.exp(-r*s)  # k'(s), s >= 0
+SETUP
 for line in sys.stdin:
     gaps = [mp.mpf(g) for g in line.split()]
     ts = [mp.mpf(0)]
@@ -568,30 +567,92 @@ for line in sys.stdin:
     for i in range(n):
         for j in range(n):
             K[i, j] = k(ts[i] - ts[j])
-    c = mp.matrix([k1(tb - t) for t in ts])
+    cs = [mp.matrix([kj(tb - t) for t in ts]) for kj in ks]
     w = mp.lu_solve(K, mp.matrix([1]*n))
-    v = mp.lu_solve(K, c)
-    m = sum(c[i]*w[i] for i in range(n)) / r
-    p = (r*r - sum(c[i]*v[i] for i in range(n))) / (r*r)
-    print(mp.nstr(m, 30), mp.nstr(p, 30))
+    vs = [mp.lu_solve(K, c) for c in cs]
+    dot = lambda a, b: sum(a[i]*b[i] for i in range(n))
+    out = OUT
+    print(' '.join(mp.nstr(v, 30) for v in out))
 `
+
+// tinyGapRuns draws samplings of 2 to spread+1 times whose gaps are
+// log-uniform from 10^-7 to 10^1.5 lengthscales.
+func tinyGapRuns(rng *rand.Rand, trials, spread int) [][]float64 {
+	var runs [][]float64
+	for range trials {
+		n := 2 + rng.IntN(spread)
+		var gaps []float64
+		for i := 1; i < n; i++ {
+			gaps = append(gaps, math.Pow(10, -7+8.5*rng.Float64()))
+		}
+		runs = append(runs, gaps)
+	}
+	return runs
+}
+
+// mpmathRun runs mpmathDense with setup and out on the samplings runs and
+// returns its numbers, one slice a sampling; it skips the test without
+// python3 or mpmath (Debian: python3-mpmath).
+func mpmathRun(t *testing.T, setup, out string, runs [][]float64) [][]float64 {
+	t.Helper()
+	script := strings.NewReplacer("SETUP", setup, "OUT", out).Replace(mpmathDense)
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found")
+	}
+	if exec.Command(py, "-c", "import mpmath").Run() != nil {
+		t.Skip("python3 has no mpmath")
+	}
+	var in bytes.Buffer
+	for _, gaps := range runs {
+		for i, g := range gaps {
+			if i > 0 {
+				in.WriteByte(' ')
+			}
+			in.WriteString(strconv.FormatFloat(g, 'g', -1, 64))
+		}
+		in.WriteByte('\n')
+	}
 	cmd := exec.Command(py, "-c", script)
 	cmd.Stdin = &in
-	out, err := cmd.Output()
+	res, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("mpmath: %v", err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	lines := strings.Split(strings.TrimSpace(string(res)), "\n")
 	if len(lines) != len(runs) {
 		t.Fatalf("mpmath answered %d lines for %d samplings", len(lines), len(runs))
 	}
+	vals := make([][]float64, len(lines))
 	for i, line := range lines {
-		f := strings.Fields(line)
-		wm, err1 := strconv.ParseFloat(f[0], 64)
-		wp, err2 := strconv.ParseFloat(f[1], 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("mpmath line %q", line)
+		for _, f := range strings.Fields(line) {
+			v, err := strconv.ParseFloat(f, 64)
+			if err != nil {
+				t.Fatalf("mpmath line %q", line)
+			}
+			vals[i] = append(vals[i], v)
 		}
+	}
+	return vals
+}
+
+// TestPlaceSlopeStepMpmath checks the interval step against dense
+// conditioning in 50-digit arithmetic (mpmath) on samplings with gaps
+// from 10^-7 to 30 lengthscales, where float64 dense conditioning fails:
+// the small-gap formulas are the ones the proof leans on. Skipped without
+// python3 and mpmath (Debian: python3-mpmath).
+func TestPlaceSlopeStepMpmath(t *testing.T) {
+	runs := tinyGapRuns(rand.New(rand.NewPCG(31, 7)), 40, 8)
+	// The kernel is (1 + r s) e^(-r s), r = sqrt(3); m and P are of
+	// g = f'/r.
+	const setup = `
+mp.mp.dps = 50
+r = mp.sqrt(3)
+k = lambda s: (1 + r*abs(s)) * mp.exp(-r*abs(s))
+ks = [lambda s: -r*r*s*mp.exp(-r*s)]`
+	lines := mpmathRun(t, setup, "[dot(cs[0], w)/r, (r*r - dot(cs[0], vs[0]))/(r*r)]", runs)
+	for i, f := range lines {
+		wm, wp := f[0], f[1]
 		xs := make([]float64, len(runs[i]))
 		for j, g := range runs[i] {
 			xs[j] = g * math.Sqrt(3)
