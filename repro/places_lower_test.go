@@ -15,9 +15,9 @@ import (
 // fixes of GeoLife 000/20081028003826.plt (BenchmarkNoiseCost's trace) and
 // the whole 1,477-fix, 4.4-hour trace (TestPlacesEveryLength's), with the
 // bundled family, stays of 30, 50 and 90 minutes from every point (one in
-// six on the longer trace, to keep the run within minutes: a subset of
+// two on the longer trace, to keep the run within minutes: a subset of
 // the windows still gives a valid bound), epsilon 1, lambda 2, r = 100 m,
-// two rounds of the trial (one on the longer trace). It reports the lower bound on rms_noise_m of
+// six rounds of the trial (four on the longer trace). It reports the lower bound on rms_noise_m of
 // every Gaussian mechanism certifying those stays against every member
 // (bound_rms_m), the RMS of a noise the computation found that certifies them
 // (design_rms_m), and the default's and PlacesEveryLength's RMS. It is
@@ -30,7 +30,7 @@ func BenchmarkPlacesLowerBound(b *testing.B) {
 	for _, c := range []struct {
 		name                  string
 		points, stride, round int
-	}{{"1000-points", 1000, 1, 2}, {"held-out-4.4h-stride-6", 0, 6, 1}} {
+	}{{"1000-points", 1000, 1, 6}, {"held-out-4.4h-stride-2", 0, 2, 4}} {
 		b.Run(c.name, func(b *testing.B) {
 			var rep *PlacesLower
 			for b.Loop() {
