@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/internal/pgtest"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/pgtest"
 	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracepriv/tracepriv/server/internal/pgtest"
+	"github.com/tracepriv/tracepriv/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {

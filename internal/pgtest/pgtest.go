@@ -205,3 +205,39 @@ func (c *Cluster) Checkpoint() error {
 	_, err = db.Exec("CHECKPOINT")
 	return err
 }
+
+// Rows returns every row the queries select from the database db, one
+// line each, so that a test can check that a refused operation changed no
+// row (SQLite or PostgreSQL alike; the caller registers the driver).
+func Rows(db *sql.DB, queries ...string) (string, error) {
+	var b strings.Builder
+	for _, q := range queries {
+		rows, err := db.Query(q)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", q, err)
+		}
+		cols, err := rows.Columns()
+		if err != nil {
+			rows.Close()
+			return "", err
+		}
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return "", err
+			}
+			fmt.Fprintf(&b, "%s: %q\n", q, vals)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
+}
