@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -47,8 +48,10 @@ func dbLedgers(t *testing.T, f func(t *testing.T, db *dbLedger)) {
 			t.Skip("PostgreSQL: full suite only (-short runs this test on SQLite)")
 		}
 		c, err := pgtest.Start()
-		if err != nil {
+		if errors.Is(err, pgtest.ErrUnavailable) {
 			t.Skip(err)
+		} else if err != nil {
+			t.Fatal(err)
 		}
 		t.Cleanup(c.Stop)
 		u, err := c.NewDatabase("ledger")
