@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -47,17 +46,7 @@ func dbLedgers(t *testing.T, f func(t *testing.T, db *dbLedger)) {
 		if testing.Short() {
 			t.Skip("PostgreSQL: full suite only (-short runs this test on SQLite)")
 		}
-		c, err := pgtest.Start()
-		if errors.Is(err, pgtest.ErrUnavailable) {
-			t.Skip(err)
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Stop)
-		u, err := c.NewDatabase("ledger")
-		if err != nil {
-			t.Fatal(err)
-		}
+		u := pgtest.Own(t)
 		p, _ := url.Parse(u)
 		f(t, &dbLedger{t: t, ledger: u, name: "postgres:" + strings.TrimPrefix(p.Path, "/"), driver: "pgx", source: u})
 	})
@@ -151,6 +140,87 @@ func (d *dbLedger) rows() (string, []byte) {
 	return r, file
 }
 
+// killAfterFirstUnit runs tracepriv args, a corpus release into out, in a
+// child process and kills it (SIGKILL) once its journal has a finished
+// unit, and wait later, however long the unit takes on a busy machine (go
+// test's -timeout is the guard, never a fixed wait: one killed a starved
+// child before anything landed). It returns the certified epsilons of the
+// journalled people, and skips the test if the run finished before the
+// kill (a scheduling accident: no crash to check).
+func killAfterFirstUnit(t *testing.T, out string, wait time.Duration, args []string) map[string]float64 {
+	t.Helper()
+	child := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
+	child.Env = append(os.Environ(), childEnv+"=1")
+	var stderr bytes.Buffer
+	child.Stderr = &stderr
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(out, ".tracepriv-journal.jsonl")
+	exited := make(chan struct{})
+	go func() { child.Wait(); close(exited) }()
+poll:
+	for {
+		if b, err := os.ReadFile(journal); err == nil && bytes.Count(b, []byte("\n")) >= 1 {
+			break
+		}
+		select {
+		case <-exited:
+			break poll
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+	time.Sleep(wait)
+	child.Process.Kill() // SIGKILL
+	<-exited
+	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
+		t.Skipf("the run finished before it was killed; no crash to check; stderr:\n%s", stderr.String())
+	}
+	landed := map[string]float64{}
+	f, err := os.Open(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var e struct {
+			Persons []struct {
+				UID        string  `json:"uid"`
+				EpsilonMax float64 `json:"epsilon_max"`
+			} `json:"persons"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) == nil {
+			for _, p := range e.Persons {
+				landed[p.UID] = p.EpsilonMax
+			}
+		}
+	}
+	if len(landed) == 0 {
+		t.Fatalf("no unit landed before the kill; stderr:\n%s", stderr.String())
+	}
+	return landed
+}
+
+// landedFiles returns the people of pending, not journalled as landed,
+// whose killed release left files (or temporary files) under out: their
+// charge must stay, and they are drawn (and charged) again.
+func landedFiles(out string, pending []string, landed map[string]float64) map[string]bool {
+	files := map[string]bool{}
+	for _, uid := range pending {
+		if landed[uid] != 0 {
+			continue
+		}
+		for _, pat := range []string{filepath.Join(out, uid, "*"), filepath.Join(out, uid, ".*"), filepath.Join(out, "certificates", uid+"*"), filepath.Join(out, "certificates", "."+uid+"*")} {
+			if m, _ := filepath.Glob(pat); len(m) > 0 {
+				files[uid] = true
+			}
+		}
+	}
+	return files
+}
+
 // TestLedgerDBCorpusSIGKILL: TestLedgerCorpusSIGKILL on the service's
 // database (--ledger sqlite:DIR; postgres://... in the full suite): a
 // corpus release killed (SIGKILL) after its first group of people landed
@@ -172,58 +242,7 @@ func TestLedgerDBCorpusSIGKILL(t *testing.T) {
 		out := filepath.Join(dir, "out")
 		args := []string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q",
 			"--corpus", "--ledger", db.ledger, "--workers", "1", "--allow-prior-overlap"}
-		child := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
-		child.Env = append(os.Environ(), childEnv+"=1")
-		var stderr bytes.Buffer
-		child.Stderr = &stderr
-		if err := child.Start(); err != nil {
-			t.Fatal(err)
-		}
-		journal := filepath.Join(out, ".tracepriv-journal.jsonl")
-		// Kill as soon as the first unit is journalled, however long that
-		// takes (go test's -timeout is the guard, never a fixed wait).
-		exited := make(chan struct{})
-		go func() { child.Wait(); close(exited) }()
-	wait:
-		for {
-			if b, err := os.ReadFile(journal); err == nil && bytes.Count(b, []byte("\n")) >= 1 {
-				break
-			}
-			select {
-			case <-exited:
-				break wait
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-		child.Process.Kill() // SIGKILL
-		<-exited
-		if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
-			t.Skipf("the run finished before it was killed; no crash to check; stderr:\n%s", stderr.String())
-		}
-		landed := map[string]float64{}
-		f, err := os.Open(journal)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			var e struct {
-				Persons []struct {
-					UID        string  `json:"uid"`
-					EpsilonMax float64 `json:"epsilon_max"`
-				} `json:"persons"`
-			}
-			if json.Unmarshal(sc.Bytes(), &e) == nil {
-				for _, p := range e.Persons {
-					landed[p.UID] = p.EpsilonMax
-				}
-			}
-		}
-		f.Close()
-		if len(landed) == 0 {
-			t.Fatalf("no unit landed before the kill; stderr:\n%s", stderr.String())
-		}
+		landed := killAfterFirstUnit(t, out, 0, args)
 		// One worker, one person a unit: at most one person pending, at the
 		// target 1; the journalled ones settled to their certified epsilon;
 		// nobody else charged, and every account's spent is its charges.
@@ -257,19 +276,7 @@ func TestLedgerDBCorpusSIGKILL(t *testing.T) {
 			t.Fatalf("pending after the kill: %v, want at most the one group being drawn", pending)
 		}
 		t.Logf("killed with %d people journalled, %d pending", len(landed), len(pending))
-		// Did the killed group leave files without its journal line? Then
-		// its charge stays, and it is drawn (and charged) again.
-		killedLanded := map[string]bool{}
-		for _, uid := range pending {
-			if landed[uid] != 0 {
-				continue
-			}
-			for _, pat := range []string{filepath.Join(out, uid, "*"), filepath.Join(out, uid, ".*"), filepath.Join(out, "certificates", uid+"*"), filepath.Join(out, "certificates", "."+uid+"*")} {
-				if m, _ := filepath.Glob(pat); len(m) > 0 {
-					killedLanded[uid] = true
-				}
-			}
-		}
+		killedLanded := landedFiles(out, pending, landed)
 		// The next run resumes, settles, and charges the rest.
 		if _, stderr, err := run(t, args...); err != nil {
 			t.Fatalf("resumed run: %v\n%s", err, stderr)

@@ -185,6 +185,25 @@ func Database(t testing.TB) string {
 	return u
 }
 
+// Own returns a fresh database on a cluster of the test's own, stopped
+// when the test ends (for a package whose TestMain does not call
+// StopShared), or skips the test when PostgreSQL is not installed.
+func Own(t testing.TB) string {
+	t.Helper()
+	c, err := Start()
+	if errors.Is(err, ErrUnavailable) {
+		t.Skipf("PostgreSQL tests skipped: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	u, err := c.NewDatabase("tp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
 // StopShared stops the shared cluster, if one was started.
 func StopShared() {
 	if shared.c != nil {
