@@ -10,7 +10,9 @@
 // undo it when nothing landed. The policy runs on a Store: a ledger file
 // (File), or the database of the tracepriv service (server.LedgerDB), so
 // that a person released both by the service and by the commands keeps
-// one account; both admit with CheckRequest and settle with Settled:
+// one account; both admit with CheckRequest and settle with Settled.
+// OpenStore is the one rule by which a command (tracepriv's, the
+// pipeline's) turns its --ledger value into a Store:
 //
 //	f, err := budget.Open("ledger.json", 10*time.Second) // waits up to 10 s for the lock
 //	if err != nil {

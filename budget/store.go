@@ -1,8 +1,10 @@
 package budget
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,6 +58,45 @@ func IsDatabase(ledger string) bool {
 		}
 	}
 	return false
+}
+
+// OpenStore opens the ledger a release's --ledger value location names,
+// so that every command that releases (tracepriv's, the pipeline's) picks
+// the same store by the same rule: the service's database through openDB
+// when IsDatabase(location) (package budget cannot import the service:
+// the command passes server.OpenLedgerStore; nil refuses), else the
+// ledger file location, locked (waiting up to wait), or the default
+// ledger DefaultPath, its folder created, when location is "". It returns
+// the store and its name in certificates and manifests: a file's base
+// name, the database's own (sqlite:tracepriv.db, postgres:DBNAME). raise
+// is --raise-budget, refused with a database: the service's budgets are
+// set when a person is created and never raised. The caller closes the
+// store.
+func OpenStore(location string, raise bool, openDB func(string) (Store, string, error), wait time.Duration) (Store, string, error) {
+	if IsDatabase(location) {
+		switch {
+		case openDB == nil:
+			return nil, "", errors.New("--ledger names the service's database, and this command keeps its ledger in a file only: give --ledger FILE")
+		case raise:
+			return nil, "", errors.New("--raise-budget with the service's database as --ledger: the service's budgets are set when a person is created and never raised (a smaller --budget applies to one run)")
+		}
+		return openDB(location)
+	}
+	if location == "" {
+		p, err := DefaultPath()
+		if err != nil {
+			return nil, "", err
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return nil, "", fmt.Errorf("the default ledger %s: %w; give --ledger FILE, or --no-ledger", p, err)
+		}
+		location = p
+	}
+	f, err := Open(location, wait)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, filepath.Base(location), nil
 }
 
 // CheckRequest is the admission check of every Store: for each person of

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/internal/testrun"
+	"github.com/tracepriv/tracepriv/internal/pgtest"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/pgtest"
 	"github.com/tracepriv/tracepriv/server/internal/store"
 )
 

@@ -23,11 +23,11 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/internal/pgtest"
 	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/server/api"
-	"github.com/tracepriv/tracepriv/server/internal/pgtest"
 	"github.com/tracepriv/tracepriv/server/internal/store"
 	"github.com/tracepriv/tracepriv/trace"
 )

@@ -73,6 +73,18 @@ func OpenLedgerDB(location string) (*LedgerDB, error) {
 	return &LedgerDB{st: st, name: name, Now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
+// OpenLedgerStore is OpenLedgerDB as a budget.Store with its Name: what a
+// command passes to budget.OpenStore (tracepriv's cli.Env.OpenDatabase,
+// the pipeline's launcher), so that --ledger sqlite:PATH or
+// postgres://... charges the service's accounts.
+func OpenLedgerStore(location string) (budget.Store, string, error) {
+	l, err := OpenLedgerDB(location)
+	if err != nil {
+		return nil, "", err
+	}
+	return l, l.Name(), nil
+}
+
 // Name names the database in certificates and manifests (their ledger
 // field): sqlite: and the file's base name, or postgres: and the
 // database's name.

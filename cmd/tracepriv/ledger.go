@@ -8,20 +8,9 @@ import (
 
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/server"
 )
 
 func init() { register(newLedgerCmd) }
-
-// openLedgerDB is cli.Env.OpenDatabase: --ledger sqlite:PATH or
-// postgres://... charges the accounts of tracepriv serve's database.
-func openLedgerDB(location string) (budget.Store, string, error) {
-	l, err := server.OpenLedgerDB(location)
-	if err != nil {
-		return nil, "", err
-	}
-	return l, l.Name(), nil
-}
 
 // ledgerCmd is "tracepriv ledger show" and "ledger migrate".
 type ledgerCmd struct {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -214,64 +212,8 @@ func TestLedgerCorpusSIGKILL(t *testing.T) {
 	ledger, out := filepath.Join(dir, "ledger.json"), filepath.Join(dir, "out")
 	args := []string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q",
 		"--corpus", "--ledger", ledger, "--budget", "10", "--workers", "1", "--allow-prior-overlap"}
-	child := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
-	child.Env = append(os.Environ(), childEnv+"=1")
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	journal := filepath.Join(out, ".tracepriv-journal.jsonl")
-	// Wait for the first landed unit or the child's end, however long that
-	// takes on a busy machine (go test's -timeout is the guard): a fixed
-	// wait killed a starved child before anything landed.
-	exited := make(chan struct{})
-	go func() { child.Wait(); close(exited) }()
-wait:
-	for {
-		if b, err := os.ReadFile(journal); err == nil && bytes.Count(b, []byte("\n")) >= 1 {
-			break
-		}
-		select {
-		case <-exited:
-			break wait
-		case <-time.After(2 * time.Millisecond):
-		}
-	}
-	time.Sleep(50 * time.Millisecond) // into the next group's drawing, if any
-	child.Process.Kill()              // SIGKILL
-	<-exited
-	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
-		// A scheduling accident (the test starved while the child ran
-		// on), not a failure of the ledger: there is no crash to check.
-		t.Skipf("the run finished before it was killed; no crash to check; stderr:\n%s", stderr.String())
-	}
-	// What landed: the journalled units, by their people's certified
-	// epsilons.
-	landed := map[string]float64{}
-	f, err := os.Open(journal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var e struct {
-			Persons []struct {
-				UID        string  `json:"uid"`
-				EpsilonMax float64 `json:"epsilon_max"`
-			} `json:"persons"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) == nil {
-			for _, p := range e.Persons {
-				landed[p.UID] = p.EpsilonMax
-			}
-		}
-	}
-	f.Close()
-	if len(landed) == 0 {
-		t.Fatalf("no unit landed before the kill; stderr:\n%s", stderr.String())
-	}
+	// 50 ms more: into the next group's drawing, if any.
+	landed := killAfterFirstUnit(t, out, 50*time.Millisecond, args)
 	l, err := budget.Read(ledger)
 	if err != nil {
 		t.Fatal(err)
@@ -302,19 +244,11 @@ wait:
 		t.Fatalf("after the kill: %d charges, %d landed, %d pending: want one charge each, at most one pending\n%+v", len(l.Charges), len(landed), len(pending), l.Charges)
 	}
 	t.Logf("killed with %d people journalled, %d pending", len(landed), len(pending))
-	// Did the killed group leave files without its journal line? Then its
-	// charge must stay, and it is drawn (and charged) again.
-	killedLanded := map[string]bool{}
+	var pendingUIDs []string
 	for uid := range pending {
-		if landed[uid] != 0 {
-			continue
-		}
-		for _, pat := range []string{filepath.Join(out, uid, "*"), filepath.Join(out, uid, ".*"), filepath.Join(out, "certificates", uid+"*"), filepath.Join(out, "certificates", "."+uid+"*")} {
-			if m, _ := filepath.Glob(pat); len(m) > 0 {
-				killedLanded[uid] = true
-			}
-		}
+		pendingUIDs = append(pendingUIDs, uid)
 	}
+	killedLanded := landedFiles(out, pendingUIDs, landed)
 	// The next run resumes, settles, and charges the rest.
 	if _, stderr, err := run(t, args...); err != nil {
 		t.Fatalf("resumed run: %v\n%s", err, stderr)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/server"
 )
 
 // subcommands is filled by the init functions of this package's files, one
@@ -19,7 +20,7 @@ var subcommands []func(env *cli.Env) *cobra.Command
 func register(f func(env *cli.Env) *cobra.Command) { subcommands = append(subcommands, f) }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	env := &cli.Env{Stdout: stdout, Stderr: stderr, OpenDatabase: openLedgerDB}
+	env := &cli.Env{Stdout: stdout, Stderr: stderr, OpenDatabase: server.OpenLedgerStore}
 	long, example := help("tracepriv")
 	root := &cobra.Command{
 		Use:           "tracepriv",

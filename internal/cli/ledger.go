@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -37,7 +35,7 @@ func (l *LedgerFlags) Add(f *pflag.FlagSet) {
 // OpenDatabase opens the service's database at location (sqlite:PATH,
 // postgres://...) as a budget store, and names it for certificates.
 // Package cli cannot import the service (it is a layer above): the
-// command sets it (tracepriv sets server.OpenLedgerDB).
+// command sets it (tracepriv sets server.OpenLedgerStore).
 type OpenDatabase func(location string) (s budget.Store, name string, err error)
 
 // Open checks the flags (f is the command's parsed flag set) and opens
@@ -63,35 +61,14 @@ func (l *LedgerFlags) Open(env *Env, f *pflag.FlagSet, name string) (budget.Stor
 		}
 		return nil, budget.Seeded, nil
 	}
-	if budget.IsDatabase(l.Path) {
-		if env.OpenDatabase == nil {
-			return nil, "", usagef("%s: --ledger names the service's database, and this command keeps its ledger in a file only: give --ledger FILE", name)
-		}
-		if l.Raise {
-			return nil, "", usagef("%s: --raise-budget with the service's database as --ledger: the service's budgets are set when a person is created and never raised (a smaller --budget applies to one run)", name)
-		}
-		s, ledgerName, err := env.OpenDatabase(l.Path)
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: --ledger: %w", name, err)
-		}
-		return s, ledgerName, nil
-	}
-	path := l.Path
-	if path == "" {
-		p, err := budget.DefaultPath()
-		if err != nil {
-			return nil, "", fmt.Errorf("%s: %w", name, err)
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return nil, "", fmt.Errorf("%s: the default ledger %s: %w; give --ledger FILE, or --no-ledger", name, p, err)
-		}
-		path = p
-	}
-	lf, err := budget.Open(path, budget.DefaultLockWait)
+	s, ledgerName, err := budget.OpenStore(l.Path, l.Raise, env.OpenDatabase, budget.DefaultLockWait)
 	if err != nil {
+		if budget.IsDatabase(l.Path) && (env.OpenDatabase == nil || l.Raise) {
+			return nil, "", usagef("%s: %v", name, err) // the flags contradict each other: exit 2
+		}
 		return nil, "", fmt.Errorf("%s: --ledger: %w", name, err)
 	}
-	return lf, filepath.Base(path), nil
+	return s, ledgerName, nil
 }
 
 // Request is a charge of this run's release, named by a fresh key.

@@ -25,7 +25,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -40,6 +39,7 @@ import (
 	"github.com/tracepriv/tracepriv/pipeline"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/server"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
 )
@@ -207,10 +207,10 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		ledgerPath, budgetStr string
 		noLedger, raise       bool
 	)
-	fs.StringVar(&ledgerPath, "ledger", "", "per-person budget ledger (default: the user configuration directory's tracepriv/ledger.json): each person is charged there before the job runs and refused past their budget (docs/ledger.md)")
+	fs.StringVar(&ledgerPath, "ledger", "", "per-person budget ledger: a JSON file (default: the user configuration directory's tracepriv/ledger.json), or the database of tracepriv serve, sqlite:PATH (its --data directory or PATH/tracepriv.db) or postgres://..., whose accounts the release then charges (a person the service does not know is refused): each person is charged there before the job runs and refused past their budget (docs/ledger.md)")
 	fs.BoolVar(&noLedger, "no-ledger", false, "release without recording the cost in any ledger (the certificates say ledger: off)")
-	fs.StringVar(&budgetStr, "budget", "", "set each person's total budget B (Rényi epsilon at the account's order within its radius, CIP and geoind together); once set it is enforced in every later run")
-	fs.BoolVar(&raise, "raise-budget", false, "allow --budget above the budget the ledger recorded for a person (the raise is recorded)")
+	fs.StringVar(&budgetStr, "budget", "", "set each person's total budget B (Rényi epsilon at the account's order within its radius, CIP and geoind together); once set it is enforced in every later run (a database ledger keeps the budget the service set: a smaller B applies to this run)")
+	fs.BoolVar(&raise, "raise-budget", false, "allow --budget above the budget the ledger recorded for a person (the raise is recorded; not with a database ledger)")
 	if err := parse(fs, args, &c, stderr); err != nil {
 		return err
 	}
@@ -247,20 +247,10 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errors.New("--no-ledger contradicts --ledger, --budget and --raise-budget: give one")
 	case noLedger:
 		o.SanitizeParams.Ledger = budget.Off
-	case budget.IsDatabase(ledgerPath):
-		return errors.New("--ledger names the service's database (sqlite:, postgres://), and the pipeline keeps its ledger in a file only: charge the service's accounts with tracepriv sanitize --ledger, or give --ledger FILE (docs/ledger.md)")
 	case o.Seeded:
 		fmt.Fprintln(stderr, "tracepriv-pipeline: seeded run: NOT private, so not charged to any ledger")
 		o.SanitizeParams.Ledger = budget.Seeded
 	default:
-		if ledgerPath == "" {
-			if ledgerPath, err = budget.DefaultPath(); err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Dir(ledgerPath), 0o700); err != nil {
-				return fmt.Errorf("the default ledger %s: %w; give --ledger FILE, or --no-ledger", ledgerPath, err)
-			}
-		}
 		req := budget.Request{Mechanism: budget.CIP, Lambda: lambda, RadiusM: radius, RaiseBudget: raise,
 			Command: "tracepriv-pipeline sanitize", Output: o.Output, Release: "pipeline sanitize " + budget.Nonce()}
 		if budgetStr != "" {
@@ -268,12 +258,15 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				return fmt.Errorf("--budget %q: want a positive number", budgetStr)
 			}
 		}
-		lf, err := budget.Open(ledgerPath, budget.DefaultLockWait)
+		// The same store by the same rule as tracepriv sanitize: a ledger
+		// file, or the service's database (server.LedgerDB).
+		s, name, err := budget.OpenStore(ledgerPath, raise, server.OpenLedgerStore, budget.DefaultLockWait)
 		if err != nil {
 			return fmt.Errorf("--ledger: %w", err)
 		}
-		defer lf.Close()
-		o.Admission = budget.NewAdmission(lf, req)
+		defer s.Close()
+		o.SanitizeParams.Ledger = name
+		o.Admission = budget.NewAdmission(s, req)
 	}
 	res, err := pipeline.Sanitize(ctx, o)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/internal/testrun"
-	"github.com/tracepriv/tracepriv/server/internal/pgtest"
+	"github.com/tracepriv/tracepriv/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {

@@ -185,6 +185,25 @@ func Database(t testing.TB) string {
 	return u
 }
 
+// Own returns a fresh database on a cluster of the test's own, stopped
+// when the test ends (for a package whose TestMain does not call
+// StopShared), or skips the test when PostgreSQL is not installed.
+func Own(t testing.TB) string {
+	t.Helper()
+	c, err := Start()
+	if errors.Is(err, ErrUnavailable) {
+		t.Skipf("PostgreSQL tests skipped: %v", err)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Stop)
+	u, err := c.NewDatabase("tp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
 // StopShared stops the shared cluster, if one was started.
 func StopShared() {
 	if shared.c != nil {
@@ -204,4 +223,40 @@ func (c *Cluster) Checkpoint() error {
 	defer db.Close()
 	_, err = db.Exec("CHECKPOINT")
 	return err
+}
+
+// Rows returns every row the queries select from the database db, one
+// line each, so that a test can check that a refused operation changed no
+// row (SQLite or PostgreSQL alike; the caller registers the driver).
+func Rows(db *sql.DB, queries ...string) (string, error) {
+	var b strings.Builder
+	for _, q := range queries {
+		rows, err := db.Query(q)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", q, err)
+		}
+		cols, err := rows.Columns()
+		if err != nil {
+			rows.Close()
+			return "", err
+		}
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				rows.Close()
+				return "", err
+			}
+			fmt.Fprintf(&b, "%s: %q\n", q, vals)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return "", err
+		}
+	}
+	return b.String(), nil
 }
