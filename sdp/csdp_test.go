@@ -11,7 +11,7 @@ import (
 )
 
 // csdpObjectives runs the csdp binary on p and returns its answer.
-func csdpObjectives(t *testing.T, bin string, p *SDPA) csdptest.Answer {
+func csdpObjectives(t *testing.T, bin string, p *SDPA) csdptest.Reply {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteSDPA(&buf, p); err != nil {
@@ -22,7 +22,7 @@ func csdpObjectives(t *testing.T, bin string, p *SDPA) csdptest.Answer {
 
 // compareCSDP checks r against csdp's answer a and reports whether it
 // could compare (logging why not).
-func compareCSDP(t *testing.T, name string, r *SDPAResult, a csdptest.Answer) bool {
+func compareCSDP(t *testing.T, name string, r *SDPAResult, a csdptest.Reply) bool {
 	t.Helper()
 	compared, err := a.Compare(r.PrimalObj, r.DualObj)
 	switch {

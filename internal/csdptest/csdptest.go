@@ -20,8 +20,8 @@ import (
 	"testing"
 )
 
-// Answer is what the csdp binary said of a problem.
-type Answer struct {
+// Reply is what the csdp binary said of a problem.
+type Reply struct {
 	// Code is csdp's exit status: 0 solved, 3 solved with reduced
 	// accuracy ("partial success"), others a failure of csdp's own.
 	Code         int
@@ -35,7 +35,7 @@ type Answer struct {
 // must agree with a, and ok false (with the reason) when a is no answer
 // to compare against: an external solver's reduced accuracy is what it is,
 // never a failure of ours.
-func (a Answer) Tolerance() (tol float64, ok bool, why string) {
+func (a Reply) Tolerance() (tol float64, ok bool, why string) {
 	switch a.Code {
 	case 0:
 		return 1e-6, true, ""
@@ -51,8 +51,8 @@ func (a Answer) Tolerance() (tol float64, ok bool, why string) {
 }
 
 // Parse reads csdp's output and exit status.
-func Parse(out []byte, code int) (Answer, error) {
-	a := Answer{Code: code}
+func Parse(out []byte, code int) (Reply, error) {
+	a := Reply{Code: code}
 	found := 0
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -89,7 +89,7 @@ func Parse(out []byte, code int) (Answer, error) {
 // Compare checks our objectives against a within the accuracy csdp
 // reports; compared is false (with the reason in err) when a is no answer
 // to compare against, and err non-nil with compared true is a disagreement.
-func (a Answer) Compare(primal, dual float64) (compared bool, err error) {
+func (a Reply) Compare(primal, dual float64) (compared bool, err error) {
 	tol, ok, why := a.Tolerance()
 	if !ok {
 		return false, errors.New(why)
@@ -104,7 +104,7 @@ func (a Answer) Compare(primal, dual float64) (compared bool, err error) {
 // Run runs the csdp binary bin on a problem in SDPA sparse format (as
 // sdp.WriteSDPA writes it) and returns its answer; a csdp that cannot be
 // started fails the test.
-func Run(t testing.TB, bin string, sdpa []byte) Answer {
+func Run(t testing.TB, bin string, sdpa []byte) Reply {
 	t.Helper()
 	in := filepath.Join(t.TempDir(), "p.dat-s")
 	if err := os.WriteFile(in, sdpa, 0o644); err != nil {

@@ -35,10 +35,10 @@ DIMACS error measures: 1.20e-07 0.00e+00 3.00e-08 0.00e+00 2.50e-06 1.00e-07
 	if compared, err := a.Compare(2.001, 2.000001); !compared || err == nil {
 		t.Errorf("an answer 5e-4 off: compared %v, %v; want a disagreement", compared, err)
 	}
-	if _, ok, why := (Answer{Code: 3, Accuracy: 0.01}).Tolerance(); ok || why == "" {
+	if _, ok, why := (Reply{Code: 3, Accuracy: 0.01}).Tolerance(); ok || why == "" {
 		t.Error("a 1 % accurate answer is compared")
 	}
-	if _, ok, why := (Answer{Code: 7}).Tolerance(); ok || why == "" {
+	if _, ok, why := (Reply{Code: 7}).Tolerance(); ok || why == "" {
 		t.Error("a csdp failure is compared")
 	}
 	if _, err := Parse([]byte("Success: SDP solved\n"), 0); err == nil {
