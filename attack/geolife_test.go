@@ -104,9 +104,9 @@ func allPoints(n int) []int {
 }
 
 // geolifeFiles picks the test traces by a rule fixed in advance: for each
-// user, the first two files (by name) with at least minPoints lines of
+// user, the first perUser files (by name) with at least minPoints lines of
 // fixes.
-func geolifeFiles(t *testing.T, minPoints int) []string {
+func geolifeFiles(t *testing.T, minPoints, perUser int) []string {
 	t.Helper()
 	users, err := filepath.Glob(filepath.Join(geolifeDir, "[0-9][0-9][0-9]"))
 	if err != nil || len(users) == 0 {
@@ -122,7 +122,7 @@ func geolifeFiles(t *testing.T, minPoints int) []string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bytes.Count(b, []byte{'\n'})-6 >= minPoints && k < 2 {
+			if bytes.Count(b, []byte{'\n'})-6 >= minPoints && k < perUser {
 				out = append(out, f)
 				k++
 			}
@@ -143,18 +143,22 @@ func bundledFamily(t *testing.T) prior.Family {
 }
 
 // On real GeoLife traces released with correlated noise the adversary is
-// never worse than reading the release: 16 traces (two per user, 500
-// points each), an RBF family with the bundled prior's least variance and
-// lengthscales from 5 s to 10 minutes. The numbers are logged; the
-// empirical coverage of the nominal 95 % ellipses is reported, not
-// required (real traces are not GP samples).
+// never worse than reading the release: 8 traces (every user's first with
+// 500 points, 500 points each), an RBF family with the bundled prior's
+// least variance and lengthscales from 5 s to 10 minutes. The claim is per
+// trace, with no statistical bound, so it needs every person, not a count:
+// a second trace per user (16 in all, as before issue 32) doubled the
+// cost and never failed. The numbers are logged; the empirical coverage of
+// the nominal 95 % ellipses is reported, not required (real traces are not
+// GP samples). TestOldAdversaryWorseThanRelease is its negative control.
 func TestGeoLifeNeverWorseThanRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real-data attack skipped in -short mode")
 	}
-	files := geolifeFiles(t, 500)
-	if len(files) < 10 {
-		t.Fatalf("%d GeoLife files with 500 points, want at least 10", len(files))
+	t.Parallel()
+	files := geolifeFiles(t, 500, 1)
+	if len(files) < 8 {
+		t.Fatalf("%d GeoLife files with 500 points, want one for each of the 8 users", len(files))
 	}
 	fam := bundledFamily(t)
 	fam.LengthscaleMin, fam.LengthscaleMax = 5, 600
@@ -194,6 +198,7 @@ func TestOldAdversaryWorseThanRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an 800-point real-data attack with a family search")
 	}
+	t.Parallel()
 	path := filepath.Join(geolifeDir, "000", "20081026134407.plt")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("GeoLife data: %v", err)

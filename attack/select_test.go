@@ -22,6 +22,7 @@ func TestAttackModelSelection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 300-point model selections; cmd/tracepriv's TestAttackStayErrorCLI runs the selection with -short")
 	}
+	t.Parallel()
 	n := 300
 	ts := make([]float64, n)
 	times := make([]time.Time, n)

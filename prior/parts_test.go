@@ -36,11 +36,9 @@ func TestCountQuantile(t *testing.T) {
 func TestFitInParts(t *testing.T) {
 	t.Parallel()
 	ts := regular(0, 5, 160)
-	m := 5
-	if testing.Short() {
-		m = 2 // an equality: as strict on fewer windows
-	}
-	traces := gpTraces(t, m, ts, 25, 20, 41)
+	// An equality, as strict on two traces' windows as on more: the full
+	// suite checks it at -short's size too.
+	traces := gpTraces(t, 2, ts, 25, 20, 41)
 	traces = append(traces, enuTrace("still", regular(0, 5, 60), make([]float64, 60), regular(0, 5, 60)))
 	traces = append(traces, walkTrace(regular(0, 30, 8))) // too short: skipped windows only
 	for _, opt := range []config{

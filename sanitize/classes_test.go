@@ -61,17 +61,29 @@ func twoKernelPrior() *prior.Prior {
 // and knows nothing else: lambda/2 r^2 1' G[S,S]^-1 1.
 func rigidLoss(t *testing.T, sigma, g mat.Symmetric, idx []int, lambda, r float64) float64 {
 	t.Helper()
-	n := g.SymmetricDim()
-	u := gp.Complement(idx, n)
+	return rigidLosses(t, sigma, idx, lambda, r, g)[0]
+}
+
+// rigidLosses is rigidLoss under each noise of gs: A and Ct depend on the
+// prior and the points only, so they are computed once (most of the cost
+// on a long trace) and only Ct + G is factorised per noise.
+func rigidLosses(t *testing.T, sigma mat.Symmetric, idx []int, lambda, r float64, gs ...mat.Symmetric) []float64 {
+	t.Helper()
+	out := make([]float64, len(gs))
 	if sigma == nil {
-		gs := mat.NewSymDense(len(idx), nil)
-		for a, i := range idx {
-			for b, j := range idx {
-				gs.SetSym(a, b, g.At(i, j))
+		for gi, g := range gs {
+			gss := mat.NewSymDense(len(idx), nil)
+			for a, i := range idx {
+				for b, j := range idx {
+					gss.SetSym(a, b, g.At(i, j))
+				}
 			}
+			out[gi] = lambda / 2 * r * r * quadOnes(t, gss)
 		}
-		return lambda / 2 * r * r * quadOnes(t, gs)
+		return out
 	}
+	n := sigma.SymmetricDim()
+	u := gp.Complement(idx, n)
 	k := len(idx)
 	sss := mat.NewSymDense(k, nil)
 	sus := mat.NewDense(len(u), k, nil)
@@ -104,18 +116,6 @@ func rigidLoss(t *testing.T, sigma, g mat.Symmetric, idx []int, lambda, r float6
 	}
 	var sc mat.Dense
 	sc.Mul(sus, &x)
-	kk := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			kk.SetSym(i, j, g.At(i, j))
-		}
-	}
-	for c, i := range u {
-		for d := c; d < len(u); d++ {
-			j := u[d]
-			kk.SetSym(i, j, kk.At(i, j)+sigma.At(i, j)-0.5*(sc.At(c, d)+sc.At(d, c)))
-		}
-	}
 	v := mat.NewVecDense(n, nil)
 	for _, i := range idx {
 		v.SetVec(i, 1)
@@ -123,15 +123,33 @@ func rigidLoss(t *testing.T, sigma, g mat.Symmetric, idx []int, lambda, r float6
 	for c, i := range u {
 		v.SetVec(i, a1.AtVec(c))
 	}
-	var kc mat.Cholesky
-	if !kc.Factorize(kk) {
-		t.Fatalf("Ct + G is not positive definite")
+	for gi, g := range gs {
+		if g.SymmetricDim() != n {
+			t.Fatalf("noise of order %d for a prior of order %d", g.SymmetricDim(), n)
+		}
+		kk := mat.NewSymDense(n, nil)
+		for i := range n {
+			for j := i; j < n; j++ {
+				kk.SetSym(i, j, g.At(i, j))
+			}
+		}
+		for c, i := range u {
+			for d := c; d < len(u); d++ {
+				j := u[d]
+				kk.SetSym(i, j, kk.At(i, j)+sigma.At(i, j)-0.5*(sc.At(c, d)+sc.At(d, c)))
+			}
+		}
+		var kc mat.Cholesky
+		if !kc.Factorize(kk) {
+			t.Fatalf("Ct + G is not positive definite")
+		}
+		var y mat.VecDense
+		if err := kc.SolveVecTo(&y, v); err != nil {
+			t.Fatal(err)
+		}
+		out[gi] = lambda / 2 * r * r * mat.Dot(v, &y)
 	}
-	var y mat.VecDense
-	if err := kc.SolveVecTo(&y, v); err != nil {
-		t.Fatal(err)
-	}
-	return lambda / 2 * r * r * mat.Dot(v, &y)
+	return out
 }
 
 // quadOnes returns 1' m^-1 1 by a Cholesky solve.

@@ -1,9 +1,7 @@
 package sanitize
 
 import (
-	"bytes"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
@@ -11,10 +9,8 @@ import (
 
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/prior"
-	psample "github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -41,20 +37,8 @@ import (
 // least as long as the stay) or its stated shorter_members epsilon.
 func TestPlacesEveryLength(t *testing.T) {
 	t.Parallel()
-	const file = "../../shared/data/geolife/000/20081028003826.plt"
-	if _, err := os.Stat(file); err != nil {
-		t.Skip("GeoLife data not found beside the repository")
-	}
-	pr, err := prior.Read(bytes.NewReader(sample.Prior))
-	if err != nil {
-		t.Fatal(err)
-	}
-	trs, _, err := trace.ReadFile(file, trace.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := trs[0]
-	ts := secondsOf(t, tr.Points)
+	def, every := heldOut(t, 0, false), heldOut(t, 0, true)
+	pr, tr, ts := def.prior, def.tr, def.ts
 	n := len(ts)
 	stay := func(start int, minutes float64) []int {
 		end := start
@@ -74,31 +58,17 @@ func TestPlacesEveryLength(t *testing.T) {
 		}
 		return gp.Gram(k, ts)
 	}
-	// The bundled prior's private index (built from GeoLife 001-007, not
-	// shipped) says user 000 is not in its corpus.
-	corpusIdx, err := psample.PriorCorpus("../../shared/data/geolife")
-	if err != nil {
-		t.Fatal(err)
-	}
-	release := func(every bool) (*Certificate, mat.Symmetric) {
-		_, cert, err := Trace(tr, Options{Prior: pr, PriorCorpus: corpusIdx, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(3), PlacesEveryLength: every})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := cert.NoiseCovariance(cert.Persons[0], ts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cert, g
-	}
 	const tol = 1 + 1e-7
 	long := stay(n/6, 90)
 	m52 := fams[gp.KernelMatern52]
 	short := member(gp.KernelMatern52, m52.LengthscaleMin)
 
-	oldCert, oldG := release(false)
+	oldCert, oldG := def.cert, def.g
+	cert, g := every.cert, every.g
 	oldPlaces := oldCert.Persons[0].SecretClasses.Places
-	eOld := rigidLoss(t, short, oldG, long, 2, 100)
+	// One conditioning on the stay serves both releases' noises.
+	es := rigidLosses(t, short, long, 2, 100, oldG, g)
+	eOld, eNew := es[0], es[1]
 	if eOld <= oldPlaces.Epsilon {
 		t.Errorf("negative control: the default release's %d-point, %.0f-minute stay under Matérn 5/2 at %.1f s has epsilon %.4g, within its certified %.4g: the finding is not reproduced",
 			len(long), (ts[long[len(long)-1]]-ts[long[0]])/60, m52.LengthscaleMin, eOld, oldPlaces.Epsilon)
@@ -120,7 +90,6 @@ func TestPlacesEveryLength(t *testing.T) {
 		t.Errorf("the headline does not carry the shorter members' epsilon: %+v; guarantee %q; legend %q; not covered %q", hd, oldCert.Guarantee, oldCert.Legend(), oldPlaces.NotCovered)
 	}
 	t.Logf("default: stated epsilon against shorter members %.4g (upper bound over every window up to the person's span, cip.PlaceConditionalBound)", sm.Epsilon)
-	cert, g := release(true)
 	pc := cert.Persons[0]
 	if pc.SecretClasses.Places.ShorterMembers != nil {
 		t.Errorf("PlacesEveryLength covers the shorter members, yet states them apart: %+v", pc.SecretClasses.Places.ShorterMembers)
@@ -138,7 +107,6 @@ func TestPlacesEveryLength(t *testing.T) {
 		!strings.Contains(pc.Explanation, "PlacesEveryLength") {
 		t.Errorf("the certificate does not say what it covers: places %q (default %q); explanation %q", c.Places.Covers, oldPlaces.Covers, pc.Explanation)
 	}
-	eNew := rigidLoss(t, short, g, long, 2, 100)
 	if eNew > c.Places.Epsilon*tol {
 		t.Errorf("PlacesEveryLength: the stay has epsilon %.4g above the certified %.4g", eNew, c.Places.Epsilon)
 	}
@@ -182,7 +150,8 @@ func TestPlacesEveryLength(t *testing.T) {
 					t.Logf("stay of %.0f minutes under %s at %.0f s: prior singular in double precision, not recomputed", (ts[s[len(s)-1]]-ts[s[0]])/60, kernel, l)
 					continue
 				}
-				e := rigidLoss(t, sigma, g, s, 2, 100)
+				es := rigidLosses(t, sigma, s, 2, 100, g, oldG)
+				e, eo := es[0], es[1]
 				key := "places " + kernel
 				worst[key] = math.Max(worst[key], e)
 				if e > c.Places.Epsilon*tol {
@@ -191,7 +160,6 @@ func TestPlacesEveryLength(t *testing.T) {
 				// The default's noise: within its places epsilon for a
 				// member at least as long as the stay, within the stated
 				// bound against shorter members otherwise.
-				eo := rigidLoss(t, sigma, oldG, s, 2, 100)
 				bound := oldPlaces.Epsilon
 				if l < ts[s[len(s)-1]]-ts[s[0]] {
 					bound = sm.Epsilon

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +13,10 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
-	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/internal/stattest"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
-	psample "github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -548,49 +545,26 @@ func displacement(enu *geo.ENU, a, b trace.Point) (float64, float64) {
 // moved rigidly.
 func TestGeoLifeHeldOut(t *testing.T) {
 	t.Parallel()
-	const file = "../../shared/data/geolife/000/20081028003826.plt"
-	if _, err := os.Stat(file); err != nil {
-		t.Skip("GeoLife data not found beside the repository")
+	// With -short, the same checks on the trace's first 600 points (about
+	// an hour and a half, still two 48-minute windows): the dense
+	// evaluations cost n^3, an eleventh of the whole trace's. In full, the
+	// whole trace's release is TestPlacesEveryLength's default one.
+	points := 0
+	if testing.Short() {
+		points = 600
 	}
-	pr, err := prior.Read(bytes.NewReader(sample.Prior))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rel := heldOut(t, points, false)
+	pr, cert := rel.prior, rel.cert
 	fs := pr.Families()
 	if fs.Single() || pr.Origin == nil {
 		t.Fatalf("bundled prior %+v is not a family with an origin", fs)
-	}
-	trs, _, err := trace.ReadFile(file, trace.ReadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := trs[0]
-	if testing.Short() {
-		// The same checks on the trace's first 600 points (about an hour
-		// and a half, still two 48-minute windows): the dense evaluations
-		// cost n^3, an eleventh of the whole trace's.
-		tr.Points = tr.Points[:600]
-	}
-	// The bundled prior's private index, built from the GeoLife users it
-	// was fitted on (not shipped), says user 000 is not in its corpus.
-	corpusIdx, err := psample.PriorCorpus("../../shared/data/geolife")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, cert, err := Trace(tr, Options{Prior: pr, PriorCorpus: corpusIdx, Epsilon: 1, Lambda: 2, Radius: 100, Source: noise.Seeded(3)})
-	if err != nil {
-		t.Fatal(err)
 	}
 	pc := cert.Persons[0]
 	c := pc.SecretClasses
 	if cert.PriorCoverage != PriorIndependent || !c.Places.Covered || !c.Route.Covered {
 		t.Fatalf("coverage %q, classes %+v", cert.PriorCoverage, c)
 	}
-	ts := secondsOf(t, tr.Points)
-	g, err := cert.NoiseCovariance(pc, ts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts, g := rel.ts, rel.g
 	n := len(ts)
 	member := func(kernel string, l float64) mat.Symmetric {
 		k, err := gp.NewKernel(kernel, 600, l, 0)

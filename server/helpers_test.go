@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracepriv/tracepriv/internal/testrun"
 	"github.com/tracepriv/tracepriv/internal/pgtest"
+	"github.com/tracepriv/tracepriv/internal/testrun"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/server/internal/store"
 )

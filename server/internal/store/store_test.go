@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracepriv/tracepriv/internal/testrun"
 	"github.com/tracepriv/tracepriv/internal/pgtest"
+	"github.com/tracepriv/tracepriv/internal/testrun"
 )
 
 func TestMain(m *testing.M) {
