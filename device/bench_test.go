@@ -1,34 +1,22 @@
 package device_test
 
 import (
-	"bytes"
-	"math"
 	"testing"
 	"time"
 
 	"github.com/tracepriv/tracepriv/device"
-	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/internal/sample/synth"
 )
 
-// walkPLT is a 1 Hz walk of n points with stops, as PLT (the wasm
+// walkPLT is synth's 1 Hz walk of n points with stops (the wasm
 // benchmarks' walk).
 func walkPLT(tb testing.TB, n int) []byte {
 	tb.Helper()
-	tr := &trace.Trace{UID: "walker"}
-	t0 := time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)
-	lat, lon := 39.9842, 116.3184
-	for i := range n {
-		v := 3 * math.Max(0, math.Sin(float64(i)/900))
-		h := float64(i) / 400
-		lat += v * math.Cos(h) / 111_000
-		lon += v * math.Sin(h) / 85_000
-		tr.Points = append(tr.Points, trace.Point{Time: t0.Add(time.Duration(i) * time.Second), Lat: lat, Lon: lon, Alt: math.NaN()})
-	}
-	var b bytes.Buffer
-	if err := trace.Write(&b, []*trace.Trace{tr}, trace.PLT); err != nil {
+	b, err := synth.WalkPLT(n)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return b.Bytes()
+	return b
 }
 
 // BenchmarkPlannedRelease10k is what the on-device page does for a trace

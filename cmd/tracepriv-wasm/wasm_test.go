@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/device"
+	"github.com/tracepriv/tracepriv/internal/sample/synth"
 	"github.com/tracepriv/tracepriv/internal/wasmbuild"
 	"github.com/tracepriv/tracepriv/sample"
 	"github.com/tracepriv/tracepriv/trace"
@@ -119,25 +120,15 @@ type storedDesign struct {
 
 func seed(s int64) *int64 { return &s }
 
-// walk is a made-up person's trace of n fixes at 1 Hz in Beijing: a
-// meander at walking to cycling speed with stops, as PLT.
+// walk is synth's made-up person: n fixes at 1 Hz in Beijing, a meander
+// at walking to cycling speed with stops, as PLT.
 func walk(t testing.TB, n int) string {
 	t.Helper()
-	tr := &trace.Trace{UID: "walker"}
-	t0 := time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)
-	lat, lon := 39.9842, 116.3184
-	for i := range n {
-		v := 3 * math.Max(0, math.Sin(float64(i)/900)) // m/s, with stops
-		h := float64(i) / 400
-		lat += v * math.Cos(h) / 111_000
-		lon += v * math.Sin(h) / 85_000
-		tr.Points = append(tr.Points, trace.Point{Time: t0.Add(time.Duration(i) * time.Second), Lat: lat, Lon: lon, Alt: math.NaN()})
-	}
-	var b bytes.Buffer
-	if err := trace.Write(&b, []*trace.Trace{tr}, trace.PLT); err != nil {
+	b, err := synth.WalkPLT(n)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	return string(b)
 }
 
 func queries(n int, lat, lon float64) [][3]float64 {

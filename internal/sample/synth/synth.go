@@ -21,6 +21,7 @@
 package synth
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"time"
@@ -317,4 +318,25 @@ func normals(n int, src noise.Source) []float64 {
 func normal(src noise.Source) float64 {
 	u1, u2 := noise.Uniform(src), noise.Uniform(src)
 	return math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+}
+
+// WalkPLT is a made-up person's trace of n fixes at 1 Hz in Beijing, as
+// PLT: a meander at walking to cycling speed with stops, deterministic
+// (no draw), the on-device benchmarks' and tests' walk.
+func WalkPLT(n int) ([]byte, error) {
+	tr := &trace.Trace{UID: "walker"}
+	t0 := time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)
+	lat, lon := 39.9842, 116.3184
+	for i := range n {
+		v := 3 * math.Max(0, math.Sin(float64(i)/900)) // m/s, with stops
+		h := float64(i) / 400
+		lat += v * math.Cos(h) / 111_000
+		lon += v * math.Sin(h) / 85_000
+		tr.Points = append(tr.Points, trace.Point{Time: t0.Add(time.Duration(i) * time.Second), Lat: lat, Lon: lon, Alt: math.NaN()})
+	}
+	var b bytes.Buffer
+	if err := trace.Write(&b, []*trace.Trace{tr}, trace.PLT); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
