@@ -109,13 +109,7 @@ func TestPlaceLowerConditionalMean(t *testing.T) {
 // conditioning loses digits). Skipped without python3 and mpmath (Debian:
 // python3-mpmath).
 func TestPlaceLowerConditionalMeanMpmath(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found")
-	}
-	if exec.Command(py, "-c", "import mpmath").Run() != nil {
-		t.Skip("python3 has no mpmath")
-	}
+	py := mpmathPython(t)
 	t.Parallel()
 	ts := lowerTimes(60, 1, 3, 4)
 	w := PlaceWindow{First: 15, Last: 44}

@@ -590,12 +590,10 @@ func tinyGapRuns(rng *rand.Rand, trials, spread int) [][]float64 {
 	return runs
 }
 
-// mpmathRun runs mpmathDense with setup and out on the samplings runs and
-// returns its numbers, one slice a sampling; it skips the test without
-// python3 or mpmath (Debian: python3-mpmath).
-func mpmathRun(t *testing.T, setup, out string, runs [][]float64) [][]float64 {
+// mpmathPython is the python3 that has mpmath (Debian: python3-mpmath);
+// the test is skipped without one.
+func mpmathPython(t *testing.T) string {
 	t.Helper()
-	script := strings.NewReplacer("SETUP", setup, "OUT", out).Replace(mpmathDense)
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not found")
@@ -603,6 +601,16 @@ func mpmathRun(t *testing.T, setup, out string, runs [][]float64) [][]float64 {
 	if exec.Command(py, "-c", "import mpmath").Run() != nil {
 		t.Skip("python3 has no mpmath")
 	}
+	return py
+}
+
+// mpmathRun runs mpmathDense with setup and out on the samplings runs and
+// returns its numbers, one slice a sampling; it skips the test without
+// python3 or mpmath (Debian: python3-mpmath).
+func mpmathRun(t *testing.T, setup, out string, runs [][]float64) [][]float64 {
+	t.Helper()
+	script := strings.NewReplacer("SETUP", setup, "OUT", out).Replace(mpmathDense)
+	py := mpmathPython(t)
 	var in bytes.Buffer
 	for _, gaps := range runs {
 		for i, g := range gaps {
