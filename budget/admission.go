@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,6 +169,50 @@ func (a *Admission) Pending() ([]string, error) {
 		keys = append(keys, r[len(prefix):])
 	}
 	return keys, nil
+}
+
+// PendingPeople returns the people with a pending charge of part key of
+// this release ("" is the release itself), ascending: what a run killed
+// between Charge and Settle left of it.
+func (a *Admission) PendingPeople(key string) ([]string, error) {
+	if a == nil {
+		return nil, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.s.PendingPeople(a.Release(key))
+}
+
+// PendingElsewhere returns the releases other than this one (and its
+// parts) that hold a charge of any of the people uids pending, each with
+// those of uids it holds: charges that only a run of that release (its
+// options and output) settles.
+func (a *Admission) PendingElsewhere(uids []string) (map[string][]string, error) {
+	if a == nil || len(uids) == 0 {
+		return nil, nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	rels, err := a.s.PendingReleases("")
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, r := range rels {
+		if r == a.req.Release || strings.HasPrefix(r, a.req.Release+" ") {
+			continue
+		}
+		people, err := a.s.PendingPeople(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range people {
+			if slices.Contains(uids, p) {
+				out[r] = append(out[r], p)
+			}
+		}
+	}
+	return out, nil
 }
 
 // Migrate rewrites the version-1 ledger at path as version 2 (MigrateV1

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,6 +38,9 @@ type Store interface {
 	// PendingReleases returns the releases with pending charges whose key
 	// starts with prefix, in the order first charged.
 	PendingReleases(prefix string) ([]string, error)
+	// PendingPeople returns the people with a pending charge of release
+	// (exactly that key), ascending.
+	PendingPeople(release string) ([]string, error)
 	// ChargedUIDs returns the people with a charge under m for release.
 	ChargedUIDs(m Mechanism, release string) ([]string, error)
 	// SetRelease renames the release key of release old's charges and
@@ -210,6 +214,12 @@ func (f *File) Account(uid string) (*Account, error) { return f.l.Account(uid), 
 // PendingReleases is Ledger.PendingReleases of the ledger (Store).
 func (f *File) PendingReleases(prefix string) ([]string, error) {
 	return f.l.PendingReleases(prefix), nil
+}
+
+// PendingPeople is the people of Ledger.Pending of the ledger, ascending
+// (Store).
+func (f *File) PendingPeople(release string) ([]string, error) {
+	return slices.Sorted(maps.Keys(f.l.Pending(release))), nil
 }
 
 // ChargedUIDs is Ledger.ChargedUIDs of the ledger (Store).

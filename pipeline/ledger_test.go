@@ -3,13 +3,16 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tracepriv/tracepriv/budget"
+	"github.com/tracepriv/tracepriv/sanitize"
 )
 
 // TestSanitizeLedger: the pipeline follows the one admission policy: its
@@ -61,5 +64,94 @@ func TestSanitizeLedger(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out2, "manifest.json")); err == nil {
 		t.Error("a refused release ran")
+	}
+}
+
+// TestSanitizeSettlesKilledRun: the next run of a release settles, before
+// it charges, what a run killed between its charge and its settlement
+// left pending (here made by hand: a finished release whose charges are
+// put back pending, manifest removed, as a kill leaves them): a person
+// whose certificate is under the output is settled to its epsilon, one
+// with a file but no certificate stays at the target (an upper bound), one
+// with nothing there is undone; the run says so, and then charges its own
+// release. Today's code (a random key per run) left all three pending.
+func TestSanitizeSettlesKilledRun(t *testing.T) {
+	in := copyGeoLife(t, "001/20081027235802.plt", "003/20081025182454.plt", "004/20081024155859.plt")
+	ledger := filepath.Join(t.TempDir(), "ledger.json")
+	out := filepath.Join(t.TempDir(), "r")
+	release := func() (*SanitizeResult, string, error) {
+		f, err := budget.Open(ledger, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		o := testOptions(in, out, 0)
+		o.Seeded = false
+		key, err := o.ReleaseKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Admission = budget.NewAdmission(f, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Command: "test", Output: out, Release: key})
+		var notes strings.Builder
+		o.Notes = &notes
+		res, err := Sanitize(context.Background(), o)
+		return res, notes.String(), err
+	}
+	first, _, err := release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	certified := map[string]float64{}
+	for _, p := range first.Manifest.Persons {
+		certified[p.UID] = p.EpsilonMax
+	}
+	if len(certified) != 3 {
+		t.Fatalf("first release: %d people", len(certified))
+	}
+	// A kill after 001's group landed whole, while 003's was being
+	// written (its file, not its certificate) and before 004's: every
+	// charge pending at the target, no manifest, the marker there.
+	f, err := budget.Open(ledger, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := func() (string, error) { o := testOptions(in, out, 0); o.Seeded = false; return o.ReleaseKey() }()
+	if err := budget.NewAdmission(f, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Command: "test", Output: out, Release: key}).
+		Charge("", map[string]float64{"001": 1, "003": 1, "004": 1}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, p := range []string{sanitize.ManifestName, "certificates/003" + sanitize.CertificateSuffix, "certificates/004" + sanitize.CertificateSuffix, "004"} {
+		if err := os.RemoveAll(filepath.Join(out, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(out, ReleaseMarker), []byte(key+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, notes, err := release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := second.Settlement
+	if st == nil || len(st.Settled) != 1 || st.Settled["001"] != certified["001"] || !slices.Equal(st.Kept, []string{"003"}) || !slices.Equal(st.Undone, []string{"004"}) {
+		t.Fatalf("settlement %+v, want 001 settled to %v, 003 kept, 004 undone", st, certified["001"])
+	}
+	if !strings.Contains(notes, "1 settled to the certificates it wrote, 1 undone") || !strings.Contains(notes, "1 kept at the target epsilon") {
+		t.Errorf("notes: %q", notes)
+	}
+	l, err := budget.Read(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range second.Manifest.Persons {
+		// The first release, the killed one's leftover, this one.
+		want := certified[p.UID] + map[string]float64{"001": certified["001"], "003": 1, "004": 0}[p.UID] + p.EpsilonMax
+		if a := l.Account(p.UID); a == nil || math.Abs(a.Spent-want) > 1e-9 {
+			t.Errorf("%s: account %+v, want spent %v", p.UID, a, want)
+		}
+	}
+	if p := l.PendingReleases(""); len(p) != 0 {
+		t.Errorf("pending after the next run: %v", p)
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -19,6 +22,7 @@ import (
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/corpus"
 	"github.com/tracepriv/tracepriv/noise"
 	"github.com/tracepriv/tracepriv/param"
@@ -224,9 +228,35 @@ type SanitizeOptions struct {
 	// runs nothing and charges nothing), charged it as pending, and
 	// settled to their certified epsilon_max when the job has written
 	// the manifest; people whose units failed are not charged. A job that
-	// fails leaves the charges pending at the target (an upper bound).
-	// It stays in this process. Nil charges nothing.
+	// fails or is killed leaves the charges pending at the target (an
+	// upper bound), which the next run of the same release settles before
+	// it charges (Settlement): its release key must be ReleaseKey's. It
+	// stays in this process. Nil charges nothing.
 	Admission *budget.Admission `json:"-"`
+	// Notes, if set, is told in a line each what the ledger's admission
+	// did besides this release's own charges (what it settled of a killed
+	// run, other releases holding the same people pending); nil tells
+	// nothing.
+	Notes io.Writer `json:"-"`
+}
+
+// ReleaseMarker is the file Sanitize writes into the output directory
+// before it charges anyone and removes once the release has been settled:
+// the release's key (ReleaseKey), so that the next run to the same output
+// knows whose partial release the files there are.
+const ReleaseMarker = ".tracepriv-pipeline-release"
+
+// ReleaseKey is the budget ledger's key of the release o describes
+// (sanitize.Options.ReleaseKey of kind "pipeline sanitize"): a hash of the
+// absolute Output, the prior's bytes and everything the noise depends on,
+// never a path in clear. An Admission under this key lets the next run of
+// the same release settle what a killed run left pending.
+func (o SanitizeOptions) ReleaseKey() (string, error) {
+	opt, err := o.SanitizeParams.options()
+	if err != nil {
+		return "", err
+	}
+	return opt.ReleaseKey("pipeline sanitize", o.Output, o.Prior)
 }
 
 // sanitizeConfig is SanitizeOptions resolved by the launcher: what every
@@ -528,6 +558,29 @@ type SanitizeResult struct {
 	Bundles int64
 	// Output is the directory written (SanitizeOptions.Output).
 	Output string
+	// Settlement is what the run settled of a killed earlier run of the
+	// same release before it charged (nil without an Admission).
+	Settlement *Settlement
+}
+
+// Settlement is what Sanitize did, before charging, with the charges a
+// killed earlier run of the same release (the same ReleaseKey) left
+// pending, judged by what that run left under the output (the tests of the
+// single-machine corpus release, corpus.Leftovers): settled to the
+// certified epsilon of a certificate that names exactly the person's
+// group of people; undone where nothing of the group is there; kept at the
+// target, an upper bound, where something is there but no such
+// certificate, or the person is in no group of the input as it is now.
+type Settlement struct {
+	// Settled are the certified epsilons charged, by uid.
+	Settled map[string]float64
+	// Undone and Kept are the uids undone and kept at the target.
+	Undone, Kept []string
+	// Elsewhere are the other releases (a key each) with pending charges
+	// of this release's people, with those people: a run of other
+	// options or another output that was killed. They stay pending until
+	// a run of that release settles them.
+	Elsewhere map[string][]string
 }
 
 // Sanitize releases a corpus of trace files with a Beam pipeline and
@@ -539,7 +592,10 @@ type SanitizeResult struct {
 // alone). The options are checked first, as sanitize.Corpus checks them.
 // The output directory must not hold a release already (a manifest or a
 // resumable single-machine journal): releasing the same people twice with
-// fresh noise would weaken their protection.
+// fresh noise would weaken their protection. Nor part of a release with
+// other options, which a killed run left (ReleaseMarker): its files settle
+// that release's charges. Part of a release with the same options is
+// settled (Settlement) and released again.
 func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	initBeam()
 	log := logger(o.Logger)
@@ -568,24 +624,61 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	}
 	// The person rule names persons from the pattern's root.
 	c.InputRoot = c.Root
+	key, err := o.ReleaseKey()
+	if err != nil {
+		return nil, err
+	}
+	marker := filepath.Join(c.Out, ReleaseMarker)
+	if b, err := os.ReadFile(marker); err == nil && strings.TrimSpace(string(b)) != key {
+		return nil, &param.Error{Name: "out", Value: o.Output, Why: "holds part of a release with other options (or another prior) that did not finish; " +
+			"run it again with its own options to finish it and settle its ledger charges, or write this release to a new directory"}
+	}
+	pending, err := o.Admission.PendingPeople("")
+	if err != nil {
+		return nil, err
+	}
+	held := ""
 	for _, name := range []string{sanitize.ManifestName, corpus.JournalName} {
 		if fileExists(filepath.Join(c.Out, name)) {
-			return nil, &param.Error{Name: "out", Value: o.Output, Why: "holds a release already (" + name + "); write a new release to a new directory"}
+			held = name
 		}
 	}
-	var target map[string]float64
+	if held != "" && len(pending) == 0 {
+		return nil, outputHeld(o.Output, held)
+	}
+	var (
+		target  map[string]float64
+		settled *Settlement
+	)
 	if o.Admission != nil {
 		if c.Ledger == "" {
 			c.Ledger = filepath.Base(o.Admission.Store().Path())
 		}
-		if target, err = ledgerTarget(o.Input, c); err != nil {
+		scans, err := scanInput(o.Input, c)
+		if err != nil {
 			return nil, err
+		}
+		if target, err = ledgerTarget(scans, c.Epsilon); err != nil {
+			return nil, err
+		}
+		if settled, err = settleLeftover(o.Admission, pending, scans, c); err != nil {
+			return nil, err
+		}
+		if settled.Elsewhere, err = o.Admission.PendingElsewhere(slices.Sorted(maps.Keys(target))); err != nil {
+			return nil, err
+		}
+		settled.write(o.Notes, o.Admission.Store().Path())
+		if held != "" {
+			return nil, outputHeld(o.Output, held)
 		}
 		if err := o.Admission.Check(target); err != nil {
 			return nil, err
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(c.Out, corpus.CertificatesDir), 0o755); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteDurable(marker, 0o644, func(w io.Writer) error { _, err := fmt.Fprintln(w, key); return err }); err != nil {
 		return nil, err
 	}
 	if err := o.Admission.Charge("", target); err != nil {
@@ -599,7 +692,7 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	if err != nil {
 		log.Error("tracepriv pipeline: sanitize: failed", "error", err)
 		if o.Admission != nil {
-			err = fmt.Errorf("%w (the people of this release stay charged in %s at the target epsilon, pending: some of their files may have been written)", err, o.Admission.Store().Path())
+			err = fmt.Errorf("%w (the people of this release stay charged in %s at the target epsilon, pending: some of their files may have been written; the next run with the same options and --output settles them from what landed)", err, o.Admission.Store().Path())
 		}
 		return nil, err
 	}
@@ -628,7 +721,9 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 			return nil, fmt.Errorf("the release was written, but the ledger could not be updated (its charges stay pending at the target): %w", err)
 		}
 	}
-	r := &SanitizeResult{Manifest: &m, Bundles: counter(res, "release_bundles"), Output: o.Output}
+	// Settled: the next run has nothing of this one to settle.
+	os.Remove(marker)
+	r := &SanitizeResult{Manifest: &m, Bundles: counter(res, "release_bundles"), Output: o.Output, Settlement: settled}
 	log.Info("tracepriv pipeline: sanitize: done", "persons", len(m.Persons), "points", m.Points, "files", m.Files,
 		"failed", len(m.Failed), "epsilon_max", m.EpsilonMax, "bundles", r.Bundles, "seconds", time.Since(start).Seconds())
 	for _, f := range m.Failed {
@@ -637,15 +732,14 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	return r, nil
 }
 
-// ledgerTarget finds the people of the files matching pattern, on this
-// machine, as the job's first pass will (corpus.ScanFile), and gives each
-// the target epsilon: the most their release can be certified. It does not
-// join the persons found to be one (the job does, corpus.GroupUnits): a
-// name the join releases as another is checked too, so that what a person
-// spent under either name bounds the release, and charged pending until
-// the job has run, when it is undone, being in no unit (a merge costs
-// accuracy, never privacy).
-func ledgerTarget(pattern string, c sanitizeConfig) (map[string]float64, error) {
+// outputHeld is the refusal of an output that holds a finished release.
+func outputHeld(out, name string) error {
+	return &param.Error{Name: "out", Value: out, Why: "holds a release already (" + name + "); write a new release to a new directory"}
+}
+
+// scanInput finds the people of the files matching pattern, on this
+// machine, as the job's first pass will (corpus.ScanFile).
+func scanInput(pattern string, c sanitizeConfig) ([]corpus.FileScan, error) {
 	files, _, err := Match(pattern)
 	if err != nil {
 		return nil, err
@@ -654,14 +748,93 @@ func ledgerTarget(pattern string, c sanitizeConfig) (map[string]float64, error) 
 	if err != nil {
 		return nil, err
 	}
+	return corpus.ScanFiles(files, ro, 0), nil
+}
+
+// ledgerTarget gives each person of the files scanned the target epsilon:
+// the most their release can be certified. It does not join the persons
+// found to be one (the job does, corpus.GroupUnits): a name the join
+// releases as another is checked too, so that what a person spent under
+// either name bounds the release, and charged pending until the job has
+// run, when it is undone, being in no unit (a merge costs accuracy, never
+// privacy).
+func ledgerTarget(scans []corpus.FileScan, eps float64) (map[string]float64, error) {
 	target := map[string]float64{}
-	for _, f := range files {
-		for _, p := range corpus.ScanFile(f, ro).People {
+	for _, s := range scans {
+		for _, p := range s.People {
 			if p.UID == "" {
-				return nil, fmt.Errorf("%s has traces without a uid, and the ledger is kept per person", f)
+				return nil, fmt.Errorf("%s has traces without a uid, and the ledger is kept per person", s.Path)
 			}
-			target[p.UID] = c.Epsilon
+			target[p.UID] = eps
 		}
 	}
 	return target, nil
+}
+
+// settleLeftover settles the charges pending under a's release, left by
+// an earlier run of it that was killed before it settled them, by what
+// that run left under the output (corpus.Leftovers), before this run
+// charges again: a certificate naming the person's group settles them to
+// its epsilon, nothing of theirs undoes the charge, anything else keeps it
+// at the target (an upper bound).
+func settleLeftover(a *budget.Admission, pending []string, scans []corpus.FileScan, c sanitizeConfig) (*Settlement, error) {
+	if len(pending) == 0 {
+		return &Settlement{}, nil
+	}
+	units, _ := corpus.GroupUnits(scans)
+	l := corpus.Leftovers(pending, units, sanitize.CertificateSuffix, c.Root, c.Out, sanitize.CertificateEpsilons)
+	st := &Settlement{Settled: l.Settled, Undone: l.Undone, Kept: l.Kept}
+	if err := a.UndoPeople("", l.Undone); err != nil {
+		return nil, err
+	}
+	if len(l.Settled)+len(l.Kept) == 0 {
+		return st, nil
+	}
+	if err := a.Settle("", l.Settled); err != nil {
+		// A certificate above the charge is not this release's: every
+		// charge stays at its upper bound.
+		if err := a.Settle("", nil); err != nil {
+			return nil, err
+		}
+		st.Kept = slices.Sorted(slices.Values(slices.Concat(l.Kept, slices.Collect(maps.Keys(l.Settled)))))
+		st.Settled = nil
+	}
+	return st, nil
+}
+
+// write tells w what was settled, and which other releases hold this
+// release's people pending, a line each (nothing for nil w or nothing
+// done). ledger names the store.
+func (st *Settlement) write(w io.Writer, ledger string) {
+	if w == nil {
+		return
+	}
+	if n := len(st.Settled) + len(st.Undone) + len(st.Kept); n > 0 {
+		fmt.Fprintf(w, "ledger %s: an earlier run of this release (same options and --output) stopped before it settled its %d people's charges: "+
+			"%d settled to the certificates it wrote, %d undone (nothing of theirs under --output)", ledger, n, len(st.Settled), len(st.Undone))
+		if len(st.Kept) > 0 {
+			fmt.Fprintf(w, ", %d kept at the target epsilon, an upper bound (files of theirs under --output without a certificate naming their group: %s)", len(st.Kept), strings.Join(first(st.Kept, 5), ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	if len(st.Elsewhere) > 0 {
+		var people []string
+		for _, ps := range st.Elsewhere {
+			people = append(people, ps...)
+		}
+		slices.Sort(people)
+		people = slices.Compact(people)
+		fmt.Fprintf(w, "ledger %s: %d people of this release (%s) also have charges pending at their upper bound under %d other releases "+
+			"(runs with other options or another output that stopped before they settled): they stay pending, counted in spent, until each of those runs is repeated "+
+			"with its own options and output, which settles them (the ledger's pending charges name the command and output)\n",
+			ledger, len(people), strings.Join(first(people, 5), ", "), len(st.Elsewhere))
+	}
+}
+
+// first is s, at most n of it, with a count of the rest.
+func first(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(slices.Clone(s[:n]), fmt.Sprintf("and %d more", len(s)-n))
 }

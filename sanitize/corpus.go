@@ -1,7 +1,6 @@
 package sanitize
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -129,13 +128,7 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 			failed = append(failed, NewFailure(in, files, uids, err.Error()))
 			errs = append(errs, err)
 		},
-		Epsilons: func(b []byte) (map[string]float64, error) {
-			c, err := ReadCertificate(bytes.NewReader(b))
-			if err != nil {
-				return nil, err
-			}
-			return c.Epsilons()
-		},
+		Epsilons: CertificateEpsilons,
 	})
 	if err != nil {
 		return nil, err

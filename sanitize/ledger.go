@@ -1,6 +1,7 @@
 package sanitize
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,12 +36,32 @@ func (c *Certificate) Epsilons() (map[string]float64, error) {
 // one left pending. The origin is not in the key: the release does not
 // depend on it.
 func (o CorpusOptions) ReleaseKey(prior []byte) (string, error) {
-	out, err := filepath.Abs(o.Out)
+	return o.Release.ReleaseKey("sanitize corpus", o.Out, prior)
+}
+
+// ReleaseKey is the budget ledger's key of a release with these options
+// (and the prior file's bytes) by kind of command to the output out: a
+// hash (budget.ReleaseKey) of out's absolute path and everything the
+// noise depends on, never a path in clear, so that the next run of the
+// same release finds what a killed one left pending.
+func (o Options) ReleaseKey(kind, out string, prior []byte) (string, error) {
+	abs, err := filepath.Abs(out)
 	if err != nil {
 		return "", err
 	}
-	return budget.ReleaseKey("sanitize corpus", out, string(prior), string(o.Release.Design), string(o.Release.Path), noise.Describe(o.Release.Source),
-		fmt.Sprint(o.Release.Epsilon, o.Release.Lambda, o.Release.Radius, o.Release.Delta)), nil
+	return budget.ReleaseKey(kind, abs, string(prior), string(o.Design), string(o.Path), noise.Describe(o.Source),
+		fmt.Sprint(o.Epsilon, o.Lambda, o.Radius, o.Delta)), nil
+}
+
+// CertificateEpsilons reads a certificate and gives each person's
+// certified epsilon_max (Epsilons): how the release of a killed run is
+// settled from what it left on disk.
+func CertificateEpsilons(b []byte) (map[string]float64, error) {
+	c, err := ReadCertificate(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return c.Epsilons()
 }
 
 // FileReleaseKey is the budget ledger's key of releases to the output

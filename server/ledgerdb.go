@@ -353,6 +353,14 @@ func (l *LedgerDB) PendingReleases(prefix string) ([]string, error) {
 	return keys, err
 }
 
+// PendingPeople returns the people with a pending charge of release,
+// ascending.
+func (l *LedgerDB) PendingPeople(release string) ([]string, error) {
+	people, err := l.releasePeople(release)
+	slices.Sort(people)
+	return slices.Compact(people), err
+}
+
 // ChargedUIDs returns the people with a charge under m for release (not
 // undone).
 func (l *LedgerDB) ChargedUIDs(m budget.Mechanism, release string) ([]string, error) {

@@ -187,7 +187,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	)
 	fs := newFlags("sanitize", stderr, &c)
 	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory (every trace file under it) or a file")
-	fs.StringVar(&o.Output, "output", "", "output directory: the files mirrored under it, certificates/ and manifest.json")
+	fs.StringVar(&o.Output, "output", "", "output directory: the files mirrored under it, certificates/ and manifest.json (what a killed run left there is settled in the ledger, and released again, by the next run with the same options)")
 	fs.StringVar(&priorFile, "prior", "", "prior family file (tracepriv fit writes one)")
 	fs.Float64Var(&eps, "epsilon", 0, "target epsilon for every secret, per person")
 	fs.Float64Var(&lambda, "lambda", 0, "Rényi order lambda > 1")
@@ -251,8 +251,14 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stderr, "tracepriv-pipeline: seeded run: NOT private, so not charged to any ledger")
 		o.SanitizeParams.Ledger = budget.Seeded
 	default:
+		// Keyed by the release, so that the next run of it settles what a
+		// killed one left pending.
+		key, err := o.ReleaseKey()
+		if err != nil {
+			return flagError(err)
+		}
 		req := budget.Request{Mechanism: budget.CIP, Lambda: lambda, RadiusM: radius, RaiseBudget: raise,
-			Command: "tracepriv-pipeline sanitize", Output: o.Output, Release: "pipeline sanitize " + budget.Nonce()}
+			Command: "tracepriv-pipeline sanitize", Output: o.Output, Release: key}
 		if budgetStr != "" {
 			if req.Budget, err = strconv.ParseFloat(budgetStr, 64); err != nil || !(req.Budget > 0) || math.IsInf(req.Budget, 0) {
 				return fmt.Errorf("--budget %q: want a positive number", budgetStr)
@@ -266,7 +272,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		defer s.Close()
 		o.SanitizeParams.Ledger = name
-		o.Admission = budget.NewAdmission(s, req)
+		o.Admission, o.Notes = budget.NewAdmission(s, req), stderr
 	}
 	res, err := pipeline.Sanitize(ctx, o)
 	if err != nil {
