@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -27,15 +28,9 @@ func TestSanitizeLedger(t *testing.T) {
 	}
 	ledger := filepath.Join(t.TempDir(), "ledger.json")
 	release := func(out string, budgetB float64) (*SanitizeResult, error) {
-		f, err := budget.Open(ledger, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		o := testOptions(in, out, 0)
-		o.Seeded = false
-		o.Admission = budget.NewAdmission(f, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: budgetB, Command: "test", Release: "pipeline " + filepath.Base(out)})
-		return Sanitize(context.Background(), o)
+		return charged(t, ledger, in, out, nil, func(o *SanitizeOptions) budget.Request {
+			return budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Budget: budgetB, Command: "test", Release: "pipeline " + filepath.Base(out)}
+		})
 	}
 	res, err := release(filepath.Join(t.TempDir(), "r1"), 1.5)
 	if err != nil {
@@ -79,22 +74,16 @@ func TestSanitizeSettlesKilledRun(t *testing.T) {
 	in := copyGeoLife(t, "001/20081027235802.plt", "003/20081025182454.plt", "004/20081024155859.plt")
 	ledger := filepath.Join(t.TempDir(), "ledger.json")
 	out := filepath.Join(t.TempDir(), "r")
-	release := func() (*SanitizeResult, string, error) {
-		f, err := budget.Open(ledger, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		o := testOptions(in, out, 0)
-		o.Seeded = false
+	request := func(o *SanitizeOptions) budget.Request {
 		key, err := o.ReleaseKey()
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Admission = budget.NewAdmission(f, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Command: "test", Output: out, Release: key})
+		return budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Command: "test", Output: out, Release: key}
+	}
+	release := func() (*SanitizeResult, string, error) {
 		var notes strings.Builder
-		o.Notes = &notes
-		res, err := Sanitize(context.Background(), o)
+		res, err := charged(t, ledger, in, out, &notes, request)
 		return res, notes.String(), err
 	}
 	first, _, err := release()
@@ -115,9 +104,11 @@ func TestSanitizeSettlesKilledRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, _ := func() (string, error) { o := testOptions(in, out, 0); o.Seeded = false; return o.ReleaseKey() }()
-	if err := budget.NewAdmission(f, budget.Request{Mechanism: budget.CIP, Lambda: 2, RadiusM: 100, Command: "test", Output: out, Release: key}).
-		Charge("", map[string]float64{"001": 1, "003": 1, "004": 1}); err != nil {
+	o := testOptions(in, out, 0)
+	o.Seeded = false
+	req := request(&o)
+	key := req.Release
+	if err := budget.NewAdmission(f, req).Charge("", map[string]float64{"001": 1, "003": 1, "004": 1}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -154,4 +145,20 @@ func TestSanitizeSettlesKilledRun(t *testing.T) {
 	if p := l.PendingReleases(""); len(p) != 0 {
 		t.Errorf("pending after the next run: %v", p)
 	}
+}
+
+// charged releases in into out, unseeded, charged in the ledger file at
+// path by an Admission of the request req gives for the options, telling
+// notes what the admission did.
+func charged(t *testing.T, path, in, out string, notes io.Writer, req func(*SanitizeOptions) budget.Request) (*SanitizeResult, error) {
+	t.Helper()
+	f, err := budget.Open(path, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o := testOptions(in, out, 0)
+	o.Seeded = false
+	o.Admission, o.Notes = budget.NewAdmission(f, req(&o)), notes
+	return Sanitize(context.Background(), o)
 }
