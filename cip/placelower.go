@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
@@ -129,6 +130,12 @@ type PlaceLowerBound struct {
 	Step  int `json:"step"`
 	// Steps holds the bound in m^2 after each step.
 	Steps []float64 `json:"steps_m2"`
+	// MemberShares[k] is the share of the bound's numerator (sum_S a_S
+	// g_S) that member k's constraints carry, and WindowShares[j] window
+	// j's over every member: the constraints the dual weights lean on,
+	// by which a cheaper subset is chosen.
+	MemberShares []float64 `json:"member_shares"`
+	WindowShares []float64 `json:"-"`
 }
 
 // PlacesNoiseLowerBound returns a rigorous lower bound on the mean
@@ -202,6 +209,12 @@ func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound,
 		models[k] = lm
 		col := make([]float64, n)
 		for j, w := range req.Windows {
+			if k > 0 && w.First == 0 && w.Last == n-1 {
+				// The whole trace's v is 1 and its C_S zero for every
+				// member: one column is the route's constraint, the
+				// others stay zero (a zero column enters nowhere).
+				continue
+			}
 			lm.conditionalMean(w, col)
 			v.SetCol(k*len(req.Windows)+j, col)
 			variances[k*len(req.Windows)+j] = mem.Variance
@@ -432,6 +445,17 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 		out.Steps = append(out.Steps, bound)
 		if bound > out.MeanVarianceM2 {
 			out.MeanVarianceM2, out.Numerator, out.LambdaMax, out.LambdaMaxEstimate, out.Step = bound, num, lmax, est, step
+			out.MemberShares = make([]float64, len(req.Members))
+			out.WindowShares = make([]float64, len(req.Windows))
+			total := 0.0
+			for j, g := range gains {
+				total += a[j] * g
+			}
+			for j, s := range cols {
+				sh := a[j] * gains[j] / total
+				out.MemberShares[s/len(req.Windows)] += sh
+				out.WindowShares[s%len(req.Windows)] += sh
+			}
 		}
 		if step == req.Steps {
 			break
@@ -615,10 +639,42 @@ func newLowerModel(mem PlaceLowerMember, ts []float64) (*lowerModel, error) {
 			continue
 		}
 		a, q := sm.Transition(dt)
+		if sm.Lambda*dt < 1 {
+			q = processNoise(sm, dt)
+		}
 		cache[dt] = i
 		lm.a, lm.q = append(lm.a, flat(a)), append(lm.q, flat(q))
 	}
 	return lm, nil
+}
+
+// processNoise returns Q(dt) = Qc int_0^dt a(s) a(s)' ds, a(s) =
+// exp(F s) L, by 16-point Gauss-Legendre quadrature. gp's Pinf - A Pinf
+// A' cancels to nothing when dt is far below the lengthscale (Q_00 is of
+// order (lambda dt)^(2p+1)), and the Kalman recursion then drifts: at 5 s
+// gaps against Matérn 5/2 at 7,200 s it extrapolated a 10-minute window's
+// mean to 464 instead of about 1. The integrand is e^(-2 lambda s) times
+// a polynomial of degree 2p, so for lambda dt < 1 the rule's error is
+// below 2^32/32! relative.
+func processNoise(sm *gp.StateModel, dt float64) *mat.SymDense {
+	const nodes = 16
+	d := sm.StateDim()
+	x, wt := make([]float64, nodes), make([]float64, nodes)
+	quad.Legendre{}.FixedLocations(x, wt, 0, dt)
+	f := sm.F()
+	q := mat.NewSymDense(d, nil)
+	var fs, e mat.Dense
+	for k := range nodes {
+		fs.Scale(x[k], f)
+		e.Exp(&fs)
+		for i := range d {
+			for j := i; j < d; j++ {
+				q.SetSym(i, j, q.At(i, j)+wt[k]*e.At(i, d-1)*e.At(j, d-1))
+			}
+		}
+	}
+	q.ScaleSym(sm.Qc(), q)
+	return q
 }
 
 func flat(m mat.Matrix) []float64 {
