@@ -184,6 +184,11 @@ type lowerHooks struct {
 	// bestTrial, when set, sees the trial of each round that raised the
 	// bound.
 	bestTrial func(g mat.Symmetric)
+	// scaleV, when set, multiplies each window's v_S by its value (a
+	// wrong conditional mean); routeC keeps the adversary's covariance
+	// on the whole trace's window, whose C_S is zero.
+	scaleV func(w PlaceWindow) float64
+	routeC bool
 }
 
 func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound, error) {
@@ -216,6 +221,12 @@ func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound,
 				continue
 			}
 			lm.conditionalMean(w, col)
+			if hooks.scaleV != nil {
+				f := hooks.scaleV(w)
+				for i := range col {
+					col[i] *= f
+				}
+			}
 			v.SetCol(k*len(req.Windows)+j, col)
 			variances[k*len(req.Windows)+j] = mem.Variance
 		}
@@ -380,8 +391,10 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 		if vr := variances[s]; vr > 0 && !hooks.dropC {
 			w := req.Windows[s%len(req.Windows)]
 			copy(uo, col)
-			for i := w.First; i <= w.Last; i++ {
-				uo[i] = 0
+			if !hooks.routeC || w.First > 0 || w.Last < n-1 {
+				for i := w.First; i <= w.Last; i++ {
+					uo[i] = 0
+				}
 			}
 			gain -= vr * models[s/len(req.Windows)].quad(uo)
 		}

@@ -387,3 +387,163 @@ func TestPlaceLowerFallsWithLengthscale(t *testing.T) {
 		prev = b.RMSNoiseM
 	}
 }
+
+// TestPlacesLowerPointsAndRoute checks the classes issue 31's Done-when
+// adds to the stays, on a 60-point trace against Matérn 1/2 and 5/2
+// members at 20 s and 600 s (variance 400 m^2):
+//
+//   - single points (basic secrets): v_S is the member's kernel column
+//     (closed form), and the bound over every point never exceeds the RMS
+//     of a noise certified for every point by dense (E1) recomputation;
+//     negative control: v_S 1.5 times too large gives a bound above it;
+//   - the route (the whole trace): v = 1 and C_S = 0 for every member, so
+//     the least noise is c 1 1' in the limit, a mean variance of exactly
+//     c = lambda r^2/(2 epsilon), and the trial scaled to certify it costs
+//     the root of 2 c (1' G^-1 1) tr(G)/n (dense Cholesky); negative
+//     control: the adversary's covariance kept on the route lowers the
+//     bound below c;
+//   - every class at once (points, stays of 1, 2 and 5 minutes, the
+//     route): the bound never exceeds a dense-certified noise's RMS.
+func TestPlacesLowerPointsAndRoute(t *testing.T) {
+	t.Parallel()
+	ts := lowerTimes(60, 3, 12, 5)
+	n := len(ts)
+	const eps, lambda, r = 1.0, 2.0, 100.0
+	c := lambda * r * r / (2 * eps)
+	var members []PlaceLowerMember
+	for _, k := range []string{gp.KernelMatern12, gp.KernelMatern52} {
+		for _, l := range []float64{20, 600} {
+			members = append(members, PlaceLowerMember{Kernel: k, Lengthscale: l, Variance: 400})
+		}
+	}
+	tk := gp.Sum{K1: gp.Matern12{Variance: 1, Lengthscale: 300}, K2: gp.Matern12{Variance: 1, Lengthscale: 30}}
+	trial := gp.Gram(tk, ts)
+	for i := range ts {
+		trial.SetSym(i, i, trial.At(i, i)+0.05)
+	}
+	points := StayWindows(ts, []float64{0}, 1)
+	route := []PlaceWindow{{First: 0, Last: n - 1}}
+
+	// Single points: v_S against the closed form.
+	for _, m := range members {
+		lm, err := newLowerModel(m, ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _ := gp.NewKernel(m.Kernel, 1, m.Lengthscale, 0)
+		for _, w := range []PlaceWindow{points[0], points[n/2], points[n-1]} {
+			v := make([]float64, n)
+			lm.conditionalMean(w, v)
+			for j := range ts {
+				if want := k.Eval(ts[j], ts[w.First]); math.Abs(v[j]-want) > 1e-12 {
+					t.Errorf("%s at %g s, point %d: v %.15g at %d, kernel %.15g", m.Kernel, m.Lengthscale, w.First, v[j], j, want)
+					break
+				}
+			}
+		}
+	}
+
+	// certified returns the RMS of the bound's best trial scaled until
+	// every window is within epsilon by dense recomputation.
+	certified := func(windows []PlaceWindow, req PlaceLowerRequest) float64 {
+		su := lowerSetup{ts: ts, windows: windows}
+		if _, err := placesLowerBound(req, lowerHooks{bestTrial: func(g mat.Symmetric) { su.trial = mat.NewSymDense(n, nil); su.trial.CopySym(g) }}); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := certifiedScale(t, su, members, eps, lambda, r)
+		return rmsOf(su.trial, s)
+	}
+	req := func(windows []PlaceWindow) PlaceLowerRequest {
+		return PlaceLowerRequest{Times: ts, Members: members, Windows: windows, Epsilon: eps, Lambda: lambda, Radius: r, Trial: trial, Steps: 4, Rounds: 2}
+	}
+
+	pr := req(points)
+	pb, err := PlacesNoiseLowerBound(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd := certified(points, pr)
+	if pb.RMSNoiseM > pd {
+		t.Errorf("points: lower bound %.2f m above the RMS %.2f m of a noise certified for every point", pb.RMSNoiseM, pd)
+	}
+	wrong, err := placesLowerBound(pr, lowerHooks{scaleV: func(w PlaceWindow) float64 {
+		if w.First == w.Last {
+			return 1.5
+		}
+		return 1
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(wrong.RMSNoiseM > pd) {
+		t.Errorf("negative control: v_S of single points 1.5 times too large gives %.2f m, not above the certified %.2f m", wrong.RMSNoiseM, pd)
+	}
+	t.Logf("points: lower bound %.2f m, certified noise %.2f m; v_S x 1.5: %.2f m", pb.RMSNoiseM, pd, wrong.RMSNoiseM)
+
+	// The route with the trial's direction u = G^-1 1 (round 0): the bound
+	// is c (1'u)^2/(n |u|^2) and the trial certified for the route costs
+	// the root of 2 c (1'G^-1 1) tr(G)/n (dense Cholesky).
+	rr := req(route)
+	rr.Rounds, rr.Steps = 0, 0
+	r0, err := PlacesNoiseLowerBound(rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(trial) {
+		t.Fatal("trial not positive definite")
+	}
+	ones := mat.NewVecDense(n, nil)
+	for i := range n {
+		ones.SetVec(i, 1)
+	}
+	var x mat.VecDense
+	if err := chol.SolveVecTo(&x, ones); err != nil {
+		t.Fatal(err)
+	}
+	q := mat.Dot(ones, &x)
+	// (1e-5: the numerator is rounded down by its error bound, 3e-6 here.)
+	if want := c * q * q / (float64(n) * mat.Dot(&x, &x)); math.Abs(r0.MeanVarianceM2/want-1) > 1e-5 {
+		t.Errorf("route, direction G^-1 1: lower bound %.12g m^2, closed form %.12g m^2", r0.MeanVarianceM2, want)
+	}
+	want := math.Sqrt(2 * c * q * mat.Trace(trial) / float64(n))
+	if math.Abs(r0.DesignRMSM/want-1) > 1e-9 {
+		t.Errorf("route: the trial certified for the route costs %.12g m, 1'G^-1 1 gives %.12g m", r0.DesignRMSM, want)
+	}
+	// One round later the trial is (1 1')^(1/2), u = 1/sqrt(n), and the
+	// bound reaches the least noise: a mean variance of c.
+	rr.Rounds = 1
+	rb, err := PlacesNoiseLowerBound(rr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(rb.MeanVarianceM2/c-1) > 1e-5 {
+		t.Errorf("route: lower bound %.12g m^2 per coordinate, the least noise's is c = %g", rb.MeanVarianceM2, c)
+	}
+	kept, err := placesLowerBound(rr, lowerHooks{routeC: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(math.Abs(kept.MeanVarianceM2/c-1) > 1e-5) {
+		t.Errorf("negative control: the route with the adversary's covariance kept gives %.12g m^2, within the closed form's tolerance of c = %g", kept.MeanVarianceM2, c)
+	}
+	t.Logf("route: lower bound %.6f m (least noise %.6f m; %.4f m in the trial's direction), the trial certified %.2f m; covariance kept: %.2f m", rb.RMSNoiseM, math.Sqrt(2*c), r0.RMSNoiseM, r0.DesignRMSM, kept.RMSNoiseM)
+
+	var all []PlaceWindow
+	all = append(all, StayWindows(ts, []float64{0}, 3)...)
+	all = append(all, StayWindows(ts, []float64{60, 120, 300}, 2)...)
+	all = append(all, route...)
+	ar := req(all)
+	ab, err := PlacesNoiseLowerBound(ar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := certified(all, ar)
+	if ab.RMSNoiseM > ad {
+		t.Errorf("every class: lower bound %.2f m above the RMS %.2f m of a noise certified for them", ab.RMSNoiseM, ad)
+	}
+	if !(ab.RMSNoiseM > 0.5*ad) {
+		t.Errorf("every class: lower bound %.2f m under half the certified noise's %.2f m: the dual directions are broken", ab.RMSNoiseM, ad)
+	}
+	t.Logf("every class (%d windows x %d members): lower bound %.2f m, certified noise %.2f m, the bound's own scaled trial %.2f m", len(all), len(members), ab.RMSNoiseM, ad, ab.DesignRMSM)
+}
