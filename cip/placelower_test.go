@@ -25,6 +25,25 @@ func lowerTimes(n int, lo, hi float64, seed uint64) []float64 {
 	return ts
 }
 
+// solveOnes returns a^-1 1 by a Cholesky solve.
+func solveOnes(t *testing.T, a mat.Symmetric) *mat.VecDense {
+	t.Helper()
+	var chol mat.Cholesky
+	if !chol.Factorize(a) {
+		t.Fatal("not positive definite in float64")
+	}
+	n := a.SymmetricDim()
+	ones := mat.NewVecDense(n, nil)
+	for i := range n {
+		ones.SetVec(i, 1)
+	}
+	var x mat.VecDense
+	if err := chol.SolveVecTo(&x, ones); err != nil {
+		t.Fatal(err)
+	}
+	return &x
+}
+
 // denseConditionalMean is v = [1_S; R_oS R_SS^-1 1_S] by a Cholesky solve
 // of the member's Gram matrix (independent of the Kalman recursion).
 func denseConditionalMean(t *testing.T, kernel string, l float64, ts []float64, w PlaceWindow) []float64 {
@@ -41,18 +60,7 @@ func denseConditionalMean(t *testing.T, kernel string, l float64, ts []float64, 
 			rss.SetSym(i, j, r.At(w.First+i, w.First+j))
 		}
 	}
-	var chol mat.Cholesky
-	if !chol.Factorize(rss) {
-		t.Fatalf("%s at %g s: the window's prior is not positive definite in float64", kernel, l)
-	}
-	ones := mat.NewVecDense(s, nil)
-	for i := range s {
-		ones.SetVec(i, 1)
-	}
-	var x mat.VecDense
-	if err := chol.SolveVecTo(&x, ones); err != nil {
-		t.Fatal(err)
-	}
+	x := solveOnes(t, rss)
 	v := make([]float64, len(ts))
 	for i := range ts {
 		if i >= w.First && i <= w.Last {
@@ -457,15 +465,22 @@ func TestPlacesLowerPointsAndRoute(t *testing.T) {
 		return PlaceLowerRequest{Times: ts, Members: members, Windows: windows, Epsilon: eps, Lambda: lambda, Radius: r, Trial: trial, Steps: 4, Rounds: 2}
 	}
 
-	pr := req(points)
-	pb, err := PlacesNoiseLowerBound(pr)
-	if err != nil {
-		t.Fatal(err)
+	// boundBelowCertified returns the bound for the windows and the RMS
+	// of a noise certified for them, and fails when the first is above.
+	boundBelowCertified := func(class string, windows []PlaceWindow) (PlaceLowerRequest, PlaceLowerBound, float64) {
+		rq := req(windows)
+		b, err := PlacesNoiseLowerBound(rq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := certified(windows, rq)
+		if b.RMSNoiseM > d {
+			t.Errorf("%s: lower bound %.2f m above the RMS %.2f m of a noise certified for them", class, b.RMSNoiseM, d)
+		}
+		return rq, b, d
 	}
-	pd := certified(points, pr)
-	if pb.RMSNoiseM > pd {
-		t.Errorf("points: lower bound %.2f m above the RMS %.2f m of a noise certified for every point", pb.RMSNoiseM, pd)
-	}
+
+	pr, pb, pd := boundBelowCertified("points", points)
 	wrong, err := placesLowerBound(pr, lowerHooks{scaleV: func(w PlaceWindow) float64 {
 		if w.First == w.Last {
 			return 1.5
@@ -489,21 +504,10 @@ func TestPlacesLowerPointsAndRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var chol mat.Cholesky
-	if !chol.Factorize(trial) {
-		t.Fatal("trial not positive definite")
-	}
-	ones := mat.NewVecDense(n, nil)
-	for i := range n {
-		ones.SetVec(i, 1)
-	}
-	var x mat.VecDense
-	if err := chol.SolveVecTo(&x, ones); err != nil {
-		t.Fatal(err)
-	}
-	q := mat.Dot(ones, &x)
+	x := solveOnes(t, trial)
+	q := mat.Sum(x)
 	// (1e-5: the numerator is rounded down by its error bound, 3e-6 here.)
-	if want := c * q * q / (float64(n) * mat.Dot(&x, &x)); math.Abs(r0.MeanVarianceM2/want-1) > 1e-5 {
+	if want := c * q * q / (float64(n) * mat.Dot(x, x)); math.Abs(r0.MeanVarianceM2/want-1) > 1e-5 {
 		t.Errorf("route, direction G^-1 1: lower bound %.12g m^2, closed form %.12g m^2", r0.MeanVarianceM2, want)
 	}
 	want := math.Sqrt(2 * c * q * mat.Trace(trial) / float64(n))
@@ -533,15 +537,7 @@ func TestPlacesLowerPointsAndRoute(t *testing.T) {
 	all = append(all, StayWindows(ts, []float64{0}, 3)...)
 	all = append(all, StayWindows(ts, []float64{60, 120, 300}, 2)...)
 	all = append(all, route...)
-	ar := req(all)
-	ab, err := PlacesNoiseLowerBound(ar)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ad := certified(all, ar)
-	if ab.RMSNoiseM > ad {
-		t.Errorf("every class: lower bound %.2f m above the RMS %.2f m of a noise certified for them", ab.RMSNoiseM, ad)
-	}
+	_, ab, ad := boundBelowCertified("every class", all)
 	if !(ab.RMSNoiseM > 0.5*ad) {
 		t.Errorf("every class: lower bound %.2f m under half the certified noise's %.2f m: the dual directions are broken", ab.RMSNoiseM, ad)
 	}
