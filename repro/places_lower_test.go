@@ -2,6 +2,7 @@ package repro
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"testing"
 
@@ -14,28 +15,41 @@ import (
 // the traces where issue 31's RMS targets are measured: the first 1,000
 // fixes of GeoLife 000/20081028003826.plt (BenchmarkNoiseCost's trace) and
 // the whole 1,477-fix, 4.4-hour trace (TestPlacesEveryLength's), with the
-// bundled family, stays of 30, 50 and 90 minutes from every point (one in
-// two on the longer trace, to keep the run within minutes: a subset of
-// the windows still gives a valid bound), epsilon 1, lambda 2, r = 100 m,
-// six rounds of the trial (four on the longer trace). It reports the lower bound on rms_noise_m of
-// every Gaussian mechanism certifying those stays against every member
-// (bound_rms_m), the RMS of a noise the computation found that certifies them
-// (design_rms_m), and the default's and PlacesEveryLength's RMS. It is
-// skipped when the data set is not beside the repository.
+// bundled family, epsilon 1, lambda 2, r = 100 m, for two constraint sets
+// (PlacesLowerSets): "stays", 30-, 50- and 90-minute stays from every
+// point (one in two on the longer trace, to keep the run within minutes:
+// a subset of the windows still gives a valid bound) against each
+// kernel's shortest member, six rounds of the trial (four on the longer
+// trace); and "all", those stays plus the ladder of durations, every
+// kernel's range ends and middle, single points and the route, with at
+// most 150 (120) windows per added duration and three rounds. It reports
+// the lower bound on rms_noise_m of every Gaussian mechanism certifying
+// those constraints (bound_rms_m), the RMS of a noise the computation
+// found that certifies them (design_rms_m), and the default's and
+// PlacesEveryLength's RMS. It is skipped when the data set is not beside
+// the repository.
 func BenchmarkPlacesLowerBound(b *testing.B) {
 	const file = "../../shared/data/geolife/000/20081028003826.plt"
 	if _, err := os.Stat(file); err != nil {
 		b.Skip("GeoLife data not found:", err)
 	}
 	for _, c := range []struct {
-		name                  string
-		points, stride, round int
-	}{{"1000-points", 1000, 1, 6}, {"held-out-4.4h-stride-2", 0, 2, 4}} {
+		name, set                        string
+		points, stride, round, maxStarts int
+	}{
+		{"1000-points", PlacesLowerStays, 1000, 1, 6, 0},
+		{"held-out-4.4h-stride-2", PlacesLowerStays, 0, 2, 4, 0},
+		{"1000-points-all", PlacesLowerAll, 1000, 1, 3, 150},
+		{"held-out-4.4h-stride-2-all", PlacesLowerAll, 0, 2, 3, 120},
+	} {
 		b.Run(c.name, func(b *testing.B) {
+			opt, err := PlacesLowerSet(PlacesLowerOptions{Stride: c.stride, Rounds: c.round, MaxStarts: c.maxStarts}, c.set)
+			if err != nil {
+				b.Fatal(err)
+			}
 			var rep *PlacesLower
 			for b.Loop() {
-				var err error
-				rep, err = runPlacesLowerPrefix(file, c.points, PlacesLowerOptions{Stride: c.stride, Rounds: c.round})
+				rep, err = runPlacesLowerPrefix(file, c.points, opt)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -45,6 +59,82 @@ func BenchmarkPlacesLowerBound(b *testing.B) {
 			b.ReportMetric(rep.DefaultRMSM, "default_rms_m")
 			b.ReportMetric(rep.EveryLengthRMSM, "every_length_rms_m")
 		})
+	}
+}
+
+// TestPlacesLowerSets checks what each constraint set adds, on the
+// bundled prior and a synthetic 2-hour trace (no bound is computed): each
+// set contains the last; "lengthscales" takes each Matérn kernel's
+// shortest, geometric middle and longest lengthscale at its least
+// variance; "all" adds every point alone (capped by MaxStarts) and the
+// whole trace once; ladder durations not shorter than the span are left
+// out.
+func TestPlacesLowerSets(t *testing.T) {
+	pr, err := prior.Read(bytes.NewReader(sample.Prior))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := make([]float64, 721)
+	for i := range ts {
+		ts[i] = 10 * float64(i)
+	}
+	prev := 0
+	for k, name := range PlacesLowerSets {
+		opt, err := PlacesLowerSet(PlacesLowerOptions{MaxStarts: 100}, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.defaults()
+		rep := &PlacesLower{}
+		ws := placesLowerWindows(ts, opt, rep)
+		members := placesLowerMembers(pr.Families(), max(opt.Lengthscales, 1))
+		if n := len(ws) * len(members); n <= prev {
+			t.Errorf("set %s: %d constraints, not more than the set before's %d", name, n, prev)
+		} else {
+			prev = n
+		}
+		wantMembers := 3
+		if k >= 2 {
+			wantMembers = 9
+		}
+		if len(members) != wantMembers {
+			t.Errorf("set %s: %d members, want %d", name, len(members), wantMembers)
+		}
+		last := rep.Classes[len(rep.Classes)-1]
+		if got := last.Class == "route"; got != (k == 3) {
+			t.Errorf("set %s: last class %q", name, last.Class)
+		}
+		if k == 3 {
+			if rep.Classes[0].Class != "points" || rep.Classes[0].Windows > 100 || ws[0].First != ws[0].Last {
+				t.Errorf("set all: first class %+v, window %v: want at most 100 single points", rep.Classes[0], ws[0])
+			}
+			if w := ws[len(ws)-1]; w.First != 0 || w.Last != len(ts)-1 {
+				t.Errorf("set all: the route's window is %v", w)
+			}
+		}
+		for _, c := range rep.Classes {
+			if c.DurationS >= 7200 && c.Class != "route" {
+				t.Errorf("set %s: class %s at or beyond the 2-hour span", name, c.Class)
+			}
+		}
+	}
+	members := placesLowerMembers(pr.Families(), 3)
+	for _, m := range members {
+		var fam prior.Family
+		for _, f := range pr.Families().Kernels {
+			if f.Kernel == m.Kernel {
+				fam = f
+			}
+		}
+		if m.Lengthscale < fam.LengthscaleMin*(1-1e-12) || m.Lengthscale > fam.LengthscaleMax*(1+1e-12) || m.Variance != fam.Variance {
+			t.Errorf("member %+v outside its kernel's family %+v", m, fam)
+		}
+	}
+	if mid := members[1].Lengthscale; math.Abs(mid-math.Sqrt(20*720000)) > 1e-6*mid {
+		t.Errorf("Matérn 1/2's middle member at %g s, want the geometric middle %g s", mid, math.Sqrt(20*720000))
+	}
+	if _, err := PlacesLowerSet(PlacesLowerOptions{}, "everything"); err == nil {
+		t.Error("an unknown set is accepted")
 	}
 }
 
