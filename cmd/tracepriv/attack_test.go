@@ -97,19 +97,19 @@ func TestAttackStayErrorCLI(t *testing.T) {
 	}
 }
 
-// The place attack on a real GeoLife trace with stays of 15 to 34 minutes
-// (user 000, held out of the bundled prior's corpus; 1,477 fixes),
-// sanitised with the CLI: attack --json reports stay_error_m. Full suite
-// only (9 CPU-s): with -short TestAttackStayErrorCLI checks the same
+// The place attack on a real GeoLife trace with stays of 20 to 40 minutes
+// (user 000, held out of the bundled prior's corpus; 908 fixes, three
+// stays), sanitised with the CLI: attack --json reports stay_error_m. Full
+// suite only (5 CPU-s): with -short TestAttackStayErrorCLI checks the same
 // wiring on the bundled sample, and attack's place tests the attack.
 func TestAttackStayErrorGeoLife(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("a 1,477-point release and attack; TestAttackStayErrorCLI checks the wiring with -short")
+		t.Skip("a 908-point release and attack; TestAttackStayErrorCLI checks the wiring with -short")
 	}
-	in := filepath.Join(geolifeDir, "000", "20081028003826.plt")
+	in := filepath.Join(geolifeDir, "000", "20081023025304.plt")
 	if _, err := os.Stat(in); err != nil {
-		t.Skipf("GeoLife trace with a stay of 15 minutes or more not found (%v)", err)
+		t.Skipf("GeoLife trace with stays of 15 minutes or more not found (%v)", err)
 	}
 	_, _, prior := samplePaths(t)
 	out := filepath.Join(t.TempDir(), "out.plt")
