@@ -20,14 +20,26 @@ func short(t *testing.T, id string, l2 ...float64) CIPFigure {
 // The paper's claim for panels a, b, e, f: at equal total noise the SDP
 // mechanism leaves the GP adversary more uncertain than both Approach C
 // baselines, at the median fitted dependence (l_eff about 6 for GeoLife,
-// 1.1 for temperature).
+// 1.1 for temperature). With -short the compound panels run on shorter
+// traces that still hold their secrets inside (2b: n = 32, {24, 25};
+// 2f: n = 36, {16, 32}, a period and a half), the budget still 0.02 n:
+// their SDPs cost a fifth of the paper's n = 50 and 48, which the full
+// suite runs. An SDP designed for the wrong secret (planted: {24} for
+// {24, 25}) fails both at the short size. tracepriv's optimum is checked
+// where it is asked for (2a, 2e).
 func TestSDPBeatsBaselines(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		id string
-		l2 float64
-	}{{"2a", 36}, {"2b", 36}, {"2e", 1.21}, {"2f", 1.21}} {
-		res, err := RunCIPFigure(short(t, c.id, c.l2), CIPFigureOptions{Optimal: true})
+		id      string
+		l2      float64
+		shortN  int
+		optimal bool
+	}{{"2a", 36, 0, true}, {"2b", 36, 32, false}, {"2e", 1.21, 0, true}, {"2f", 1.21, 36, false}} {
+		f := short(t, c.id, c.l2)
+		if testing.Short() && c.shortN > 0 {
+			f.N = c.shortN
+		}
+		res, err := RunCIPFigure(f, CIPFigureOptions{Optimal: c.optimal})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +50,7 @@ func TestSDPBeatsBaselines(t *testing.T) {
 		if !(*p.SDP > *p.IndUniform && *p.SDP > *p.IndConcentrated) {
 			t.Errorf("%s: sdp %v, uniform %v, concentrated %v", c.id, *p.SDP, *p.IndUniform, *p.IndConcentrated)
 		}
-		if c.id == "2a" || c.id == "2e" {
+		if c.optimal {
 			// tracepriv's optimum is better in both senses.
 			if !(*p.Optimal > *p.SDP) || !(float64(*p.LossOptimal) < float64(*p.LossSDP)) {
 				t.Errorf("%s: optimal 2-sigma %v loss %v, sdp 2-sigma %v loss %v", c.id, *p.Optimal, *p.LossOptimal, *p.SDP, *p.LossSDP)

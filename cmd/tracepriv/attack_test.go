@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracepriv/tracepriv/internal/sample"
 )
 
 // checkStays checks the place attack's JSON: stay_error_m is the median of
@@ -42,18 +44,32 @@ func checkStays(t *testing.T, v map[string]any) []any {
 	return stays
 }
 
-// attack --json reports stay_error_m on the bundled sample (one stay of 18
-// minutes), the text says what it means, and --select-kernels adds the
-// model-selection adversary; with --no-places stay_error_m is null.
+// attack --json reports stay_error_m, the text says what it means, and
+// --select-kernels adds the model-selection adversary; with --no-places
+// stay_error_m is null. The wiring is checked on the bundled sample's
+// first 80 fixes (6.6 minutes at home) with --stay-min 5m, one stay: the
+// place attack itself is attack's (TestAttackPlaceMatchesTheory,
+// TestAttackStaysRule), and the whole sample's 16-minute stay costs four
+// times as much for the same lines (TestAttackStayErrorGeoLife attacks a
+// real trace's stays in the full suite).
 func TestAttackStayErrorCLI(t *testing.T) {
 	t.Parallel()
-	dir, in, prior := samplePaths(t)
+	dir, _, prior := samplePaths(t)
+	in := filepath.Join(dir, "home.plt")
+	lines := strings.SplitAfter(string(sample.PLT), "\n")
+	if err := os.WriteFile(in, []byte(strings.Join(lines[:6+80], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "out.plt")
 	riskRunJSON(t, "sanitize", "--in", in, "--out", out, "--prior", prior,
 		"--epsilon", "1", "--lambda", "2", "--radius", "100", "--origin", "39.9781,116.3268", "--seed", "5")
-	v := runJSON(t, "attack", "--in", out, "--truth", in, "--select-kernels", "rbf,matern32")
+	stay := []string{"--stay-min", "5m"}
+	v := runJSON(t, append([]string{"attack", "--in", out, "--truth", in, "--select-kernels", "rbf,matern32"}, stay...)...)
 	if stays := checkStays(t, v); len(stays) != 1 {
 		t.Errorf("%d stays in the sample, want 1", len(stays))
+	}
+	if got := riskNum(t, v["stay_rule"].(map[string]any), "min_duration_s"); got != 300 {
+		t.Errorf("stay rule's min_duration_s %v, want --stay-min's 300", got)
 	}
 	sel, ok := v["persons"].([]any)[0].(map[string]any)["model_selection"].(map[string]any)
 	if !ok || (sel["kernel"] != "rbf" && sel["kernel"] != "matern32") || len(sel["candidates"].([]any)) != 2 {
@@ -65,7 +81,7 @@ func TestAttackStayErrorCLI(t *testing.T) {
 	t.Logf("sample: stay_error_m %.1f m (plain mean %.1f m), release RMS %.1f m per point; reconstruction %.1f m, model selection (%s) %.1f m",
 		riskNum(t, v, "stay_error_m"), riskNum(t, v, "stay_plain_mean_error_m"), riskNum(t, v, "release_rmse_m"), riskNum(t, v, "rmse_m"), sel["kernel"], riskNum(t, v, "model_selection_rmse_m"))
 
-	stdout, stderr, err := run(t, "attack", "--in", out, "--truth", in)
+	stdout, stderr, err := run(t, append([]string{"attack", "--in", out, "--truth", in}, stay...)...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -81,19 +97,19 @@ func TestAttackStayErrorCLI(t *testing.T) {
 	}
 }
 
-// The place attack on a real GeoLife trace with stays of 15 to 34 minutes
-// (user 000, held out of the bundled prior's corpus; 1,477 fixes),
-// sanitised with the CLI: attack --json reports stay_error_m. Full suite
-// only (9 CPU-s): with -short TestAttackStayErrorCLI checks the same
+// The place attack on a real GeoLife trace with stays of 20 to 40 minutes
+// (user 000, held out of the bundled prior's corpus; 908 fixes, three
+// stays), sanitised with the CLI: attack --json reports stay_error_m. Full
+// suite only (5 CPU-s): with -short TestAttackStayErrorCLI checks the same
 // wiring on the bundled sample, and attack's place tests the attack.
 func TestAttackStayErrorGeoLife(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("a 1,477-point release and attack; TestAttackStayErrorCLI checks the wiring with -short")
+		t.Skip("a 908-point release and attack; TestAttackStayErrorCLI checks the wiring with -short")
 	}
-	in := filepath.Join(geolifeDir, "000", "20081028003826.plt")
+	in := filepath.Join(geolifeDir, "000", "20081023025304.plt")
 	if _, err := os.Stat(in); err != nil {
-		t.Skipf("GeoLife trace with a stay of 15 minutes or more not found (%v)", err)
+		t.Skipf("GeoLife trace with stays of 15 minutes or more not found (%v)", err)
 	}
 	_, _, prior := samplePaths(t)
 	out := filepath.Join(t.TempDir(), "out.plt")

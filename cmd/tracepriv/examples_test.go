@@ -19,9 +19,11 @@ import (
 // weakened n-gram tree's support audit: TestAuditNoiseFactorCLI, with
 // fewer draws; the attack of the whole released sample corpus, 12 CPU-s
 // of this test's 36: TestAttackCorpusRelease attacks a released corpus
-// directory with -short); they run from the CLI like any other.
+// directory with -short; repro trajdb on a population of 200, 7 s of its
+// 30: TestReproTrajDBCLI runs --population 20); they run from the CLI like
+// any other.
 var slowExamples = []string{"repro cip --figure all", "repro cip-compare", "repro thesis --chapter 3", "audit support --mechanism ngram-tenth-noise", "audit support --mechanism ngram --noise-factor",
-	"attack --in sample-released --truth internal/sample"}
+	"attack --in sample-released --truth internal/sample", "--population 200"}
 
 // commands returns every command of the tree under root, root first.
 func commands(root *cobra.Command) []*cobra.Command {

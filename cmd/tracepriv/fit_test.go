@@ -140,7 +140,9 @@ func TestFitCommandCompare(t *testing.T) {
 	if b, err := os.ReadFile(plot); err != nil || !strings.Contains(string(b), "<svg") {
 		t.Errorf("plot %s: %v", plot, err)
 	}
-	stdout, _, err = run(t, "fit", "--in", dir, "--kernels", "rbf,matern32,matern32+matern32", "--out", out, "--force")
+	// The text of a comparison with a sum; 100 points of the window are
+	// enough for every line.
+	stdout, _, err = run(t, "fit", "--in", dir, "--kernels", "rbf,matern32,matern32+matern32", "--max-points", "100", "--out", out, "--force")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +154,9 @@ func TestFitCommandCompare(t *testing.T) {
 }
 
 // TestFitCommandGeoLife fits two real GeoLife files when the shared data
-// is present.
+// is present: the default comparison on two of their three windows, each
+// thinned to 100 points (a fifth of the CPU of all of them: what is
+// checked is the wiring of real input, prior's tests check the fit).
 func TestFitCommandGeoLife(t *testing.T) {
 	t.Parallel()
 	files := []string{
@@ -165,7 +169,7 @@ func TestFitCommandGeoLife(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "prior.json")
-	stdout, _, err := run(t, "fit", "--in", files[0], "--in", files[1], "--out", out, "--json")
+	stdout, _, err := run(t, "fit", "--in", files[0], "--in", files[1], "--max-windows", "2", "--max-points", "100", "--out", out, "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,8 +245,9 @@ func TestFitCommandErrors(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed fit left %s behind", out)
 	}
-	// By default the bad row is skipped and reported.
-	stdout, stderr, err := run(t, "fit", "--in", bad, "--out", out, "--json")
+	// By default the bad row is skipped and reported (while reading: one
+	// small window fits at a fraction of the default comparison's cost).
+	stdout, stderr, err := run(t, "fit", "--in", bad, "--out", out, "--json", "--kernels", "rbf,matern32", "--max-windows", "1", "--max-points", "100")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -189,26 +189,19 @@ func TestLedgerCorpusUnitFailsUncharged(t *testing.T) {
 // first group of people landed has charged the landed ones their certified
 // epsilon and at most the one group being drawn (pending, at the target);
 // the next run settles or undoes that pending charge and charges every
-// person exactly what their release certified.
+// person exactly what their release certified. Five GeoLife users, two
+// files each (geolifeSubset: the smallest and one of 700 rows or more, so
+// that a group takes long enough to be killed in): the ledger's rules do
+// not depend on how many files a person has, and every file of the users
+// cost the resumed run three times as much.
 func TestLedgerCorpusSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("re-runs the test binary on GeoLife users")
 	}
 	users, _ := geolife(t)
 	dir, _, prior := samplePaths(t)
-	in := filepath.Join(dir, "in")
-	n := 0
-	for _, u := range users[:min(5, len(users))] {
-		files, _ := filepath.Glob(filepath.Join(u, "*.plt"))
-		for _, f := range files {
-			p := filepath.Join(in, filepath.Base(u), filepath.Base(f))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, mustRead(t, f), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		n++
-	}
+	in, dirs, _ := geolifeSubset(t, min(5, len(users)))
+	n := len(dirs)
 	ledger, out := filepath.Join(dir, "ledger.json"), filepath.Join(dir, "out")
 	args := []string{"sanitize", "--in", in, "--out", out, "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "-q",
 		"--corpus", "--ledger", ledger, "--budget", "10", "--workers", "1", "--allow-prior-overlap"}

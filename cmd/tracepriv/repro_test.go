@@ -10,13 +10,18 @@ import (
 )
 
 // TestReproTrajDBCLI checks "repro trajdb"'s wiring with one release per
-// mechanism: the flags reach the library (bounds, reps, epsilons), the
-// report and its figure are written, and the JSON keeps its keys.
+// mechanism on a synthetic population of 20 (--population; its help's
+// example of 200 is slow-listed in TestExamplesRun): the flags reach the
+// library (bounds, reps, epsilons, population), the report and its figure
+// are written, and the JSON keeps its keys.
 func TestReproTrajDBCLI(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	v := riskRunJSON(t, "repro", "trajdb", "--in", filepath.Join("..", "..", "internal", "sample"), "--cell-m", "10000",
-		"--bbox", "39.75,116.15,40.10,116.60", "--max-len", "3", "--max-seqs", "1", "--reps", "1", "--epsilons", "1", "--out", dir, "--seed", "1")
+		"--bbox", "39.75,116.15,40.10,116.60", "--max-len", "3", "--max-seqs", "1", "--reps", "1", "--epsilons", "1", "--population", "20", "--out", dir, "--seed", "1")
+	if p, _ := v["population"].(map[string]any); p == nil || p["persons"] != 20.0 || v["persons"] != 20.0 {
+		t.Errorf("--population 20: population %v, persons %v", v["population"], v["persons"])
+	}
 	for _, k := range []string{"version", "bounds", "persons", "against", "reps", "non_private", "rows", "randomness", "universe", "input", "files"} {
 		if _, ok := v[k]; !ok {
 			t.Errorf("--json has no %q", k)

@@ -148,11 +148,13 @@ func TestReleaseRefuses(t *testing.T) {
 	}
 }
 
-// TestAuditSupportCLI: the flawed control is flagged with a witness, the
-// prefix tree is not, and the exit status is 0 either way. The n-gram
-// tree's audit is a library check, run once (trajdb's
-// TestAuditFindsNothingOnExplorationTrees); the command's wiring is the
-// prefix tree's.
+// TestAuditSupportCLI: the audit's budget flags reach the audit (its
+// report's budget echoes them), the flawed control is flagged with a
+// witness, the prefix tree is not, and the exit status is 0 either way.
+// The support search only (--confirm-neighbours -1): the verdicts at the
+// default budget are TestAuditSupportControlsCLI's, and the n-gram tree's
+// audit is a library check, run once (trajdb's
+// TestAuditFindsNothingOnExplorationTrees).
 func TestAuditSupportCLI(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -161,7 +163,7 @@ func TestAuditSupportCLI(t *testing.T) {
 	}{{"flawed-present-only", true}, {"prefix", false}} {
 		t.Run(tc.mech, func(t *testing.T) {
 			stdout, stderr, err := run(t, "audit", "support", "--mechanism", tc.mech, "--draws", "60", "--neighbour-draws", "30",
-				"--max-removals", "8", "--max-additions", "8", "--random-candidates", "4", "--seed", "2", "--json")
+				"--max-removals", "8", "--max-additions", "7", "--random-candidates", "4", "--confirm-neighbours", "-1", "--seed", "2", "--json")
 			if err != nil {
 				t.Fatalf("%s: %v\n%s", tc.mech, err, stderr)
 			}
@@ -174,6 +176,12 @@ func TestAuditSupportCLI(t *testing.T) {
 			}
 			if _, ok := v["witness"]; ok != tc.violation {
 				t.Errorf("%s: witness present %v, want %v", tc.mech, ok, tc.violation)
+			}
+			b, _ := v["budget"].(map[string]any)
+			for k, want := range map[string]float64{"draws": 60, "neighbour_draws": 30, "neighbours_removed": 8, "neighbours_added": 7, "candidates_random": 4, "confirm_neighbours": 0} {
+				if got, ok := b[k].(float64); !ok || got != want {
+					t.Errorf("%s: budget.%s %v, want %v (the flag's)", tc.mech, k, b[k], want)
+				}
 			}
 		})
 	}

@@ -138,8 +138,9 @@ func TestFitProgressOffTerminal(t *testing.T) {
 	t.Parallel()
 	dir, in, _ := samplePaths(t)
 	// Progress is the wiring checked, not the fit (prior's tests): two
-	// kernels on four windows print the same lines as the default fit.
-	small := []string{"--kernels", "rbf,matern32", "--max-windows", "4"}
+	// kernels on one window of at most 100 points print the same lines as
+	// the default fit.
+	small := []string{"--kernels", "rbf,matern32", "--max-windows", "1", "--max-points", "100"}
 	_, stderr, err := run(t, append([]string{"fit", "--in", in, "--out", filepath.Join(dir, "p.json")}, small...)...)
 	if err != nil {
 		t.Fatal(err)
