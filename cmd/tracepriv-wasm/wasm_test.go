@@ -484,20 +484,13 @@ func compare(t testing.TB, where string, in input, got output, want nativeAnswer
 // byte-identical answers to the Go library natively: geoind runs of every
 // manager into the budget's end, and CIP releases with their certificates.
 func TestNodeSameAsNative(t *testing.T) {
-	t.Parallel() // a subprocess (node, go test) does the work: overlap it with the others
-	node, err := wasmbuild.Node()
-	if err != nil {
-		t.Skip(err)
-	}
-	execJS, err := wasmbuild.Support("wasm_exec.js")
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()  // a subprocess (node, go test) does the work: overlap it with the others
 	n := walkFull // Chromium's length: native answers once for both
 	if testing.Short() {
 		// 20 minutes: the same comparison on a long linear-path release.
 		n = 1_200
 	}
+	node, execJS := nodeTools(t)
 	in, want := sharedCases(t, n)
 	nodeSameAsNative(t, node, execJS, n, in, want)
 }
@@ -507,18 +500,25 @@ func TestNodeSameAsNative(t *testing.T) {
 // release in Node.js); the suite compares 10,000 points, Chromium's length.
 // It fails as the test does if an answer differs from native's.
 func BenchmarkNodeDay(b *testing.B) {
-	node, err := wasmbuild.Node()
-	if err != nil {
-		b.Skip(err)
-	}
-	execJS, err := wasmbuild.Support("wasm_exec.js")
-	if err != nil {
-		b.Fatal(err)
-	}
+	node, execJS := nodeTools(b)
 	in, want := sharedCases(b, 86_400)
 	for b.Loop() {
 		nodeSameAsNative(b, node, execJS, 86_400, in, want)
 	}
+}
+
+// nodeTools finds Node.js and Go's wasm_exec.js, or skips the test.
+func nodeTools(t testing.TB) (node, execJS string) {
+	t.Helper()
+	node, err := wasmbuild.Node()
+	if err != nil {
+		t.Skip(err)
+	}
+	execJS, err = wasmbuild.Support("wasm_exec.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node, execJS
 }
 
 // nodeSameAsNative runs the module on in (its walk n points long) in
