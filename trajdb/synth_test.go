@@ -341,3 +341,21 @@ func TestSeqBuilder(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSynthesizeSmall releases a ten-person database with the
+// n-gram tree, as the falsifiers and audits do thousands of times: its
+// cost was clearing a 512 KiB slab per release before the slabs grew
+// (BENCHMARKS.md, issue 32, session 42).
+func BenchmarkSynthesizeSmall(b *testing.B) {
+	db := &DB{Size: 2, Users: []User{{ID: "victim", Seqs: [][]int{{0, 1}}}}}
+	for i := range 9 {
+		db.Users = append(db.Users, User{ID: "p" + itoa(i), Seqs: [][]int{{i % 2}}})
+	}
+	m := &NGram{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}, NMax: 2}
+	src := noise.Seeded(1)
+	for b.Loop() {
+		if _, err := m.Synthesize(db, 3, src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
