@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/tracepriv/tracepriv/noise"
@@ -46,8 +47,17 @@ func (u universeControl) CanOutput(db *DB, s []int) bool {
 	return true
 }
 
-// testUniverse lists every sequence of length 1..maxLen over size symbols.
+// testUniverse lists every sequence of length 1..maxLen over size symbols,
+// built once per size and length: an audit of universeControl releases
+// thousands of times over the same universe. Read-only, shared.
 func testUniverse(size, maxLen int) [][]int {
+	u, _ := universes.LoadOrStore([2]int{size, maxLen}, sync.OnceValue(func() [][]int { return buildUniverse(size, maxLen) }))
+	return u.(func() [][]int)()
+}
+
+var universes sync.Map // [2]int{size, maxLen} → func() [][]int
+
+func buildUniverse(size, maxLen int) [][]int {
 	var out [][]int
 	level := [][]int{{}}
 	for range maxLen {

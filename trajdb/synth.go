@@ -233,14 +233,19 @@ func uniform01(src noise.Source) float64 {
 	return float64(src.Uint64()>>11) * 0x1p-53
 }
 
-// seqBuilder collects sequences in large shared slabs: a release of a
-// million sequences takes two allocations per slab instead of one per
-// sequence. Each sequence is its own capacity-limited slice, so appending
-// to one never touches another.
+// seqBuilder collects sequences in shared slabs: a release of a million
+// sequences takes two allocations per slab instead of one per sequence.
+// Slabs grow geometrically up to maxSlab, so a small release (an audit's
+// or a falsifier's thousands of tiny databases) does not clear a 512 KiB
+// slab each time. Each sequence is its own capacity-limited slice, so
+// appending to one never touches another.
 type seqBuilder struct {
 	slab []int
 	seqs [][]int
 }
+
+// The first slab's and the largest slab's length, in symbols.
+const minSlab, maxSlab = 64, 1 << 16
 
 func newSeqBuilder() *seqBuilder { return &seqBuilder{} }
 
@@ -248,7 +253,7 @@ func newSeqBuilder() *seqBuilder { return &seqBuilder{} }
 func (b *seqBuilder) emit(s []int, k int64) {
 	for range k {
 		if len(b.slab)+len(s) > cap(b.slab) {
-			b.slab = make([]int, 0, max(1<<16, len(s)))
+			b.slab = make([]int, 0, max(min(2*cap(b.slab), maxSlab), minSlab, len(s)))
 		}
 		i := len(b.slab)
 		b.slab = append(b.slab, s...)

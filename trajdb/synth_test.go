@@ -304,3 +304,58 @@ func TestCertificateHeight(t *testing.T) {
 		})
 	}
 }
+
+// TestSeqBuilder: the builder returns each emitted sequence, in order,
+// with its own capacity (appending to one leaves the others intact),
+// across slab boundaries (growing slabs, and a sequence longer than the
+// largest slab).
+func TestSeqBuilder(t *testing.T) {
+	b := newSeqBuilder()
+	var want [][]int
+	for i := range 3000 {
+		s := make([]int, 1+i%97)
+		if i == 1500 {
+			s = make([]int, maxSlab+3)
+		}
+		for j := range s {
+			s[j] = i + j
+		}
+		k := int64(1 + i%3)
+		b.emit(s, k)
+		for range k {
+			want = append(want, slices.Clone(s))
+		}
+	}
+	if len(b.seqs) != len(want) {
+		t.Fatalf("%d sequences, want %d", len(b.seqs), len(want))
+	}
+	for i := range b.seqs {
+		if len(b.seqs[i]) != cap(b.seqs[i]) {
+			t.Fatalf("sequence %d: capacity %d beyond its length %d", i, cap(b.seqs[i]), len(b.seqs[i]))
+		}
+		b.seqs[i] = append(b.seqs[i], -1) // must not overwrite the next
+	}
+	for i := range want {
+		if !slices.Equal(b.seqs[i][:len(want[i])], want[i]) {
+			t.Fatalf("sequence %d: %v, want %v", i, b.seqs[i][:min(5, len(b.seqs[i]))], want[i][:min(5, len(want[i]))])
+		}
+	}
+}
+
+// BenchmarkSynthesizeSmall releases a ten-person database with the
+// n-gram tree, as the falsifiers and audits do thousands of times: its
+// cost was clearing a 512 KiB slab per release before the slabs grew
+// (BENCHMARKS.md, issue 32, session 42).
+func BenchmarkSynthesizeSmall(b *testing.B) {
+	db := &DB{Size: 2, Users: []User{{ID: "victim", Seqs: [][]int{{0, 1}}}}}
+	for i := range 9 {
+		db.Users = append(db.Users, User{ID: "p" + itoa(i), Seqs: [][]int{{i % 2}}})
+	}
+	m := &NGram{Contribution: Bounds{MaxLen: 2, MaxSeqs: 1}, NMax: 2}
+	src := noise.Seeded(1)
+	for b.Loop() {
+		if _, err := m.Synthesize(db, 3, src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

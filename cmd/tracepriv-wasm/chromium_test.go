@@ -246,11 +246,10 @@ func TestChromiumSameAsNative(t *testing.T) {
 		t.Skip("Chromium: full suite only (Node.js checks the same module in -short)")
 	}
 	t.Parallel() // Chromium does the work: overlap it with the other module tests
-	n := 10_000
-	in := cases(t, n)
+	n := walkFull
+	in, want := sharedCases(t, n)
 	b := newBrowser(t)
 	b.open(t, "/")
-	want := nativeAsync(t, in)
 	got, cpu := b.run(t, in)
 	compare(t, "chromium", in, got, want())
 	q := slices.Clone(got.Sessions[0].MS)
