@@ -133,6 +133,11 @@ func TestPlaceIntegralSame(t *testing.T) {
 		noises["bundled envelope x 7.5"] = env.ScaledComponents(7.5)
 		spans = append(spans, span{5, 50, 3600}, span{20, 7200, 3600}, span{5, 50, 86400}, span{30, 1e4, 2e4}, span{300, 300, 300})
 	}
+	ref := func(peaks bool) placeIntegrator {
+		return func(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64 {
+			return placeIntegralRef(peaks, tab, mu, l0, l1, tMax, ws, weights, invD, d0)
+		}
+	}
 	differs := 0
 	for name, noise := range noises {
 		for _, k := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52} {
@@ -141,18 +146,14 @@ func TestPlaceIntegralSame(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := placeConditionalBoundWith(func(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64 {
-					return placeIntegralRef(true, tab, mu, l0, l1, tMax, ws, weights, invD, d0)
-				}, k, s.lMin, s.lMax, s.tMax, noise)
+				want, err := placeConditionalBoundWith(ref(true), k, s.lMin, s.lMax, s.tMax, noise)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if math.Float64bits(got) != math.Float64bits(want) {
 					t.Errorf("%s, %s, %+v: %v, the plain form %v", name, k, s, got, want)
 				}
-				broken, err := placeConditionalBoundWith(func(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64 {
-					return placeIntegralRef(false, tab, mu, l0, l1, tMax, ws, weights, invD, d0)
-				}, k, s.lMin, s.lMax, s.tMax, noise)
+				broken, err := placeConditionalBoundWith(ref(false), k, s.lMin, s.lMax, s.tMax, noise)
 				if err != nil {
 					t.Fatal(err)
 				}
