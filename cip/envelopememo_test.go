@@ -29,33 +29,50 @@ func forgetEnvelopes() {
 func TestNewEnvelopeRemembered(t *testing.T) {
 	// Not parallel: it empties the process's memo, which the other tests
 	// only read through (their designs are made again when missing).
-	base := prior.FamilySet{Kernels: []prior.Family{{Kernel: gp.KernelMatern32, LengthscaleMin: 60, LengthscaleMax: 120}}}
-	opt := EnvelopeOptions{StateSpace: true}
+	// Single lengthscales without StateSpace design no linear program (the
+	// family's member is the noise), so most inputs cost nothing.
+	single := func(kernel string, l float64) prior.Family {
+		return prior.Family{Kernel: kernel, LengthscaleMin: l, LengthscaleMax: l}
+	}
+	base := prior.FamilySet{Kernels: []prior.Family{single(gp.KernelMatern32, 60)}}
+	opt := EnvelopeOptions{}
+	stateSpace := EnvelopeOptions{StateSpace: true}
 	type input struct {
 		name string
 		f    prior.FamilySet
 		o    EnvelopeOptions
+		from *input // the input that differs in this one (nil: base)
 	}
 	with := func(name string, alter func(f *prior.Family), o EnvelopeOptions) input {
 		f := base.Kernels[0]
 		alter(&f)
-		return input{name, prior.FamilySet{Kernels: []prior.Family{f}}, o}
+		return input{name: name, f: prior.FamilySet{Kernels: []prior.Family{f}}, o: o}
 	}
-	same := func(*prior.Family) {}
+	// A range family designs a linear program: cheap at [50, 60] s.
+	rng := with("shortest lengthscale", func(f *prior.Family) { f.LengthscaleMin = 50 }, opt)
+	ranged := func(name string, lMin float64, o EnvelopeOptions, from *input) input {
+		in := with(name, func(f *prior.Family) { f.LengthscaleMin = lMin }, o)
+		in.from = from
+		return in
+	}
+	// StateSpace matters to a single lengthscale only (a range is always
+	// designed on Matérn components).
+	m12 := input{name: "matern12", f: prior.FamilySet{Kernels: []prior.Family{single(gp.KernelMatern12, 60)}}}
+	ss := input{name: "state space", f: m12.f, o: stateSpace, from: &m12}
+	rangeSS := ranged("range, state space", 50, stateSpace, nil)
+	periodic := input{name: "periodic", f: prior.FamilySet{Kernels: []prior.Family{{Kernel: gp.KernelPeriodic, LengthscaleMin: 60, LengthscaleMax: 60, Period: 86400}}}}
 	inputs := []input{
 		with("kernel", func(f *prior.Family) { f.Kernel = gp.KernelMatern52 }, opt),
-		with("shortest lengthscale", func(f *prior.Family) { f.LengthscaleMin = 50 }, opt),
-		with("shortest lengthscale in its 7th digit", func(f *prior.Family) { f.LengthscaleMin = 59.99999 }, opt),
-		with("longest lengthscale", func(f *prior.Family) { f.LengthscaleMax = 130 }, opt),
+		rng,
+		ranged("shortest lengthscale in its 7th digit", 49.99999, opt, &rng),
+		with("longest lengthscale", func(f *prior.Family) { f.LengthscaleMax = 70 }, opt),
 		with("least variance", func(f *prior.Family) { f.Variance = 100 }, opt),
-		with("place scaled", same, EnvelopeOptions{StateSpace: true, PlaceScaled: true}),
-		with("single, not state space", func(f *prior.Family) { f.LengthscaleMax = f.LengthscaleMin }, EnvelopeOptions{}),
-		with("single, state space", func(f *prior.Family) { f.LengthscaleMax = f.LengthscaleMin }, opt),
-		{"a second kernel", prior.FamilySet{Kernels: []prior.Family{base.Kernels[0], {Kernel: gp.KernelMatern12, LengthscaleMin: 60, LengthscaleMax: 120}}}, opt},
-		{"periodic", prior.FamilySet{Kernels: []prior.Family{{Kernel: gp.KernelPeriodic, LengthscaleMin: 60, LengthscaleMax: 60, Period: 86400}}}, EnvelopeOptions{}},
+		ss,
+		ranged("place scaled", 50, EnvelopeOptions{StateSpace: true, PlaceScaled: true}, &rangeSS),
+		{name: "a second kernel", f: prior.FamilySet{Kernels: []prior.Family{base.Kernels[0], single(gp.KernelMatern12, 60)}}, o: opt},
+		periodic,
+		{name: "period", f: prior.FamilySet{Kernels: []prior.Family{{Kernel: gp.KernelPeriodic, LengthscaleMin: 60, LengthscaleMax: 60, Period: 3600}}}, from: &periodic},
 	}
-	periodic := inputs[len(inputs)-1]
-	inputs = append(inputs, input{"period", prior.FamilySet{Kernels: []prior.Family{{Kernel: gp.KernelPeriodic, LengthscaleMin: 60, LengthscaleMax: 60, Period: 3600}}}, EnvelopeOptions{}})
 
 	fresh := map[string]*Envelope{}
 	design := func(name string, f prior.FamilySet, o EnvelopeOptions) *Envelope {
@@ -70,16 +87,18 @@ func TestNewEnvelopeRemembered(t *testing.T) {
 		return e
 	}
 	// check runs the comparison through get (NewEnvelope, or the control)
-	// from a memo holding the first family's design only (seed puts it
-	// there) and returns the inputs that got a stale or wrong design.
+	// from a memo holding the design of the input it differs from only
+	// (seed puts it there) and returns the inputs that got a stale or
+	// wrong design.
 	check := func(seed func(f prior.FamilySet, o EnvelopeOptions, e *Envelope), get func(f prior.FamilySet, o *EnvelopeOptions) (*Envelope, error)) []string {
 		var bad []string
 		for _, in := range inputs {
-			first, firstF, firstO := design("base", base, opt), base, opt
-			if in.name == "period" { // the periodic family differs from base in its kernel already
-				first, firstF, firstO = design(periodic.name, periodic.f, periodic.o), periodic.f, periodic.o
+			from := input{name: "base", f: base, o: opt}
+			if in.from != nil {
+				from = *in.from
 			}
-			seed(firstF, firstO, first)
+			first := design(from.name, from.f, from.o)
+			seed(from.f, from.o, first)
 			got, err := get(in.f, &in.o)
 			if err != nil {
 				t.Fatalf("%s: %v", in.name, err)
