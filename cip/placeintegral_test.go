@@ -106,7 +106,7 @@ func maxAbsSinRef(peaks bool, a1, a2 float64, s1, s2 *float64) float64 {
 // TestPlaceIntegralSame: placeConditionalBound with the loop rewritten for
 // speed (placeIntegral) returns, bit for bit, the value of the plain form
 // it replaced (placeIntegralRef, kept here), for the three Matérn kernels
-// under two noises (the synthetic test noise and the bundled family's
+// under three noises (the synthetic test noise and the bundled family's
 // envelope at two scales, as a release computes it), lengthscale ranges
 // from one lengthscale to 360x, and windows from a minute to a day. The
 // negative control: the reference without the peaks of |sin| inside a
@@ -131,7 +131,7 @@ func TestPlaceIntegralSame(t *testing.T) {
 	if !testing.Short() {
 		noises["test noise"] = placeTestNoise()
 		noises["bundled envelope x 7.5"] = env.ScaledComponents(7.5)
-		spans = append(spans, span{5, 50, 3600}, span{20, 7200, 3600}, span{5, 50, 86400}, span{30, 1e4, 2e4}, span{300, 300, 300})
+		spans = append(spans, span{5, 50, 3600}, span{20, 7200, 3600}, span{5, 50, 86400})
 	}
 	ref := func(peaks bool) placeIntegrator {
 		return func(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64 {
@@ -153,6 +153,9 @@ func TestPlaceIntegralSame(t *testing.T) {
 				if math.Float64bits(got) != math.Float64bits(want) {
 					t.Errorf("%s, %s, %+v: %v, the plain form %v", name, k, s, got, want)
 				}
+				if differs > 0 {
+					continue // the control has shown; it need not run again
+				}
 				broken, err := placeConditionalBoundWith(ref(false), k, s.lMin, s.lMax, s.tMax, noise)
 				if err != nil {
 					t.Fatal(err)
@@ -166,5 +169,4 @@ func TestPlaceIntegralSame(t *testing.T) {
 	if differs == 0 {
 		t.Error("negative control: the reference without the peaks of |sin| agreed with it on every case")
 	}
-	t.Logf("the control differs on %d cases", differs)
 }
