@@ -657,12 +657,7 @@ func placeConditionalBoundWith(integral placeIntegrator, kernel string, lMin, lM
 func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64 {
 	n := len(weights)
 	g, a, b, sl := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	cj := make([]float64, len(mu))
-	slopes0 := 0.0
-	for j := range mu {
-		cj[j] = mu[j] * l1 * tab.psiAbs[j]
-		slopes0 += 2 * cj[j]
-	}
+	cj, slopes0 := tab.slopeCaps(mu, l1)
 	nt := len(tab.gSuffix)
 	for i := range n {
 		w, w1 := ws[i], ws[i+1]
@@ -679,12 +674,7 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 			}
 			continue
 		}
-		g[i] = 4 * tab.gRange(u1, u2) / (w * w)
-		a[i] = 2 * tab.abSup(0, u1, u2) / w
-		b[i] = 2 * tab.abSup(1, u1, u2) / w
-		for j := range mu {
-			sl[i] += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*tab.qSup(j, u1, u2)/(w*w)))
-		}
+		g[i], a[i], b[i], sl[i] = tab.cellBounds(mu, cj, w, u1, u2)
 	}
 	hi := newPlaceHigh(tab, l0, l1, ws, weights, invD, g, sl)
 	// The split's bound at cell s is avg[s] + tv2[s]/tLo (placeHigh.bound).
@@ -754,6 +744,31 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 		tLo = tHi
 	}
 	return worst
+}
+
+// slopeCaps returns the caps c_j = mu_j l1 int|psi_j| on the derivative
+// responses of members up to l1, and both sides' total 2 sum c_j.
+func (t *placeTable) slopeCaps(mu []float64, l1 float64) ([]float64, float64) {
+	cj := make([]float64, len(mu))
+	total := 0.0
+	for j := range mu {
+		cj[j] = mu[j] * l1 * t.psiAbs[j]
+		total += 2 * cj[j]
+	}
+	return cj, total
+}
+
+// cellBounds returns, for the frequency cell from w whose members' u = w l
+// span [u1, u2], the bounds on (4/w^2) g, 2|a|/w, 2|b|/w and the
+// derivative responses that placeIntegral's loop reads.
+func (t *placeTable) cellBounds(mu, cj []float64, w, u1, u2 float64) (g, a, b, sl float64) {
+	g = 4 * t.gRange(u1, u2) / (w * w)
+	a = 2 * t.abSup(0, u1, u2) / w
+	b = 2 * t.abSup(1, u1, u2) / w
+	for j := range mu {
+		sl += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*t.qSup(j, u1, u2)/(w*w)))
+	}
+	return g, a, b, sl
 }
 
 // placeHigh bounds int_{w_s}^{wMax} |h^|^2/D for every window of duration

@@ -11,8 +11,9 @@ import (
 )
 
 // placeIntegralRef is placeIntegral as it was before session 42 (the
-// plain form, one step at a time), the reference TestPlaceIntegralSame
-// compares it with; peaks false drops the peaks of |sin| inside a cell (the
+// plain form, one step at a time, each cell's suprema by the table's
+// gRange, abSup and qSup: cellBounds, which the rewrite keeps only beyond
+// the table), the reference TestPlaceIntegralSame compares it with; peaks false drops the peaks of |sin| inside a cell (the
 // negative control: a bound too low). placeIntegral bounds (1/pi) int_0^wMax |h^|^2/D over the members with
 // lengthscales in [l0, l1] and the windows of duration at most tMax: on
 // each frequency cell, |h^| <= |h0^| + both sides' derivative responses,
@@ -24,21 +25,11 @@ import (
 func placeIntegralRef(peaks bool, tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64 {
 	n := len(weights)
 	g, a, b, sl := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	cj := make([]float64, len(mu))
-	slopes0 := 0.0
-	for j := range mu {
-		cj[j] = mu[j] * l1 * tab.psiAbs[j]
-		slopes0 += 2 * cj[j]
-	}
+	cj, slopes0 := tab.slopeCaps(mu, l1)
 	for i := range n {
 		w, w1 := ws[i], ws[i+1]
 		u1, u2 := w*l0, w1*l1
-		g[i] = 4 * tab.gRange(u1, u2) / (w * w)
-		a[i] = 2 * tab.abSup(0, u1, u2) / w
-		b[i] = 2 * tab.abSup(1, u1, u2) / w
-		for j := range mu {
-			sl[i] += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*tab.qSup(j, u1, u2)/(w*w)))
-		}
+		g[i], a[i], b[i], sl[i] = tab.cellBounds(mu, cj, w, u1, u2)
 	}
 	hi := newPlaceHigh(tab, l0, l1, ws, weights, invD, g, sl)
 	// |sin| of each cell's top phase ws[i+1] tHi/2 is the next cell's
