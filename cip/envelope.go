@@ -373,22 +373,23 @@ func (e *envelopeLP) solve() ([]float64, error) {
 	ws := grid(lo, hi, lpStep)
 	m := sdp.NewModel()
 	vars := make([]sdp.Var, len(e.dict))
-	var total sdp.LinExpr
+	terms := make([]sdp.LinExpr, 0, len(e.dict))
 	for j := range e.dict {
 		vars[j] = m.ScalarVar()
 		m.Geq(vars[j].Expr(), sdp.Const(0))
-		total = total.Plus(vars[j].Expr())
+		terms = append(terms, vars[j].Expr())
 	}
+	total := sumExprs(terms)
 	row := func(w, logE float64) {
-		var d sdp.LinExpr
+		terms = terms[:0]
 		for j, k := range e.dict {
 			// Dropping a tiny coefficient or capping a large one makes the
 			// constraint stricter: safe, and better conditioned.
 			if r := math.Exp(k.LogSpectralDensity(w) - logE); r > 1e-9 {
-				d = d.Plus(vars[j].Expr().Scale(math.Min(r, 1e6)))
+				terms = append(terms, vars[j].Expr().Scale(math.Min(r, 1e6)))
 			}
 		}
-		m.Geq(d, sdp.Const(1))
+		m.Geq(sumExprs(terms), sdp.Const(1))
 	}
 	row(lo, e.logEnv(0))
 	for _, w := range ws {
@@ -407,6 +408,22 @@ func (e *envelopeLP) solve() ([]float64, error) {
 		x[j] = math.Max(sol.Value(v), 0)
 	}
 	return x, nil
+}
+
+// sumExprs returns es[0] + es[1] + ..., the terms in the same order as a
+// left-to-right sum (the same model: the rows' constants are zero), in
+// halves: a left-to-right sum
+// copies its growing prefix at every step, quadratic in the dictionary
+// (a fifth of the design's time).
+func sumExprs(es []sdp.LinExpr) sdp.LinExpr {
+	switch len(es) {
+	case 0:
+		return sdp.LinExpr{}
+	case 1:
+		return sdp.LinExpr{}.Plus(es[0])
+	}
+	h := len(es) / 2
+	return sumExprs(es[:h]).Plus(sumExprs(es[h:]))
 }
 
 // verify checks the domination on a fine grid and in the tail, scaling the

@@ -238,6 +238,9 @@ type placeTable struct {
 	// the tails' transforms is at most their derivBound (placeHigh).
 	sTau expPoly
 	sPsi []expPoly
+	// logRatio and topU are math.Log(ratio) and top(), computed once
+	// (index and the suprema ask for them millions of times per bound).
+	logRatio, topU float64
 }
 
 // mulS returns s p(s).
@@ -360,6 +363,8 @@ func newPlaceTable(kernel string) (*placeTable, bool) {
 	}
 	t.ab = [2]*maxTable{newMaxTable(av), newMaxTable(bv)}
 	t.gTab = newMaxTable(g)
+	t.logRatio = math.Log(t.ratio)
+	t.topU = t.u0 * math.Pow(t.ratio, float64(len(t.gSuffix)-1))
 	return t, true
 }
 
@@ -449,7 +454,7 @@ func suffixMax(f, w []float64) []float64 {
 // top is the table's last u; beyond it g and q_j are bounded by their
 // largest u^2-weighted values near the end over u^2 (they decay at least
 // as fast: g and q_j fall as u^-2 or faster).
-func (t *placeTable) top() float64 { return t.u0 * math.Pow(t.ratio, float64(len(t.gSuffix)-1)) }
+func (t *placeTable) top() float64 { return t.topU }
 
 // u2gSup and u2qSup bound u^2 g and u^2 q_j over u' >= u.
 func (t *placeTable) u2gSup(u float64) float64 { return t.u2g[t.index(math.Min(u, t.top()))] }
@@ -462,7 +467,7 @@ func (t *placeTable) index(u float64) int {
 	if u <= t.u0 {
 		return 0
 	}
-	i := int(math.Floor(math.Log(u/t.u0) / math.Log(t.ratio)))
+	i := int(math.Floor(math.Log(u/t.u0) / t.logRatio))
 	return min(max(i, 0), len(t.gSuffix)-1)
 }
 
@@ -553,6 +558,14 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 var placeConditionalBounds sync.Map
 
 func placeConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.Kernel) (float64, error) {
+	return placeConditionalBoundWith(placeIntegral, kernel, lMin, lMax, tMax, noise)
+}
+
+// placeIntegrator is placeIntegral's signature: the tests run the bound
+// with a reference form of it.
+type placeIntegrator func(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64
+
+func placeConditionalBoundWith(integral placeIntegrator, kernel string, lMin, lMax, tMax float64, noise []gp.Kernel) (float64, error) {
 	if !(lMin > 0) || !(lMax >= lMin) || math.IsInf(lMax, 0) || !(tMax >= 0) || math.IsInf(tMax, 0) {
 		return 0, param.Invalid("lengthscales and duration", fmt.Sprintf("[%g, %g], %g", lMin, lMax, tMax), "must be positive and finite, with lMin <= lMax")
 	}
@@ -608,7 +621,7 @@ func placeConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 	// cell are close to every member's own value.
 	for l0 := lMin; ; l0 *= placeLRatio {
 		l1 := math.Min(l0*placeLRatio, lMax)
-		worst = math.Max(worst, placeIntegral(tab, mu, l0, l1, tMax, ws, weights, invD, d0))
+		worst = math.Max(worst, integral(tab, mu, l0, l1, tMax, ws, weights, invD, d0))
 		if l1 >= lMax {
 			break
 		}
@@ -633,26 +646,46 @@ func placeConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 // ratio placeTRatio; above a split frequency the phase is averaged
 // instead (placeHigh), and the least total over the split points is the
 // duration cell's bound; the largest over the duration cells.
+//
+// Its inner loop (duration cells x frequency cells, millions of steps per
+// call) is most of a release's place bound: it performs, step for step,
+// the floating-point operations of the plain form (placeIntegralRef in the
+// tests, which TestPlaceIntegralSame compares bit for bit), with what does
+// not depend on the duration hoisted out of it and the builtin min and max,
+// which the compiler inlines, instead of math.Min and math.Max (the same
+// results, NaN and signed zeros included).
 func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weights, invD []float64, d0 float64) float64 {
 	n := len(weights)
 	g, a, b, sl := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	cj := make([]float64, len(mu))
-	slopes0 := 0.0
-	for j := range mu {
-		cj[j] = mu[j] * l1 * tab.psiAbs[j]
-		slopes0 += 2 * cj[j]
-	}
+	cj, slopes0 := tab.slopeCaps(mu, l1)
+	nt := len(tab.gSuffix)
 	for i := range n {
 		w, w1 := ws[i], ws[i+1]
 		u1, u2 := w*l0, w1*l1
-		g[i] = 4 * tab.gRange(u1, u2) / (w * w)
-		a[i] = 2 * tab.abSup(0, u1, u2) / w
-		b[i] = 2 * tab.abSup(1, u1, u2) / w
-		for j := range mu {
-			sl[i] += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*tab.qSup(j, u1, u2)/(w*w)))
+		if u2 <= tab.topU {
+			// Within the table (u1 <= u2): gRange, abSup and qSup are the
+			// range maxima over the same cells, found once here.
+			ia, ib := tab.index(u1), min(tab.index(u2)+1, nt-1)
+			g[i] = 4 * tab.gTab.max(ia, ib) / (w * w)
+			a[i] = 2 * tab.ab[0].max(ia, ib) / w
+			b[i] = 2 * tab.ab[1].max(ia, ib) / w
+			for j := range mu {
+				sl[i] += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*tab.q[j].max(ia, ib)/(w*w)))
+			}
+			continue
 		}
+		g[i], a[i], b[i], sl[i] = tab.cellBounds(mu, cj, w, u1, u2)
 	}
 	hi := newPlaceHigh(tab, l0, l1, ws, weights, invD, g, sl)
+	// The split's bound at cell s is avg[s] + tv2[s]/tLo (placeHigh.bound).
+	avg, tv2 := hi.avg[:n], make([]float64, n)
+	for s := range n {
+		tv2[s] = 2 * (hi.m2[s]*hi.invD[s] + hi.m2[n-1]*hi.invD[n] + hi.tv[s])
+	}
+	b2 := make([]float64, n)
+	for i := range n {
+		b2[i] = b[i] * b[i]
+	}
 	// |sin| of each cell's top phase ws[i+1] tHi/2 is the next cell's
 	// bottom phase ws[i+1] tLo/2 at the next duration cell (tLo takes tHi):
 	// each sine is computed once (NaN: not yet).
@@ -662,38 +695,80 @@ func placeIntegral(tab *placeTable, mu []float64, l0, l1, tMax float64, ws, weig
 	}
 	worst := 0.0
 	tLo := 0.0
-	for tHi := math.Min(0.1*l0, tMax); ; tHi = math.Min(tHi*placeTRatio, tMax) {
+	for tHi := min(0.1*l0, tMax); ; tHi = min(tHi*placeTRatio, tMax) {
 		sinLo, sinHi = sinHi, sinLo
 		for i := range sinHi {
 			sinHi[i] = math.NaN()
 		}
 		cap0 := tHi + 2*l1*tab.tauAbs
+		cap2 := cap0 * cap0
 		m := cap0 + slopes0
 		low := m * m * d0
 		best := math.Inf(1)
 		for i := range n {
 			if tLo > 0 {
-				best = math.Min(best, low+hi.bound(i, tLo))
+				best = min(best, low+(avg[i]+tv2[i]/tLo))
 			}
-			main := math.Min(cap0*cap0, g[i])
+			main := min(cap2, g[i])
 			// ph >= b[i] (a[i], b[i] >= 0, the sine in [0, 1]): when b[i]^2
 			// alone reaches main, the phase cannot lower it; its sines are
 			// most of this loop's time.
-			if b[i]*b[i] < main {
-				if ph := a[i]*maxAbsSin(ws[i]*tLo/2, ws[i+1]*tHi/2, &sinLo[i], &sinHi[i+1]) + b[i]; ph*ph < main {
+			if b2[i] < main {
+				// The largest |sin| over the cell's phases [p1, p2]: 1 when
+				// they span pi or hold a peak pi/2 + k pi, else the larger
+				// end's.
+				p1, p2 := ws[i]*tLo/2, ws[i+1]*tHi/2
+				s := 1.0
+				if !(p2-p1 >= math.Pi) {
+					if k := math.Ceil((p1 - math.Pi/2) / math.Pi); !(math.Pi/2+k*math.Pi <= p2) {
+						if sinLo[i] != sinLo[i] { // NaN: not yet computed
+							sinLo[i] = math.Abs(math.Sin(p1))
+						}
+						if sinHi[i+1] != sinHi[i+1] {
+							sinHi[i+1] = math.Abs(math.Sin(p2))
+						}
+						s = max(sinLo[i], sinHi[i+1])
+					}
+				}
+				if ph := a[i]*s + b[i]; ph*ph < main {
 					main = ph * ph
 				}
 			}
 			m := math.Sqrt(main) + sl[i]
 			low += m * m * weights[i]
 		}
-		worst = math.Max(worst, math.Min(best, low))
+		worst = max(worst, min(best, low))
 		if tHi >= tMax {
 			break
 		}
 		tLo = tHi
 	}
 	return worst
+}
+
+// slopeCaps returns the caps c_j = mu_j l1 int|psi_j| on the derivative
+// responses of members up to l1, and both sides' total 2 sum c_j.
+func (t *placeTable) slopeCaps(mu []float64, l1 float64) ([]float64, float64) {
+	cj := make([]float64, len(mu))
+	total := 0.0
+	for j := range mu {
+		cj[j] = mu[j] * l1 * t.psiAbs[j]
+		total += 2 * cj[j]
+	}
+	return cj, total
+}
+
+// cellBounds returns, for the frequency cell from w whose members' u = w l
+// span [u1, u2], the bounds on (4/w^2) g, 2|a|/w, 2|b|/w and the
+// derivative responses that placeIntegral's loop reads.
+func (t *placeTable) cellBounds(mu, cj []float64, w, u1, u2 float64) (g, a, b, sl float64) {
+	g = 4 * t.gRange(u1, u2) / (w * w)
+	a = 2 * t.abSup(0, u1, u2) / w
+	b = 2 * t.abSup(1, u1, u2) / w
+	for j := range mu {
+		sl += 2 * math.Sqrt(math.Min(cj[j]*cj[j], mu[j]*mu[j]*t.qSup(j, u1, u2)/(w*w)))
+	}
+	return g, a, b, sl
 }
 
 // placeHigh bounds int_{w_s}^{wMax} |h^|^2/D for every window of duration
@@ -737,25 +812,6 @@ func (h *placeHigh) bound(s int, tLo float64) float64 {
 	n := len(h.m2)
 	edges := h.m2[s]*h.invD[s] + h.m2[n-1]*h.invD[n]
 	return h.avg[s] + 2*(edges+h.tv[s])/tLo
-}
-
-// maxAbsSin returns the largest |sin a| over a in [a1, a2]; s1 and s2 hold
-// |sin a1| and |sin a2| once computed (NaN before).
-func maxAbsSin(a1, a2 float64, s1, s2 *float64) float64 {
-	if a2-a1 >= math.Pi {
-		return 1
-	}
-	// A peak of |sin| at pi/2 + k pi inside the interval.
-	if k := math.Ceil((a1 - math.Pi/2) / math.Pi); math.Pi/2+k*math.Pi <= a2 {
-		return 1
-	}
-	if math.IsNaN(*s1) {
-		*s1 = math.Abs(math.Sin(a1))
-	}
-	if math.IsNaN(*s2) {
-		*s2 = math.Abs(math.Sin(a2))
-	}
-	return math.Max(*s1, *s2)
 }
 
 // ScaledComponents returns the noise kernels alpha k_D, one per component

@@ -229,8 +229,16 @@ func (s FamilySet) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// Key is a canonical string of the set, for caches.
-func (s FamilySet) Key() string { return fmt.Sprintf("%+v", s.Kernels) }
+// Key is a canonical string of the set, for caches: every field of every
+// kernel, the numbers exactly (String rounds them to 4 digits and leaves
+// out the variance, so two families a cache must tell apart could share it).
+func (s FamilySet) Key() string {
+	var b strings.Builder
+	for _, f := range s.Kernels {
+		fmt.Fprintf(&b, "%q %x %x %x %x;", f.Kernel, math.Float64bits(f.LengthscaleMin), math.Float64bits(f.LengthscaleMax), math.Float64bits(f.Period), math.Float64bits(f.Variance))
+	}
+	return b.String()
+}
 
 // LengthscaleRange returns the least and largest lengthscale of any kernel.
 func (s FamilySet) LengthscaleRange() (lo, hi float64) {

@@ -35,9 +35,12 @@ func TestCountQuantile(t *testing.T) {
 // with the kernel comparison (fingerprints included).
 func TestFitInParts(t *testing.T) {
 	t.Parallel()
-	ts := regular(0, 5, 160)
-	// An equality, as strict on two traces' windows as on more: the full
-	// suite checks it at -short's size too.
+	// An equality, as strict on two short traces' windows as on more or
+	// longer ones: the full suite checks it at -short's size too. 100
+	// fixes (8 minutes) give each trace two windows of the single kernel's
+	// 4 minutes and one of the comparison's (160: three and one, at four
+	// times the CPU).
+	ts := regular(0, 5, 100)
 	traces := gpTraces(t, 2, ts, 25, 20, 41)
 	traces = append(traces, enuTrace("still", regular(0, 5, 60), make([]float64, 60), regular(0, 5, 60)))
 	traces = append(traces, walkTrace(regular(0, 30, 8))) // too short: skipped windows only
