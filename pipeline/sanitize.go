@@ -244,7 +244,7 @@ type SanitizeOptions struct {
 // before it charges anyone and removes once the release has been settled:
 // the release's key (ReleaseKey), so that the next run to the same output
 // knows whose partial release the files there are.
-const ReleaseMarker = ".tracepriv-pipeline-release"
+const ReleaseMarker = corpus.PipelineMarkerName
 
 // ReleaseKey is the budget ledger's key of the release o describes
 // (sanitize.Options.ReleaseKey of kind "pipeline sanitize"): a hash of the

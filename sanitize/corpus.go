@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/tracepriv/tracepriv/budget"
@@ -86,6 +87,23 @@ func (o CorpusOptions) Check() error {
 	return nil
 }
 
+// checkForeignRelease refuses an output directory that holds a release
+// this runner did not journal: a manifest without a journal (a finished
+// tracepriv-pipeline release) or the pipeline's marker (part of one that
+// was killed). Writing there would overwrite the certificates by which that
+// release's pending ledger charges are settled, and mix two releases.
+func checkForeignRelease(out string) error {
+	if isRegularFile(filepath.Join(out, corpus.PipelineMarkerName)) {
+		return &param.Error{Name: "out", Value: out, Why: "holds part of a tracepriv-pipeline release that did not finish (" + corpus.PipelineMarkerName +
+			"); run that pipeline release again with its own options to finish it and settle its ledger charges, or write this release to a new directory"}
+	}
+	if isRegularFile(filepath.Join(out, ManifestName)) && !isRegularFile(filepath.Join(out, corpus.JournalName)) {
+		return &param.Error{Name: "out", Value: out, Why: "holds a release already (" + ManifestName + ", written by tracepriv-pipeline or another tool: no " +
+			corpus.JournalName + " to resume from); write this release to a new directory"}
+	}
+	return nil
+}
+
 // Corpus releases every person of a directory of traces: each person's
 // traces, over all files, are designed for, certified and perturbed jointly
 // (Release), people are processed in parallel, and the output files and
@@ -104,6 +122,9 @@ func Corpus(opt CorpusOptions) (*Manifest, error) {
 	}
 	in, out, err := corpus.CheckDirs(opt.In, opt.Out)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkForeignRelease(out); err != nil {
 		return nil, err
 	}
 	opt.Read = opt.personRead()

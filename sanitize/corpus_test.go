@@ -304,3 +304,35 @@ func TestCorpusRandomness(t *testing.T) {
 		})
 	}
 }
+
+// A corpus release refuses an output directory holding a release it did
+// not journal, before anything is written: a finished pipeline release (a
+// manifest, no journal) and part of a killed one (the pipeline's marker),
+// whose certificates settle that release's pending charges. Its control: an
+// output it journalled itself resumes.
+func TestCorpusRefusesForeignRelease(t *testing.T) {
+	t.Parallel()
+	in := writeCorpus(t)
+	for _, foreign := range [][]string{{ManifestName}, {corpus.PipelineMarkerName}, {ManifestName, corpus.PipelineMarkerName}} {
+		out := t.TempDir()
+		for _, name := range foreign {
+			if err := os.WriteFile(filepath.Join(out, name), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := Corpus(corpusOptions(in, out))
+		if pe := (*param.Error)(nil); !errors.As(err, &pe) || pe.Name != "out" {
+			t.Errorf("an output holding %v: err %v, want a refusal naming out", foreign, err)
+		}
+		entries, _ := os.ReadDir(out)
+		if len(entries) != len(foreign) {
+			t.Errorf("an output holding %v: the refused run left %d entries there", foreign, len(entries))
+		}
+	}
+	out := t.TempDir()
+	for range 2 {
+		if _, err := Corpus(corpusOptions(in, out)); err != nil {
+			t.Fatalf("a release into its own output (the second run resumes): %v", err)
+		}
+	}
+}

@@ -8,6 +8,10 @@ const (
 	JournalName = ".tracepriv-journal.jsonl"
 	// CertificatesDir holds one certificate per unit.
 	CertificatesDir = "certificates"
+	// PipelineMarkerName holds the release key of a tracepriv-pipeline run
+	// until its charges are settled: while it is there, the directory holds
+	// part of a pipeline release whose next run settles it.
+	PipelineMarkerName = ".tracepriv-pipeline-release"
 )
 
 // PersonWorkers is the goroutines the sampling of one person of a corpus
