@@ -5,13 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tracepriv/tracepriv/internal/ledgertest"
+	"github.com/tracepriv/tracepriv/internal/testrun"
 	"github.com/tracepriv/tracepriv/server/api"
 )
 
@@ -24,32 +24,14 @@ import (
 // kill (a scheduling accident: no crash to check).
 func killAfterFirstUnit(t *testing.T, out string, wait time.Duration, args []string) map[string]float64 {
 	t.Helper()
-	child := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
-	child.Env = append(os.Environ(), childEnv+"=1")
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
 	journal := filepath.Join(out, ".tracepriv-journal.jsonl")
-	exited := make(chan struct{})
-	go func() { child.Wait(); close(exited) }()
-poll:
-	for {
-		if b, err := os.ReadFile(journal); err == nil && bytes.Count(b, []byte("\n")) >= 1 {
-			break
-		}
-		select {
-		case <-exited:
-			break poll
-		case <-time.After(2 * time.Millisecond):
-		}
+	ready := func() bool {
+		b, err := os.ReadFile(journal)
+		return err == nil && bytes.Count(b, []byte("\n")) >= 1
 	}
-	time.Sleep(wait)
-	child.Process.Kill() // SIGKILL
-	<-exited
+	stderr := testrun.KillWhen(t, childEnv, args, ready, 0, wait)
 	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
-		t.Skipf("the run finished before it was killed; no crash to check; stderr:\n%s", stderr.String())
+		t.Skipf("the run finished before it was killed; no crash to check; stderr:\n%s", stderr)
 	}
 	landed := map[string]float64{}
 	f, err := os.Open(journal)
@@ -73,7 +55,7 @@ poll:
 		}
 	}
 	if len(landed) == 0 {
-		t.Fatalf("no unit landed before the kill; stderr:\n%s", stderr.String())
+		t.Fatalf("no unit landed before the kill; stderr:\n%s", stderr)
 	}
 	return landed
 }

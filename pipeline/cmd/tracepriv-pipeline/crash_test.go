@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/internal/ledgertest"
+	"github.com/tracepriv/tracepriv/internal/testrun"
 	"github.com/tracepriv/tracepriv/sanitize"
 )
 
@@ -47,32 +47,10 @@ const killWait = 15 * time.Minute
 // first (no crash to check).
 func killAfterFirstCertificate(t *testing.T, out string, args []string) {
 	t.Helper()
-	child := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
-	child.Env = append(os.Environ(), childEnv+"=1")
-	var stderr bytes.Buffer
-	child.Stderr = &stderr
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { child.Wait(); close(exited) }()
-	deadline := time.After(killWait)
-poll:
-	for len(certificates(t, out)) == 0 {
-		select {
-		case <-exited:
-			break poll
-		case <-deadline:
-			child.Process.Kill()
-			<-exited
-			t.Fatalf("no certificate under %s after %v; stderr:\n%s", out, killWait, stderr.String())
-		case <-time.After(2 * time.Millisecond):
-		}
-	}
-	child.Process.Kill() // SIGKILL
-	<-exited
+	ready := func() bool { return len(certificates(t, out)) > 0 }
+	stderr := testrun.KillWhen(t, childEnv, args, ready, killWait, 0)
 	if _, err := os.Stat(filepath.Join(out, sanitize.ManifestName)); err == nil {
-		t.Skipf("the run finished before it was killed; no crash to check; stderr:\n%s", stderr.String())
+		t.Skipf("the run finished before it was killed; no crash to check; stderr:\n%s", stderr)
 	}
 }
 
