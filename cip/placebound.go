@@ -3,7 +3,6 @@ package cip
 import (
 	"fmt"
 	"math"
-	"math/cmplx"
 	"strings"
 	"sync"
 
@@ -104,15 +103,52 @@ func sumPoly(ps ...expPoly) expPoly {
 	return q
 }
 
-// fourier returns int_0^inf p(s) e^{-i w s} ds = sum c n!/(a + i w)^(n+1).
+// fourier returns int_0^inf p(s) e^{-i w s} ds = sum c n!/(a + i w)^(n+1)
+// and a bound on its rounding error (fourierErr).
 func (p expPoly) fourier(w float64) complex128 {
-	var v complex128
-	for _, t := range p {
-		z := complex(t.a, w)
-		v += complex(t.c*factorial(t.n), 0) / cmplx.Pow(z, complex(float64(t.n+1), 0))
-	}
+	v, _ := p.fourierErr(w)
 	return v
 }
+
+// fourierErr returns p^(w) = sum c n!/(a + i w)^(n+1), computed with IEEE
+// +, -, *, / and square roots only (1/(a + i w) as (a - i w)/(a^2 + w^2),
+// its powers by multiplication; math/cmplx's Pow states no error bound),
+// and e >= the distance from the value to the transform of the exact
+// kernel tail that p's float64 coefficients and rates represent. Per term,
+// in units of roundoff u = 2^-53, the relative error is at most 4 for the
+// reciprocal, 3 for each of the n complex products (sqrt(2) gamma_2), 2
+// for the factor c n!, 5 for the sum of at most 6 terms, n + 1 for the
+// rate's representation (sqrt(3), sqrt(5)) and 16 for the coefficient's
+// (placeTails and deriv reach each through at most 10 products and
+// quotients and the difference det = k4 - k2^2 of condition 2, never a
+// sum of the derivatives' terms: the kernels' moments are exact rationals
+// there): (4n + 28) u <= 64 u for the n <= 2 of the Matérn tails and their
+// derivatives. So e = 64 u sum
+// |c| n! |a + i w|^-(n+1), an absolute bound that stays small where the
+// terms cancel (large w l for Matérn 5/2).
+func (p expPoly) fourierErr(w float64) (complex128, float64) {
+	var v complex128
+	mag := 0.0
+	for _, t := range p {
+		d := t.a*t.a + w*w
+		y := complex(t.a/d, -w/d)
+		yk := y
+		for range t.n {
+			yk *= y
+		}
+		c := t.c * factorial(t.n)
+		v += complex(c, 0) * yk
+		r, rk := 1/math.Sqrt(d), 1.0
+		for range t.n + 1 {
+			rk *= r
+		}
+		mag += math.Abs(c) * rk
+	}
+	return v, 64 * roundoff * mag * (1 + 1e-12) // the slack covers mag's own rounding
+}
+
+// roundoff is the unit roundoff of float64, 2^-53.
+const roundoff = 0x1p-53
 
 // absIntegral returns sum |c| n!/a^(n+1), at least int_0^inf |p|.
 func (p expPoly) absIntegral() float64 {
@@ -157,16 +193,19 @@ func placeTails(kernel string) (tau expPoly, psi []expPoly, ok bool) {
 	if !ok {
 		return nil, nil, false
 	}
+	// The moments k''(0) and k''''(0) are exact rationals (-3 for Matérn
+	// 3/2; -5/3 and 25 for 5/2): summing the derivatives' terms at 0
+	// instead cancels (5 - 10 + 10/3 for 5/2's k''(0)), which the tails'
+	// rounding bound (fourierErr) does not allow for.
 	switch p {
 	case 0:
 		return k, nil, true
 	case 1:
-		k1, k2 := k.deriv(), k.deriv().deriv().at(0)
-		return k, []expPoly{k1.scale(1 / k2)}, true
+		return k, []expPoly{k.deriv().scale(1 / -3.0)}, true
 	}
 	k1 := k.deriv()
 	kk := k1.deriv()
-	k2, k4 := kk.at(0), kk.deriv().deriv().at(0)
+	k2, k4 := -5.0/3, 25.0
 	det := k4 - k2*k2
 	tau = sumPoly(k.scale(k4/det), kk.scale(-k2/det))
 	psi = []expPoly{k1.scale(1 / k2), sumPoly(k.scale(-k2/det), kk.scale(1/det))}
@@ -309,6 +348,7 @@ func newPlaceTable(kernel string) (*placeTable, bool) {
 	// lie in the box |c_j| <= mu_j, and |sum c_j psi_j^| is convex in c,
 	// so its supremum is at a vertex of the box.
 	mu := PlaceSlopeBounds(kernel)
+	dTau := tau.deriv()
 	for j := range psi {
 		t.sPsi = append(t.sPsi, psi[j].mulS().scale(mu[j]))
 	}
@@ -325,28 +365,11 @@ func newPlaceTable(kernel string) (*placeTable, bool) {
 	for i := range n {
 		u := t.u0 * math.Pow(t.ratio, float64(i))
 		us[i] = u
-		f := tau.fourier(u)
-		a, b := 1+u*imag(f), u*real(f)
-		g[i] = (a*a + b*b) * tableInflation
-		av[i], bv[i] = math.Abs(a)*tableInflation, math.Abs(b)*tableInflation
+		a, b, best := tableEntry(dTau, psi, mu, u)
+		g[i] = (a*a + b*b) * tableInflation * (1 + 8*roundoff)
+		av[i], bv[i] = a*tableInflation, b*tableInflation
 		if len(psi) > 0 {
-			fs := make([]complex128, len(psi))
-			for j := range psi {
-				fs[j] = psi[j].fourier(u) * complex(mu[j], 0)
-			}
-			best := 0.0
-			for v := 0; v < 1<<(len(psi)-1); v++ { // the first sign fixed: |-z| = |z|
-				z := fs[0]
-				for j := 1; j < len(psi); j++ {
-					if v>>(j-1)&1 == 1 {
-						z -= fs[j]
-					} else {
-						z += fs[j]
-					}
-				}
-				best = math.Max(best, cmplx.Abs(z))
-			}
-			qs[0][i] = u * u * best * best * tableInflation
+			qs[0][i] = u * u * best * best * tableInflation * (1 + 8*roundoff)
 		}
 	}
 	u2 := make([]float64, n) // u^2 at the cell's top
@@ -366,6 +389,48 @@ func newPlaceTable(kernel string) (*placeTable, bool) {
 	t.logRatio = math.Log(t.ratio)
 	t.topU = t.u0 * math.Pow(t.ratio, float64(len(t.gSuffix)-1))
 	return t, true
+}
+
+// tableEntry returns upper bounds on |a(u)|, |b(u)| and max over the sign
+// vertices of |sum_j c_j psi_j^(u)| (|c_j| = mu_j), the values the place
+// table holds at u before its inflation, including their rounding.
+//
+// a = 1 + u Im tau^(u) and b = u Re tau^(u) are not computed so: at large
+// u the 1 cancels against u Im tau^ (relative error near 1 at u = 10^8
+// for Matérn 3/2, and 10^8 times the value for Matérn 5/2, whose a is
+// about 7.5/u^4). Integrating by parts with tau(0) = 1 (the extension
+// starts at the window's value), tau^(u) = (1 + tau'^(u))/(iu), so
+// a = -Re tau'^(u) and b = Im tau'^(u): a sum of terms that decay, with an
+// absolute error bound that decays too (fourierErr), added to each.
+func tableEntry(dTau expPoly, psi []expPoly, mu []float64, u float64) (a, b, best float64) {
+	f, e := dTau.fourierErr(u)
+	a = math.Abs(real(f)) + e
+	b = math.Abs(imag(f)) + e
+	if len(psi) == 0 {
+		return a, b, 0
+	}
+	fs := make([]complex128, len(psi))
+	es, mag := 0.0, 0.0
+	for j := range psi {
+		v, ej := psi[j].fourierErr(u)
+		fs[j] = v * complex(mu[j], 0)
+		es += ej * mu[j]
+		mag += math.Abs(real(fs[j])) + math.Abs(imag(fs[j]))
+	}
+	for v := 0; v < 1<<(len(psi)-1); v++ { // the first sign fixed: |-z| = |z|
+		z := fs[0]
+		for j := 1; j < len(psi); j++ {
+			if v>>(j-1)&1 == 1 {
+				z -= fs[j]
+			} else {
+				z += fs[j]
+			}
+		}
+		best = math.Max(best, math.Sqrt(real(z)*real(z)+imag(z)*imag(z)))
+	}
+	// The scaling by mu_j, the signed sums and the modulus: a few
+	// roundings each, relative to the terms' magnitudes.
+	return a, b, best*(1+4*roundoff) + es*(1+4*roundoff) + 8*roundoff*mag
 }
 
 // maxTable answers the maximum of f over any run of cells a..b in O(1)
