@@ -146,7 +146,7 @@ func TestReadWriteFile(t *testing.T) {
 // PLT -> GeoJSON -> GPX -> CSV -> PLT and checks that the points survive
 // (issue 2 asks for 1e-7 degrees and 1 s; the formats in fact carry
 // coordinates exactly). With -short it converts each user's first file
-// (eight files; the full suite converts all 93): exactness is a property
+// (eight files; the full suite converts all 78): exactness is a property
 // of the writers, which TestRoundTripMultiTrace checks on awkward values
 // (sub-second times, extreme coordinates, unknown altitudes) either way.
 func TestGeoLifeConversions(t *testing.T) {

@@ -20,7 +20,7 @@ const testBBox = "39.75,116.15,40.10,116.60"
 // checks the commands' wiring (the mechanisms and metrics are trajdb's), so
 // with -short the corpus is two files of each of four users
 // (geolifeSubset), which every command reads about four times per
-// mechanism, instead of all 93 files.
+// mechanism, instead of all 78 files.
 func TestReleaseEvaluate(t *testing.T) {
 	t.Parallel()
 	users, _ := geolife(t)
