@@ -7,62 +7,43 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// logLikFactor is logLik as it was written on Factor (Gram through SetSym,
-// Factorize, SolveVecTo, InverseTo): the reference the raw-storage logLik
-// must match bit for bit.
-func logLikFactor(k Kernel, noise float64, data []Series, grad []float64) (float64, float64, error) {
-	np := len(k.Params())
-	if grad != nil {
-		clear(grad)
+// seriesLogLikFactor is one series' term of logLik as it was written on
+// Factor (Gram through SetSym, Factorize, SolveVecTo, InverseTo): the
+// reference the raw-storage seriesLogLik must match bit for bit.
+func seriesLogLikFactor(k Kernel, noise float64, s Series, grad, dk []float64) (float64, float64, error) {
+	n := len(s.T)
+	g := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			g.SetSym(i, j, k.Eval(s.T[i], s.T[j]))
+		}
 	}
-	total, maxJit := 0.0, 0.0
-	dk := make([]float64, np)
-	for _, s := range data {
-		n := len(s.T)
-		g := mat.NewSymDense(n, nil)
-		for i := range n {
-			for j := i; j < n; j++ {
-				g.SetSym(i, j, k.Eval(s.T[i], s.T[j]))
-			}
-		}
-		for i := range n {
-			g.SetSym(i, i, g.At(i, i)+noise)
-		}
-		f, err := Factorize(g, 0)
-		if err != nil {
-			return math.NaN(), 0, err
-		}
-		maxJit = math.Max(maxJit, f.Jitter())
-		y := mat.NewVecDense(n, append([]float64(nil), s.Y...))
-		var alpha mat.VecDense
-		if err := f.SolveVecTo(&alpha, y); err != nil {
-			return math.NaN(), 0, err
-		}
-		total += -0.5*mat.Dot(y, &alpha) - 0.5*f.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
-		if grad == nil {
-			continue
-		}
+	for i := range n {
+		g.SetSym(i, i, g.At(i, i)+noise)
+	}
+	f, err := Factorize(g, 0)
+	if err != nil {
+		return math.NaN(), 0, err
+	}
+	y := mat.NewVecDense(n, append([]float64(nil), s.Y...))
+	var alpha mat.VecDense
+	if err := f.SolveVecTo(&alpha, y); err != nil {
+		return math.NaN(), 0, err
+	}
+	ll := -0.5*mat.Dot(y, &alpha) - 0.5*f.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
+	if grad != nil {
 		var kinv mat.SymDense
 		if err := f.Cholesky().InverseTo(&kinv); err != nil && ignoreCondition(err) != nil {
 			return math.NaN(), 0, err
 		}
-		for i := range n {
-			for j := i; j < n; j++ {
-				w := alpha.AtVec(i)*alpha.AtVec(j) - kinv.At(i, j)
-				if j != i {
-					w *= 2
-				}
-				k.Grad(dk, s.T[i], s.T[j])
-				for p := range np {
-					grad[p] += 0.5 * w * dk[p]
-				}
-				if i == j {
-					grad[np] += 0.5 * w * noise
-				}
-			}
-		}
+		kv := kinv.RawSymmetric()
+		addGrad(grad, dk, k, noise, s.T, alpha.RawVector().Data, kv.Data, kv.Stride)
 	}
-	return total, maxJit, nil
+	return ll, f.Jitter(), nil
+}
+
+func logLikFactor(k Kernel, noise float64, data []Series, grad []float64) (float64, float64, error) {
+	return sumSeries(seriesLogLikFactor, k, noise, data, grad)
 }
 
 // TestLogLikSameAsFactor checks that the fit's objective on raw storage
