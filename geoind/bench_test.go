@@ -87,3 +87,14 @@ func BenchmarkStateFileQuery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRelease measures one planar Laplace release on a 1 m grid with
+// the seeded source: what a trace's release pays per fix.
+func BenchmarkRelease(b *testing.B) {
+	m, src := PlanarLaplace{Grid: 1}, noise.Seeded(1)
+	for i := 0; b.Loop(); i++ {
+		if _, err := m.Release(Vec{X: float64(i % 5000)}, 0.01, src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package geoind
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/tracepriv/tracepriv/internal/numeric"
 )
@@ -75,6 +76,26 @@ func SamplingEpsilon(eps, u float64) (float64, error) {
 	if !(u > 0) || math.IsInf(u, 1) {
 		return 0, paramErr("grid", u, "finite and > 0 metres")
 	}
+	if m := lastSampling.Load(); m != nil && m.eps == eps && m.u == u {
+		return m.es, nil
+	}
+	es, err := samplingEpsilon(eps, u)
+	if err == nil {
+		lastSampling.Store(&samplingMemo{eps: eps, u: u, es: es})
+	}
+	return es, err
+}
+
+// lastSampling remembers SamplingEpsilon's last answer: a trace's releases
+// ask for the same (ε, u) at every fix, and the answer costs a Lambert W
+// evaluation (TailRadius), more than the draw itself. Keyed by both inputs
+// exactly (TestSamplingEpsilonRemembered).
+var lastSampling atomic.Pointer[samplingMemo]
+
+type samplingMemo struct{ eps, u, es float64 }
+
+// samplingEpsilon is SamplingEpsilon's computation, on validated inputs.
+func samplingEpsilon(eps, u float64) (float64, error) {
 	c := correction(gridEtaOver(eps/2, eps, u), u)
 	if !(c <= eps/2) {
 		return 0, paramErr("grid", u, "fine enough that the floating-point correction is at most ε/2 (reduce the step or ε)")

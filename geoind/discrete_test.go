@@ -93,3 +93,22 @@ func TestGridAndRegion(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplingEpsilonRemembered checks SamplingEpsilon's one-entry memo:
+// after each call, a call that changes either input gets the fresh
+// computation (a memo keyed by ε alone, or by the grid alone, returns the
+// previous answer here and fails), a repeated call the same value, and a
+// refused grid is refused again rather than remembered.
+func TestSamplingEpsilonRemembered(t *testing.T) {
+	calls := [][2]float64{{0.01, 1}, {0.01, 1}, {0.02, 1}, {0.02, 3}, {0.01, 3}, {0.01, 1}, {1, 20}, {0.01, 1}}
+	for _, c := range calls {
+		want, werr := samplingEpsilon(c[0], c[1])
+		got, err := SamplingEpsilon(c[0], c[1])
+		if got != want || (err == nil) != (werr == nil) {
+			t.Errorf("SamplingEpsilon(%g, %g) = %v, %v after the previous call; computed afresh %v, %v", c[0], c[1], got, err, want, werr)
+		}
+	}
+	if _, err := SamplingEpsilon(1, 20); err == nil {
+		t.Error("a grid too coarse for ε was accepted the second time")
+	}
+}

@@ -32,8 +32,12 @@ type supportResult struct {
 // grid points within bulk cells of x that were never hit.
 func checkSupport(t *testing.T, rel releaser, x Vec, u float64, bulk, n int, src noise.Source) supportResult {
 	t.Helper()
-	type cell struct{ i, j int64 }
-	hit := map[cell]bool{}
+	// Hits are marked in the square of side 2·bulk+1 around the secret's
+	// cell (only the disc inside it is judged): a map of every cell hit
+	// cost as much as the releases.
+	side := int64(2*bulk + 1)
+	hit := make([]bool, side*side)
+	ci, cj := int64(math.Round(x.X/u)), int64(math.Round(x.Y/u))
 	var res supportResult
 	for range n {
 		z, err := rel(x, src)
@@ -45,16 +49,17 @@ func checkSupport(t *testing.T, rel releaser, x Vec, u float64, bulk, n int, src
 			res.offGrid++
 			continue
 		}
-		hit[cell{int64(i), int64(j)}] = true
+		if di, dj := int64(i)-ci+int64(bulk), int64(j)-cj+int64(bulk); di >= 0 && di < side && dj >= 0 && dj < side {
+			hit[di*side+dj] = true
+		}
 	}
-	ci, cj := int64(math.Round(x.X/u)), int64(math.Round(x.Y/u))
 	for di := int64(-bulk); di <= int64(bulk); di++ {
 		for dj := int64(-bulk); dj <= int64(bulk); dj++ {
 			if di*di+dj*dj > int64(bulk*bulk) {
 				continue
 			}
 			res.bulk++
-			if !hit[cell{ci + di, cj + dj}] {
+			if !hit[(di+int64(bulk))*side+dj+int64(bulk)] {
 				res.missed++
 			}
 		}

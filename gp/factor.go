@@ -44,44 +44,64 @@ func (f *Factor) Cholesky() *mat.Cholesky { return &f.chol }
 // maxRel) with which it succeeds. maxRel <= 0 means
 // DefaultMaxJitter. The jitter used is reported by Factor.Jitter.
 func Factorize(a mat.Symmetric, maxRel float64) (*Factor, error) {
+	n := a.SymmetricDim()
+	f := &Factor{n: n}
+	var work *mat.SymDense
+	j, err := jitterLadder(n, a.At, maxRel, func(j float64) bool {
+		if j == 0 {
+			return f.chol.Factorize(a)
+		}
+		if work == nil {
+			work = mat.NewSymDense(n, nil)
+		}
+		work.CopySym(a)
+		for i := range n {
+			work.SetSym(i, i, work.At(i, i)+j)
+		}
+		return f.chol.Factorize(work)
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.jitter = j
+	return f, nil
+}
+
+// jitterLadder is Factorize's search, shared with logLik's factorisation
+// on raw storage: it checks the diagonal at(i, i) of the n x n matrix, then
+// calls factor with the absolute jitters 0, then 1e-15, 1e-14, ..., maxRel
+// times the mean diagonal (maxRel <= 0 means DefaultMaxJitter), and
+// returns the first jitter with which factor succeeds.
+func jitterLadder(n int, at func(i, j int) float64, maxRel float64, factor func(jitter float64) bool) (float64, error) {
 	if maxRel <= 0 {
 		maxRel = DefaultMaxJitter
 	}
-	n := a.SymmetricDim()
 	if n == 0 {
-		return nil, fmt.Errorf("gp: factorize: empty matrix")
+		return 0, fmt.Errorf("gp: factorize: empty matrix")
 	}
 	scale := 0.0
 	for i := range n {
-		d := a.At(i, i)
+		d := at(i, i)
 		if math.IsNaN(d) || math.IsInf(d, 0) {
-			return nil, fmt.Errorf("gp: factorize: diagonal entry %d is %v", i, d)
+			return 0, fmt.Errorf("gp: factorize: diagonal entry %d is %v", i, d)
 		}
 		scale += d
 	}
 	scale /= float64(n)
 	if !(scale > 0) {
-		return nil, fmt.Errorf("gp: factorize: mean diagonal %v: %w", scale, ErrNotPositiveDefinite)
+		return 0, fmt.Errorf("gp: factorize: mean diagonal %v: %w", scale, ErrNotPositiveDefinite)
 	}
-	f := &Factor{n: n}
-	if f.chol.Factorize(a) {
-		return f, nil
+	if factor(0) {
+		return 0, nil
 	}
-	work := mat.NewSymDense(n, nil)
 	// The ladder runs in units of the mean diagonal.
 	ladder := numeric.JitterLadder{Floor: 1e-15, Factor: 10, Cap: maxRel}
 	for rel, ok := ladder.Next(0); ok; rel, ok = ladder.Next(rel) {
-		work.CopySym(a)
-		j := rel * scale
-		for i := range n {
-			work.SetSym(i, i, work.At(i, i)+j)
-		}
-		if f.chol.Factorize(work) {
-			f.jitter = j
-			return f, nil
+		if j := rel * scale; factor(j) {
+			return j, nil
 		}
 	}
-	return nil, fmt.Errorf("gp: factorize: no jitter up to %g x mean diagonal suffices: %w", maxRel, ErrNotPositiveDefinite)
+	return 0, fmt.Errorf("gp: factorize: no jitter up to %g x mean diagonal suffices: %w", maxRel, ErrNotPositiveDefinite)
 }
 
 // ignoreCondition drops mat.Condition errors: the solve has been carried

@@ -6,8 +6,10 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/optimize"
 )
 
@@ -348,56 +350,96 @@ func HeldOutLogLikelihood(k Kernel, noise float64, train, test Series) (float64,
 
 // logLik sums log marginal likelihoods; if grad is non-nil it receives the
 // gradient with respect to the log of each kernel parameter then the log
-// nugget.
+// nugget. It is the optimiser's objective, evaluated hundreds of times per
+// fit, so it works on raw storage with LAPACK's Cholesky routines directly:
+// the same calls (Potrf, Potrs, Potri) on the same numbers as
+// Factorize/SolveVecTo/InverseTo, without mat's per-entry checks and the
+// condition estimate that the fit ignores (TestLogLikSameAsFactor checks
+// the result is bit-for-bit the Factor path's).
 func logLik(k Kernel, noise float64, data []Series, grad []float64) (float64, float64, error) {
-	np := len(k.Params())
+	return sumSeries(seriesLogLik, k, noise, data, grad)
+}
+
+// seriesFunc is the log likelihood of one series (its gradient added to
+// grad if non-nil, dk scratch of the kernel's parameter count) and the
+// jitter its factorisation needed.
+type seriesFunc func(k Kernel, noise float64, s Series, grad, dk []float64) (float64, float64, error)
+
+// sumSeries sums one's value over the series, and their gradients into grad
+// (cleared first), returning the largest jitter.
+func sumSeries(one seriesFunc, k Kernel, noise float64, data []Series, grad []float64) (float64, float64, error) {
 	if grad != nil {
 		clear(grad)
 	}
 	total, maxJit := 0.0, 0.0
-	dk := make([]float64, np)
+	dk := make([]float64, len(k.Params()))
 	for _, s := range data {
-		n := len(s.T)
-		g := Gram(k, s.T)
-		for i := range n {
-			g.SetSym(i, i, g.At(i, i)+noise)
-		}
-		f, err := Factorize(g, 0)
+		ll, jit, err := one(k, noise, s, grad, dk)
 		if err != nil {
 			return math.NaN(), 0, err
 		}
-		maxJit = math.Max(maxJit, f.Jitter())
-		y := mat.NewVecDense(n, append([]float64(nil), s.Y...))
-		var alpha mat.VecDense
-		if err := f.SolveVecTo(&alpha, y); err != nil {
-			return math.NaN(), 0, err
-		}
-		total += -0.5*mat.Dot(y, &alpha) - 0.5*f.LogDet() - 0.5*float64(n)*math.Log(2*math.Pi)
-		if grad == nil {
-			continue
-		}
-		var kinv mat.SymDense
-		if err := f.Cholesky().InverseTo(&kinv); err != nil && ignoreCondition(err) != nil {
-			return math.NaN(), 0, err
-		}
-		// d/dtheta = 1/2 sum_ij (alpha_i alpha_j - Kinv_ij) dK_ij.
+		total += ll
+		maxJit = math.Max(maxJit, jit)
+	}
+	return total, maxJit, nil
+}
+
+func seriesLogLik(k Kernel, noise float64, s Series, grad, dk []float64) (float64, float64, error) {
+	n := len(s.T)
+	g := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: make([]float64, n*n)}
+	gramUpper(g, k, s.T)
+	for i := range n {
+		g.Data[i*n+i] += noise
+	}
+	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: n, Data: make([]float64, n*n)}
+	jit, err := jitterLadder(n, func(i, j int) float64 { return g.Data[i*n+j] }, 0, func(j float64) bool {
 		for i := range n {
-			for j := i; j < n; j++ {
-				w := alpha.AtVec(i)*alpha.AtVec(j) - kinv.At(i, j)
-				if j != i {
-					w *= 2
-				}
-				k.Grad(dk, s.T[i], s.T[j])
-				for p := range np {
-					grad[p] += 0.5 * w * dk[p]
-				}
-				if i == j {
-					grad[np] += 0.5 * w * noise
-				}
+			copy(u.Data[i*n+i:(i+1)*n], g.Data[i*n+i:(i+1)*n])
+			u.Data[i*n+i] += j
+		}
+		_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: u.Data})
+		return ok
+	})
+	if err != nil {
+		return math.NaN(), 0, err
+	}
+	alpha := append([]float64(nil), s.Y...)
+	lapack64.Potrs(u, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: alpha})
+	logDet := 0.0
+	for i := range n {
+		logDet += 2 * math.Log(u.Data[i*n+i])
+	}
+	y := blas64.Vector{N: n, Inc: 1, Data: s.Y}
+	ll := -0.5*blas64.Dot(y, blas64.Vector{N: n, Inc: 1, Data: alpha}) - 0.5*logDet - 0.5*float64(n)*math.Log(2*math.Pi)
+	if grad != nil {
+		// K^-1 in u's storage (upper triangle), as InverseTo computes it;
+		// a failed Potri is a Condition error the Factor path ignores.
+		lapack64.Potri(u)
+		addGrad(grad, dk, k, noise, s.T, alpha, u.Data, n)
+	}
+	return ll, jit, nil
+}
+
+// addGrad adds to grad the gradient of one series' log likelihood,
+// d/dtheta = 1/2 sum_ij (alpha_i alpha_j - Kinv_ij) dK_ij, from alpha =
+// K^-1 y and the upper triangle of K^-1 (row-major, the given stride).
+func addGrad(grad, dk []float64, k Kernel, noise float64, ts, alpha, kinv []float64, stride int) {
+	np := len(dk)
+	for i := range ts {
+		for j := i; j < len(ts); j++ {
+			w := alpha[i]*alpha[j] - kinv[i*stride+j]
+			if j != i {
+				w *= 2
+			}
+			k.Grad(dk, ts[i], ts[j])
+			for p := range np {
+				grad[p] += 0.5 * w * dk[p]
+			}
+			if i == j {
+				grad[np] += 0.5 * w * noise
 			}
 		}
 	}
-	return total, maxJit, nil
 }
 
 func sigmoid(u float64) float64 { return 1 / (1 + math.Exp(-u)) }

@@ -1,6 +1,9 @@
 package gp
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
 
 // Gram returns the covariance matrix Sigma_ij = k(ts[i], ts[j]).
 func Gram(k Kernel, ts []float64) *mat.SymDense {
@@ -9,12 +12,20 @@ func Gram(k Kernel, ts []float64) *mat.SymDense {
 		return &mat.SymDense{}
 	}
 	g := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := i; j < n; j++ {
-			g.SetSym(i, j, k.Eval(ts[i], ts[j]))
+	gramUpper(g.RawSymmetric(), k, ts)
+	return g
+}
+
+// gramUpper writes k(ts[i], ts[j]) into the upper triangle of a, straight
+// into its storage: SetSym's checks per entry cost as much as a kernel
+// evaluation, and fits build a Gram matrix per likelihood evaluation.
+func gramUpper(a blas64.Symmetric, k Kernel, ts []float64) {
+	for i, ti := range ts {
+		row := a.Data[i*a.Stride : i*a.Stride+len(ts)]
+		for j := i; j < len(ts); j++ {
+			row[j] = k.Eval(ti, ts[j])
 		}
 	}
-	return g
 }
 
 // Cross returns the cross-covariance matrix k(s[i], t[j]), len(s) x len(t).

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -158,9 +159,34 @@ func TestReproPredictiveCLI(t *testing.T) {
 			}
 		}
 	}
-	for _, f := range []string{"results.json", "fixed_rate.svg", "fixed_utility.png"} {
-		if _, err := os.Stat(filepath.Join(outDir, f)); err != nil {
-			t.Error(err)
+	// The reproductions draw their figures through viz: the predictive
+	// case study's three panels side by side in one image. A second run
+	// into the same directory: the output directory may be reused.
+	if _, _, err := run(t, "repro", "predictive", "--data", dir, "--samplings", "1", "--seed", "1", "--out", outDir, "-q"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(outDir, "results.json")); err != nil {
+		t.Error(err)
+	}
+	f, err := os.Open(filepath.Join(outDir, "fixed_rate.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Width < 3*cfg.Height {
+		t.Errorf("fixed_rate.png is %dx%d, want three panels side by side", cfg.Width, cfg.Height)
+	}
+	svg, err := os.ReadFile(filepath.Join(outDir, "fixed_utility.svg"))
+	if err != nil || !strings.Contains(string(svg), "<svg") {
+		t.Errorf("fixed_utility.svg: %v", err)
+	}
+	for _, want := range []string{"statistics", "error", "budget rate", "PM+skip α(0.9)"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("fixed_utility.svg lacks %q", want)
 		}
 	}
 	if _, err := geoindRun(t, "repro", "predictive", "--data", t.TempDir()); err == nil {

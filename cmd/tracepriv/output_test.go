@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -199,40 +198,4 @@ func TestGeoindQueryStateIsSafe(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// The reproductions draw their figures through viz: the predictive case
-// study's three panels side by side in one image.
-func TestReproFiguresWritten(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, sample.Name), sample.PLT, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "out")
-	for range 2 { // the output directory may be reused
-		if _, _, err := run(t, "repro", "predictive", "--data", dir, "--samplings", "1", "--seed", "1", "--out", out, "-q"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f, err := os.Open(filepath.Join(out, "fixed_rate.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cfg.Width < 3*cfg.Height {
-		t.Errorf("fixed_rate.png is %dx%d, want three panels side by side", cfg.Width, cfg.Height)
-	}
-	svg, err := os.ReadFile(filepath.Join(out, "fixed_utility.svg"))
-	if err != nil || !strings.Contains(string(svg), "<svg") {
-		t.Errorf("fixed_utility.svg: %v", err)
-	}
-	for _, want := range []string{"statistics", "error", "budget rate", "PM+skip α(0.9)"} {
-		if !strings.Contains(string(svg), want) {
-			t.Errorf("fixed_utility.svg lacks %q", want)
-		}
-	}
 }

@@ -16,11 +16,18 @@ import (
 const testBBox = "39.75,116.15,40.10,116.60"
 
 // TestReleaseEvaluate releases the GeoLife corpus with both mechanisms and
-// checks the release's files against its report, then evaluates it.
+// checks the release's files against its report, then evaluates it. It
+// checks the commands' wiring (the mechanisms and metrics are trajdb's), so
+// with -short the corpus is two files of each of four users
+// (geolifeSubset), which every command reads about four times per
+// mechanism, instead of all 78 files.
 func TestReleaseEvaluate(t *testing.T) {
 	t.Parallel()
 	users, _ := geolife(t)
 	in := filepath.Dir(users[0])
+	if testing.Short() {
+		in, _, _ = geolifeSubset(t, 4)
+	}
 	for _, mech := range []string{"prefix", "ngram"} {
 		out := filepath.Join(t.TempDir(), "rel")
 		out0 := runJSON(t, "release", "--in", in, "--out", out, "--mechanism", mech, "--epsilon", "1",
