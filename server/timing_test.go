@@ -283,6 +283,7 @@ func TestPersonLookupConstantTime(t *testing.T) {
 // the token, one credential statement, one comparison, and no read of the person; the right
 // token reads the person after that (the probe's control: it sees a lookup when there is one).
 func TestAuthSameSteps(t *testing.T) {
+	t.Parallel()
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil).on(t)
 		tok := e.createPerson(map[string]any{"id": "alice", "epsilon_budget": 0.1})
