@@ -17,7 +17,9 @@ import (
 )
 
 // timingPairs is how many pairs of wrong-token requests (an existing id, an unknown one) the
-// timing test sends; each pair in random order, so that a busy machine slows both alike.
+// timing test sends per comparison before it first looks at its control (then more, half as
+// many at a time, up to 4 times as many); each pair in random order, so that a busy machine
+// slows both alike.
 // TRACEPRIV_TIMING_PAIRS sets more, for a measurement (BENCHMARKS.md, issue 32 item 7).
 func timingPairs() int {
 	if n, err := strconv.Atoi(os.Getenv("TRACEPRIV_TIMING_PAIRS")); err == nil && n > 0 {
