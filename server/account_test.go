@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -279,9 +278,11 @@ func TestChargesCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short mode")
 	}
-	forEachStoreInTurn(t, func(t *testing.T, d Dialect) {
-		t.Setenv(killAfterChargeEnv, "1")
-		srv := launch(t, d)
+	// In parallel with the other tests, both stores at once: the kill is
+	// asked of this test's server process alone (its environment).
+	t.Parallel()
+	forEachStore(t, func(t *testing.T, d Dialect) {
+		srv := launchEnv(t, d, []string{killAfterChargeEnv + "=1"})
 		people := createPeople(t, srv.base, testAdmin, 1, "k", func(int) map[string]any {
 			return map[string]any{"epsilon_budget": 0.02, "account": map[string]any{"epsilon_budget": 1.5}}
 		})
@@ -304,7 +305,7 @@ func TestChargesCrash(t *testing.T) {
 			t.Fatalf("the server answered %d %s instead of dying between charge and answer", res.StatusCode, b)
 		}
 		srv.p.cmd.Wait()
-		os.Setenv(killAfterChargeEnv, "0")
+		srv.env = nil
 		srv.start(t)
 		res, b, err := post()
 		if err != nil || res.StatusCode != http.StatusCreated || res.Header.Get("Idempotent-Replayed") != "true" {

@@ -130,11 +130,12 @@ type process struct {
 }
 
 // startServe starts this test binary as a server process (serveMain) with
-// the given flags.
-func startServe(t testing.TB, args []string, logf *os.File) *process {
+// the given flags and extra environment (the process's own: tests that set
+// it run in parallel with others that start servers).
+func startServe(t testing.TB, args, env []string, logf *os.File) *process {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"--log-level", "warn"}, args...)...)
-	cmd.Env = append(os.Environ(), serveEnv+"=1", "TRACEPRIV_ADMIN_TOKEN="+testAdmin)
+	cmd.Env = append(append(os.Environ(), serveEnv+"=1", "TRACEPRIV_ADMIN_TOKEN="+testAdmin), env...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	if err := cmd.Start(); err != nil {
@@ -189,6 +190,7 @@ func zombie(pid int) bool {
 type served struct {
 	base, dir, dbURL string
 	args             []string
+	env              []string // the process's extra environment, for each start
 	logf             *os.File
 	p                *process
 }
@@ -199,7 +201,13 @@ type served struct {
 // is killed at the end of the test if it still runs.
 func launch(t testing.TB, d Dialect, extra ...string) *served {
 	t.Helper()
-	s := &served{dir: t.TempDir()}
+	return launchEnv(t, d, nil, extra...)
+}
+
+// launchEnv is launch with env added to the process's environment.
+func launchEnv(t testing.TB, d Dialect, env []string, extra ...string) *served {
+	t.Helper()
+	s := &served{dir: t.TempDir(), env: env}
 	port := freePort(t)
 	s.base = fmt.Sprintf("http://127.0.0.1:%d", port)
 	s.args = append([]string{"--addr", fmt.Sprintf("127.0.0.1:%d", port), "--data", s.dir, "--rate-limit", "1000000", "--burst", "1000000"}, extra...)
@@ -224,7 +232,7 @@ func launch(t testing.TB, d Dialect, extra ...string) *served {
 // start starts the process and waits until it is healthy.
 func (s *served) start(t testing.TB) {
 	t.Helper()
-	s.p = startServe(t, s.args, s.logf)
+	s.p = startServe(t, s.args, s.env, s.logf)
 	waitHealthy(t, s.base, s.p)
 }
 

@@ -56,6 +56,7 @@ func TestAnswerAfterDurable(t *testing.T) {
 	for _, op := range []string{"locate", "sanitize"} {
 		for _, fail := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/fail=%v", op, fail), func(t *testing.T) {
+				t.Parallel() // each run has its own gate, store and server
 				forEachStore(t, func(t *testing.T, d Dialect) {
 					testAnswerAfterDurable(t, d, op, fail)
 				})

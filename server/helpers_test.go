@@ -73,8 +73,8 @@ func skipPostgresShort(t *testing.T, d Dialect) {
 }
 
 // forEachStoreInTurn runs f as a subtest per store, one after the other:
-// for the crash test, whose server processes are killed and restarted on
-// a port that must stay free meanwhile.
+// for the timing test, which measures one store at a time on a machine
+// running nothing else of this package.
 func forEachStoreInTurn(t *testing.T, f func(t *testing.T, d Dialect)) {
 	for _, d := range storeKinds {
 		t.Run(string(d), func(t *testing.T) { skipPostgresShort(t, d); f(t, d) })

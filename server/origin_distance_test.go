@@ -17,6 +17,7 @@ import (
 // for both: at each distance the server's locate and a geoind release of
 // the same point from the same origin both answer, or both refuse.
 func TestOriginDistanceOneRule(t *testing.T) {
+	t.Parallel()
 	origin := geo.Point{Lat: 39.9042, Lon: 116.4074}
 	forEachStore(t, func(t *testing.T, d Dialect) {
 		e := newEnv(t, d, nil)

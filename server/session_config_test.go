@@ -15,6 +15,7 @@ import (
 // configuration byte for byte, and that a device session accepts it: the
 // session a geoind charge pays for on the device is the service's.
 func TestSessionConfigIsTheService(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	tok := e.createPerson(map[string]any{"id": "sc", "epsilon_budget": 0.02,
 		"geoind": map[string]any{"mechanism": "pm", "manager": "fixed-rate", "rate": 0.002, "max_speed_kmh": 50}})
@@ -43,6 +44,7 @@ func TestSessionConfigIsTheService(t *testing.T) {
 // it. An over-budget charge is refused by the service, so the device never
 // gets a charge id to draw with.
 func TestChargeThenDrawOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	tok := e.createPerson(map[string]any{"id": "dd", "epsilon_budget": 0.02, "account": map[string]any{"epsilon_budget": 4.5}})
 	plt, err := os.ReadFile("../internal/sample/synth-1/commute.plt")

@@ -13,6 +13,7 @@ import (
 // beside the page (issue 33's interface: /wasm/tracepriv.wasm), the pinned
 // module, with the service's security headers.
 func TestWasmRoute(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, SQLite, nil)
 	r := e.do("GET", "/wasm/tracepriv.wasm", "", nil, map[string]string{"Accept-Encoding": "identity"})
 	sum := sha256.Sum256(r.body)
