@@ -225,3 +225,37 @@ func TestPlaceSlopeStep52Centred(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPlaceSlopeStep52Centred times the centred enclosure of the step
+// over a gap cell, the unit a verified cover of Matérn 5/2's (m, P)
+// states would repeat for every cell of P and every gap cell
+// (docs/robust-cip.md, section 5): "coefficients" computes a gap cell's
+// three coefficient sets (at the centre, dual, over the cell; once per gap
+// cell), "step" the three steps from them (once per cell of P and gap
+// cell).
+func BenchmarkPlaceSlopeStep52Centred(b *testing.B) {
+	m, p := m52Start()
+	x0 := 0.45 * math.Sqrt(5)
+	x1 := x0 * 1.005
+	xc := x0 + (x1-x0)/2
+	b.Run("coefficients", func(b *testing.B) {
+		for b.Loop() {
+			_ = m52Coefs(xc, xc, 1)
+			_ = m52CoefsOn[m52Dual](dualGap{x0, x1}, false, 1)
+			_ = m52Coefs(x0, x1, 1)
+		}
+	})
+	b.Run("step", func(b *testing.B) {
+		cc, cn := m52Coefs(xc, xc, 1), m52Coefs(x0, x1, 1)
+		cd := m52CoefsOn[m52Dual](dualGap{x0, x1}, false, 1)
+		dm, dp := [2]m52Dual(dualPts(m[:])), [3]m52Dual(dualPts(p[:]))
+		for b.Loop() {
+			_, _, ok1 := cc.step(m, p)
+			_, _, ok2 := cd.step(dm, dp)
+			_, _, ok3 := cn.step(m, p)
+			if !ok1 || !ok2 || !ok3 {
+				b.Fatal("a denominator contains 0")
+			}
+		}
+	})
+}
