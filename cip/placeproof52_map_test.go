@@ -10,6 +10,7 @@ package cip
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -53,7 +54,12 @@ func (g floatGap) tail(k float64, k0, shift int) m52F {
 
 // m52StepF is the step in float64 at the gap x, P as (P11, P12, P22).
 func m52StepF(m [2]float64, p [3]float64, x float64) ([2]float64, [3]float64) {
-	c := m52CoefsOn[m52F](floatGap(x), x >= 1, 1)
+	return m52StepFw(m, p, x, 1)
+}
+
+// m52StepFw is m52StepF with w scaled by wScale (negative controls).
+func m52StepFw(m [2]float64, p [3]float64, x, wScale float64) ([2]float64, [3]float64) {
+	c := m52CoefsOn[m52F](floatGap(x), x >= 1, wScale)
 	mm, pp, _ := c.step([2]m52F{m52F(m[0]), m52F(m[1])}, [3]m52F{m52F(p[0]), m52F(p[1]), m52F(p[2])})
 	return [2]float64{float64(mm[0]), float64(mm[1])}, [3]float64{float64(pp[0]), float64(pp[1]), float64(pp[2])}
 }
@@ -71,6 +77,14 @@ func m52CellOf(p [3]float64, h float64) (m52Cell, bool) {
 	return m52Cell{int(math.Floor(u[0] / h)), int(math.Floor(u[1] / h)), int(math.Floor(u[2] / (h / 2)))}, true
 }
 
+// m52Chol is P's Cholesky factor (l11, l21, l22); l22 is NaN or 0 when P
+// is singular.
+func m52Chol(p [3]float64) [3]float64 {
+	l11 := math.Sqrt(p[0])
+	l21 := p[1] / l11
+	return [3]float64{l11, l21, math.Sqrt(p[2] - l21*l21)}
+}
+
 type m52MapCell struct {
 	lo, hi [2]float64   // the z-box
 	ps     [][3]float64 // covariances the cell was reached at
@@ -84,10 +98,8 @@ func m52FloatMap(h float64, samples int) (b1, b2 float64, cells, steps int) {
 	cs := map[m52Cell]*m52MapCell{}
 	s5 := math.Sqrt(5)
 	whiten := func(m [2]float64, p [3]float64) ([2]float64, [3]float64) {
-		l11 := math.Sqrt(p[0])
-		l21 := p[1] / l11
-		l22 := math.Sqrt(p[2] - l21*l21)
-		return [2]float64{m[0] / l11, (m[1] - l21*m[0]/l11) / l22}, [3]float64{l11, l21, l22}
+		l := m52Chol(p)
+		return [2]float64{m[0] / l[0], (m[1] - l[1]*m[0]/l[0]) / l[2]}, l
 	}
 	add := func(m [2]float64, p [3]float64) {
 		k, ok := m52CellOf(p, h)
@@ -164,7 +176,9 @@ func m52FloatMap(h float64, samples int) (b1, b2 float64, cells, steps int) {
 // enclosures widen it. Measured 0.4286 and 1.8386 (287 cells, 1.1
 // million steps, about 6 CPU-s, so the full suite only); finer cells
 // (docs/robust-cip.md) come closer. The step in float64 is checked
-// against the interval one.
+// against the interval one, and the whitened step z -> z' against what
+// makes the shape workable: it is nonexpansive (spectral norm at most 1,
+// measured 0.9996; 6.4 with w 20 % low, the negative control).
 func TestPlaceSlope52FloatMap(t *testing.T) {
 	t.Parallel()
 	// The float step is the interval step's formulas: at gaps from 10^-6
@@ -188,6 +202,23 @@ func TestPlaceSlope52FloatMap(t *testing.T) {
 		}
 		m, p = mf, pf
 	}
+	// The whitened step is nonexpansive: m' = a + A m with P' = A P A' + N,
+	// N >= 0 (the error after the step is A times the error before plus
+	// independent noise), so M = L'^-1 A L has spectral norm at most 1 and
+	// the z-boxes cannot blow up by the wrapping effect. Checked on chains
+	// of random gaps (A by the step's affinity in m).
+	if w := m52WhitenedNorm(1); w > 1+1e-6 {
+		t.Errorf("the whitened step expands: spectral norm %v", w)
+	} else {
+		t.Logf("largest spectral norm of the whitened step %.6f", w)
+	}
+	// Negative control: with w 20 % low (the process noise of f too small)
+	// the covariance no longer dominates A P A' and the step expands.
+	if w := m52WhitenedNorm(0.8); w <= 1+1e-6 {
+		t.Errorf("negative control: w off by 20 %% gives spectral norm %v <= 1", w)
+	} else {
+		t.Logf("with w off by 20 %%: %.4f", w)
+	}
 	if testing.Short() {
 		t.Skip("the cell map takes about 6 CPU-s; the full suite runs it")
 	}
@@ -202,4 +233,42 @@ func TestPlaceSlope52FloatMap(t *testing.T) {
 	if b1 <= 0.40 && b2 <= 1.75 {
 		t.Errorf("the map closed within PlaceSlopeBounds (%v, %v): this shape may prove them; update docs/robust-cip.md", b1, b2)
 	}
+}
+
+// m52WhitenedNorm returns the largest spectral norm of the whitened step
+// M = L'^-1 A L over chains of random gaps from the start (A by the step's
+// affinity in m), w scaled by wScale.
+func m52WhitenedNorm(wScale float64) float64 {
+	rng := rand.New(rand.NewPCG(52, 29))
+	var worst float64
+	for range 200 {
+		m, p := [2]float64{0, -1.0 / 3}, [3]float64{1.0 / 3, 0, 8.0 / 9}
+		for range 1 + rng.IntN(8) {
+			x := math.Sqrt(5) * math.Pow(10, -4+5*rng.Float64())
+			m2, p2 := m52StepFw(m, p, x, wScale)
+			var a [2][2]float64
+			for j := range 2 {
+				mj := m
+				mj[j]++
+				mj2, _ := m52StepFw(mj, p, x, wScale)
+				a[0][j], a[1][j] = mj2[0]-m2[0], mj2[1]-m2[1]
+			}
+			l, l2 := m52Chol(p), m52Chol(p2)
+			if l[0] > 0 && l2[0] > 0 && l[2] > 0 && l2[2] > 0 {
+				// M = L2^-1 A L, L lower triangular (l11, l21, l22).
+				al := [2][2]float64{{a[0][0]*l[0] + a[0][1]*l[1], a[0][1] * l[2]}, {a[1][0]*l[0] + a[1][1]*l[1], a[1][1] * l[2]}}
+				var mm [2][2]float64
+				for j := range 2 {
+					mm[0][j] = al[0][j] / l2[0]
+					mm[1][j] = (al[1][j] - l2[1]*mm[0][j]) / l2[2]
+				}
+				// The largest singular value of a 2x2 matrix.
+				s2 := mm[0][0]*mm[0][0] + mm[0][1]*mm[0][1] + mm[1][0]*mm[1][0] + mm[1][1]*mm[1][1]
+				det := mm[0][0]*mm[1][1] - mm[0][1]*mm[1][0]
+				worst = math.Max(worst, math.Sqrt((s2+math.Sqrt(math.Max(0, s2*s2-4*det*det)))/2))
+			}
+			m, p = m2, p2
+		}
+	}
+	return worst
 }
