@@ -67,15 +67,25 @@ func m52StepFw(m [2]float64, p [3]float64, x, wScale float64) ([2]float64, [3]fl
 
 // m52Cell is a cell of P: log10 P22, log10(P11/P22^3) (the corner's
 // scale-free ratio: P11 ~ lambda^3 as P22 ~ lambda) and the correlation,
-// each in steps of h.
-type m52Cell [3]int
+// each in steps of h (the correlation's of h/2), and a level that tells
+// grids of different steps apart.
+type m52Cell [4]int
 
-func m52CellOf(p [3]float64, h float64) (m52Cell, bool) {
+// m52Coords are P's scale-free coordinates; ok is false for a singular P
+// (a pinned derivative).
+func m52Coords(p [3]float64) ([3]float64, bool) {
 	if p[0] <= 0 || p[2] <= 0 || p[1]*p[1] >= p[0]*p[2] {
-		return m52Cell{}, false // degenerate: a pinned derivative
+		return [3]float64{}, false
 	}
-	u := [3]float64{math.Log10(p[2]), math.Log10(p[0] / (p[2] * p[2] * p[2])), p[1] / math.Sqrt(p[0]*p[2])}
-	return m52Cell{int(math.Floor(u[0] / h)), int(math.Floor(u[1] / h)), int(math.Floor(u[2] / (h / 2)))}, true
+	return [3]float64{math.Log10(p[2]), math.Log10(p[0] / (p[2] * p[2] * p[2])), p[1] / math.Sqrt(p[0]*p[2])}, true
+}
+
+// m52Grid returns the cell function of the uniform grid of step h.
+func m52Grid(h float64) func([3]float64) (m52Cell, bool) {
+	return func(p [3]float64) (m52Cell, bool) {
+		u, ok := m52Coords(p)
+		return m52Cell{int(math.Floor(u[0] / h)), int(math.Floor(u[1] / h)), int(math.Floor(u[2] / (h / 2)))}, ok
+	}
 }
 
 // m52Chol is P's Cholesky factor (l11, l21, l22); l22 is NaN or 0 when P
@@ -92,10 +102,10 @@ type m52MapCell struct {
 	dirty  bool
 }
 
-// m52FloatMap grows the map from the start and returns the largest |m_1| l
-// and |m_2| l^2 over its cells (each cell's z-box at each of its P
-// samples), the number of cells and of steps taken.
-func m52FloatMap(h float64, samples int) (b1, b2 float64, cells, steps int) {
+// m52FloatMap grows the map on the cells cellOf makes from the start and
+// returns the largest |m_1| l and |m_2| l^2 over its cells (each cell's
+// z-box at each of its P samples), the number of cells and of steps taken.
+func m52FloatMap(cellOf func([3]float64) (m52Cell, bool), samples int) (b1, b2 float64, cells, steps int) {
 	cs := map[m52Cell]*m52MapCell{}
 	s5 := math.Sqrt(5)
 	whiten := func(m [2]float64, p [3]float64) ([2]float64, [3]float64) {
@@ -103,7 +113,7 @@ func m52FloatMap(h float64, samples int) (b1, b2 float64, cells, steps int) {
 		return [2]float64{m[0] / l[0], (m[1] - l[1]*m[0]/l[0]) / l[2]}, l
 	}
 	add := func(m [2]float64, p [3]float64) {
-		k, ok := m52CellOf(p, h)
+		k, ok := cellOf(p)
 		if !ok {
 			return
 		}
@@ -227,7 +237,7 @@ func TestPlaceSlope52FloatMap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the cell map takes about 6 CPU-s; the full suite runs it")
 	}
-	b1, b2, n, steps := m52FloatMap(0.2, 4)
+	b1, b2, n, steps := m52FloatMap(m52Grid(0.2), 4)
 	t.Logf("whitened boxes on cells of 0.2: %d cells, %d steps; |m_1| l <= %.4f, |m_2| l^2 <= %.4f", n, steps, b1, b2)
 	if b1 < 0.3815 || b2 < 5.0/3 {
 		t.Errorf("the map reaches less than samplings do: %v, %v", b1, b2)
