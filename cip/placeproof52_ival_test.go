@@ -398,6 +398,12 @@ ks = [lambda s: -r*r/3*s*(1 + r*s)*mp.exp(-r*s),
 // step from 0 bounds P' from below instead. inflate is true but in the
 // negative control (no inflation by d, which is unsound).
 func pImage(c *m52Coef, p [3]ival, inflate bool) ([3]ival, bool) {
+	return pImageBy(c.step, p, inflate)
+}
+
+// pImageBy is pImage with the step given (for the centred one,
+// placeproof52_centred_test.go).
+func pImageBy(step func(mm [2]ival, p [3]ival) ([2]ival, [3]ival, bool), p [3]ival, inflate bool) ([3]ival, bool) {
 	cm := (p[1].lo + p[1].hi) / 2
 	d := up(math.Max(cm-p[1].lo, p[1].hi-cm))
 	if !inflate {
@@ -416,8 +422,8 @@ func pImage(c *m52Coef, p [3]ival, inflate bool) ([3]ival, bool) {
 		lo = [3]ival{pt(0), pt(0), pt(0)}
 	}
 	hi := [3]ival{pt(up(p[0].hi + d1)), pt(cm), pt(up(p[2].hi + d2))}
-	_, a, ok1 := c.step(zero, lo)
-	_, b, ok2 := c.step(zero, hi)
+	_, a, ok1 := step(zero, lo)
+	_, b, ok2 := step(zero, hi)
 	if !ok1 || !ok2 {
 		return [3]ival{}, false
 	}

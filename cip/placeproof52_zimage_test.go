@@ -23,7 +23,8 @@ func (a ival) sqrt() ival {
 // m52ZImage encloses z' = L'^-1 m' over P in the cell {P22 = s^2, P11 =
 // r s^6, P12 = rho sqrt(r) s^4} (s, r, rho in their intervals), z in the
 // box z and gaps in [x0, x1]: m = L z with L = [[sqrt(r) s^3, 0], [rho s,
-// s sqrt(1 - rho^2)]], the centred step (P' also by pImage), then P'
+// s sqrt(1 - rho^2)]], the centred step (P' also by pImage on the centred
+// step), then P'
 // factored and z' solved, every entry an interval. pointP, in the
 // negative control, replaces the cell by its lower corner (unsound).
 func m52ZImage(s, r, rho ival, z [2]ival, x0, x1 float64, pointP bool) ([2]ival, bool) {
@@ -42,8 +43,10 @@ func m52ZImage(s, r, rho ival, z [2]ival, x0, x1 float64, pointP bool) ([2]ival,
 	if !ok {
 		return m2, false
 	}
-	c := m52Coefs(x0, x1, 1)
-	if pl, ok := pImage(&c, p, true); ok {
+	centred := func(mm [2]ival, p [3]ival) ([2]ival, [3]ival, bool) {
+		return m52StepCentred(x0, x1, mm, p, true)
+	}
+	if pl, ok := pImageBy(centred, p, true); ok {
 		for k := range 3 {
 			p2[k] = ival{math.Max(p2[k].lo, pl[k].lo), math.Min(p2[k].hi, pl[k].hi)}
 		}
