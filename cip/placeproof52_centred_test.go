@@ -131,10 +131,7 @@ func m52StepCentred(x0, x1 float64, mm [2]ival, p [3]ival, withSlope bool) ([2]i
 func TestPlaceSlopeStep52Centred(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(52, 23))
-	trials := 300
-	if testing.Short() {
-		trials = 100
-	}
+	trials := m52Size(300, 100)
 	misses, cases := 0, 0
 	for range trials {
 		m, p := m52Start()
@@ -258,4 +255,12 @@ func BenchmarkPlaceSlopeStep52Centred(b *testing.B) {
 			}
 		}
 	})
+}
+
+// m52Size is full in the full suite and short with -short.
+func m52Size(full, short int) int {
+	if testing.Short() {
+		return short
+	}
+	return full
 }

@@ -70,10 +70,7 @@ func m52ZImage(s, r, rho ival, z [2]ival, x0, x1 float64, pointP bool) ([2]ival,
 func TestPlaceSlope52ZImage(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(52, 31))
-	cells := 40
-	if testing.Short() {
-		cells = 12
-	}
+	cells := m52Size(40, 12)
 	for _, h := range []float64{0.2, 0.05, 0.0125} {
 		var ratios []float64
 		misses, fails := 0, 0
