@@ -104,8 +104,9 @@ type m52MapCell struct {
 
 // m52FloatMap grows the map on the cells cellOf makes from the start and
 // returns the largest |m_1| l and |m_2| l^2 over its cells (each cell's
-// z-box at each of its P samples), the number of cells and of steps taken.
-func m52FloatMap(cellOf func([3]float64) (m52Cell, bool), samples int) (b1, b2 float64, cells, steps int) {
+// z-box at each of its P samples), the cells where each is reached, the
+// number of cells and of steps taken.
+func m52FloatMap(cellOf func([3]float64) (m52Cell, bool), samples int) (b1, b2 float64, at [2]m52Cell, cells, steps int) {
 	cs := map[m52Cell]*m52MapCell{}
 	s5 := math.Sqrt(5)
 	whiten := func(m [2]float64, p [3]float64) ([2]float64, [3]float64) {
@@ -169,17 +170,21 @@ func m52FloatMap(cellOf func([3]float64) (m52Cell, bool), samples int) (b1, b2 f
 			}
 		}
 	}
-	for _, c := range cs {
+	for k, c := range cs {
 		cells++
 		for _, p := range c.ps {
 			_, l := whiten([2]float64{}, p)
 			for _, z := range [4][2]float64{{c.lo[0], c.lo[1]}, {c.lo[0], c.hi[1]}, {c.hi[0], c.lo[1]}, {c.hi[0], c.hi[1]}} {
-				b1 = math.Max(b1, s5*math.Abs(l[0]*z[0]))
-				b2 = math.Max(b2, 5*math.Abs(l[1]*z[0]+l[2]*z[1]))
+				if v := s5 * math.Abs(l[0]*z[0]); v > b1 {
+					b1, at[0] = v, k
+				}
+				if v := 5 * math.Abs(l[1]*z[0]+l[2]*z[1]); v > b2 {
+					b2, at[1] = v, k
+				}
 			}
 		}
 	}
-	return b1, b2, cells, steps
+	return b1, b2, at, cells, steps
 }
 
 // TestPlaceSlope52FloatMap measures the whitened-box shape: the float cell
@@ -238,8 +243,8 @@ func TestPlaceSlope52FloatMap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the cell map takes about 3 CPU-s; the full suite runs it")
 	}
-	b1, b2, n, steps := m52FloatMap(m52Grid(0.2), 2)
-	t.Logf("whitened boxes on cells of 0.2: %d cells, %d steps; |m_1| l <= %.4f, |m_2| l^2 <= %.4f", n, steps, b1, b2)
+	b1, b2, at, n, steps := m52FloatMap(m52Grid(0.2), 2)
+	t.Logf("whitened boxes on cells of 0.2: %d cells, %d steps; |m_1| l <= %.4f (cell %v), |m_2| l^2 <= %.4f (cell %v)", n, steps, b1, at[0], b2, at[1])
 	if b1 < 0.3815 || b2 < 5.0/3 {
 		t.Errorf("the map reaches less than samplings do: %v, %v", b1, b2)
 	}
