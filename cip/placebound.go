@@ -210,8 +210,10 @@ func placeTails(kernel string) (tau expPoly, psi []expPoly, ok bool) {
 // the 5-dimensional (mean, covariance) state exists yet. The shape
 // measured to come closest, boxes of the whitened mean on scale-free
 // cells of the covariance, closes in a float64 cell map (samples, not
-// enclosures) at 0.43 and 1.84 on coarse cells (TestPlaceSlope52FloatMap):
-// above these constants, below 0.45 and 2.0; and its image enclosed entry
+// enclosures) at 0.43 and 1.84 on coarse cells (TestPlaceSlope52FloatMap),
+// and at 0.390 and 1.7505 on cells refined where the bounds bind: below
+// 0.45 and 2.0 with margin, at these constants with almost none; and its
+// image enclosed entry
 // by entry expands the boxes where the map does not
 // (TestPlaceSlope52ZImage), so a verified cover needs the image as an
 // affine map kept whole (docs/robust-cip.md, section 5, "Matérn 5/2: what
