@@ -213,8 +213,7 @@ func placeTails(kernel string) (tau expPoly, psi []expPoly, ok bool) {
 // enclosures) at 0.43 and 1.84 on coarse cells (TestPlaceSlope52FloatMap),
 // and at 0.390 and 1.7505 on cells refined where the bounds bind: below
 // 0.45 and 2.0 with margin, at these constants with almost none; and its
-// image enclosed entry
-// by entry expands the boxes where the map does not
+// image enclosed entry by entry expands the boxes where the map does not
 // (TestPlaceSlope52ZImage), so a verified cover needs the image as an
 // affine map kept whole (docs/robust-cip.md, section 5, "Matérn 5/2: what
 // closes and what does not"). A looser constant would not make these
