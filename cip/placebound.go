@@ -241,14 +241,21 @@ func placeTails(kernel string) (tau expPoly, psi []expPoly, ok bool) {
 // TestPlaceSlopeSearch52 climbs from 400 random samplings (clusters of
 // vanishing gaps included) by coordinate ascent on the gaps without
 // finding more.
-// A proof is not done: the recursion's step is enclosed in interval
-// arithmetic at every gap, the smallest included, and checked against
-// dense conditioning and 120-digit arithmetic
-// (TestPlaceSlopeStep52Ival, TestPlaceSlopeStep52Mpmath), but no
-// invariant set of the 5-dimensional (mean, covariance) state closes yet:
-// boxes in the covariance lose, at small gaps, the correlation that ties
-// the mean to the variance (docs/robust-cip.md, section 5, "Matérn 5/2:
-// what closes and what does not"). A looser constant would not make these
+// A proof is not done. The recursion's step is enclosed in interval
+// arithmetic at every gap, the smallest included, checked against dense
+// conditioning and 120-digit arithmetic (TestPlaceSlopeStep52Ival,
+// TestPlaceSlopeStep52Mpmath), and over a cell of gaps by its centred
+// form (TestPlaceSlopeStep52Centred); but no verified invariant set of
+// the 5-dimensional (mean, covariance) state exists yet. The shape
+// measured to come closest, boxes of the whitened mean on scale-free
+// cells of the covariance, closes in a float64 cell map (samples, not
+// enclosures) at 0.43 and 1.84 on coarse cells (TestPlaceSlope52FloatMap),
+// and at 0.390 and 1.7505 on cells refined where the bounds bind: below
+// 0.45 and 2.0 with margin, at these constants with almost none; and its
+// image enclosed entry by entry expands the boxes where the map does not
+// (TestPlaceSlope52ZImage), so a verified cover needs the image as an
+// affine map kept whole (docs/robust-cip.md, section 5, "Matérn 5/2: what
+// closes and what does not"). A looser constant would not make these
 // proved, so they stay the measured ones.
 func PlaceSlopeBounds(kernel string) []float64 {
 	switch kernel {

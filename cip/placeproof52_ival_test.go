@@ -38,56 +38,108 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 )
 
+// m52Num is the arithmetic the step runs in: ival (enclosures of values)
+// or m52Dual (enclosures of values and of their derivatives in the gap,
+// for the centred form, placeproof52_centred_test.go).
+type m52Num[T any] interface {
+	add(T) T
+	sub(T) T
+	mul(T) T
+	scale(float64) T
+	neg() T
+	sqr() T
+	div(T) (T, bool)
+	clip(lo, hi float64) T
+	floor0() T
+}
+
+// m52Gap gives a gap cell's elementary functions in the arithmetic T.
+type m52Gap[T any] interface {
+	c(v float64) T
+	x() T
+	expNeg(k float64) T              // e^(-k x), k = 1 or 2
+	tail(k float64, k0, shift int) T // sum_{j >= k0} (k x)^(j-shift)/j!
+}
+
+// ivalGap is the gap cell [x0, x1] in interval arithmetic.
+type ivalGap struct{ x0, x1 float64 }
+
+func (g ivalGap) c(v float64) ival { return pt(v) }
+func (g ivalGap) x() ival          { return iv(g.x0, g.x1) }
+func (g ivalGap) expNeg(k float64) ival {
+	return expNeg(k*g.x0, k*g.x1) // k = 1 or 2: exact products
+}
+func (g ivalGap) tail(k float64, k0, shift int) ival {
+	return expTail(iv(g.x0, g.x1).scale(k), k0, shift)
+}
+
+// floor0 raises a lower end below 0 to 0: for a determinant of a
+// covariance.
+func (a ival) floor0() ival {
+	if a.lo < 0 {
+		a.lo = 0
+	}
+	return a
+}
+
 // m52Coef holds the gap cell's enclosures.
-type m52Coef struct {
-	u    [2]ival    // (1 + x, x/2)
-	t3   ival       // sum_{k>=3} x^(k-1)/k!
-	w    ival       // Q00/(x e)^2
-	q    [2]ival    // Q[1:,0]/(x e)
-	qd   [3]ival    // Q11, Q12, Q22 (derivative block)
-	b    [2][2]ival // Phi[1:,1:]
-	phi0 [2]ival    // Phi[1:,0]
+type m52Coef = m52CoefIn[ival]
+
+type m52CoefIn[T m52Num[T]] struct {
+	u    [2]T    // (1 + x, x/2)
+	t3   T       // sum_{k>=3} x^(k-1)/k!
+	w    T       // Q00/(x e)^2
+	q    [2]T    // Q[1:,0]/(x e)
+	qd   [3]T    // Q11, Q12, Q22 (derivative block)
+	b    [2][2]T // Phi[1:,1:]
+	phi0 [2]T    // Phi[1:,0]
 }
 
 // m52Coefs encloses the coefficients over gaps [x0, x1]; wScale is 1
 // except in the negative controls (w off by a factor), which check that
 // the tests of the step can fail.
 func m52Coefs(x0, x1, wScale float64) m52Coef {
-	x := iv(x0, x1)
-	e := expNeg(x0, x1)
-	two := x.scale(2)
-	var c m52Coef
-	c.u = [2]ival{pt(1).add(x), x.scale(0.5)}
-	c.t3 = expTail(x, 3, 1)
+	return m52CoefsOn[ival](ivalGap{x0, x1}, x0 >= 1, wScale)
+}
+
+// m52CoefsOn computes the coefficients on the gap cell g; large selects
+// the process noise's closed forms (largeGapNoise), for cells from x = 1.
+func m52CoefsOn[T m52Num[T]](g m52Gap[T], large bool, wScale float64) m52CoefIn[T] {
+	x := g.x()
+	e := g.expNeg(1)
+	one := g.c(1)
+	var c m52CoefIn[T]
+	c.u = [2]T{one.add(x), x.scale(0.5)}
+	c.t3 = g.tail(1, 3, 1)
 	// w = Q00/(x e)^2 = (16/3)(1/4) I_4/(x^2 e^2) = 4 sum_{j>=5} (2x)^(j-2)/j!.
-	c.w = expTail(two, 5, 2).scale(4).scale(wScale)
+	c.w = g.tail(2, 5, 2).scale(4).scale(wScale)
 	// I_k e^2x = k!/2^(k+1) S_(k+1), S_k = sum_{j>=k} (2x)^j/j!.
 	fact := []float64{1, 1, 2, 6, 24}
-	ik := func(k int, shift int) ival { // I_k e^2x / x^shift (shift <= k+1)
+	ik := func(k int, shift int) T { // I_k e^2x / x^shift (shift <= k+1)
 		// (2x)^j / x^shift = 2^shift (2x)^(j-shift)
-		return expTail(two, k+1, shift).scale(fact[k] / math.Pow(2, float64(k+1)) * math.Pow(2, float64(shift)))
+		return g.tail(2, k+1, shift).scale(fact[k] / math.Pow(2, float64(k+1)) * math.Pow(2, float64(shift)))
 	}
 	const q = 16.0 / 3
 	// Q[1,0] = q (I_3/2 - I_4/4), Q[2,0] = q (I_2/2 - I_3 + I_4/4); over x e:
 	// e^-2x / e^-x = e, and one power of x divided out.
 	c.q[0] = e.mul(ik(3, 1).scale(0.5).sub(ik(4, 1).scale(0.25))).scale(q)
 	c.q[1] = e.mul(ik(2, 1).scale(0.5).sub(ik(3, 1)).add(ik(4, 1).scale(0.25))).scale(q)
-	e2 := expNeg(2*x0, 2*x1)
+	e2 := g.expNeg(2)
 	// Q11 = q (I_2 - I_3 + I_4/4), Q12 = q (I_1 - 5/2 I_2 + 3/2 I_3 - I_4/4),
 	// Q22 = q (I_0 - 4 I_1 + 5 I_2 - 2 I_3 + I_4/4).
-	i0 := expTail(two, 1, 0).scale(0.5)
+	i0 := g.tail(2, 1, 0).scale(0.5)
 	c.qd[0] = e2.mul(ik(2, 0).sub(ik(3, 0)).add(ik(4, 0).scale(0.25))).scale(q)
 	c.qd[1] = e2.mul(ik(1, 0).sub(ik(2, 0).scale(2.5)).add(ik(3, 0).scale(1.5)).sub(ik(4, 0).scale(0.25))).scale(q)
 	c.qd[2] = e2.mul(i0.sub(ik(1, 0).scale(4)).add(ik(2, 0).scale(5)).sub(ik(3, 0).scale(2)).add(ik(4, 0).scale(0.25))).scale(q)
-	if x0 >= 1 {
-		c.largeGapNoise(x, e, e2, wScale)
+	if large {
+		c.largeGapNoise(g, e, e2, wScale)
 	}
 	x2 := x.sqr().scale(0.5)
-	c.b = [2][2]ival{
-		{e.mul(pt(1).add(x).sub(x2.scale(2))), e.mul(x.sub(x2))},
-		{e.mul(x.scale(-3).add(x2.scale(2))), e.mul(pt(1).sub(x.scale(2)).add(x2))},
+	c.b = [2][2]T{
+		{e.mul(one.add(x).sub(x2.scale(2))), e.mul(x.sub(x2))},
+		{e.mul(x.scale(-3).add(x2.scale(2))), e.mul(one.sub(x.scale(2)).add(x2))},
 	}
-	c.phi0 = [2]ival{e.mul(x2).neg(), e.mul(x2.sub(x))}
+	c.phi0 = [2]T{e.mul(x2).neg(), e.mul(x2.sub(x))}
 	return c
 }
 
@@ -95,18 +147,19 @@ func m52Coefs(x0, x1, wScale float64) m52Coef {
 // forms (e^-2x times series growing like e^2x, enclosed separately, which
 // widens them across a gap cell) by the closed forms I_k = k!/2^(k+1)
 // (1 - e^-2x sum_{j<=k} (2x)^j/j!), whose only x-dependent part is small.
-func (c *m52Coef) largeGapNoise(x, e, e2 ival, wScale float64) {
+func (c *m52CoefIn[T]) largeGapNoise(g m52Gap[T], e, e2 T, wScale float64) {
+	x := g.x()
 	fact := []float64{1, 1, 2, 6, 24}
-	var i [5]ival
+	var i [5]T
 	for k := range 5 {
-		poly, term := pt(0), pt(1)
+		poly, term := g.c(0), g.c(1)
 		for j := 0; j <= k; j++ {
 			if j > 0 {
 				term = term.mul(x.scale(2)).scale(1 / float64(j))
 			}
 			poly = poly.add(term)
 		}
-		i[k] = pt(1).sub(e2.mul(poly)).scale(fact[k] / math.Pow(2, float64(k+1)))
+		i[k] = g.c(1).sub(e2.mul(poly)).scale(fact[k] / math.Pow(2, float64(k+1)))
 	}
 	const q = 16.0 / 3
 	q00 := i[4].scale(q / 4)
@@ -128,45 +181,42 @@ func (c *m52Coef) largeGapNoise(x, e, e2 ival, wScale float64) {
 
 // step returns enclosures of m' and P' = (P11, P12, P22) for m in the box
 // mm and P in the box p (used on one-point boxes by the tests here).
-func (c *m52Coef) step(mm [2]ival, p [3]ival) ([2]ival, [3]ival, bool) {
+func (c *m52CoefIn[T]) step(mm [2]T, p [3]T) ([2]T, [3]T, bool) {
 	u := c.u
-	pu := [2]ival{p[0].mul(u[0]).add(p[1].mul(u[1])), p[1].mul(u[0]).add(p[2].mul(u[1]))}
+	pu := [2]T{p[0].mul(u[0]).add(p[1].mul(u[1])), p[1].mul(u[0]).add(p[2].mul(u[1]))}
 	upu := u[0].mul(pu[0]).add(u[1].mul(pu[1]))
 	d := upu.add(c.w)
-	var bpu, v [2]ival
+	var bpu, v [2]T
 	for i := range 2 {
 		bpu[i] = c.b[i][0].mul(pu[0]).add(c.b[i][1].mul(pu[1]))
 		v[i] = bpu[i].add(c.q[i])
 	}
 	res := c.t3.sub(u[0].mul(mm[0]).add(u[1].mul(mm[1])))
-	var m2 [2]ival
+	var m2 [2]T
+	var p2 [3]T
 	for i := range 2 {
 		g, ok := v[i].mul(res).div(d)
 		if !ok {
-			return m2, [3]ival{}, false
+			return m2, p2, false
 		}
 		m2[i] = c.phi0[i].add(c.b[i][0].mul(mm[0])).add(c.b[i][1].mul(mm[1])).add(g)
 	}
-	det := p[0].mul(p[2]).sub(p[1].sqr())
-	if det.lo < 0 {
-		det.lo = 0 // P is a covariance
-	}
-	ju := [2]ival{u[1].neg(), u[0]}
-	var r [3]ival // R11, R12, R22
+	det := p[0].mul(p[2]).sub(p[1].sqr()).floor0() // P is a covariance
+	ju := [2]T{u[1].neg(), u[0]}
+	var r [3]T // R11, R12, R22
 	for k, ij := range [3][2]int{{0, 0}, {0, 1}, {1, 1}} {
 		num := det.mul(ju[ij[0]]).mul(ju[ij[1]]).add(c.w.mul(p[k]))
 		var ok bool
 		if r[k], ok = num.div(d); !ok {
-			return m2, [3]ival{}, false
+			return m2, p2, false
 		}
 	}
-	rm := func(i, j int) ival {
+	rm := func(i, j int) T {
 		if i > j {
 			i, j = j, i
 		}
 		return r[i+j]
 	}
-	var p2 [3]ival
 	for k, ij := range [3][2]int{{0, 0}, {0, 1}, {1, 1}} {
 		i, j := ij[0], ij[1]
 		s := c.qd[k]
@@ -178,7 +228,7 @@ func (c *m52Coef) step(mm [2]ival, p [3]ival) ([2]ival, [3]ival, bool) {
 		cross := bpu[i].mul(c.q[j]).add(c.q[i].mul(bpu[j])).add(c.q[i].mul(c.q[j]))
 		cr, ok := cross.div(d)
 		if !ok {
-			return m2, [3]ival{}, false
+			return m2, p2, false
 		}
 		p2[k] = s.sub(cr)
 	}
@@ -347,7 +397,13 @@ ks = [lambda s: -r*r/3*s*(1 + r*s)*mp.exp(-r*s),
 // sqrt((C11 - A11)(C22 - A22)) of A12. When Plo is not a covariance the
 // step from 0 bounds P' from below instead. inflate is true but in the
 // negative control (no inflation by d, which is unsound).
-func (c *m52Coef) pImage(p [3]ival, inflate bool) ([3]ival, bool) {
+func pImage(c *m52Coef, p [3]ival, inflate bool) ([3]ival, bool) {
+	return pImageBy(c.step, p, inflate)
+}
+
+// pImageBy is pImage with the step given (for the centred one,
+// placeproof52_centred_test.go).
+func pImageBy(step func(mm [2]ival, p [3]ival) ([2]ival, [3]ival, bool), p [3]ival, inflate bool) ([3]ival, bool) {
 	cm := (p[1].lo + p[1].hi) / 2
 	d := up(math.Max(cm-p[1].lo, p[1].hi-cm))
 	if !inflate {
@@ -366,8 +422,8 @@ func (c *m52Coef) pImage(p [3]ival, inflate bool) ([3]ival, bool) {
 		lo = [3]ival{pt(0), pt(0), pt(0)}
 	}
 	hi := [3]ival{pt(up(p[0].hi + d1)), pt(cm), pt(up(p[2].hi + d2))}
-	_, a, ok1 := c.step(zero, lo)
-	_, b, ok2 := c.step(zero, hi)
+	_, a, ok1 := step(zero, lo)
+	_, b, ok2 := step(zero, hi)
 	if !ok1 || !ok2 {
 		return [3]ival{}, false
 	}
@@ -401,8 +457,8 @@ func TestPlaceSlopeStep52Loewner(t *testing.T) {
 		box := [3]ival{iv(a*(1-h), a), iv(r-h*math.Sqrt(a*b)/2, r+h*math.Sqrt(a*b)/2), iv(b*(1-h), b)}
 		x := math.Sqrt(5) * math.Pow(10, -6+7.5*rng.Float64())
 		c := m52Coefs(x, x, 1)
-		enc, ok := c.pImage(box, true)
-		bad, okBad := c.pImage(box, false)
+		enc, ok := pImage(&c, box, true)
+		bad, okBad := pImage(&c, box, false)
 		if !ok || !okBad {
 			t.Fatalf("gap %v box %v: a denominator contains 0", x, box)
 		}
