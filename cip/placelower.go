@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/integrate/quad"
@@ -721,6 +720,24 @@ func (lm *lowerModel) conditionalMean(w PlaceWindow, v []float64) {
 // gap index min(i, i+dir).
 func (lm *lowerModel) sweep(from, to, dir int, v []float64) {
 	d := lm.d
+	x := make([]float64, d)
+	lm.condStates(from, to, dir, func(i int, m []float64) {
+		if i == to {
+			copy(x, m)
+		}
+	})
+	y := make([]float64, d)
+	for i := to; i+dir >= 0 && i+dir < lm.n; i += dir {
+		applyState(lm.a[min(i, i+dir)], x, y, d)
+		v[i+dir] = x[0]
+	}
+}
+
+// condStates runs the Kalman recursion with exact observations f = 1 at
+// from, from+dir, ..., to and calls fn at each of those points with the
+// state's conditional mean there given the points so far (m is reused).
+func (lm *lowerModel) condStates(from, to, dir int, fn func(i int, m []float64)) {
+	d := lm.d
 	m := make([]float64, d)
 	p := make([]float64, d*d)
 	tmp := make([]float64, d*d)
@@ -732,6 +749,7 @@ func (lm *lowerModel) sweep(from, to, dir int, v []float64) {
 		}
 	}
 	clampObserved(m, p, d)
+	fn(from, m)
 	for i := from; i != to; i += dir {
 		g := min(i, i+dir)
 		a, q := lm.a[g], lm.q[g]
@@ -754,12 +772,7 @@ func (lm *lowerModel) sweep(from, to, dir int, v []float64) {
 			copy(p, tmp)
 		}
 		clampObserved(m, p, d)
-	}
-	x := slices.Clone(m)
-	y := make([]float64, d)
-	for i := to; i+dir >= 0 && i+dir < lm.n; i += dir {
-		applyState(lm.a[min(i, i+dir)], x, y, d)
-		v[i+dir] = x[0]
+		fn(i+dir, m)
 	}
 }
 
