@@ -1,9 +1,11 @@
 package cip
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/integrate/quad"
@@ -92,6 +94,33 @@ type PlaceLowerRequest struct {
 	// is that root with equal weights. The best bound over the rounds is
 	// returned.
 	Rounds int
+	// EveryWindow adds cutting planes: after each round every contiguous
+	// window of the trace is scanned against every member under the
+	// round's trial (EveryWindowQuad), and each member's CutWindows (0:
+	// 200) worst windows not yet constrained, with every further one above
+	// the target under the trial scaled for the constraints so far (at
+	// most 1,000 a member), join the next round's constraints. Any subset
+	// of the windows gives a valid bound; the upper end
+	// EveryWindowDesignRMSM then covers every window.
+	EveryWindow bool
+	CutWindows  int
+	// StopBelowM ends the rounds once one raised the bound by less than
+	// this (m of rms_noise_m); 0 runs every round.
+	StopBelowM float64
+}
+
+// PlaceLowerRound is one round of PlacesNoiseLowerBound: its bound, its
+// trial's upper ends, its constraints, and with EveryWindow the pairs
+// (window, member) above the target under the trial scaled for the
+// constraints (Above) and the cutting planes it added.
+type PlaceLowerRound struct {
+	Round                 int     `json:"round"`
+	RMSNoiseM             float64 `json:"rms_noise_m"`
+	DesignRMSM            float64 `json:"design_rms_noise_m"`
+	EveryWindowDesignRMSM float64 `json:"every_window_design_rms_noise_m,omitempty"`
+	Constraints           int     `json:"constraints"`
+	Above                 int     `json:"above_target,omitempty"`
+	Added                 int     `json:"added,omitempty"`
 }
 
 // PlaceLowerBound is a rigorous lower bound on the noise of every Gaussian
@@ -135,6 +164,19 @@ type PlaceLowerBound struct {
 	// by which a cheaper subset is chosen.
 	MemberShares []float64 `json:"member_shares"`
 	WindowShares []float64 `json:"-"`
+	// With EveryWindow: EveryWindowDesignRMSM is the least rms_noise_m
+	// over the rounds of a trial scaled until v_S' G^-1 v_S of every
+	// contiguous window against every member is within the target (a
+	// noise that certifies every window of these timestamps against these
+	// members, every variance); Cuts the cutting planes added and CutShare
+	// their share of the best bound's numerator.
+	EveryWindowDesignRMSM float64 `json:"every_window_design_rms_noise_m,omitempty"`
+	Cuts                  int     `json:"cut_constraints,omitempty"`
+	CutShare              float64 `json:"cut_share,omitempty"`
+	// History holds each round.
+	History []PlaceLowerRound `json:"rounds"`
+	// worstQ is the largest v_S' G^-1 v_S over the constraints.
+	worstQ float64
 }
 
 // PlacesNoiseLowerBound returns a rigorous lower bound on the mean
@@ -189,6 +231,16 @@ type lowerHooks struct {
 	// on the whole trace's window, whose C_S is zero.
 	scaleV func(w PlaceWindow) float64
 	routeC bool
+	// everyTrial, when set, sees each round's trial and its every-window
+	// upper end (EveryWindow).
+	everyTrial func(g mat.Symmetric, rms float64)
+}
+
+// lowerPair is one constraint: member k against window w, class the
+// index of w in the request's windows (-1 for a cutting plane's).
+type lowerPair struct {
+	k, class int
+	w        PlaceWindow
 }
 
 func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound, error) {
@@ -200,43 +252,38 @@ func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound,
 	if err := checkLowerRequest(req); err != nil {
 		return PlaceLowerBound{}, err
 	}
+	if req.CutWindows < 0 || req.StopBelowM < 0 {
+		return PlaceLowerBound{}, param.Invalid("cut_windows", float64(req.CutWindows), "the cutting planes' windows per member and the stopping step must be at least 0")
+	}
 	c := 1 / tl
-	m := len(req.Windows) * len(req.Members)
-	// V holds v_S, one column per (member, window) pair, member-major.
-	v := mat.NewDense(n, m, nil)
-	variances := make([]float64, m)
 	models := make([]*lowerModel, len(req.Members))
+	var pairs []lowerPair
 	for k, mem := range req.Members {
 		lm, err := newLowerModel(mem, req.Times)
 		if err != nil {
 			return PlaceLowerBound{}, err
 		}
 		models[k] = lm
-		col := make([]float64, n)
 		for j, w := range req.Windows {
 			if k > 0 && w.First == 0 && w.Last == n-1 {
 				// The whole trace's v is 1 and its C_S zero for every
-				// member: one column is the route's constraint, the
-				// others stay zero (a zero column enters nowhere).
+				// member: one column is the route's constraint.
 				continue
 			}
-			lm.conditionalMean(w, col)
-			if hooks.scaleV != nil {
-				f := hooks.scaleV(w)
-				for i := range col {
-					col[i] *= f
-				}
-			}
-			v.SetCol(k*len(req.Windows)+j, col)
-			variances[k*len(req.Windows)+j] = mem.Variance
+			pairs = append(pairs, lowerPair{k: k, class: j, w: w})
 		}
 	}
+	// V holds v_S, one column per pair.
+	v := mat.NewDense(n, len(pairs), nil)
+	variances := make([]float64, len(pairs))
+	fillPairs(v, pairs, 0, variances, req, models, hooks)
 	trial := req.Trial
 	if trial != nil && trial.SymmetricDim() != n {
 		return PlaceLowerBound{}, param.Invalid("trial", float64(trial.SymmetricDim()), fmt.Sprintf("the trial noise must be %d x %d, one row per timestamp", n, n))
 	}
 	best := PlaceLowerBound{Points: n, Windows: len(req.Windows)}
-	weights := make([]float64, m)
+	added := 0
+	weights := make([]float64, len(pairs))
 	for s := range weights {
 		weights[s] = 1
 	}
@@ -259,24 +306,155 @@ func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound,
 		if req.Trial == nil || round > 0 {
 			init = weights
 		}
-		b, err := lowerBoundWith(req, hooks, c, v, variances, models, trial, init)
+		b, err := lowerBoundWith(req, hooks, c, v, variances, pairs, models, trial, init)
 		if err != nil {
 			return best, err
 		}
 		b.Round = round
+		hist := PlaceLowerRound{Round: round, RMSNoiseM: b.RMSNoiseM, DesignRMSM: b.DesignRMSM, Constraints: b.Constraints}
 		designed := b.DesignRMSM
 		if round > 0 && best.DesignRMSM > 0 && (designed == 0 || best.DesignRMSM < designed) {
 			designed = best.DesignRMSM
 		}
+		every := best.EveryWindowDesignRMSM
+		var cuts []lowerPair
+		if req.EveryWindow && trial != nil {
+			var cut windowCuts
+			if cut, err = cutWindows(req, c, models, pairs, trial, b.worstQ); err != nil {
+				return best, err
+			}
+			hist.EveryWindowDesignRMSM, hist.Above = cut.design, cut.above
+			if hooks.everyTrial != nil {
+				hooks.everyTrial(trial, cut.design)
+			}
+			if every == 0 || cut.design < every {
+				every = cut.design
+			}
+			if round < req.Rounds {
+				cuts = cut.pairs
+			}
+			hist.Added = len(cuts)
+		}
+		prev := best.RMSNoiseM
 		if b.MeanVarianceM2 > best.MeanVarianceM2 || round == 0 {
+			hist0 := best.History
 			best = b
+			best.History = hist0
 			if hooks.bestTrial != nil && trial != nil {
 				hooks.bestTrial(trial)
 			}
 		}
-		best.DesignRMSM = designed
+		best.DesignRMSM, best.EveryWindowDesignRMSM = designed, every
+		best.History = append(best.History, hist)
+		if len(cuts) > 0 {
+			// The cutting planes join with the mean weight; the next
+			// round's reweighting by their loss lifts the worst.
+			mean := 0.0
+			for _, w := range weights {
+				mean += w / float64(len(weights))
+			}
+			m0 := len(pairs)
+			pairs = append(pairs, cuts...)
+			grown := mat.NewDense(n, len(pairs), nil)
+			grown.Slice(0, n, 0, m0).(*mat.Dense).Copy(v)
+			v = grown
+			variances = append(variances, make([]float64, len(cuts))...)
+			fillPairs(v, pairs, m0, variances, req, models, hooks)
+			for range cuts {
+				weights = append(weights, mean)
+			}
+			added += len(cuts)
+		}
+		best.Cuts = added
+		if req.StopBelowM > 0 && round > 0 && best.RMSNoiseM-prev < req.StopBelowM {
+			break
+		}
 	}
 	return best, nil
+}
+
+// fillPairs writes v_S (and its member's variance) into v's columns from
+// `from` on, for pairs[from:].
+func fillPairs(v *mat.Dense, pairs []lowerPair, from int, variances []float64, req PlaceLowerRequest, models []*lowerModel, hooks lowerHooks) {
+	n, _ := v.Dims()
+	col := make([]float64, n)
+	for s := from; s < len(pairs); s++ {
+		pr := pairs[s]
+		clear(col)
+		models[pr.k].conditionalMean(pr.w, col)
+		if hooks.scaleV != nil {
+			f := hooks.scaleV(pr.w)
+			for i := range col {
+				col[i] *= f
+			}
+		}
+		v.SetCol(s, col)
+		variances[s] = req.Members[pr.k].Variance
+	}
+}
+
+// windowCuts is one round's every-window scan: the cutting planes to add,
+// the trial's upper end for every window, and how many (window, member)
+// pairs were above the target under the trial scaled for the constraints.
+type windowCuts struct {
+	pairs  []lowerPair
+	design float64
+	above  int
+}
+
+// cutWindows scans every contiguous window against every member under
+// the trial. Each member's CutWindows worst windows not yet constrained
+// join, and every further one above worstQ (the largest v_S' G^-1 v_S
+// over the constraints: the target, once the trial is scaled for them),
+// at most maxCutsPerMember. The upper end is the trial scaled until the
+// largest over every window is within the target; the largest few per
+// member are recomputed by a dense solve, and the larger value kept.
+func cutWindows(req PlaceLowerRequest, c float64, models []*lowerModel, pairs []lowerPair, trial mat.Symmetric, worstQ float64) (windowCuts, error) {
+	const maxCutsPerMember, recheck = 1000, 5
+	n := len(req.Times)
+	f, err := gp.Factorize(trial, 0)
+	if err != nil {
+		return windowCuts{}, fmt.Errorf("trial noise: %w", err)
+	}
+	scan := newWindowScan(f)
+	per := req.CutWindows
+	if per == 0 {
+		per = 200
+	}
+	var out windowCuts
+	worst := worstQ
+	v := make([]float64, n)
+	for k, lm := range models {
+		skip := map[PlaceWindow]bool{}
+		for _, p := range pairs {
+			if p.k == k {
+				skip[p.w] = true
+			}
+		}
+		h := &worstWindows{k: max(per, maxCutsPerMember), skip: skip, thr: worstQ}
+		scan.run(lm, func(a, b int, q float64) { h.visit(PlaceWindow{First: a, Last: b}, q) })
+		worst = math.Max(worst, h.max)
+		out.above += h.above
+		slices.SortFunc(h.items, func(x, y scoredWindow) int { return cmp.Compare(y.q, x.q) })
+		for i, it := range h.items {
+			if i < recheck {
+				clear(v)
+				lm.conditionalMean(it.w, v)
+				vv := mat.NewVecDense(n, v)
+				var x mat.VecDense
+				if err := f.SolveVecTo(&x, vv); err != nil {
+					return out, fmt.Errorf("trial noise: %w", err)
+				}
+				worst = math.Max(worst, mat.Dot(vv, &x))
+			}
+			if i < per || it.q > worstQ {
+				out.pairs = append(out.pairs, lowerPair{k: k, class: -1, w: it.w})
+			}
+		}
+	}
+	tr := mat.Trace(trial) + float64(n)*f.Jitter()
+	out.design = math.Sqrt(2 * c * worst * tr / float64(n))
+	return out, nil
 }
 
 // sqrtTrial returns (V diag(b) V')^(1/2), its eigenvalues kept at least
@@ -345,9 +523,9 @@ func reweightTrial(trial mat.Symmetric, v *mat.Dense, b []float64) error {
 // weights start at a_S = b_S ||w_S||^2, which makes W = I exactly when
 // trial = (sum_S b_S v_S v_S')^(1/2); else uniform. Steps fixed-point
 // steps on the weights follow.
-func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.Dense, variances []float64, models []*lowerModel, trial mat.Symmetric, init []float64) (PlaceLowerBound, error) {
+func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.Dense, variances []float64, pairs []lowerPair, models []*lowerModel, trial mat.Symmetric, init []float64) (PlaceLowerBound, error) {
 	n, m := v.Dims()
-	design := 0.0
+	design, worst := 0.0, 0.0
 	u := mat.DenseCopyOf(v)
 	if trial != nil {
 		f, err := gp.Factorize(trial, 0)
@@ -360,7 +538,6 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 		// The trial scaled so that every window's v_S' G^-1 v_S, which
 		// is at least its loss factor (C_S >= 0), is within the target:
 		// a noise that certifies every window against every member.
-		worst := 0.0
 		for s := range m {
 			worst = math.Max(worst, mat.Dot(v.ColView(s), u.ColView(s)))
 		}
@@ -389,14 +566,14 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 		}
 		gain := c * dot * dot
 		if vr := variances[s]; vr > 0 && !hooks.dropC {
-			w := req.Windows[s%len(req.Windows)]
+			w := pairs[s].w
 			copy(uo, col)
 			if !hooks.routeC || w.First > 0 || w.Last < n-1 {
 				for i := w.First; i <= w.Last; i++ {
 					uo[i] = 0
 				}
 			}
-			gain -= vr * models[s/len(req.Windows)].quad(uo)
+			gain -= vr * models[pairs[s].k].quad(uo)
 		}
 		if gain > 0 {
 			if hooks.constraint != nil {
@@ -411,7 +588,7 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 			start = append(start, a0)
 		}
 	}
-	out := PlaceLowerBound{Points: n, Windows: len(req.Windows), Constraints: len(cols), DesignRMSM: design}
+	out := PlaceLowerBound{Points: n, Windows: len(req.Windows), Constraints: len(cols), DesignRMSM: design, worstQ: worst}
 	if len(cols) == 0 {
 		return out, nil
 	}
@@ -464,10 +641,15 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 			for j, g := range gains {
 				total += a[j] * g
 			}
+			out.CutShare = 0
 			for j, s := range cols {
 				sh := a[j] * gains[j] / total
-				out.MemberShares[s/len(req.Windows)] += sh
-				out.WindowShares[s%len(req.Windows)] += sh
+				out.MemberShares[pairs[s].k] += sh
+				if cl := pairs[s].class; cl >= 0 {
+					out.WindowShares[cl] += sh
+				} else {
+					out.CutShare += sh
+				}
 			}
 		}
 		if step == req.Steps {

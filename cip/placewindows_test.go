@@ -91,3 +91,101 @@ func TestEveryWindowQuad(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacesLowerEveryWindow is the cutting-plane bound's falsifier on a
+// 30-point trace (465 windows) against Matérn 1/2, 3/2 and 5/2 at 20 s,
+// starting from the 1- and 2-minute stays from every fourth point: the
+// bound never exceeds the RMS of a noise certified for every window by
+// dense (E1) recomputation (RigidLossFactor): each round's trial scaled
+// to its every-window upper end, which that recomputation must find
+// within epsilon 1 for every window (and without -short, the best trial
+// scaled until it is). Negative control: the same trial
+// scaled only for the constraints it was built from (DesignRMSM, which
+// does not scan every window) leaves windows above 1.
+func TestPlacesLowerEveryWindow(t *testing.T) {
+	t.Parallel()
+	const eps, lambda, r = 1, 2, 100
+	ts := lowerTimes(30, 3, 12, 7)
+	k := gp.Sum{K1: gp.Matern12{Variance: 1, Lengthscale: 300}, K2: gp.Matern32{Variance: 0.5, Lengthscale: 10}}
+	g0 := gp.Gram(k, ts)
+	for i := range ts {
+		g0.SetSym(i, i, g0.At(i, i)+0.05)
+	}
+	var members []PlaceLowerMember
+	for _, kern := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52} {
+		members = append(members, PlaceLowerMember{Kernel: kern, Lengthscale: 20, Variance: 400})
+	}
+	var every []PlaceWindow
+	for a := range ts {
+		for b := a; b < len(ts); b++ {
+			every = append(every, PlaceWindow{First: a, Last: b})
+		}
+	}
+	req := PlaceLowerRequest{Times: ts, Members: members, Windows: StayWindows(ts, []float64{60, 120}, 4), Epsilon: eps, Lambda: lambda, Radius: r,
+		Trial: g0, Steps: 3, Rounds: 2, EveryWindow: true, CutWindows: 20}
+	type trialEnd struct {
+		g   *mat.SymDense
+		rms float64
+	}
+	var ends []trialEnd
+	var bestG *mat.SymDense
+	hooks := lowerHooks{
+		everyTrial: func(g mat.Symmetric, rms float64) {
+			ends = append(ends, trialEnd{mat.NewSymDense(g.SymmetricDim(), nil), rms})
+			ends[len(ends)-1].g.CopySym(g)
+		},
+		bestTrial: func(g mat.Symmetric) { bestG = mat.NewSymDense(g.SymmetricDim(), nil); bestG.CopySym(g) },
+	}
+	b, err := placesLowerBound(req, hooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := req
+	plain.EveryWindow = false
+	pb, err := PlacesNoiseLowerBound(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Cuts == 0 || len(b.History) != req.Rounds+1 {
+		t.Fatalf("%d cutting planes over %d rounds: the scan added nothing", b.Cuts, len(b.History))
+	}
+	t.Logf("bound %.2f m with %d cutting planes (share %.3f; without them %.2f m), every-window upper end %.2f m, constraint-set upper end %.2f m",
+		b.RMSNoiseM, b.Cuts, b.CutShare, pb.RMSNoiseM, b.EveryWindowDesignRMSM, b.DesignRMSM)
+	if !testing.Short() {
+		// A noise certified for every window: the best trial scaled by
+		// dense recomputation (with -short, the upper ends below, each
+		// checked densely, are the certified noises).
+		s, worst := certifiedScale(t, lowerSetup{ts: ts, windows: every, trial: bestG}, members, eps, lambda, r)
+		design := rmsOf(bestG, s)
+		if b.RMSNoiseM > design {
+			t.Errorf("cutting-plane bound %.2f m above the RMS %.2f m of a noise certified for every window (worst exact epsilon %.4f)", b.RMSNoiseM, design, worst)
+		}
+		if !(b.RMSNoiseM > 0.3*design) {
+			t.Errorf("cutting-plane bound %.2f m under 0.3 of the certified %.2f m: broken directions or weights", b.RMSNoiseM, design)
+		}
+		t.Logf("every window certified densely at %.2f m (best trial)", design)
+	}
+	caught := false
+	for i, e := range ends {
+		worstAt := denseWorstEpsilon(t, lowerSetup{ts: ts, windows: every, trial: e.g}, members, lambda, r)
+		scale := func(rms float64) float64 { return rms * rms * float64(len(ts)) / (2 * mat.Trace(e.g)) }
+		if w := worstAt(scale(e.rms)); w > eps*(1+1e-9) {
+			t.Errorf("round %d: the trial scaled to its every-window upper end %.2f m has a window at exact epsilon %.6f", i, e.rms, w)
+		}
+		// A certified noise for every window: the bound is below it.
+		if b.RMSNoiseM > e.rms {
+			t.Errorf("round %d: cutting-plane bound %.2f m above the every-window certified noise %.2f m", i, b.RMSNoiseM, e.rms)
+		}
+		if set := b.History[i].DesignRMSM; !caught && set < e.rms*(1-1e-6) {
+			w := worstAt(scale(set))
+			caught = w > eps
+			t.Logf("round %d: constraint-set upper end %.2f m leaves a window at %.4f (every-window %.2f m)", i, set, w, e.rms)
+		}
+	}
+	if !(b.RMSNoiseM > 0.3*b.EveryWindowDesignRMSM) {
+		t.Errorf("cutting-plane bound %.2f m under 0.3 of the every-window upper end %.2f m: broken directions or weights", b.RMSNoiseM, b.EveryWindowDesignRMSM)
+	}
+	if !caught {
+		t.Error("negative control: no round's trial scaled for its constraints alone left a window above epsilon; the every-window check is untested")
+	}
+}
