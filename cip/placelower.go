@@ -99,7 +99,7 @@ type PlaceLowerRequest struct {
 	// round's trial (EveryWindowQuad), and each member's CutWindows (0:
 	// 200) worst windows not yet constrained, with every further one above
 	// the target under the trial scaled for the constraints so far (at
-	// most 1,000 a member), join the next round's constraints. Any subset
+	// most 2 CutWindows a member), join the next round's constraints. Any subset
 	// of the windows gives a valid bound; the upper end
 	// EveryWindowDesignRMSM then covers every window.
 	EveryWindow bool
@@ -406,11 +406,11 @@ type windowCuts struct {
 // the trial. Each member's CutWindows worst windows not yet constrained
 // join, and every further one above worstQ (the largest v_S' G^-1 v_S
 // over the constraints: the target, once the trial is scaled for them),
-// at most maxCutsPerMember. The upper end is the trial scaled until the
+// at most 2 CutWindows. The upper end is the trial scaled until the
 // largest over every window is within the target; the largest few per
 // member are recomputed by a dense solve, and the larger value kept.
 func cutWindows(req PlaceLowerRequest, c float64, models []*lowerModel, pairs []lowerPair, trial mat.Symmetric, worstQ float64) (windowCuts, error) {
-	const maxCutsPerMember, recheck = 1000, 5
+	const recheck = 5
 	n := len(req.Times)
 	f, err := gp.Factorize(trial, 0)
 	if err != nil {
@@ -431,7 +431,7 @@ func cutWindows(req PlaceLowerRequest, c float64, models []*lowerModel, pairs []
 				skip[p.w] = true
 			}
 		}
-		h := &worstWindows{k: max(per, maxCutsPerMember), skip: skip, thr: worstQ}
+		h := &worstWindows{k: 2 * per, skip: skip, thr: worstQ}
 		scan.run(lm, func(a, b int, q float64) { h.visit(PlaceWindow{First: a, Last: b}, q) })
 		worst = math.Max(worst, h.max)
 		out.above += h.above
