@@ -967,19 +967,28 @@ func clampObserved(m, p []float64, d int) {
 	}
 }
 
+// smallMul writes into dst (d x c, row-major) A b, or A' b when trans
+// (A d x d, b d x c; dst must not alias b).
+func smallMul(dst, a, b []float64, d, c int, trans bool) {
+	for j := range d {
+		for k := range c {
+			s := 0.0
+			for l := range d {
+				if trans {
+					s += a[l*d+j] * b[l*c+k]
+				} else {
+					s += a[j*d+l] * b[l*c+k]
+				}
+			}
+			dst[j*c+k] = s
+		}
+	}
+}
+
 // propagate replaces (m, p) by (A m, A p A' + Q), symmetrised.
 func propagate(a, q, m, p, tmp []float64, d int) {
 	applyState(a, m, make([]float64, d), d)
-	// tmp = A p
-	for j := range d {
-		for k := range d {
-			s := 0.0
-			for l := range d {
-				s += a[j*d+l] * p[l*d+k]
-			}
-			tmp[j*d+k] = s
-		}
-	}
+	smallMul(tmp, a, p, d, d, false) // tmp = A p
 	// p = tmp A' + Q
 	for j := range d {
 		for k := range d {

@@ -197,16 +197,7 @@ func (s *windowScan) run(lm *lowerModel, visit func(a, b int, q float64)) {
 		clear(z)
 		for b := n - 1; b >= a; b-- {
 			if b < n-1 {
-				ab := lm.a[b]
-				for j := range d {
-					for k := range p {
-						x := 0.0
-						for l := range d {
-							x += ab[l*d+j] * z[l*p+k]
-						}
-						zn[j*p+k] = x
-					}
-				}
+				smallMul(zn, lm.a[b], z, d, p, true)
 				copy(z, zn)
 			}
 			for k := range p {
