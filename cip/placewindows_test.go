@@ -189,3 +189,41 @@ func TestPlacesLowerEveryWindow(t *testing.T) {
 		t.Error("negative control: no round's trial scaled for its constraints alone left a window above epsilon; the every-window check is untested")
 	}
 }
+
+// BenchmarkEveryWindowQuad scans every window (1,091,503 of them) of a
+// 1,477-point trace (gaps of 3-18 s, the held-out trace's size) against
+// Matérn 1/2, 3/2 and 5/2 at 20 s under a dense trial: the cost of one
+// member's cutting-plane scan (inverting the trial is shared by the
+// members and reported apart).
+func BenchmarkEveryWindowQuad(b *testing.B) {
+	ts := lowerTimes(1477, 3, 18, 11)
+	k := gp.Sum{K1: gp.Matern12{Variance: 1, Lengthscale: 300}, K2: gp.Matern32{Variance: 0.5, Lengthscale: 10}}
+	g := gp.Gram(k, ts)
+	for i := range ts {
+		g.SetSym(i, i, g.At(i, i)+0.05)
+	}
+	f, err := gp.Factorize(g, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("inverse", func(b *testing.B) {
+		for b.Loop() {
+			newWindowScan(f)
+		}
+	})
+	s := newWindowScan(f)
+	for _, kern := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52} {
+		lm, err := newLowerModel(PlaceLowerMember{Kernel: kern, Lengthscale: 20}, ts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(kern, func(b *testing.B) {
+			windows := 0
+			for b.Loop() {
+				windows = 0
+				s.run(lm, func(int, int, float64) { windows++ })
+			}
+			b.ReportMetric(float64(windows), "windows")
+		})
+	}
+}
