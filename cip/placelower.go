@@ -206,6 +206,12 @@ type PlaceLowerBound struct {
 // (checked against mpmath conditioning in the tests, at 20 s and at
 // 7,200 s, where the process noise is integrated, not differenced).
 //
+// With req.EveryWindow each round also scans every contiguous window
+// against every member under its trial (EveryWindowQuad, O(n^2 d^3) per
+// member after one inverse) and adds the worst as cutting planes; the
+// bound stays valid for any subset, and EveryWindowDesignRMSM is an upper
+// end for every window.
+//
 // Each round costs an n x n eigendecomposition, a solve with n x
 // (windows x members) right-hand sides and a few n x n factorisations:
 // minutes for a 1,500-point trace and its stays from every point.
