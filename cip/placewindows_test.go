@@ -9,6 +9,19 @@ import (
 	"github.com/tracepriv/tracepriv/gp"
 )
 
+// windowTrial returns n timestamps with gaps of 3 to hi seconds and a
+// dense trial noise on them: Matérn 1/2 at l12 plus half a Matérn 3/2 at
+// l32 plus 0.05 on the diagonal.
+func windowTrial(n int, hi float64, seed uint64, l12, l32 float64) ([]float64, *mat.SymDense) {
+	ts := lowerTimes(n, 3, hi, seed)
+	k := gp.Sum{K1: gp.Matern12{Variance: 1, Lengthscale: l12}, K2: gp.Matern32{Variance: 0.5, Lengthscale: l32}}
+	g := gp.Gram(k, ts)
+	for i := range ts {
+		g.SetSym(i, i, g.At(i, i)+0.05)
+	}
+	return ts, g
+}
+
 // windowScanCheck returns the largest relative difference between the
 // every-window scan (with the planted error plant) and v_S' G^-1 v_S
 // recomputed per window: v_S by the Kalman conditionalMean, then a dense
@@ -62,12 +75,7 @@ func windowScanCheck(t *testing.T, ts []float64, g *mat.SymDense, mem PlaceLower
 // 1e-9 relative. Negative control: the first derivative response past the
 // window's end off by 1e-4 (Matérn 3/2 and 5/2) is caught.
 func TestEveryWindowQuad(t *testing.T) {
-	ts := lowerTimes(40, 3, 12, 5)
-	k := gp.Sum{K1: gp.Matern12{Variance: 1, Lengthscale: 200}, K2: gp.Matern32{Variance: 0.5, Lengthscale: 15}}
-	g := gp.Gram(k, ts)
-	for i := range ts {
-		g.SetSym(i, i, g.At(i, i)+0.05)
-	}
+	ts, g := windowTrial(40, 12, 5, 200, 15)
 	n := len(ts)
 	for _, kern := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52} {
 		for _, l := range []float64{20, 300} {
@@ -105,12 +113,7 @@ func TestEveryWindowQuad(t *testing.T) {
 func TestPlacesLowerEveryWindow(t *testing.T) {
 	t.Parallel()
 	const eps, lambda, r = 1, 2, 100
-	ts := lowerTimes(30, 3, 12, 7)
-	k := gp.Sum{K1: gp.Matern12{Variance: 1, Lengthscale: 300}, K2: gp.Matern32{Variance: 0.5, Lengthscale: 10}}
-	g0 := gp.Gram(k, ts)
-	for i := range ts {
-		g0.SetSym(i, i, g0.At(i, i)+0.05)
-	}
+	ts, g0 := windowTrial(30, 12, 7, 300, 10)
 	var members []PlaceLowerMember
 	for _, kern := range []string{gp.KernelMatern12, gp.KernelMatern32, gp.KernelMatern52} {
 		members = append(members, PlaceLowerMember{Kernel: kern, Lengthscale: 20, Variance: 400})
@@ -122,7 +125,7 @@ func TestPlacesLowerEveryWindow(t *testing.T) {
 		}
 	}
 	req := PlaceLowerRequest{Times: ts, Members: members, Windows: StayWindows(ts, []float64{60, 120}, 4), Epsilon: eps, Lambda: lambda, Radius: r,
-		Trial: g0, Steps: 3, Rounds: 2, EveryWindow: true, CutWindows: 20}
+		Trial: g0, Steps: 3, Rounds: 2, EveryWindow: true, CutWindows: 100}
 	type trialEnd struct {
 		g   *mat.SymDense
 		rms float64
@@ -196,12 +199,7 @@ func TestPlacesLowerEveryWindow(t *testing.T) {
 // member's cutting-plane scan (inverting the trial is shared by the
 // members and reported apart).
 func BenchmarkEveryWindowQuad(b *testing.B) {
-	ts := lowerTimes(1477, 3, 18, 11)
-	k := gp.Sum{K1: gp.Matern12{Variance: 1, Lengthscale: 300}, K2: gp.Matern32{Variance: 0.5, Lengthscale: 10}}
-	g := gp.Gram(k, ts)
-	for i := range ts {
-		g.SetSym(i, i, g.At(i, i)+0.05)
-	}
+	ts, g := windowTrial(1477, 18, 11, 300, 10)
 	f, err := gp.Factorize(g, 0)
 	if err != nil {
 		b.Fatal(err)
