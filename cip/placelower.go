@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -93,6 +94,33 @@ type PlaceLowerRequest struct {
 	// is that root with equal weights. The best bound over the rounds is
 	// returned.
 	Rounds int
+	// EveryWindow adds cutting planes: after each round every contiguous
+	// window of the trace is scanned against every member under the
+	// round's trial (EveryWindowQuad), and each member's CutWindows (0:
+	// 200) worst windows not yet constrained, with every further one above
+	// the target under the trial scaled for the constraints so far (at
+	// most 2 CutWindows a member), join the next round's constraints. Any subset
+	// of the windows gives a valid bound; the upper end
+	// EveryWindowDesignRMSM then covers every window.
+	EveryWindow bool
+	CutWindows  int
+	// StopBelowM ends the rounds once one raised the bound by less than
+	// this (m of rms_noise_m); 0 runs every round.
+	StopBelowM float64
+}
+
+// PlaceLowerRound is one round of PlacesNoiseLowerBound: its bound, its
+// trial's upper ends, its constraints, and with EveryWindow the pairs
+// (window, member) above the target under the trial scaled for the
+// constraints (Above) and the cutting planes it added.
+type PlaceLowerRound struct {
+	Round                 int     `json:"round"`
+	RMSNoiseM             float64 `json:"rms_noise_m"`
+	DesignRMSM            float64 `json:"design_rms_noise_m"`
+	EveryWindowDesignRMSM float64 `json:"every_window_design_rms_noise_m,omitempty"`
+	Constraints           int     `json:"constraints"`
+	Above                 int     `json:"above_target,omitempty"`
+	Added                 int     `json:"added,omitempty"`
 }
 
 // PlaceLowerBound is a rigorous lower bound on the noise of every Gaussian
@@ -136,6 +164,19 @@ type PlaceLowerBound struct {
 	// by which a cheaper subset is chosen.
 	MemberShares []float64 `json:"member_shares"`
 	WindowShares []float64 `json:"-"`
+	// With EveryWindow: EveryWindowDesignRMSM is the least rms_noise_m
+	// over the rounds of a trial scaled until v_S' G^-1 v_S of every
+	// contiguous window against every member is within the target (a
+	// noise that certifies every window of these timestamps against these
+	// members, every variance); Cuts the cutting planes added and CutShare
+	// their share of the best bound's numerator.
+	EveryWindowDesignRMSM float64 `json:"every_window_design_rms_noise_m,omitempty"`
+	Cuts                  int     `json:"cut_constraints,omitempty"`
+	CutShare              float64 `json:"cut_share,omitempty"`
+	// History holds each round.
+	History []PlaceLowerRound `json:"rounds"`
+	// worstQ is the largest v_S' G^-1 v_S over the constraints.
+	worstQ float64
 }
 
 // PlacesNoiseLowerBound returns a rigorous lower bound on the mean
@@ -165,6 +206,12 @@ type PlaceLowerBound struct {
 // (checked against mpmath conditioning in the tests, at 20 s and at
 // 7,200 s, where the process noise is integrated, not differenced).
 //
+// With req.EveryWindow each round also scans every contiguous window
+// against every member under its trial (EveryWindowQuad, O(n^2 d^3) per
+// member after one inverse) and adds the worst as cutting planes; the
+// bound stays valid for any subset, and EveryWindowDesignRMSM is an upper
+// end for every window.
+//
 // Each round costs an n x n eigendecomposition, a solve with n x
 // (windows x members) right-hand sides and a few n x n factorisations:
 // minutes for a 1,500-point trace and its stays from every point.
@@ -190,6 +237,16 @@ type lowerHooks struct {
 	// on the whole trace's window, whose C_S is zero.
 	scaleV func(w PlaceWindow) float64
 	routeC bool
+	// everyTrial, when set, sees each round's trial and its every-window
+	// upper end (EveryWindow).
+	everyTrial func(g mat.Symmetric, rms float64)
+}
+
+// lowerPair is one constraint: member k against window w, class the
+// index of w in the request's windows (-1 for a cutting plane's).
+type lowerPair struct {
+	k, class int
+	w        PlaceWindow
 }
 
 func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound, error) {
@@ -201,43 +258,38 @@ func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound,
 	if err := checkLowerRequest(req); err != nil {
 		return PlaceLowerBound{}, err
 	}
+	if req.CutWindows < 0 || req.StopBelowM < 0 {
+		return PlaceLowerBound{}, param.Invalid("cut_windows", float64(req.CutWindows), "the cutting planes' windows per member and the stopping step must be at least 0")
+	}
 	c := 1 / tl
-	m := len(req.Windows) * len(req.Members)
-	// V holds v_S, one column per (member, window) pair, member-major.
-	v := mat.NewDense(n, m, nil)
-	variances := make([]float64, m)
 	models := make([]*lowerModel, len(req.Members))
+	var pairs []lowerPair
 	for k, mem := range req.Members {
 		lm, err := newLowerModel(mem, req.Times)
 		if err != nil {
 			return PlaceLowerBound{}, err
 		}
 		models[k] = lm
-		col := make([]float64, n)
 		for j, w := range req.Windows {
 			if k > 0 && w.First == 0 && w.Last == n-1 {
 				// The whole trace's v is 1 and its C_S zero for every
-				// member: one column is the route's constraint, the
-				// others stay zero (a zero column enters nowhere).
+				// member: one column is the route's constraint.
 				continue
 			}
-			lm.conditionalMean(w, col)
-			if hooks.scaleV != nil {
-				f := hooks.scaleV(w)
-				for i := range col {
-					col[i] *= f
-				}
-			}
-			v.SetCol(k*len(req.Windows)+j, col)
-			variances[k*len(req.Windows)+j] = mem.Variance
+			pairs = append(pairs, lowerPair{k: k, class: j, w: w})
 		}
 	}
+	// V holds v_S, one column per pair.
+	v := mat.NewDense(n, len(pairs), nil)
+	variances := make([]float64, len(pairs))
+	fillPairs(v, pairs, 0, variances, req, models, hooks)
 	trial := req.Trial
 	if trial != nil && trial.SymmetricDim() != n {
 		return PlaceLowerBound{}, param.Invalid("trial", float64(trial.SymmetricDim()), fmt.Sprintf("the trial noise must be %d x %d, one row per timestamp", n, n))
 	}
 	best := PlaceLowerBound{Points: n, Windows: len(req.Windows)}
-	weights := make([]float64, m)
+	added := 0
+	weights := make([]float64, len(pairs))
 	for s := range weights {
 		weights[s] = 1
 	}
@@ -260,24 +312,155 @@ func placesLowerBound(req PlaceLowerRequest, hooks lowerHooks) (PlaceLowerBound,
 		if req.Trial == nil || round > 0 {
 			init = weights
 		}
-		b, err := lowerBoundWith(req, hooks, c, v, variances, models, trial, init)
+		b, err := lowerBoundWith(req, hooks, c, v, variances, pairs, models, trial, init)
 		if err != nil {
 			return best, err
 		}
 		b.Round = round
+		hist := PlaceLowerRound{Round: round, RMSNoiseM: b.RMSNoiseM, DesignRMSM: b.DesignRMSM, Constraints: b.Constraints}
 		designed := b.DesignRMSM
 		if round > 0 && best.DesignRMSM > 0 && (designed == 0 || best.DesignRMSM < designed) {
 			designed = best.DesignRMSM
 		}
+		every := best.EveryWindowDesignRMSM
+		var cuts []lowerPair
+		if req.EveryWindow && trial != nil {
+			var cut windowCuts
+			if cut, err = cutWindows(req, c, models, pairs, trial, b.worstQ); err != nil {
+				return best, err
+			}
+			hist.EveryWindowDesignRMSM, hist.Above = cut.design, cut.above
+			if hooks.everyTrial != nil {
+				hooks.everyTrial(trial, cut.design)
+			}
+			if every == 0 || cut.design < every {
+				every = cut.design
+			}
+			if round < req.Rounds {
+				cuts = cut.pairs
+			}
+			hist.Added = len(cuts)
+		}
+		prev := best.RMSNoiseM
 		if b.MeanVarianceM2 > best.MeanVarianceM2 || round == 0 {
+			hist0 := best.History
 			best = b
+			best.History = hist0
 			if hooks.bestTrial != nil && trial != nil {
 				hooks.bestTrial(trial)
 			}
 		}
-		best.DesignRMSM = designed
+		best.DesignRMSM, best.EveryWindowDesignRMSM = designed, every
+		best.History = append(best.History, hist)
+		if len(cuts) > 0 {
+			// The cutting planes join with the mean weight; the next
+			// round's reweighting by their loss lifts the worst.
+			mean := 0.0
+			for _, w := range weights {
+				mean += w / float64(len(weights))
+			}
+			m0 := len(pairs)
+			pairs = append(pairs, cuts...)
+			grown := mat.NewDense(n, len(pairs), nil)
+			grown.Slice(0, n, 0, m0).(*mat.Dense).Copy(v)
+			v = grown
+			variances = append(variances, make([]float64, len(cuts))...)
+			fillPairs(v, pairs, m0, variances, req, models, hooks)
+			for range cuts {
+				weights = append(weights, mean)
+			}
+			added += len(cuts)
+		}
+		best.Cuts = added
+		if req.StopBelowM > 0 && round > 0 && best.RMSNoiseM-prev < req.StopBelowM {
+			break
+		}
 	}
 	return best, nil
+}
+
+// fillPairs writes v_S (and its member's variance) into v's columns from
+// `from` on, for pairs[from:].
+func fillPairs(v *mat.Dense, pairs []lowerPair, from int, variances []float64, req PlaceLowerRequest, models []*lowerModel, hooks lowerHooks) {
+	n, _ := v.Dims()
+	col := make([]float64, n)
+	for s := from; s < len(pairs); s++ {
+		pr := pairs[s]
+		clear(col)
+		models[pr.k].conditionalMean(pr.w, col)
+		if hooks.scaleV != nil {
+			f := hooks.scaleV(pr.w)
+			for i := range col {
+				col[i] *= f
+			}
+		}
+		v.SetCol(s, col)
+		variances[s] = req.Members[pr.k].Variance
+	}
+}
+
+// windowCuts is one round's every-window scan: the cutting planes to add,
+// the trial's upper end for every window, and how many (window, member)
+// pairs were above the target under the trial scaled for the constraints.
+type windowCuts struct {
+	pairs  []lowerPair
+	design float64
+	above  int
+}
+
+// cutWindows scans every contiguous window against every member under
+// the trial. Each member's CutWindows worst windows not yet constrained
+// join, and every further one above worstQ (the largest v_S' G^-1 v_S
+// over the constraints: the target, once the trial is scaled for them),
+// at most 2 CutWindows. The upper end is the trial scaled until the
+// largest over every window is within the target; the largest few per
+// member are recomputed by a dense solve, and the larger value kept.
+func cutWindows(req PlaceLowerRequest, c float64, models []*lowerModel, pairs []lowerPair, trial mat.Symmetric, worstQ float64) (windowCuts, error) {
+	const recheck = 5
+	n := len(req.Times)
+	f, err := gp.Factorize(trial, 0)
+	if err != nil {
+		return windowCuts{}, fmt.Errorf("trial noise: %w", err)
+	}
+	scan := newWindowScan(f)
+	per := req.CutWindows
+	if per == 0 {
+		per = 200
+	}
+	var out windowCuts
+	worst := worstQ
+	v := make([]float64, n)
+	for k, lm := range models {
+		skip := map[PlaceWindow]bool{}
+		for _, p := range pairs {
+			if p.k == k {
+				skip[p.w] = true
+			}
+		}
+		h := &worstWindows{k: 2 * per, skip: skip, thr: worstQ}
+		scan.run(lm, func(a, b int, q float64) { h.visit(PlaceWindow{First: a, Last: b}, q) })
+		worst = math.Max(worst, h.max)
+		out.above += h.above
+		slices.SortFunc(h.items, func(x, y scoredWindow) int { return cmp.Compare(y.q, x.q) })
+		for i, it := range h.items {
+			if i < recheck {
+				clear(v)
+				lm.conditionalMean(it.w, v)
+				vv := mat.NewVecDense(n, v)
+				var x mat.VecDense
+				if err := f.SolveVecTo(&x, vv); err != nil {
+					return out, fmt.Errorf("trial noise: %w", err)
+				}
+				worst = math.Max(worst, mat.Dot(vv, &x))
+			}
+			if i < per || it.q > worstQ {
+				out.pairs = append(out.pairs, lowerPair{k: k, class: -1, w: it.w})
+			}
+		}
+	}
+	tr := mat.Trace(trial) + float64(n)*f.Jitter()
+	out.design = math.Sqrt(2 * c * worst * tr / float64(n))
+	return out, nil
 }
 
 // sqrtTrial returns (V diag(b) V')^(1/2), its eigenvalues kept at least
@@ -346,9 +529,9 @@ func reweightTrial(trial mat.Symmetric, v *mat.Dense, b []float64) error {
 // weights start at a_S = b_S ||w_S||^2, which makes W = I exactly when
 // trial = (sum_S b_S v_S v_S')^(1/2); else uniform. Steps fixed-point
 // steps on the weights follow.
-func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.Dense, variances []float64, models []*lowerModel, trial mat.Symmetric, init []float64) (PlaceLowerBound, error) {
+func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.Dense, variances []float64, pairs []lowerPair, models []*lowerModel, trial mat.Symmetric, init []float64) (PlaceLowerBound, error) {
 	n, m := v.Dims()
-	design := 0.0
+	design, worst := 0.0, 0.0
 	u := mat.DenseCopyOf(v)
 	if trial != nil {
 		f, err := gp.Factorize(trial, 0)
@@ -361,7 +544,6 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 		// The trial scaled so that every window's v_S' G^-1 v_S, which
 		// is at least its loss factor (C_S >= 0), is within the target:
 		// a noise that certifies every window against every member.
-		worst := 0.0
 		for s := range m {
 			worst = math.Max(worst, mat.Dot(v.ColView(s), u.ColView(s)))
 		}
@@ -390,14 +572,14 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 		}
 		gain := c * dot * dot
 		if vr := variances[s]; vr > 0 && !hooks.dropC {
-			w := req.Windows[s%len(req.Windows)]
+			w := pairs[s].w
 			copy(uo, col)
 			if !hooks.routeC || w.First > 0 || w.Last < n-1 {
 				for i := w.First; i <= w.Last; i++ {
 					uo[i] = 0
 				}
 			}
-			gain -= vr * models[s/len(req.Windows)].quad(uo)
+			gain -= vr * models[pairs[s].k].quad(uo)
 		}
 		if gain > 0 {
 			if hooks.constraint != nil {
@@ -412,7 +594,7 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 			start = append(start, a0)
 		}
 	}
-	out := PlaceLowerBound{Points: n, Windows: len(req.Windows), Constraints: len(cols), DesignRMSM: design}
+	out := PlaceLowerBound{Points: n, Windows: len(req.Windows), Constraints: len(cols), DesignRMSM: design, worstQ: worst}
 	if len(cols) == 0 {
 		return out, nil
 	}
@@ -465,10 +647,15 @@ func lowerBoundWith(req PlaceLowerRequest, hooks lowerHooks, c float64, v *mat.D
 			for j, g := range gains {
 				total += a[j] * g
 			}
+			out.CutShare = 0
 			for j, s := range cols {
 				sh := a[j] * gains[j] / total
-				out.MemberShares[s/len(req.Windows)] += sh
-				out.WindowShares[s%len(req.Windows)] += sh
+				out.MemberShares[pairs[s].k] += sh
+				if cl := pairs[s].class; cl >= 0 {
+					out.WindowShares[cl] += sh
+				} else {
+					out.CutShare += sh
+				}
 			}
 		}
 		if step == req.Steps {
@@ -721,6 +908,24 @@ func (lm *lowerModel) conditionalMean(w PlaceWindow, v []float64) {
 // gap index min(i, i+dir).
 func (lm *lowerModel) sweep(from, to, dir int, v []float64) {
 	d := lm.d
+	x := make([]float64, d)
+	lm.condStates(from, to, dir, func(i int, m []float64) {
+		if i == to {
+			copy(x, m)
+		}
+	})
+	y := make([]float64, d)
+	for i := to; i+dir >= 0 && i+dir < lm.n; i += dir {
+		applyState(lm.a[min(i, i+dir)], x, y, d)
+		v[i+dir] = x[0]
+	}
+}
+
+// condStates runs the Kalman recursion with exact observations f = 1 at
+// from, from+dir, ..., to and calls fn at each of those points with the
+// state's conditional mean there given the points so far (m is reused).
+func (lm *lowerModel) condStates(from, to, dir int, fn func(i int, m []float64)) {
+	d := lm.d
 	m := make([]float64, d)
 	p := make([]float64, d*d)
 	tmp := make([]float64, d*d)
@@ -732,6 +937,7 @@ func (lm *lowerModel) sweep(from, to, dir int, v []float64) {
 		}
 	}
 	clampObserved(m, p, d)
+	fn(from, m)
 	for i := from; i != to; i += dir {
 		g := min(i, i+dir)
 		a, q := lm.a[g], lm.q[g]
@@ -754,12 +960,7 @@ func (lm *lowerModel) sweep(from, to, dir int, v []float64) {
 			copy(p, tmp)
 		}
 		clampObserved(m, p, d)
-	}
-	x := slices.Clone(m)
-	y := make([]float64, d)
-	for i := to; i+dir >= 0 && i+dir < lm.n; i += dir {
-		applyState(lm.a[min(i, i+dir)], x, y, d)
-		v[i+dir] = x[0]
+		fn(i+dir, m)
 	}
 }
 
@@ -772,19 +973,28 @@ func clampObserved(m, p []float64, d int) {
 	}
 }
 
+// smallMul writes into dst (d x c, row-major) A b, or A' b when trans
+// (A d x d, b d x c; dst must not alias b).
+func smallMul(dst, a, b []float64, d, c int, trans bool) {
+	for j := range d {
+		for k := range c {
+			s := 0.0
+			for l := range d {
+				if trans {
+					s += a[l*d+j] * b[l*c+k]
+				} else {
+					s += a[j*d+l] * b[l*c+k]
+				}
+			}
+			dst[j*c+k] = s
+		}
+	}
+}
+
 // propagate replaces (m, p) by (A m, A p A' + Q), symmetrised.
 func propagate(a, q, m, p, tmp []float64, d int) {
 	applyState(a, m, make([]float64, d), d)
-	// tmp = A p
-	for j := range d {
-		for k := range d {
-			s := 0.0
-			for l := range d {
-				s += a[j*d+l] * p[l*d+k]
-			}
-			tmp[j*d+k] = s
-		}
-	}
+	smallMul(tmp, a, p, d, d, false) // tmp = A p
 	// p = tmp A' + Q
 	for j := range d {
 		for k := range d {

@@ -206,6 +206,24 @@ func newLowerSetup() lowerSetup {
 // s trial, and that worst epsilon.
 func certifiedScale(t *testing.T, su lowerSetup, members []PlaceLowerMember, epsilon, lambda, r float64) (float64, float64) {
 	t.Helper()
+	worst := denseWorstEpsilon(t, su, members, lambda, r)
+	s := 1.0
+	for range 6 {
+		s *= worst(s) / epsilon
+	}
+	for {
+		if e := worst(s); e <= epsilon {
+			return s, e
+		}
+		s *= 1.001
+	}
+}
+
+// denseWorstEpsilon returns the function giving, for a scale s, the
+// largest exact (E1) epsilon over su's windows and members under s
+// su.trial, recomputed densely (RigidLossFactor).
+func denseWorstEpsilon(t *testing.T, su lowerSetup, members []PlaceLowerMember, lambda, r float64) func(s float64) float64 {
+	t.Helper()
 	grams := make([]mat.Symmetric, len(members))
 	for i, m := range members {
 		k, err := gp.NewKernel(m.Kernel, m.Variance, m.Lengthscale, 0)
@@ -214,7 +232,7 @@ func certifiedScale(t *testing.T, su lowerSetup, members []PlaceLowerMember, eps
 		}
 		grams[i] = gp.Gram(k, su.ts)
 	}
-	worst := func(s float64) float64 {
+	return func(s float64) float64 {
 		var g mat.SymDense
 		g.ScaleSym(s, su.trial)
 		w := 0.0
@@ -232,16 +250,6 @@ func certifiedScale(t *testing.T, su lowerSetup, members []PlaceLowerMember, eps
 			}
 		}
 		return w
-	}
-	s := 1.0
-	for range 6 {
-		s *= worst(s) / epsilon
-	}
-	for {
-		if e := worst(s); e <= epsilon {
-			return s, e
-		}
-		s *= 1.001
 	}
 }
 

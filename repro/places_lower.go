@@ -48,6 +48,18 @@ type PlacesLowerOptions struct {
 	// (a larger stride) to at most this many; 0 means no cap. A subset of
 	// the windows still gives a valid bound.
 	MaxStarts int
+	// EveryWindow adds cutting planes from every contiguous window of the
+	// trace against every member (cip.PlaceLowerRequest.EveryWindow):
+	// CutWindows (0: 200) of each member's worst a round, the rounds
+	// stopping once one raises the bound by less than StopBelowM (m; 0:
+	// every round).
+	EveryWindow bool
+	CutWindows  int
+	StopBelowM  float64
+	// ExtraLengthscales (seconds) adds a member per Matérn kernel at each
+	// of these lengthscales inside the kernel's range (issue 31: where
+	// the dual weight sits, just above the family's shortest).
+	ExtraLengthscales []float64
 }
 
 func (o *PlacesLowerOptions) defaults() {
@@ -132,6 +144,10 @@ type PlacesLower struct {
 	PointsClass bool      `json:"points_class"`
 	RouteClass  bool      `json:"route_class"`
 	MaxStarts   int       `json:"max_starts,omitempty"`
+	// EveryWindow: the bound's constraints grew by cutting planes from
+	// every contiguous window (Bound.Cuts, Bound.History), and
+	// Bound.EveryWindowDesignRMSM certifies every window.
+	EveryWindow bool `json:"every_window"`
 	// Classes are the windows by class (the single points, one duration,
 	// the route): how many entered, from every stride-th point, and the
 	// share of the bound's numerator they carry
@@ -208,13 +224,15 @@ func RunPlacesLower(tr *trace.Trace, opt PlacesLowerOptions) (*PlacesLower, erro
 		}
 		trial.Trial = g
 	}
-	rep.Members = placesLowerMembers(opt.Prior.Families(), max(opt.Lengthscales, 1))
+	rep.Members = placesLowerMembers(opt.Prior.Families(), max(opt.Lengthscales, 1), opt.ExtraLengthscales)
 	if len(rep.Members) == 0 {
 		return nil, fmt.Errorf("places lower bound: the prior's family has no Matérn 1/2, 3/2 or 5/2 kernel")
 	}
 	rep.Ladder, rep.PointsClass, rep.RouteClass, rep.MaxStarts = opt.Ladder, opt.Points, opt.Route, opt.MaxStarts
 	req := cip.PlaceLowerRequest{Times: ts, Members: rep.Members, Windows: placesLowerWindows(ts, opt, rep),
-		Epsilon: opt.Epsilon, Lambda: opt.Lambda, Radius: opt.Radius, Trial: trial.Trial, Steps: opt.Steps, Rounds: opt.Rounds}
+		Epsilon: opt.Epsilon, Lambda: opt.Lambda, Radius: opt.Radius, Trial: trial.Trial, Steps: opt.Steps, Rounds: opt.Rounds,
+		EveryWindow: opt.EveryWindow, CutWindows: opt.CutWindows, StopBelowM: opt.StopBelowM}
+	rep.EveryWindow = opt.EveryWindow
 	if rep.Bound, err = cip.PlacesNoiseLowerBound(req); err != nil {
 		return nil, err
 	}
@@ -235,8 +253,9 @@ func RunPlacesLower(tr *trace.Trace, opt PlacesLowerOptions) (*PlacesLower, erro
 
 // placesLowerMembers returns, for each Matérn kernel of the family,
 // perKernel lengthscales geometric from its shortest to its longest (the
-// shortest alone for 1), each at the kernel's least variance.
-func placesLowerMembers(fam prior.FamilySet, perKernel int) []cip.PlaceLowerMember {
+// shortest alone for 1), and each of extra inside the kernel's range not
+// already among them, each at the kernel's least variance.
+func placesLowerMembers(fam prior.FamilySet, perKernel int, extra []float64) []cip.PlaceLowerMember {
 	var out []cip.PlaceLowerMember
 	for _, f := range fam.Kernels {
 		switch f.Kernel {
@@ -253,6 +272,12 @@ func placesLowerMembers(fam prior.FamilySet, perKernel int) []cip.PlaceLowerMemb
 				l = f.LengthscaleMin * math.Pow(f.LengthscaleMax/f.LengthscaleMin, float64(i)/float64(perKernel-1))
 			}
 			out = append(out, cip.PlaceLowerMember{Kernel: f.Kernel, Lengthscale: l, Variance: f.Variance})
+		}
+		for _, l := range extra {
+			dup := slices.ContainsFunc(out, func(m cip.PlaceLowerMember) bool { return m.Kernel == f.Kernel && m.Lengthscale == l })
+			if l >= f.LengthscaleMin && l <= f.LengthscaleMax && !dup {
+				out = append(out, cip.PlaceLowerMember{Kernel: f.Kernel, Lengthscale: l, Variance: f.Variance})
+			}
 		}
 	}
 	return out
@@ -314,6 +339,14 @@ func (r *PlacesLower) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "lower bound on rms_noise_m of every Gaussian mechanism certifying them: %.1f m (%d constraints, lambda_max <= %.6g; round %d)\n",
 		r.Bound.RMSNoiseM, r.Bound.Constraints, r.Bound.LambdaMax, r.Bound.Round)
 	fmt.Fprintf(w, "a noise found that certifies them (a trial scaled until every stay's loss is within epsilon): %.1f m\n", r.Bound.DesignRMSM)
+	if r.EveryWindow {
+		fmt.Fprintf(w, "cutting planes from every contiguous window: %d constraints added (share of the bound %.3f); a noise found that certifies every window against these members: %.1f m\n",
+			r.Bound.Cuts, r.Bound.CutShare, r.Bound.EveryWindowDesignRMSM)
+		for _, h := range r.Bound.History {
+			fmt.Fprintf(w, "  round %d: bound %.1f m, %d constraints; upper end %.1f m (constraints), %.1f m (every window; %d pairs above the target); %d added\n",
+				h.Round, h.RMSNoiseM, h.Constraints, h.DesignRMSM, h.EveryWindowDesignRMSM, h.Above, h.Added)
+		}
+	}
 	fmt.Fprintf(w, "target %.0f m; default release %.1f m (places only against members at least as long as the stay); PlacesEveryLength %.1f m\n",
 		r.TargetRMSM, r.DefaultRMSM, r.EveryLengthRMSM)
 	verdict := fmt.Sprintf("feasible as far as this bound tells: it is %.1f m below the target", r.TargetRMSM-r.Bound.RMSNoiseM)

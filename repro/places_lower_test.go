@@ -26,8 +26,12 @@ import (
 // the lower bound on rms_noise_m of every Gaussian mechanism certifying
 // those constraints (bound_rms_m), the RMS of a noise the computation
 // found that certifies them (design_rms_m), and the default's and
-// PlacesEveryLength's RMS. It is skipped when the data set is not beside
-// the repository.
+// PlacesEveryLength's RMS. The every-window cases add cutting planes from
+// every contiguous window (200 per member a round, up to six rounds,
+// stopping once a round raises the bound by under 0.5 m) and report the
+// RMS of a noise found that certifies every window
+// (every_window_design_rms_m); one adds members at 25, 30 and 40 s. It is
+// skipped when the data set is not beside the repository.
 func BenchmarkPlacesLowerBound(b *testing.B) {
 	const file = "../../shared/data/geolife/000/20081028003826.plt"
 	if _, err := os.Stat(file); err != nil {
@@ -36,14 +40,23 @@ func BenchmarkPlacesLowerBound(b *testing.B) {
 	for _, c := range []struct {
 		name, set                        string
 		points, stride, round, maxStarts int
+		every                            bool
+		extra                            []float64
 	}{
-		{"1000-points", PlacesLowerStays, 1000, 1, 6, 0},
-		{"held-out-4.4h-stride-2", PlacesLowerStays, 0, 2, 4, 0},
-		{"1000-points-all", PlacesLowerAll, 1000, 1, 3, 150},
-		{"held-out-4.4h-stride-2-all", PlacesLowerAll, 0, 2, 3, 120},
+		{"1000-points", PlacesLowerStays, 1000, 1, 6, 0, false, nil},
+		{"held-out-4.4h-stride-2", PlacesLowerStays, 0, 2, 4, 0, false, nil},
+		{"1000-points-all", PlacesLowerAll, 1000, 1, 3, 150, false, nil},
+		{"held-out-4.4h-stride-2-all", PlacesLowerAll, 0, 2, 3, 120, false, nil},
+		{"1000-points-all-every-window", PlacesLowerAll, 1000, 1, 6, 150, true, nil},
+		{"1000-points-all-every-window-short-lengthscales", PlacesLowerAll, 1000, 1, 6, 150, true, []float64{25, 30, 40}},
+		{"held-out-4.4h-stride-2-all-every-window", PlacesLowerAll, 0, 2, 6, 120, true, nil},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			opt, err := PlacesLowerSet(PlacesLowerOptions{Stride: c.stride, Rounds: c.round, MaxStarts: c.maxStarts}, c.set)
+			opt, err := PlacesLowerSet(PlacesLowerOptions{Stride: c.stride, Rounds: c.round, MaxStarts: c.maxStarts,
+				EveryWindow: c.every, ExtraLengthscales: c.extra}, c.set)
+			if c.every {
+				opt.StopBelowM = 0.5
+			}
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -58,6 +71,9 @@ func BenchmarkPlacesLowerBound(b *testing.B) {
 			b.ReportMetric(rep.Bound.DesignRMSM, "design_rms_m")
 			b.ReportMetric(rep.DefaultRMSM, "default_rms_m")
 			b.ReportMetric(rep.EveryLengthRMSM, "every_length_rms_m")
+			if c.every {
+				b.ReportMetric(rep.Bound.EveryWindowDesignRMSM, "every_window_design_rms_m")
+			}
 		})
 	}
 }
@@ -87,7 +103,7 @@ func TestPlacesLowerSets(t *testing.T) {
 		opt.defaults()
 		rep := &PlacesLower{}
 		ws := placesLowerWindows(ts, opt, rep)
-		members := placesLowerMembers(pr.Families(), max(opt.Lengthscales, 1))
+		members := placesLowerMembers(pr.Families(), max(opt.Lengthscales, 1), nil)
 		if n := len(ws) * len(members); n <= prev {
 			t.Errorf("set %s: %d constraints, not more than the set before's %d", name, n, prev)
 		} else {
@@ -118,7 +134,15 @@ func TestPlacesLowerSets(t *testing.T) {
 			}
 		}
 	}
-	members := placesLowerMembers(pr.Families(), 3)
+	members := placesLowerMembers(pr.Families(), 3, nil)
+	// The short lengthscales where the dual weight sits: one member per
+	// kernel at each, inside every kernel's range; one already present or
+	// outside a range is not added twice or at all.
+	extra := placesLowerMembers(pr.Families(), 3, []float64{25, 30, 40, 20, 10})
+	if len(extra) != 18 {
+		t.Errorf("with lengthscales 25, 30, 40 s (and 20 s, present, and 10 s, outside): %d members, want 18", len(extra))
+	}
+	members = extra
 	for _, m := range members {
 		var fam prior.Family
 		for _, f := range pr.Families().Kernels {
@@ -130,7 +154,7 @@ func TestPlacesLowerSets(t *testing.T) {
 			t.Errorf("member %+v outside its kernel's family %+v", m, fam)
 		}
 	}
-	if mid := members[1].Lengthscale; math.Abs(mid-math.Sqrt(20*720000)) > 1e-6*mid {
+	if mid := extra[1].Lengthscale; math.Abs(mid-math.Sqrt(20*720000)) > 1e-6*mid {
 		t.Errorf("Matérn 1/2's middle member at %g s, want the geometric middle %g s", mid, math.Sqrt(20*720000))
 	}
 	if _, err := PlacesLowerSet(PlacesLowerOptions{}, "everything"); err == nil {

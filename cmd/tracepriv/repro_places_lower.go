@@ -21,6 +21,10 @@ type reproPlacesLowerCmd struct {
 	stride, rounds int
 	maxStarts      int
 	target         float64
+	windows        string
+	cutWindows     int
+	stopBelow      float64
+	extraScales    string
 }
 
 func newReproPlacesLowerCmd(env *cli.Env) *cobra.Command {
@@ -43,6 +47,10 @@ func newReproPlacesLowerCmd(env *cli.Env) *cobra.Command {
 	f.IntVar(&c.stride, "stride", 1, "start a stay at every stride-th point")
 	f.IntVar(&c.rounds, "rounds", 4, "rounds of rebuilding the trial noise (more: a higher bound, slower)")
 	f.Float64Var(&c.target, "target", 400, "the RMS target (m) the bound is compared with")
+	f.StringVar(&c.windows, "windows", "set", "set: the --set's windows; every: add cutting planes from every contiguous window against every member each round (and an upper end certifying every window)")
+	f.IntVar(&c.cutWindows, "cut-windows", 200, "with --windows every, each member's worst windows added a round (and those above the target, up to twice this)")
+	f.Float64Var(&c.stopBelow, "stop-below", 0, "stop the rounds once one raises the bound by less than this (m; 0: run every round)")
+	f.StringVar(&c.extraScales, "extra-lengthscales", "", "add members at these lengthscales (seconds, comma-separated) for each Matérn kernel whose range holds them")
 	return cmd
 }
 
@@ -54,14 +62,24 @@ func (c *reproPlacesLowerCmd) run() error {
 	if err != nil {
 		return err
 	}
-	if c.stride < 1 || c.rounds < 1 || c.maxStarts < 0 {
-		return usageErrorf("repro places-lower-bound: --stride and --rounds must be at least 1, --max-starts at least 0")
+	if c.stride < 1 || c.rounds < 1 || c.maxStarts < 0 || c.cutWindows < 1 || c.stopBelow < 0 {
+		return usageErrorf("repro places-lower-bound: --stride, --rounds and --cut-windows must be at least 1, --max-starts and --stop-below at least 0")
+	}
+	if c.windows != "set" && c.windows != "every" {
+		return usageErrorf("repro places-lower-bound: --windows %q: want set or every", c.windows)
+	}
+	var extra []float64
+	if c.extraScales != "" {
+		if extra, err = positiveList("--extra-lengthscales", c.extraScales); err != nil {
+			return err
+		}
 	}
 	ds := make([]float64, len(mins))
 	for i, m := range mins {
 		ds[i] = 60 * m
 	}
-	opt, err := repro.PlacesLowerSet(repro.PlacesLowerOptions{Durations: ds, Stride: c.stride, Rounds: c.rounds, MaxStarts: c.maxStarts, TargetRMSM: c.target}, c.set)
+	opt, err := repro.PlacesLowerSet(repro.PlacesLowerOptions{Durations: ds, Stride: c.stride, Rounds: c.rounds, MaxStarts: c.maxStarts, TargetRMSM: c.target,
+		EveryWindow: c.windows == "every", CutWindows: c.cutWindows, StopBelowM: c.stopBelow, ExtraLengthscales: extra}, c.set)
 	if err != nil {
 		return usageErrorf("repro places-lower-bound: --set: %v", err)
 	}
