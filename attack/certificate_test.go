@@ -99,14 +99,17 @@ func sampleTraces(t testing.TB) []*trace.Trace {
 // attacked on one of them with the person's certificate. The traces are
 // found by their times (whatever their position), the report says how
 // many of the certified points were attacked, and a trace that is not in
-// the certificate is refused with what to do.
+// the certificate is refused with what to do. The trips are the sample's
+// first 100 fixes (the whole 274-fix sample before session 43): what is
+// checked is which points are attacked, not how well.
 func TestFromCertificatePartialPerson(t *testing.T) {
 	prior, err := prior.Read(bytes.NewReader(sample.Prior))
 	if err != nil {
 		t.Fatal(err)
 	}
 	orig := sampleTraces(t)
-	// Two trips of one person: the sample, and the sample a day later.
+	orig[0].Points = orig[0].Points[:100]
+	// Two trips of one person: the sample's start, and the same a day later.
 	later := &trace.Trace{UID: orig[0].UID, Name: "later"}
 	for _, p := range orig[0].Points {
 		p.Time = p.Time.Add(24 * time.Hour)
