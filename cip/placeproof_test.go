@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -593,18 +594,28 @@ func tinyGapRuns(rng *rand.Rand, trials, spread int) [][]float64 {
 }
 
 // mpmathPython is the python3 that has mpmath (Debian: python3-mpmath);
-// the test is skipped without one.
+// the test is skipped without one. The probe runs once per test binary:
+// a python3 start costs about 0.6 CPU-s here, and three tests ask.
 func mpmathPython(t *testing.T) string {
 	t.Helper()
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not found")
-	}
-	if exec.Command(py, "-c", "import mpmath").Run() != nil {
-		t.Skip("python3 has no mpmath")
+	py, missing := mpmathProbe()
+	if missing != "" {
+		t.Skip(missing)
 	}
 	return py
 }
+
+// mpmathProbe returns python3's path, or why it cannot be used.
+var mpmathProbe = sync.OnceValues(func() (py, missing string) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		return "", "python3 not found"
+	}
+	if exec.Command(py, "-c", "import mpmath").Run() != nil {
+		return "", "python3 has no mpmath"
+	}
+	return py, ""
+})
 
 // mpmathRun runs mpmathDense with setup and out on the samplings runs and
 // returns its numbers, one slice a sampling; it skips the test without
