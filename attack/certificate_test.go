@@ -20,19 +20,9 @@ import (
 // from it alone. The attack never does worse than reading the release, and
 // its report says where it stands against the certificate.
 func TestFromCertificateRoundTrip(t *testing.T) {
-	orig, outs, cert := sampleRelease(t, 4)
-	var buf bytes.Buffer
-	if err := sanitize.WriteCertificate(&buf, cert); err != nil {
-		t.Fatal(err)
-	}
-	back, err := sanitize.ReadCertificate(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, recs, err := attack.FromCertificate(back, orig, outs, attack.CertOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig, _, cert := sampleRelease(t, 4)
+	a := sampleAttack(t)
+	rep, recs := a.rep, a.recs
 	if len(recs) != 1 || recs[0].Len() != orig[0].Len() || rep.SecretPoints != orig[0].Len() || len(rep.Persons) != 1 {
 		t.Fatalf("report %+v", rep)
 	}
@@ -69,6 +59,53 @@ func sampleRelease(t testing.TB, seed uint64) (orig, outs []*trace.Trace, cert *
 	}
 	sampleReleases.m[seed] = sampleRel{orig, outs, cert}
 	return orig, outs, cert
+}
+
+// sampleAttack is the default attack (places on) of sampleRelease(4)
+// from its certificate written and read back, with its progress calls
+// recorded: TestFromCertificateRoundTrip and TestAttackPlacesFromCertificate
+// read the same attack, made once per test binary.
+func sampleAttack(t testing.TB) *sampleAtt {
+	t.Helper()
+	sampleAttacks.Lock()
+	defer sampleAttacks.Unlock()
+	if sampleAttacks.a != nil {
+		return sampleAttacks.a
+	}
+	orig, outs, cert := sampleRelease(t, 4)
+	var buf bytes.Buffer
+	if err := sanitize.WriteCertificate(&buf, cert); err != nil {
+		t.Fatal(err)
+	}
+	back, err := sanitize.ReadCertificate(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &sampleAtt{}
+	a.rep, a.recs, err = attack.FromCertificate(back, orig, outs, attack.CertOptions{Progress: func(done, total int, _ string) {
+		a.calls++
+		if done > total || done < a.steps {
+			a.badSteps = append(a.badSteps, [3]int{done, total, a.steps})
+		}
+		a.steps, a.last = done, total
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sampleAttacks.a = a
+	return a
+}
+
+type sampleAtt struct {
+	rep                *attack.CertReport
+	recs               []*trace.Trace
+	steps, last, calls int
+	badSteps           [][3]int // progress calls that went back or past the total: done, total, previous done
+}
+
+var sampleAttacks struct {
+	sync.Mutex
+	a *sampleAtt
 }
 
 type sampleRel struct {
