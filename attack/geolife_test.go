@@ -144,11 +144,15 @@ func bundledFamily(t *testing.T) prior.Family {
 
 // On real GeoLife traces released with correlated noise the adversary is
 // never worse than reading the release: 8 traces (every user's first with
-// 500 points, 500 points each), an RBF family with the bundled prior's
+// 500 points, its first 300 points), an RBF family with the bundled prior's
 // least variance and lengthscales from 5 s to 10 minutes. The claim is per
 // trace, with no statistical bound, so it needs every person, not a count:
 // a second trace per user (16 in all, as before issue 32) doubled the
-// cost and never failed. The numbers are logged; the empirical coverage of
+// cost and never failed. 300 points (500 before session 43) cost a third:
+// an adversary that models the correlated noise as white (planted, run,
+// reverted) is worse than the release on user 001's trace at both sizes
+// (ratio 1.11 at 300 points, 1.04 at 500), and a run without the guard
+// passes at both. The numbers are logged; the empirical coverage of
 // the nominal 95 % ellipses is reported, not required (real traces are not
 // GP samples). TestOldAdversaryWorseThanRelease is its negative control.
 func TestGeoLifeNeverWorseThanRelease(t *testing.T) {
@@ -165,7 +169,7 @@ func TestGeoLifeNeverWorseThanRelease(t *testing.T) {
 	adv := Adversary{Family: fam}
 	var ratios, covers []float64
 	for k, f := range files {
-		g := newGeoLifeRelease(t, f, 500, uint64(k+1))
+		g := newGeoLifeRelease(t, f, 300, uint64(k+1))
 		r, _, err := Attack(g.ts, g.truth, g.released, g.sigmaG, adv, allPoints(len(g.ts)), 100)
 		if err != nil {
 			t.Fatalf("%s: %v", g.name, err)

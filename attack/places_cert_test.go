@@ -13,25 +13,22 @@ import (
 // covariance (whose per-point RMS must match the certificate's stated
 // rms_noise_m), reports its error as stay_error_m, subsamples when told
 // to, and reports nothing when the place attack is off.
+//
+// The default attack is TestFromCertificateRoundTrip's (sampleAttack: the
+// certificate written and read back, the same release).
 func TestAttackPlacesFromCertificate(t *testing.T) {
 	orig, outs, cert := sampleRelease(t, 4)
 	stays, err := attack.Stays(orig[0].Points, attack.StayOptions{})
 	if err != nil || len(stays) != 1 {
 		t.Fatalf("the sample's stays: %+v, %v; want one", stays, err)
 	}
-	steps, last, calls := 0, 0, 0
-	rep, _, err := attack.FromCertificate(cert, orig, outs, attack.CertOptions{Progress: func(done, total int, _ string) {
-		calls++
-		if done > total || done < steps {
-			t.Errorf("progress %d of %d after %d", done, total, steps)
-		}
-		steps, last = done, total
-	}})
-	if err != nil {
-		t.Fatal(err)
+	a := sampleAttack(t)
+	rep := a.rep
+	for _, b := range a.badSteps {
+		t.Errorf("progress %d of %d after %d", b[0], b[1], b[2])
 	}
-	if steps != last || calls < 10 {
-		t.Errorf("progress ended at %d of %d after %d calls, want the total and a call per likelihood", steps, last, calls)
+	if a.steps != a.last || a.calls < 10 {
+		t.Errorf("progress ended at %d of %d after %d calls, want the total and a call per likelihood", a.steps, a.last, a.calls)
 	}
 	if len(rep.Stays) != 1 || rep.StayErrorM == nil || rep.StayRule == nil {
 		t.Fatalf("stays %+v, stay_error_m %v", rep.Stays, rep.StayErrorM)

@@ -166,17 +166,23 @@ func TestCompareSumWins(t *testing.T) {
 // nests the single kernel (its short part can vanish), so it may win a
 // window by chance, but not by much. The rule checked: the sums together
 // win at most half of the windows, and each sum's median held-out gain
-// over matern32 is below 1 nat. Only matern32 and the sums are compared:
+// over matern32 is below 1 nat. Four windows (six before session 43: the
+// first four are the same draws, and the sums' gains there are -48.8,
+// -33.8, -0.25, 0 and -11.4, -3.7, 0, 0 nats); scoring each window on its
+// training fixes instead of the held-out ones (planted, run, reverted)
+// makes the sums win 4 of 4 with median gains of about 140 nats. Only matern32
+// and the sums are compared:
 // each kernel's fit and held-out score are its own, so the gains are those
 // of the whole comparison, and without the other single kernels a sum
 // wins every window it would have won among them, and more (a stricter
 // check, at half the fits of the six kernels).
 func TestCompareSumOnSingle(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a statistical sweep of 6 windows x 3 kernels; TestCompareSumParts checks the sums' wiring with -short")
+		t.Skip("a statistical sweep of 4 windows x 3 kernels; TestCompareSumParts checks the sums' wiring with -short")
 	}
 	t.Parallel()
-	traces := kernelTraces(t, 6, regular(0, 15, 181), gp.Matern32{Variance: 100 * 100, Lengthscale: 300}, 9, 7, "sim")
+	const windows = 4
+	traces := kernelTraces(t, windows, regular(0, 15, 181), gp.Matern32{Variance: 100 * 100, Lengthscale: 300}, 9, 7, "sim")
 	opt := sumOpt
 	opt.Kernels = append([]string{gp.KernelMatern32}, SumKernels...)
 	_, rep, err := fit(traces, opt)
@@ -196,8 +202,8 @@ func TestCompareSumOnSingle(t *testing.T) {
 			t.Errorf("%s: median held-out gain over matern32 %.2f nats on matern32 data, want < 1", k.Kernel, m)
 		}
 	}
-	if won > 3 {
-		t.Errorf("sums won %d of 6 windows of matern32 data, want at most 3", won)
+	if won > windows/2 {
+		t.Errorf("sums won %d of %d windows of matern32 data, want at most %d", won, windows, windows/2)
 	}
 }
 
