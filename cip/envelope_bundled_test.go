@@ -105,7 +105,7 @@ func BenchmarkReleasePreDraw(b *testing.B) {
 	fs := pr.Families()
 	for b.Loop() {
 		forgetEnvelopes()
-		placeConditionalBounds.Clear()
+		placeBounds.forget()
 		placeTablesMu.Lock()
 		clear(placeTables)
 		placeTablesMu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/param"
@@ -617,17 +618,65 @@ func PlaceConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.K
 	for _, k := range noise {
 		fmt.Fprintf(&key, "|%#v", k)
 	}
-	if v, ok := placeConditionalBounds.Load(key.String()); ok {
-		return v.(float64), nil
-	}
-	v, err := placeConditionalBound(kernel, lMin, lMax, tMax, noise)
-	if err == nil {
-		placeConditionalBounds.Store(key.String(), v)
-	}
-	return v, err
+	return placeBounds.get(key.String(), func() (float64, error) {
+		return placeConditionalBound(kernel, lMin, lMax, tMax, noise)
+	})
 }
 
-var placeConditionalBounds sync.Map
+// placeBoundMemo remembers PlaceConditionalBound's answers: each key is
+// computed once even when callers ask at the same time (a server's
+// concurrent releases with the same noise wait for the first), errors are
+// not remembered, and at most placeBoundsMax answers are kept (a server
+// sees a new span per person: the memo starts afresh when full rather
+// than grow with every person).
+type placeBoundMemo struct {
+	mu       sync.Mutex
+	m        map[string]*placeBoundEntry
+	computed atomic.Int64 // computations started (the tests count them)
+}
+
+type placeBoundEntry struct {
+	done chan struct{}
+	v    float64
+	err  error
+}
+
+const placeBoundsMax = 4096
+
+var placeBounds placeBoundMemo
+
+// forget empties the memo (benchmarks that measure a cold release).
+func (p *placeBoundMemo) forget() {
+	p.mu.Lock()
+	p.m = nil
+	p.mu.Unlock()
+}
+
+func (p *placeBoundMemo) get(key string, compute func() (float64, error)) (float64, error) {
+	p.mu.Lock()
+	if e, ok := p.m[key]; ok {
+		p.mu.Unlock()
+		<-e.done
+		return e.v, e.err
+	}
+	if p.m == nil || len(p.m) >= placeBoundsMax {
+		p.m = map[string]*placeBoundEntry{}
+	}
+	e := &placeBoundEntry{done: make(chan struct{})}
+	p.m[key] = e
+	p.mu.Unlock()
+	p.computed.Add(1)
+	e.v, e.err = compute()
+	if e.err != nil {
+		p.mu.Lock()
+		if p.m[key] == e {
+			delete(p.m, key)
+		}
+		p.mu.Unlock()
+	}
+	close(e.done)
+	return e.v, e.err
+}
 
 func placeConditionalBound(kernel string, lMin, lMax, tMax float64, noise []gp.Kernel) (float64, error) {
 	return placeConditionalBoundWith(placeIntegral, kernel, lMin, lMax, tMax, noise)

@@ -1,10 +1,15 @@
 package cip
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tracepriv/tracepriv/gp"
 )
@@ -142,6 +147,48 @@ func BenchmarkPlaceConditionalBound(b *testing.B) {
 // (a key that dropped one of them would certify with another noise's
 // bound), and a repeated call gives the same value. The negative control:
 // each change does change the bound, so a stale answer would be caught.
+// The memo computes a key once however many callers ask at the same time,
+// keeps no error, and keeps at most placeBoundsMax answers. Without the
+// wait for the first caller (a plain load-or-compute, as before) the eight
+// concurrent callers compute the slow key several times.
+func TestPlaceBoundMemoOnce(t *testing.T) {
+	var m placeBoundMemo
+	release := make(chan struct{})
+	slow := func() (float64, error) { <-release; return 1.5, nil }
+	var wg sync.WaitGroup
+	got := make([]float64, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() { defer wg.Done(); got[i], _ = m.get("k", slow) }()
+	}
+	for m.computed.Load() == 0 { // the first caller is computing
+		runtime.Gosched()
+	}
+	time.Sleep(20 * time.Millisecond) // the others reach the memo meanwhile
+	close(release)
+	wg.Wait()
+	if n := m.computed.Load(); n != 1 {
+		t.Errorf("eight concurrent callers computed the key %d times", n)
+	}
+	for _, v := range got {
+		if v != 1.5 {
+			t.Fatalf("a waiting caller got %v", v)
+		}
+	}
+	if _, err := m.get("bad", func() (float64, error) { return 0, errors.New("refused") }); err == nil {
+		t.Fatal("the error was lost")
+	}
+	if v, err := m.get("bad", func() (float64, error) { return 2, nil }); err != nil || v != 2 {
+		t.Errorf("an error was remembered: %v, %v", v, err)
+	}
+	for i := range placeBoundsMax + 10 {
+		m.get(strconv.Itoa(i), func() (float64, error) { return 0, nil })
+	}
+	if n := len(m.m); n > placeBoundsMax {
+		t.Errorf("the memo holds %d answers, more than %d", n, placeBoundsMax)
+	}
+}
+
 func TestPlaceConditionalBoundRemembered(t *testing.T) {
 	t.Parallel()
 	base := placeTestNoise()
