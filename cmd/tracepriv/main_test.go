@@ -18,14 +18,7 @@ const childEnv = "TRACEPRIV_TEST_CHILD"
 // user configuration directory (the default ledger, geoind's keys) is a
 // temporary one, so that no test reads or charges the real ledger.
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
-		args := os.Args[1:]
-		for i, a := range args {
-			if a == "--" {
-				args = args[i+1:]
-				break
-			}
-		}
+	if args, ok := testrun.ChildArgs(childEnv); ok {
 		os.Exit(runMain(args, os.Stdout, os.Stderr))
 	}
 	dir, err := os.MkdirTemp("", "tracepriv-test-home-")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"slices"
 	"testing"
 	"time"
 )
@@ -47,4 +48,18 @@ func KillWhen(t testing.TB, env string, args []string, ready func() bool, limit,
 	child.Process.Kill() // SIGKILL
 	<-done
 	return errBuf.String()
+}
+
+// ChildArgs is the child's side of KillWhen: in a TestMain, the arguments
+// after "--" and true when the binary runs as KillWhen's child (env=1 in
+// its environment), so it runs the command instead of the tests.
+func ChildArgs(env string) ([]string, bool) {
+	if os.Getenv(env) != "1" {
+		return nil, false
+	}
+	args := os.Args[1:]
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = args[i+1:]
+	}
+	return args, true
 }

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +24,7 @@ import (
 const childEnv = "TRACEPRIV_PIPELINE_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
-		args := os.Args[1:]
-		if i := slices.Index(args, "--"); i >= 0 {
-			args = args[i+1:]
-		}
+	if args, ok := testrun.ChildArgs(childEnv); ok {
 		os.Exit(run(context.Background(), args, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
