@@ -1,6 +1,7 @@
 package cip
 
 import (
+	"container/heap"
 	"fmt"
 	"math"
 
@@ -275,41 +276,26 @@ func (h *worstWindows) visit(w PlaceWindow, q float64) {
 		return
 	}
 	if len(h.items) < h.k {
-		h.items = append(h.items, scoredWindow{w, q})
-		h.up(len(h.items) - 1)
+		heap.Push((*windowHeap)(&h.items), scoredWindow{w, q})
 		return
 	}
 	if q <= h.items[0].q {
 		return
 	}
 	h.items[0] = scoredWindow{w, q}
-	h.down(0)
+	heap.Fix((*windowHeap)(&h.items), 0)
 }
 
-func (h *worstWindows) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if h.items[parent].q <= h.items[i].q {
-			return
-		}
-		h.items[parent], h.items[i] = h.items[i], h.items[parent]
-		i = parent
-	}
-}
+// windowHeap is a min-heap of scored windows by q (container/heap).
+type windowHeap []scoredWindow
 
-func (h *worstWindows) down(i int) {
-	for {
-		l, small := 2*i+1, i
-		if l < len(h.items) && h.items[l].q < h.items[small].q {
-			small = l
-		}
-		if r := l + 1; r < len(h.items) && h.items[r].q < h.items[small].q {
-			small = r
-		}
-		if small == i {
-			return
-		}
-		h.items[small], h.items[i] = h.items[i], h.items[small]
-		i = small
-	}
+func (w windowHeap) Len() int           { return len(w) }
+func (w windowHeap) Less(i, j int) bool { return w[i].q < w[j].q }
+func (w windowHeap) Swap(i, j int)      { w[i], w[j] = w[j], w[i] }
+func (w *windowHeap) Push(x any)        { *w = append(*w, x.(scoredWindow)) }
+func (w *windowHeap) Pop() any {
+	old := *w
+	x := old[len(old)-1]
+	*w = old[:len(old)-1]
+	return x
 }

@@ -2,6 +2,7 @@ package cip
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -223,5 +224,27 @@ func BenchmarkEveryWindowQuad(b *testing.B) {
 			}
 			b.ReportMetric(float64(windows), "windows")
 		})
+	}
+}
+
+// worstWindows keeps the k largest of the windows it is shown, skipping
+// the constrained ones, and counts every window above its threshold.
+func TestWorstWindows(t *testing.T) {
+	skip := map[PlaceWindow]bool{{First: 0, Last: 7}: true}
+	h := &worstWindows{k: 3, skip: skip, thr: 0.5}
+	qs := []float64{0.1, 0.9, 0.3, 0.7, 0.2, 0.8, 0.6, 0.99, 0.4}
+	for i, q := range qs {
+		h.visit(PlaceWindow{First: 0, Last: i}, q)
+	}
+	var got []float64
+	for _, it := range h.items {
+		got = append(got, it.q)
+	}
+	slices.Sort(got)
+	if want := []float64{0.7, 0.8, 0.9}; !slices.Equal(got, want) {
+		t.Errorf("kept %v, want %v (0.99 is skipped)", got, want)
+	}
+	if h.above != 5 || h.max != 0.99 {
+		t.Errorf("above %d, max %v; want 5 and 0.99", h.above, h.max)
 	}
 }
