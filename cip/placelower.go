@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
@@ -840,42 +839,10 @@ func newLowerModel(mem PlaceLowerMember, ts []float64) (*lowerModel, error) {
 			continue
 		}
 		a, q := sm.Transition(dt)
-		if sm.Lambda*dt < 1 {
-			q = processNoise(sm, dt)
-		}
 		cache[dt] = i
 		lm.a, lm.q = append(lm.a, flat(a)), append(lm.q, flat(q))
 	}
 	return lm, nil
-}
-
-// processNoise returns Q(dt) = Qc int_0^dt a(s) a(s)' ds, a(s) =
-// exp(F s) L, by 16-point Gauss-Legendre quadrature. gp's Pinf - A Pinf
-// A' cancels to nothing when dt is far below the lengthscale (Q_00 is of
-// order (lambda dt)^(2p+1)), and the Kalman recursion then drifts: at 5 s
-// gaps against Matérn 5/2 at 7,200 s it extrapolated a 10-minute window's
-// mean to 464 instead of about 1. The integrand is e^(-2 lambda s) times
-// a polynomial of degree 2p <= 4 and the rule is exact to degree 31, so
-// for lambda dt < 1 its error is below 2^28/28! (1e-21) relative.
-func processNoise(sm *gp.StateModel, dt float64) *mat.SymDense {
-	const nodes = 16
-	d := sm.StateDim()
-	x, wt := make([]float64, nodes), make([]float64, nodes)
-	quad.Legendre{}.FixedLocations(x, wt, 0, dt)
-	f := sm.F()
-	q := mat.NewSymDense(d, nil)
-	var fs, e mat.Dense
-	for k := range nodes {
-		fs.Scale(x[k], f)
-		e.Exp(&fs)
-		for i := range d {
-			for j := i; j < d; j++ {
-				q.SetSym(i, j, q.At(i, j)+wt[k]*e.At(i, d-1)*e.At(j, d-1))
-			}
-		}
-	}
-	q.ScaleSym(sm.Qc(), q)
-	return q
 }
 
 func flat(m mat.Matrix) []float64 {

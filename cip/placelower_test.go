@@ -115,8 +115,9 @@ func TestPlaceLowerConditionalMean(t *testing.T) {
 // conditioning in 120-digit arithmetic (mpmath) on a densely sampled window
 // (gaps of 1-3 s) against Matérn 3/2 and 5/2 members at 20 s, where float64
 // dense conditioning loses digits, and at 7,200 s, the family's longest,
-// where the process noise Pinf - A Pinf A' cancels to nothing at such gaps
-// and a recursion built on it extrapolated the mean to hundreds (the test
+// where the process noise as the difference Pinf - A Pinf A' cancels to
+// nothing at such gaps (gp.StateModel.Transition integrates it there) and a
+// recursion built on it extrapolated the mean to hundreds (the test
 // fails on that code by far more than its tolerance). Skipped without
 // python3 and mpmath (Debian: python3-mpmath).
 func TestPlaceLowerConditionalMeanMpmath(t *testing.T) {
