@@ -85,3 +85,21 @@ func TestFitMemoSameAsLogLik(t *testing.T) {
 		t.Error("a 2,100-point series is kept: two matrices exceed fitMemoMaxFloats")
 	}
 }
+
+// BenchmarkFitSum91 is one fit as prior's comparison makes them: a sum of
+// two Matérn 3/2 with a fitted nugget, on the 91 training fixes of a
+// 45-minute window at 30 s, from the kernel's start.
+func BenchmarkFitSum91(b *testing.B) {
+	t := &testing.T{}
+	ts := make([]float64, 91)
+	for i := range ts {
+		ts[i] = 30 * float64(i)
+	}
+	data := sampleGP(t, Sum{Matern32{100, 30}, Matern32{2500, 1000}}, ts, 1, 1, 5)
+	opts := FitOptions{Noise: Bound{1e-2, 100}}
+	for b.Loop() {
+		if _, err := Fit(Sum{Matern32{500, 60}, Matern32{500, 600}}, data, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
