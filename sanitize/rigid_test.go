@@ -184,81 +184,38 @@ func dot(a, b []float64) float64 {
 	return blas64.Dot(blas64.Vector{N: len(a), Inc: 1, Data: a}, blas64.Vector{N: len(b), Inc: 1, Data: b})
 }
 
-// rigidLossesLiteral is rigidLoss's (E1) in the original coordinates, as
-// sessions before 44 computed it: A and Ct from Cholesky solves of
-// sigma[S,S], then a factorisation of the whole Ct + G per noise. It is
-// TestRigidSetLiteral's reference for the blocked rigidSet.
-func rigidLossesLiteral(t *testing.T, sigma mat.Symmetric, idx []int, lambda, r float64, gs ...mat.Symmetric) []float64 {
+// rigidLossLiteral is rigidLoss as its definition reads, in the original
+// coordinates: A and Ct from gp.Condition, K = Ct + G assembled whole and
+// factorised, v = [1_S; A 1_S]. It is TestRigidSetLiteral's reference for
+// the blocked rigidSet.
+func rigidLossLiteral(t *testing.T, sigma, g mat.Symmetric, idx []int, lambda, r float64) float64 {
 	t.Helper()
-	out := make([]float64, len(gs))
-	n := sigma.SymmetricDim()
-	u := gp.Complement(idx, n)
-	k := len(idx)
-	sss := mat.NewSymDense(k, nil)
-	sus := mat.NewDense(len(u), k, nil)
-	for a, i := range idx {
-		for b, j := range idx {
-			sss.SetSym(a, b, sigma.At(i, j))
-		}
-		for c, j := range u {
-			sus.Set(c, a, sigma.At(j, i))
-		}
+	cond, err := gp.Condition(sigma, idx)
+	if err != nil || cond.Jitter != 0 {
+		t.Fatalf("conditioning on %d points: %v (jitter %g)", len(idx), err, cond.Jitter)
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(sss) {
-		t.Fatalf("prior on the window is not positive definite")
-	}
-	// A = Sigma_US Sigma_SS^-1, so A 1 = Sigma_US (Sigma_SS^-1 1) and
-	// Ct = Sigma_UU - Sigma_US Sigma_SS^-1 Sigma_SU.
-	ones := mat.NewVecDense(k, nil)
-	for i := range k {
-		ones.SetVec(i, 1)
-	}
-	var w, a1 mat.VecDense
-	if err := ch.SolveVecTo(&w, ones); err != nil {
-		t.Fatal(err)
-	}
-	a1.MulVec(sus, &w)
-	var x mat.Dense
-	if err := ch.SolveTo(&x, sus.T()); err != nil {
-		t.Fatal(err)
-	}
-	var sc mat.Dense
-	sc.Mul(sus, &x)
+	n := g.SymmetricDim()
+	k := mat.NewSymDense(n, nil)
+	k.CopySym(g)
 	v := mat.NewVecDense(n, nil)
 	for _, i := range idx {
 		v.SetVec(i, 1)
 	}
-	for c, i := range u {
-		v.SetVec(i, a1.AtVec(c))
+	for a, i := range cond.U {
+		for b := a; b < len(cond.U); b++ {
+			k.SetSym(i, cond.U[b], k.At(i, cond.U[b])+cond.C.At(a, b))
+		}
+		v.SetVec(i, mat.Sum(cond.A.RowView(a)))
 	}
-	for gi, g := range gs {
-		if g.SymmetricDim() != n {
-			t.Fatalf("noise of order %d for a prior of order %d", g.SymmetricDim(), n)
-		}
-		kk := mat.NewSymDense(n, nil)
-		for i := range n {
-			for j := i; j < n; j++ {
-				kk.SetSym(i, j, g.At(i, j))
-			}
-		}
-		for c, i := range u {
-			for d := c; d < len(u); d++ {
-				j := u[d]
-				kk.SetSym(i, j, kk.At(i, j)+sigma.At(i, j)-0.5*(sc.At(c, d)+sc.At(d, c)))
-			}
-		}
-		var kc mat.Cholesky
-		if !kc.Factorize(kk) {
-			t.Fatalf("Ct + G is not positive definite")
-		}
-		var y mat.VecDense
-		if err := kc.SolveVecTo(&y, v); err != nil {
-			t.Fatal(err)
-		}
-		out[gi] = lambda / 2 * r * r * mat.Dot(v, &y)
+	var ch mat.Cholesky
+	if !ch.Factorize(k) {
+		t.Fatal("Ct + G is not positive definite")
 	}
-	return out
+	var y mat.VecDense
+	if err := ch.SolveVecTo(&y, v); err != nil {
+		t.Fatal(err)
+	}
+	return lambda / 2 * r * r * mat.Dot(v, &y)
 }
 
 // TestRigidSetLiteral: the blocked evaluation (rigidSet, shared across
@@ -287,10 +244,9 @@ func TestRigidSetLiteral(t *testing.T) {
 			if !ok {
 				t.Fatalf("%T on %d points: not positive definite", k, len(s))
 			}
-			want := rigidLossesLiteral(t, sigma, s, 2, 100, gs...)
-			for i := range want {
-				if math.Abs(got[i]/want[i]-1) > 1e-9 {
-					t.Errorf("%T, %d points from %d, noise %d: blocked %.15g, literal %.15g", k, len(s), s[0], i, got[i], want[i])
+			for i, g := range gs {
+				if want := rigidLossLiteral(t, sigma, g, s, 2, 100); math.Abs(got[i]/want-1) > 1e-9 {
+					t.Errorf("%T, %d points from %d, noise %d: blocked %.15g, literal %.15g", k, len(s), s[0], i, got[i], want)
 				}
 			}
 		}
