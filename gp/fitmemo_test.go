@@ -86,9 +86,10 @@ func TestFitMemoSameAsLogLik(t *testing.T) {
 	}
 }
 
-// BenchmarkFitSum91 is one fit as prior's comparison makes them: a sum of
-// two Matérn 3/2 with a fitted nugget, on the 91 training fixes of a
-// 45-minute window at 30 s, from the kernel's start.
+// BenchmarkFitSum91 is one fit of the shape prior's comparison makes (which
+// uses its own parametrisation, prior.SumKernel): a sum of two Matérn 3/2
+// with a fitted nugget, on the 91 training fixes of a 45-minute window at
+// 30 s, from the kernel's start.
 func BenchmarkFitSum91(b *testing.B) {
 	t := &testing.T{}
 	ts := make([]float64, 91)
