@@ -79,6 +79,13 @@ type FitResult struct {
 // points, and returns the best fit. All series share the hyperparameters;
 // fit series one at a time for per-trace fits as in the paper.
 func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
+	return fit(k, data, opts, true)
+}
+
+// fit is Fit, keeping each evaluation's work for the next (fitMemo) when
+// memo is set; without it every evaluation is logLik's, the reference
+// TestFitMemoSameAsLogLik compares the kept work against.
+func fit(k Kernel, data []Series, opts FitOptions, memo bool) (*FitResult, error) {
 	if err := Validate(k); err != nil {
 		return nil, err
 	}
@@ -92,6 +99,9 @@ func Fit(k Kernel, data []Series, opts FitOptions) (*FitResult, error) {
 	sp, err := newFitSpace(k, series, opts)
 	if err != nil {
 		return nil, err
+	}
+	if !memo {
+		sp.memo = nil
 	}
 
 	best := &FitResult{LogLikelihood: math.Inf(-1)}
@@ -172,6 +182,8 @@ type fitSpace struct {
 	fixed []float64
 	// free lists the parameters with hi > lo.
 	free []int
+	// memo keeps the last evaluation's work (nil: none kept).
+	memo *fitMemo
 }
 
 // newFitSpace checks the bounds and builds the log-space search space.
@@ -220,7 +232,7 @@ func newFitSpace(k Kernel, series []Series, opts FitOptions) (*fitSpace, error) 
 			free = append(free, i)
 		}
 	}
-	return &fitSpace{k: k, series: series, np: np, lo: lo, hi: hi, init: init, fixed: fixed, free: free}, nil
+	return &fitSpace{k: k, series: series, np: np, lo: lo, hi: hi, init: init, fixed: fixed, free: free, memo: newFitMemo(series)}, nil
 }
 
 // natural maps log-space values back, exactly for fixed parameters so
@@ -256,7 +268,69 @@ func (sp *fitSpace) eval(th []float64, grad []float64) (float64, float64, error)
 	if err != nil {
 		return 0, 0, err
 	}
-	return logLik(kk, sp.natural(th, sp.np-1), sp.series, grad)
+	noise := sp.natural(th, sp.np-1)
+	if sp.memo == nil {
+		return logLik(kk, noise, sp.series, grad)
+	}
+	return sp.memo.eval(th, kk, noise, sp.series, grad)
+}
+
+// fitMemoMaxFloats caps the storage a fit keeps between evaluations (two
+// n x n matrices per series): 64 MiB, beyond which each evaluation
+// allocates its own, as logLik does.
+const fitMemoMaxFloats = 8 << 20
+
+// fitMemo keeps each series' work of the last point evaluated. L-BFGS's
+// line search asks for the value at a trial point and then, if the point
+// is accepted, for the gradient at the same point: from the kept factor
+// that costs Potri and the gradient's sum only, where a fresh evaluation
+// would build and factorise the Gram matrix again. Every number is
+// computed by the same calls on the same inputs as logLik's, so a fit's
+// result is bit for bit the same (TestFitMemoSameAsLogLik).
+type fitMemo struct {
+	th   []float64 // the point whose work is kept; nil when none is valid
+	ll   float64
+	jit  float64
+	work []seriesWork
+}
+
+// newFitMemo returns a memo for the series, or nil when their matrices
+// exceed fitMemoMaxFloats.
+func newFitMemo(series []Series) *fitMemo {
+	total := 0
+	for _, s := range series {
+		total += 2 * len(s.T) * len(s.T)
+	}
+	if total > fitMemoMaxFloats {
+		return nil
+	}
+	return &fitMemo{work: make([]seriesWork, len(series))}
+}
+
+// eval is logLik(k, noise, series, grad) at the log-space point th,
+// reusing the work kept for th when it is the point evaluated last.
+func (m *fitMemo) eval(th []float64, k Kernel, noise float64, series []Series, grad []float64) (float64, float64, error) {
+	if !slices.Equal(th, m.th) {
+		m.th = nil
+		total, maxJit := 0.0, 0.0
+		for i, s := range series {
+			ll, jit, err := m.work[i].factor(k, noise, s)
+			if err != nil {
+				return math.NaN(), 0, err
+			}
+			total += ll
+			maxJit = math.Max(maxJit, jit)
+		}
+		m.th, m.ll, m.jit = slices.Clone(th), total, maxJit
+	}
+	if grad != nil {
+		clear(grad)
+		dk := make([]float64, len(k.Params()))
+		for i, s := range series {
+			m.work[i].addGrad(grad, dk, k, noise, s)
+		}
+	}
+	return m.ll, m.jit, nil
 }
 
 // starts is the initial point followed by restarts Halton points.
@@ -385,13 +459,42 @@ func sumSeries(one seriesFunc, k Kernel, noise float64, data []Series, grad []fl
 }
 
 func seriesLogLik(k Kernel, noise float64, s Series, grad, dk []float64) (float64, float64, error) {
+	var w seriesWork
+	ll, jit, err := w.factor(k, noise, s)
+	if err != nil {
+		return ll, jit, err
+	}
+	if grad != nil {
+		w.addGrad(grad, dk, k, noise, s)
+	}
+	return ll, jit, nil
+}
+
+// seriesWork holds one series' likelihood computation: the Gram matrix
+// with the nugget (g), its Cholesky factor (u, K^-1 once inverted) and
+// alpha = K^-1 y. A fit keeps one per series across evaluations (fitMemo),
+// so that its storage is reused and the gradient at the point whose value
+// the line search has just computed needs only Potri.
+type seriesWork struct {
+	g, u, alpha []float64
+	// inverted says u holds K^-1 (addGrad ran), no longer the factor.
+	inverted bool
+}
+
+// factor computes the log likelihood of s under k plus the nugget into w:
+// Potrf of the Gram matrix (with the jitter ladder), then Potrs for alpha.
+func (w *seriesWork) factor(k Kernel, noise float64, s Series) (float64, float64, error) {
 	n := len(s.T)
-	g := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: make([]float64, n*n)}
+	if cap(w.g) < n*n {
+		w.g, w.u = make([]float64, n*n), make([]float64, n*n)
+	}
+	w.g, w.u, w.inverted = w.g[:n*n], w.u[:n*n], false
+	g := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: w.g}
 	gramUpper(g, k, s.T)
 	for i := range n {
 		g.Data[i*n+i] += noise
 	}
-	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: n, Data: make([]float64, n*n)}
+	u := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: n, Data: w.u}
 	jit, err := jitterLadder(n, func(i, j int) float64 { return g.Data[i*n+j] }, 0, func(j float64) bool {
 		for i := range n {
 			copy(u.Data[i*n+i:(i+1)*n], g.Data[i*n+i:(i+1)*n])
@@ -403,7 +506,8 @@ func seriesLogLik(k Kernel, noise float64, s Series, grad, dk []float64) (float6
 	if err != nil {
 		return math.NaN(), 0, err
 	}
-	alpha := append([]float64(nil), s.Y...)
+	w.alpha = append(w.alpha[:0], s.Y...)
+	alpha := w.alpha
 	lapack64.Potrs(u, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: alpha})
 	logDet := 0.0
 	for i := range n {
@@ -411,13 +515,19 @@ func seriesLogLik(k Kernel, noise float64, s Series, grad, dk []float64) (float6
 	}
 	y := blas64.Vector{N: n, Inc: 1, Data: s.Y}
 	ll := -0.5*blas64.Dot(y, blas64.Vector{N: n, Inc: 1, Data: alpha}) - 0.5*logDet - 0.5*float64(n)*math.Log(2*math.Pi)
-	if grad != nil {
-		// K^-1 in u's storage (upper triangle), as InverseTo computes it;
-		// a failed Potri is a Condition error the Factor path ignores.
-		lapack64.Potri(u)
-		addGrad(grad, dk, k, noise, s.T, alpha, u.Data, n)
-	}
 	return ll, jit, nil
+}
+
+// addGrad adds the gradient of the likelihood factor computed into grad:
+// K^-1 in u's storage (upper triangle), as InverseTo computes it (a failed
+// Potri is a Condition error the Factor path ignores), then addGrad.
+func (w *seriesWork) addGrad(grad, dk []float64, k Kernel, noise float64, s Series) {
+	n := len(s.T)
+	if !w.inverted {
+		lapack64.Potri(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: n, Data: w.u})
+		w.inverted = true
+	}
+	addGrad(grad, dk, k, noise, s.T, w.alpha, w.u, n)
 }
 
 // addGrad adds to grad the gradient of one series' log likelihood,

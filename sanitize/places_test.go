@@ -66,9 +66,14 @@ func TestPlacesEveryLength(t *testing.T) {
 	oldCert, oldG := def.cert, def.g
 	cert, g := every.cert, every.g
 	oldPlaces := oldCert.Persons[0].SecretClasses.Places
-	// One conditioning on the stay serves both releases' noises.
-	es := rigidLosses(t, short, long, 2, 100, oldG, g)
-	eOld, eNew := es[0], es[1]
+	// The noises' part of the recomputation on the long stay is computed
+	// once for both releases and, in full, every member.
+	longSet := newRigidSet(t, long, g, oldG)
+	es, ok := longSet.losses(t, short, 2, 100)
+	if !ok {
+		t.Fatalf("prior on the stay is not positive definite")
+	}
+	eNew, eOld := es[0], es[1]
 	if eOld <= oldPlaces.Epsilon {
 		t.Errorf("negative control: the default release's %d-point, %.0f-minute stay under Matérn 5/2 at %.1f s has epsilon %.4g, within its certified %.4g: the finding is not reproduced",
 			len(long), (ts[long[len(long)-1]]-ts[long[0]])/60, m52.LengthscaleMin, eOld, oldPlaces.Epsilon)
@@ -138,11 +143,13 @@ func TestPlacesEveryLength(t *testing.T) {
 		points = append(points, cip.Basic(i))
 	}
 	stays := [][]int{stay(n/2, 30), stay(n/2, 50), long}
+	sets := []*rigidSet{newRigidSet(t, stays[0], g, oldG), newRigidSet(t, stays[1], g, oldG), longSet}
 	for kernel, f := range fams {
 		for _, l := range []float64{f.LengthscaleMin, math.Sqrt(f.LengthscaleMin * f.LengthscaleMax), f.LengthscaleMax} {
 			sigma := member(kernel, l)
-			for _, s := range stays {
-				if !posDef(sigma, s) {
+			for si, s := range stays {
+				es, ok := sets[si].losses(t, sigma, 2, 100)
+				if !ok {
 					// A member far longer than the stay: its prior on the
 					// stay is singular in double precision (and the
 					// bound for members at least as long as the window,
@@ -150,7 +157,6 @@ func TestPlacesEveryLength(t *testing.T) {
 					t.Logf("stay of %.0f minutes under %s at %.0f s: prior singular in double precision, not recomputed", (ts[s[len(s)-1]]-ts[s[0]])/60, kernel, l)
 					continue
 				}
-				es := rigidLosses(t, sigma, s, 2, 100, g, oldG)
 				e, eo := es[0], es[1]
 				key := "places " + kernel
 				worst[key] = math.Max(worst[key], e)
@@ -183,18 +189,6 @@ func TestPlacesEveryLength(t *testing.T) {
 		}
 	}
 	t.Logf("largest independent epsilons %v; certified points %.3g, places %.3g, route %.3g; default: places %.3g, shorter members %.3g", worst, c.Points.Epsilon, c.Places.Epsilon, c.Route.Epsilon, oldPlaces.Epsilon, sm.Epsilon)
-}
-
-// posDef reports whether sigma[S,S] has a Cholesky factorisation.
-func posDef(sigma mat.Symmetric, idx []int) bool {
-	k := mat.NewSymDense(len(idx), nil)
-	for a, i := range idx {
-		for b := a; b < len(idx); b++ {
-			k.SetSym(a, b, sigma.At(i, idx[b]))
-		}
-	}
-	var ch mat.Cholesky
-	return ch.Factorize(k)
 }
 
 // The headline's places class states the largest shorter-members epsilon
