@@ -20,24 +20,25 @@ func short(t *testing.T, id string, l2 ...float64) CIPFigure {
 // The paper's claim for panels a, b, e, f: at equal total noise the SDP
 // mechanism leaves the GP adversary more uncertain than both Approach C
 // baselines, at the median fitted dependence (l_eff about 6 for GeoLife,
-// 1.1 for temperature). With -short the compound panels run on shorter
-// traces that still hold their secrets inside (2b: n = 32, {24, 25};
-// 2f: n = 36, {16, 32}, a period and a half), the budget still 0.02 n:
-// their SDPs cost a fifth of the paper's n = 50 and 48, which the full
-// suite runs. An SDP designed for the wrong secret (planted: {24} for
-// {24, 25}) fails both at the short size. tracepriv's optimum is checked
-// where it is asked for (2a, 2e).
+// 1.1 for temperature). The compound panels run on shorter traces that
+// still hold their secrets inside (2b: n = 32, {24, 25}; 2f: n = 36,
+// {16, 32}, a period and a half), the budget still 0.02 n: their SDPs cost
+// a fifth of the paper's n = 50 and 48, whose values are a reproduction
+// (tracepriv repro cip --figure 2b,2f; docs/reproduction-cip.md records
+// them). An SDP designed for the wrong secret (planted: {24} for {24, 25})
+// fails both at the short size. tracepriv's optimum is checked where it is
+// asked for (2a, 2e).
 func TestSDPBeatsBaselines(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		id      string
 		l2      float64
-		shortN  int
+		n       int
 		optimal bool
 	}{{"2a", 36, 0, true}, {"2b", 36, 32, false}, {"2e", 1.21, 0, true}, {"2f", 1.21, 36, false}} {
 		f := short(t, c.id, c.l2)
-		if testing.Short() && c.shortN > 0 {
-			f.N = c.shortN
+		if c.n > 0 {
+			f.N = c.n
 		}
 		res, err := RunCIPFigure(f, CIPFigureOptions{Optimal: c.optimal})
 		if err != nil {

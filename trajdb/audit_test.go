@@ -350,11 +350,14 @@ func TestAuditFindsNothingOnExplorationTrees(t *testing.T) {
 // demonstration database, the audit flags every negative control at the
 // epsilon it claims, with a witness whose release replays; the three broken
 // trees claim the correct trees' support, so only their counts can show it.
+// At epsilon 1 and, in the full suite, 4 (the largest loss each control must
+// be proved to exceed); epsilon 2, between them, is docs/audit.md's table
+// (tracepriv audit support --mechanism M --epsilon 2).
 func TestAuditFlagsNegativeControls(t *testing.T) {
 	t.Parallel()
 	db, _ := auditDemoDB()
 	d, _ := Bound(db, auditDemoBounds)
-	epsilons := []float64{1, 2, 4}
+	epsilons := []float64{1, 4}
 	if testing.Short() {
 		epsilons = []float64{1}
 	}

@@ -86,26 +86,32 @@ func readAccounted(t *testing.T, v map[string]any, what string, files ...string)
 }
 
 // TestGeoLifeCorpus runs the README's commands with default flags over the
-// GeoLife excerpt: convert, inspect, plot and geoind sanitize on every
-// file, the same and repro predictive on every user directory and on the
-// whole excerpt (each costs a fraction of a second, and reads every file's
-// quirks). sanitize, attack and fit run on a copy of at most two files of
-// every user (geolifeSubset: the smallest file and one of 700 rows or
-// more), as files, user directories and a corpus of all eight people: the
-// wiring, and every person; the releases' properties on real data at full
-// size are the library's (sanitize's TestGeoLifeHeldOut and
-// TestPlacesEveryLength, attack's TestGeoLifeNeverWorseThanRelease,
-// prior's GeoLife fits). Each command must succeed and report what it
-// skipped. With -short a copy of two files of two users (geolifeSubset)
-// stands in for the excerpt in every command; sanitize releases the long
-// files only in their users' directories and the corpus, and one release
-// is attacked.
+// GeoLife excerpt: convert, inspect and geoind sanitize on every file, the
+// same, plot and repro predictive on every user directory (each costs a
+// fraction of a second, and reads every file's quirks), and on a copy of
+// at most two files of every user (geolifeSubset: the smallest file and
+// one of 700 rows or more) as one nested directory. sanitize, attack and
+// fit (one window) run on that copy, as user directories and a corpus of
+// all eight people, and the short files as files: the wiring, and every
+// person; the releases' properties on real data at full size are the
+// library's (sanitize's TestGeoLifeHeldOut and TestPlacesEveryLength,
+// attack's TestGeoLifeNeverWorseThanRelease, prior's GeoLife fits). Each
+// command must succeed and report what it skipped. With -short a copy of
+// two files of two users (geolifeSubset) stands in for the excerpt in
+// every command, and one release is attacked.
 func TestGeoLifeCorpus(t *testing.T) {
 	t.Parallel()
 	users, files := geolife(t)
-	root := geolifeDir
+	// sub: a copy of at most two files of every user (of two with -short),
+	// the nested directory the commands read as a whole and the corpus
+	// sanitize releases.
+	n := len(users)
 	if testing.Short() {
-		root, users, files = geolifeSubset(t, 2)
+		n = 2
+	}
+	sub, subUsers, subFiles := geolifeSubset(t, n)
+	if testing.Short() {
+		users, files = subUsers, subFiles
 	}
 	tmp := t.TempDir()
 	// Its own ledger: other tests run beside this one (t.Parallel).
@@ -124,13 +130,14 @@ func TestGeoLifeCorpus(t *testing.T) {
 		}
 		v = runJSON(t, "convert", "--in", f, "--out", filepath.Join(tmp, "one.csv"), "--force")
 		readAccounted(t, v, f, f)
-		runJSON(t, "plot", f, "--out", filepath.Join(tmp, "one.svg"), "--force")
+		// plot reads every file in its user's directory below; a file's
+		// plot only drew the same points again.
 		runJSON(t, geoindArgs(f, filepath.Join(tmp, "one.gpx"))...)
 	}
-	for _, u := range append(users, root) {
+	for _, u := range append(users, sub) {
 		ufiles, _ := filepath.Glob(filepath.Join(u, "*.plt"))
-		if u == root {
-			ufiles = files
+		if u == sub {
+			ufiles = subFiles
 		}
 		v := runJSON(t, "inspect", u)
 		readAccounted(t, v, u, ufiles...)
@@ -146,9 +153,7 @@ func TestGeoLifeCorpus(t *testing.T) {
 		}
 		runJSON(t, "repro", "predictive", "--data", u, "--samplings", "2", "--seed", "1")
 	}
-	if !testing.Short() {
-		root, users, files = geolifeSubset(t, len(users))
-	}
+	root, users, files := sub, subUsers, subFiles
 	// sanitize every file with the bundled prior (default flags beyond the
 	// required ones), every user directory and the whole corpus as a
 	// corpus; attack the smallest files' releases.
@@ -173,10 +178,10 @@ func TestGeoLifeCorpus(t *testing.T) {
 	}
 	var rels []release
 	for i, f := range files {
-		if testing.Short() && pltRows(t, f) >= 700 {
-			// Released in its user's directory and the corpus below: with
-			// -short the file releases are the short files' (both users,
-			// both prior coverages), the long ones cost most of the test.
+		if pltRows(t, f) >= 700 {
+			// Released in its user's directory and the corpus below: the
+			// file releases are the short files' (every user, both prior
+			// coverages), the long ones cost most of the test.
 			continue
 		}
 		out := filepath.Join(tmp, fmt.Sprintf("s%d.plt", i))
@@ -225,12 +230,11 @@ func TestGeoLifeCorpus(t *testing.T) {
 			t.Errorf("sanitize --in %s: %d people", u, n)
 		}
 	}
-	// fit costs a few seconds per user: two users' directories; with -short
-	// one, with two kernels on one window (a tenth of the CPU: the wiring is
-	// the same, TestFitCommandCompare runs the default fit, and prior's
-	// tests check the fit itself).
-	fitUsers := []string{users[0], users[len(users)/2]}
-	var fitSmall []string
+	// fit costs a few seconds per user's windows: two users' directories,
+	// one window each; with -short one, with two kernels (a tenth of the
+	// CPU: the wiring is the same, TestFitCommandCompare runs the default
+	// fit, and prior's tests check the fit itself).
+	fitUsers, fitSmall := []string{users[0], users[len(users)/2]}, []string{"--max-windows", "1"}
 	if testing.Short() {
 		fitUsers, fitSmall = fitUsers[:1], []string{"--kernels", "rbf,matern32", "--max-windows", "1"}
 	}

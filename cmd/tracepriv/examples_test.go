@@ -119,6 +119,7 @@ func TestExamplesRun(t *testing.T) {
 	if strings.Contains(demoOut, "every place") || !strings.Contains(demoOut, "places ≤ lengthscale (longer: ε ≤") {
 		t.Errorf("demo's headline does not say which places its epsilon covers:\n%s", demoOut)
 	}
+	used := map[string]int{}
 	for _, c := range commands(newRootCmd(io.Discard, io.Discard)) {
 		for _, line := range exampleLines(c.Example) {
 			if containsAny(line, slowExamples) {
@@ -129,6 +130,7 @@ func TestExamplesRun(t *testing.T) {
 				t.Errorf("%s: example %q: %v", c.CommandPath(), line, err)
 				continue
 			}
+			args = shrink(line, args, used)
 			var stdout, stderr bytes.Buffer
 			root := newRootCmd(&stdout, &stderr)
 			root.SetIn(strings.NewReader(stdin))
@@ -141,6 +143,43 @@ func TestExamplesRun(t *testing.T) {
 			}
 		}
 	}
+	// A shrunk line that no longer matches one example would hide nothing,
+	// but its comment would name a check that covers nothing.
+	for _, s := range shrunkExamples {
+		if used[s.line] != 1 {
+			t.Errorf("shrunkExamples entry %q matches %d example lines, want 1", s.line, used[s.line])
+		}
+	}
+}
+
+// shrunkExamples are example lines the test runs with flags appended that
+// make them cheap (pflag keeps a repeated flag's last value): the line's
+// parsing and wiring are checked here, and its full run is checked once,
+// at size, by the test named beside it.
+var shrunkExamples = []struct{ line, more string }{
+	// trajdb's TestAuditFalseAlarms audits the prefix tree at the default
+	// budget; TestAuditSupportControlsCLI checks the CLI's verdict.
+	{"audit support --mechanism prefix --epsilon 2", "--confirm-neighbours -1 --draws 50 --neighbour-draws 10"},
+	// trajdb's TestAuditFlagsNegativeControls flags this control at the
+	// default budget at epsilon 1, 2 and 4.
+	{"audit support --mechanism flawed-present-only-prefix", "--confirm-neighbours -1 --draws 50 --neighbour-draws 10"},
+	// TestAuditNoiseFactorCLI runs this audit, and flags it, at 804 draws.
+	{"audit noise --mechanism cip --noise-factor 0.7", "--draws 804"},
+	// TestReproTrajDBCLI runs repro trajdb with one rep; the reps only
+	// repeat the same release and metrics.
+	{"repro trajdb --in internal/sample --cell-m 10000", "--reps 1"},
+}
+
+// shrink returns args with the flags shrunkExamples appends to line, and
+// counts the match in used.
+func shrink(line string, args []string, used map[string]int) []string {
+	for _, s := range shrunkExamples {
+		if strings.Contains(line, s.line) {
+			used[s.line]++
+			return append(args, strings.Fields(s.more)...)
+		}
+	}
+	return args
 }
 
 func containsAny(line string, list []string) bool {
