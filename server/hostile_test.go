@@ -400,7 +400,7 @@ func TestStoreHoldsNoTrueLocation(t *testing.T) {
 				t.Skip(err)
 			}
 			t.Cleanup(cluster.Stop) // after the server closes
-			if o.DB, err = cluster.NewDatabase("loc"); err != nil {
+			if o.DB, err = cluster.NewSchema("loc"); err != nil {
 				t.Fatal(err)
 			}
 		})
