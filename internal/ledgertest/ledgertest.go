@@ -45,7 +45,8 @@ type ServiceDB struct {
 }
 
 // Each runs f on SQLite, and on PostgreSQL in the full suite (-short
-// skips it).
+// skips it), on the test binary's shared cluster: the calling package's
+// TestMain must call pgtest.StopShared after m.Run.
 func Each(t *testing.T, f func(t *testing.T, db *ServiceDB)) {
 	t.Run("sqlite", func(t *testing.T) {
 		dir := t.TempDir()
@@ -56,7 +57,7 @@ func Each(t *testing.T, f func(t *testing.T, db *ServiceDB)) {
 		if testing.Short() {
 			t.Skip("PostgreSQL: full suite only (-short runs this test on SQLite)")
 		}
-		u := pgtest.Own(t)
+		u := pgtest.Database(t)
 		p, _ := url.Parse(u)
 		f(t, &ServiceDB{t: t, Ledger: u, Name: "postgres:" + strings.TrimPrefix(p.Path, "/"), driver: "pgx", source: u})
 	})

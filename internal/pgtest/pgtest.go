@@ -184,10 +184,10 @@ var shared struct {
 	err  error
 }
 
-// Database returns a fresh schema (NewSchema) on a cluster shared by the
-// tests of one test binary, starting it on first use, or skips the test when
-// PostgreSQL is not installed. Call Stop from TestMain.
-func Database(t testing.TB) string {
+// Shared returns the cluster shared by the tests of one test binary,
+// starting it on first use, or skips the test when PostgreSQL is not
+// installed. Call StopShared from TestMain.
+func Shared(t testing.TB) *Cluster {
 	t.Helper()
 	shared.once.Do(func() { shared.c, shared.err = Start() })
 	if shared.err != nil {
@@ -196,26 +196,14 @@ func Database(t testing.TB) string {
 		}
 		t.Fatal(shared.err)
 	}
-	u, err := shared.c.NewSchema("tp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
+	return shared.c
 }
 
-// Own returns a fresh schema (NewSchema) on a cluster of the test's own, stopped
-// when the test ends (for a package whose TestMain does not call
-// StopShared), or skips the test when PostgreSQL is not installed.
-func Own(t testing.TB) string {
+// Database returns the URL of a fresh schema (NewSchema) on the shared
+// cluster (Shared).
+func Database(t testing.TB) string {
 	t.Helper()
-	c, err := Start()
-	if errors.Is(err, ErrUnavailable) {
-		t.Skipf("PostgreSQL tests skipped: %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Stop)
-	u, err := c.NewSchema("tp")
+	u, err := Shared(t).NewSchema("tp")
 	if err != nil {
 		t.Fatal(err)
 	}
