@@ -1,8 +1,9 @@
 // Package ledgertest gives the command and pipeline tests of a database
 // ledger the database of tracepriv serve: SQLite in a temporary folder, or
-// a fresh database on a real PostgreSQL server of the test's own
-// (internal/pgtest; the full suite only), with people created through the
-// service's API and the store's rows to compare before and after.
+// a fresh schema on the real PostgreSQL server the test binary shares
+// (internal/pgtest's Database; the full suite only; the package's TestMain
+// calls pgtest.StopShared), with people created through the service's API
+// and the store's rows to compare before and after.
 //
 //	ledgertest.Each(t, func(t *testing.T, db *ledgertest.ServiceDB) {
 //		db.Create("p0", 3)
