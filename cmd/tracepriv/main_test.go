@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/internal/pgtest"
 	"github.com/tracepriv/tracepriv/internal/testrun"
 )
 
@@ -29,6 +30,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	code := func() int {
 		defer os.RemoveAll(dir)
+		defer pgtest.StopShared() // ledgertest's PostgreSQL cluster
 		testrun.TuneGC()
 		return m.Run()
 	}()

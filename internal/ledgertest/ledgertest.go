@@ -1,8 +1,9 @@
 // Package ledgertest gives the command and pipeline tests of a database
 // ledger the database of tracepriv serve: SQLite in a temporary folder, or
-// a fresh database on a real PostgreSQL server of the test's own
-// (internal/pgtest; the full suite only), with people created through the
-// service's API and the store's rows to compare before and after.
+// a fresh schema on the real PostgreSQL server the test binary shares
+// (internal/pgtest's Database; the full suite only; the package's TestMain
+// calls pgtest.StopShared), with people created through the service's API
+// and the store's rows to compare before and after.
 //
 //	ledgertest.Each(t, func(t *testing.T, db *ledgertest.ServiceDB) {
 //		db.Create("p0", 3)
@@ -45,7 +46,8 @@ type ServiceDB struct {
 }
 
 // Each runs f on SQLite, and on PostgreSQL in the full suite (-short
-// skips it).
+// skips it), on the test binary's shared cluster: the calling package's
+// TestMain must call pgtest.StopShared after m.Run.
 func Each(t *testing.T, f func(t *testing.T, db *ServiceDB)) {
 	t.Run("sqlite", func(t *testing.T) {
 		dir := t.TempDir()
@@ -56,7 +58,7 @@ func Each(t *testing.T, f func(t *testing.T, db *ServiceDB)) {
 		if testing.Short() {
 			t.Skip("PostgreSQL: full suite only (-short runs this test on SQLite)")
 		}
-		u := pgtest.Own(t)
+		u := pgtest.Database(t)
 		p, _ := url.Parse(u)
 		f(t, &ServiceDB{t: t, Ledger: u, Name: "postgres:" + strings.TrimPrefix(p.Path, "/"), driver: "pgx", source: u})
 	})

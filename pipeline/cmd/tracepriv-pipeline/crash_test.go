@@ -15,6 +15,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/internal/ledgertest"
+	"github.com/tracepriv/tracepriv/internal/pgtest"
 	"github.com/tracepriv/tracepriv/internal/testrun"
 	"github.com/tracepriv/tracepriv/sanitize"
 )
@@ -27,7 +28,9 @@ func TestMain(m *testing.M) {
 	if args, ok := testrun.ChildArgs(childEnv); ok {
 		os.Exit(run(context.Background(), args, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	pgtest.StopShared() // ledgertest's PostgreSQL cluster
+	os.Exit(code)
 }
 
 // killWait bounds the wait for the first certificate of a killed run: far

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -38,17 +40,23 @@ func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
 		return "sqlite integrity_check: ok", nil
 	}
 	// The check only reads: amcheck is used where an administrator (or the
-	// test setup) installed it.
-	var amcheck bool
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'amcheck')`).Scan(&amcheck); err != nil {
+	// test setup) installed it, in whichever schema, which need not be on
+	// the service's search_path.
+	var amcheck sql.NullString
+	if err := s.db.QueryRowContext(ctx, `SELECT quote_ident(n.nspname) FROM pg_extension e
+		JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'amcheck'`).Scan(&amcheck); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", err
 	}
-	if !amcheck {
+	if !amcheck.Valid {
 		return "postgres: the amcheck extension is not installed, index check skipped", nil
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+	// The service's tables are the ones its unqualified names resolve to
+	// (pg_table_is_visible): a database may hold other schemas with tables
+	// of the same names, which are not the service's to check.
+	rows, err := s.db.QueryContext(ctx, `SELECT c.oid::regclass::text FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 		JOIN pg_class t ON t.oid = i.indrelid JOIN pg_am a ON a.oid = c.relam
-		WHERE t.relname IN ('people', 'charges', 'schema_migrations', 'credentials') AND a.amname = 'btree'`)
+		WHERE t.relname IN ('people', 'charges', 'schema_migrations', 'credentials') AND pg_table_is_visible(t.oid)
+		AND a.amname = 'btree'`)
 	if err != nil {
 		return "", err
 	}
@@ -61,9 +69,13 @@ func (s *Store) IntegrityCheck(ctx context.Context) (string, error) {
 		}
 		idx = append(idx, n)
 	}
+	err = rows.Err()
 	rows.Close()
+	if err != nil {
+		return "", err
+	}
 	for _, n := range idx {
-		if _, err := s.db.ExecContext(ctx, "SELECT bt_index_check($1::regclass, true)", n); err != nil {
+		if _, err := s.db.ExecContext(ctx, "SELECT "+amcheck.String+".bt_index_check($1::regclass, true)", n); err != nil {
 			return "", fmt.Errorf("postgres bt_index_check %s: %w", n, err)
 		}
 	}

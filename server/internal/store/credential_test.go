@@ -400,7 +400,7 @@ func TestCredentialSameWorkMany(t *testing.T) {
 			diffs[u-e]++
 		}
 		var leaves int
-		leafQuery := `SELECT relpages FROM pg_class WHERE relname = 'credentials_pkey'`
+		leafQuery := `SELECT relpages FROM pg_class WHERE oid = 'credentials_pkey'::regclass` // the schema's own
 		if d == SQLite {
 			leafQuery = `SELECT COUNT(*) FROM dbstat WHERE name = 'credentials' AND pagetype = 'leaf'`
 		}

@@ -429,3 +429,39 @@ func TestMigrateAccounts(t *testing.T) {
 		}
 	})
 }
+
+// TestIntegrityCheckOwnSchema: on PostgreSQL, IntegrityCheck checks the
+// indexes of the tables the store's search_path sees, every one of them
+// and no other schema's (two stores in one database here, as pgtest gives
+// every test), through amcheck installed in a schema off that path. The
+// count is recomputed from pg_indexes; a corrupted index is not planted
+// (amcheck's own tests do that), but a check that named another schema's
+// index, or missed one of its own, changes the count.
+func TestIntegrityCheckOwnSchema(t *testing.T) {
+	if testing.Short() {
+		t.Skip("PostgreSQL: full suite only")
+	}
+	t.Parallel()
+	a := open(t, "", pgtest.Database(t), Options{})
+	b := open(t, "", pgtest.Database(t), Options{})
+	addPerson(t, a, "a")
+	addPerson(t, b, "b")
+	ctx := context.Background()
+	var want int
+	if err := a.db.QueryRow(`SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema()
+		AND tablename IN ('people', 'charges', 'schema_migrations', 'credentials')`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if want < 4 {
+		t.Fatalf("%d indexes in the store's schema: the recount does not see it", want)
+	}
+	for _, st := range []*Store{a, b} {
+		got, err := st.IntegrityCheck(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := fmt.Sprintf("postgres bt_index_check (heapallindexed) on %d indexes: ok", want); got != w {
+			t.Errorf("got %q, want %q", got, w)
+		}
+	}
+}
