@@ -54,6 +54,10 @@ type Options struct {
 	// maxVersion, if set, stops the migrations at that version (tests of
 	// a migration build the database it starts from).
 	maxVersion int
+	// checkpointEvery, if set, replaces the checkpointer's 100 ms period;
+	// onCheckpoint, if set, runs after each of its checkpoints (tests).
+	checkpointEvery time.Duration
+	onCheckpoint    func()
 }
 
 // Store is the service's durable state (see the package comment).
@@ -81,7 +85,8 @@ type Store struct {
 	closeErr  error
 	closed    chan struct{}
 	done      chan struct{}
-	mu        sync.RWMutex // guards sending on jobs against Close
+	ckptDone  chan struct{} // closed when the checkpointer has returned
+	mu        sync.RWMutex  // guards sending on jobs against Close
 }
 
 // Open opens (creating if needed) the store and applies the schema
@@ -172,6 +177,7 @@ func Open(ctx context.Context, dataDir, url string, opt Options) (*Store, error)
 		}
 		s.jobs = make(chan *job, 4*maxBatch)
 		s.syncq = make(chan syncItem, 4*maxBatch)
+		s.ckptDone = make(chan struct{})
 		go s.writer()
 		go s.checkpointer()
 	} else {
@@ -266,6 +272,14 @@ func (s *Store) Close() error {
 		}
 		s.mu.Unlock()
 		<-s.done
+		if s.ckptDone != nil {
+			// A checkpoint still running holds a connection that would
+			// outlive Close: database/sql closes a busy connection when it
+			// is returned, after DB.Close, and SQLite may then still touch
+			// the WAL and shared-memory files of a data directory its
+			// owner is already removing.
+			<-s.ckptDone
+		}
 		s.closeErr = s.closeDBs()
 	})
 	return s.closeErr
@@ -633,7 +647,12 @@ func (s *Store) commit(b *openBatch) {
 // runs at COMMIT when the WAL passes 1,000 pages and which also lets the
 // WAL restart from its beginning, finds little left to copy.
 func (s *Store) checkpointer() {
-	t := time.NewTicker(100 * time.Millisecond)
+	defer close(s.ckptDone)
+	every := 100 * time.Millisecond
+	if s.opt.checkpointEvery > 0 {
+		every = s.opt.checkpointEvery
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
@@ -644,6 +663,9 @@ func (s *Store) checkpointer() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &log, &done)
 			cancel()
+			if s.opt.onCheckpoint != nil {
+				s.opt.onCheckpoint()
+			}
 		}
 	}
 }
