@@ -168,3 +168,48 @@ func sameDense(t *testing.T, what string, got, want mat.Matrix) {
 		}
 	}
 }
+
+// BenchmarkFactorHalfSolve is a likelihood's linear algebra at attack's
+// size (n = 300: factorise, whiten two columns, log-determinant), through
+// Factor and through mat.Cholesky and mat.TriDense as Factor did before
+// session 44 (`go test ./gp -run XXX -bench FactorHalfSolve`).
+func BenchmarkFactorHalfSolve(b *testing.B) {
+	const n = 300
+	ts := make([]float64, n)
+	for i := range ts {
+		ts[i] = 5 * float64(i)
+	}
+	a := Gram(Matern52{Variance: 4950, Lengthscale: 30}, ts)
+	for i := range n {
+		a.SetSym(i, i, a.At(i, i)+50)
+	}
+	rhs := mat.NewDense(n, 2, nil)
+	for i := range n {
+		rhs.Set(i, 0, float64(i%7))
+		rhs.Set(i, 1, 1)
+	}
+	b.Run("gp.Factor", func(b *testing.B) {
+		for range b.N {
+			f, err := Factorize(a, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var w mat.Dense
+			_ = f.HalfSolveTo(&w, rhs)
+			_ = f.LogDet()
+		}
+	})
+	b.Run("mat.Cholesky", func(b *testing.B) {
+		for range b.N {
+			var ch mat.Cholesky
+			if !ch.Factorize(a) {
+				b.Fatal("not positive definite")
+			}
+			var l mat.TriDense
+			ch.LTo(&l)
+			var w mat.Dense
+			_ = w.Solve(&l, rhs)
+			_ = ch.LogDet()
+		}
+	})
+}
