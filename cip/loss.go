@@ -61,7 +61,7 @@ func (e *Evaluator) columns(idx []int) (w, wg *mat.Dense) {
 			wg.Set(p, c, wg.At(p, c)+j)
 		}
 	}
-	u := e.m.Cholesky().RawU().(*mat.TriDense).RawTriangular()
+	u := e.m.U()
 	blas64.Trsm(blas.Left, blas.Trans, 1, u, w.RawMatrix())
 	blas64.Trsm(blas.Left, blas.Trans, 1, u, wg.RawMatrix())
 	return w, wg

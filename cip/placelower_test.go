@@ -233,22 +233,32 @@ func denseWorstEpsilon(t *testing.T, su lowerSetup, members []PlaceLowerMember, 
 		}
 		grams[i] = gp.Gram(k, su.ts)
 	}
+	// The prior conditioned on each window does not depend on the scale:
+	// conditioned once (RigidLossFactor's two parts).
+	var moves []*rigidMove
+	for _, sig := range grams {
+		for _, win := range su.windows {
+			idx := make([]int, 0, win.Last-win.First+1)
+			for i := win.First; i <= win.Last; i++ {
+				idx = append(idx, i)
+			}
+			m, err := newRigidMove(sig, su.trial, Secret{Indices: idx})
+			if err != nil {
+				t.Fatal(err)
+			}
+			moves = append(moves, m)
+		}
+	}
 	return func(s float64) float64 {
 		var g mat.SymDense
 		g.ScaleSym(s, su.trial)
 		w := 0.0
-		for _, sig := range grams {
-			for _, win := range su.windows {
-				idx := make([]int, 0, win.Last-win.First+1)
-				for i := win.First; i <= win.Last; i++ {
-					idx = append(idx, i)
-				}
-				l, err := RigidLossFactor(sig, &g, Secret{Indices: idx})
-				if err != nil {
-					t.Fatal(err)
-				}
-				w = math.Max(w, lambda/2*r*r*l)
+		for _, m := range moves {
+			l, err := m.lossFactor(&g)
+			if err != nil {
+				t.Fatal(err)
 			}
+			w = math.Max(w, lambda/2*r*r*l)
 		}
 		return w
 	}
@@ -289,14 +299,37 @@ func TestPlacesNoiseLowerBound(t *testing.T) {
 		// dense (E1) recomputation; for a negative control it must be
 		// close to the bound, so each broken variant has little room.
 		req := PlaceLowerRequest{Times: su.ts, Members: members, Windows: su.windows, Epsilon: eps, Lambda: lambda, Radius: r, Trial: su.trial, Steps: 6, Rounds: 3}
+		// One checked run gives the best round's trial, each constraint
+		// (checked below under the certified noise: u' (s trial) u >= g,
+		// Cauchy-Schwarz) and each lambda_max against the dense largest
+		// eigenvalue (before session 44 a run of its own gave the trial).
 		cert := su
-		if _, err := placesLowerBound(req, lowerHooks{bestTrial: func(g mat.Symmetric) { cert.trial = mat.NewSymDense(g.SymmetricDim(), nil); cert.trial.CopySym(g) }}); err != nil {
+		type constraint struct {
+			u []float64
+			g float64
+		}
+		var constraints []constraint
+		var eigMax, used []float64
+		checked := lowerHooks{
+			bestTrial: func(g mat.Symmetric) { cert.trial = mat.NewSymDense(g.SymmetricDim(), nil); cert.trial.CopySym(g) },
+			constraint: func(u []float64, g float64) {
+				constraints = append(constraints, constraint{slices.Clone(u), g})
+			},
+			lambdaMax: func(w *mat.SymDense) float64 {
+				up, _, err := lambdaMaxUpper(w, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				eigMax, used = append(eigMax, denseLambdaMax(w)), append(used, up)
+				return up
+			},
+		}
+		b, err := placesLowerBound(req, checked)
+		if err != nil {
 			t.Fatal(err)
 		}
 		s, worst := certifiedScale(t, cert, members, eps, lambda, r)
 		design := rmsOf(cert.trial, s)
-		// Each constraint's Cauchy-Schwarz inequality under the certified
-		// noise: u' (s trial) u >= g.
 		var sd mat.SymDense
 		sd.ScaleSym(s, cert.trial)
 		violations := 0
@@ -306,18 +339,12 @@ func TestPlacesNoiseLowerBound(t *testing.T) {
 				violations++
 			}
 		}
-		var eigMax, used []float64
-		checked := lowerHooks{constraint: perConstraint, lambdaMax: func(w *mat.SymDense) float64 {
-			up, _, err := lambdaMaxUpper(w, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			eigMax, used = append(eigMax, denseLambdaMax(w)), append(used, up)
-			return up
-		}}
-		b, err := placesLowerBound(req, checked)
-		if err != nil {
-			t.Fatal(err)
+		// Every round's constraints were seen, the best round's among them.
+		if !(b.Constraints > 0 && len(constraints) >= b.Constraints) {
+			t.Fatalf("variance %g: %d constraints seen, the bound states %d", variance, len(constraints), b.Constraints)
+		}
+		for _, c := range constraints {
+			perConstraint(c.u, c.g)
 		}
 		if violations > 0 {
 			t.Errorf("variance %g: %d constraints have u' SigmaG u below their gain under a certified noise", variance, violations)

@@ -187,11 +187,28 @@ func LowFrequencyBound(components []gp.Kernel, span float64) float64 {
 // It costs a dense conditioning and factorisation: a check, not a design
 // tool.
 func RigidLossFactor(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
-	n, cond, err := conditionPair(sigma, sigmaG, s)
+	m, err := newRigidMove(sigma, sigmaG, s)
 	if err != nil {
 		return 0, err
 	}
-	k := conditionalRelease(sigmaG, cond)
+	return m.lossFactor(sigmaG)
+}
+
+// rigidMove is RigidLossFactor's part that does not depend on the noise:
+// the prior conditioned on the secret and v = [1_S; A 1_S]. A check that
+// scales a noise until it is certified conditions once per secret.
+type rigidMove struct {
+	cond *gp.Conditional
+	v    *mat.VecDense
+}
+
+// newRigidMove validates the pair and the secret and conditions sigma on
+// the secret's coordinates.
+func newRigidMove(sigma, sigmaG mat.Symmetric, s Secret) (*rigidMove, error) {
+	n, cond, err := conditionPair(sigma, sigmaG, s)
+	if err != nil {
+		return nil, err
+	}
 	v := mat.NewVecDense(n, nil)
 	for _, p := range cond.S {
 		v.SetVec(p, 1)
@@ -203,11 +220,16 @@ func RigidLossFactor(sigma, sigmaG mat.Symmetric, s Secret) (float64, error) {
 		}
 		v.SetVec(p, a)
 	}
-	f, err := gp.Factorize(k, 0)
+	return &rigidMove{cond: cond, v: v}, nil
+}
+
+// lossFactor is v' (Ct + sigmaG)^-1 v for a noise of newRigidMove's size.
+func (m *rigidMove) lossFactor(sigmaG mat.Symmetric) (float64, error) {
+	f, err := gp.Factorize(conditionalRelease(sigmaG, m.cond), 0)
 	if err != nil {
 		return 0, fmt.Errorf("Ct + SigmaG: %w", err)
 	}
-	return f.Quad(v)
+	return f.Quad(m.v)
 }
 
 // StillLossFactor returns the loss factor of the secret s moved rigidly

@@ -38,7 +38,10 @@
 // samples) have condition numbers beyond 1e12 and are often numerically
 // singular. Factorize adds the smallest diagonal jitter, from a geometric
 // ladder, with which the Cholesky factorisation succeeds and reports it;
-// callers that need a certificate must pass the jitter on. FactorizeEigen is
+// callers that need a certificate must pass the jitter on. Factor solves
+// with LAPACK directly, without the condition estimates mat.Cholesky makes
+// after every factorisation and solve (the jitter already answers for
+// near-singularity), with mat's arithmetic bit for bit. FactorizeEigen is
 // the explicit pseudo-inverse alternative for callers that want it.
 //
 // # Kernels

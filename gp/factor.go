@@ -4,7 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/internal/numeric"
@@ -22,10 +26,22 @@ var ErrNotPositiveDefinite = errors.New("matrix is not positive definite")
 
 // Factor is a Cholesky factorisation of a symmetric positive definite
 // matrix, possibly of the matrix plus Jitter on its diagonal.
+//
+// It keeps the upper factor U (a + Jitter I = U^T U) and solves with it
+// through LAPACK directly: mat.Cholesky estimates the condition number
+// after every factorisation and mat.TriDense after every triangular solve,
+// O(n^2) work each that cost a third of a likelihood search in attack and
+// that Factor's callers never read (the jitter accounts for
+// near-singularity). The arithmetic is that of mat.Cholesky (the same
+// Potrf, Potrs and Trsm calls on the same storage), so the results are
+// the same to the last bit (TestFactorSameAsMatCholesky).
 type Factor struct {
-	chol   mat.Cholesky
+	u      blas64.Triangular
 	jitter float64
 	n      int
+
+	cholOnce sync.Once
+	chol     mat.Cholesky
 }
 
 // Jitter returns the absolute value added to the diagonal before the
@@ -35,8 +51,20 @@ func (f *Factor) Jitter() float64 { return f.jitter }
 // Size returns the order of the factorised matrix.
 func (f *Factor) Size() int { return f.n }
 
-// Cholesky returns the underlying factorisation (of a + Jitter I).
-func (f *Factor) Cholesky() *mat.Cholesky { return &f.chol }
+// U returns the upper Cholesky factor, a + Jitter I = U^T U. It is the
+// factor's own storage: callers read it and must not write to it.
+func (f *Factor) U() blas64.Triangular { return f.u }
+
+// Cholesky returns the factorisation (of a + Jitter I) as a mat.Cholesky,
+// built on first use from U. Its condition estimate is mat.Cholesky's
+// from the factor (SetFromU), an upper bound on the one a fresh
+// mat.Cholesky.Factorize states.
+func (f *Factor) Cholesky() *mat.Cholesky {
+	f.cholOnce.Do(func() {
+		f.chol.SetFromU(mat.NewTriDense(f.n, mat.Upper, f.u.Data))
+	})
+	return &f.chol
+}
 
 // Factorize computes the Cholesky factorisation of a, adding the smallest
 // jitter from the ladder 0, 1e-15, 1e-14, ..., maxRel (all relative to the
@@ -46,25 +74,40 @@ func (f *Factor) Cholesky() *mat.Cholesky { return &f.chol }
 func Factorize(a mat.Symmetric, maxRel float64) (*Factor, error) {
 	n := a.SymmetricDim()
 	f := &Factor{n: n}
-	var work *mat.SymDense
+	f.u = blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: n, Stride: n, Data: make([]float64, n*n)}
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: f.u.Data}
 	j, err := jitterLadder(n, a.At, maxRel, func(j float64) bool {
-		if j == 0 {
-			return f.chol.Factorize(a)
+		copyUpper(f.u.Data, n, a)
+		if j != 0 {
+			for i := range n {
+				f.u.Data[i*n+i] += j
+			}
 		}
-		if work == nil {
-			work = mat.NewSymDense(n, nil)
-		}
-		work.CopySym(a)
-		for i := range n {
-			work.SetSym(i, i, work.At(i, i)+j)
-		}
-		return f.chol.Factorize(work)
+		_, ok := lapack64.Potrf(sym)
+		return ok
 	})
 	if err != nil {
 		return nil, err
 	}
 	f.jitter = j
 	return f, nil
+}
+
+// copyUpper writes the upper triangle of a into the row-major n x n dst.
+func copyUpper(dst []float64, n int, a mat.Symmetric) {
+	if rs, ok := a.(mat.RawSymmetricer); ok {
+		if s := rs.RawSymmetric(); s.Uplo == blas.Upper {
+			for i := range n {
+				copy(dst[i*n+i:i*n+n], s.Data[i*s.Stride+i:i*s.Stride+n])
+			}
+			return
+		}
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			dst[i*n+j] = a.At(i, j)
+		}
+	}
 }
 
 // jitterLadder is Factorize's search, shared with logLik's factorisation
@@ -116,25 +159,65 @@ func ignoreCondition(err error) error {
 
 // SolveTo solves (a + Jitter I) x = b into dst.
 func (f *Factor) SolveTo(dst *mat.Dense, b mat.Matrix) error {
-	return ignoreCondition(f.chol.SolveTo(dst, b))
+	f.into(dst, b)
+	lapack64.Potrs(f.u, dst.RawMatrix())
+	return nil
 }
 
 // SolveVecTo solves (a + Jitter I) x = b into dst.
 func (f *Factor) SolveVecTo(dst *mat.VecDense, b mat.Vector) error {
-	return ignoreCondition(f.chol.SolveVecTo(dst, b))
+	if r, c := b.Dims(); r != f.n || c != 1 {
+		panic(mat.ErrShape)
+	}
+	switch {
+	case dst.IsEmpty():
+		dst.CloneFromVec(b)
+	case dst.Len() != f.n:
+		panic(mat.ErrShape)
+	case dst != b:
+		dst.CopyVec(b)
+	}
+	v := dst.RawVector()
+	lapack64.Potrs(f.u, blas64.General{Rows: f.n, Cols: 1, Stride: v.Inc, Data: v.Data})
+	return nil
 }
 
 // HalfSolveTo writes L^-1 b into dst, where a + Jitter I = L L^T. Then
 // b^T a^-1 b = (L^-1 b)^T (L^-1 b), which is how quadratic forms are
-// evaluated without cancellation.
+// evaluated without cancellation. L = U^T, and Trsm with U transposed
+// does the forward substitution in the order it does with a copy of L.
 func (f *Factor) HalfSolveTo(dst *mat.Dense, b mat.Matrix) error {
-	var l mat.TriDense
-	f.chol.LTo(&l)
-	return ignoreCondition(dst.Solve(&l, b))
+	f.into(dst, b)
+	blas64.Trsm(blas.Left, blas.Trans, 1, f.u, dst.RawMatrix())
+	return nil
 }
 
-// LogDet returns log det(a + Jitter I).
-func (f *Factor) LogDet() float64 { return f.chol.LogDet() }
+// into copies b (n rows) into dst, which the solves then overwrite; a
+// non-empty dst (a view, say) is written in place, as mat's solves do.
+func (f *Factor) into(dst *mat.Dense, b mat.Matrix) {
+	r, c := b.Dims()
+	if r != f.n {
+		panic(mat.ErrShape)
+	}
+	switch {
+	case dst.IsEmpty():
+		dst.CloneFrom(b)
+	case dst != b:
+		if dr, dc := dst.Dims(); dr != r || dc != c {
+			panic(mat.ErrShape)
+		}
+		dst.Copy(b)
+	}
+}
+
+// LogDet returns log det(a + Jitter I), summed as mat.Cholesky sums it.
+func (f *Factor) LogDet() float64 {
+	var det float64
+	for i := range f.n {
+		det += 2 * math.Log(f.u.Data[i*f.u.Stride+i])
+	}
+	return det
+}
 
 // Quad returns b^T (a + Jitter I)^-1 b.
 func (f *Factor) Quad(b mat.Vector) (float64, error) {

@@ -640,6 +640,17 @@ func implementedCov(r *MarkovRelease, n int) *mat.SymDense {
 	for c, comp := range r.comps {
 		d := comp.d
 		bf := func(x float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(x) }
+		// Each step's Â and B̂ converted once (exactly: SetFloat64), not
+		// at every use of the O(n²) propagation below.
+		aBig, bBig := make([][]big.Float, n), make([][]big.Float, n)
+		for i := 1; i < n; i++ {
+			st, _ := r.step(c, r.ids[i])
+			aBig[i], bBig[i] = make([]big.Float, d*d), make([]big.Float, d*d)
+			for q := range d * d {
+				aBig[i][q].SetPrec(prec).SetFloat64(st.a[q])
+				bBig[i][q].SetPrec(prec).SetFloat64(st.b[q])
+			}
+		}
 		sm := make([]big.Float, d*d) // Ŝ_j
 		for i := range sm {
 			sm[i].SetPrec(prec)
@@ -648,16 +659,17 @@ func implementedCov(r *MarkovRelease, n int) *mat.SymDense {
 			sm[i*d+i].SetInt64(1)
 		}
 		h2 := new(big.Float).SetPrec(prec).Mul(bf(comp.h), bf(comp.h))
+		as := make([]big.Float, d*d)
+		v, nv := make([]big.Float, d), make([]big.Float, d)
 		for j := range n {
 			if j > 0 {
-				st, _ := r.step(c, r.ids[j])
+				sa, sb := aBig[j], bBig[j]
 				// Ŝ = Â Ŝ Âᵀ + B̂ B̂ᵀ.
-				as := make([]big.Float, d*d)
 				for a := range d {
 					for b := range d {
-						as[a*d+b].SetPrec(prec)
+						as[a*d+b].SetPrec(prec).SetInt64(0)
 						for q := range d {
-							as[a*d+b].Add(&as[a*d+b], p.Mul(bf(st.a[a*d+q]), &sm[q*d+b]))
+							as[a*d+b].Add(&as[a*d+b], p.Mul(&sa[a*d+q], &sm[q*d+b]))
 						}
 					}
 				}
@@ -666,28 +678,26 @@ func implementedCov(r *MarkovRelease, n int) *mat.SymDense {
 						v := &sm[a*d+b]
 						v.SetInt64(0)
 						for q := range d {
-							v.Add(v, p.Mul(&as[a*d+q], bf(st.a[b*d+q])))
-							v.Add(v, p.Mul(bf(st.b[a*d+q]), bf(st.b[b*d+q])))
+							v.Add(v, p.Mul(&as[a*d+q], &sa[b*d+q]))
+							v.Add(v, p.Mul(&sb[a*d+q], &sb[b*d+q]))
 						}
 					}
 				}
 			}
 			// Column j: v = Ŝ_j e_0, propagated by Â_i.
-			v := make([]big.Float, d)
 			for a := range d {
 				v[a].SetPrec(prec).Set(&sm[a*d])
 			}
 			for i := j; i < n; i++ {
 				if i > j {
-					st, _ := r.step(c, r.ids[i])
-					nv := make([]big.Float, d)
+					sa := aBig[i]
 					for a := range d {
-						nv[a].SetPrec(prec)
+						nv[a].SetPrec(prec).SetInt64(0)
 						for q := range d {
-							nv[a].Add(&nv[a], p.Mul(bf(st.a[a*d+q]), &v[q]))
+							nv[a].Add(&nv[a], p.Mul(&sa[a*d+q], &v[q]))
 						}
 					}
-					v = nv
+					v, nv = nv, v
 				}
 				out[i][j].Add(&out[i][j], p.Mul(h2, &v[0]))
 			}
