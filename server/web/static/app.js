@@ -63,6 +63,7 @@
     mode: 'device', // 'device' (the default) or 'proxy' (chosen explicitly)
     tp: null, // the module's API once loaded
     tpLoading: null,
+    tpWarmed: false, // armModule started the module once
     session: null, // the device's geoind session
     person: null, // the person's configuration, from the ledger
   };
@@ -405,10 +406,36 @@
     return c;
   }
 
+  // DETAIL_ZOOM is the zoom from which the bundled basemap draws the 1:10m layer instead of the
+  // 1:50m one: one pixel is then under 1.2 km at the equator, finer than 1:50m's detail.
+  const DETAIL_ZOOM = 7;
+
+  // pieces returns a GeoJSON object as a FeatureCollection of single polygons and lines: Leaflet
+  // clips and draws a layer only when its bounds are in view, so a world of islands as separate
+  // features costs what is on screen, where one MultiPolygon was clipped whole on every move.
+  function pieces(geo) {
+    const out = [];
+    const add = (g) => {
+      if (!g) return;
+      if (g.type === 'GeometryCollection') g.geometries.forEach(add);
+      else if (g.type === 'MultiPolygon') for (const c of g.coordinates) out.push({ type: 'Feature', properties: null, geometry: { type: 'Polygon', coordinates: c } });
+      else if (g.type === 'MultiLineString') for (const c of g.coordinates) out.push({ type: 'Feature', properties: null, geometry: { type: 'LineString', coordinates: c } });
+      else out.push({ type: 'Feature', properties: null, geometry: g });
+    };
+    if (geo.type === 'FeatureCollection') geo.features.forEach((f) => add(f.geometry));
+    else if (geo.type === 'Feature') add(geo.geometry);
+    else add(geo);
+    return { type: 'FeatureCollection', features: out };
+  }
+
   // basemap draws the map's background. By default it is the bundled Natural Earth layer
   // (static/basemap, served by this server): a public tile server would learn from each tile
   // which area the person looks at, which is where they are. A server started with --tiles
-  // names its own tile server in the page's tracepriv-tiles meta element.
+  // names its own tile server in the page's tracepriv-tiles meta element. The bundled layer is
+  // drawn at the detail the zoom needs: 1:50m countries while a continent or more is in view,
+  // 1:10m from DETAIL_ZOOM on, fetched the first time the map gets there. That file is the same
+  // whatever the view, and asked for whole, so its request tells this server only that the map
+  // was zoomed in, not where.
   function basemap(map) {
     const tiles = (document.querySelector('meta[name="tracepriv-tiles"]') || {}).content || '';
     const pane = map.createPane('basemap');
@@ -420,19 +447,52 @@
       return;
     }
     map.attributionControl.addAttribution('Natural Earth (public domain)');
+    // The places on a canvas of their own above the land, which is swapped by zoom.
+    const placesPane = map.createPane('basemap-places');
+    placesPane.style.zIndex = 251;
+    placesPane.style.pointerEvents = 'none';
     const renderer = L.canvas({ pane: 'basemap', padding: 0.3 });
-    Promise.all([
-      fetch('static/basemap/world.topo.json').then((r) => r.ok ? r.json() : Promise.reject(new Error('world.topo.json: ' + r.status))),
-      fetch('static/basemap/places.geo.json').then((r) => r.ok ? r.json() : Promise.reject(new Error('places.geo.json: ' + r.status))),
-    ]).then(([world, places]) => {
+    const get = (name) => fetch('static/basemap/' + name).then((r) => r.ok ? r.json() : Promise.reject(new Error(name + ': ' + r.status)));
+    const layerOf = (world) => {
       const common = { renderer, interactive: false, pane: 'basemap' };
-      L.geoJSON(topojson.feature(world, world.objects.land), Object.assign({
-        style: { color: '#7f9db3', weight: 1, fillColor: '#ecebe2', fillOpacity: 1 },
-      }, common)).addTo(map);
-      // Borders between two countries only (a !== b): coastlines are the land's outline.
-      L.geoJSON(topojson.mesh(world, world.objects.countries, (a, b) => a !== b), Object.assign({
-        style: { color: '#a58fae', weight: 1, dashArray: '4 3', fill: false },
-      }, common)).addTo(map);
+      return L.layerGroup([
+        L.geoJSON(pieces(topojson.feature(world, world.objects.land)), Object.assign({
+          style: { color: '#7f9db3', weight: 1, fillColor: '#ecebe2', fillOpacity: 1 },
+        }, common)),
+        // Borders between two countries only (a !== b): coastlines are the land's outline.
+        L.geoJSON(pieces(topojson.mesh(world, world.objects.countries, (a, b) => a !== b)), Object.assign({
+          style: { color: '#a58fae', weight: 1, dashArray: '4 3', fill: false },
+        }, common)),
+      ]);
+    };
+    const layers = { '50m': null, '10m': null };
+    let detail = null; // the 1:10m layer's fetch, once started
+    let shown = null;
+    const show = () => {
+      let want = map.getZoom() >= DETAIL_ZOOM ? '10m' : '50m';
+      document.body.dataset.basemapWant = want;
+      document.body.dataset.basemapZoom = String(map.getZoom());
+      if (want === '10m' && !layers['10m']) {
+        if (!detail) {
+          detail = get('world-10m.topo.json').then((w) => { layers['10m'] = layerOf(w); show(); }).catch((err) => {
+            // Zoomed in, the map keeps the 1:50m layer.
+            document.body.dataset.basemapDetail = 'failed';
+            console.warn('basemap: ' + err.message);
+          });
+        }
+        want = '50m'; // until the detail is there
+      }
+      if (want === shown || !layers[want]) return;
+      if (shown) layers[shown].remove();
+      layers[want].addTo(map);
+      shown = want;
+      document.body.dataset.basemapLayer = want;
+    };
+    Promise.all([get('world-50m.topo.json'), get('places.geo.json')]).then(([world, places]) => {
+      layers['50m'] = layerOf(world);
+      show();
+      map.on('zoomend', show);
+      const common = { renderer: L.canvas({ pane: 'basemap-places', padding: 0.3 }), interactive: false, pane: 'basemap-places' };
       const labels = L.layerGroup();
       for (const f of places.features || []) {
         const c = f.geometry && f.geometry.coordinates;
@@ -441,7 +501,7 @@
           radius: 2.5, color: '#4a4f58', weight: 1, fillColor: '#fff', fillOpacity: 1,
         }, common)).addTo(map);
         labels.addLayer(L.marker([c[1], c[0]], {
-          interactive: false, keyboard: false, pane: 'basemap',
+          interactive: false, keyboard: false, pane: 'basemap-places',
           icon: L.divIcon({ className: 'place-label', html: tip(String((f.properties || {}).name || '')), iconSize: null, iconAnchor: [-4, 7] }),
         }));
       }
@@ -1044,7 +1104,22 @@
     $('mode-note').textContent = state.mode === 'proxy'
       ? 'Through the server: your true location (or trace) is sent to the server, which draws the noise. Choose this only if you trust the operator.'
       : 'On this device: the noise is drawn in this browser; the server is asked only to charge your budget and never sees where you are.';
-    if (state.mode === 'device') loadModule();
+  }
+
+  // armModule starts loading the module in device mode once the person turns to what needs it
+  // (pointer or focus on the map, the trace panel or the query panel, a file dragged in): a
+  // query or a release waits for the module anyway (deviceLocate, deviceSanitize), and a page
+  // only looked at, or used in proxy mode, never pays the module's megabytes and its start-up
+  // CPU (a second of a phone's). Whatever starts it, nothing is drawn or sent before it is there.
+  function armModule() {
+    const warm = () => {
+      if (state.mode !== 'device' || state.tpLoading || state.tp || state.tpWarmed) return;
+      state.tpWarmed = true; // once: after a failure only an action tries again, and says so
+      loadModule();
+    };
+    for (const id of ['map', 'sanitize', 'online']) {
+      for (const ev of ['pointerover', 'focusin', 'dragenter']) $(id).addEventListener(ev, warm, { passive: true });
+    }
   }
 
   // here reports the browser's own position (the Geolocation API).
@@ -1157,6 +1232,7 @@
     for (const r of document.querySelectorAll('input[name="mode"]')) {
       r.addEventListener('change', () => { if (r.checked) setMode(r.value); });
     }
+    armModule();
     $('here').addEventListener('click', here);
     $('new-session').addEventListener('click', newSession);
     showWho();
