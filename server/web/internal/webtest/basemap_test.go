@@ -27,18 +27,49 @@ var (
 	colCoast = [3]uint8{0x7f, 0x9d, 0xb3}
 )
 
-// TestPageBasemapOffline: with no tile server the map draws the bundled Natural Earth layer
+// TestPageAtOrigin opens the page once, as the person, and checks on it, one after another,
+// what a fresh page at the person's origin shows and does: each check was a test of its own
+// that loaded the same page (each load is seconds of the browser's CPU). Each subtest needs only
+// the page as opened (go test -run 'TestPageAtOrigin/BasemapOffline' runs one alone).
+func TestPageAtOrigin(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("Chromium: full suite only")
+	}
+	svc := newService(t)
+	s := newSession(t, svc)
+	s.open(testPerson, svc.token)
+	for _, c := range []struct {
+		name  string
+		check func(*testing.T, *service, *session)
+	}{
+		{"OpensAtOrigin", checkOpensAtOrigin},
+		{"BasemapOffline", checkBasemapOffline},
+		{"LinkNeedsConfirmation", checkLinkNeedsConfirmation},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer s.as(t)()
+			c.check(t, svc, s)
+		})
+	}
+}
+
+// as makes t the test s reports to (a subtest of the one that opened it) until the returned
+// func restores the previous one.
+func (s *session) as(t *testing.T) func() {
+	prev := s.t
+	s.t = t
+	return func() { s.t = prev }
+}
+
+// checkBasemapOffline: with no tile server the map draws the bundled Natural Earth layer
 // (land, sea, borders, places) from the page's own origin, and the page requests nothing from
 // any other host (checkClean, with no other host allowed). On the page before the basemap the
 // map was a bare grid: no layer, no land or sea pixels, no place names. The layer is the one
 // the zoom needs: 1:10m at city zoom (fetched once, when first needed), 1:50m zoomed out, and
 // zoomed in again on a coast the 1:10m coastline is drawn there; the page before drew the
 // 1:10m world at every zoom (no layer named, one file).
-func TestPageBasemapOffline(t *testing.T) {
-	t.Parallel()
-	svc := newService(t)
-	s := newSession(t, svc)
-	s.open(testPerson, svc.token)
+func checkBasemapOffline(t *testing.T, svc *service, s *session) {
 	s.waitFor("the bundled basemap", `document.body.dataset.basemap === "drawn"`)
 	// The ledger centres the map on the person's origin at city zoom (centreOnOrigin).
 	s.waitFor("the ledger", `document.getElementById("budget-text").textContent.includes("left")`)
