@@ -406,36 +406,54 @@
     return c;
   }
 
-  // DETAIL_ZOOM is the zoom from which the bundled basemap draws the 1:10m layer instead of the
-  // 1:50m one: one pixel is then under 1.2 km at the equator, finer than 1:50m's detail.
-  const DETAIL_ZOOM = 7;
+  // The bundled basemap's layers, coarsest first, each with the zoom from which it is drawn: at
+  // zoom 4 one pixel is about 10 km at the equator, 1:110m's detail; at zoom 7 about 1.2 km,
+  // finer than 1:50m's.
+  const BASEMAP_LAYERS = [['110m', 0], ['50m', 4], ['10m', 7]];
 
-  // pieces returns a GeoJSON object as a FeatureCollection of single polygons and lines: Leaflet
-  // clips and draws a layer only when its bounds are in view, so a world of islands as separate
-  // features costs what is on screen, where one MultiPolygon was clipped whole on every move.
-  function pieces(geo) {
+  // pieces returns the single polygons and lines of a GeoJSON object, each with its bounding box
+  // ([west, south, east, north]): the basemap builds Leaflet layers only for the pieces that come
+  // into view, and Leaflet clips and draws a layer only when its bounds are in view, so a world of
+  // islands costs what is on screen, where one MultiPolygon of the world was built, projected and
+  // clipped whole on every move.
+  function pieces(geo, style) {
     const out = [];
+    const box = (coords, depth) => {
+      const b = [Infinity, Infinity, -Infinity, -Infinity];
+      const walk = (c, d) => {
+        if (d === 0) {
+          if (c[0] < b[0]) b[0] = c[0];
+          if (c[1] < b[1]) b[1] = c[1];
+          if (c[0] > b[2]) b[2] = c[0];
+          if (c[1] > b[3]) b[3] = c[1];
+          return;
+        }
+        for (const x of c) walk(x, d - 1);
+      };
+      walk(coords, depth);
+      return b;
+    };
     const add = (g) => {
       if (!g) return;
       if (g.type === 'GeometryCollection') g.geometries.forEach(add);
-      else if (g.type === 'MultiPolygon') for (const c of g.coordinates) out.push({ type: 'Feature', properties: null, geometry: { type: 'Polygon', coordinates: c } });
-      else if (g.type === 'MultiLineString') for (const c of g.coordinates) out.push({ type: 'Feature', properties: null, geometry: { type: 'LineString', coordinates: c } });
-      else out.push({ type: 'Feature', properties: null, geometry: g });
+      else if (g.type === 'MultiPolygon') g.coordinates.forEach((c) => add({ type: 'Polygon', coordinates: c }));
+      else if (g.type === 'MultiLineString') g.coordinates.forEach((c) => add({ type: 'LineString', coordinates: c }));
+      else if (g.type === 'Polygon') out.push({ geometry: g, bbox: box(g.coordinates, 2), style, layer: null });
+      else if (g.type === 'LineString') out.push({ geometry: g, bbox: box(g.coordinates, 1), style, layer: null });
     };
     if (geo.type === 'FeatureCollection') geo.features.forEach((f) => add(f.geometry));
     else if (geo.type === 'Feature') add(geo.geometry);
     else add(geo);
-    return { type: 'FeatureCollection', features: out };
+    return out;
   }
 
   // basemap draws the map's background. By default it is the bundled Natural Earth layer
   // (static/basemap, served by this server): a public tile server would learn from each tile
   // which area the person looks at, which is where they are. A server started with --tiles
   // names its own tile server in the page's tracepriv-tiles meta element. The bundled layer is
-  // drawn at the detail the zoom needs: 1:50m countries while a continent or more is in view,
-  // 1:10m from DETAIL_ZOOM on, fetched the first time the map gets there. That file is the same
-  // whatever the view, and asked for whole, so its request tells this server only that the map
-  // was zoomed in, not where.
+  // drawn at the detail the zoom needs (BASEMAP_LAYERS), each scale's file fetched the first time
+  // the map gets to its zooms. Each file is the same whatever the view, and asked for whole, so
+  // its request tells this server only how far the map was zoomed in, not where.
   function basemap(map) {
     const tiles = (document.querySelector('meta[name="tracepriv-tiles"]') || {}).content || '';
     const pane = map.createPane('basemap');
@@ -447,51 +465,70 @@
       return;
     }
     map.attributionControl.addAttribution('Natural Earth (public domain)');
-    // The places on a canvas of their own above the land, which is swapped by zoom.
-    const placesPane = map.createPane('basemap-places');
-    placesPane.style.zIndex = 251;
-    placesPane.style.pointerEvents = 'none';
-    const renderer = L.canvas({ pane: 'basemap', padding: 0.3 });
+    // Borders and places on canvases of their own above the land: pieces of land built as they
+    // come into view must not be drawn over them.
+    for (const [name, z] of [['basemap-borders', 251], ['basemap-places', 252]]) {
+      const p = map.createPane(name);
+      p.style.zIndex = z;
+      p.style.pointerEvents = 'none';
+    }
+    const landRenderer = L.canvas({ pane: 'basemap', padding: 0.3 });
+    const borderRenderer = L.canvas({ pane: 'basemap-borders', padding: 0.3 });
+    const LAND = { renderer: landRenderer, pane: 'basemap', interactive: false, color: '#7f9db3', weight: 1, fillColor: '#ecebe2', fillOpacity: 1 };
+    // Borders between two countries only (a !== b): coastlines are the land's outline.
+    const BORDER = { renderer: borderRenderer, pane: 'basemap-borders', interactive: false, color: '#a58fae', weight: 1, dashArray: '4 3', fill: false };
     const get = (name) => fetch('static/basemap/' + name).then((r) => r.ok ? r.json() : Promise.reject(new Error(name + ': ' + r.status)));
+    // layerOf returns a scale's layer group, whose update() builds the pieces now in view.
     const layerOf = (world) => {
-      const common = { renderer, interactive: false, pane: 'basemap' };
-      return L.layerGroup([
-        L.geoJSON(pieces(topojson.feature(world, world.objects.land)), Object.assign({
-          style: { color: '#7f9db3', weight: 1, fillColor: '#ecebe2', fillOpacity: 1 },
-        }, common)),
-        // Borders between two countries only (a !== b): coastlines are the land's outline.
-        L.geoJSON(pieces(topojson.mesh(world, world.objects.countries, (a, b) => a !== b)), Object.assign({
-          style: { color: '#a58fae', weight: 1, dashArray: '4 3', fill: false },
-        }, common)),
-      ]);
-    };
-    const layers = { '50m': null, '10m': null };
-    let detail = null; // the 1:10m layer's fetch, once started
-    let shown = null;
-    const show = () => {
-      let want = map.getZoom() >= DETAIL_ZOOM ? '10m' : '50m';
-      document.body.dataset.basemapWant = want;
-      document.body.dataset.basemapZoom = String(map.getZoom());
-      if (want === '10m' && !layers['10m']) {
-        if (!detail) {
-          detail = get('world-10m.topo.json').then((w) => { layers['10m'] = layerOf(w); show(); }).catch((err) => {
-            // Zoomed in, the map keeps the 1:50m layer.
-            document.body.dataset.basemapDetail = 'failed';
-            console.warn('basemap: ' + err.message);
-          });
+      const all = pieces(topojson.feature(world, world.objects.land), LAND)
+        .concat(pieces(topojson.mesh(world, world.objects.countries, (a, b) => a !== b), BORDER));
+      const group = L.layerGroup();
+      group.update = () => {
+        const v = map.getBounds().pad(0.5);
+        const w = v.getWest(), s = v.getSouth(), e = v.getEast(), n = v.getNorth();
+        for (const p of all) {
+          if (p.layer || p.bbox[0] > e || p.bbox[2] < w || p.bbox[1] > n || p.bbox[3] < s) continue;
+          p.layer = L.GeoJSON.geometryToLayer({ type: 'Feature', properties: null, geometry: p.geometry }, p.style);
+          group.addLayer(p.layer);
         }
-        want = '50m'; // until the detail is there
-      }
-      if (want === shown || !layers[want]) return;
-      if (shown) layers[shown].remove();
-      layers[want].addTo(map);
-      shown = want;
-      document.body.dataset.basemapLayer = want;
+      };
+      return group;
     };
-    Promise.all([get('world-50m.topo.json'), get('places.geo.json')]).then(([world, places]) => {
-      layers['50m'] = layerOf(world);
+    const layers = {};
+    const loading = {};
+    let shown = null;
+    const load = (name) => {
+      if (!loading[name]) {
+        loading[name] = get('world-' + name + '.topo.json').then((w) => { layers[name] = layerOf(w); });
+      }
+      return loading[name];
+    };
+    const show = () => {
+      const z = map.getZoom();
+      const want = BASEMAP_LAYERS.filter(([, from]) => z >= from).pop()[0];
+      document.body.dataset.basemapWant = want;
+      document.body.dataset.basemapZoom = String(z);
+      if (!layers[want]) {
+        load(want).then(show, (err) => {
+          // The map keeps the layer it has.
+          document.body.dataset.basemapDetail = 'failed';
+          console.warn('basemap: ' + err.message);
+        });
+      }
+      // Until the wanted scale is there, the one already drawn stays.
+      const next = layers[want] ? want : shown;
+      if (next !== shown) {
+        if (shown) layers[shown].remove();
+        layers[next].addTo(map);
+        shown = next;
+        document.body.dataset.basemapLayer = next;
+      }
+      if (shown) layers[shown].update();
+    };
+    const first = BASEMAP_LAYERS.filter(([, from]) => map.getZoom() >= from).pop()[0];
+    Promise.all([load(first), get('places.geo.json')]).then(([, places]) => {
       show();
-      map.on('zoomend', show);
+      map.on('moveend', show);
       const common = { renderer: L.canvas({ pane: 'basemap-places', padding: 0.3 }), interactive: false, pane: 'basemap-places' };
       const labels = L.layerGroup();
       for (const f of places.features || []) {

@@ -66,9 +66,9 @@ func (s *session) as(t *testing.T) func() {
 // (land, sea, borders, places) from the page's own origin, and the page requests nothing from
 // any other host (checkClean, with no other host allowed). On the page before the basemap the
 // map was a bare grid: no layer, no land or sea pixels, no place names. The layer is the one
-// the zoom needs: 1:10m at city zoom (fetched once, when first needed), 1:50m zoomed out, and
-// zoomed in again on a coast the 1:10m coastline is drawn there; the page before drew the
-// 1:10m world at every zoom (no layer named, one file).
+// the zoom needs, each scale's file fetched once, when first needed: 1:10m at city zoom, 1:50m
+// zoomed out to a continent, and zoomed in again on a coast the 1:10m coastline is drawn there;
+// the page before drew the 1:10m world at every zoom (no layer named, one file).
 func checkBasemapOffline(t *testing.T, svc *service, s *session) {
 	s.waitFor("the bundled basemap", `document.body.dataset.basemap === "drawn"`)
 	// The ledger centres the map on the person's origin at city zoom (centreOnOrigin).
@@ -86,7 +86,8 @@ func checkBasemapOffline(t *testing.T, svc *service, s *session) {
 		}
 		return got
 	}
-	want := map[string]int{"world-50m.topo.json": 1, "places.geo.json": 1, "world-10m.topo.json": 1}
+	// The page opens on the world (zoom 2), then centres on the origin (zoom 12).
+	want := map[string]int{"world-110m.topo.json": 1, "places.geo.json": 1, "world-10m.topo.json": 1}
 	if got := fetched(); !maps.Equal(got, want) {
 		t.Errorf("the page fetched %v of the bundled layer, want each of %v once", got, want)
 	}
@@ -116,6 +117,7 @@ func checkBasemapOffline(t *testing.T, svc *service, s *session) {
 	if got := eval[string](s, `document.body.dataset.basemapLayer || ""`); got != "50m" {
 		t.Errorf("zoomed out to %s the map draws the %q layer, want 50m", eval[string](s, `document.body.dataset.basemapZoom || ""`), got)
 	}
+	want["world-50m.topo.json"] = 1
 	img = s.screenshot("basemap-zoomed-out")
 	land, sea = pixelsNear(img, r, colLand, 3), pixelsNear(img, r, colSea, 3)
 	t.Logf("zoomed out: land %.1f %%, sea %.1f %%", 100*float64(land)/float64(area), 100*float64(sea)/float64(area))
