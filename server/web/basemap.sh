@@ -57,7 +57,7 @@ mkdir -p "$dest" static/vendor/topojson-client
 # Borders and coastlines at three scales, each drawn only at the zooms it is for (app.js's
 # BASEMAP_LAYERS): 1:110m while the whole world is in view, 1:50m for a continent, and 1:10m at
 # city zoom, each fetched the first time the map gets there; a world of 1:10m vertices drawn at
-# every zoom cost each page load seconds of a phone's CPU for detail no screen can show. Drop the
+# every zoom cost each page load about 2 CPU-s in headless Chromium for detail no screen showed. Drop the
 # country names (the page does not label countries), then remove the vertices whose triangle is
 # under S steradians: none for 1:110m, 3e-7 (about 12 km², under 2 pixels at the 1:50m layer's
 # closest zoom) for 1:50m, 3e-8 (about 1.2 km², coastlines within a few hundred metres at city
