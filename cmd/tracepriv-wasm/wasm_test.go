@@ -210,15 +210,9 @@ func nativeAsync(t testing.TB, in input) func() nativeAnswers {
 	return sync.OnceValue(func() nativeAnswers { return <-ch })
 }
 
-// walkFull is the walk's length in Chromium's module test (the full
-// suite's), walkNode in Node.js's (-short and full alike): both runtimes run
-// every case, the long walk once, in the browser the module is for; the two
-// lengths take the same code paths (the walk's release is linear-path at
-// both), which -short's Node.js run has checked at walkNode since issue 33.
-const (
-	walkFull = 10_000
-	walkNode = 1_200
-)
+// walkFull is the walk's length in the full suite's module tests (Node.js
+// and Chromium alike), so that native answers once for both.
+const walkFull = 10_000
 
 var sharedNative struct {
 	sync.Mutex
@@ -490,8 +484,12 @@ func compare(t testing.TB, where string, in input, got output, want nativeAnswer
 // byte-identical answers to the Go library natively: geoind runs of every
 // manager into the budget's end, and CIP releases with their certificates.
 func TestNodeSameAsNative(t *testing.T) {
-	t.Parallel() // a subprocess (node, go test) does the work: overlap it with the others
-	n := walkNode
+	t.Parallel()  // a subprocess (node, go test) does the work: overlap it with the others
+	n := walkFull // Chromium's length: native answers once for both
+	if testing.Short() {
+		// 20 minutes: the same comparison on a long linear-path release.
+		n = 1_200
+	}
 	node, execJS := nodeTools(t)
 	in, want := sharedCases(t, n)
 	nodeSameAsNative(t, node, execJS, n, in, want)
