@@ -8,8 +8,8 @@
 # Natural Earth data served by tracepriv itself, so the page asks no one else.
 #
 # Sources (each checked, and recorded in static/basemap/SOURCES):
-#   - world-atlas 2.0.2 from the npm registry (ISC; its data is Natural Earth 1:10m admin-0
-#     countries and land, public domain): country borders and coastlines;
+#   - world-atlas 2.0.2 from the npm registry (ISC; its data is Natural Earth 1:110m, 1:50m and
+#     1:10m admin-0 countries and land, public domain): country borders and coastlines;
 #   - Debian's python3-geopandas 0.12.2 (its naturalearth_cities dataset is Natural Earth
 #     1:110m populated places, public domain): capitals and major cities;
 #   - topojson-simplify 3.0.3 and shapefile 0.6.6 from the npm registry: tools only, not shipped;
@@ -54,14 +54,21 @@ dest=static/basemap
 rm -rf "$dest" static/vendor/topojson-client
 mkdir -p "$dest" static/vendor/topojson-client
 
-# Borders and coastlines: drop the country names (the page does not label countries), then
-# remove the vertices whose triangle is under 3e-8 steradians (about 1.2 km² on the ground),
-# which keeps coastlines within a few hundred metres at city zoom and halves the file.
-node -e 'const f=require("fs"),t=JSON.parse(f.readFileSync(process.argv[1]));
-  for (const g of t.objects.countries.geometries) delete g.properties;
-  f.writeFileSync(process.argv[2], JSON.stringify(t));' \
-  "$tmp/world-atlas/package/countries-10m.json" "$tmp/countries.json"
-"$tmp/tools/node_modules/.bin/toposimplify" -s 3e-8 -f <"$tmp/countries.json" >"$dest/world.topo.json"
+# Borders and coastlines at three scales, each drawn only at the zooms it is for (app.js's
+# BASEMAP_LAYERS): 1:110m while the whole world is in view, 1:50m for a continent, and 1:10m at
+# city zoom, each fetched the first time the map gets there; a world of 1:10m vertices drawn at
+# every zoom cost each page load about 2 CPU-s in headless Chromium for detail no screen showed. Drop the
+# country names (the page does not label countries), then remove the vertices whose triangle is
+# under S steradians: none for 1:110m, 3e-7 (about 12 km², under 2 pixels at the 1:50m layer's
+# closest zoom) for 1:50m, 3e-8 (about 1.2 km², coastlines within a few hundred metres at city
+# zoom) for 1:10m.
+for scale in 110m:0 50m:3e-7 10m:3e-8; do
+  node -e 'const f=require("fs"),t=JSON.parse(f.readFileSync(process.argv[1]));
+    for (const g of t.objects.countries.geometries) delete g.properties;
+    f.writeFileSync(process.argv[2], JSON.stringify(t));' \
+    "$tmp/world-atlas/package/countries-${scale%%:*}.json" "$tmp/countries.json"
+  "$tmp/tools/node_modules/.bin/toposimplify" -s "${scale##*:}" -f <"$tmp/countries.json" >"$dest/world-${scale%%:*}.topo.json"
+done
 
 # Places: the shapefile as one GeoJSON FeatureCollection of points with a name.
 "$tmp/tools/node_modules/.bin/shp2json" --encoding utf-8 "$cities" >"$dest/places.geo.json"
@@ -73,9 +80,10 @@ printf 'topojson-client 3.1.0 from the npm registry\nintegrity %s\nlicence ISC (
 
 cat >"$dest/SOURCES" <<EOF
 Natural Earth (naturalearthdata.com): public domain. Made by server/web/basemap.sh.
-world.topo.json: Natural Earth 1:10m admin-0 countries and land, from world-atlas 2.0.2
-  (npm registry, integrity $atlas, ISC), names dropped, simplified by
-  topojson-simplify 3.0.3 (toposimplify -s 3e-8 -f).
+world-110m.topo.json, world-50m.topo.json, world-10m.topo.json: Natural Earth 1:110m, 1:50m
+  and 1:10m admin-0 countries and land, from world-atlas 2.0.2 (npm registry, integrity $atlas,
+  ISC), countries-110m.json, countries-50m.json and countries-10m.json, names dropped, passed
+  through topojson-simplify 3.0.3 (toposimplify -s 0 -f, -s 3e-7 -f and -s 3e-8 -f).
 places.geo.json: Natural Earth 1:110m populated places, from Debian's python3-geopandas
   0.12.2-1 (sha256 $debsum), datasets/naturalearth_cities, by shapefile 0.6.6 (shp2json).
 EOF

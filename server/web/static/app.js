@@ -63,6 +63,7 @@
     mode: 'device', // 'device' (the default) or 'proxy' (chosen explicitly)
     tp: null, // the module's API once loaded
     tpLoading: null,
+    tpWarmed: false, // armModule started the module once
     session: null, // the device's geoind session
     person: null, // the person's configuration, from the ledger
   };
@@ -405,10 +406,54 @@
     return c;
   }
 
+  // The bundled basemap's layers, coarsest first, each with the zoom from which it is drawn: at
+  // zoom 4 one pixel is about 10 km at the equator, 1:110m's detail; at zoom 7 about 1.2 km,
+  // finer than 1:50m's.
+  const BASEMAP_LAYERS = [['110m', 0], ['50m', 4], ['10m', 7]];
+
+  // pieces returns the single polygons and lines of a GeoJSON object, each with its bounding box
+  // ([west, south, east, north]): the basemap builds Leaflet layers only for the pieces that come
+  // into view, and Leaflet clips and draws a layer only when its bounds are in view, so a world of
+  // islands costs what is on screen, where one MultiPolygon of the world was built, projected and
+  // clipped whole on every move.
+  function pieces(geo, style) {
+    const out = [];
+    const box = (coords, depth) => {
+      const b = [Infinity, Infinity, -Infinity, -Infinity];
+      const walk = (c, d) => {
+        if (d === 0) {
+          if (c[0] < b[0]) b[0] = c[0];
+          if (c[1] < b[1]) b[1] = c[1];
+          if (c[0] > b[2]) b[2] = c[0];
+          if (c[1] > b[3]) b[3] = c[1];
+          return;
+        }
+        for (const x of c) walk(x, d - 1);
+      };
+      walk(coords, depth);
+      return b;
+    };
+    const add = (g) => {
+      if (!g) return;
+      if (g.type === 'GeometryCollection') g.geometries.forEach(add);
+      else if (g.type === 'MultiPolygon') g.coordinates.forEach((c) => add({ type: 'Polygon', coordinates: c }));
+      else if (g.type === 'MultiLineString') g.coordinates.forEach((c) => add({ type: 'LineString', coordinates: c }));
+      else if (g.type === 'Polygon') out.push({ geometry: g, bbox: box(g.coordinates, 2), style, layer: null });
+      else if (g.type === 'LineString') out.push({ geometry: g, bbox: box(g.coordinates, 1), style, layer: null });
+    };
+    if (geo.type === 'FeatureCollection') geo.features.forEach((f) => add(f.geometry));
+    else if (geo.type === 'Feature') add(geo.geometry);
+    else add(geo);
+    return out;
+  }
+
   // basemap draws the map's background. By default it is the bundled Natural Earth layer
   // (static/basemap, served by this server): a public tile server would learn from each tile
   // which area the person looks at, which is where they are. A server started with --tiles
-  // names its own tile server in the page's tracepriv-tiles meta element.
+  // names its own tile server in the page's tracepriv-tiles meta element. The bundled layer is
+  // drawn at the detail the zoom needs (BASEMAP_LAYERS), each scale's file fetched the first time
+  // the map gets to its zooms. Each file is the same whatever the view, and asked for whole, so
+  // its request tells this server only how far the map was zoomed in, not where.
   function basemap(map) {
     const tiles = (document.querySelector('meta[name="tracepriv-tiles"]') || {}).content || '';
     const pane = map.createPane('basemap');
@@ -420,19 +465,71 @@
       return;
     }
     map.attributionControl.addAttribution('Natural Earth (public domain)');
-    const renderer = L.canvas({ pane: 'basemap', padding: 0.3 });
-    Promise.all([
-      fetch('static/basemap/world.topo.json').then((r) => r.ok ? r.json() : Promise.reject(new Error('world.topo.json: ' + r.status))),
-      fetch('static/basemap/places.geo.json').then((r) => r.ok ? r.json() : Promise.reject(new Error('places.geo.json: ' + r.status))),
-    ]).then(([world, places]) => {
-      const common = { renderer, interactive: false, pane: 'basemap' };
-      L.geoJSON(topojson.feature(world, world.objects.land), Object.assign({
-        style: { color: '#7f9db3', weight: 1, fillColor: '#ecebe2', fillOpacity: 1 },
-      }, common)).addTo(map);
-      // Borders between two countries only (a !== b): coastlines are the land's outline.
-      L.geoJSON(topojson.mesh(world, world.objects.countries, (a, b) => a !== b), Object.assign({
-        style: { color: '#a58fae', weight: 1, dashArray: '4 3', fill: false },
-      }, common)).addTo(map);
+    // Borders and places on canvases of their own above the land: pieces of land built as they
+    // come into view must not be drawn over them.
+    for (const [name, z] of [['basemap-borders', 251], ['basemap-places', 252]]) {
+      const p = map.createPane(name);
+      p.style.zIndex = z;
+      p.style.pointerEvents = 'none';
+    }
+    const landRenderer = L.canvas({ pane: 'basemap', padding: 0.3 });
+    const borderRenderer = L.canvas({ pane: 'basemap-borders', padding: 0.3 });
+    const LAND = { renderer: landRenderer, pane: 'basemap', interactive: false, color: '#7f9db3', weight: 1, fillColor: '#ecebe2', fillOpacity: 1 };
+    // Borders between two countries only (a !== b): coastlines are the land's outline.
+    const BORDER = { renderer: borderRenderer, pane: 'basemap-borders', interactive: false, color: '#a58fae', weight: 1, dashArray: '4 3', fill: false };
+    const get = (name) => fetch('static/basemap/' + name).then((r) => r.ok ? r.json() : Promise.reject(new Error(name + ': ' + r.status)));
+    // layerOf returns a scale's layer group, whose update() builds the pieces now in view.
+    const layerOf = (world) => {
+      const all = pieces(topojson.feature(world, world.objects.land), LAND)
+        .concat(pieces(topojson.mesh(world, world.objects.countries, (a, b) => a !== b), BORDER));
+      const group = L.layerGroup();
+      group.update = () => {
+        const v = map.getBounds().pad(0.5);
+        const w = v.getWest(), s = v.getSouth(), e = v.getEast(), n = v.getNorth();
+        for (const p of all) {
+          if (p.layer || p.bbox[0] > e || p.bbox[2] < w || p.bbox[1] > n || p.bbox[3] < s) continue;
+          p.layer = L.GeoJSON.geometryToLayer({ type: 'Feature', properties: null, geometry: p.geometry }, p.style);
+          group.addLayer(p.layer);
+        }
+      };
+      return group;
+    };
+    const layers = {};
+    const loading = {};
+    let shown = null;
+    const load = (name) => {
+      if (!loading[name]) {
+        loading[name] = get('world-' + name + '.topo.json').then((w) => { layers[name] = layerOf(w); });
+      }
+      return loading[name];
+    };
+    const show = () => {
+      const z = map.getZoom();
+      const want = BASEMAP_LAYERS.filter(([, from]) => z >= from).pop()[0];
+      document.body.dataset.basemapWant = want;
+      document.body.dataset.basemapZoom = String(z);
+      if (!layers[want]) {
+        load(want).then(show, (err) => {
+          // The map keeps the layer it has.
+          document.body.dataset.basemapDetail = 'failed';
+          console.warn('basemap: ' + err.message);
+        });
+      }
+      // Until the wanted scale is there, the one already drawn stays.
+      const next = layers[want] ? want : shown;
+      if (next !== shown) {
+        if (shown) layers[shown].remove();
+        layers[next].addTo(map);
+        shown = next;
+        document.body.dataset.basemapLayer = next;
+      }
+      if (shown) layers[shown].update();
+    };
+    const first = BASEMAP_LAYERS.filter(([, from]) => map.getZoom() >= from).pop()[0];
+    Promise.all([load(first), get('places.geo.json')]).then(([, places]) => {
+      show();
+      map.on('moveend', show);
+      const common = { renderer: L.canvas({ pane: 'basemap-places', padding: 0.3 }), interactive: false, pane: 'basemap-places' };
       const labels = L.layerGroup();
       for (const f of places.features || []) {
         const c = f.geometry && f.geometry.coordinates;
@@ -441,7 +538,7 @@
           radius: 2.5, color: '#4a4f58', weight: 1, fillColor: '#fff', fillOpacity: 1,
         }, common)).addTo(map);
         labels.addLayer(L.marker([c[1], c[0]], {
-          interactive: false, keyboard: false, pane: 'basemap',
+          interactive: false, keyboard: false, pane: 'basemap-places',
           icon: L.divIcon({ className: 'place-label', html: tip(String((f.properties || {}).name || '')), iconSize: null, iconAnchor: [-4, 7] }),
         }));
       }
@@ -1044,7 +1141,22 @@
     $('mode-note').textContent = state.mode === 'proxy'
       ? 'Through the server: your true location (or trace) is sent to the server, which draws the noise. Choose this only if you trust the operator.'
       : 'On this device: the noise is drawn in this browser; the server is asked only to charge your budget and never sees where you are.';
-    if (state.mode === 'device') loadModule();
+  }
+
+  // armModule starts loading the module in device mode once the person turns to what needs it
+  // (pointer or focus on the map, the trace panel or the query panel, a file dragged in): a
+  // query or a release waits for the module anyway (deviceLocate, deviceSanitize), and a page
+  // only looked at, or used in proxy mode, never pays the module's megabytes and its start-up
+  // CPU (about 1 CPU-s of a page load in headless Chromium, BENCHMARKS.md). Whatever starts it, nothing is drawn or sent before it is there.
+  function armModule() {
+    const warm = () => {
+      if (state.mode !== 'device' || state.tpLoading || state.tp || state.tpWarmed) return;
+      state.tpWarmed = true; // once: after a failure only an action tries again, and says so
+      loadModule();
+    };
+    for (const id of ['map', 'sanitize', 'online']) {
+      for (const ev of ['pointerover', 'focusin', 'dragenter']) $(id).addEventListener(ev, warm, { passive: true });
+    }
   }
 
   // here reports the browser's own position (the Geolocation API).
@@ -1157,6 +1269,7 @@
     for (const r of document.querySelectorAll('input[name="mode"]')) {
       r.addEventListener('change', () => { if (r.checked) setMode(r.value); });
     }
+    armModule();
     $('here').addEventListener('click', here);
     $('new-session').addEventListener('click', newSession);
     showWho();

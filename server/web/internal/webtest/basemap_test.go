@@ -2,8 +2,10 @@ package webtest
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/png"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/tracepriv/tracepriv/server/web"
@@ -19,32 +22,77 @@ import (
 
 // Colours the page draws the bundled basemap with (app.js, app.css).
 var (
-	colLand = [3]uint8{0xec, 0xeb, 0xe2}
-	colSea  = [3]uint8{0xdb, 0xe7, 0xef}
+	colLand  = [3]uint8{0xec, 0xeb, 0xe2}
+	colSea   = [3]uint8{0xdb, 0xe7, 0xef}
+	colCoast = [3]uint8{0x7f, 0x9d, 0xb3}
 )
 
-// TestPageBasemapOffline: with no tile server the map draws the bundled Natural Earth layer
-// (land, sea, borders, places) from the page's own origin, and the page requests nothing from
-// any other host (checkClean, with no other host allowed). On the page before the basemap the
-// map was a bare grid: no layer, no land or sea pixels, no place names.
-func TestPageBasemapOffline(t *testing.T) {
+// TestPageAtOrigin opens the page once, as the person, and checks on it, one after another,
+// what a fresh page at the person's origin shows and does: each check was a test of its own
+// that loaded the same page (each load is seconds of the browser's CPU). Each subtest needs only
+// the page as opened (go test -run 'TestPageAtOrigin/BasemapOffline' runs one alone).
+func TestPageAtOrigin(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("Chromium: full suite only")
+	}
 	svc := newService(t)
 	s := newSession(t, svc)
 	s.open(testPerson, svc.token)
+	for _, c := range []struct {
+		name  string
+		check func(*testing.T, *service, *session)
+	}{
+		{"OpensAtOrigin", checkOpensAtOrigin},
+		{"BasemapOffline", checkBasemapOffline},
+		{"LinkNeedsConfirmation", checkLinkNeedsConfirmation},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer s.as(t)()
+			c.check(t, svc, s)
+		})
+	}
+}
+
+// as makes t the test s reports to (a subtest of the one that opened it) until the returned
+// func restores the previous one.
+func (s *session) as(t *testing.T) func() {
+	prev := s.t
+	s.t = t
+	return func() { s.t = prev }
+}
+
+// checkBasemapOffline: with no tile server the map draws the bundled Natural Earth layer
+// (land, sea, borders, places) from the page's own origin, and the page requests nothing from
+// any other host (checkClean, with no other host allowed). On the page before the basemap the
+// map was a bare grid: no layer, no land or sea pixels, no place names. The layer is the one
+// the zoom needs, each scale's file fetched once, when first needed: 1:10m at city zoom, 1:50m
+// zoomed out to a continent, and zoomed in again on a coast the 1:10m coastline is drawn there;
+// the page before drew the 1:10m world at every zoom (no layer named, one file).
+func checkBasemapOffline(t *testing.T, svc *service, s *session) {
 	s.waitFor("the bundled basemap", `document.body.dataset.basemap === "drawn"`)
-	var got []string
-	for _, u := range s.requested() {
-		if strings.Contains(u, "/static/basemap/") {
-			got = append(got, strings.TrimPrefix(u, svc.ts.URL))
+	// The ledger centres the map on the person's origin at city zoom (centreOnOrigin).
+	s.waitFor("the ledger", `document.getElementById("budget-text").textContent.includes("left")`)
+	s.waitLayer()
+	if got := eval[string](s, `document.body.dataset.basemapLayer || ""`); got != "10m" {
+		t.Errorf("at the origin at zoom %s the map draws the %q layer, want 10m", eval[string](s, `document.body.dataset.basemapZoom || ""`), got)
+	}
+	fetched := func() map[string]int {
+		got := map[string]int{}
+		for _, u := range s.requested() {
+			if i := strings.Index(u, "/static/basemap/"); i >= 0 && strings.HasPrefix(u, svc.ts.URL) {
+				got[u[i+len("/static/basemap/"):]]++
+			}
 		}
+		return got
 	}
-	if len(got) != 2 {
-		t.Errorf("the page fetched %v of the bundled layer, want world.topo.json and places.geo.json", got)
+	// The page opens on the world (zoom 2), then centres on the origin (zoom 12).
+	want := map[string]int{"world-110m.topo.json": 1, "places.geo.json": 1, "world-10m.topo.json": 1}
+	if got := fetched(); !maps.Equal(got, want) {
+		t.Errorf("the page fetched %v of the bundled layer, want each of %v once", got, want)
 	}
-	// The drawn map: land and sea both cover a real share of the map, at the person's origin
-	// (Beijing's in this test, where Natural Earth has land and the Bohai sea within a few
-	// hundred km at the page's zoom), or zoomed out to show both.
+	// The drawn map: land covers a real share of the map at the person's origin (Beijing's in
+	// this test, where Natural Earth has land).
 	r := s.rectOf("#map").image()
 	img := s.screenshot("basemap-offline")
 	area := r.Dx() * r.Dy()
@@ -59,18 +107,98 @@ func TestPageBasemapOffline(t *testing.T) {
 	if len(names) < 10 {
 		t.Errorf("%d place names on the map, want the Natural Earth places: %v", len(names), names)
 	}
-	// Zoomed out (zoom 12 to 5, by the map's own button), the sea shows too.
+	// Zoomed out (zoom 12 to 5, by the map's own button), the sea shows too, from 1:50m.
 	for i := 0; i < 7; i++ {
 		s.do(chromedp.Click(chromedp.CSS(".leaflet-control-zoom-out")))
 		s.waitFor("the zoom", `!document.getElementById("map").classList.contains("leaflet-zoom-anim")`)
 		s.do(chromedp.Sleep(300 * time.Millisecond))
 	}
+	s.waitLayer()
+	if got := eval[string](s, `document.body.dataset.basemapLayer || ""`); got != "50m" {
+		t.Errorf("zoomed out to %s the map draws the %q layer, want 50m", eval[string](s, `document.body.dataset.basemapZoom || ""`), got)
+	}
+	want["world-50m.topo.json"] = 1
 	img = s.screenshot("basemap-zoomed-out")
 	land, sea = pixelsNear(img, r, colLand, 3), pixelsNear(img, r, colSea, 3)
 	t.Logf("zoomed out: land %.1f %%, sea %.1f %%", 100*float64(land)/float64(area), 100*float64(sea)/float64(area))
 	if sea < area/50 || land < area/20 {
 		t.Errorf("zoomed out: land on %d, sea on %d of %d map pixels", land, sea, area)
 	}
+	// Zoomed in on the coast nearest the centre (the wheel keeps the point under the pointer
+	// in place), twice: at zoom 9 and then 13 the 1:10m coastline is drawn, land on one side
+	// and sea on the other, in the coastline's colour.
+	for _, minZoom := range []float64{8.5, 12.5} {
+		p, ok := coastNear(img, r)
+		if !ok {
+			t.Fatalf("no coast on the map at zoom %s", eval[string](s, `document.body.dataset.basemapZoom || ""`))
+		}
+		// (DevTools wants deltaX too, which the JSON omits when it is 0.)
+		s.do(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseWheel, float64(p.X), float64(p.Y),
+			func(e *input.DispatchMouseEventParams) { e.DeltaX, e.DeltaY = 1e-6, -5000 }))
+		s.waitFor("the zoom", fmt.Sprintf(`Number(document.body.dataset.basemapZoom) >= %g && !document.getElementById("map").classList.contains("leaflet-zoom-anim")`, minZoom))
+		s.waitLayer()
+		if got := eval[string](s, `document.body.dataset.basemapLayer || ""`); got != "10m" {
+			t.Fatalf("zoomed in to %s on the coast the map draws the %q layer, want 10m", eval[string](s, `document.body.dataset.basemapZoom || ""`), got)
+		}
+		img = s.screenshot(fmt.Sprintf("basemap-coast-%g", minZoom+0.5))
+	}
+	land, sea = pixelsNear(img, r, colLand, 3), pixelsNear(img, r, colSea, 3)
+	// The coastline is a 1-pixel antialiased line: count the map's rows it crosses.
+	coast := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		if pixelsNear(img, image.Rect(r.Min.X, y, r.Max.X, y+1), colCoast, 20) > 0 {
+			coast++
+		}
+	}
+	t.Logf("on the coast at zoom %s: land %.1f %%, sea %.1f %%, the coastline on %d rows", eval[string](s, `document.body.dataset.basemapZoom`),
+		100*float64(land)/float64(area), 100*float64(sea)/float64(area), coast)
+	if sea < area/50 || land < area/50 || coast < r.Dy()/4 {
+		t.Errorf("on the coast at city zoom: land on %d, sea on %d of %d map pixels, the coastline on %d of %d rows; want both and the line between them", land, sea, area, coast, r.Dy())
+	}
+	if got := fetched(); !maps.Equal(got, want) {
+		t.Errorf("after zooming out and in again the page fetched %v of the bundled layer, want each of %v once", got, want)
+	}
+}
+
+// waitLayer waits until the bundled basemap draws the layer its zoom asks for (or the 1:10m
+// layer failed to load, which the caller's check of the layer then reports).
+func (s *session) waitLayer() {
+	s.t.Helper()
+	s.waitFor("the basemap's layer for the zoom", `document.body.dataset.basemapLayer === document.body.dataset.basemapWant || document.body.dataset.basemapDetail === "failed"`)
+}
+
+// coastNear returns the land pixel nearest the centre of r that has sea within 2 pixels.
+func coastNear(img image.Image, r image.Rectangle) (image.Point, bool) {
+	near := func(x, y int, c [3]uint8) bool {
+		cr, cg, cb, _ := img.At(x, y).RGBA()
+		return absDiff(int(cr>>8), int(c[0])) <= 3 && absDiff(int(cg>>8), int(c[1])) <= 3 && absDiff(int(cb>>8), int(c[2])) <= 3
+	}
+	ctr := image.Pt((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2)
+	best, found := image.Point{}, false
+	inner := r.Inset(20) // away from the map's controls and edges
+	for y := inner.Min.Y; y < inner.Max.Y; y++ {
+		for x := inner.Min.X; x < inner.Max.X; x++ {
+			if !near(x, y, colLand) {
+				continue
+			}
+			p := image.Pt(x, y)
+			if found && dist2(p, ctr) >= dist2(best, ctr) {
+				continue
+			}
+			for _, d := range [][2]int{{2, 0}, {-2, 0}, {0, 2}, {0, -2}} {
+				if near(x+d[0], y+d[1], colSea) {
+					best, found = p, true
+					break
+				}
+			}
+		}
+	}
+	return best, found
+}
+
+func dist2(a, b image.Point) int {
+	d := a.Sub(b)
+	return d.X*d.X + d.Y*d.Y
 }
 
 // tileServer is a tile server on loopback that answers every tile with a magenta PNG and

@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
@@ -183,6 +184,27 @@ func (d *coordDetector) leaks(reqs []*netRequest) []string {
 
 // TestDetectorFinds is the detector's own falsifier: each encoding of a coordinate it claims to
 // catch is caught, and a near miss is not.
+// moduleFetches returns the URLs of the on-device module and its runtime among urls.
+func moduleFetches(urls []string) []string {
+	var out []string
+	for _, u := range urls {
+		if strings.Contains(u, "/wasm/tracepriv.wasm") || strings.Contains(u, "/wasm/wasm_exec.js") {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// warmModule moves the pointer over the map, as a person turning to it does, which starts
+// the module in device mode, and waits until it is ready.
+func (s *session) warmModule() {
+	s.t.Helper()
+	r := s.rectOf("#map")
+	s.do(chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 2, 2),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, r.X+r.W/2, r.Y+r.H/2))
+	s.waitFor("the module", `document.body.dataset.module === "ready"`)
+}
+
 func TestDetectorFinds(t *testing.T) {
 	x := 39.98471234567891
 	d := newCoordDetector([]float64{x})
@@ -230,7 +252,15 @@ func TestPageOnDevice(t *testing.T) {
 	if m := eval[string](s, `document.body.dataset.mode`); m != "device" {
 		t.Fatalf("the page opened in mode %q, want device by default", m)
 	}
-	s.waitFor("the module", `document.body.dataset.module === "ready"`)
+	// The module is loaded once the person turns to the map, not before; and then it is
+	// fetched, which is what TestPageSanitiseAndLocate's check of proxy mode must find.
+	if got := moduleFetches(s.requested()); len(got) != 0 {
+		t.Errorf("before any use the page fetched the module: %v", got)
+	}
+	s.warmModule()
+	if got := moduleFetches(s.requested()); len(got) != 2 {
+		t.Errorf("loading the module the page fetched %v, want the module and its runtime: the check of proxy mode would see nothing", got)
+	}
 	// A charge's idempotency key is kept in storage until its answer is recorded: a key left
 	// pending (as a reload between the server's charge and the page's record of it leaves it)
 	// is sent again, so that the server replays that charge instead of charging twice.
@@ -335,7 +365,7 @@ func TestPageOnDevice(t *testing.T) {
 	// refused, and one with a fresh id is not (the control).
 	s.do(chromedp.Reload())
 	s.waitFor("the page to start", `document.body.dataset.ready === "true"`)
-	s.waitFor("the module", `document.body.dataset.module === "ready"`)
+	s.warmModule()
 	tiny, _ := json.Marshal(strings.Join(strings.SplitAfter(string(svc.upload), "\n")[:30], ""))
 	drawWith := func(id string) string {
 		t.Helper()
@@ -354,7 +384,7 @@ func TestPageOnDevice(t *testing.T) {
 	// (Reload: opening the link again would only change the fragment, not load the page.)
 	s.do(chromedp.Evaluate[chromedp.Void](`localStorage.clear()`), chromedp.Reload())
 	s.waitFor("the page to start", `document.body.dataset.ready === "true"`)
-	s.waitFor("the module", `document.body.dataset.module === "ready"`)
+	s.warmModule()
 	here(0, truths[0])
 	s.waitFor("an answer after the storage was cleared", `document.body.dataset.answers === "1"`)
 	if n := len(deviceCharges("geoind")); n != 2 {

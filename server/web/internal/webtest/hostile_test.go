@@ -12,18 +12,10 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// TestPageOpensAtOrigin: the page opens on the person's public origin,
-// with the location fields there, so that a new user's first "Report" is
-// answered (a blank world at 20, 0 was 10,655 km from the origin and
-// refused).
-func TestPageOpensAtOrigin(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("Chromium: full suite only")
-	}
-	svc := newService(t)
-	s := newSession(t, svc)
-	s.open(testPerson, svc.token)
+// checkOpensAtOrigin: the page opens on the person's public origin, with the location fields
+// there, so that a new user's first "Report" is answered (a blank world at 20, 0 was 10,655 km
+// from the origin and refused).
+func checkOpensAtOrigin(t *testing.T, svc *service, s *session) {
 	s.waitFor("the ledger", `document.getElementById("budget-text").textContent.includes("left")`)
 	o := svc.ledger().Config.Geoind.Origin
 	want := [2]string{fmt.Sprintf("%.5f", o.Lat), fmt.Sprintf("%.5f", o.Lon)}
@@ -70,18 +62,10 @@ func TestPageMarkupInjection(t *testing.T) {
 	}
 }
 
-// TestPageLinkNeedsConfirmation: a link opened in a tab that is connected
-// as someone does not replace the stored credentials until the user says
-// so; refused, the tab stays connected as before and nothing is sent as
-// the link's person.
-func TestPageLinkNeedsConfirmation(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("Chromium: full suite only")
-	}
-	svc := newService(t)
-	s := newSession(t, svc)
-	s.open(testPerson, svc.token)
+// checkLinkNeedsConfirmation: a link opened in a tab that is connected as someone does not
+// replace the stored credentials until the user says so; refused, the tab stays connected as
+// before and nothing is sent as the link's person.
+func checkLinkNeedsConfirmation(t *testing.T, svc *service, s *session) {
 	s.waitFor("the ledger", `document.getElementById("budget-text").textContent.includes("left")`)
 
 	s.do(chromedp.Navigate(svc.ts.URL + "/#id=mallory&token=tpk_mallorys-token"))

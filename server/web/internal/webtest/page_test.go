@@ -287,6 +287,13 @@ func TestPageSanitiseAndLocate(t *testing.T) {
 			t.Errorf("%s %s without the bearer token", r.Method, r.Path)
 		}
 	}
+
+	// Proxy mode, through a release and four queries on the map, never fetched the module
+	// (its megabytes and start-up CPU are device mode's). TestPageOnDevice is the control: the
+	// same check finds the fetch there.
+	if got := moduleFetches(s.requested()); len(got) != 0 {
+		t.Errorf("in proxy mode the page fetched the on-device module: %v", got)
+	}
 }
 
 // TestPageBadToken: a wrong token and another person's id get clear messages and the form to
