@@ -1147,7 +1147,8 @@
   // (pointer or focus on the map, the trace panel or the query panel, a file dragged in): a
   // query or a release waits for the module anyway (deviceLocate, deviceSanitize), and a page
   // only looked at, or used in proxy mode, never pays the module's megabytes and its start-up
-  // CPU (about 1 CPU-s of a page load in headless Chromium, BENCHMARKS.md). Whatever starts it, nothing is drawn or sent before it is there.
+  // CPU (about 1 CPU-s of a page load in headless Chromium, BENCHMARKS.md). Whatever starts it,
+  // nothing is drawn or sent before it is there.
   function armModule() {
     const warm = () => {
       if (state.mode !== 'device' || state.tpLoading || state.tp || state.tpWarmed) return;
