@@ -89,7 +89,9 @@ func TestStateSpaceMatchesGram(t *testing.T) {
 			pinf := m.Pinf()
 			worstF, worstW := 0.0, 0.0
 			wa := make([][]float64, len(ts))
+			fa := make([]*mat.Dense, len(ts)) // the float transitions, once per step
 			for i := 1; i < len(ts); i++ {
+				fa[i], _ = m.Transition(ts[i] - ts[i-1])
 				wa[i] = make([]float64, d*d)
 				if _, err := m.WhitenedTransition(wa[i], ts[i]-ts[i-1], 0); err != nil {
 					t.Fatal(err)
@@ -105,8 +107,7 @@ func TestStateSpaceMatchesGram(t *testing.T) {
 				w[0] = 1
 				for i := j; i < len(ts); i++ {
 					if i > j {
-						a, _ := m.Transition(ts[i] - ts[i-1])
-						v.MulVec(a, v)
+						v.MulVec(fa[i], v)
 						nw := make([]float64, d)
 						for r := range d {
 							for c := range d {
