@@ -161,7 +161,7 @@ var shrunkExamples = []struct{ line, more string }{
 	// budget; TestAuditSupportControlsCLI checks the CLI's verdict.
 	{"audit support --mechanism prefix --epsilon 2", "--confirm-neighbours -1 --draws 50 --neighbour-draws 10"},
 	// trajdb's TestAuditFlagsNegativeControls flags this control at the
-	// default budget at epsilon 1, 2 and 4.
+	// default budget at epsilon 1 (the example's) and 4.
 	{"audit support --mechanism flawed-present-only-prefix", "--confirm-neighbours -1 --draws 50 --neighbour-draws 10"},
 	// TestAuditNoiseFactorCLI runs this audit, and flags it, at 804 draws.
 	{"audit noise --mechanism cip --noise-factor 0.7", "--draws 804"},
