@@ -15,6 +15,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/internal/atomicfile"
 	"github.com/tracepriv/tracepriv/internal/filelock"
+	"github.com/tracepriv/tracepriv/internal/infile"
 	"github.com/tracepriv/tracepriv/internal/jsondoc"
 	"github.com/tracepriv/tracepriv/param"
 )
@@ -254,7 +255,10 @@ func Open(path string, wait time.Duration) (*File, error) {
 		return nil, fmt.Errorf("%s is a directory; give the ledger file", path)
 	}
 	if st, err := os.Stat(filepath.Dir(path)); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("%s: the directory %s does not exist; create it or give another ledger path", path, filepath.Dir(path))
+		if err == nil {
+			err = fs.ErrNotExist // a file where the directory should be
+		}
+		return nil, infile.Worded(err, "%s: the directory %s does not exist; create it or give another ledger path", path, filepath.Dir(path))
 	}
 	unlock, err := filelock.Lock(path+".lock", wait)
 	if err != nil {

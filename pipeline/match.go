@@ -233,7 +233,7 @@ func Match(pattern string) (files, ignored []string, err error) {
 		return nil, nil, err
 	}
 	if len(files) == 0 {
-		return nil, nil, fmt.Errorf("%s: no trace files (%s) match", pattern, strings.Join(trace.Extensions, ", "))
+		return nil, nil, fmt.Errorf("%s: no trace files (%s) match: %w", pattern, strings.Join(trace.Extensions, ", "), trace.ErrNoTraceFiles)
 	}
 	// Sorted as trace.Files sorts; ignored files stay in walk order, as
 	// there, so that a pattern and its directory give the same manifest.

@@ -2,8 +2,10 @@ package sdp
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 	"time"
@@ -39,8 +41,25 @@ type SDPA struct {
 // '"' or '*' before the data; the separators { } ( ) , are treated as
 // spaces. Errors name the line and the field at fault, and quote a bad token
 // as infile.Excerpt does (at most infile.ExcerptLen bytes, escaped): a
-// megabyte token must not make a megabyte error.
+// megabyte token must not make a megabyte error. An error of the text, as
+// opposed to one of reading r, is a *FormatError.
 func ReadSDPA(r io.Reader) (*SDPA, error) {
+	p, err := readSDPA(r)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) {
+		err = &FormatError{Err: err}
+	}
+	return p, err
+}
+
+// FormatError is an SDPA text ReadSDPA cannot read as a problem; its
+// message names the line and the field at fault.
+type FormatError struct{ Err error }
+
+func (e *FormatError) Error() string { return e.Err.Error() }
+func (e *FormatError) Unwrap() error { return e.Err }
+
+func readSDPA(r io.Reader) (*SDPA, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<28)
 	line := 0

@@ -29,6 +29,9 @@ var (
 	// ErrNoFix is wrapped when a file has rows but none of them is a fix
 	// that can be read (every one was skipped), or a PLT file has none.
 	ErrNoFix = errors.New("no fix could be read")
+	// ErrNoTraceFiles is wrapped when a directory given as input holds no
+	// file with a trace extension (Extensions), at any depth.
+	ErrNoTraceFiles = errors.New("no trace files")
 )
 
 // ParseError reports a bad record in a trace file: where it is (file and

@@ -239,22 +239,12 @@ func FileUID(path string) string {
 func fileError(path string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return &wordedError{fmt.Sprintf("%s: no such file (check the path)", path), err}
+		return infile.Worded(err, "%s: no such file (check the path)", path)
 	case errors.Is(err, fs.ErrPermission):
-		return &wordedError{fmt.Sprintf("%s: permission denied (the file must be readable)", path), err}
+		return infile.Worded(err, "%s: permission denied (the file must be readable)", path)
 	}
 	return err
 }
-
-// wordedError is an error with a message of our own, unwrapping to the
-// original.
-type wordedError struct {
-	msg string
-	err error
-}
-
-func (e *wordedError) Error() string { return e.msg }
-func (e *wordedError) Unwrap() error { return e.err }
 
 // Extensions are the file extensions of trace files, as FormatFromPath
 // reads them.
@@ -296,7 +286,7 @@ func Files(paths ...string) (files, ignored []string, err error) {
 			return nil, nil, err
 		}
 		if len(w.found) == 0 {
-			return nil, nil, fmt.Errorf("%s: no trace files (%s) in this directory", in, strings.Join(Extensions, ", "))
+			return nil, nil, infile.Worded(ErrNoTraceFiles, "%s: no trace files (%s) in this directory", in, strings.Join(Extensions, ", "))
 		}
 		slices.Sort(w.found)
 		files = append(files, w.found...)

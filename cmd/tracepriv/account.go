@@ -207,7 +207,7 @@ func ledgerFileError(name string, err error) error {
 		if le.Field != "" {
 			what = le.Field + ": " + what
 		}
-		return fmt.Errorf("account ledger: %s is not a valid ledger: %s.\nA ledger is a JSON or YAML object such as %s; the format is in docs/accountant.md",
+		return infile.Worded(err, "account ledger: %s is not a valid ledger: %s.\nA ledger is a JSON or YAML object such as %s; the format is in docs/accountant.md",
 			ledgerName(name), what, ledgerExample)
 	}
 	return fmt.Errorf("account ledger: %s: %w (docs/accountant.md lists the fields each event type takes)", ledgerName(name), err)

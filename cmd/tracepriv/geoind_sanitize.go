@@ -189,7 +189,7 @@ func (c *geoindSanitizeCmd) plan(hc cli.GeoIndHints) ([]geoind.PersonPlan, error
 	}
 	w := geoind.WorstPlan(plans)
 	if c.g.Manager == "planned" && c.maxError > 0 && w.ExpectedErrorM > c.maxError {
-		return plans, fmt.Errorf("geoind sanitize: %s: %s", c.in, cli.TooNoisy(w, hc))
+		return plans, &cli.RefusedError{Err: fmt.Errorf("geoind sanitize: %s: %s", c.in, cli.TooNoisy(w, hc))}
 	}
 	if !c.env.Quiet {
 		fmt.Fprintf(c.env.Stderr, "tracepriv: plan (%s): %s, up to %d points each; expected error of fresh noise up to %s per point (%s, at the prior prediction rate)\n",

@@ -86,6 +86,14 @@ func TestJSONErrorCodes(t *testing.T) {
 	w.Close()
 	gzFile := filepath.Join(dir, "seqs.dat.gz")
 	os.WriteFile(gzFile, gz.Bytes(), 0o644)
+	// User mistakes that once came out as "internal" (session 45's probe).
+	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
+	notJSON := filepath.Join(dir, "bad.json")
+	os.WriteFile(notJSON, []byte("{bad"), 0o644)
+	notSDPA := filepath.Join(dir, "bad.dat-s")
+	os.WriteFile(notSDPA, []byte("bad\n"), 0o644)
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "")
+	cip := []string{"--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100"}
 	noUID := filepath.Join(dir, "corpus")
 	os.MkdirAll(noUID, 0o755)
 	os.WriteFile(filepath.Join(noUID, "a.plt"), mustRead(t, plt), 0o644)
@@ -104,6 +112,17 @@ func TestJSONErrorCodes(t *testing.T) {
 		// A gzip sequence file is read (symbol 3 is outside an alphabet of 3).
 		{cli.CodeInvalidInput, []string{"release", "--in", gzFile, "--out", filepath.Join(dir, "r2"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3"}},
 		{cli.CodeRefused, []string{"sanitize", "--in", filepath.Join(dir, "corpus"), "--corpus", "--out", filepath.Join(dir, "co"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100", "--no-ledger"}},
+		{cli.CodeInvalidInput, []string{"inspect", filepath.Join(dir, "empty")}}, // no trace files
+		{cli.CodeInvalidFlag, append([]string{"sanitize", "--in", plt, "--out", filepath.Join(dir, "nodir", "o.plt"), "--seed", "1"}, cip...)},
+		{cli.CodeIO, append([]string{"sanitize", "--in", plt, "--out", filepath.Join(dir, "l.plt"), "--ledger", filepath.Join(dir, "nodir", "l.json")}, cip...)},
+		{cli.CodeInvalidInput, []string{"attack", "--in", plt, "--truth", plt}}, // no certificate beside --in
+		{cli.CodeInvalidFlag, []string{"geoind", "sanitize", "--in", plt, "--out", filepath.Join(dir, "g.csv"), "--origin", "39.9"}},
+		{cli.CodeRefused, []string{"geoind", "sanitize", "--in", plt, "--out", filepath.Join(dir, "g.csv"), "--origin", "39.9,116.4", "--max-error", "1"}},
+		{cli.CodeInvalidInput, []string{"geoind", "query", "--state", notJSON, "--uid", "a", "--origin", "39.9,116.4", "--epsilon", "0.01", "--lat", "39.98", "--lon", "116.32"}},
+		{cli.CodeIO, []string{"account", "ledger", filepath.Join(dir, "missing.yaml")}},
+		{cli.CodeInvalidInput, []string{"account", "ledger", notJSON}},
+		{cli.CodeInvalidInput, []string{"sdp", "solve", notSDPA}},
+		{cli.CodeInvalidFlag, []string{"serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "svc"), "--check"}}, // no admin token
 		{cli.CodeBudgetExhausted, []string{"sanitize", "--in", plt, "--out", filepath.Join(dir, "b.plt"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100",
 			"--uid", "alice", "--ledger", filepath.Join(dir, "ledger.json"), "--budget", "0.5"}},
 	} {

@@ -62,7 +62,7 @@ func (c *reproPredictiveCmd) run() error {
 	c.env.ReportSkipped(rep)
 	o, err := geo.ParseLatLon(c.origin)
 	if err != nil {
-		return fmt.Errorf("repro predictive: --origin: %w", err)
+		return usageErrorf("repro predictive: --origin: %w", err)
 	}
 	cs := repro.DefaultPredictiveCaseStudy()
 	cs.Samplings = c.samplings

@@ -124,7 +124,7 @@ func (c *sanitizeCmd) options(ledgerName string) (sanitize.Options, error) {
 	if c.origin != "" {
 		p, err := geo.ParseLatLon(c.origin)
 		if err != nil {
-			return opt, fmt.Errorf("sanitize: --origin: %w", err)
+			return opt, usageErrorf("sanitize: --origin: %w", err)
 		}
 		opt.Origin = &p
 	}

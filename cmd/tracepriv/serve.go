@@ -146,10 +146,10 @@ func (c *serveCmd) setup() (admin string, page http.Handler, logger *slog.Logger
 	}
 	admin = os.Getenv("TRACEPRIV_ADMIN_TOKEN")
 	if admin == "" {
-		return "", nil, nil, errNoAdminToken
+		return "", nil, nil, &cli.FlagError{Err: errNoAdminToken} // a setting missing, like a flag
 	}
 	if err := server.CheckAdminToken(admin); err != nil {
-		return "", nil, nil, fmt.Errorf("serve: TRACEPRIV_ADMIN_TOKEN: %w", err)
+		return "", nil, nil, usageErrorf("serve: TRACEPRIV_ADMIN_TOKEN: %w", err)
 	}
 	if f.data == "" && f.db == "" {
 		return "", nil, nil, usageErrorf("serve: --data DIR is required (the SQLite database lives there), or --db postgres://...")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +16,7 @@ import (
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
+	"github.com/tracepriv/tracepriv/sdp"
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
@@ -77,6 +79,9 @@ func ErrorCode(err error) api.Code {
 		pathErr       *fs.PathError
 		nothing       *sanitize.NothingReleasedError
 		priorFile     *prior.FileError
+		syntaxErr     *json.SyntaxError
+		typeErr       *json.UnmarshalTypeError
+		sdpaErr       *sdp.FormatError
 	)
 	switch {
 	case errors.As(err, &refusedBudget), errors.Is(err, geoind.ErrExhausted):
@@ -92,7 +97,8 @@ func ErrorCode(err error) api.Code {
 	case errors.Is(err, param.ErrInvalid):
 		return CodeInvalidFlag
 	case errors.As(err, &parseErr), errors.As(err, &validation), errors.As(err, &seqErr), errors.As(err, &matErr),
-		errors.As(err, &ledgerErr), errors.Is(err, trace.ErrNoFix), errors.Is(err, trace.ErrEmpty),
+		errors.As(err, &ledgerErr), errors.Is(err, trace.ErrNoFix), errors.Is(err, trace.ErrEmpty), errors.Is(err, trace.ErrNoTraceFiles),
+		errors.Is(err, sanitize.ErrNoCertificate), errors.As(err, &syntaxErr), errors.As(err, &typeErr), errors.As(err, &sdpaErr),
 		errors.Is(err, budget.ErrDamaged), errors.Is(err, jsondoc.ErrVersion), errors.Is(err, gp.ErrNotPositiveDefinite),
 		errors.Is(err, geoind.ErrStateModified), errors.Is(err, geoind.ErrStateRolledBack),
 		errors.Is(err, geoind.ErrStateMissing), errors.Is(err, geoind.ErrStateUnknown):

@@ -69,7 +69,7 @@ func (g *GeoIndFlags) Config() (geoind.Config, error) {
 	}
 	p, err := geo.ParseLatLon(g.origin)
 	if err != nil {
-		return geoind.Config{}, fmt.Errorf("--origin: %w", err)
+		return geoind.Config{}, usagef("--origin: %w", err)
 	}
 	eps := g.epsilon
 	if eps == 0 {
@@ -210,8 +210,9 @@ func (g *GeoIndFlags) PlanError(err error, hc GeoIndHints) error {
 	if !errors.As(err, &pe) || g.Manager != "planned" {
 		return g.FlagError(err)
 	}
-	return fmt.Errorf("%s: one budget ε = %.4g per metre cannot cover %d points: the widest noise the plan may draw is beyond what the tangent plane can represent (%v).\nThin the traces first: %s; or raise the budget (--eps-star, a smaller --radius, or --epsilon)",
-		pe.Person, hc.Cfg.Params.Epsilon, pe.Points, pe.Err, thinningHint(hc))
+	// Refused before anything was drawn or charged.
+	return &RefusedError{Err: fmt.Errorf("%s: one budget ε = %.4g per metre cannot cover %d points: the widest noise the plan may draw is beyond what the tangent plane can represent (%v).\nThin the traces first: %s; or raise the budget (--eps-star, a smaller --radius, or --epsilon)",
+		pe.Person, hc.Cfg.Params.Epsilon, pe.Points, pe.Err, thinningHint(hc))}
 }
 
 // tooNoisy explains a plan whose expected error exceeds --max-error.

@@ -27,7 +27,7 @@ func CheckStatePath(state string) error {
 		return nil // a new session
 	}
 	if _, err := geoind.ReadState(state); err != nil {
-		return fmt.Errorf("--state %s exists and is not a session state written by geoind query (%v); give the session's state file or a new path (move the file away if it is a damaged state)", state, err)
+		return fmt.Errorf("--state %s exists and is not a session state written by geoind query (%w); give the session's state file or a new path (move the file away if it is a damaged state)", state, err)
 	}
 	return nil
 }

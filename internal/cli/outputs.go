@@ -42,11 +42,11 @@ func CheckOutputs(ins []string, force bool, outs map[string]string) error {
 		abs := AbsPath(p)
 		for _, in := range ins {
 			if in != "" && in != "-" && (AbsPath(in) == abs || sameFile(in, p)) {
-				return fmt.Errorf("%s %s is the input file; write elsewhere", flag, p)
+				return usagef("%s %s is the input file; write elsewhere", flag, p)
 			}
 		}
 		if other, ok := seen[abs]; ok {
-			return fmt.Errorf("%s and %s are the same file %s; give each its own", other, flag, p)
+			return usagef("%s and %s are the same file %s; give each its own", other, flag, p)
 		}
 		seen[abs] = flag
 		st, err := os.Stat(p)
@@ -60,11 +60,11 @@ func CheckOutputs(ins []string, force bool, outs map[string]string) error {
 		}
 		for _, in := range inputs {
 			if s, err := os.Stat(in); err == nil && os.SameFile(s, st) {
-				return fmt.Errorf("%s %s is one of the input files (read from %s); write elsewhere", flag, p, dirOf(ins, in))
+				return usagef("%s %s is one of the input files (read from %s); write elsewhere", flag, p, dirOf(ins, in))
 			}
 		}
 		if !force {
-			return &FlagError{Err: fmt.Errorf("%s %s exists; pass --force to replace it", flag, p)}
+			return usagef("%s %s exists; pass --force to replace it", flag, p)
 		}
 	}
 	return nil
@@ -117,21 +117,22 @@ func CheckFinite(flag, path string, traces []*trace.Trace) error {
 }
 
 // CheckOut checks, before any work, that the output path of flag can be
-// written: its directory exists and it is not a directory itself.
+// written: its directory exists and it is not a directory itself. Its
+// errors, like CheckOutputs', are of the flag (--json: invalid_flag).
 func CheckOut(flag, path string) error {
 	if path == "" {
 		return nil
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s %s is a directory; give a file name", flag, path)
+		return usagef("%s %s is a directory; give a file name", flag, path)
 	}
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%s %s: the directory %s does not exist (create it first)", flag, path, dir)
+		return usagef("%s %s: the directory %s does not exist (create it first)", flag, path, dir)
 	case !st.IsDir():
-		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
+		return usagef("%s %s: %s is not a directory", flag, path, dir)
 	}
 	return nil
 }

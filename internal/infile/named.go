@@ -18,9 +18,9 @@ func OpenNamed(path string) (io.ReadCloser, error) {
 	f, err := Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: no such file (check the path)", path)
+		return nil, Worded(err, "%s: no such file (check the path)", path)
 	case errors.Is(err, fs.ErrPermission):
-		return nil, fmt.Errorf("%s: permission denied (the file must be readable)", path)
+		return nil, Worded(err, "%s: permission denied (the file must be readable)", path)
 	}
 	return f, err
 }
