@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 )
 
@@ -95,6 +96,19 @@ type Adversary struct {
 // DefaultDenseWindow is the most points the dense path factorises at once
 // when Adversary.DenseWindow is zero: each likelihood costs O(n^3).
 const DefaultDenseWindow = 1000
+
+// MinDenseWindow is the fewest points a dense window may hold: fewer fit
+// no prior worth attacking with.
+const MinDenseWindow = 40
+
+// checkDenseWindow returns a *param.Error named "dense_window" unless n is
+// zero (the default) or at least MinDenseWindow.
+func checkDenseWindow(n int) error {
+	if n != 0 && n < MinDenseWindow {
+		return param.Invalid("dense_window", n, fmt.Sprintf("a dense window of %d points is too short: want at least %d (0: %d)", n, MinDenseWindow, DefaultDenseWindow))
+	}
+	return nil
+}
 
 // How a reconstruction was computed (Fit.Path).
 const (
@@ -278,11 +292,11 @@ func reconstruct(ts, z []float64, g *noiseLaw, adv Adversary) (*Estimate, error)
 	if adv.Grid < 0 {
 		return nil, fmt.Errorf("attack: grid of %d lengthscales", adv.Grid)
 	}
+	if err := checkDenseWindow(adv.DenseWindow); err != nil {
+		return nil, fmt.Errorf("attack: %w", err)
+	}
 	if adv.DenseWindow == 0 {
 		adv.DenseWindow = DefaultDenseWindow
-	}
-	if adv.DenseWindow < 40 {
-		return nil, fmt.Errorf("attack: a dense window of %d points is too short (at least 40)", adv.DenseWindow)
 	}
 	if !slices.IsSorted(ts) {
 		return reconstructSorted(ts, z, g, adv)

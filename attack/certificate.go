@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/geo"
 	"github.com/tracepriv/tracepriv/gp"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -139,6 +140,19 @@ func FromCertificate(cert *sanitize.Certificate, truth, released []*trace.Trace,
 	return FromCertificates([]*sanitize.Certificate{cert}, truth, released, opt)
 }
 
+// MinWindow is the fewest points of a window (CertOptions.Window) that
+// a prior can be fitted on.
+const MinWindow = 10
+
+// Check returns a *param.Error named after the field (window,
+// dense_window) that no attack can run with, before any work.
+func (o CertOptions) Check() error {
+	if o.Window != 0 && o.Window < MinWindow {
+		return param.Invalid("window", o.Window, fmt.Sprintf("a window of %d points is too short to fit a prior: want at least %d (0: all of a person's points at once)", o.Window, MinWindow))
+	}
+	return checkDenseWindow(o.DenseWindow)
+}
+
 // FromCertificates is FromCertificate for a release covered by several
 // certificates (a corpus release writes one per group of people): every
 // released trace must belong to a person of one of them; people none of
@@ -150,8 +164,8 @@ func FromCertificates(certs []*sanitize.Certificate, truth, released []*trace.Tr
 	if len(truth) != len(released) {
 		return nil, nil, fmt.Errorf("attack: %d original traces, %d released", len(truth), len(released))
 	}
-	if opt.Window != 0 && opt.Window < 10 {
-		return nil, nil, fmt.Errorf("attack: a window of %d points is too short to fit a prior", opt.Window)
+	if err := opt.Check(); err != nil {
+		return nil, nil, fmt.Errorf("attack: %w", err)
 	}
 	if opt.Places.MaxPoints == 0 {
 		opt.Places.MaxPoints = DefaultPlaceMaxPoints

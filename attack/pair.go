@@ -1,11 +1,17 @@
 package attack
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/tracepriv/tracepriv/trace"
 )
+
+// ErrNoOriginal is wrapped when a released trace has no original among
+// the traces given as the truth: they are not what the release was made
+// from.
+var ErrNoOriginal = errors.New("no original trace")
 
 // PairTraces returns the original of every released trace, in the order
 // of released: truth itself when it pairs up in order, otherwise the trace
@@ -50,7 +56,7 @@ func PairTraces(truth, released []*trace.Trace) ([]*trace.Trace, error) {
 			if r.Len() > 0 {
 				desc = fmt.Sprintf("%d points from %s", r.Len(), r.Points[0].Time.Format(time.RFC3339))
 			}
-			return nil, fmt.Errorf("no original trace has the timestamps of released trace %d (%s %q, %s): give the input the release was made from", i+1, r.UID, r.Name, desc)
+			return nil, fmt.Errorf("%w has the timestamps of released trace %d (%s %q, %s): give the input the release was made from", ErrNoOriginal, i+1, r.UID, r.Name, desc)
 		}
 	}
 	return out, nil

@@ -224,6 +224,11 @@ func (e *RefusedError) Error() string {
 // trusted.
 var ErrDamaged = errors.New("not a valid tracepriv budget ledger")
 
+// ErrNotCovered refuses a CIP release whose order or radius is below its
+// person's account's (Account.Covers): its charge cannot be stated in the
+// account's currency. Nothing was charged.
+var ErrNotCovered = errors.New("not covered by it")
+
 // File is an open ledger, locked until Close.
 type File struct {
 	path   string

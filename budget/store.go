@@ -123,8 +123,8 @@ func CheckRequest(name string, req Request, account func(uid string) (*Account, 
 			return err
 		}
 		if req.Mechanism == CIP && !a.Covers(req.Lambda, req.RadiusM) {
-			return fmt.Errorf("%s: person %q's account is kept at lambda %g within %g m; a cip release at lambda %g within %g m is not covered by it (use a lambda and a radius at least as large)",
-				name, uid, a.Lambda, a.RadiusM, req.Lambda, req.RadiusM)
+			return fmt.Errorf("%s: person %q's account is kept at lambda %g within %g m; a cip release at lambda %g within %g m is %w (use a lambda and a radius at least as large)",
+				name, uid, a.Lambda, a.RadiusM, req.Lambda, req.RadiusM, ErrNotCovered)
 		}
 		b, ok, err := a.budgetFor(name, req)
 		if err != nil {

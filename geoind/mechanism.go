@@ -33,6 +33,10 @@ func (m *Mechanism) predictor() Predictor {
 	return m.Predictor
 }
 
+// ErrOutOfOrder refuses a query earlier than the run's last one: the
+// predictor and the managers' budgets assume time moves forward.
+var ErrOutOfOrder = errors.New("before the previous query")
+
 // Decide returns the configuration β(r) of the next step at time t and the
 // prediction it will test or report. It is a deterministic function of
 // public inputs; Step and Accounting both use it.
@@ -41,8 +45,8 @@ func (m *Mechanism) Decide(r Run, t time.Time) (Decision, Vec, error) {
 		return Decision{}, Vec{}, errors.New("geoind: mechanism has no budget manager")
 	}
 	if n := len(r); n > 0 && t.Before(r[n-1].Time) {
-		return Decision{}, Vec{}, fmt.Errorf("geoind: query time %s before the previous query %s",
-			t.Format(time.RFC3339), r[n-1].Time.Format(time.RFC3339))
+		return Decision{}, Vec{}, fmt.Errorf("geoind: query time %s %w %s",
+			t.Format(time.RFC3339), ErrOutOfOrder, r[n-1].Time.Format(time.RFC3339))
 	}
 	d, err := m.Manager.Decide(r, t)
 	if err != nil {

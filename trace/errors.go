@@ -32,6 +32,9 @@ var (
 	// ErrNoTraceFiles is wrapped when a directory given as input holds no
 	// file with a trace extension (Extensions), at any depth.
 	ErrNoTraceFiles = errors.New("no trace files")
+	// ErrUnknownFormat is wrapped when a format name or a file's extension
+	// is none of Formats.
+	ErrUnknownFormat = errors.New("unknown trace format")
 )
 
 // ParseError reports a bad record in a trace file: where it is (file and

@@ -34,7 +34,7 @@ func ParseFormat(name string) (Format, error) {
 	case "gpx":
 		return GPX, nil
 	}
-	return "", fmt.Errorf("unknown trace format %q (want plt, csv, geojson or gpx)", name)
+	return "", fmt.Errorf("%w %q (want plt, csv, geojson or gpx)", ErrUnknownFormat, name)
 }
 
 // FormatFromPath returns the format implied by path's extension: .plt, .csv,
@@ -46,7 +46,7 @@ func FormatFromPath(path string) (Format, error) {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			return "", fmt.Errorf("%s is a directory, not a trace file (give a .plt, .csv, .geojson or .gpx file)", path)
 		}
-		return "", fmt.Errorf("%s: no file extension to tell the format from (name the file .plt, .csv, .geojson or .gpx, or give the format)", path)
+		return "", fmt.Errorf("%s: %w: no file extension to tell the format from (name the file .plt, .csv, .geojson or .gpx, or give the format)", path, ErrUnknownFormat)
 	}
 	f, err := ParseFormat(ext)
 	if err != nil {

@@ -99,7 +99,7 @@ func NewReader(r io.Reader, f Format, opt ReadOptions) (Reader, error) {
 	case GPX:
 		rd = newGPXReader(r, b)
 	default:
-		return nil, fmt.Errorf("unknown trace format %q", f)
+		return nil, fmt.Errorf("%w %q", ErrUnknownFormat, f)
 	}
 	return &someFix{Reader: rd, b: b}, nil
 }

@@ -36,7 +36,7 @@ func newWriter(w io.Writer, f Format, csvAttrs []string) (Writer, error) {
 	case GPX:
 		return &gpxWriter{w: w}, nil
 	}
-	return nil, fmt.Errorf("unknown trace format %q", f)
+	return nil, fmt.Errorf("%w %q", ErrUnknownFormat, f)
 }
 
 // WriteFile atomically writes traces to path in format f, or in the format

@@ -26,3 +26,28 @@ func CheckEpsilon(epsilon float64) error {
 	}
 	return nil
 }
+
+// MaxNoiseRatio is the largest MaxSeqs·MaxLen/ε a release accepts: that
+// of the default bounds at MinEpsilon. Both trees' noise per count grows
+// with it (the prefix tree's sensitivity MaxSeqs at ε/MaxLen per level,
+// the n-gram tree's MaxSeqs·MaxLen), and the synthetic database with the
+// noise: beyond it a release is noise, and bounds such as --max-len 1e11
+// at ε = 1 exhausted the memory of the machine.
+const MaxNoiseRatio = 5 * 10 / MinEpsilon
+
+// CheckEpsilon is the package's CheckEpsilon for a release under b: the
+// bounds are positive and MaxSeqs·MaxLen/epsilon at most MaxNoiseRatio
+// (a *param.Error named "bounds" otherwise).
+func (b Bounds) CheckEpsilon(epsilon float64) error {
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	if err := CheckEpsilon(epsilon); err != nil {
+		return err
+	}
+	if r := float64(b.MaxSeqs) * float64(b.MaxLen) / epsilon; r > MaxNoiseRatio {
+		return param.Invalid("bounds", fmt.Sprintf("max_seqs %d, max_len %d at epsilon %g", b.MaxSeqs, b.MaxLen, epsilon),
+			fmt.Sprintf("the noise of every count grows with max_seqs·max_len/epsilon = %.3g, over the %g a release carries (the default bounds, 5 and 10, at the smallest epsilon %g); beyond it the synthetic database is noise and grows without bound: give smaller bounds or a larger epsilon", r, MaxNoiseRatio, MinEpsilon))
+	}
+	return nil
+}

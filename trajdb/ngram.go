@@ -373,10 +373,7 @@ func (g *NGram) build(db *DB, epsilon float64, src noise.Source) (*ngramTree, er
 // buildTrie draws the tree from the true gram counts in top and makes it
 // consistent.
 func (g *NGram) buildTrie(top *countTrie, epsilon float64, src noise.Source) (*ngramTree, error) {
-	if err := g.Contribution.Validate(); err != nil {
-		return nil, fmt.Errorf("trajdb: %s: %w", g.Name(), err)
-	}
-	if err := CheckEpsilon(epsilon); err != nil {
+	if err := g.Contribution.CheckEpsilon(epsilon); err != nil {
 		return nil, fmt.Errorf("trajdb: %s: %w", g.Name(), err)
 	}
 	if g.NMax < 0 {

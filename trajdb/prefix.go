@@ -201,10 +201,7 @@ type prefixChild struct {
 
 // buildCounts draws the noisy tree from its true counts (steps 1-3).
 func (p *Prefix) buildCounts(c *TreeCounts, epsilon float64, src noise.Source) (*prefixTree, error) {
-	if err := p.Contribution.Validate(); err != nil {
-		return nil, fmt.Errorf("trajdb: %s: %w", p.Name(), err)
-	}
-	if err := CheckEpsilon(epsilon); err != nil {
+	if err := p.Contribution.CheckEpsilon(epsilon); err != nil {
 		return nil, fmt.Errorf("trajdb: %s: %w", p.Name(), err)
 	}
 	h := p.Contribution.MaxLen

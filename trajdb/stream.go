@@ -36,7 +36,7 @@ func SynthesizeSequences(m Mechanism, r io.Reader, opt SeqOptions, epsilon float
 	if opt.Size < 1 {
 		return nil, nil, fmt.Errorf("trajdb: %s: a streamed release needs the public alphabet size (SeqOptions.Size)", m.Name())
 	}
-	if err := CheckEpsilon(epsilon); err != nil {
+	if err := b.CheckEpsilon(epsilon); err != nil {
 		return nil, nil, fmt.Errorf("trajdb: %s: %w", m.Name(), err)
 	}
 	st := &SeqStats{}

@@ -157,10 +157,7 @@ func zeroExceedProb(lambda float64, t int64) float64 {
 // checkExploreInput validates what both mechanisms need: a valid
 // database bounded by b and a positive, finite epsilon.
 func checkExploreInput(name MechanismName, db *DB, b Bounds, epsilon float64) error {
-	if err := b.Validate(); err != nil {
-		return fmt.Errorf("trajdb: %s: %w", name, err)
-	}
-	if err := CheckEpsilon(epsilon); err != nil {
+	if err := b.CheckEpsilon(epsilon); err != nil {
 		return fmt.Errorf("trajdb: %s: %w", name, err)
 	}
 	if db == nil {

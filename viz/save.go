@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -29,6 +30,22 @@ const (
 	defaultW = 16 * vg.Centimeter
 	defaultH = 12 * vg.Centimeter
 )
+
+// ErrFormat is wrapped by the error of a figure path whose extension is
+// none of .svg, .png and .pdf.
+var ErrFormat = errors.New("unsupported image format")
+
+// CheckFormat returns an error wrapping ErrFormat unless path names a
+// format Save writes: a command checks its output path before the work
+// that draws the figure.
+func CheckFormat(path string) error {
+	switch ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), ".")); ext {
+	case "png", "svg", "pdf": // newCanvas's cases
+		return nil
+	default:
+		return fmt.Errorf("%s: %w %q (use .svg, .png or .pdf)", path, ErrFormat, ext)
+	}
+}
 
 // Save writes p to path as SVG, PNG or PDF, chosen by the extension, at the
 // given size (zero means 16 cm x 12 cm), with a white margin. A plot made
@@ -69,7 +86,7 @@ func newCanvas(ext string, w, h vg.Length) (io.WriterTo, draw.Canvas, error) {
 		c := vgpdf.New(w, h)
 		return c, draw.New(c), nil
 	}
-	return nil, draw.Canvas{}, fmt.Errorf("unsupported image format %q (use .svg, .png or .pdf)", ext)
+	return nil, draw.Canvas{}, fmt.Errorf("%w %q (use .svg, .png or .pdf)", ErrFormat, ext)
 }
 
 func write(path string, wt io.WriterTo) error {

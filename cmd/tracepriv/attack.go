@@ -10,6 +10,7 @@ import (
 
 	"github.com/tracepriv/tracepriv/attack"
 	"github.com/tracepriv/tracepriv/internal/cli"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
@@ -65,6 +66,13 @@ func (c *attackCmd) run() error {
 	if c.in == "" || c.truthFile == "" {
 		return usageErrorf("attack: --in and --truth are required")
 	}
+	if err := cli.CheckFigure("--plot", c.plotFile); err != nil {
+		return fmt.Errorf("attack: %w", err)
+	}
+	if err := (attack.CertOptions{Window: c.window, DenseWindow: c.denseWindow}).Check(); err != nil {
+		err, _ = param.AsFlag(err, map[string]string{"dense_window": "dense-window"})
+		return usageErrorf("attack: %w", err)
+	}
 	certs, err := c.certificates()
 	if err != nil {
 		return fmt.Errorf("attack: %w", err)
@@ -80,7 +88,8 @@ func (c *attackCmd) run() error {
 		return fmt.Errorf("attack: --truth: %w", err)
 	}
 	if truth, err = attack.PairTraces(truth, released); err != nil {
-		return fmt.Errorf("attack: --truth %s: %w", c.truthFile, err)
+		// The original is named on the command line: the fix is --truth.
+		return usageErrorf("attack: --truth %s: %w", c.truthFile, err)
 	}
 	c.env.ReportSkipped(relRep)
 	c.env.ReportSkipped(truthRep)

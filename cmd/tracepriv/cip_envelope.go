@@ -57,6 +57,9 @@ func newCIPEnvelopeCmd(env *cli.Env) *cobra.Command {
 }
 
 func (c *cipEnvelopeCmd) run() error {
+	if err := cli.CheckFigure("--plot", c.plotFile); err != nil {
+		return fmt.Errorf("cip envelope: %w", err)
+	}
 	var fam prior.FamilySet
 	if c.priorFile != "" {
 		p, err := prior.ReadFile(c.priorFile)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -86,12 +85,8 @@ func (c *fitCmd) check(fl *pflag.FlagSet) error {
 	case fl.Changed("kernel") && fl.Changed("kernels"):
 		return usageErrorf("fit: give --kernel (one kernel, the paper's way) or --kernels (compared), not both")
 	}
-	if c.plt != "" {
-		switch strings.ToLower(filepath.Ext(c.plt)) {
-		case ".svg", ".png", ".pdf":
-		default:
-			return usageErrorf("fit: --plot %s: use a .svg, .png or .pdf file", c.plt)
-		}
+	if err := cli.CheckFigure("--plot", c.plt); err != nil {
+		return fmt.Errorf("fit: %w", err)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 	}
 	p := geo.Point{Lat: c.lat, Lon: c.lon}
 	if err := p.Validate(); err != nil {
-		return fmt.Errorf("geoind query: --lat/--lon: %w", err)
+		return usageErrorf("geoind query: --lat %v --lon %v: %w", c.lat, c.lon, err)
 	}
 	t, err := parseQueryTime(c.tstr)
 	if err != nil {
@@ -175,8 +175,10 @@ func parseQueryTime(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
 	}
-	if sec, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(sec) && !math.IsInf(sec, 0) {
+	// Unix seconds are kept within what time.Unix(0, ns) holds (years
+	// 1678 to 2262): 1e308 once wrapped round to 1677.
+	if sec, err := strconv.ParseFloat(s, 64); err == nil && math.Abs(sec) < math.MaxInt64/1e9 {
 		return time.Unix(0, int64(sec*1e9)).UTC(), nil
 	}
-	return time.Time{}, usageErrorf("--time %q: want RFC 3339 (2008-10-24T02:09:59Z) or Unix seconds", s)
+	return time.Time{}, usageErrorf("geoind query: --time %q: want RFC 3339 (2008-10-24T02:09:59Z) or Unix seconds between years 1678 and 2262", s)
 }

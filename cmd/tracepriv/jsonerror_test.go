@@ -97,10 +97,47 @@ func TestJSONErrorCodes(t *testing.T) {
 	noUID := filepath.Join(dir, "corpus")
 	os.MkdirAll(noUID, 0o755)
 	os.WriteFile(filepath.Join(noUID, "a.plt"), mustRead(t, plt), 0o644)
+	// Session 45's probe, continued: a started geoind session (for a
+	// query earlier than its last), a sequence file and a trace file
+	// named without a trace extension.
+	state := filepath.Join(dir, "state.json")
+	q := []string{"geoind", "query", "--state", state, "--no-ledger", "--key-dir", filepath.Join(dir, "keys"), "--lat", "39.98", "--lon", "116.32"}
+	if s, _, out := runErrJSON(t, append(slices.Clone(q), "--origin", "39.9,116.4", "--time", "2008-10-24T02:10:00Z", "--json", "-q")...); s != 0 {
+		t.Fatalf("starting a geoind session: status %d, %s", s, out)
+	}
+	stateBefore := mustRead(t, state)
+	seqs := filepath.Join(dir, "seqs.seq")
+	os.WriteFile(seqs, []byte("1 2\n2 1\n"), 0o644)
+	gsan := []string{"geoind", "sanitize", "--in", plt, "--out", filepath.Join(dir, "gs.csv"), "--origin", "39.9,116.4", "--no-ledger", "--max-error", "0"}
 	for _, tc := range []struct {
 		code api.Code
 		args []string
 	}{
+		// --budget 0 once opened an account without any budget (and
+		// released); 0 for --epsilon, --eta or --gamma of geoind was read
+		// as the default, an --epsilon 0 released at ε*/r*.
+		{cli.CodeInvalidFlag, append([]string{"sanitize", "--in", plt, "--out", filepath.Join(dir, "z.plt"), "--uid", "zed", "--ledger", filepath.Join(dir, "zl.json"), "--budget", "0"}, cip...)},
+		{cli.CodeInvalidFlag, append(slices.Clone(gsan), "--epsilon", "0")},
+		{cli.CodeInvalidFlag, append(slices.Clone(gsan), "--eta", "0")},
+		{cli.CodeInvalidFlag, append(slices.Clone(gsan), "--epsilon", "0.01", "--radius", "50")}, // --epsilon overrode --radius
+		// Once internal: a bad --lat, a query before the session's last,
+		// bad kernel parameters, an attack's window, a figure's format,
+		// an unknown trace format, an alphabet too large, a directory for
+		// a file.
+		{cli.CodeInvalidFlag, append(slices.Clone(q), "--lat", "NaN")},
+		{cli.CodeInvalidFlag, append(slices.Clone(q), "--time", "2008-10-24T02:00:00Z")},
+		{cli.CodeInvalidFlag, append(slices.Clone(q), "--time", "1e308")}, // once wrapped round to 1677
+		{cli.CodeInvalidFlag, []string{"cip", "design", "--kernel", "rbf", "--lengthscale", "0", "--n", "5", "--secret", "2", "--budget", "1"}},
+		{cli.CodeInvalidFlag, []string{"attack", "--in", plt, "--truth", plt, "--window", "5"}},
+		{cli.CodeInvalidFlag, []string{"attack", "--in", plt, "--truth", plt, "--dense-window", "-5"}},
+		{cli.CodeInvalidFlag, []string{"attack", "--in", plt, "--truth", plt, "--plot", filepath.Join(dir, "a.txt")}},
+		{cli.CodeInvalidFlag, []string{"cip", "envelope", "--kernel", "rbf", "--lengthscale-min", "10", "--lengthscale-max", "20", "--plot", filepath.Join(dir, "e.txt")}},
+		{cli.CodeInvalidFlag, []string{"inspect", plt, "--from", "xyz"}},
+		{cli.CodeInvalidFlag, []string{"convert", "--in", plt, "--out", filepath.Join(dir, "c.xyz")}},
+		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r3"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "2000000"}},
+		// Bounds whose noise has no end: --max-len 1e11 ran out of memory.
+		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r4"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3", "--max-len", "99999999999"}},
+		{cli.CodeIO, []string{"sdp", "solve", filepath.Join(dir, "empty")}},
 		{cli.CodeInvalidFlag, []string{"bogus-command"}},
 		{cli.CodeInvalidFlag, []string{"release"}}, // required flags
 		{cli.CodeInvalidFlag, []string{"inspect"}}, // arguments
@@ -134,5 +171,15 @@ func TestJSONErrorCodes(t *testing.T) {
 		if !slices.Contains(cli.Codes, body.Error.Code) {
 			t.Errorf("%v: code %q is not one of cli.Codes", tc.args, body.Error.Code)
 		}
+	}
+	// Refused runs leave nothing behind: no release, no ledger, the
+	// session's state as it was.
+	for _, f := range []string{"z.plt", "zl.json", "gs.csv", "r3", "r4"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("a refused run left %s", f)
+		}
+	}
+	if !bytes.Equal(mustRead(t, state), stateBefore) {
+		t.Error("a refused query changed the session's state")
 	}
 }

@@ -60,10 +60,8 @@ func (c *plotCmd) run(args []string) error {
 	if out == "" {
 		return usageErrorf("plot: --out is required (e.g. --out map.svg)")
 	}
-	switch strings.ToLower(filepath.Ext(out)) {
-	case ".svg", ".png", ".pdf":
-	default:
-		return usageErrorf("plot: --out %s: give a .svg, .png or .pdf file", out)
+	if err := cli.CheckFigure("--out", out); err != nil {
+		return fmt.Errorf("plot: %w", err)
 	}
 	if err := checkOutputs(args, c.force, map[string]string{"--out": out}); err != nil {
 		return fmt.Errorf("plot: %w", err)

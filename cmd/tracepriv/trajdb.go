@@ -90,6 +90,9 @@ func (c *releaseCmd) mechanism(f *pflag.FlagSet) (*cli.Space, trajdb.Mechanism, 
 	if err != nil {
 		return nil, nil, b, err
 	}
+	if err := b.CheckEpsilon(c.eps); err != nil {
+		return nil, nil, b, usageErrorf("--max-seqs %d, --max-len %d, --epsilon %g: %w", b.MaxSeqs, b.MaxLen, c.eps, err)
+	}
 	if c.nmax < 0 {
 		return nil, nil, b, usageErrorf("--n-max must be positive (0 for the default %d), got %d", trajdb.DefaultNMax, c.nmax)
 	}
@@ -243,6 +246,9 @@ func (c *evaluateCmd) run(f *pflag.FlagSet) error {
 	}
 	if c.draws < 0 {
 		return usageErrorf("evaluate: --uniform-draws must be at least 1 (0 for the default), got %d", c.draws)
+	}
+	if err := cli.CheckFigure("--plot", c.plotTo); err != nil {
+		return fmt.Errorf("evaluate: %w", err)
 	}
 	if c.plotTo != "" {
 		if err := checkOutputs([]string{c.realDir, c.relDir}, true, map[string]string{"--plot": c.plotTo}); err != nil {

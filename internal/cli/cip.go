@@ -66,7 +66,7 @@ func (p *CIPPriorFlags) build() (*mat.SymDense, []cip.Secret, error) {
 	}
 	k, err := gp.NewKernel(p.Kernel, p.variance, p.lengthscale, p.period)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--kernel %s: %w (set --variance, --lengthscale and, for periodic, --period)", p.Kernel, err)
+		return nil, nil, usagef("--kernel %s: %w (set --variance, --lengthscale and, for periodic, --period)", p.Kernel, err)
 	}
 	ts, err := p.axis()
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/tracepriv/tracepriv/server/api"
 	"github.com/tracepriv/tracepriv/trace"
 	"github.com/tracepriv/tracepriv/trajdb"
+	"github.com/tracepriv/tracepriv/viz"
 )
 
 // The codes of a command's error under --json: a small stable set a
@@ -88,13 +89,15 @@ func ErrorCode(err error) api.Code {
 		return CodeBudgetExhausted
 	case errors.As(err, &flagErr):
 		return CodeInvalidFlag
-	case errors.As(err, &refused), errors.Is(err, trace.ErrNoPerson):
+	case errors.As(err, &refused), errors.Is(err, trace.ErrNoPerson), errors.Is(err, budget.ErrNotCovered):
 		return CodeRefused
 	case errors.As(err, &priorFile):
 		// A bad field of a prior file is a *param.Error too, but of the
 		// file's content: bad input, not a bad flag.
 		return CodeInvalidInput
-	case errors.Is(err, param.ErrInvalid):
+	case errors.Is(err, param.ErrInvalid), errors.Is(err, trace.ErrUnknownFormat), errors.Is(err, viz.ErrFormat):
+		// A format is named by a flag (--from, --to) or by the extension
+		// of an output file the command line names.
 		return CodeInvalidFlag
 	case errors.As(err, &parseErr), errors.As(err, &validation), errors.As(err, &seqErr), errors.As(err, &matErr),
 		errors.As(err, &ledgerErr), errors.Is(err, trace.ErrNoFix), errors.Is(err, trace.ErrEmpty), errors.Is(err, trace.ErrNoTraceFiles),

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/tracepriv/tracepriv/budget"
 	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/prior"
 )
@@ -32,5 +34,23 @@ func TestPriorFileIsInput(t *testing.T) {
 	_, err = prior.ReadFile(filepath.Join(dir, "missing.json"))
 	if c := ErrorCode(err); c != CodeIO {
 		t.Errorf("missing prior file %v: code %s, want %s", err, c, CodeIO)
+	}
+}
+
+// TestNotCoveredIsRefused: a CIP release at a smaller order or radius
+// than its person's account is refused (once internal); a covered one is
+// admitted (the control).
+func TestNotCoveredIsRefused(t *testing.T) {
+	acct := func(string) (*budget.Account, error) {
+		return &budget.Account{UID: "bob", Lambda: 2, RadiusM: 100}, nil
+	}
+	req := budget.Request{Mechanism: budget.CIP, Lambda: 4, RadiusM: 50, Epsilon: map[string]float64{"bob": 0.1}}
+	err := budget.CheckRequest("ledger.json", req, acct)
+	if c := ErrorCode(err); c != CodeRefused || !errors.Is(err, budget.ErrNotCovered) {
+		t.Errorf("a release at lambda 4 within 50 m on an account at 2 within 100 m: %v, code %s; want %s", err, c, CodeRefused)
+	}
+	req.Lambda, req.RadiusM = 2, 100
+	if err := budget.CheckRequest("ledger.json", req, acct); err != nil {
+		t.Errorf("a covered release: %v", err)
 	}
 }

@@ -21,6 +21,9 @@ type GeoIndFlags struct {
 	epsStar, radius, epsilon              float64
 	Rate, Accuracy, eta, gamma, pr0       float64
 	maxSpeedKmh, grid                     float64
+	// flags is the set Add registered on, to tell a flag given as 0 from
+	// one left at its default.
+	flags *pflag.FlagSet
 }
 
 // IsGeoIndConfigFlag reports whether name is one of the configuration
@@ -36,6 +39,7 @@ func IsGeoIndConfigFlag(name string) bool {
 // add registers the flags; planned says whether the command knows its
 // queries in advance (sanitize), where the planned manager is the default.
 func (g *GeoIndFlags) Add(f *pflag.FlagSet, planned bool) {
+	g.flags = f
 	f.StringVar(&g.mechanism, "mechanism", string(geoind.MechanismPredictive), "pm (predictive) or im (independent noise)")
 	if planned {
 		f.StringVar(&g.Manager, "manager", string(geoind.ManagerPlanned), "budget manager: planned (each person's budget spread over their points, covering all of them), fixed-rate (--rate per query) or fixed-utility (--accuracy per query); --rate or --accuracy alone choose their manager")
@@ -71,6 +75,9 @@ func (g *GeoIndFlags) Config() (geoind.Config, error) {
 	if err != nil {
 		return geoind.Config{}, usagef("--origin: %w", err)
 	}
+	if err := g.checkGiven(); err != nil {
+		return geoind.Config{}, err
+	}
 	eps := g.epsilon
 	if eps == 0 {
 		if !(g.epsStar > 0) || !(g.radius > 0) || math.IsInf(g.epsStar, 0) || math.IsInf(g.radius, 0) {
@@ -99,6 +106,29 @@ func (g *GeoIndFlags) Config() (geoind.Config, error) {
 		return geoind.Config{}, g.FlagError(err)
 	}
 	return cfg, nil
+}
+
+// checkGiven refuses what the library would read as "use the default":
+// --epsilon, --eta or --gamma given as 0 (an --epsilon 0 released at
+// --eps-star/--radius, far from the perfect privacy it asks for), and
+// --epsilon beside --eps-star or --radius, which it would override.
+func (g *GeoIndFlags) checkGiven() error {
+	if g.flags == nil {
+		return nil
+	}
+	for _, name := range []string{"epsilon", "eta", "gamma"} {
+		if v, err := g.flags.GetFloat64(name); err == nil && g.flags.Changed(name) && v == 0 {
+			return usagef("--%s 0: want a value above 0 (%s)", name, g.flags.Lookup(name).Usage)
+		}
+	}
+	if g.flags.Changed("epsilon") {
+		for _, name := range []string{"eps-star", "radius"} {
+			if g.flags.Changed(name) {
+				return usagef("--epsilon and --%s contradict each other: --epsilon is the budget per metre (ε*/r*); give --epsilon alone, or --eps-star and --radius", name)
+			}
+		}
+	}
+	return nil
 }
 
 // chooseManager applies sanitize's rule for --manager: --rate alone means

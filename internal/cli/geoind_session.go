@@ -113,6 +113,8 @@ func QueryError(state string, err error) error {
 	switch {
 	case geoind.IsExhausted(err):
 		return fmt.Errorf("geoind query: %s: %w (nothing released)", state, err)
+	case errors.Is(err, geoind.ErrOutOfOrder):
+		return usagef("geoind query: --time: %w; give a time at or after the session's last query (leave --time out for now); nothing was released or charged", err)
 	case errors.Is(err, geoind.ErrStateMissing):
 		return fmt.Errorf("geoind query: %w.\nTo start a new budget for this person anyway (the privacy losses of both budgets add up), repeat with --new-budget and the configuration flags", err)
 	case errors.Is(err, geoind.ErrStateModified), errors.Is(err, geoind.ErrStateRolledBack), errors.Is(err, geoind.ErrStateUnknown):

@@ -47,6 +47,11 @@ type OpenDatabase func(location string) (s budget.Store, name string, err error)
 // field is its name (a file's base name). name is the command, for
 // messages. The caller closes it when the release has landed.
 func (l *LedgerFlags) Open(env *Env, f *pflag.FlagSet, name string) (budget.Store, string, error) {
+	if f.Changed("budget") && l.Budget == 0 {
+		// A budget of 0 in a Request means "none given", which would leave
+		// a new account without any budget: the opposite of what was asked.
+		return nil, "", usagef("%s: --budget 0: a budget must be positive; to stop releasing a person's data, do not run the release (a budget smaller than what they spent refuses every later release)", name)
+	}
 	if l.Off {
 		for _, fl := range []string{"ledger", "budget", "raise-budget"} {
 			if f.Changed(fl) {

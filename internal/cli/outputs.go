@@ -7,7 +7,20 @@ import (
 	"sort"
 
 	"github.com/tracepriv/tracepriv/trace"
+	"github.com/tracepriv/tracepriv/viz"
 )
+
+// CheckFigure refuses, before any work, a figure path (of flag, e.g.
+// "--plot") in a format viz.Save does not write.
+func CheckFigure(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if err := viz.CheckFormat(path); err != nil {
+		return usagef("%s %w", flag, err)
+	}
+	return nil
+}
 
 // Every command that writes files checks its outputs with CheckOutputs
 // before any work, and writes each file atomically (atomicfile, or

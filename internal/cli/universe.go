@@ -98,8 +98,8 @@ func (u *UniverseFlags) Space() (*Space, error) {
 		if u.BBox != "" || u.CellM != 0 {
 			return nil, usagef("--alphabet is for symbolic sequence files; --bbox and --cell-m are for traces: give one or the other")
 		}
-		if u.Alphabet < 1 {
-			return nil, usagef("--alphabet must be positive, got %d", u.Alphabet)
+		if u.Alphabet < 1 || u.Alphabet > trajdb.MaxCells {
+			return nil, usagef("--alphabet must be from 1 to %d, got %d", trajdb.MaxCells, u.Alphabet)
 		}
 		if u.Base < 0 {
 			return nil, usagef("--base must be 0 or more, got %d", u.Base)

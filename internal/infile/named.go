@@ -2,10 +2,10 @@ package infile
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
 
 // OpenNamed opens a file a person named, as Open does, with an error that
@@ -13,7 +13,9 @@ import (
 // directory.
 func OpenNamed(path string) (io.ReadCloser, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; give a file", path)
+		// A *fs.PathError underneath: --json's code is io, as for a
+		// missing file.
+		return nil, Worded(&fs.PathError{Op: "open", Path: path, Err: syscall.EISDIR}, "%s is a directory; give a file", path)
 	}
 	f, err := Open(path)
 	switch {
