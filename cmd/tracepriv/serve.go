@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -81,8 +84,37 @@ and their budgets) is read from the environment, never from a flag or a file
 on the command line; set it to a long random value, e.g.
 export TRACEPRIV_ADMIN_TOKEN=$(head -c 32 /dev/urandom | base64)`)
 
+// validate refuses limits the service would read as its defaults (0) or
+// misread (a negative upload limit refused every upload), and an address
+// that is not HOST:PORT, before the store is opened.
+func (f *serveFlags) validate() error {
+	switch {
+	case !(f.rateLimit > 0) || math.IsInf(f.rateLimit, 1):
+		return usageErrorf("serve: --rate-limit %v: want a positive, finite number of requests per second (default %v)", f.rateLimit, server.DefaultRateLimit)
+	case f.burst < 1:
+		return usageErrorf("serve: --burst %d: want at least 1 (default %d)", f.burst, server.DefaultBurst)
+	case f.maxUpload < 1:
+		return usageErrorf("serve: --max-upload %d: want at least 1 byte (default %d)", f.maxUpload, server.DefaultMaxUploadBytes)
+	case f.maxPoints < 1:
+		return usageErrorf("serve: --max-points %d: want at least 1 (default %d)", f.maxPoints, server.DefaultMaxTracePoints)
+	case f.timeWindow < time.Second || f.timeWindow > 7*24*time.Hour:
+		return usageErrorf("serve: --time-window %v: the time window must be from 1s to 168h (default %v)", f.timeWindow, server.DefaultTimeWindow)
+	}
+	_, port, err := net.SplitHostPort(f.addr)
+	if err != nil {
+		return usageErrorf("serve: --addr %s: %w (want HOST:PORT, e.g. 127.0.0.1:8080)", f.addr, err)
+	}
+	if _, perr := strconv.ParseUint(port, 10, 16); port == "" || perr != nil && strings.Trim(port, "0123456789") == "" {
+		return usageErrorf("serve: --addr %s: port %q: want a number from 0 to 65535 (0 picks a free one)", f.addr, port)
+	}
+	return nil
+}
+
 func (c *serveCmd) run(ctx context.Context) error {
 	env, f := c.env, &c.serveFlags
+	if err := f.validate(); err != nil {
+		return err
+	}
 	admin, page, logger, err := c.setup()
 	if err != nil {
 		return err
@@ -166,7 +198,7 @@ func (c *serveCmd) setup() (admin string, page http.Handler, logger *slog.Logger
 	}
 	if f.tiles != "" { // else nil: the page with the bundled basemap
 		if page, err = web.New(web.Options{Tiles: f.tiles}); err != nil {
-			return "", nil, nil, fmt.Errorf("serve: --tiles: %w", err)
+			return "", nil, nil, usageErrorf("serve: --tiles: %w", err)
 		}
 	}
 	var level slog.Level

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/server"
 )
 
@@ -89,6 +91,28 @@ func TestServeRefusesBadSetup(t *testing.T) {
 				t.Errorf("%v: %v, want an error naming %s", c.args, err, c.want)
 			}
 		})
+	}
+}
+
+// TestServeLimitFlags: a limit given as 0 or less (once read as the
+// default, or as "refuse every upload") and an address that is not
+// HOST:PORT are bad flags, refused before the store opens; the defaults
+// pass --check (the control).
+func TestServeLimitFlags(t *testing.T) {
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "serve-test-admin-token-0123456789")
+	dir := t.TempDir()
+	base := []string{"serve", "--addr", "127.0.0.1:0", "--data", dir, "--check", "--json", "-q"}
+	for _, bad := range [][]string{
+		{"--burst", "0"}, {"--rate-limit", "0"}, {"--rate-limit", "NaN"}, {"--max-upload", "-1"},
+		{"--max-points", "0"}, {"--time-window", "0s"}, {"--addr", "nonsense"},
+	} {
+		status, body, _ := runErrJSON(t, append(slices.Clone(base), bad...)...)
+		if status != 1 || body.Error.Code != cli.CodeInvalidFlag || !strings.Contains(body.Error.Message, bad[0]) {
+			t.Errorf("%v: status %d, %+v; want invalid_flag naming %s", bad, status, body, bad[0])
+		}
+	}
+	if status, _, out := runErrJSON(t, base...); status != 0 {
+		t.Errorf("the defaults: status %d, %s", status, out)
 	}
 }
 
