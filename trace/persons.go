@@ -172,24 +172,15 @@ func (p *Persons) person(path string, traces []*Trace) (string, error) {
 		}
 		return FileUID(path), nil
 	}
-	child, geoLifeData := "", false
+	child := ""
 	if p.dir {
 		if ap, err := filepath.Abs(path); err == nil {
 			if rel, err := filepath.Rel(p.abs, ap); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 				if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) > 1 {
 					child = parts[0]
-					// <child>/<uid>/Trajectory/...: child is GeoLife's
-					// Data folder, one person per <uid>, not one person.
-					geoLifeData = len(parts) > 3 && parts[2] == GeoLifeTrajectoryDir
 				}
 			}
 		}
-	}
-	if geoLifeData {
-		// As one person, its people would be charged to the ledger
-		// account of the folder, never to their own.
-		return "", fmt.Errorf("%s: %w: %s is GeoLife's Data folder of many people (one <uid>/Trajectory folder each), not one person: give it as the corpus, --in %s --corpus",
-			path, ErrNoPerson, filepath.Join(p.in, child), filepath.Join(p.in, child))
 	}
 	if child == GeoLifeTrajectoryDir {
 		return "", fmt.Errorf("%s: %w: %s is GeoLife's folder of one person's files (%s), not a corpus: drop --corpus to release %s as one person, or give the Data folder that holds every <uid> folder",

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tracepriv/tracepriv/internal/cli"
-	"github.com/tracepriv/tracepriv/internal/sample"
 	"github.com/tracepriv/tracepriv/server/api"
 )
 
@@ -107,17 +106,6 @@ func TestJSONErrorCodes(t *testing.T) {
 		t.Fatalf("starting a geoind session: status %d, %s", s, out)
 	}
 	stateBefore := mustRead(t, state)
-	// The folder above GeoLife's Data given as the corpus: Data was one
-	// person, charged for its people.
-	geoRoot := filepath.Join(dir, "geolife")
-	for u, f := range map[string]string{"000": "synth-1/commute.plt", "001": "synth-3/walk.plt"} {
-		b, err := sample.Corpus.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		os.MkdirAll(filepath.Join(geoRoot, "Data", u, "Trajectory"), 0o755)
-		os.WriteFile(filepath.Join(geoRoot, "Data", u, "Trajectory", "a.plt"), b, 0o644)
-	}
 	seqs := filepath.Join(dir, "seqs.seq")
 	os.WriteFile(seqs, []byte("1 2\n2 1\n"), 0o644)
 	gsan := []string{"geoind", "sanitize", "--in", plt, "--out", filepath.Join(dir, "gs.csv"), "--origin", "39.9,116.4", "--no-ledger", "--max-error", "0"}
@@ -150,7 +138,6 @@ func TestJSONErrorCodes(t *testing.T) {
 		// Bounds whose noise has no end: --max-len 1e11 ran out of memory.
 		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r4"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3", "--max-len", "99999999999"}},
 		{cli.CodeIO, []string{"sdp", "solve", filepath.Join(dir, "empty")}},
-		{cli.CodeRefused, append([]string{"sanitize", "--in", geoRoot, "--corpus", "--out", filepath.Join(dir, "gl"), "--no-ledger"}, cip...)},
 		{cli.CodeInvalidFlag, []string{"bogus-command"}},
 		{cli.CodeInvalidFlag, []string{"release"}}, // required flags
 		{cli.CodeInvalidFlag, []string{"inspect"}}, // arguments
@@ -187,7 +174,7 @@ func TestJSONErrorCodes(t *testing.T) {
 	}
 	// Refused runs leave nothing behind: no release, no ledger, the
 	// session's state as it was.
-	for _, f := range []string{"z.plt", "zl.json", "gs.csv", "r3", "r4", "gl"} {
+	for _, f := range []string{"z.plt", "zl.json", "gs.csv", "r3", "r4"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused run left %s", f)
 		}
