@@ -106,6 +106,8 @@ func TestJSONErrorCodes(t *testing.T) {
 		t.Fatalf("starting a geoind session: status %d, %s", s, out)
 	}
 	stateBefore := mustRead(t, state)
+	zeros := filepath.Join(dir, "zeros.csv")
+	os.WriteFile(zeros, []byte("0,0\n0,0\n"), 0o644)
 	seqs := filepath.Join(dir, "seqs.seq")
 	os.WriteFile(seqs, []byte("1 2\n2 1\n"), 0o644)
 	gsan := []string{"geoind", "sanitize", "--in", plt, "--out", filepath.Join(dir, "gs.csv"), "--origin", "39.9,116.4", "--no-ledger", "--max-error", "0"}
@@ -138,6 +140,9 @@ func TestJSONErrorCodes(t *testing.T) {
 		// Bounds whose noise has no end: --max-len 1e11 ran out of memory.
 		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r4"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3", "--max-len", "99999999999"}},
 		{cli.CodeIO, []string{"sdp", "solve", filepath.Join(dir, "empty")}},
+		// No noise: an infinite loss, which JSON cannot carry (once no
+		// JSON at all on stdout).
+		{cli.CodeRefused, []string{"cip", "loss", "--kernel", "rbf", "--lengthscale", "2", "--n", "2", "--secret", "1", "--noise", zeros, "--lambda", "2", "--radius", "1"}},
 		{cli.CodeInvalidFlag, []string{"bogus-command"}},
 		{cli.CodeInvalidFlag, []string{"release"}}, // required flags
 		{cli.CodeInvalidFlag, []string{"inspect"}}, // arguments

@@ -4,9 +4,13 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -46,10 +50,26 @@ func (e *Env) Source() noise.Source {
 
 // Emit prints v as indented JSON with --json, or calls text otherwise.
 func (e *Env) Emit(v any, text func(w io.Writer) error) error {
-	e.emitted = true
 	if e.JSON {
-		return jsondoc.Write(e.Stdout, v)
+		// Encoded whole first: a value JSON cannot carry (an infinite
+		// loss) once left half a document on stdout and no error body.
+		var buf bytes.Buffer
+		if err := jsondoc.Write(&buf, v); err != nil {
+			var uv *json.UnsupportedValueError
+			if !errors.As(err, &uv) {
+				return err
+			}
+			var t bytes.Buffer
+			if terr := text(&t); terr != nil {
+				return err
+			}
+			return &RefusedError{Err: fmt.Errorf("the result holds %s, which JSON cannot carry; without --json it reads:\n%s", uv.Str, strings.TrimSpace(t.String()))}
+		}
+		e.emitted = true
+		_, err := buf.WriteTo(e.Stdout)
+		return err
 	}
+	e.emitted = true
 	return text(e.Stdout)
 }
 
