@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"github.com/tracepriv/tracepriv/internal/infile"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/tracepriv/tracepriv/bdp"
 	"github.com/tracepriv/tracepriv/internal/cli"
 	"github.com/tracepriv/tracepriv/internal/matfile"
+	"github.com/tracepriv/tracepriv/param"
 )
 
 func init() { register(newBDPCmd) }
@@ -110,7 +112,11 @@ func (c *bdpCalibrateCmd) gaussian(f *pflag.FlagSet) ([]bdp.Calibrator, error) {
 			return nil, fmt.Errorf("--cov: %w", err)
 		}
 		if g, err = bdp.GaussianFromCovariance(sym, c.tol); err != nil {
-			return nil, fmt.Errorf("%s: %w", c.covFile, err)
+			if errors.Is(err, param.ErrInvalid) {
+				return nil, fmt.Errorf("%s: %w", c.covFile, err)
+			}
+			// The matrix read is not one the bound takes: bad input.
+			return nil, fmt.Errorf("--cov: %w", &matfile.Error{File: c.covFile, Msg: err.Error()})
 		}
 		if c.exact {
 			h, err := bdp.CovarianceFactor(sym, c.tol)

@@ -140,6 +140,8 @@ func TestJSONErrorCodes(t *testing.T) {
 		// Bounds whose noise has no end: --max-len 1e11 ran out of memory.
 		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r4"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3", "--max-len", "99999999999"}},
 		{cli.CodeIO, []string{"sdp", "solve", filepath.Join(dir, "empty")}},
+		{cli.CodeInvalidInput, []string{"bdp", "calibrate", "--model", "gaussian", "--epsilon", "1", "--cov", zeros}},
+		{cli.CodeInvalidFlag, []string{"risk", "calibrate", "--mechanism", "laplace", "--risk", "0.9999999", "--m", "2"}},
 		// No noise: an infinite loss, which JSON cannot carry (once no
 		// JSON at all on stdout).
 		{cli.CodeRefused, []string{"cip", "loss", "--kernel", "rbf", "--lengthscale", "2", "--n", "2", "--secret", "1", "--noise", zeros, "--lambda", "2", "--radius", "1"}},

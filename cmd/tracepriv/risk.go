@@ -178,7 +178,7 @@ func (c *riskCalibrateCmd) run() error {
 	}
 	v, err := mc.Calibrate(c.gamma, risk.Params{M: c.m, Steps: c.steps})
 	if errors.Is(err, risk.ErrUnconstrained) {
-		return fmt.Errorf("--risk %v: %w", c.gamma, err)
+		return usageErrorf("risk calibrate: --risk %v: %w; give a smaller risk", c.gamma, err)
 	}
 	if err != nil {
 		return err
