@@ -137,8 +137,11 @@ func TestJSONErrorCodes(t *testing.T) {
 		{cli.CodeInvalidFlag, []string{"inspect", plt, "--from", "xyz"}},
 		{cli.CodeInvalidFlag, []string{"convert", "--in", plt, "--out", filepath.Join(dir, "c.xyz")}},
 		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r3"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "2000000"}},
-		// Bounds whose noise has no end: --max-len 1e11 ran out of memory.
-		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r4"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3", "--max-len", "99999999999"}},
+		// Bounds whose noise has no end (--max-len 1e11 ran out of
+		// memory): here just over the limit, a slow run on the old code.
+		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r4"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3", "--max-len", "100", "--max-seqs", "501"}},
+		// A dense prior of 1e11 points (once out of memory at once).
+		{cli.CodeInvalidFlag, []string{"cip", "loss", "--kernel", "rbf", "--lengthscale", "2", "--n", "99999999999", "--secret", "1", "--iid", "1", "--lambda", "2", "--radius", "1"}},
 		{cli.CodeIO, []string{"sdp", "solve", filepath.Join(dir, "empty")}},
 		{cli.CodeInvalidInput, []string{"bdp", "calibrate", "--model", "gaussian", "--epsilon", "1", "--cov", zeros}},
 		{cli.CodeInvalidFlag, []string{"risk", "calibrate", "--mechanism", "laplace", "--risk", "0.9999999", "--m", "2"}},

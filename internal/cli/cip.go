@@ -14,6 +14,7 @@ import (
 	"github.com/tracepriv/tracepriv/cip"
 	"github.com/tracepriv/tracepriv/gp"
 	"github.com/tracepriv/tracepriv/param"
+	"github.com/tracepriv/tracepriv/sanitize"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -72,11 +73,24 @@ func (p *CIPPriorFlags) build() (*mat.SymDense, []cip.Secret, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Checked before the n x n prior is formed: --n 1e11 ran out of memory.
+	if err := checkDense(len(ts)); err != nil {
+		return nil, nil, err
+	}
 	secrets, err := p.parseSecrets(len(ts))
 	if err != nil {
 		return nil, nil, err
 	}
 	return gp.Gram(k, ts), secrets, nil
+}
+
+// checkDense refuses more points than the dense path holds
+// (sanitize.DefaultMaxDensePoints).
+func checkDense(n int) error {
+	if n > sanitize.DefaultMaxDensePoints {
+		return usagef("%d points (--n, --times or --trace): the exact loss is dense, its matrices grow as the square of the points; give at most %d (sanitize --path linear releases longer traces)", n, sanitize.DefaultMaxDensePoints)
+	}
+	return nil
 }
 
 func (p *CIPPriorFlags) axis() ([]float64, error) {
@@ -92,6 +106,9 @@ func (p *CIPPriorFlags) axis() ([]float64, error) {
 	case p.n != 0:
 		if p.n < 1 {
 			return nil, usagef("--n: must be positive, got %d", p.n)
+		}
+		if err := checkDense(p.n); err != nil {
+			return nil, err // before --n 1e11 points are allocated
 		}
 		return gp.Indices(p.n), nil
 	case p.times != "":
