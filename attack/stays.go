@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tracepriv/tracepriv/geo"
+	"github.com/tracepriv/tracepriv/param"
 	"github.com/tracepriv/tracepriv/trace"
 )
 
@@ -37,10 +38,10 @@ func (o StayOptions) withDefaults() (StayOptions, error) {
 		o.MinDuration = DefaultStayMinDuration
 	}
 	if !(o.RadiusM > 0) || o.RadiusM > 1e7 {
-		return o, fmt.Errorf("attack: stay radius %v m must be positive", o.RadiusM)
+		return o, fmt.Errorf("attack: %w", param.Invalid("stay_radius_m", o.RadiusM, "a stay's radius must be positive and at most 1e7 m (10,000 km)"))
 	}
 	if o.MinDuration < 0 {
-		return o, fmt.Errorf("attack: stay duration %v must be positive", o.MinDuration)
+		return o, fmt.Errorf("attack: %w", param.Invalid("stay_min_duration", o.MinDuration, "a stay's duration must be positive"))
 	}
 	return o, nil
 }

@@ -140,6 +140,7 @@ func TestJSONErrorCodes(t *testing.T) {
 		// Bounds whose noise has no end (--max-len 1e11 ran out of
 		// memory): here just over the limit, a slow run on the old code.
 		{cli.CodeInvalidFlag, []string{"release", "--in", seqs, "--out", filepath.Join(dir, "r4"), "--mechanism", "ngram", "--epsilon", "1", "--alphabet", "3", "--max-len", "100", "--max-seqs", "501"}},
+		{cli.CodeInvalidFlag, []string{"release", "--in", noUID, "--out", filepath.Join(dir, "r5"), "--mechanism", "prefix", "--epsilon", "1", "--cell-m", "1e-300", "--bbox", "39.75,116.15,40.10,116.60"}},
 		// A dense prior of 1e11 points (once out of memory at once).
 		{cli.CodeInvalidFlag, []string{"cip", "loss", "--kernel", "rbf", "--lengthscale", "2", "--n", "99999999999", "--secret", "1", "--iid", "1", "--lambda", "2", "--radius", "1"}},
 		{cli.CodeIO, []string{"sdp", "solve", filepath.Join(dir, "empty")}},
@@ -184,7 +185,7 @@ func TestJSONErrorCodes(t *testing.T) {
 	}
 	// Refused runs leave nothing behind: no release, no ledger, the
 	// session's state as it was.
-	for _, f := range []string{"z.plt", "zl.json", "gs.csv", "r3", "r4"} {
+	for _, f := range []string{"z.plt", "zl.json", "gs.csv", "r3", "r4", "r5"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused run left %s", f)
 		}

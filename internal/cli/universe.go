@@ -54,7 +54,7 @@ func (u *UniverseFlags) Grid() (*trajdb.Grid, error) {
 	}
 	g, err := trajdb.NewGrid(box, u.CellM)
 	if err != nil {
-		return nil, fmt.Errorf("--cell-m %g --bbox %s: %w", u.CellM, u.BBox, err)
+		return nil, usagef("--cell-m %g --bbox %s: %w", u.CellM, u.BBox, err) // both flags are public choices
 	}
 	return g, nil
 }
