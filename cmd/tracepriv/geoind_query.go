@@ -59,6 +59,11 @@ func (c *geoindQueryCmd) run(cmd *cobra.Command) error {
 	if c.state == "" || !cmd.Flags().Changed("lat") || !cmd.Flags().Changed("lon") {
 		return usageErrorf("geoind query: --state, --lat and --lon are required")
 	}
+	// --accuracy alone means fixed-utility, as in geoind sanitize (it was
+	// ignored under fixed-rate, and a NaN then broke the state file).
+	if err := c.g.ChooseManager(cmd.Flags()); err != nil {
+		return fmt.Errorf("geoind query: %w", err)
+	}
 	if c.g.Manager == "planned" {
 		return usageErrorf("geoind query: --manager planned needs every query in advance (geoind sanitize plans over a trace's points); a session takes --manager fixed-rate or fixed-utility")
 	}

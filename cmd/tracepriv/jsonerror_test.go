@@ -127,6 +127,9 @@ func TestJSONErrorCodes(t *testing.T) {
 		// an unknown trace format, an alphabet too large, a directory for
 		// a file.
 		{cli.CodeInvalidFlag, append(slices.Clone(q), "--lat", "NaN")},
+		// --accuracy was ignored under fixed-rate, and its NaN broke the
+		// new session's state file.
+		{cli.CodeInvalidFlag, []string{"geoind", "query", "--state", filepath.Join(dir, "s2.json"), "--no-ledger", "--key-dir", filepath.Join(dir, "keys"), "--lat", "39.98", "--lon", "116.32", "--origin", "39.9,116.4", "--accuracy", "NaN"}},
 		{cli.CodeInvalidFlag, append(slices.Clone(q), "--time", "2008-10-24T02:00:00Z")},
 		{cli.CodeInvalidFlag, append(slices.Clone(q), "--time", "1e308")}, // once wrapped round to 1677
 		{cli.CodeInvalidFlag, []string{"cip", "design", "--kernel", "rbf", "--lengthscale", "0", "--n", "5", "--secret", "2", "--budget", "1"}},
@@ -185,7 +188,7 @@ func TestJSONErrorCodes(t *testing.T) {
 	}
 	// Refused runs leave nothing behind: no release, no ledger, the
 	// session's state as it was.
-	for _, f := range []string{"z.plt", "zl.json", "gs.csv", "r3", "r4", "r5"} {
+	for _, f := range []string{"z.plt", "zl.json", "gs.csv", "r3", "r4", "r5", "s2.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused run left %s", f)
 		}

@@ -44,7 +44,7 @@ func (g *GeoIndFlags) Add(f *pflag.FlagSet, planned bool) {
 	if planned {
 		f.StringVar(&g.Manager, "manager", string(geoind.ManagerPlanned), "budget manager: planned (each person's budget spread over their points, covering all of them), fixed-rate (--rate per query) or fixed-utility (--accuracy per query); --rate or --accuracy alone choose their manager")
 	} else {
-		f.StringVar(&g.Manager, "manager", string(geoind.ManagerFixedRate), "budget manager: fixed-rate or fixed-utility")
+		f.StringVar(&g.Manager, "manager", string(geoind.ManagerFixedRate), "budget manager: fixed-rate (--rate per query) or fixed-utility (--accuracy per query); --rate or --accuracy alone choose their manager")
 	}
 	f.StringVar(&g.predictor, "predictor", string(geoind.PredictorParrot), "prediction function: parrot or linear")
 	f.StringVar(&g.origin, "origin", "", "public origin LAT,LON of the tangent plane and its grid (required): a point chosen without looking at the data, e.g. the city centre")
@@ -131,9 +131,10 @@ func (g *GeoIndFlags) checkGiven() error {
 	return nil
 }
 
-// chooseManager applies sanitize's rule for --manager: --rate alone means
-// fixed-rate and --accuracy alone fixed-utility (as before the planned
-// default); with --manager, a flag of another manager is refused.
+// ChooseManager applies the rule for --manager of sanitize and query:
+// --rate alone means fixed-rate and --accuracy alone fixed-utility (as
+// before the planned default); with --manager, a flag of another manager
+// is refused.
 func (g *GeoIndFlags) ChooseManager(f *pflag.FlagSet) error {
 	rate, acc := f.Changed("rate"), f.Changed("accuracy")
 	if !f.Changed("manager") {
