@@ -284,14 +284,39 @@ func (r *personReader) Next() (*Trace, error) {
 // them): the persons the input would be as a corpus. A command reading in
 // as one person can say so when there are several.
 func ChildFolders(in string, files []string) []string {
+	return childNames(in, files, func(parts []string) string {
+		if len(parts) > 1 {
+			return parts[0]
+		}
+		return ""
+	})
+}
+
+// GeoLifeUsers lists, sorted, the users of files (paths under the
+// directory dir) kept in GeoLife's layout directly below dir,
+// dir/<user>/Trajectory/...: a folder that, read as one person, holds
+// several GeoLife users (GeoLife's Data given as a corpus's child
+// folder), which a command can point out.
+func GeoLifeUsers(dir string, files []string) []string {
+	return childNames(dir, files, func(parts []string) string {
+		if len(parts) > 2 && parts[1] == GeoLifeTrajectoryDir {
+			return parts[0]
+		}
+		return ""
+	})
+}
+
+// childNames lists, sorted and once each, the names pick gives the
+// relative paths (split at "/") of the files under in ("" picks none).
+func childNames(in string, files []string, pick func(parts []string) string) []string {
 	var out []string
 	for _, f := range files {
 		rel, err := filepath.Rel(in, f)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) > 1 && !slices.Contains(out, parts[0]) {
-			out = append(out, parts[0])
+		if name := pick(strings.Split(filepath.ToSlash(rel), "/")); name != "" && !slices.Contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	slices.Sort(out)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -214,9 +216,11 @@ func (n Notes) Write(b []byte) (int, error) {
 
 // HintCorpus warns, for each directory of ins read as one person, that
 // holds several child folders of trace files, that --corpus would make
-// each a person (nothing with --corpus or --quiet).
+// each a person; with --corpus, for each person's folder holding several
+// GeoLife users (GeoLife's Data given as a child folder), that the folder
+// itself as the corpus makes each user a person (nothing with --quiet).
 func (e *Env) HintCorpus(rf *ReadFlags, ins ...string) {
-	if rf.Corpus || e.Quiet {
+	if e.Quiet {
 		return
 	}
 	for _, in := range ins {
@@ -227,15 +231,34 @@ func (e *Env) HintCorpus(rf *ReadFlags, ins ...string) {
 		if err != nil {
 			continue
 		}
-		if dirs := trace.ChildFolders(in, files); len(dirs) > 1 {
-			ex := strings.Join(dirs[:min(len(dirs), maxShown)], ", ")
-			if len(dirs) > maxShown {
-				ex += ", ..."
+		if rf.Corpus {
+			for _, child := range trace.ChildFolders(in, files) {
+				dir := filepath.Join(in, child)
+				if users := trace.GeoLifeUsers(dir, files); len(users) > 1 {
+					arg := dir
+					if strings.ContainsAny(arg, " \t'\"\\$`*?;&|<>()") {
+						arg = strconv.Quote(arg)
+					}
+					fmt.Fprintf(e.Stderr, "tracepriv: input: %s holds GeoLife's layout of %d users (%s), read as one person, %q; to make each user a person, give --in %s --corpus (docs/input.md)\n",
+						dir, len(users), shortList(users), child, arg)
+				}
 			}
+			continue
+		}
+		if dirs := trace.ChildFolders(in, files); len(dirs) > 1 {
 			fmt.Fprintf(e.Stderr, "tracepriv: input: %s is read as one person, %q, with its %d folders (%s); if they are different people, give --corpus to make each folder a person (docs/input.md)\n",
-				in, trace.InputName(in), len(dirs), ex)
+				in, trace.InputName(in), len(dirs), shortList(dirs))
 		}
 	}
+}
+
+// shortList is names joined, at most maxShown of them.
+func shortList(names []string) string {
+	s := strings.Join(names[:min(len(names), maxShown)], ", ")
+	if len(names) > maxShown {
+		s += ", ..."
+	}
+	return s
 }
 
 // ReportPersons prints on stderr who the persons of a release are, with

@@ -50,3 +50,40 @@ func TestReportSkipped(t *testing.T) {
 		t.Errorf("summary %+v", in)
 	}
 }
+
+// TestHintCorpus: a folder read as one person with several child folders
+// is pointed to --corpus; with --corpus, a person's folder holding
+// GeoLife's layout of several users (GeoLife's Data, given from the
+// folder above it) is pointed to itself as the corpus, quoted for the
+// shell; one user there, or --quiet, says nothing.
+func TestHintCorpus(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "Geolife Trajectories 1.3")
+	for _, f := range []string{"Data/000/Trajectory/a.plt", "Data/001/Trajectory/2008/b.plt", "Other/002/Trajectory/c.plt"} {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hint := func(corpus, quiet bool) string {
+		var b bytes.Buffer
+		(&Env{Stderr: &b, Quiet: quiet}).HintCorpus(&ReadFlags{Corpus: corpus}, root)
+		return b.String()
+	}
+	data := filepath.Join(root, "Data")
+	got := hint(true, false)
+	if want := `GeoLife's layout of 2 users (000, 001), read as one person, "Data"; to make each user a person, give --in "` + data + `" --corpus`; !strings.Contains(got, want) {
+		t.Errorf("--corpus: %q, want it to contain %q", got, want)
+	}
+	if strings.Count(got, "tracepriv: ") != 1 || strings.Contains(got, "Other") {
+		t.Errorf("--corpus: a hint for a folder of one GeoLife user: %q", got)
+	}
+	if got := hint(false, false); !strings.Contains(got, `read as one person, "Geolife Trajectories 1.3", with its 2 folders (Data, Other)`) {
+		t.Errorf("without --corpus: %q", got)
+	}
+	if got := hint(true, true) + hint(false, true); got != "" {
+		t.Errorf("--quiet: %q", got)
+	}
+}
