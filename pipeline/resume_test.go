@@ -3,43 +3,16 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/tracepriv/tracepriv/pipeline/internal/filestate"
 	"github.com/tracepriv/tracepriv/sanitize"
 )
-
-// fileState is what says a file was not written again: its content's
-// hash, inode and modification time.
-type fileState struct {
-	sum   [32]byte
-	inode uint64
-	mtime time.Time
-}
-
-func stateOf(t *testing.T, path string) fileState {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ino uint64
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		ino = s.Ino
-	}
-	return fileState{sha256.Sum256(b), ino, st.ModTime()}
-}
 
 // TestSanitizeResumesKilledRun: a seeded release killed after some groups
 // landed (simulated: what such a run leaves, the marker and no manifest)
@@ -86,13 +59,10 @@ func TestSanitizeResumesKilledRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := []string{"001/20081027235802.plt", "certificates/001" + sanitize.CertificateSuffix}
-	before := map[string]fileState{}
+	before := map[string]string{}
 	for _, p := range kept {
-		before[p] = stateOf(t, filepath.Join(out, p))
+		before[p] = filestate.Of(t, filepath.Join(out, p))
 	}
-	// A file system whose clock ticks coarsely would let a rewrite keep
-	// the modification time; the inode changes anyway (atomic rename).
-	time.Sleep(10 * time.Millisecond)
 
 	res, err := Sanitize(context.Background(), o)
 	if err != nil {
@@ -102,7 +72,7 @@ func TestSanitizeResumesKilledRun(t *testing.T) {
 		t.Errorf("resumed_units %d, want 1 (001's group)", res.Manifest.Resumed)
 	}
 	for _, p := range kept {
-		if got := stateOf(t, filepath.Join(out, p)); got != before[p] {
+		if got := filestate.Of(t, filepath.Join(out, p)); got != before[p] {
 			t.Errorf("%s of the group kept was written again: %+v, was %+v", p, got, before[p])
 		}
 	}

@@ -3,16 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,6 +17,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/ledgertest"
 	"github.com/tracepriv/tracepriv/internal/pgtest"
 	"github.com/tracepriv/tracepriv/internal/testrun"
+	"github.com/tracepriv/tracepriv/pipeline/internal/filestate"
 	"github.com/tracepriv/tracepriv/sanitize"
 )
 
@@ -262,7 +260,7 @@ func testSanitizeSIGKILLSettled(t *testing.T, led crashLedger, create func(uid s
 		}
 		files, _ := filepath.Glob(filepath.Join(outA, c.Persons[0].UID, "*"))
 		for _, p := range append(files, f) {
-			landed[p] = fileState(t, p)
+			landed[p] = filestate.Of(t, p)
 		}
 		kept[c.Persons[0].UID] = true
 	}
@@ -275,7 +273,7 @@ func testSanitizeSIGKILLSettled(t *testing.T, led crashLedger, create func(uid s
 	}
 	certA := manifestEpsilons(t, outA)
 	for p, st := range landed {
-		if got := fileState(t, p); got != st {
+		if got := filestate.Of(t, p); got != st {
 			t.Errorf("%s, of a group the killed run had landed, was written again", p)
 		}
 	}
@@ -317,25 +315,6 @@ func testSanitizeSIGKILLSettled(t *testing.T, led crashLedger, create func(uid s
 	if led.state() != before {
 		t.Error("the refused run changed the ledger")
 	}
-}
-
-// fileState is what says a file was not written again: its content's hash,
-// inode and modification time.
-func fileState(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ino uint64
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		ino = s.Ino
-	}
-	return fmt.Sprintf("%x %d %s", sha256.Sum256(b), ino, st.ModTime())
 }
 
 // manifestResumed is the resumed_units of the manifest of the release in
