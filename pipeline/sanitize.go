@@ -735,6 +735,10 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 		if settled != nil {
 			settled.Resumed = slices.Sorted(slices.Values(people))
 		}
+		if o.Notes != nil && len(c.Resumed) > 0 {
+			fmt.Fprintf(o.Notes, "resuming the killed run of this release (same options and --output): %d groups of people (%d people) it left whole under --output are kept, not released or charged again\n",
+				len(c.Resumed), len(people))
+		}
 	}
 	if err := o.Admission.Check(target); err != nil {
 		return nil, err

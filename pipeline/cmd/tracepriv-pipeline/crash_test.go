@@ -268,8 +268,8 @@ func testSanitizeSIGKILLSettled(t *testing.T, led crashLedger, create func(uid s
 	if code != 0 {
 		t.Fatalf("the next run of the killed release: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "stopped before it settled") {
-		t.Errorf("the next run does not say what it settled:\n%s", stderr)
+	if !strings.Contains(stderr, "stopped before it settled") || !strings.Contains(stderr, "it left whole under --output are kept") {
+		t.Errorf("the next run does not say what it settled and kept:\n%s", stderr)
 	}
 	certA := manifestEpsilons(t, outA)
 	for p, st := range landed {
