@@ -68,8 +68,11 @@ func TestSanitizeLedger(t *testing.T) {
 // put back pending, manifest removed, as a kill leaves them): a person
 // whose certificate is under the output is settled to its epsilon, one
 // with a file but no certificate stays at the target (an upper bound), one
-// with nothing there is undone; the run says so, and then charges its own
-// release. Today's code (a random key per run) left all three pending.
+// with nothing there is undone; the run says so, keeps the release of the
+// person whose group landed whole (resumed: neither drawn nor charged
+// again), and releases and charges the others. Before issue 31 item 3 (a
+// random key per run) all three were left pending; before resuming, 001
+// was released and charged again.
 func TestSanitizeSettlesKilledRun(t *testing.T) {
 	in := copyGeoLife(t, "001/20081027235802.plt", "003/20081025182454.plt", "004/20081024155859.plt")
 	ledger := filepath.Join(t.TempDir(), "ledger.json")
@@ -125,8 +128,18 @@ func TestSanitizeSettlesKilledRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := second.Settlement
-	if st == nil || len(st.Settled) != 1 || st.Settled["001"] != certified["001"] || !slices.Equal(st.Kept, []string{"003"}) || !slices.Equal(st.Undone, []string{"004"}) {
-		t.Fatalf("settlement %+v, want 001 settled to %v, 003 kept, 004 undone", st, certified["001"])
+	if st == nil || len(st.Settled) != 1 || st.Settled["001"] != certified["001"] || !slices.Equal(st.Kept, []string{"003"}) || !slices.Equal(st.Undone, []string{"004"}) ||
+		!slices.Equal(st.Resumed, []string{"001"}) {
+		t.Fatalf("settlement %+v, want 001 settled to %v and resumed, 003 kept, 004 undone", st, certified["001"])
+	}
+	// 001's release is kept as it landed: listed as the first run listed
+	// it, not drawn or charged again.
+	if second.Manifest.Resumed != 1 || !slices.ContainsFunc(second.Manifest.Persons, func(p sanitize.Released) bool {
+		return p.UID == "001" && slices.ContainsFunc(first.Manifest.Persons, func(q sanitize.Released) bool {
+			return q.UID == "001" && slices.Equal(p.Files, q.Files) && p.Certificate == q.Certificate && p.Points == q.Points && p.EpsilonMax == q.EpsilonMax
+		})
+	}) {
+		t.Errorf("resumed %d, persons %+v: want 001's group kept as the first run listed it %+v", second.Manifest.Resumed, second.Manifest.Persons, first.Manifest.Persons)
 	}
 	if !strings.Contains(notes, "1 settled to the certificates it wrote, 1 undone") || !strings.Contains(notes, "1 kept at the target epsilon") {
 		t.Errorf("notes: %q", notes)
@@ -136,8 +149,9 @@ func TestSanitizeSettlesKilledRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range second.Manifest.Persons {
-		// The first release, the killed one's leftover, this one.
-		want := certified[p.UID] + map[string]float64{"001": certified["001"], "003": 1, "004": 0}[p.UID] + p.EpsilonMax
+		// The first release, the killed one's leftover, this one (001's
+		// kept, not charged again).
+		want := certified[p.UID] + map[string]float64{"001": certified["001"], "003": 1, "004": 0}[p.UID] + map[bool]float64{true: 0, false: p.EpsilonMax}[p.UID == "001"]
 		if a := l.Account(p.UID); a == nil || math.Abs(a.Spent-want) > 1e-9 {
 			t.Errorf("%s: account %+v, want spent %v", p.UID, a, want)
 		}

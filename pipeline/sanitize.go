@@ -269,6 +269,10 @@ type sanitizeConfig struct {
 	Root, Out string
 	// Start is when the launcher started, for the manifest's seconds.
 	Start time.Time
+	// Resumed are the units a killed run of this release left whole
+	// under Out (landedUnits), by corpus.UnitKey, sorted: they are not
+	// released again, their records are rebuilt from what is there.
+	Resumed []string
 }
 
 // options builds the release and read options on a worker.
@@ -304,6 +308,9 @@ type groupRecord struct {
 	Persons     []sanitize.Released
 	SkippedRows int
 	SkippedBy   map[string]int
+	// Resumed says the unit was kept from a killed run of the release
+	// (sanitizeConfig.Resumed), not released by this one.
+	Resumed bool
 }
 
 // unitBatch is a release element: units of people released by one
@@ -427,11 +434,12 @@ type releaseFn struct {
 	san corpus.Sanitizer[*sanitize.Certificate]
 	ro  trace.ReadOptions
 
-	units, points, bundles beam.Counter
+	units, points, bundles, resumed beam.Counter
 }
 
 func (f *releaseFn) Setup() error {
 	f.units = beam.NewCounter(metricsNamespace, "units_released")
+	f.resumed = beam.NewCounter(metricsNamespace, "units_resumed")
 	f.points = beam.NewCounter(metricsNamespace, "points_released")
 	f.bundles = beam.NewCounter(metricsNamespace, "release_bundles")
 	opt, ro, err := f.Cfg.options()
@@ -471,6 +479,20 @@ func (f *releaseFn) ProcessElement(ctx context.Context, rt *sdf.LockRTracker, b 
 	r := rt.GetRestriction().(offsetrange.Restriction)
 	for i := r.Start; rt.TryClaim(i); i++ {
 		u := b.Units[i]
+		if _, ok := slices.BinarySearch(f.Cfg.Resumed, corpus.UnitKey(corpus.Rel(f.Cfg.Root, u.Files))); ok {
+			// Its people were not charged again: never draw it again.
+			// Checked once more, for the files may have changed since
+			// the launcher looked.
+			rec, err := landedRecord(u, f.Cfg, f.ro)
+			if err != nil {
+				fails = append(fails, sanitize.NewFailure(f.Cfg.Root, u.Files, u.UIDs, fmt.Sprintf(
+					"kept from a killed run of this release, but its files under the output changed while this run ran (%v): not released again, for its people were not charged again", err)))
+				continue
+			}
+			rels = append(rels, rec)
+			f.resumed.Inc(ctx, 1)
+			continue
+		}
 		e, err := corpus.ReleaseUnit(u, f.san, f.ro, f.Cfg.Root, f.Cfg.Out)
 		if err != nil {
 			fails = append(fails, sanitize.NewFailure(f.Cfg.Root, u.Files, u.UIDs, err.Error()))
@@ -519,6 +541,9 @@ func (f *manifestFn) ProcessElement(_ []byte, files func(*int) bool, ignored fun
 	var r groupRecord
 	for rels(&r) {
 		m.Add(r.Persons, r.SkippedRows, r.SkippedBy)
+		if r.Resumed {
+			m.Resumed++
+		}
 		r = groupRecord{}
 	}
 	var fl sanitize.Failure
@@ -551,7 +576,9 @@ func sanitizeFiles(s beam.Scope, files, ignored beam.PCollection, c sanitizeConf
 
 // SanitizeResult is what a corpus release did.
 type SanitizeResult struct {
-	// Manifest is the manifest the pipeline wrote.
+	// Manifest is the manifest the pipeline wrote: every person released,
+	// those of the units kept from a killed run of the same release
+	// included (Manifest.Resumed counts those units).
 	Manifest *sanitize.Manifest
 	// Bundles is the number of bundles the release step ran in, as the
 	// runner reported it (0 if it reports no metrics).
@@ -559,7 +586,8 @@ type SanitizeResult struct {
 	// Output is the directory written (SanitizeOptions.Output).
 	Output string
 	// Settlement is what the run settled of a killed earlier run of the
-	// same release before it charged (nil without an Admission).
+	// same release before it charged, and whom it kept of that run's
+	// release (nil without an Admission).
 	Settlement *Settlement
 }
 
@@ -571,9 +599,17 @@ type SanitizeResult struct {
 // group of people; undone where nothing of the group is there; kept at the
 // target, an upper bound, where something is there but no such
 // certificate, or the person is in no group of the input as it is now.
+// A settled person whose group's files are all there and match the
+// certificate is resumed: their release is kept, neither drawn nor
+// charged again, so that they end with that one charge.
 type Settlement struct {
 	// Settled are the certified epsilons charged, by uid.
 	Settled map[string]float64
+	// Resumed are the people (uids, with the names joined into them)
+	// whose group's release the killed run left whole: kept, not
+	// released or charged again. The other settled people's groups are
+	// in doubt (a file missing or changed) and released again.
+	Resumed []string
 	// Undone and Kept are the uids undone and kept at the target.
 	Undone, Kept []string
 	// Elsewhere are the other releases (a key each) with pending charges
@@ -594,8 +630,18 @@ type Settlement struct {
 // resumable single-machine journal): releasing the same people twice with
 // fresh noise would weaken their protection. Nor part of a release with
 // other options, which a killed run left (ReleaseMarker): its files settle
-// that release's charges. Part of a release with the same options is
-// settled (Settlement) and released again.
+// that release's charges. Part of a release with the same options, which
+// a killed run left, is resumed, with or without a ledger: a group of
+// people whose certificate names exactly them and whose files are all
+// there and match it (points, start and end of every trace it certifies)
+// is kept, neither released nor charged again (its people's pending
+// charges settled to the certificate, Settlement), and listed in the
+// manifest from what is there (Manifest.Resumed counts these groups);
+// every other group is released, and charged, as in a first run, its old
+// files replaced (what the killed run left of it settled first: a charge
+// kept at the target where something is there). With a seed, the resumed
+// release's files, certificates and manifest are those of an
+// uninterrupted run but for timings and resumed_units.
 func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	initBeam()
 	log := logger(o.Logger)
@@ -629,10 +675,13 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 		return nil, err
 	}
 	marker := filepath.Join(c.Out, ReleaseMarker)
-	if b, err := os.ReadFile(marker); err == nil && strings.TrimSpace(string(b)) != key {
+	b, err := os.ReadFile(marker)
+	if err == nil && strings.TrimSpace(string(b)) != key {
 		return nil, &param.Error{Name: "out", Value: o.Output, Why: "holds part of a release with other options (or another prior) that did not finish; " +
 			"run it again with its own options to finish it and settle its ledger charges, or write this release to a new directory"}
 	}
+	// A killed run of this very release: resume it.
+	resume := err == nil
 	pending, err := o.Admission.PendingPeople("")
 	if err != nil {
 		return nil, err
@@ -649,15 +698,17 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	var (
 		target  map[string]float64
 		settled *Settlement
+		scans   []corpus.FileScan
 	)
-	if o.Admission != nil {
-		if c.Ledger == "" {
-			c.Ledger = filepath.Base(o.Admission.Store().Path())
-		}
-		scans, err := scanInput(o.Input, c)
-		if err != nil {
+	if o.Admission != nil && c.Ledger == "" {
+		c.Ledger = filepath.Base(o.Admission.Store().Path())
+	}
+	if o.Admission != nil || resume && held == "" {
+		if scans, err = scanInput(o.Input, c); err != nil {
 			return nil, err
 		}
+	}
+	if o.Admission != nil {
 		if target, err = ledgerTarget(scans, c.Epsilon); err != nil {
 			return nil, err
 		}
@@ -668,12 +719,29 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 			return nil, err
 		}
 		settled.write(o.Notes, o.Admission.Store().Path())
-		if held != "" {
-			return nil, outputHeld(o.Output, held)
-		}
-		if err := o.Admission.Check(target); err != nil {
+	}
+	if held != "" {
+		return nil, outputHeld(o.Output, held)
+	}
+	if resume {
+		var people []string
+		if c.Resumed, people, err = landedUnits(scans, c, settled); err != nil {
 			return nil, err
 		}
+		// Their people are settled already: not charged again.
+		for _, uid := range people {
+			delete(target, uid)
+		}
+		if settled != nil {
+			settled.Resumed = slices.Sorted(slices.Values(people))
+		}
+		if o.Notes != nil && len(c.Resumed) > 0 {
+			fmt.Fprintf(o.Notes, "resuming the killed run of this release (same options and --output): %d groups of people (%d people) it left whole under --output are kept, not released or charged again\n",
+				len(c.Resumed), len(people))
+		}
+	}
+	if err := o.Admission.Check(target); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Join(c.Out, corpus.CertificatesDir), 0o755); err != nil {
 		return nil, err
@@ -703,10 +771,13 @@ func Sanitize(ctx context.Context, o SanitizeOptions) (*SanitizeResult, error) {
 	if o.Admission != nil {
 		// Settle the people whose units landed; a failed unit wrote
 		// nothing (its files and certificate land together or not at
-		// all), so its people's charges are undone.
+		// all), so its people's charges are undone. The resumed units'
+		// people were settled before the job and not charged again.
 		certified := map[string]float64{}
 		for _, p := range m.Persons {
-			certified[p.UID] = p.EpsilonMax
+			if _, charged := target[p.UID]; charged {
+				certified[p.UID] = p.EpsilonMax
+			}
 		}
 		var unreleased []string
 		for uid := range target {

@@ -22,6 +22,9 @@ func (r *SanitizeResult) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "; skipped or merged %d input rows\n", m.SkippedRows)
 	fmt.Fprintf(w, "certified epsilon at most %.4g per person (target %.4g) at lambda %g, r = %g m; randomness %s; ledger %s\n", m.EpsilonMax, m.EpsilonTarget, m.Lambda, m.RadiusM, m.Randomness, m.Ledger)
+	if m.Resumed > 0 {
+		fmt.Fprintf(w, "resumed: %d groups of people were kept as a killed run of this release left them (not released or charged again)\n", m.Resumed)
+	}
 	for _, f := range m.Failed {
 		fmt.Fprintf(w, "failed: %s: %s\n", strings.Join(f.Files, ", "), f.Error)
 	}

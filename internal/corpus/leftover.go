@@ -1,7 +1,13 @@
 package corpus
 
 import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"slices"
+
+	"github.com/tracepriv/tracepriv/trace"
 )
 
 // Leftover is what an earlier run of a corpus release left under its
@@ -62,4 +68,50 @@ func Leftovers(pending []string, units []Unit, suffix, in, out string, epsilons 
 		}
 	}
 	return l
+}
+
+// LandedUnit is a unit's release that an earlier run left whole under its
+// output, read back (ReadLanded) for the caller to check against the
+// certificate before it keeps the release rather than drawing it again.
+type LandedUnit struct {
+	// Inputs are the unit's files relative to the corpus root (the paths
+	// of its output files relative to the output directory).
+	Inputs []string
+	// Traces are the traces of each output file, in the order of Inputs:
+	// together, in that order, the traces the release was drawn for
+	// (ReleaseUnit writes each file's in input order).
+	Traces [][]*trace.Trace
+	// Certificate is the certificate's content, and CertificateFile its
+	// path relative to the output directory, slash-separated.
+	Certificate     []byte
+	CertificateFile string
+}
+
+// ReadLanded reads back what an earlier release of the unit u from the
+// corpus root in left under out: every output file, read with ro (its
+// format and time zone; strictly, and without the person rule: a file
+// the release wrote reads clean), and the certificate. It fails if any
+// of them is missing or unreadable, or a temporary file of one is there
+// (a write of the unit was cut, so what is there may be part of another
+// draw). Whether the files match the certificate is the caller's check.
+func ReadLanded(u Unit, suffix string, ro trace.ReadOptions, in, out string) (*LandedUnit, error) {
+	ro.Root, ro.Corpus, ro.UID, ro.Strict = "", false, "", true
+	l := &LandedUnit{Inputs: Rel(in, u.Files), CertificateFile: path.Join(CertificatesDir, certName(u.UIDs, suffix))}
+	for _, p := range outputsOf(u, suffix, in, out) {
+		if tmps, err := tempFiles(p); err != nil || len(tmps) > 0 {
+			return nil, fmt.Errorf("%s: a write of it was cut (%d temporary files)", p, len(tmps))
+		}
+	}
+	for _, r := range l.Inputs {
+		ts, _, err := trace.ReadFile(filepath.Join(out, filepath.FromSlash(r)), ro)
+		if err != nil {
+			return nil, err
+		}
+		l.Traces = append(l.Traces, ts)
+	}
+	var err error
+	if l.Certificate, err = os.ReadFile(filepath.Join(out, filepath.FromSlash(l.CertificateFile))); err != nil {
+		return nil, err
+	}
+	return l, nil
 }

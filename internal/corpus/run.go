@@ -351,13 +351,18 @@ func landed(u Unit, suffix, in, out string) bool {
 		if _, err := os.Lstat(p); err == nil || !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return true
 		}
-		dir, base := filepath.Split(p)
-		tmps, err := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp-*"))
-		if err != nil || len(tmps) > 0 {
+		if tmps, err := tempFiles(p); err != nil || len(tmps) > 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// tempFiles are the temporary files of a write of p that atomicfile left
+// beside it (a killed write).
+func tempFiles(p string) ([]string, error) {
+	dir, base := filepath.Split(p)
+	return filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp-*"))
 }
 
 func globEscape(s string) string {

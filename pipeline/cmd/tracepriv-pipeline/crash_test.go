@@ -17,6 +17,7 @@ import (
 	"github.com/tracepriv/tracepriv/internal/ledgertest"
 	"github.com/tracepriv/tracepriv/internal/pgtest"
 	"github.com/tracepriv/tracepriv/internal/testrun"
+	"github.com/tracepriv/tracepriv/pipeline/internal/filestate"
 	"github.com/tracepriv/tracepriv/sanitize"
 )
 
@@ -115,9 +116,12 @@ type crashLedger struct {
 // leaves the first release's pending charges as they are and says they
 // exist; the next run of the first release settles them from what the
 // killed run left (a certificate: its epsilon; files without one: the
-// target; nothing: undone), so that every person is charged exactly the
-// certified epsilons of the releases of theirs that landed, with nothing
-// pending; and a run of other options to a killed run's --output is
+// target; nothing: undone) and resumes it: the groups whose certificate
+// landed are kept (their files not written again, counted in
+// resumed_units, charged once: the killed run's charge settled to their
+// certificate), the others released and charged; so that every person
+// is charged exactly the certified epsilons of the releases of theirs
+// that landed, with nothing pending; and a run of other options to a killed run's --output is
 // refused with the ledger unchanged (the files there are that release's). With a JSON
 // ledger file and with the service's database (SQLite; PostgreSQL in the
 // full suite). Before issue 31 item 3 the pipeline keyed each run by a
@@ -243,22 +247,57 @@ func testSanitizeSIGKILLSettled(t *testing.T, led crashLedger, create func(uid s
 		}
 	}
 
-	// The same release again: it settles the killed run's charges first.
+	// The same release again: it settles the killed run's charges first,
+	// and keeps the groups whose certificate landed (with it their files:
+	// a group's files land before its certificate), not writing them
+	// again.
+	kept := map[string]bool{}
+	landed := map[string]string{}
+	for _, f := range certificates(t, outA) {
+		c, err := sanitize.ReadCertificateFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, _ := filepath.Glob(filepath.Join(outA, c.Persons[0].UID, "*"))
+		for _, p := range append(files, f) {
+			landed[p] = filestate.Of(t, p)
+		}
+		kept[c.Persons[0].UID] = true
+	}
 	code, stderr = pipe(args(outA, "1"))
 	if code != 0 {
 		t.Fatalf("the next run of the killed release: exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "stopped before it settled") {
-		t.Errorf("the next run does not say what it settled:\n%s", stderr)
+	if !strings.Contains(stderr, "stopped before it settled") || !strings.Contains(stderr, "it left whole under --output are kept") {
+		t.Errorf("the next run does not say what it settled and kept:\n%s", stderr)
 	}
 	certA := manifestEpsilons(t, outA)
+	for p, st := range landed {
+		if got := filestate.Of(t, p); got != st {
+			t.Errorf("%s, of a group the killed run had landed, was written again", p)
+		}
+	}
+	if r := manifestResumed(t, outA); r != len(kept) {
+		t.Errorf("resumed_units %d, want the %d groups whose certificate had landed", r, len(kept))
+	}
 	for _, uid := range uids {
 		cs := led.charges(uid)
 		s, pending := sum(cs)
 		want := left[uid] + certB[uid] + certA[uid]
+		if _, ok := certA[uid]; !ok {
+			t.Errorf("%s is not in the resumed release's manifest", uid)
+		}
+		if kept[uid] {
+			// One charge of this release, the killed run's, settled to
+			// the certificate kept; and the other release's.
+			want = left[uid] + certB[uid]
+			if len(cs) != 2 || certA[uid] != left[uid] {
+				t.Errorf("%s, kept: charges %+v, certified %v: want the killed run's settled to the kept certificate's %v and the other release's", uid, cs, certA[uid], left[uid])
+			}
+		}
 		if pending != 0 || math.Abs(s-want) > 1e-9 {
-			t.Errorf("%s after the next run: charges %+v (sum %v, %d pending), want %v settled: the killed run's %v, the other release's %v and this run's certified %v",
-				uid, cs, s, pending, want, left[uid], certB[uid], certA[uid])
+			t.Errorf("%s after the next run: charges %+v (sum %v, %d pending), want %v settled: the killed run's %v, the other release's %v and this run's certified %v (kept: %v)",
+				uid, cs, s, pending, want, left[uid], certB[uid], certA[uid], kept[uid])
 		}
 	}
 	if _, err := os.Stat(filepath.Join(outA, ".tracepriv-pipeline-release")); err == nil {
@@ -276,6 +315,20 @@ func testSanitizeSIGKILLSettled(t *testing.T, led crashLedger, create func(uid s
 	if led.state() != before {
 		t.Error("the refused run changed the ledger")
 	}
+}
+
+// manifestResumed is the resumed_units of the manifest of the release in
+// out.
+func manifestResumed(t *testing.T, out string) int {
+	t.Helper()
+	var m struct {
+		Resumed int `json:"resumed_units"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, sanitize.ManifestName))
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("manifest of %s: %v %s", out, err, b)
+	}
+	return m.Resumed
 }
 
 // manifestEpsilons is the certified epsilon of each person of the release

@@ -187,7 +187,7 @@ func sanitizeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	)
 	fs := newFlags("sanitize", stderr, &c)
 	fs.StringVar(&o.Input, "input", "", "trace files: a glob ('data/**/*.plt'; ** spans directories), a directory (every trace file under it) or a file")
-	fs.StringVar(&o.Output, "output", "", "output directory: the files mirrored under it, certificates/ and manifest.json (what a killed run left there is settled in the ledger, and released again, by the next run with the same options)")
+	fs.StringVar(&o.Output, "output", "", "output directory: the files mirrored under it, certificates/ and manifest.json (the next run with the same options resumes a killed run there: the groups it left whole are kept, the rest released)")
 	fs.StringVar(&priorFile, "prior", "", "prior family file (tracepriv fit writes one)")
 	fs.Float64Var(&eps, "epsilon", 0, "target epsilon for every secret, per person")
 	fs.Float64Var(&lambda, "lambda", 0, "Rényi order lambda > 1")
