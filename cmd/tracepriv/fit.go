@@ -74,6 +74,9 @@ func (c *fitCmd) check(fl *pflag.FlagSet) error {
 		return usageErrorf("fit: --in and --out are required")
 	case fl.Changed("family") && (len(family) != 2 || !(family[0] > 0 && family[0] <= family[1] && family[1] < 1)):
 		return usageErrorf("fit: --family %v: give two quantiles LO,HI with 0 < LO <= HI < 1, e.g. 0.05,0.95", family)
+	case fl.Changed("min-duration") && c.minD < 0:
+		// options reads 0 as "no minimum"; a negative one was read so too.
+		return usageErrorf("fit: --min-duration %v must be 0 (no minimum) or positive", c.minD)
 	case fl.Changed("max-duration") && c.maxD <= 0:
 		return usageErrorf("fit: --max-duration %v must be positive", c.maxD)
 	case fl.Changed("max-points") && opt.MaxPoints <= 0, fl.Changed("min-points") && opt.MinPoints <= 0:

@@ -174,6 +174,7 @@ func TestJSONErrorCodes(t *testing.T) {
 		{cli.CodeInvalidInput, []string{"account", "ledger", notJSON}},
 		{cli.CodeInvalidInput, []string{"sdp", "solve", notSDPA}},
 		{cli.CodeInvalidFlag, []string{"serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "svc"), "--check"}}, // no admin token
+		{cli.CodeInvalidFlag, []string{"fit", "--in", plt, "--out", filepath.Join(dir, "f.json"), "--min-duration", "-1s"}},
 		{cli.CodeBudgetExhausted, []string{"sanitize", "--in", plt, "--out", filepath.Join(dir, "b.plt"), "--prior", prior, "--epsilon", "1", "--lambda", "2", "--radius", "100",
 			"--uid", "alice", "--ledger", filepath.Join(dir, "ledger.json"), "--budget", "0.5"}},
 	} {
