@@ -187,6 +187,17 @@ func TestJSONErrorCodes(t *testing.T) {
 			t.Errorf("%v: code %q is not one of cli.Codes", tc.args, body.Error.Code)
 		}
 	}
+	// A TLS pair that is not PEM is bad input (it was internal); a
+	// missing one is a file missing.
+	t.Setenv("TRACEPRIV_ADMIN_TOKEN", "jsonerror-admin-token-0123456789abcdefXYZ")
+	badPEM := filepath.Join(dir, "junk.pem")
+	os.WriteFile(badPEM, []byte("junk\n"), 0o644)
+	for code, pem := range map[api.Code]string{cli.CodeInvalidInput: badPEM, cli.CodeIO: filepath.Join(dir, "missing.pem")} {
+		args := []string{"serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "svc"), "--tls-cert", pem, "--tls-key", pem, "--check", "--json", "-q"}
+		if status, body, _ := runErrJSON(t, args...); status != 1 || body.Error.Code != code {
+			t.Errorf("%v: status %d, %+v; want code %s", args, status, body, code)
+		}
+	}
 	// Refused runs leave nothing behind: no release, no ledger, the
 	// session's state as it was.
 	for _, f := range []string{"z.plt", "zl.json", "gs.csv", "r3", "r4", "r5", "s2.json"} {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"net"
@@ -193,7 +194,11 @@ func (c *serveCmd) setup() (admin string, page http.Handler, logger *slog.Logger
 		// Loaded here so that a bad pair fails the start, not the first
 		// handshake.
 		if _, err := tls.LoadX509KeyPair(f.tlsCert, f.tlsKey); err != nil {
-			return "", nil, nil, fmt.Errorf("serve: --tls-cert %s --tls-key %s: %w", f.tlsCert, f.tlsKey, err)
+			err = fmt.Errorf("serve: --tls-cert %s --tls-key %s: %w", f.tlsCert, f.tlsKey, err)
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrPermission) {
+				err = &cli.InputError{Err: err} // read, but not a PEM key pair
+			}
+			return "", nil, nil, err
 		}
 	}
 	if f.tiles != "" { // else nil: the page with the bundled basemap

@@ -64,6 +64,14 @@ type RefusedError struct{ Err error }
 func (e *RefusedError) Error() string { return e.Err.Error() }
 func (e *RefusedError) Unwrap() error { return e.Err }
 
+// InputError marks a file whose content is not what it should be, where
+// the library's error has no type that says so (a TLS key pair without
+// PEM data, for instance): --json gives it the code invalid_input.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
 // ErrorCode classifies err by its type, never by its text: the first
 // match of budget refusals, command-line errors, refusals, parameter
 // errors, bad input and file-system errors, else CodeInternal.
@@ -83,6 +91,7 @@ func ErrorCode(err error) api.Code {
 		syntaxErr     *json.SyntaxError
 		typeErr       *json.UnmarshalTypeError
 		sdpaErr       *sdp.FormatError
+		inputErr      *InputError
 	)
 	switch {
 	case errors.As(err, &refusedBudget), errors.Is(err, geoind.ErrExhausted):
@@ -101,7 +110,7 @@ func ErrorCode(err error) api.Code {
 		return CodeInvalidFlag
 	case errors.As(err, &parseErr), errors.As(err, &validation), errors.As(err, &seqErr), errors.As(err, &matErr),
 		errors.As(err, &ledgerErr), errors.Is(err, trace.ErrNoFix), errors.Is(err, trace.ErrEmpty), errors.Is(err, trace.ErrNoTraceFiles),
-		errors.Is(err, sanitize.ErrNoCertificate), errors.As(err, &syntaxErr), errors.As(err, &typeErr), errors.As(err, &sdpaErr),
+		errors.Is(err, sanitize.ErrNoCertificate), errors.As(err, &syntaxErr), errors.As(err, &typeErr), errors.As(err, &sdpaErr), errors.As(err, &inputErr),
 		errors.Is(err, budget.ErrDamaged), errors.Is(err, jsondoc.ErrVersion), errors.Is(err, gp.ErrNotPositiveDefinite),
 		errors.Is(err, geoind.ErrStateModified), errors.Is(err, geoind.ErrStateRolledBack),
 		errors.Is(err, geoind.ErrStateMissing), errors.Is(err, geoind.ErrStateUnknown):
