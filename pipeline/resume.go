@@ -15,9 +15,10 @@ import (
 // what is there and checked, never trusted: every output file and the
 // certificate present with no temporary file beside them
 // (corpus.ReadLanded), the certificate naming exactly the unit's people
-// at this release's target and ledger, each within the target, and each
-// trace it certifies found at its place in the output files with its
-// points, start and end. The files each person's traces are in come
+// at this release's target, ledger, order, radius and kind of randomness
+// (private or seeded), each within the target, and each trace it
+// certifies found at its place in the output files with its points,
+// start and end. The files each person's traces are in come
 // from where those traces are. An error says why the unit is in doubt
 // (it is then released again).
 func landedRecord(u corpus.Unit, c sanitizeConfig, ro trace.ReadOptions) (groupRecord, error) {
@@ -29,8 +30,12 @@ func landedRecord(u corpus.Unit, c sanitizeConfig, ro trace.ReadOptions) (groupR
 	if err != nil {
 		return groupRecord{}, fmt.Errorf("%s: %w", l.CertificateFile, err)
 	}
-	if cert.EpsilonTarget != c.Epsilon || cert.Ledger != c.Ledger {
-		return groupRecord{}, fmt.Errorf("%s: target epsilon %v, ledger %q: not this release's (%v, %q)", l.CertificateFile, cert.EpsilonTarget, cert.Ledger, c.Epsilon, c.Ledger)
+	// The marker ties the output to this release's options; the
+	// certificate must say so too (a file put there by hand must not pass
+	// a seeded draw, or one at another order or radius, as this release).
+	if cert.EpsilonTarget != c.Epsilon || cert.Ledger != c.Ledger || cert.Lambda != c.Lambda || cert.RadiusM != c.Radius || cert.Private == c.Seeded {
+		return groupRecord{}, fmt.Errorf("%s: target epsilon %v, ledger %q, lambda %v, radius %v m, private %v: not this release's (%v, %q, %v, %v m, %v)",
+			l.CertificateFile, cert.EpsilonTarget, cert.Ledger, cert.Lambda, cert.RadiusM, cert.Private, c.Epsilon, c.Ledger, c.Lambda, c.Radius, !c.Seeded)
 	}
 	uids := make([]string, len(cert.Persons))
 	for i, p := range cert.Persons {

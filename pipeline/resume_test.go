@@ -20,11 +20,12 @@ import (
 // certificate and files are all there is kept (its files not written
 // again, counted in resumed_units); a group whose file was deleted after
 // the kill, whose file was changed, whose certificate did not land, or of
-// which nothing landed is released again; and the files, certificates and
+// which nothing landed, or whose certificate states another order is
+// released again; and the files, certificates and
 // manifest are an uninterrupted run's but for timings and resumed_units.
 // Releasing everyone again (the behaviour before) fails it.
 func TestSanitizeResumesKilledRun(t *testing.T) {
-	in := copyGeoLife(t, "000/20081029092138.plt", "001/20081027235802.plt", "003/20081025182454.plt", "004/20081024155859.plt", "007/20081025142200.plt")
+	in := copyGeoLife(t, "000/20081029092138.plt", "001/20081027235802.plt", "003/20081025182454.plt", "004/20081024155859.plt", "007/20081025142200.plt", "002/20081028002304.plt")
 	const seed = 31
 	whole := filepath.Join(t.TempDir(), "whole")
 	if _, err := Sanitize(context.Background(), testOptions(in, whole, seed)); err != nil {
@@ -53,6 +54,17 @@ func TestSanitizeResumesKilledRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(cut, b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// 002 landed whole, but its certificate was edited to another order:
+	// not this release's.
+	c2 := filepath.Join(out, "certificates", "002"+sanitize.CertificateSuffix)
+	if b, err = os.ReadFile(c2); err != nil {
+		t.Fatal(err)
+	}
+	if edited := bytes.Replace(b, []byte(`"lambda": 2,`), []byte(`"lambda": 3,`), 1); bytes.Equal(edited, b) {
+		t.Fatalf("%s states no lambda 2", c2)
+	} else if err := os.WriteFile(c2, edited, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(out, ReleaseMarker), []byte(key+"\n"), 0o644); err != nil {
@@ -101,12 +113,12 @@ func TestSanitizeResumesKilledRun(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil || n != 11 {
-		t.Fatalf("compared %d files (want 5 traces, 5 certificates, the manifest): %v", n, err)
+	if err != nil || n != 13 {
+		t.Fatalf("compared %d files (want 6 traces, 6 certificates, the manifest): %v", n, err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(out, "certificates"))
-	if len(entries) != 5 {
-		t.Errorf("%d entries under certificates/ (want the 5 certificates): %v", len(entries), entries)
+	if len(entries) != 6 {
+		t.Errorf("%d entries under certificates/ (want the 6 certificates): %v", len(entries), entries)
 	}
 }
 
