@@ -105,7 +105,10 @@ func (f *serveFlags) validate() error {
 	if err != nil {
 		return usageErrorf("serve: --addr %s: %w (want HOST:PORT, e.g. 127.0.0.1:8080)", f.addr, err)
 	}
-	if _, perr := strconv.ParseUint(port, 10, 16); port == "" || perr != nil && strings.Trim(port, "0123456789") == "" {
+	// A numeric port must fit in 16 bits; a service name ("http") is the
+	// resolver's to check when the listener opens.
+	numeric := strings.Trim(port, "0123456789") == ""
+	if _, perr := strconv.ParseUint(port, 10, 16); port == "" || numeric && perr != nil {
 		return usageErrorf("serve: --addr %s: port %q: want a number from 0 to 65535 (0 picks a free one)", f.addr, port)
 	}
 	return nil
